@@ -1,0 +1,97 @@
+"""Vanilla (classic) Frank-Wolfe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..atoms import Atom
+from ..direction import Direction
+from ..lmo.base import LMO
+from ..monitor import IterationState
+from ..objectives.base import Objective, Tracker
+from ..result import Result
+from ..step_size import StepSize
+from .loop import Variant, run_frank_wolfe
+
+__all__ = ["frank_wolfe"]
+
+
+class _Vanilla(Variant):
+    name = "frank_wolfe"
+
+    def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
+                  gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
+        return Direction.frank_wolfe(v), 1.0, None
+
+
+def frank_wolfe(
+    objective: Objective,
+    lmo: LMO,
+    x0: np.ndarray | Atom | None = None,
+    *,
+    step_size: str | StepSize | None = None,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    time_limit: float | None = None,
+    callback: Callable[[IterationState], Any] | None = None,
+    verbose: bool | int = False,
+    history_every: int = 1,
+    progress: bool = False,
+) -> Result:
+    """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
+
+    Each iteration calls the oracle once on the gradient, ``v = LMO(grad f(x))``,
+    certifies ``f(x) - f* <= <grad f(x), x - v>`` (the Frank-Wolfe gap) and
+    moves to ``x + gamma (v - x)``.
+
+    Parameters
+    ----------
+    objective : Objective
+        The function to minimize.
+    lmo : LMO
+        Linear minimization oracle of the domain.
+    x0 : ndarray or Atom, optional
+        Feasible start; by default a vertex of the domain.
+    step_size : str or StepSize, optional
+        ``"agnostic"``, ``"short"``, ``"exact"``, ``"adaptive"``, ``"armijo"``
+        or a :class:`~frankwolfe.step_size.StepSize`.  Default: ``"exact"``
+        when the objective has a closed-form line search, else ``"adaptive"``.
+    tol : float, default 1e-6
+        Stop when the certified gap is at most ``tol``.
+    max_iter : int, default 1000
+        Iteration budget.
+    time_limit : float, optional
+        Wall-time budget in seconds.
+    callback : callable, optional
+        ``callback(state) -> bool | None`` after each gap computation; return
+        ``False`` to stop.  ``state`` is an :class:`~frankwolfe.IterationState`.
+    verbose : bool or int, default False
+        Print a progress table (an int sets the printing period).
+    history_every : int, default 1
+        Period of the history records.
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    Result
+        ``x``, ``fun``, ``gap`` (certified), ``status``, counters and history.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import frank_wolfe, QuadraticObjective, ProbabilitySimplex
+    >>> y = np.array([0.8, 0.6, -0.2])
+    >>> f = QuadraticObjective(np.eye(3), -y)    # 1/2 ||x - y||^2 + const
+    >>> res = frank_wolfe(f, ProbabilitySimplex(), tol=1e-9)
+    >>> np.round(res.x, 6)
+    array([0.6, 0.4, 0. ])
+    """
+    return run_frank_wolfe(
+        objective, lmo, _Vanilla(), x0, step_size=step_size, tol=tol, max_iter=max_iter,
+        time_limit=time_limit, callback=callback, verbose=verbose,
+        history_every=history_every, progress=progress,
+    )

@@ -1,0 +1,223 @@
+"""The shared Frank-Wolfe loop.
+
+Every Frank-Wolfe variant over a single domain runs the same loop::
+
+    gradient -> LMO (Frank-Wolfe vertex) -> gap -> stop? -> direction
+             -> step size -> update
+
+A variant only supplies the direction (and the bookkeeping of its active
+set, if any) by subclassing :class:`Variant`; stopping, logging, error
+handling, the certificate and the result are written once, here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..atoms import Atom
+from ..direction import Direction
+from ..errors import InfeasibleError, NonConvexError, ShapeError
+from ..lmo.base import LMO
+from ..monitor import IterationState, Monitor
+from ..objectives.base import Objective, Tracker
+from ..result import Result, Status
+from ..step_size import StepSize, make_step_size
+
+__all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
+
+
+class Variant(ABC):
+    """The part of a Frank-Wolfe method that differs between methods.
+
+    Subclasses implement :meth:`direction`; active-set methods also override
+    :meth:`start` and :meth:`after_step`.  :meth:`frank_wolfe_vertex` may be
+    overridden by methods that call the oracle on a subset of atoms.
+    """
+
+    name: str = "frank_wolfe"
+
+    def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        """Set up before the first iteration."""
+        self.lmo = lmo
+
+    def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
+                           g_dot_x: float) -> tuple[Atom, float, bool]:
+        """Return ``(v, gap, certified)``: the vertex, its gap, and whether
+        the gap is a certificate (a full LMO call)."""
+        v = self.lmo(gradient)
+        self.n_oracle_calls += 1
+        return v, g_dot_x - v.dot(gradient), True
+
+    @abstractmethod
+    def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
+                  gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
+        """Return ``(d, gamma_max, info)``; ``info`` is passed to :meth:`after_step`."""
+
+    def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
+        """Update the variant's own state after the iterate moved."""
+
+    def info(self) -> dict[str, Any]:
+        """Extra history columns (for example the active-set size)."""
+        return {}
+
+    def outputs(self) -> tuple[Any, dict[str, Any]]:
+        """``(active_set, extra)`` for the :class:`Result`."""
+        return None, {}
+
+    n_oracle_calls: int = 0
+
+
+def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, Atom | None]:
+    """Validate or build the starting point.
+
+    Returns the dense start and, when the start is a vertex, its atom (so
+    active-set methods can start from a known vertex).
+    """
+    if x0 is None:
+        shape = lmo.shape if lmo.shape is not None else objective.shape
+        if shape is None:
+            raise ShapeError(
+                f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
+                "knows the dimension; pass x0 or give the LMO a `dim`/`shape`"
+            )
+        atom = lmo.initial_point(shape)
+        return np.array(atom.to_dense(), dtype=float, order="C"), atom
+    atom = x0 if isinstance(x0, Atom) else None
+    x = np.array(x0.to_dense() if atom is not None else x0, dtype=float, order="C")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x0 contains NaN or inf")
+    for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
+        if shape is not None and x.shape != tuple(shape):
+            raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {tuple(shape)}")
+    try:
+        viol = lmo.violation(x)
+    except NotImplementedError:
+        viol = 0.0
+    if not viol <= 1e-8:
+        raise InfeasibleError(
+            f"x0 is not in the domain {lmo!r}: violation {viol:.3g} > tolerance 1e-08"
+        )
+    return x, atom
+
+
+def _tangent_slack(f: float, change: float) -> float:
+    return 1e-10 * (abs(f) + 1.0) + 1e-6 * abs(change)
+
+
+def run_frank_wolfe(
+    objective: Objective,
+    lmo: LMO,
+    variant: Variant,
+    x0: Any = None,
+    *,
+    step_size: str | StepSize | None = None,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    time_limit: float | None = None,
+    callback: Callable[[IterationState], Any] | None = None,
+    verbose: bool | int = False,
+    history_every: int = 1,
+    progress: bool = False,
+) -> Result:
+    """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared loop.
+
+    See :func:`frankwolfe.frank_wolfe` for the parameters.
+    """
+    if not isinstance(objective, Objective):
+        raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
+    if not isinstance(lmo, LMO):
+        raise TypeError(f"lmo must be an LMO, got {type(lmo).__name__}")
+    monitor = Monitor(variant.name, tol=tol, max_iter=max_iter, time_limit=time_limit,
+                      callback=callback, verbose=verbose, history_every=history_every,
+                      progress=progress)
+    x, x0_atom = prepare_start(objective, lmo, x0)
+    tracker = objective.tracker(x)
+    rule = make_step_size(step_size, tracker)
+    rule.reset()
+    variant.n_oracle_calls = 0
+    variant.start(tracker, x0_atom, lmo)
+
+    k = 0
+    gamma = np.nan
+    last_good: tuple[np.ndarray, float, float] | None = None  # (x, f, gap) before the move
+    prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
+    status: Status | None = None
+    message: str | None = None
+    f = gap = np.nan
+
+    def bail(msg: str) -> Result:
+        active, extra = variant.outputs()
+        if last_good is None:
+            xr, fr, gr = tracker.snapshot(), np.nan, np.inf
+        else:
+            xr, fr, gr = last_good
+        return monitor.finish(x=xr, fun=fr, gap=gr, status=Status.ERROR, nit=k,
+                              n_oracle_calls=variant.n_oracle_calls,
+                              n_gradient_calls=tracker.n_gradient_calls,
+                              n_function_calls=tracker.n_function_calls, message=msg,
+                              active_set=active, extra=extra)
+
+    while True:
+        f, g = tracker.value_and_gradient()
+        if k == 0 and np.shape(g) != tracker.x.shape:
+            raise ShapeError(
+                f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
+            )
+        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            what = "value" if not np.isfinite(f) else "gradient"
+            where = "x0" if k == 0 else f"iteration {k}"
+            keep = "no good iterate exists" if last_good is None else \
+                f"returning the last good iterate (iteration {k - 1})"
+            return bail(f"the objective's {what} is not finite at {where}; {keep}")
+        if prev_step is not None and objective.convex:
+            f_prev, change = prev_step
+            if f < f_prev + change - _tangent_slack(f_prev, change):
+                err = NonConvexError(
+                    f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
+                    f"bound {f_prev + change:.12g}, on an objective declared convex "
+                    "(set objective.convex = False if that is intended)"
+                )
+                err.result = bail(str(err))  # type: ignore[attr-defined]
+                raise err
+        g_dot_x = float(np.vdot(g, tracker.x))
+        v, gap_k, certified = variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
+        if not np.isfinite(gap_k):
+            return bail(f"the LMO returned a non-finite point at iteration {k}")
+        gap = gap_k if certified else np.nan
+        info = variant.info()
+        monitor.record(k, f, gap, gamma, **info)
+        state = monitor.state(k, tracker.x, f, gap, g, gamma, **info)
+        status = monitor.stop_reason(k, gap if certified else np.inf, state)
+        if status is not None:
+            break
+        d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
+        slope = d.dot(g, g_dot_x)
+        try:
+            gamma = float(rule(k, tracker, d, slope, gamma_max))
+        except NonConvexError as err:
+            last_good = (tracker.snapshot(), f, gap)
+            err.result = bail(str(err))  # type: ignore[attr-defined]
+            raise
+        last_good = (tracker.snapshot(), f, gap)
+        prev_step = (f, gamma * slope)
+        tracker.move(d, gamma)
+        variant.after_step(d, gamma, dinfo)
+        k += 1
+
+    if not certified:
+        # the stop came between certificates: certify the returned point
+        v = lmo(g)
+        variant.n_oracle_calls += 1
+        gap = g_dot_x - v.dot(g)
+    monitor.record(k, f, gap, gamma, force=True, **variant.info())
+    active, extra = variant.outputs()
+    return monitor.finish(
+        x=tracker.snapshot(), fun=f, gap=gap, status=status, nit=k,
+        n_oracle_calls=variant.n_oracle_calls, n_gradient_calls=tracker.n_gradient_calls,
+        n_function_calls=tracker.n_function_calls, message=message, active_set=active,
+        extra=extra,
+    )

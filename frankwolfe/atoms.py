@@ -1,0 +1,198 @@
+"""Atoms: extreme points with an identity.
+
+An LMO answers with an :class:`Atom`: the vertex as an array (dense, or sparse
+as flat indices and values) together with a hashable ``key``.  Active-set
+methods store atoms by key, so "is this vertex already active?" is a dict
+look-up, not a scan.  A plain array returned by a user's LMO gets a key from
+a digest of its bytes, so equal vectors get equal keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import OracleError, ShapeError
+
+__all__ = ["Atom", "as_atom"]
+
+
+class Atom:
+    """An extreme point of a domain, with a hashable identity.
+
+    Parameters
+    ----------
+    vector : array_like, optional
+        The point as a dense array of any shape (vectors, matrices).
+    key : hashable, optional
+        Identity of the vertex, e.g. ``("e", 3, -1)`` for :math:`-e_3` on the
+        l1 ball or a permutation tuple on the Birkhoff polytope.  Derived from
+        the vector's bytes when omitted.
+    indices, values, shape : optional
+        Sparse form: ``values`` at the flat (C-order) positions ``indices``
+        of an array of ``shape``.  Give these instead of ``vector``.
+
+    Notes
+    -----
+    Algorithms never densify a sparse atom: they use :meth:`dot`,
+    :meth:`add_to` and :meth:`sq_norm`, which cost O(nnz).
+    """
+
+    __slots__ = ("shape", "_key", "_dense", "indices", "values")
+
+    def __init__(
+        self,
+        vector: Any = None,
+        key: Hashable | None = None,
+        *,
+        indices: Any = None,
+        values: Any = None,
+        shape: tuple[int, ...] | int | None = None,
+    ) -> None:
+        if vector is not None:
+            if indices is not None or values is not None:
+                raise ValueError("Atom: give either `vector` or (`indices`, `values`, `shape`), not both")
+            arr = np.asarray(vector, dtype=float)
+            if shape is not None and arr.shape != _as_shape(shape):
+                arr = arr.reshape(_as_shape(shape))
+            self._dense: np.ndarray | None = arr
+            self.indices: np.ndarray | None = None
+            self.values: np.ndarray | None = None
+            self.shape: tuple[int, ...] = arr.shape
+        else:
+            if indices is None or values is None or shape is None:
+                raise ValueError("Atom: a sparse atom needs `indices`, `values` and `shape`")
+            self.shape = _as_shape(shape)
+            idx = np.asarray(indices, dtype=np.int64).ravel()
+            val = np.asarray(values, dtype=float).ravel()
+            if idx.shape != val.shape:
+                raise ShapeError(
+                    f"Atom: `indices` has {idx.size} entries but `values` has {val.size}"
+                )
+            size = int(np.prod(self.shape))
+            if idx.size and (idx.min() < 0 or idx.max() >= size):
+                raise ShapeError(f"Atom: sparse index out of range for shape {self.shape}")
+            if idx.size > 1:  # coalesce duplicates so norms and keys are well defined
+                uniq, inv = np.unique(idx, return_inverse=True)
+                if uniq.size != idx.size:
+                    val = np.bincount(inv, weights=val, minlength=uniq.size)
+                idx = uniq if uniq.size != idx.size else idx
+            self.indices = idx
+            self.values = val
+            self._dense = None
+        self._key = key
+
+    @classmethod
+    def sparse(
+        cls, indices: Any, values: Any, shape: tuple[int, ...] | int, key: Hashable | None = None
+    ) -> Atom:
+        """Build a sparse atom from flat indices and values."""
+        return cls(indices=indices, values=values, shape=shape, key=key)
+
+    # -- identity ---------------------------------------------------------
+    @property
+    def key(self) -> Hashable:
+        """Hashable identity; a digest of the vector when none was given."""
+        if self._key is None:
+            h = hashlib.blake2b(digest_size=16)
+            h.update(repr(self.shape).encode())
+            if self._dense is not None:
+                h.update(np.ascontiguousarray(self._dense).tobytes())
+            else:
+                order = np.argsort(self.indices, kind="stable")
+                h.update(self.indices[order].tobytes())
+                h.update(self.values[order].tobytes())
+            self._key = ("vec", h.hexdigest())
+        return self._key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Atom) and self.key == other.key
+
+    def __repr__(self) -> str:
+        form = "dense" if self._dense is not None else f"sparse nnz={self.indices.size}"
+        return f"Atom(key={self._key!r}, shape={self.shape}, {form})"
+
+    # -- linear algebra used by the algorithms ----------------------------
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the atom is stored as (indices, values)."""
+        return self._dense is None
+
+    @property
+    def nnz(self) -> int:
+        """Number of stored entries."""
+        return self.indices.size if self._dense is None else self._dense.size
+
+    def to_dense(self) -> np.ndarray:
+        """The atom as a dense array (a new array for sparse atoms)."""
+        if self._dense is not None:
+            return self._dense
+        out = np.zeros(self.shape)
+        out.reshape(-1)[self.indices] = self.values
+        return out
+
+    def dot(self, g: np.ndarray) -> float:
+        """Inner product ``<g, atom>`` (Frobenius for matrices), O(nnz)."""
+        if self._dense is not None:
+            return float(np.vdot(g, self._dense))
+        return float(np.dot(g.reshape(-1)[self.indices], self.values))
+
+    def add_to(self, out: np.ndarray, alpha: float = 1.0) -> None:
+        """In place ``out += alpha * atom`` (``out`` must be C-contiguous)."""
+        if self._dense is not None:
+            out += alpha * self._dense
+        else:
+            flat = out.reshape(-1)  # a view: the iterate is kept C-contiguous
+            flat[self.indices] += alpha * self.values  # indices are unique
+
+    def sq_norm(self) -> float:
+        """Squared Euclidean (Frobenius) norm."""
+        if self._dense is not None:
+            return float(np.vdot(self._dense, self._dense))
+        return float(np.dot(self.values, self.values))
+
+
+def _as_shape(shape: tuple[int, ...] | int) -> tuple[int, ...]:
+    return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+
+
+def as_atom(obj: Any, shape: tuple[int, ...], source: str = "LMO") -> Atom:
+    """Normalize an LMO answer (Atom, ndarray, scipy.sparse) to an :class:`Atom`.
+
+    Parameters
+    ----------
+    obj : Atom, array_like or scipy.sparse matrix/array
+        What ``extreme_point`` returned.
+    shape : tuple of int
+        The shape of the direction, which the answer must have (a sparse
+        1×n or n×1 matrix is accepted for a vector of length n).
+    source : str
+        Name used in error messages.
+    """
+    shape = tuple(shape)
+    size = int(np.prod(shape))
+    if isinstance(obj, Atom):
+        if obj.shape != shape:
+            raise ShapeError(f"{source} returned an atom of shape {obj.shape}, expected {shape}")
+        return obj
+    if sp.issparse(obj):
+        if int(np.prod(obj.shape)) != size or (len(obj.shape) == len(shape) and obj.shape != shape
+                                               and len(shape) > 1):
+            raise ShapeError(f"{source} returned a sparse array of shape {obj.shape}, expected {shape}")
+        coo = obj.tocoo()
+        coords = coo.coords if hasattr(coo, "coords") else (coo.row, coo.col)
+        flat = np.ravel_multi_index(tuple(np.asarray(c) for c in coords), obj.shape)
+        return Atom.sparse(flat, coo.data, shape)
+    if obj is None:
+        raise OracleError(f"{source} returned None; extreme_point must return the minimizing point")
+    arr = np.asarray(obj, dtype=float)
+    if arr.shape != shape:
+        raise ShapeError(f"{source} returned an array of shape {arr.shape}, expected {shape}")
+    return Atom(arr)

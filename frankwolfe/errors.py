@@ -1,0 +1,28 @@
+"""Exceptions raised by the toolkit.
+
+Every exception derives from :class:`FrankWolfeError` and from the builtin a
+user would expect (``ValueError`` for bad input), so ``except ValueError``
+keeps working.
+"""
+
+from __future__ import annotations
+
+
+class FrankWolfeError(Exception):
+    """Base class of the toolkit's exceptions."""
+
+
+class ShapeError(FrankWolfeError, ValueError):
+    """Arrays that must agree in shape do not (x0, gradient, LMO answer)."""
+
+
+class InfeasibleError(FrankWolfeError, ValueError):
+    """A point that must lie in the domain does not (for example ``x0``)."""
+
+
+class OracleError(FrankWolfeError, ValueError):
+    """A linear minimization oracle returned something it must not."""
+
+
+class NonConvexError(FrankWolfeError, ValueError):
+    """Negative curvature met on an objective declared convex."""

@@ -1,0 +1,132 @@
+"""The linear minimization oracle (LMO) interface.
+
+A domain is known to the algorithms only through its LMO: given a direction
+``g`` it answers ``argmin_{s in M} <g, s>``.  A user implements one method,
+:meth:`LMO.extreme_point`; everything else has a default.
+
+Example
+-------
+>>> import numpy as np
+>>> from frankwolfe import LMO
+>>> class Cube(LMO):
+...     '''The box [-1, 1]^n.'''
+...     def extreme_point(self, direction):
+...         return -np.sign(direction) + (direction == 0)
+...     def violation(self, x):
+...         return max(0.0, float(np.abs(x).max()) - 1.0)
+>>> Cube()(np.array([1.0, -2.0])).to_dense()
+array([-1.,  1.])
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from .._config import debug_enabled
+from ..atoms import Atom, as_atom
+from ..errors import OracleError, ShapeError
+
+__all__ = ["LMO"]
+
+# Tolerance used when debug mode checks an oracle's answer.
+_DEBUG_TOL = 1e-7
+
+
+class LMO(ABC):
+    """Linear minimization oracle of a compact convex set ``M``.
+
+    Subclasses implement :meth:`extreme_point`.  They should also implement
+    :meth:`violation` (how far a point is outside ``M``), which powers
+    :meth:`is_feasible`, the check of ``x0`` and debug mode.
+
+    Attributes
+    ----------
+    shape : tuple of int or None
+        Shape of the points of ``M`` when the LMO knows it (from a ``dim`` or
+        ``shape`` argument); ``None`` when it is taken from the direction.
+    """
+
+    shape: tuple[int, ...] | None = None
+
+    @abstractmethod
+    def extreme_point(self, direction: np.ndarray) -> Any:
+        """Return ``argmin_{s in M} <direction, s>``.
+
+        Parameters
+        ----------
+        direction : ndarray
+            The linear objective (usually a gradient), of the domain's shape.
+
+        Returns
+        -------
+        ndarray, scipy.sparse array or Atom
+            A minimizer, of the same shape as ``direction``; an :class:`Atom`
+            carries a key identifying the vertex.
+        """
+
+    def __call__(self, direction: np.ndarray) -> Atom:
+        """Call the oracle and return its answer as an :class:`Atom`.
+
+        In debug mode the answer's shape and feasibility are checked.
+        """
+        direction = np.asarray(direction, dtype=float)
+        atom = as_atom(self.extreme_point(direction), direction.shape, source=repr(self))
+        if debug_enabled():
+            self.check_answer(atom)
+        return atom
+
+    def check_answer(self, atom: Atom) -> None:
+        """Raise :class:`OracleError` if ``atom`` is not in the domain."""
+        try:
+            v = self.violation(atom.to_dense())
+        except NotImplementedError:
+            return
+        if not np.isfinite(v) or v > _DEBUG_TOL:
+            raise OracleError(
+                f"{self!r} returned a point outside its domain (violation {v:.3g} > {_DEBUG_TOL:g})"
+            )
+
+    def violation(self, x: np.ndarray) -> float:
+        """How far ``x`` lies outside the domain, relative to its size (0 inside).
+
+        The default raises ``NotImplementedError``: feasibility is then not
+        checked.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement violation()")
+
+    def is_feasible(self, x: np.ndarray, tol: float = 1e-9) -> bool:
+        """Whether ``x`` lies in the domain up to the relative tolerance ``tol``."""
+        x = np.asarray(x, dtype=float)
+        if self.shape is not None and x.shape != self.shape:
+            return False
+        return bool(self.violation(x) <= tol)
+
+    def initial_point(self, shape: tuple[int, ...] | None = None) -> Atom:
+        """A vertex of the domain, used when no ``x0`` is given.
+
+        It is the oracle's answer for the all-ones direction (deterministic).
+        """
+        shape = self._resolve_shape(shape)
+        return self(np.ones(shape))
+
+    def _resolve_shape(self, shape: tuple[int, ...] | int | None) -> tuple[int, ...]:
+        if shape is not None:
+            shape = (int(shape),) if np.isscalar(shape) else tuple(shape)
+            if self.shape is not None and self.shape != shape:
+                raise ShapeError(f"{self!r} has shape {self.shape}, not {shape}")
+            return shape
+        if self.shape is None:
+            raise ShapeError(
+                f"{self!r} does not know its dimension: pass x0, or give the LMO a `dim`/`shape`"
+            )
+        return self.shape
+
+    def __repr__(self) -> str:
+        params = getattr(self, "_repr_params", None)
+        if params is None:
+            return f"{type(self).__name__}()"
+        inner = ", ".join(f"{k}={v!r}" for k, v in params().items())
+        return f"{type(self).__name__}({inner})"

@@ -1,0 +1,229 @@
+"""Stopping rules, callbacks, history, verbose output and progress bars.
+
+One :class:`Monitor` serves every algorithm, so stopping, logging and the
+result object behave the same whichever method runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .result import History, Result, Status
+
+__all__ = ["Monitor", "IterationState"]
+
+
+@dataclass(frozen=True)
+class IterationState:
+    """What a callback sees after each iteration (read-only views).
+
+    Attributes
+    ----------
+    k : int
+        Iteration counter.
+    x : ndarray
+        Current iterate (read-only view; copy it to keep it).
+    fun : float
+        ``f(x)``.
+    gap : float
+        Certified Frank-Wolfe gap at ``x`` (NaN when not computed this iteration).
+    gradient : ndarray or None
+        ``grad f(x)`` (read-only view) when available.
+    step_size : float
+        The previous step size.
+    time : float
+        Seconds since the start.
+    info : dict
+        Method-specific values (active-set size, ...).
+    """
+
+    k: int
+    x: np.ndarray
+    fun: float
+    gap: float
+    gradient: np.ndarray | None
+    step_size: float
+    time: float
+    info: dict[str, Any]
+
+
+def _readonly(a: np.ndarray | None) -> np.ndarray | None:
+    if a is None:
+        return None
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class Monitor:
+    """Shared run bookkeeping.
+
+    Parameters
+    ----------
+    method : str
+        Name shown in messages and the result.
+    tol : float
+        Stop when the certified gap is at most ``tol``.
+    max_iter : int
+        Iteration budget.
+    time_limit : float or None
+        Wall-time budget in seconds.
+    callback : callable, optional
+        ``callback(state: IterationState) -> bool | None``; ``False`` stops.
+    verbose : bool or int
+        Print a table; an int sets the printing period (``True``: about 20 rows).
+    history_every : int
+        Record a history row every this many iterations (and at the end).
+    progress : bool
+        Show a tqdm progress bar.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        *,
+        tol: float = 1e-6,
+        max_iter: int = 1000,
+        time_limit: float | None = None,
+        callback: Callable[[IterationState], Any] | None = None,
+        verbose: bool | int = False,
+        history_every: int = 1,
+        progress: bool = False,
+    ) -> None:
+        if not (tol >= 0):
+            raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+        if int(max_iter) != max_iter or max_iter < 0:
+            raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+        if time_limit is not None and not (time_limit > 0):
+            raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
+        if int(history_every) < 1:
+            raise ValueError(f"history_every must be a positive integer, got {history_every!r}")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+        self.method = method
+        self.tol = float(tol)
+        self.max_iter = int(max_iter)
+        self.time_limit = time_limit
+        self.callback = callback
+        self.history_every = int(history_every)
+        if verbose is True:
+            self.print_every = max(1, self.max_iter // 20)
+        elif verbose:
+            self.print_every = int(verbose)
+        else:
+            self.print_every = 0
+        self.history = History(("iteration", "time", "fun", "gap", "step_size"))
+        self.dual_bound = -np.inf
+        self.last_gap = np.inf
+        self._t0 = time.perf_counter()
+        self._bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.max_iter, desc=method, leave=False)
+        self._header_done = False
+        self._last_recorded = -1
+
+    # -- time ---------------------------------------------------------------
+    def elapsed(self) -> float:
+        """Seconds since the monitor was created."""
+        return time.perf_counter() - self._t0
+
+    def out_of_time(self) -> bool:
+        """Whether the time budget is spent."""
+        return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+    # -- recording ----------------------------------------------------------
+    def record(self, k: int, fun: float, gap: float, step_size: float = np.nan,
+               force: bool = False, **extra: Any) -> None:
+        """Note iteration ``k``: update bounds, history, printing and progress."""
+        if np.isfinite(gap):
+            self.last_gap = gap
+            if np.isfinite(fun):
+                self.dual_bound = max(self.dual_bound, fun - gap)
+        if force or k % self.history_every == 0:
+            if k != self._last_recorded:
+                self.history.append(iteration=k, time=self.elapsed(), fun=fun, gap=gap,
+                                    step_size=step_size, **extra)
+                self._last_recorded = k
+        if self.print_every and (k % self.print_every == 0 or force):
+            self._print_row(k, fun, gap, step_size, extra)
+        if self._bar is not None:
+            self._bar.n = min(k, self.max_iter)
+            self._bar.set_postfix(gap=f"{gap:.2e}", refresh=False)
+            self._bar.update(0)
+
+    def _print_row(self, k: int, fun: float, gap: float, step: float, extra: dict[str, Any]) -> None:
+        if not self._header_done:
+            cols = f"{'iter':>8} {'time(s)':>9} {'f(x)':>16} {'gap':>10} {'step':>10}"
+            extra_cols = "".join(f" {name:>10}" for name in extra)
+            print(f"{self.method}\n{cols}{extra_cols}", file=sys.stdout)
+            self._header_done = True
+        extras = "".join(f" {v:>10.4g}" if isinstance(v, float) else f" {v!s:>10}" for v in extra.values())
+        print(f"{k:>8d} {self.elapsed():>9.3f} {fun:>16.9g} {gap:>10.3e} {step:>10.3e}{extras}",
+              file=sys.stdout)
+
+    # -- stopping -------------------------------------------------------------
+    def stop_reason(self, k: int, gap: float, state: IterationState | None = None) -> Status | None:
+        """The reason to stop now, or ``None`` to continue.
+
+        Checked in order: tolerance on the certified gap, callback,
+        iteration budget, time budget.
+        """
+        if gap <= self.tol:
+            return Status.CONVERGED
+        if self.callback is not None and state is not None:
+            if self.callback(state) is False:
+                return Status.CALLBACK_STOP
+        if k >= self.max_iter:
+            return Status.MAX_ITER
+        if self.out_of_time():
+            return Status.TIME_LIMIT
+        return None
+
+    def state(self, k: int, x: np.ndarray, fun: float, gap: float, gradient: np.ndarray | None,
+              step_size: float, **info: Any) -> IterationState | None:
+        """Build the callback's view, or ``None`` when there is no callback."""
+        if self.callback is None:
+            return None
+        return IterationState(k, _readonly(x), fun, gap, _readonly(gradient), step_size,
+                              self.elapsed(), info)
+
+    def message(self, status: Status, k: int, gap: float, detail: str = "") -> str:
+        """Default wording of the stopping reason."""
+        if status == Status.CONVERGED:
+            return f"certified gap {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
+        if status == Status.MAX_ITER:
+            return f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol {self.tol:.3e}"
+        if status == Status.TIME_LIMIT:
+            return f"time_limit={self.time_limit}s reached after {k} iterations; gap {gap:.3e}"
+        if status == Status.CALLBACK_STOP:
+            return f"callback returned False at iteration {k}"
+        return detail or "error"
+
+    def finish(self, *, x: np.ndarray, fun: float, gap: float, status: Status, nit: int,
+               n_oracle_calls: int, n_gradient_calls: int, n_function_calls: int,
+               message: str | None = None, active_set: Any = None,
+               extra: dict[str, Any] | None = None) -> Result:
+        """Close the progress bar and build the :class:`Result`."""
+        if self._bar is not None:
+            self._bar.close()
+        if message is None:
+            message = self.message(status, nit, gap)
+        if self.print_every:
+            print(f"{self.method}: {status}: {message}", file=sys.stdout)
+        dual = self.dual_bound
+        best_gap = min(gap, fun - dual) if np.isfinite(dual) and np.isfinite(fun) else gap
+        return Result(
+            x=x, fun=fun, gap=gap, best_gap=max(best_gap, 0.0) if np.isfinite(best_gap) else best_gap,
+            dual_bound=dual, status=status, message=message, nit=nit,
+            n_oracle_calls=n_oracle_calls, n_gradient_calls=n_gradient_calls,
+            n_function_calls=n_function_calls, time=self.elapsed(), history=self.history,
+            method=self.method, active_set=active_set, extra=extra or {},
+        )

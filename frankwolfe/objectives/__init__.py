@@ -1,0 +1,6 @@
+"""Objectives."""
+
+from .base import Objective, Tracker
+from .function import FunctionObjective
+
+__all__ = ["Objective", "Tracker", "FunctionObjective"]

@@ -1,0 +1,173 @@
+"""The objective interface and the tracked iterate.
+
+An :class:`Objective` answers ``f(x)`` and ``grad f(x)``.  Optional hooks
+are used by the algorithms when present:
+
+* ``value_and_gradient(x)`` - both at once (defaults to two calls);
+* ``exact_step(x, direction, gradient)`` - closed-form line search;
+* ``partial_gradient(x, indices)`` - gradient entries at ``indices`` only;
+* ``smoothness`` - a Lipschitz constant L of the gradient (short steps);
+* ``tracker(x)`` - a :class:`Tracker` that updates cached products
+  incrementally when the iterate moves along a :class:`~frankwolfe.Direction`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from ..direction import Direction
+
+__all__ = ["Objective", "Tracker"]
+
+
+class Objective(ABC):
+    """A differentiable objective ``f``.
+
+    Attributes
+    ----------
+    convex : bool
+        Declared convexity.  Algorithms check it cheaply: a step that lands
+        below the tangent plane raises :class:`~frankwolfe.errors.NonConvexError`.
+    smoothness : float or None
+        Lipschitz constant of the gradient, when known.
+    shape : tuple of int or None
+        Shape of the points ``x`` when the objective knows it.
+    """
+
+    convex: bool = True
+    smoothness: float | None = None
+    shape: tuple[int, ...] | None = None
+
+    @abstractmethod
+    def value(self, x: np.ndarray) -> float:
+        """``f(x)``."""
+
+    @abstractmethod
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        """``grad f(x)``, of the same shape as ``x``."""
+
+    def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(f(x), grad f(x))``; override when both share work."""
+        return self.value(x), self.gradient(x)
+
+    def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
+        """Minimizer ``gamma`` of ``f(x + gamma d)`` over all reals (unclipped).
+
+        Optional.  Implementations raise :class:`~frankwolfe.errors.NonConvexError`
+        when the curvature along ``d`` is negative on a convex-declared objective.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no closed-form line search")
+
+    @property
+    def has_exact_step(self) -> bool:
+        """Whether :meth:`exact_step` is implemented."""
+        return type(self).exact_step is not Objective.exact_step
+
+    def partial_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """Gradient entries at flat ``indices`` (default: from the full gradient)."""
+        return self.gradient(x).reshape(-1)[indices]
+
+    def tracker(self, x: np.ndarray) -> Tracker:
+        """A :class:`Tracker` positioned at ``x`` (a copy)."""
+        return Tracker(self, x)
+
+
+class Tracker:
+    """The current iterate with cached ``f`` and ``grad f``.
+
+    The generic tracker re-evaluates the objective after every move.
+    Objectives with structure (quadratics, least squares) subclass it to
+    update their cached products from per-atom products, so an iteration
+    after a sparse vertex step costs far less than a full evaluation.
+
+    Parameters
+    ----------
+    objective : Objective
+    x : ndarray
+        Starting point; copied.
+    """
+
+    def __init__(self, objective: Objective, x: np.ndarray) -> None:
+        self.objective = objective
+        self.x: np.ndarray = np.array(x, dtype=float, order="C", copy=True)
+        self._f: float | None = None
+        self._g: np.ndarray | None = None
+        self.n_function_calls = 0
+        self.n_gradient_calls = 0
+
+    # -- evaluation -------------------------------------------------------
+    def value(self) -> float:
+        """``f(x)`` at the tracked point."""
+        if self._f is None:
+            self._f = float(self.objective.value(self.x))
+            self.n_function_calls += 1
+        return self._f
+
+    def gradient(self) -> np.ndarray:
+        """``grad f(x)`` at the tracked point (do not modify it)."""
+        if self._g is None:
+            self._f, self._g = self._evaluate()
+        return self._g
+
+    def value_and_gradient(self) -> tuple[float, np.ndarray]:
+        """Both, evaluated together when neither is cached."""
+        if self._g is None:
+            self._f, self._g = self._evaluate()
+        elif self._f is None:
+            self.value()
+        return self._f, self._g
+
+    def _evaluate(self) -> tuple[float, np.ndarray]:
+        f, g = self.objective.value_and_gradient(self.x)
+        self.n_function_calls += 1
+        self.n_gradient_calls += 1
+        return float(f), np.asarray(g, dtype=float)
+
+    # -- moves ------------------------------------------------------------
+    def move(self, direction: Direction, gamma: float) -> None:
+        """``x <- x + gamma * d``."""
+        direction.apply(self.x, gamma)
+        self._f = None
+        self._g = None
+
+    def set_point(self, x: np.ndarray) -> None:
+        """Jump to ``x`` (copied); cached quantities are recomputed."""
+        self.x = np.array(x, dtype=float, order="C", copy=True)
+        self._f = None
+        self._g = None
+
+    def trial_value(self, direction: Direction, gamma: float) -> float:
+        """``f(x + gamma d)`` without moving (used by backtracking)."""
+        self.n_function_calls += 1
+        return float(self.objective.value(self.x + gamma * direction.dense(self.x)))
+
+    def trial_gradient(self, direction: Direction, gamma: float) -> np.ndarray:
+        """``grad f(x + gamma d)`` without moving."""
+        self.n_gradient_calls += 1
+        return np.asarray(self.objective.gradient(self.x + gamma * direction.dense(self.x)))
+
+    def direction_sq_norm(self, direction: Direction) -> float:
+        """``||d||^2``."""
+        d = direction.dense(self.x)
+        return float(np.vdot(d, d))
+
+    def exact_step(self, direction: Direction) -> float:
+        """Unclipped exact line-search step along ``direction``."""
+        return float(
+            self.objective.exact_step(self.x, direction.dense(self.x), self.gradient())
+        )
+
+    @property
+    def has_exact_step(self) -> bool:
+        """Whether the objective offers a closed-form line search."""
+        return self.objective.has_exact_step
+
+    def snapshot(self) -> np.ndarray:
+        """A copy of the current point."""
+        return self.x.copy()
+
+    def __getstate__(self) -> dict[str, Any]:  # pragma: no cover - convenience
+        return self.__dict__.copy()

@@ -1,0 +1,89 @@
+"""An objective built from plain Python callables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .base import Objective
+
+__all__ = ["FunctionObjective"]
+
+
+class FunctionObjective(Objective):
+    """Objective from a value function and a gradient function.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> float``.
+    grad : callable
+        ``grad(x) -> ndarray`` of the shape of ``x``.
+    value_and_gradient : callable, optional
+        ``(x) -> (float, ndarray)`` when both share work.
+    exact_step : callable, optional
+        ``(x, direction, gradient) -> float``: the unclipped minimizer of
+        ``fun(x + gamma * direction)``.
+    smoothness : float, optional
+        Lipschitz constant of ``grad`` (enables short steps).
+    convex : bool, default True
+        Declared convexity (checked cheaply during the run).
+    shape : tuple of int, optional
+        Shape of ``x``, used when no ``x0`` is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import FunctionObjective
+    >>> f = FunctionObjective(lambda x: 0.5 * x @ x, lambda x: x, smoothness=1.0)
+    >>> f.value(np.array([3.0, 4.0]))
+    12.5
+    """
+
+    def __init__(
+        self,
+        fun: Callable[[np.ndarray], float],
+        grad: Callable[[np.ndarray], np.ndarray],
+        *,
+        value_and_gradient: Callable[[np.ndarray], tuple[float, np.ndarray]] | None = None,
+        exact_step: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
+        smoothness: float | None = None,
+        convex: bool = True,
+        shape: tuple[int, ...] | int | None = None,
+    ) -> None:
+        if not callable(fun):
+            raise TypeError(f"FunctionObjective: `fun` must be callable, got {type(fun).__name__}")
+        if not callable(grad):
+            raise TypeError(f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
+        if smoothness is not None and not (np.isfinite(smoothness) and smoothness > 0):
+            raise ValueError(f"FunctionObjective: `smoothness` must be positive, got {smoothness!r}")
+        self._fun = fun
+        self._grad = grad
+        self._vg = value_and_gradient
+        self._exact = exact_step
+        self.smoothness = None if smoothness is None else float(smoothness)
+        self.convex = bool(convex)
+        if shape is not None:
+            self.shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+
+    def value(self, x: np.ndarray) -> float:
+        return float(self._fun(x))
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self._grad(x), dtype=float)
+
+    def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        if self._vg is not None:
+            f, g = self._vg(x)
+            return float(f), np.asarray(g, dtype=float)
+        return self.value(x), self.gradient(x)
+
+    def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
+        if self._exact is None:
+            return super().exact_step(x, direction, gradient)
+        return float(self._exact(x, direction, gradient))
+
+    @property
+    def has_exact_step(self) -> bool:
+        return self._exact is not None

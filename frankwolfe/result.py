@@ -1,0 +1,160 @@
+"""Result objects returned by every solver."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Result", "History", "Status"]
+
+
+class Status(str, Enum):
+    """Why a run stopped."""
+
+    CONVERGED = "converged"
+    MAX_ITER = "max_iter"
+    TIME_LIMIT = "time_limit"
+    CALLBACK_STOP = "callback_stop"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class History:
+    """Per-iteration records, stored column-wise.
+
+    ``history["gap"]`` is a numpy array; :meth:`to_dict`, :meth:`to_pandas`
+    and :meth:`to_csv` export the table.
+    """
+
+    def __init__(self, columns: tuple[str, ...] = ()) -> None:
+        self._cols: dict[str, list[Any]] = {c: [] for c in columns}
+
+    def append(self, **row: Any) -> None:
+        """Add one row; new columns are back-filled with NaN."""
+        n = len(self)
+        for name in row:
+            if name not in self._cols:
+                self._cols[name] = [np.nan] * n
+        for name, values in self._cols.items():
+            values.append(row.get(name, np.nan))
+
+    def __len__(self) -> int:
+        return len(next(iter(self._cols.values()))) if self._cols else 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return np.asarray(self._cols[name])
+        except KeyError:
+            raise KeyError(f"history has no column {name!r}; columns: {self.columns}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._cols
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        cols = list(self._cols)
+        for i in range(len(self)):
+            yield {c: self._cols[c][i] for c in cols}
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names."""
+        return list(self._cols)
+
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """Columns as numpy arrays."""
+        return {c: np.asarray(v) for c, v in self._cols.items()}
+
+    def to_pandas(self) -> Any:
+        """The table as a ``pandas.DataFrame`` (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.to_dict())
+
+    def to_csv(self, path: str) -> None:
+        """Write the table as CSV."""
+        import csv
+
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(self.columns)
+            for row in self:
+                w.writerow([row[c] for c in self.columns])
+
+    def __repr__(self) -> str:
+        return f"History({len(self)} rows, columns={self.columns})"
+
+
+@dataclass
+class Result:
+    """Outcome of a solver run (scipy-like).
+
+    Attributes
+    ----------
+    x : ndarray
+        The returned iterate (the last good one if the run stopped on an error).
+    fun : float
+        ``f(x)``.
+    gap : float
+        Frank-Wolfe duality gap ``<grad f(x), x - v>`` at ``x``: a certified
+        upper bound on ``f(x) - f*`` for convex ``f``.
+    best_gap : float
+        ``fun - dual_bound``, where ``dual_bound = max_k (f(x_k) - gap_k)``
+        over the run: also certified for ``x``, and never larger than ``gap``.
+    dual_bound : float
+        Best certified lower bound on ``f*`` seen.
+    status : Status
+        ``converged``, ``max_iter``, ``time_limit``, ``callback_stop`` or ``error``.
+    message : str
+        Human-readable reason.
+    nit : int
+        Iterations performed.
+    n_oracle_calls, n_gradient_calls, n_function_calls : int
+        Work counters.
+    time : float
+        Wall time in seconds.
+    history : History
+        Per-iteration records.
+    method : str
+        Algorithm name.
+    active_set : object, optional
+        Final active set for active-set methods.
+    extra : dict
+        Method-specific information.
+    """
+
+    x: np.ndarray
+    fun: float
+    gap: float
+    best_gap: float
+    dual_bound: float
+    status: Status
+    message: str
+    nit: int
+    n_oracle_calls: int
+    n_gradient_calls: int
+    n_function_calls: int
+    time: float
+    history: History
+    method: str
+    active_set: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def success(self) -> bool:
+        """True when the requested tolerance was reached."""
+        return self.status == Status.CONVERGED
+
+    def __getitem__(self, name: str) -> Any:  # scipy's OptimizeResult is a dict
+        return getattr(self, name)
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(method={self.method!r}, status={str(self.status)!r}, fun={self.fun:.10g}, "
+            f"gap={self.gap:.3e}, nit={self.nit}, time={self.time:.3g}s)"
+        )
