@@ -1,0 +1,156 @@
+"""Every bad input gets a clear error, and nothing computed is lost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe import (
+    LMO,
+    FunctionObjective,
+    InfeasibleError,
+    L1Ball,
+    NonConvexError,
+    OracleError,
+    ProbabilitySimplex,
+    ShapeError,
+    frank_wolfe,
+)
+
+
+def quad(y, **kw):
+    return FunctionObjective(lambda x: 0.5 * float(np.sum((x - y) ** 2)), lambda x: x - y,
+                             exact_step=lambda x, d, g: -float(g @ d) / float(d @ d), **kw)
+
+
+def test_x0_shape_differs_from_lmo_dimension():
+    with pytest.raises(ShapeError, match=r"x0 has shape \(3,\) but the LMO expects shape \(4,\)"):
+        frank_wolfe(quad(np.zeros(3)), ProbabilitySimplex(dim=4), x0=np.array([1.0, 0, 0]))
+
+
+def test_x0_shape_differs_from_objective_shape():
+    with pytest.raises(ShapeError, match=r"x0 has shape \(2,\) but the objective expects shape \(3,\)"):
+        frank_wolfe(quad(np.zeros(3), shape=3), ProbabilitySimplex(), x0=np.array([1.0, 0]))
+
+
+def test_gradient_shape_differs_from_x():
+    obj = FunctionObjective(lambda x: 0.0, lambda x: np.zeros(x.size + 1))
+    with pytest.raises(ShapeError, match=r"the gradient has shape \(4,\) but x has shape \(3,\)"):
+        frank_wolfe(obj, ProbabilitySimplex(), x0=np.array([1.0, 0, 0]))
+
+
+def test_no_dimension_anywhere():
+    obj = FunctionObjective(lambda x: 0.0, lambda x: x)
+    with pytest.raises(ShapeError, match="cannot choose a starting vertex.*pass x0"):
+        frank_wolfe(obj, ProbabilitySimplex())
+
+
+def test_x0_infeasible():
+    with pytest.raises(InfeasibleError, match=r"x0 is not in the domain L1Ball\(radius=1.0\): violation 0.5"):
+        frank_wolfe(quad(np.zeros(2)), L1Ball(1.0), x0=np.array([1.0, 0.5]))
+
+
+def test_x0_not_finite():
+    with pytest.raises(ValueError, match="x0 contains NaN or inf"):
+        frank_wolfe(quad(np.zeros(2)), L1Ball(1.0), x0=np.array([np.nan, 0.0]))
+
+
+def test_nan_value_stops_with_error_and_keeps_last_good_iterate():
+    y = np.array([0.1, 0.2, 0.7])
+    trail = []
+
+    def f(x):
+        trail.append(x.copy())
+        return np.nan if len(trail) > 3 else 0.5 * float(np.sum((x - y) ** 2))
+
+    obj = FunctionObjective(f, lambda x: x - y)
+    res = frank_wolfe(obj, ProbabilitySimplex(), x0=np.array([1.0, 0, 0]), step_size="agnostic",
+                      tol=0.0, max_iter=100)
+    assert res.status == fw.Status.ERROR
+    assert "value is not finite at iteration 3" in res.message
+    assert "returning the last good iterate (iteration 2)" in res.message
+    np.testing.assert_array_equal(res.x, trail[2])
+    assert np.isfinite(res.fun) and np.isfinite(res.gap)
+
+
+def test_inf_gradient_at_x0():
+    obj = FunctionObjective(lambda x: 0.0, lambda x: np.full_like(x, np.inf))
+    x0 = np.array([0.0, 1.0])
+    res = frank_wolfe(obj, ProbabilitySimplex(), x0=x0)
+    assert res.status == fw.Status.ERROR
+    assert "gradient is not finite at x0; no good iterate exists" in res.message
+    np.testing.assert_array_equal(res.x, x0)
+
+
+class BadShapeLMO(LMO):
+    def extreme_point(self, direction):
+        return np.zeros(direction.size + 2)
+
+
+class OutsideLMO(LMO):
+    """Claims to be the simplex but answers 2 e_i."""
+
+    def extreme_point(self, direction):
+        s = np.zeros_like(direction)
+        s[np.argmin(direction)] = 2.0
+        return s
+
+    def violation(self, x):
+        return ProbabilitySimplex().violation(x)
+
+
+def test_lmo_returns_wrong_shape():
+    with pytest.raises(ShapeError, match=r"BadShapeLMO\(\) returned an array of shape \(5,\), expected \(3,\)"):
+        frank_wolfe(quad(np.zeros(3)), BadShapeLMO(), x0=np.zeros(3))
+
+
+def test_lmo_returns_point_outside_domain_in_debug_mode():
+    assert fw.debug_enabled()  # tests run in debug mode (conftest)
+    with pytest.raises(OracleError, match=r"OutsideLMO\(\) returned a point outside its domain \(violation 1"):
+        frank_wolfe(quad(np.zeros(3)), OutsideLMO(), x0=np.array([1.0, 0, 0]))
+    with fw.debug(False):  # unchecked, the call goes through (cheap mode)
+        OutsideLMO()(np.array([1.0, 0.0]))
+
+
+def test_lmo_returns_none():
+    class NoneLMO(LMO):
+        def extreme_point(self, direction):
+            return None
+
+    with pytest.raises(OracleError, match="returned None"):
+        NoneLMO()(np.zeros(2))
+
+
+def test_negative_curvature_detected_by_exact_step():
+    # f(x) = -1/2 ||x||^2 declared convex: the exact step along a descent direction is negative
+    obj = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x,
+                            exact_step=lambda x, d, g: -float(g @ d) / float(-(d @ d)))
+    with pytest.raises(NonConvexError, match="negative curvature on an objective declared convex") as ei:
+        frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.5, 0.0]))
+    # nothing is lost: the exception carries the partial result with the last iterate
+    np.testing.assert_array_equal(ei.value.result.x, [0.5, 0.0])
+
+
+def test_negative_curvature_detected_after_short_step():
+    obj = FunctionObjective(lambda x: -0.5 * float(x @ x) + 0.1 * x[0], lambda x: -x + np.array([0.1, 0.0]),
+                            smoothness=1.0)
+    with pytest.raises(NonConvexError, match="negative curvature at iteration 1: f fell to"):
+        frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.0, 0.2]), step_size="short")
+
+
+def test_nonconvex_declared_objective_runs():
+    obj = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x, smoothness=1.0, convex=False)
+    res = frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.0, 0.2]), step_size="short", max_iter=10)
+    assert np.isfinite(res.fun)
+
+
+def test_constructor_argument_errors():
+    with pytest.raises(ValueError, match="L1Ball: `radius` must be positive and finite, got -1"):
+        L1Ball(-1)
+    with pytest.raises(ValueError, match="`dim` must be a positive integer, got 0"):
+        ProbabilitySimplex(dim=0)
+    with pytest.raises(TypeError, match="FunctionObjective: `fun` must be callable"):
+        FunctionObjective(3, lambda x: x)
+    with pytest.raises(ValueError, match="FunctionObjective: `smoothness` must be positive"):
+        FunctionObjective(lambda x: 0.0, lambda x: x, smoothness=-1.0)

@@ -1,0 +1,213 @@
+"""The shared loop, step-size rules, monitor and result, on problems with closed-form optima."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe import FunctionObjective, ProbabilitySimplex, L1Ball, UnitSimplex, frank_wolfe
+
+
+def project_simplex(y: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Euclidean projection onto the simplex by sorting (Duchi et al. 2008)."""
+    u = np.sort(y)[::-1]
+    css = np.cumsum(u) - radius
+    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
+    theta = css[rho] / (rho + 1.0)
+    return np.maximum(y - theta, 0.0)
+
+
+def distance_objective(y: np.ndarray, exact: bool = True) -> FunctionObjective:
+    """f(x) = 1/2 ||x - y||^2 with smoothness 1 and (optionally) exact line search."""
+    return FunctionObjective(
+        lambda x: 0.5 * float(np.sum((x - y) ** 2)),
+        lambda x: x - y,
+        exact_step=(lambda x, d, g: -float(g @ d) / float(d @ d)) if exact else None,
+        smoothness=1.0,
+        shape=y.shape,
+    )
+
+
+@pytest.mark.parametrize("step", ["exact", "short", "adaptive", "armijo", "agnostic"])
+def test_simplex_projection_matches_sort_based(step):
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=30)
+    p = project_simplex(y)
+    f_star = 0.5 * np.sum((p - y) ** 2)
+    # the open-loop rule converges as O(1/k) only: a looser target for it
+    tol = 1e-4 if step == "agnostic" else 1e-7
+    res = frank_wolfe(distance_objective(y), ProbabilitySimplex(), step_size=step,
+                      tol=tol, max_iter=20000)
+    assert res.status == fw.Status.CONVERGED, res.message
+    # the certificate bounds the true suboptimality at every recorded iterate
+    assert np.all(res.history["gap"] >= res.history["fun"] - f_star - 1e-12)
+    assert res.fun - f_star <= res.gap + 1e-12
+    assert res.fun - f_star <= res.best_gap + 1e-12
+    assert res.best_gap <= res.gap
+    # strong convexity: ||x - p||^2 <= 2 (f(x) - f*) <= 2 gap
+    assert np.linalg.norm(res.x - p) <= np.sqrt(2 * res.gap) + 1e-9
+
+
+def test_default_step_is_exact_when_offered_else_adaptive():
+    y = np.array([0.3, 0.9, -0.4])
+    exact = frank_wolfe(distance_objective(y), ProbabilitySimplex(), tol=1e-12)
+    # exact line search on a 3-simplex with this y: the optimum [0.2, 0.8, 0] in two steps
+    np.testing.assert_allclose(exact.x, project_simplex(y), atol=1e-12)
+    assert exact.nit <= 3
+    res = frank_wolfe(distance_objective(y, exact=False), ProbabilitySimplex(), tol=1e-9)
+    assert res.status == fw.Status.CONVERGED
+    np.testing.assert_allclose(res.x, project_simplex(y), atol=1e-4)
+
+
+def test_l1_ball_closed_form_projection_problem():
+    # min 1/2||x - y||^2 over the l1 ball: soft-thresholding at the right level
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=40) * 2
+    r = 3.0
+    xstar = np.sign(y) * project_simplex(np.abs(y), r)
+    res = frank_wolfe(distance_objective(y), L1Ball(r), tol=1e-8, max_iter=50000)
+    assert res.success
+    f_star = 0.5 * np.sum((xstar - y) ** 2)
+    assert 0 <= res.fun - f_star <= res.gap + 1e-12
+    assert np.linalg.norm(res.x - xstar) <= np.sqrt(2 * res.gap) + 1e-9
+
+
+def test_x0_defaults_to_a_vertex_and_counts_oracle_calls():
+    y = np.array([1.0, 2.0, 3.0])
+    calls = []
+    res = frank_wolfe(distance_objective(y), ProbabilitySimplex(), max_iter=0,
+                      callback=lambda s: calls.append(s.k))
+    assert res.status == fw.Status.MAX_ITER
+    # a vertex of the simplex: one coordinate is 1
+    assert sorted(res.x.tolist()) == [0.0, 0.0, 1.0]
+    assert res.n_oracle_calls == 1 and res.nit == 0 and calls == [0]
+
+
+def test_linear_objective_solved_in_one_step():
+    c = np.array([3.0, -1.0, 2.0, -5.0])
+    obj = FunctionObjective(lambda x: float(c @ x), lambda x: c, shape=4,
+                            exact_step=lambda x, d, g: np.inf if g @ d < 0 else 0.0)
+    res = frank_wolfe(obj, UnitSimplex(2.0), tol=1e-12)
+    np.testing.assert_allclose(res.x, [0, 0, 0, 2.0])
+    assert res.fun == pytest.approx(-10.0)
+    assert res.gap == pytest.approx(0.0, abs=1e-12)
+
+
+def test_time_limit_is_honoured():
+    y = np.linspace(-1, 1, 200)
+    res = frank_wolfe(distance_objective(y, exact=False), L1Ball(0.5), step_size="agnostic",
+                      tol=0.0, max_iter=10**9, time_limit=0.2)
+    assert res.status == fw.Status.TIME_LIMIT
+    assert res.time < 2.0
+    assert np.isfinite(res.gap) and res.gap >= 0
+
+
+def test_callback_can_stop_and_sees_read_only_state():
+    y = np.linspace(-1, 1, 10)
+    seen = []
+
+    def cb(state):
+        seen.append((state.k, state.fun, state.gap))
+        with pytest.raises(ValueError):
+            state.x[0] = 123.0  # read-only view
+        return state.k < 3
+
+    res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,
+                      max_iter=100, callback=cb)
+    assert res.status == fw.Status.CALLBACK_STOP
+    assert res.nit == 3 and [s[0] for s in seen] == [0, 1, 2, 3]
+    assert res.x[0] != 123.0
+
+
+def test_history_table_and_verbose_output(capsys, tmp_path):
+    y = np.linspace(-1, 1, 10)
+    res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,
+                      max_iter=50, verbose=10, history_every=5)
+    out = capsys.readouterr().out
+    assert "gap" in out and "frank_wolfe: max_iter" in out
+    it = res.history["iteration"]
+    assert list(it) == list(range(0, 51, 5))
+    assert set(res.history.columns) >= {"iteration", "time", "fun", "gap", "step_size"}
+    assert np.all(np.diff(res.history["time"]) >= 0)
+    path = tmp_path / "h.csv"
+    res.history.to_csv(str(path))
+    assert path.read_text().splitlines()[0].startswith("iteration,time,fun,gap")
+    assert res["fun"] == res.fun  # scipy-style item access
+
+
+def test_progress_bar_runs():
+    y = np.linspace(-1, 1, 10)
+    res = frank_wolfe(distance_objective(y), L1Ball(0.5), max_iter=20, tol=0.0, progress=True)
+    assert res.nit == 20
+
+
+def test_minimize_dispatch_and_unknown_method():
+    y = np.array([0.2, 0.5])
+    res = fw.minimize(distance_objective(y), ProbabilitySimplex(), method="fw", tol=1e-10)
+    np.testing.assert_allclose(res.x, project_simplex(y), atol=1e-8)
+    with pytest.raises(ValueError, match="unknown method 'nope'; available: .*fw"):
+        fw.minimize(distance_objective(y), ProbabilitySimplex(), method="nope")
+
+
+def test_adaptive_step_does_not_blow_up_when_progress_stalls():
+    # At the optimum the sufficient-decrease test compares equal numbers up to
+    # rounding; the estimate of L must stay bounded.
+    y = np.array([0.25, 0.75, 0.0])
+    rule = fw.Adaptive()
+    res = frank_wolfe(distance_objective(y, exact=False), ProbabilitySimplex(), step_size=rule,
+                      tol=0.0, max_iter=2000)
+    assert np.isfinite(res.fun)
+    assert rule.L is not None and rule.L < 1e6
+    np.testing.assert_allclose(res.x, project_simplex(y), atol=1e-6)
+
+
+def test_step_size_shortcut_errors():
+    y = np.array([0.2, 0.5])
+    with pytest.raises(ValueError, match="unknown step_size 'fast'"):
+        frank_wolfe(distance_objective(y), ProbabilitySimplex(), step_size="fast")
+    with pytest.raises(TypeError, match="step_size must be a string, a StepSize or None"):
+        frank_wolfe(distance_objective(y), ProbabilitySimplex(), step_size=3)
+    no_exact = distance_objective(y, exact=False)
+    with pytest.raises(ValueError, match="step_size='exact' needs an objective with exact_step"):
+        frank_wolfe(no_exact, ProbabilitySimplex(), step_size="exact")
+    no_L = FunctionObjective(lambda x: 0.5 * x @ x, lambda x: x, shape=2)
+    with pytest.raises(ValueError, match="step_size='short' needs a smoothness constant"):
+        frank_wolfe(no_L, ProbabilitySimplex(), step_size="short")
+    with pytest.raises(ValueError, match="Armijo: need 0 < c < 1"):
+        fw.Armijo(c=2.0)
+
+
+def test_monitor_argument_validation():
+    y = np.array([0.2, 0.5])
+    obj = distance_objective(y)
+    with pytest.raises(ValueError, match="tol must be a non-negative number, got -1"):
+        frank_wolfe(obj, ProbabilitySimplex(), tol=-1)
+    with pytest.raises(ValueError, match="max_iter must be a non-negative integer, got 2.5"):
+        frank_wolfe(obj, ProbabilitySimplex(), max_iter=2.5)
+    with pytest.raises(ValueError, match="time_limit must be positive seconds or None, got 0"):
+        frank_wolfe(obj, ProbabilitySimplex(), time_limit=0)
+    with pytest.raises(TypeError, match="callback must be callable"):
+        frank_wolfe(obj, ProbabilitySimplex(), callback=3)
+    with pytest.raises(TypeError, match="objective must be an Objective, got function"):
+        frank_wolfe(lambda x: x, ProbabilitySimplex())
+    with pytest.raises(TypeError, match="lmo must be an LMO, got str"):
+        frank_wolfe(obj, "simplex")
+
+
+def test_plot_convergence_writes_png(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from frankwolfe.plotting import plot_convergence
+
+    y = np.linspace(-1, 1, 20)
+    runs = {s: frank_wolfe(distance_objective(y), L1Ball(0.5), step_size=s, tol=1e-6, max_iter=200)
+            for s in ("exact", "agnostic")}
+    ax = plot_convergence(runs, y="primal_gap")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["exact", "agnostic"]
+    path = tmp_path / "conv.png"
+    ax.figure.savefig(path)
+    assert path.stat().st_size > 1000
+    with pytest.raises(ValueError, match="no results to plot"):
+        plot_convergence({})
