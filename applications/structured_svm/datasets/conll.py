@@ -1,0 +1,181 @@
+"""CoNLL-2000 chunking with the Sha & Pereira (2003) attribute templates."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._home import find_folder
+
+__all__ = ["load_conll2000", "CONLL_TEMPLATES"]
+
+#: The 19 CRFsuite chunking templates: (field, offset) tuples, field "w" =
+#: lower-cased word, "p" = POS tag.  The order is the column order of
+#: Schmidt's coNLL_{train,test}.mat.
+CONLL_TEMPLATES: tuple[tuple[tuple[str, int], ...], ...] = (
+    (("w", -2),), (("w", -1),), (("w", 0),), (("w", 1),), (("w", 2),),
+    (("w", -1), ("w", 0)), (("w", 0), ("w", 1)),
+    (("p", -2),), (("p", -1),), (("p", 0),), (("p", 1),), (("p", 2),),
+    (("p", -2), ("p", -1)), (("p", -1), ("p", 0)), (("p", 0), ("p", 1)), (("p", 1), ("p", 2)),
+    (("p", -2), ("p", -1), ("p", 0)), (("p", -1), ("p", 0), ("p", 1)),
+    (("p", 0), ("p", 1), ("p", 2)),
+)
+_MIN_COUNT = 3  # a template value is kept iff it occurs >= 3 times in train
+
+
+def _read(path: Path) -> tuple[list[str], list[str], list[str], np.ndarray]:
+    """Tokens (word, POS, chunk) in file order and the sentence lengths."""
+    words: list[str] = []
+    pos: list[str] = []
+    chunks: list[str] = []
+    lengths: list[int] = []
+    n = 0
+    with open(path, encoding="ascii") as f:
+        for line_no, line in enumerate(f, 1):
+            parts = line.split()
+            if not parts:
+                if n:
+                    lengths.append(n)
+                n = 0
+                continue
+            if len(parts) != 3:
+                raise ValueError(f"load_conll2000: {path}:{line_no}: expected 'WORD POS CHUNK', "
+                                 f"got {line.rstrip()!r}")
+            words.append(parts[0].lower())
+            pos.append(parts[1])
+            chunks.append(parts[2])
+            n += 1
+    if n:
+        lengths.append(n)
+    return words, pos, chunks, np.asarray(lengths, dtype=np.int64)
+
+
+def _encode(values: list[str], vocab: dict[str, int]) -> np.ndarray:
+    return np.fromiter((vocab.setdefault(v, len(vocab)) for v in values), dtype=np.int64,
+                       count=len(values))
+
+
+class _Shifter:
+    """Field codes at offset ``o`` from each token, begin/end markers outside the sentence."""
+
+    def __init__(self, lengths: np.ndarray) -> None:
+        self.n = int(lengths.sum())
+        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        self.pos = np.arange(self.n) - starts
+        self.length = np.repeat(lengths, lengths)
+
+    def __call__(self, codes: np.ndarray, o: int, bos: int, eos: int) -> np.ndarray:
+        j = self.pos + o
+        src = np.clip(np.arange(self.n) + o, 0, self.n - 1)
+        out = codes[src]
+        out[j < 0] = bos
+        out[j >= self.length] = eos
+        return out
+
+
+def _template_keys(fields: dict[str, np.ndarray], sizes: dict[str, int], shift: _Shifter
+                   ) -> list[np.ndarray]:
+    """One int64 key per token and template, equal iff the template values are equal."""
+    keys = []
+    for template in CONLL_TEMPLATES:
+        key = np.zeros(shift.n, dtype=np.int64)
+        for field, o in template:
+            base = sizes[field] + 2  # codes, then the begin and end markers
+            key = key * base + shift(fields[field], o, base - 2, base - 1)
+        keys.append(key)
+    return keys
+
+
+def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info: bool = False
+                   ) -> Any:
+    """Load CoNLL-2000 chunking as attribute-id sequences for :class:`ChainModel`.
+
+    Features follow the recipe verified against Schmidt's ``coNLL_test.mat``
+    (see ``shared/reference/reference-setups.md`` §3): 19 CRFsuite templates
+    over the lower-cased word and the POS tag (:data:`CONLL_TEMPLATES`), one
+    begin and one end marker as ordinary values, one dictionary per template
+    built on train keeping values seen >= 3 times, ids 1.. in order of first
+    appearance in train, 0 = absent.  Chunk tags are numbered by first
+    appearance in train (B-NP = 0, B-PP = 1, I-NP = 2, ...; 22 tags), a
+    test-only tag after them (I-LST = 22).
+
+    Parameters
+    ----------
+    data_home : path, optional
+        Folder holding ``conll2000/train.txt`` and ``conll2000/test.txt`` (or the
+        two files themselves).
+    return_info : bool, default False
+        Also return a dict with ``feature_sizes`` (per column, for
+        ``ChainModel(n_states, feature_sizes)``), ``n_states`` (22, the
+        train tags), ``labels`` (tag names by id) and ``templates``.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : lists of ndarray
+        ``X`` are int32 arrays of shape ``(L, 20)``: column 0 is the constant
+        bias (id 1 always, gapBCFW's prepended column of ones) and columns
+        1..19 the template ids.  ``y`` are int64 tag ids.  8936 train and 2012
+        test sentences; ``ChainModel(22, info["feature_sizes"])`` has
+        d = 1,643,026.
+    info : dict
+        Only when ``return_info`` is True.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the expected files when they are missing.
+    """
+    expected = ["train.txt", "test.txt"]
+    folder = find_folder(data_home, "conll2000", expected, "load_conll2000")
+    missing = [f for f in expected if not (folder / f).is_file()]
+    if missing:
+        raise FileNotFoundError(f"load_conll2000: {missing} missing in {folder}; expected {expected}")
+    train = _read(folder / "train.txt")
+    test = _read(folder / "test.txt")
+
+    vocab: dict[str, dict[str, int]] = {"w": {}, "p": {}, "y": {}}
+    codes = []
+    for words, pos, chunks, _ in (train, test):  # train first: tag ids by first appearance in train
+        codes.append({"w": _encode(words, vocab["w"]), "p": _encode(pos, vocab["p"]),
+                      "y": _encode(chunks, vocab["y"])})
+    n_states = int(codes[0]["y"].max()) + 1
+    sizes = {f: len(vocab[f]) for f in ("w", "p")}
+    keys_train = _template_keys(codes[0], sizes, _Shifter(train[3]))
+    keys_test = _template_keys(codes[1], sizes, _Shifter(test[3]))
+
+    n_tpl = len(CONLL_TEMPLATES)
+    ids_train = np.ones((keys_train[0].size, n_tpl + 1), dtype=np.int32)
+    ids_test = np.ones((keys_test[0].size, n_tpl + 1), dtype=np.int32)
+    feature_sizes = [1]
+    for j, (ktr, kte) in enumerate(zip(keys_train, keys_test), 1):
+        uniq, first, counts = np.unique(ktr, return_index=True, return_counts=True)
+        kept = counts >= _MIN_COUNT
+        uniq, first = uniq[kept], first[kept]
+        # id = rank of the value's first appearance in train, 1-based
+        ids_sorted = np.empty(uniq.size, dtype=np.int32)
+        ids_sorted[np.argsort(first, kind="stable")] = np.arange(1, uniq.size + 1)
+        for keys, out in ((ktr, ids_train), (kte, ids_test)):
+            at = np.minimum(np.searchsorted(uniq, keys), max(uniq.size - 1, 0))
+            found = uniq[at] == keys if uniq.size else np.zeros(keys.size, dtype=bool)
+            out[:, j] = np.where(found, ids_sorted[at] if uniq.size else 0, 0)
+        feature_sizes.append(int(uniq.size))
+
+    def sentences(ids: np.ndarray, y: np.ndarray, lengths: np.ndarray
+                  ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        cuts = np.cumsum(lengths)[:-1]
+        return np.split(ids, cuts), np.split(y, cuts)
+
+    X_train, y_train = sentences(ids_train, codes[0]["y"], train[3])
+    X_test, y_test = sentences(ids_test, codes[1]["y"], test[3])
+    if not return_info:
+        return X_train, y_train, X_test, y_test
+    info = {
+        "feature_sizes": np.asarray(feature_sizes, dtype=np.int64),
+        "n_states": n_states,
+        "labels": list(vocab["y"]),
+        "templates": ["bias"] + ["|".join(f"{f}[{o}]" for f, o in t) for t in CONLL_TEMPLATES],
+    }
+    return X_train, y_train, X_test, y_test, info

