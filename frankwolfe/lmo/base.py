@@ -73,7 +73,7 @@ class LMO(ABC):
         In debug mode the answer's shape and feasibility are checked.
         """
         direction = np.asarray(direction, dtype=float)
-        atom = as_atom(self.extreme_point(direction), direction.shape, source=repr(self))
+        atom = as_atom(self.extreme_point(direction), direction.shape, source=self)
         if debug_enabled():
             self.check_answer(atom)
         return atom

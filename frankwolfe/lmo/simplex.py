@@ -7,23 +7,51 @@ from typing import Any
 import numpy as np
 
 from ..atoms import Atom
+from ..errors import ShapeError
 from .base import LMO
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
 
 
 def _check_radius(cls: str, radius: float) -> float:
-    if not (np.isfinite(radius) and radius > 0):
+    try:
+        r = float(radius)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if not (np.isfinite(r) and r > 0):
         raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
-    return float(radius)
+    return r
 
 
-def _dim_shape(dim: int | None) -> tuple[int, ...] | None:
+def _dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
     if dim is None:
         return None
-    if int(dim) != dim or dim < 1:
-        raise ValueError(f"`dim` must be a positive integer, got {dim!r}")
+    prefix = f"{cls}: " if cls else ""
+    try:
+        ok = int(dim) == dim and dim >= 1 and not isinstance(dim, bool)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{prefix}`dim` must be a positive integer, got {dim!r}")
     return (int(dim),)
+
+
+def _check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
+    """Return ``direction`` flattened, after checking its size against ``lmo.shape``."""
+    flat = direction.reshape(-1)
+    if lmo.shape is not None and flat.size != int(np.prod(lmo.shape)):
+        raise ShapeError(
+            f"{lmo!r}: `direction` has shape {direction.shape} ({flat.size} entries), "
+            f"expected {int(np.prod(lmo.shape))} entries (shape {lmo.shape})"
+        )
+    return flat
+
+
+def _repr_with_dim(lmo: LMO, params: dict[str, Any]) -> dict[str, Any]:
+    """Add ``dim`` to the repr parameters when the LMO knows a 1-D shape."""
+    if lmo.shape is not None and len(lmo.shape) == 1:
+        params["dim"] = lmo.shape[0]
+    return params
 
 
 class ProbabilitySimplex(LMO):
@@ -34,25 +62,44 @@ class ProbabilitySimplex(LMO):
     Parameters
     ----------
     radius : float, default 1.0
+        Sum of the coordinates; positive and finite.
     dim : int, optional
         Dimension (otherwise taken from the direction).
+
+    Notes
+    -----
+    Directions of any shape are treated as flat vectors (C order).  Ties go
+    to the smallest flat index.  The answer is a sparse :class:`Atom`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ProbabilitySimplex(2.0)(np.array([0.5, -1.0, 3.0])).to_dense()
+    array([0., 2., 0.])
     """
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = _check_radius("ProbabilitySimplex", radius)
-        self.shape = _dim_shape(dim)
+        self.shape = _dim_shape(dim, "ProbabilitySimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        i = int(np.argmin(direction.reshape(-1)))
+        i = int(np.argmin(_check_direction(self, direction)))
         return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
 
     def violation(self, x: np.ndarray) -> float:
+        """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
+
+        ``inf`` when ``x`` has a non-finite entry.
+        """
         x = np.asarray(x, dtype=float)
+        total = float(x.sum())
+        if not np.isfinite(total):  # a nan would otherwise slip through max()
+            return float("inf")
         neg = max(0.0, -float(x.min(initial=0.0)))
-        return max(neg, abs(float(x.sum()) - self.radius)) / self.radius
+        return max(neg, abs(total - self.radius)) / self.radius
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"radius": self.radius}
+        return _repr_with_dim(self, {"radius": self.radius})
 
 
 class UnitSimplex(LMO):
@@ -60,23 +107,44 @@ class UnitSimplex(LMO):
 
     Vertices: ``0`` (key ``("zero",)``) and ``radius * e_i`` (key ``("e", i)``).
     LMO cost: one argmin, O(n).
+
+    Parameters
+    ----------
+    radius : float, default 1.0
+        Bound on the sum of the coordinates; positive and finite.
+    dim : int, optional
+        Dimension (otherwise taken from the direction).
+
+    Notes
+    -----
+    Directions of any shape are treated as flat vectors (C order).  When the
+    smallest entry of the direction is ``0`` (a tie between ``0`` and some
+    ``radius * e_i``), the answer is the vertex ``0``.  The answer is a sparse
+    :class:`Atom`.
     """
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = _check_radius("UnitSimplex", radius)
-        self.shape = _dim_shape(dim)
+        self.shape = _dim_shape(dim, "UnitSimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        flat = direction.reshape(-1)
+        flat = _check_direction(self, direction)
         i = int(np.argmin(flat))
         if flat[i] < 0:
             return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
     def violation(self, x: np.ndarray) -> float:
+        """Largest of the negative part of ``min(x)`` and ``sum(x) - radius``, over ``radius``.
+
+        ``inf`` when ``x`` has a non-finite entry.
+        """
         x = np.asarray(x, dtype=float)
+        total = float(x.sum())
+        if not np.isfinite(total):
+            return float("inf")
         neg = max(0.0, -float(x.min(initial=0.0)))
-        return max(neg, float(x.sum()) - self.radius) / self.radius
+        return max(neg, total - self.radius) / self.radius
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"radius": self.radius}
+        return _repr_with_dim(self, {"radius": self.radius})

@@ -6,7 +6,11 @@ are used by the algorithms when present:
 * ``value_and_gradient(x)`` - both at once (defaults to two calls);
 * ``exact_step(x, direction, gradient)`` - closed-form line search;
 * ``partial_gradient(x, indices)`` - gradient entries at ``indices`` only;
+* ``exact_step_block(x, indices, d, g_idx)`` - line search along a direction
+  supported on ``indices`` (block-coordinate methods);
 * ``smoothness`` - a Lipschitz constant L of the gradient (short steps);
+* ``hessian_vector_product(x, v)`` - ``H(x) v``, the curvature used by the
+  conjugate-direction methods;
 * ``tracker(x)`` - a :class:`Tracker` that updates cached products
   incrementally when the iterate moves along a :class:`~frankwolfe.Direction`.
 """
@@ -66,9 +70,43 @@ class Objective(ABC):
         """Whether :meth:`exact_step` is implemented."""
         return type(self).exact_step is not Objective.exact_step
 
+    def hessian_vector_product(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``H(x) v`` with ``H`` the Hessian of ``f`` at ``x`` (optional).
+
+        Conjugate Frank-Wolfe methods use it for curvatures ``u^T H v``;
+        without it they fall back to a finite difference of gradients.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no Hessian-vector product")
+
+    @property
+    def has_hessian_vector_product(self) -> bool:
+        """Whether :meth:`hessian_vector_product` is implemented."""
+        return type(self).hessian_vector_product is not Objective.hessian_vector_product
+
     def partial_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """Gradient entries at flat ``indices`` (default: from the full gradient)."""
         return self.gradient(x).reshape(-1)[indices]
+
+    def exact_step_block(self, x: np.ndarray, indices: np.ndarray, direction: np.ndarray,
+                         partial_gradient: np.ndarray) -> float:
+        """Exact line search along a direction supported on flat ``indices``.
+
+        Optional, used by block-coordinate methods.  Returns the unclipped
+        minimizer ``gamma`` of ``f(x + gamma * E d)``, where ``E`` scatters
+        ``direction`` (one value per entry of ``indices``, which are unique)
+        into the shape of ``x`` and ``partial_gradient`` is
+        ``grad f(x)`` at ``indices``.  Override it to cost O(len(indices));
+        the default builds the dense direction and calls :meth:`exact_step`
+        with the full gradient, O(dim).
+        """
+        d = np.zeros(x.size)
+        d[indices] = direction
+        return self.exact_step(x, d.reshape(x.shape), self.gradient(x))
+
+    @property
+    def has_exact_step_block(self) -> bool:
+        """Whether :meth:`exact_step_block` works (overridden or via :meth:`exact_step`)."""
+        return type(self).exact_step_block is not Objective.exact_step_block or self.has_exact_step
 
     def tracker(self, x: np.ndarray) -> Tracker:
         """A :class:`Tracker` positioned at ``x`` (a copy)."""

@@ -1,0 +1,1 @@
+"""Applications built on the frankwolfe core (they import frankwolfe, never the reverse)."""

@@ -1,0 +1,23 @@
+"""Static user-equilibrium traffic assignment on the Frank-Wolfe core.
+
+The application supplies a domain and an objective; the solvers are the
+core's generic Frank-Wolfe methods:
+
+* :class:`Network` - links, BPR costs (generalized with tolls and lengths), OD demand;
+* :func:`read_tntp` and friends - readers for the TNTP formats;
+* :class:`Beckmann` - the Beckmann objective (gradient = link costs, exact line search);
+* :class:`AllOrNothing` - the flow-polytope LMO (shortest paths from every origin);
+* :func:`traffic_assignment` - FW / CFW / BFW to a target relative gap.
+"""
+
+from .assignment import AllOrNothing
+from .beckmann import Beckmann
+from .network import Network, bpr_cost
+from .solve import METHODS, relative_gap, traffic_assignment
+from .tntp import load_siouxfalls, read_flows, read_net, read_tntp, read_trips
+
+__all__ = [
+    "Network", "bpr_cost", "Beckmann", "AllOrNothing",
+    "traffic_assignment", "relative_gap", "METHODS",
+    "read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls",
+]

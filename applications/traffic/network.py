@@ -1,0 +1,176 @@
+"""A road network with BPR link costs and an origin-destination demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from frankwolfe.errors import ShapeError
+
+__all__ = ["Network", "bpr_cost"]
+
+
+def bpr_cost(flow: np.ndarray, free_flow_time: np.ndarray, b: np.ndarray,
+             capacity: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """BPR travel time ``t0 * (1 + b * (x / c)^p)`` (vectorized)."""
+    ratio = np.maximum(np.asarray(flow, dtype=float), 0.0) / capacity
+    return free_flow_time * (1.0 + b * ratio**power)
+
+
+def _column(name: str, value: object, n: int, default: float | None = None) -> np.ndarray:
+    if value is None:
+        if default is None:
+            raise ValueError(f"Network: `{name}` is required")
+        return np.full(n, float(default))
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ShapeError(f"Network: `{name}` must have shape ({n},) (one per link), got {arr.shape}")
+    return arr.copy()
+
+
+@dataclass
+class Network:
+    """Directed road network, BPR costs and OD demand of a static assignment.
+
+    The link cost seen by drivers (the generalized cost) is::
+
+        c_a(x) = t0_a * (1 + b_a * (x / cap_a)^p_a) + toll_factor * toll_a
+                 + distance_factor * length_a
+
+    Parameters
+    ----------
+    init_node, term_node : array of int, shape (m,)
+        Tail and head of each link, 0-based node indices.
+    free_flow_time, capacity, b, power : array of float, shape (m,)
+        BPR parameters (``b = 0`` or ``power = 0`` give constant-cost links).
+    demand : array, shape (n_zones, n_zones)
+        Trips from zone ``o`` to zone ``d``; zones are nodes ``0..n_zones-1``.
+        Intrazonal entries (the diagonal) load no link.
+    n_nodes : int, optional
+        Number of nodes (default: largest index + 1).
+    first_thru_node : int, default 0
+        0-based index of the first node that routes may pass through: zone
+        nodes below it are only origins or destinations (TNTP ``FIRST THRU
+        NODE`` minus one).
+    length, toll : array of float, optional
+        Link lengths and tolls (default 0).
+    toll_factor, distance_factor : float, default 0
+        Weights of tolls and lengths in the generalized cost.
+    name : str
+        For display.
+    """
+
+    init_node: np.ndarray
+    term_node: np.ndarray
+    free_flow_time: np.ndarray
+    capacity: np.ndarray
+    b: np.ndarray
+    power: np.ndarray
+    demand: np.ndarray
+    n_nodes: int | None = None
+    first_thru_node: int = 0
+    length: np.ndarray | None = None
+    toll: np.ndarray | None = None
+    toll_factor: float = 0.0
+    distance_factor: float = 0.0
+    name: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        tail = np.asarray(self.init_node)
+        head = np.asarray(self.term_node)
+        if tail.ndim != 1 or tail.shape != head.shape:
+            raise ShapeError(
+                f"Network: `init_node` and `term_node` must be 1-D of equal length, got "
+                f"{tail.shape} and {head.shape}"
+            )
+        if tail.size and not (np.issubdtype(tail.dtype, np.integer) or np.all(tail == np.round(tail))):
+            raise ValueError("Network: `init_node` must hold integer node indices")
+        self.init_node = tail.astype(np.int64)
+        self.term_node = head.astype(np.int64)
+        m = self.n_links
+        top = int(max(self.init_node.max(initial=-1), self.term_node.max(initial=-1))) + 1
+        if self.n_nodes is None:
+            self.n_nodes = top
+        self.n_nodes = int(self.n_nodes)
+        if m and (min(self.init_node.min(), self.term_node.min()) < 0 or top > self.n_nodes):
+            raise ValueError(
+                f"Network: node indices must lie in [0, {self.n_nodes}), got range "
+                f"[{min(self.init_node.min(), self.term_node.min())}, {top - 1}]"
+            )
+        self.free_flow_time = _column("free_flow_time", self.free_flow_time, m)
+        self.capacity = _column("capacity", self.capacity, m)
+        self.b = _column("b", self.b, m)
+        self.power = _column("power", self.power, m)
+        self.length = _column("length", self.length, m, default=0.0)
+        self.toll = _column("toll", self.toll, m, default=0.0)
+        for name in ("free_flow_time", "b", "power", "length", "toll"):
+            col = getattr(self, name)
+            if not np.all(np.isfinite(col)) or (name != "toll" and col.min(initial=0.0) < 0):
+                raise ValueError(f"Network: `{name}` must be finite and non-negative")
+        variable = (self.b > 0) & (self.power > 0) & (self.free_flow_time > 0)
+        bad = variable & ~(self.capacity > 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"Network: link {i} has flow-dependent cost but capacity {self.capacity[i]!r}; "
+                "capacity must be positive"
+            )
+        # a constant-cost link never divides by its capacity: any positive value will do
+        self.capacity = np.where(variable, self.capacity, 1.0)
+        dem = np.asarray(self.demand, dtype=float)
+        if dem.ndim != 2 or dem.shape[0] != dem.shape[1]:
+            raise ShapeError(f"Network: `demand` must be a square (zones x zones) matrix, got {dem.shape}")
+        if dem.shape[0] > self.n_nodes:
+            raise ShapeError(
+                f"Network: `demand` has {dem.shape[0]} zones but the network has {self.n_nodes} nodes"
+            )
+        if not np.all(np.isfinite(dem)) or dem.min(initial=0.0) < 0:
+            raise ValueError("Network: `demand` must be finite and non-negative")
+        self.demand = dem
+        self.first_thru_node = int(self.first_thru_node)
+        const = self.toll_factor * self.toll + self.distance_factor * self.length
+        if np.any(self.free_flow_time + const < 0):
+            raise ValueError("Network: the generalized cost must be non-negative on every link")
+
+    # -- sizes ---------------------------------------------------------------
+    @property
+    def n_links(self) -> int:
+        """Number of links."""
+        return int(self.init_node.size)
+
+    @property
+    def n_zones(self) -> int:
+        """Number of zones (rows of the demand matrix)."""
+        return int(self.demand.shape[0])
+
+    @property
+    def total_demand(self) -> float:
+        """Sum of all trips, intrazonal ones included."""
+        return float(self.demand.sum())
+
+    @property
+    def fixed_cost(self) -> np.ndarray:
+        """The flow-independent part of the generalized cost (tolls, lengths)."""
+        return self.toll_factor * self.toll + self.distance_factor * self.length
+
+    def link_costs(self, flow: np.ndarray) -> np.ndarray:
+        """Generalized link costs ``c_a(x_a)`` at link flows ``flow``."""
+        flow = np.asarray(flow, dtype=float)
+        if flow.shape != (self.n_links,):
+            raise ShapeError(f"link_costs: `flow` must have shape ({self.n_links},), got {flow.shape}")
+        return bpr_cost(flow, self.free_flow_time, self.b, self.capacity, self.power) + self.fixed_cost
+
+    def net_supply(self) -> np.ndarray:
+        """Trips produced minus trips attracted at each node (intrazonal ones excluded)."""
+        dem = self.demand.copy()
+        np.fill_diagonal(dem, 0.0)
+        out = np.zeros(self.n_nodes)
+        out[: self.n_zones] = dem.sum(axis=1) - dem.sum(axis=0)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"Network({self.name!r}, nodes={self.n_nodes}, links={self.n_links}, "
+                f"zones={self.n_zones}, demand={self.total_demand:g})")

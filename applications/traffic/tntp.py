@@ -1,0 +1,242 @@
+"""Readers for the TNTP formats of the Transportation Networks for Research repository.
+
+* net file: metadata lines ``<KEY> value`` up to ``<END OF METADATA>``, ``~``
+  comments, then one link a line ending with ``;``:
+  ``init_node term_node capacity length free_flow_time b power speed toll link_type``;
+* trips file: metadata, then blocks ``Origin o`` followed by ``d : flow;``
+  entries (any number a line, any spacing);
+* flow file: a header line, then ``from to volume cost`` a line.
+
+Node numbers in the files are 1-based; the :class:`Network` is 0-based.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .network import Network
+
+__all__ = ["read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls"]
+
+_META = re.compile(r"^\s*<([^>]+)>\s*(.*)$")
+_ORIGIN = re.compile(r"Origin\s+(\d+)", re.IGNORECASE)
+_ENTRY = re.compile(r"(\d+)\s*:\s*([-+0-9.eEdD]+)")
+
+
+def _strip_comment(line: str) -> str:
+    return line.split("~", 1)[0]
+
+
+def _split_metadata(text: str) -> tuple[dict[str, str], list[str]]:
+    """Metadata as ``{KEY: value}`` and the remaining body lines."""
+    meta: dict[str, str] = {}
+    lines = text.splitlines()
+    has_end = any("<END OF METADATA>" in ln.upper() for ln in lines)
+    body_start = 0
+    for i, line in enumerate(lines):
+        m = _META.match(line)
+        if m:
+            key = m.group(1).strip().upper()
+            if key == "END OF METADATA":
+                body_start = i + 1
+                break
+            meta[key] = _strip_comment(m.group(2)).strip()
+            body_start = i + 1
+        elif not has_end and _strip_comment(line).strip():
+            break
+    return meta, lines[body_start:]
+
+
+def _meta_int(meta: dict[str, str], key: str, path: object) -> int | None:
+    if key not in meta or not meta[key]:
+        return None
+    try:
+        return int(float(meta[key]))
+    except ValueError:
+        raise ValueError(f"{path}: metadata <{key}> must be a number, got {meta[key]!r}") from None
+
+
+def _meta_float(meta: dict[str, str], key: str, path: object) -> float | None:
+    if key not in meta or not meta[key]:
+        return None
+    try:
+        return float(meta[key])
+    except ValueError:
+        raise ValueError(f"{path}: metadata <{key}> must be a number, got {meta[key]!r}") from None
+
+
+def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Read a TNTP network file.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``*_net.tntp`` file.
+
+    Returns
+    -------
+    links : dict of str to ndarray
+        ``init_node``, ``term_node`` (1-based, as in the file), ``capacity``,
+        ``length``, ``free_flow_time``, ``b``, ``power``, ``speed``, ``toll``,
+        ``link_type``; missing trailing columns are 0.
+    metadata : dict of str to str
+        The ``<KEY> value`` lines, keys upper-cased.
+    """
+    text = Path(path).read_text()
+    meta, body = _split_metadata(text)
+    rows: list[list[float]] = []
+    for lineno, line in enumerate(body, 1):
+        line = _strip_comment(line).replace(";", " ").strip()
+        if not line:
+            continue
+        try:
+            vals = [float(v) for v in line.split()]
+        except ValueError:
+            raise ValueError(f"{path}: cannot parse link line {line!r}") from None
+        if len(vals) < 5:
+            raise ValueError(
+                f"{path}: a link line needs at least init_node term_node capacity length "
+                f"free_flow_time, got {line!r}"
+            )
+        rows.append((vals + [0.0] * 10)[:10])
+    table = np.array(rows, dtype=float).reshape(-1, 10)
+    names = ("init_node", "term_node", "capacity", "length", "free_flow_time", "b", "power",
+             "speed", "toll", "link_type")
+    links = {name: table[:, i].copy() for i, name in enumerate(names)}
+    links["init_node"] = links["init_node"].astype(np.int64)
+    links["term_node"] = links["term_node"].astype(np.int64)
+    n_links = _meta_int(meta, "NUMBER OF LINKS", path)
+    if n_links is not None and n_links != table.shape[0]:
+        raise ValueError(f"{path}: <NUMBER OF LINKS> says {n_links} but {table.shape[0]} links were read")
+    return links, meta
+
+
+def read_trips(path: str | os.PathLike, n_zones: int | None = None) -> tuple[np.ndarray, dict[str, str]]:
+    """Read a TNTP trips (OD demand) file.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``*_trips.tntp`` file.
+    n_zones : int, optional
+        Matrix size; default ``<NUMBER OF ZONES>``, else the largest zone read.
+
+    Returns
+    -------
+    demand : ndarray, shape (n_zones, n_zones)
+        ``demand[o, d]`` trips from zone ``o + 1`` to zone ``d + 1``.
+    metadata : dict of str to str
+    """
+    text = Path(path).read_text()
+    meta, body = _split_metadata(text)
+    body_text = "\n".join(_strip_comment(ln) for ln in body)
+    entries: list[tuple[int, int, float]] = []
+    blocks = _ORIGIN.split(body_text)
+    if blocks[0].strip().strip(";").strip():
+        raise ValueError(f"{path}: demand entries found before the first 'Origin' line")
+    for o_str, block in zip(blocks[1::2], blocks[2::2]):
+        o = int(o_str)
+        for d_str, val in _ENTRY.findall(block):
+            entries.append((o, int(d_str), float(val.replace("d", "e").replace("D", "e"))))
+    if n_zones is None:
+        n_zones = _meta_int(meta, "NUMBER OF ZONES", path)
+    if n_zones is None:
+        n_zones = max((max(o, d) for o, d, _ in entries), default=0)
+    demand = np.zeros((n_zones, n_zones))
+    if entries:
+        arr = np.array(entries)
+        o = arr[:, 0].astype(np.int64) - 1
+        d = arr[:, 1].astype(np.int64) - 1
+        if min(o.min(), d.min()) < 0 or max(o.max(), d.max()) >= n_zones:
+            raise ValueError(f"{path}: zone numbers must lie in 1..{n_zones}")
+        np.add.at(demand, (o, d), arr[:, 2])
+    total = _meta_float(meta, "TOTAL OD FLOW", path)
+    if total is not None and not np.isclose(total, demand.sum(), rtol=1e-6, atol=1e-6):
+        raise ValueError(f"{path}: <TOTAL OD FLOW> says {total} but the entries sum to {demand.sum()}")
+    return demand, meta
+
+
+def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Read a TNTP flow file (best-known solution).
+
+    Returns
+    -------
+    links : ndarray of int, shape (m, 2)
+        ``(from, to)`` node numbers as in the file (1-based).
+    volume, cost : ndarray, shape (m,)
+    """
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        parts = _strip_comment(line).replace(";", " ").split()
+        if len(parts) < 3:
+            continue
+        try:
+            rows.append([float(p) for p in parts[:4]] + [np.nan] * (4 - len(parts[:4])))
+        except ValueError:
+            continue  # the header
+    table = np.array(rows, dtype=float).reshape(-1, 4)
+    return table[:, :2].astype(np.int64), table[:, 2].copy(), table[:, 3].copy()
+
+
+def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
+              toll_factor: float | None = None, distance_factor: float | None = None) -> Network:
+    """Build a :class:`Network` from a TNTP net file and trips file.
+
+    Parameters
+    ----------
+    net_path, trips_path : path-like
+    toll_factor, distance_factor : float, optional
+        Weights of tolls and lengths in the generalized cost; default the
+        file's ``<TOLL FACTOR>`` / ``<DISTANCE FACTOR>``, else 0.
+    """
+    links, meta = read_net(net_path)
+    n_zones = _meta_int(meta, "NUMBER OF ZONES", net_path)
+    demand, _ = read_trips(trips_path, n_zones)
+    n_nodes = _meta_int(meta, "NUMBER OF NODES", net_path)
+    first_thru = _meta_int(meta, "FIRST THRU NODE", net_path) or 1
+    if toll_factor is None:
+        toll_factor = _meta_float(meta, "TOLL FACTOR", net_path) or 0.0
+    if distance_factor is None:
+        distance_factor = _meta_float(meta, "DISTANCE FACTOR", net_path) or 0.0
+    tail = links["init_node"] - 1
+    head = links["term_node"] - 1
+    if tail.size and min(tail.min(), head.min()) < 0:
+        raise ValueError(f"{net_path}: node numbers must start at 1")
+    return Network(
+        init_node=tail, term_node=head, free_flow_time=links["free_flow_time"],
+        capacity=links["capacity"], b=links["b"], power=links["power"], demand=demand,
+        n_nodes=n_nodes, first_thru_node=first_thru - 1, length=links["length"],
+        toll=links["toll"], toll_factor=toll_factor, distance_factor=distance_factor,
+        name=Path(net_path).name.replace("_net.tntp", ""), metadata=meta,
+    )
+
+
+def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network, np.ndarray]:
+    """The SiouxFalls network and its best-known link flows.
+
+    Parameters
+    ----------
+    data_home : path-like, optional
+        Folder holding ``tntp/SiouxFalls/``; default ``$FRANKWOLFE_DATA``.
+
+    Returns
+    -------
+    network : Network
+    best_flows : ndarray, shape (76,)
+    """
+    if data_home is None:
+        data_home = os.environ.get("FRANKWOLFE_DATA")
+        if data_home is None:
+            raise ValueError("load_siouxfalls: pass `data_home` or set FRANKWOLFE_DATA")
+    folder = Path(data_home) / "tntp" / "SiouxFalls"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"load_siouxfalls: no folder {folder}")
+    net = read_tntp(folder / "SiouxFalls_net.tntp", folder / "SiouxFalls_trips.tntp")
+    ends, volume, _ = read_flows(folder / "SiouxFalls_flow.tntp")
+    if not (np.array_equal(ends[:, 0] - 1, net.init_node) and np.array_equal(ends[:, 1] - 1, net.term_node)):
+        raise ValueError(f"{folder}: the flow file's links are not in the net file's order")
+    return net, volume

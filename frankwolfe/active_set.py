@@ -1,0 +1,566 @@
+"""Active sets: a point stored as a convex combination of atoms.
+
+Away-step, pairwise and other active-set methods keep the iterate as
+``x = sum_a w_a a`` over a small set of atoms.  :class:`ActiveSet` stores the
+atoms by key (so "is this vertex active?" is a dict look-up) with their
+weights, answers the away-vertex query for all active atoms with one
+vectorized product, and updates weights (and, optionally, ``x``) in
+O(#atoms + nnz) per step instead of rebuilding the combination.
+
+Storage
+-------
+Atoms live in slots ``0..k-1``; a dropped atom's slot is refilled by the
+last one (swap-remove), so the weights stay one contiguous array.  The
+atoms' entries are stacked for the away query:
+
+* dense atoms: rows of a ``(capacity, n)`` buffer grown geometrically, and
+  the scores ``<g, a_i>`` are one mat-vec;
+* sparse atoms: flat (index, value, slot) arrays, the scores are one
+  ``bincount``; entries of dropped atoms are zeroed and compacted away once
+  they outnumber the live ones.
+
+The storage mode is chosen by the first atom; later atoms of the other kind
+are converted (a dense atom's non-zeros, or a densified sparse atom).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .atoms import Atom, as_atom
+from .errors import ShapeError
+
+__all__ = ["ActiveSet"]
+
+# Sparse storage is compacted when dead entries exceed both this and the live count.
+_MIN_COMPACT = 1024
+# Away steps longer than this re-sum x: the update (1 + gamma) x - gamma a
+# magnifies rounding errors by gamma.
+_AMPLIFY = 1e3
+# Weights at or below this count as zero (subnormal arithmetic has lost its precision).
+_ZERO = 1e-300
+
+
+class ActiveSet:
+    """A convex combination ``x = sum_a w_a a`` of atoms, with ``w >= 0``, ``sum w = 1``.
+
+    Parameters
+    ----------
+    atoms : iterable of Atom or array_like, optional
+        The atoms; atoms with equal keys are merged (weights added).
+    weights : array_like, optional
+        Their weights (non-negative, summing to 1 within 1e-8; they are
+        renormalized).  Uniform by default.
+    keep_x : bool, default True
+        Maintain ``x`` incrementally with every update.  Solvers whose
+        tracker already moves the iterate set this to ``False``; ``x`` is
+        then recomputed from the weights on request.
+
+    Notes
+    -----
+    Cost per update: O(k) for the weights (k active atoms) plus O(nnz) for
+    the atoms touched, plus O(n) for ``x`` when ``keep_x``.  The away query
+    :meth:`scores` costs one product with the stacked atoms, O(k * nnz).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import ActiveSet, Atom
+    >>> S = ActiveSet([Atom(np.array([1.0, 0.0])), Atom(np.array([0.0, 1.0]))], [0.25, 0.75])
+    >>> S.x
+    array([0.25, 0.75])
+    >>> i, a, score = S.away_atom(np.array([1.0, 3.0]))
+    >>> a.to_dense(), score
+    (array([0., 1.]), 3.0)
+    """
+
+    def __init__(
+        self,
+        atoms: Iterable[Atom | Any] = (),
+        weights: Any = None,
+        *,
+        keep_x: bool = True,
+    ) -> None:
+        atoms = list(atoms)
+        self._atoms: list[Atom] = []
+        self._keys: dict[Hashable, int] = {}
+        self._w = np.zeros(8)
+        self._k = 0
+        self.shape: tuple[int, ...] | None = None
+        self._n = 0
+        self._mode: str | None = None
+        # dense store
+        self._rows: np.ndarray | None = None
+        # sparse store
+        self._idx = np.zeros(0, dtype=np.int64)
+        self._val = np.zeros(0)
+        self._own = np.zeros(0, dtype=np.int64)
+        self._live = np.zeros(0, dtype=bool)
+        self._used = 0
+        self._dead = 0
+        self._start = np.zeros(8, dtype=np.int64)
+        self._stop = np.zeros(8, dtype=np.int64)
+        self.keep_x = bool(keep_x)
+        self._x: np.ndarray | None = None
+
+        if not atoms:
+            if weights is not None and np.size(weights) != 0:
+                raise ShapeError(
+                    f"ActiveSet: `weights` has {np.size(weights)} entries but no atoms were given"
+                )
+            return
+        first = atoms[0]
+        shape = first.shape if isinstance(first, Atom) else np.shape(first)
+        atoms = [as_atom(a, shape, source="ActiveSet atom") for a in atoms]
+        if weights is None:
+            w = np.full(len(atoms), 1.0 / len(atoms))
+        else:
+            w = np.asarray(weights, dtype=float)
+            if w.shape != (len(atoms),):
+                raise ShapeError(
+                    f"ActiveSet: `weights` must have shape ({len(atoms)},) like `atoms`, "
+                    f"got {w.shape}"
+                )
+            if not np.all(np.isfinite(w)) or w.min() < 0:
+                raise ValueError(
+                    f"ActiveSet: `weights` must be finite and >= 0, got min {w.min()!r}"
+                )
+            s = float(w.sum())
+            if abs(s - 1.0) > 1e-8:
+                raise ValueError(f"ActiveSet: `weights` must sum to 1, got sum {s!r}")
+            w = w / s
+        for a, wa in zip(atoms, w):
+            if wa > 0:
+                self._add_weight(a, float(wa))
+        if self._k == 0:
+            raise ValueError("ActiveSet: all `weights` are zero")
+        if self.keep_x:
+            self._x = self._sum()
+
+    # -- construction helpers ---------------------------------------------
+    @classmethod
+    def from_vertex(cls, atom: Atom, *, keep_x: bool = True) -> ActiveSet:
+        """The active set ``{atom: 1}``."""
+        return cls([atom], [1.0], keep_x=keep_x)
+
+    def copy(self, *, keep_x: bool | None = None) -> ActiveSet:
+        """An independent copy (atoms are shared: they are immutable)."""
+        keep = self.keep_x if keep_x is None else keep_x
+        new = ActiveSet(self.atoms, self.weights, keep_x=keep)
+        return new
+
+    # -- queries -------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._k
+
+    def __contains__(self, item: Atom | Hashable) -> bool:
+        key = item.key if isinstance(item, Atom) else item
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[tuple[Atom, float]]:
+        for i in range(self._k):
+            yield self._atoms[i], float(self._w[i])
+
+    def __repr__(self) -> str:
+        return f"ActiveSet({self._k} atoms, shape={self.shape}, storage={self._mode})"
+
+    @property
+    def atoms(self) -> list[Atom]:
+        """The active atoms, in slot order (a new list)."""
+        return list(self._atoms)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The weights aligned with :attr:`atoms` (a copy)."""
+        return self._w[: self._k].copy()
+
+    @property
+    def keys(self) -> list[Hashable]:
+        """The atoms' keys in slot order."""
+        return [a.key for a in self._atoms]
+
+    def weight(self, item: Atom | Hashable) -> float:
+        """Weight of an atom (0 when it is not active)."""
+        key = item.key if isinstance(item, Atom) else item
+        i = self._keys.get(key)
+        return 0.0 if i is None else float(self._w[i])
+
+    def slot(self, item: Atom | Hashable) -> int:
+        """Slot index of an active atom."""
+        key = item.key if isinstance(item, Atom) else item
+        try:
+            return self._keys[key]
+        except KeyError:
+            raise KeyError(f"atom {key!r} is not in the active set") from None
+
+    def atom_at(self, i: int) -> Atom:
+        """The atom in slot ``i``."""
+        return self._atoms[i]
+
+    def weight_at(self, i: int) -> float:
+        """The weight in slot ``i``."""
+        return float(self._w[i])
+
+    @property
+    def x(self) -> np.ndarray:
+        """The point ``sum_a w_a a`` (kept incrementally when ``keep_x``; do not modify)."""
+        if self._x is not None:
+            return self._x
+        if self._k == 0:
+            raise ValueError("ActiveSet: an empty active set has no point")
+        x = self._sum()
+        if self.keep_x:
+            self._x = x
+        return x
+
+    def scores(self, gradient: np.ndarray) -> np.ndarray:
+        """``<gradient, a_i>`` for every active atom, in slot order (one product)."""
+        g = np.asarray(gradient, dtype=float)
+        if self.shape is not None and g.shape != self.shape:
+            raise ShapeError(
+                f"ActiveSet.scores: `gradient` has shape {g.shape}, expected {self.shape}"
+            )
+        gf = g.reshape(-1)
+        k = self._k
+        if self._mode == "dense":
+            return self._rows[:k] @ gf
+        m = self._used
+        s = np.bincount(self._own[:m], weights=gf[self._idx[:m]] * self._val[:m], minlength=k)
+        return s[:k]
+
+    def away_atom(self, gradient: np.ndarray) -> tuple[int, Atom, float]:
+        """The active atom maximizing ``<gradient, a>``: ``(slot, atom, score)``."""
+        if self._k == 0:
+            raise ValueError("ActiveSet.away_atom: the active set is empty")
+        s = self.scores(gradient)
+        i = int(np.argmax(s))
+        return i, self._atoms[i], float(s[i])
+
+    def local_vertex(self, gradient: np.ndarray) -> tuple[int, Atom, float]:
+        """The active atom minimizing ``<gradient, a>``: ``(slot, atom, score)``."""
+        if self._k == 0:
+            raise ValueError("ActiveSet.local_vertex: the active set is empty")
+        s = self.scores(gradient)
+        i = int(np.argmin(s))
+        return i, self._atoms[i], float(s[i])
+
+    # -- steps -----------------------------------------------------------------
+    def frank_wolfe_step(self, v: Atom, gamma: float) -> None:
+        """``x <- (1 - gamma) x + gamma v``; ``gamma = 1`` leaves ``{v}`` only."""
+        self._check_gamma(gamma)
+        if gamma >= 1.0:
+            self._clear()
+            self._add_weight(v, 1.0)
+            if self.keep_x:
+                self._x = np.array(v.to_dense(), dtype=float, order="C", copy=True)
+            return
+        w = self._w[: self._k]
+        w *= 1.0 - gamma
+        if gamma > _ZERO:
+            self._add_weight(v, gamma)
+            zero = np.flatnonzero(self._w[: self._k] <= _ZERO)  # underflow of tiny weights
+            for i in zero[::-1]:
+                self._remove_slot(int(i))
+        if self._x is not None:
+            self._x *= 1.0 - gamma
+            v.add_to(self._x, gamma)
+
+    def away_step(self, a: Atom | Hashable, gamma: float, drop: bool = False) -> bool:
+        """``x <- (1 + gamma) x - gamma a`` for an active atom ``a``.
+
+        The atom is removed when ``drop`` (the step was ``gamma_max =
+        w_a / (1 - w_a)``) or when its weight reaches zero or below through
+        rounding.  Returns whether it was removed.
+        """
+        self._check_gamma(gamma)
+        i = self.slot(a)
+        atom = self._atoms[i]
+        k = self._k
+        if k == 1:  # x = a: the away direction is zero, nothing moves
+            return False
+        w = self._w[:k]
+        wa = float(w[i])
+        rest = float(w[:i].sum() + w[i + 1:].sum())  # not sum - w_a: tiny weights would cancel
+        w *= 1.0 + gamma
+        # w_a (1 + gamma) - gamma equals w_a - gamma (1 - w_a) = w_a - gamma * rest; the
+        # latter has no cancellation of size gamma * eps, which matters for long steps
+        w[i] = wa - gamma * rest
+        removed = drop or w[i] <= _ZERO
+        if removed:
+            self._remove_slot(i)
+            # the others were scaled by 1 + gamma ~ 1 / (1 - w_a): make their sum exact
+            self._w[: self._k] /= self._w[: self._k].sum()
+        if self._x is not None:
+            if gamma > _AMPLIFY:
+                # (1 + gamma) x - gamma a magnifies rounding by gamma: re-sum instead
+                self._x = self._sum()
+            else:
+                self._x *= 1.0 + gamma
+                atom.add_to(self._x, -gamma)
+        return removed
+
+    def away_gamma_max(self, i: int) -> float:
+        """Largest away step from slot ``i``: ``w_i / (1 - w_i)`` (inf for a lone atom).
+
+        ``1 - w_i`` is computed as the sum of the other weights, which stays
+        accurate when ``w_i`` is close to 1.
+        """
+        k = self._k
+        rest = float(self._w[:i].sum() + self._w[i + 1:k].sum())
+        return float(self._w[i]) / rest if rest > 0 else np.inf
+
+    def pairwise_step(self, v: Atom, a: Atom | Hashable, gamma: float, drop: bool = False) -> bool:
+        """Move mass ``gamma`` from the active atom ``a`` to ``v``: ``x <- x + gamma (v - a)``.
+
+        ``a`` is removed when ``drop`` (``gamma = w_a``) or when its weight
+        reaches zero or below.  Returns whether it was removed.
+        """
+        self._check_gamma(gamma)
+        i = self.slot(a)
+        atom = self._atoms[i]
+        if atom.key == v.key or gamma == 0.0:
+            return False
+        if gamma > self._w[i] * (1 + 1e-12):
+            raise ValueError(
+                f"ActiveSet.pairwise_step: `gamma`={gamma!r} exceeds the weight "
+                f"{self._w[i]!r} of the away atom"
+            )
+        self._add_weight(v, gamma)
+        i = self._keys[atom.key]  # slots are stable under insertion, but be explicit
+        self._w[i] -= gamma
+        if self._x is not None:
+            v.add_to(self._x, gamma)
+            atom.add_to(self._x, -gamma)
+        if drop or self._w[i] <= _ZERO:
+            self._remove_slot(i)
+            return True
+        return False
+
+    def add(self, atom: Atom, weight: float) -> None:
+        """Add ``weight`` to ``atom`` (inserted if new) without renormalizing.
+
+        A low-level operation: the caller restores ``sum w = 1``.  A zero
+        weight does not make an atom active.
+        """
+        if not (np.isfinite(weight) and weight >= 0):
+            raise ValueError(f"ActiveSet.add: `weight` must be finite and >= 0, got {weight!r}")
+        if weight <= _ZERO:
+            return
+        self._add_weight(atom, float(weight))
+        if self._x is not None:
+            atom.add_to(self._x, weight)
+
+    def remove(self, item: Atom | Hashable) -> float:
+        """Remove an atom without renormalizing; returns its weight."""
+        i = self.slot(item)
+        w = float(self._w[i])
+        atom = self._atoms[i]
+        self._remove_slot(i)
+        if self._x is not None:
+            atom.add_to(self._x, -w)
+        return w
+
+    # -- maintenance -------------------------------------------------------
+    def renormalize(self) -> float:
+        """Rescale the weights to sum to 1; returns the relative change of the sum."""
+        k = self._k
+        s = float(self._w[:k].sum())
+        if not s > 0:
+            raise ValueError(f"ActiveSet.renormalize: the weights sum to {s!r}")
+        if s != 1.0:
+            self._w[:k] /= s
+            if self._x is not None:
+                self._x /= s
+        return abs(s - 1.0)
+
+    def resum(self) -> np.ndarray:
+        """Renormalize the weights and recompute ``x = sum w_a a`` from scratch (stops drift).
+
+        Returns the new point (also stored when ``keep_x``).
+        """
+        self.renormalize()
+        x = self._sum()
+        if self.keep_x:
+            self._x = x
+        return x
+
+    def sparsify(self, tol: float = 1e-15) -> int:
+        """Remove atoms with weight below ``tol``, renormalize; returns how many were removed.
+
+        The largest weight is always kept.  ``x`` is recomputed when
+        anything was removed.
+        """
+        if not tol >= 0:
+            raise ValueError(f"ActiveSet.sparsify: `tol` must be >= 0, got {tol!r}")
+        k = self._k
+        if k <= 1:
+            return 0
+        w = self._w[:k]
+        small = np.flatnonzero(w < tol)
+        if small.size == k:
+            small = small[small != int(np.argmax(w))]
+        for i in small[::-1]:  # descending: the swapped-in last slot is never a pending one
+            self._remove_slot(int(i))
+        if small.size:
+            self.renormalize()
+            if self.keep_x:
+                self._x = self._sum()
+        return int(small.size)
+
+    def check(self, lmo: Any = None, x: np.ndarray | None = None) -> dict[str, float]:
+        """Measured invariants: ``min_weight``, ``sum_error``, ``x_error``, ``max_violation``.
+
+        Costs a full re-summation, O(k * nnz); meant for tests and debugging.
+
+        Parameters
+        ----------
+        lmo : LMO, optional
+            When given, the largest ``lmo.violation`` over the atoms.
+        x : ndarray, optional
+            Point to compare with ``sum w_a a`` (default: the kept ``x``).
+        """
+        k = self._k
+        w = self._w[:k]
+        ref = self._sum()
+        cmp = x if x is not None else (self._x if self._x is not None else ref)
+        scale = max(1.0, float(np.linalg.norm(ref)))
+        out = {
+            "min_weight": float(w.min()) if k else np.nan,
+            "sum_error": abs(float(w.sum()) - 1.0),
+            "x_error": float(np.linalg.norm(np.asarray(cmp) - ref)) / scale,
+            "max_violation": 0.0,
+        }
+        if lmo is not None:
+            out["max_violation"] = max(float(lmo.violation(a.to_dense())) for a in self._atoms)
+        return out
+
+    # -- internals -----------------------------------------------------------
+    @staticmethod
+    def _check_gamma(gamma: float) -> None:
+        if not (np.isfinite(gamma) and gamma >= 0):
+            raise ValueError(f"ActiveSet: the step `gamma` must be finite and >= 0, got {gamma!r}")
+
+    def _sum(self) -> np.ndarray:
+        k = self._k
+        if k == 0:
+            return np.zeros(self.shape if self.shape is not None else (0,))
+        w = self._w[:k]
+        if self._mode == "dense":
+            flat = w @ self._rows[:k]
+        else:
+            m = self._used
+            # dead entries hold value 0 and slot 0, so they add nothing
+            flat = np.bincount(self._idx[:m], weights=self._val[:m] * w[self._own[:m]],
+                               minlength=self._n)
+        return np.ascontiguousarray(flat.reshape(self.shape), dtype=float)
+
+    def _clear(self) -> None:
+        self._atoms.clear()
+        self._keys.clear()
+        self._k = 0
+        self._used = 0
+        self._dead = 0
+        self._x = None if not self.keep_x else self._x
+
+    def _add_weight(self, atom: Atom, w: float) -> None:
+        i = self._keys.get(atom.key)
+        if i is not None:
+            self._w[i] += w
+            return
+        if self.shape is None:
+            self.shape = tuple(atom.shape)
+            self._n = int(np.prod(self.shape))
+            self._mode = "sparse" if atom.is_sparse else "dense"
+        elif atom.shape != self.shape:
+            raise ShapeError(
+                f"ActiveSet: atom of shape {atom.shape} added to a set of shape {self.shape}"
+            )
+        k = self._k
+        if k == self._w.size:
+            self._w = _grow(self._w, 2 * k)
+            self._start = _grow(self._start, 2 * k)
+            self._stop = _grow(self._stop, 2 * k)
+        if self._mode == "dense":
+            if self._rows is None:
+                self._rows = np.zeros((8, self._n))
+            if k == self._rows.shape[0]:
+                rows = np.zeros((2 * k, self._n))
+                rows[:k] = self._rows[:k]
+                self._rows = rows
+            self._rows[k] = atom.to_dense().reshape(-1)
+        else:
+            if atom.is_sparse:
+                idx, val = atom.indices, atom.values
+            else:
+                dense = atom.to_dense().reshape(-1)
+                idx = np.flatnonzero(dense)
+                val = dense[idx]
+            m, nnz = self._used, idx.size
+            if m + nnz > self._idx.size:
+                cap = max(2 * (m + nnz), 64)
+                self._idx = _grow(self._idx, cap)
+                self._val = _grow(self._val, cap)
+                self._own = _grow(self._own, cap)
+                self._live = _grow(self._live, cap)
+            self._idx[m:m + nnz] = idx
+            self._val[m:m + nnz] = val
+            self._own[m:m + nnz] = k
+            self._live[m:m + nnz] = True
+            self._start[k], self._stop[k] = m, m + nnz
+            self._used = m + nnz
+        self._atoms.append(atom)
+        self._keys[atom.key] = k
+        self._w[k] = w
+        self._k = k + 1
+
+    def _remove_slot(self, i: int) -> None:
+        last = self._k - 1
+        del self._keys[self._atoms[i].key]
+        if self._mode == "sparse":
+            s, e = self._start[i], self._stop[i]
+            self._val[s:e] = 0.0
+            self._own[s:e] = 0
+            self._live[s:e] = False
+            self._dead += int(e - s)
+        if i != last:
+            moved = self._atoms[last]
+            self._atoms[i] = moved
+            self._keys[moved.key] = i
+            self._w[i] = self._w[last]
+            if self._mode == "dense":
+                self._rows[i] = self._rows[last]
+            else:
+                s, e = self._start[last], self._stop[last]
+                self._own[s:e] = i
+                self._start[i], self._stop[i] = s, e
+        self._atoms.pop()
+        self._w[last] = 0.0
+        self._k = last
+        if last == 1:
+            self._w[0] = 1.0  # a lone atom carries all the mass by definition
+        if self._mode == "sparse" and self._dead > max(_MIN_COMPACT, self._used - self._dead):
+            self._compact()
+
+    def _compact(self) -> None:
+        m, k = self._used, self._k
+        keep = self._live[:m]
+        pos = np.concatenate(([0], np.cumsum(keep)))  # new position of each old entry
+        live = int(pos[-1])
+        self._idx[:live] = self._idx[:m][keep]
+        self._val[:live] = self._val[:m][keep]
+        self._own[:live] = self._own[:m][keep]
+        self._live[:live] = True
+        self._live[live:m] = False
+        self._start[:k] = pos[self._start[:k]]
+        self._stop[:k] = pos[self._stop[:k]]
+        self._used = live
+        self._dead = 0
+
+
+def _grow(a: np.ndarray, cap: int) -> np.ndarray:
+    out = np.zeros(max(cap, 8), dtype=a.dtype)
+    out[: a.size] = a
+    return out

@@ -1,0 +1,162 @@
+"""Shared bookkeeping of active-set variants (away-step, pairwise, ...).
+
+The tracker owns the iterate during a run (it moves ``x`` along each
+:class:`~frankwolfe.Direction`, updating its cached products); the
+:class:`~frankwolfe.ActiveSet` owns the weights.  Every ``resum_every``
+steps the weights are renormalized, tiny weights are removed and the
+tracker is re-synchronised with ``sum w_a a`` if the two drifted apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..active_set import ActiveSet
+from ..atoms import Atom
+from ..direction import Direction
+from ..errors import InfeasibleError, ShapeError
+from ..lmo.base import LMO
+from ..objectives.base import Tracker
+from .loop import Variant
+
+__all__ = ["ActiveSetVariant", "split_start"]
+
+# Relative distance between tracker.x and sum w_a a above which the tracker is reset.
+_DRIFT_TOL = 1e-12
+# Away steps longer than this trigger the drift control at once.
+_AMPLIFY = 1e3
+
+
+def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:
+    """Separate a warm-start :class:`ActiveSet` from the ``x0`` the loop validates."""
+    if isinstance(x0, ActiveSet):
+        if len(x0) == 0:
+            raise ValueError("x0: the warm-start ActiveSet is empty")
+        return x0, np.array(x0.copy(keep_x=False).resum(), dtype=float)
+    return None, x0
+
+
+class ActiveSetVariant(Variant):
+    """Base of variants that keep the iterate as a convex combination of atoms.
+
+    Parameters
+    ----------
+    warm : ActiveSet, optional
+        Warm start (copied, never modified).
+    resum_every : int
+        Period of the drift control (renormalize, sparsify, re-sum).
+    sparsify_tol : float
+        Weights below this are removed by the drift control.
+    """
+
+    def __init__(self, warm: ActiveSet | None = None, resum_every: int = 100,
+                 sparsify_tol: float = 1e-15) -> None:
+        if int(resum_every) != resum_every or resum_every < 1:
+            raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
+        if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
+            raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
+        self.warm = warm
+        self.resum_every = int(resum_every)
+        self.sparsify_tol = float(sparsify_tol)
+        self.active: ActiveSet | None = None
+        self.counts = {"n_fw_steps": 0, "n_away_steps": 0, "n_pairwise_steps": 0,
+                       "n_drop_steps": 0, "n_resyncs": 0}
+
+    # -- start ---------------------------------------------------------------
+    def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        super().start(tracker, x0_atom, lmo)
+        self.tracker = tracker
+        self.n_steps = 0
+        for key in self.counts:
+            self.counts[key] = 0
+        if self.warm is not None:
+            active = self.warm.copy(keep_x=False)
+            if active.shape != tracker.x.shape:
+                raise ShapeError(
+                    f"x0: the warm-start ActiveSet has shape {active.shape}, "
+                    f"expected {tracker.x.shape}"
+                )
+            for atom in active.atoms:  # once per run, not on a hot path
+                try:
+                    viol = lmo.violation(atom.to_dense())
+                except NotImplementedError:
+                    break
+                if not viol <= 1e-8:
+                    raise InfeasibleError(
+                        f"x0: atom {atom.key!r} of the warm-start ActiveSet is outside {lmo!r} "
+                        f"(violation {viol:.3g} > 1e-08)"
+                    )
+        elif x0_atom is not None:
+            active = ActiveSet.from_vertex(x0_atom, keep_x=False)
+        else:
+            active = ActiveSet.from_vertex(self._vertex_of(tracker.x, lmo), keep_x=False)
+            self.n_oracle_calls += 1
+        self.active = active
+
+    @staticmethod
+    def _vertex_of(x: np.ndarray, lmo: LMO) -> Atom:
+        # A vertex of a norm ball or simplex is the oracle's answer for -x;
+        # anything else cannot be written as an active set without more input.
+        v = lmo(-x)
+        vd = v.to_dense()
+        if np.linalg.norm(vd - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
+            return v
+        raise ValueError(
+            "x0: an active-set method needs its start as a convex combination of vertices; "
+            "the given array is not recognised as a vertex of the domain.  Pass x0=None, an "
+            "Atom (a vertex) or an ActiveSet (vertices with weights)"
+        )
+
+    # -- per-step bookkeeping -------------------------------------------------
+    def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
+        kind = info[0]
+        S = self.active
+        if kind == "fw":
+            _, v, gamma_max = info
+            S.frank_wolfe_step(v, gamma)
+            self.counts["n_fw_steps"] += 1
+        elif kind == "away":
+            _, a_key, gamma_max = info
+            if S.away_step(a_key, gamma, drop=gamma >= gamma_max):
+                self.counts["n_drop_steps"] += 1
+            self.counts["n_away_steps"] += 1
+        elif kind == "pairwise":
+            _, v, a_key, gamma_max = info
+            if S.pairwise_step(v, a_key, gamma, drop=gamma >= gamma_max):
+                self.counts["n_drop_steps"] += 1
+            self.counts["n_pairwise_steps"] += 1
+        else:  # pragma: no cover - programming error
+            raise AssertionError(f"unknown step kind {kind!r}")
+        self.n_steps += 1
+        # a long away step magnifies the tracker's rounding errors by gamma
+        if self.n_steps % self.resum_every == 0 or (kind == "away" and gamma > _AMPLIFY):
+            self.maintain()
+
+    def maintain(self) -> None:
+        """Renormalize, drop tiny weights, and re-sync the tracker if ``x`` drifted."""
+        S = self.active
+        S.sparsify(self.sparsify_tol)
+        xs = S.resum()
+        x = self.tracker.x
+        scale = max(1.0, float(np.linalg.norm(xs)))
+        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * scale:
+            self.tracker.set_point(xs)
+            self.counts["n_resyncs"] += 1
+
+    # -- helpers for subclasses -------------------------------------------
+    def fw_step(self, v: Atom) -> tuple[Direction, float, Any]:
+        """The Frank-Wolfe direction ``v - x`` with its bookkeeping info."""
+        return Direction.frank_wolfe(v), 1.0, ("fw", v, 1.0)
+
+    # -- reporting -------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        return {"active_set_size": len(self.active) if self.active is not None else 0}
+
+    def outputs(self) -> tuple[Any, dict[str, Any]]:
+        if self.active is None:
+            return None, dict(self.counts)
+        final = self.active.copy(keep_x=True)
+        final.resum()
+        return final, dict(self.counts)

@@ -1,0 +1,363 @@
+"""Per-block bookkeeping for block-coordinate Frank-Wolfe.
+
+Three small pieces, each O(|block|) or O(log n) per block step:
+
+* :class:`BlockAtomStore` - per-block atoms (dense rows over the block's
+  coordinates), active-set weights and last-use stamps: the oracle cache and
+  the active set of away / pairwise block steps (gapBCFW keeps both in one
+  table of labellings).
+* :class:`GapSampler` - draws blocks with probability proportional to
+  ``g_i ** degree`` from a sum tree, unvisited blocks first.
+* :class:`LazyAverage` - the weighted / uniform / tail average of the
+  iterates, updated lazily per coordinate so a block step never touches the
+  whole vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+from numba import njit
+
+__all__ = ["BlockAtomStore", "GapSampler", "LazyAverage"]
+
+
+class BlockAtomStore:
+    """Atoms, weights and use stamps of every block.
+
+    Block ``i`` holds up to ``max_size`` inactive atoms as rows of a dense
+    ``(rows, m_i)`` array; atoms with positive weight (the block's active
+    set) are never evicted, so a block may exceed ``max_size`` while they
+    are needed.  Eviction removes the least recently used inactive atom.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Number of coordinates ``m_i`` of each block.
+    max_size : int
+        Bound on the number of stored inactive atoms per block.
+    """
+
+    def __init__(self, sizes: np.ndarray, max_size: int) -> None:
+        n = len(sizes)
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.max_size = int(max_size)
+        self.mats: list[np.ndarray | None] = [None] * n
+        self.weights: list[np.ndarray | None] = [None] * n
+        self.stamps: list[np.ndarray | None] = [None] * n
+        self.keys: list[dict[Hashable, int]] = [{} for _ in range(n)]
+        self.count = np.zeros(n, dtype=np.int64)
+
+    def add(self, i: int, key: Hashable, vec: np.ndarray, weight: float, stamp: int) -> int:
+        """Store ``vec`` under ``key`` in block ``i`` (or find it); return its row."""
+        keys = self.keys[i]
+        row = keys.get(key)
+        if row is not None:
+            self.stamps[i][row] = stamp
+            return row
+        c = int(self.count[i])
+        if self.mats[i] is None:
+            cap = 4
+            self.mats[i] = np.empty((cap, self.sizes[i]))
+            self.weights[i] = np.zeros(cap)
+            self.stamps[i] = np.zeros(cap, dtype=np.int64)
+        w = self.weights[i]
+        if c >= self.max_size:
+            inactive = np.flatnonzero(w[:c] <= 0.0)
+            if inactive.size:  # reuse the least recently used inactive row
+                row = int(inactive[np.argmin(self.stamps[i][inactive])])
+                old = next(k for k, r in keys.items() if r == row)
+                del keys[old]
+                self._write(i, row, key, vec, weight, stamp)
+                return row
+        if c == self.mats[i].shape[0]:
+            cap = 2 * c
+            for name in ("mats", "weights", "stamps"):
+                arr = getattr(self, name)[i]
+                new = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
+                new[:c] = arr[:c]
+                getattr(self, name)[i] = new
+        self.count[i] = c + 1
+        self._write(i, c, key, vec, weight, stamp)
+        return c
+
+    def _write(self, i: int, row: int, key: Hashable, vec: np.ndarray, weight: float,
+               stamp: int) -> None:
+        self.mats[i][row] = vec
+        self.weights[i][row] = weight
+        self.stamps[i][row] = stamp
+        self.keys[i][key] = row
+
+    def rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Views ``(atoms, weights)`` of the stored rows of block ``i``."""
+        c = int(self.count[i])
+        return self.mats[i][:c], self.weights[i][:c]
+
+    def active_size(self, i: int) -> int:
+        """Number of atoms with positive weight in block ``i``."""
+        c = int(self.count[i])
+        return 0 if c == 0 else int(np.count_nonzero(self.weights[i][:c] > 0.0))
+
+    def total_active(self) -> int:
+        """Sum of the active-set sizes over the blocks."""
+        return sum(self.active_size(i) for i in range(len(self.keys)))
+
+
+# -- gap sampling -----------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _tree_set(tree: np.ndarray, size: int, i: int, v: float) -> None:
+    j = i + size
+    tree[j] = v
+    j //= 2
+    while j >= 1:
+        # recompute from children (not a running difference) so rounding
+        # errors cannot accumulate over millions of updates
+        tree[j] = tree[2 * j] + tree[2 * j + 1]
+        j //= 2
+
+
+@njit(cache=True, nogil=True)
+def _tree_find(tree: np.ndarray, size: int, u: float) -> int:
+    j = 1
+    while j < size:
+        left = tree[2 * j]
+        if u < left or tree[2 * j + 1] <= 0.0:
+            j = 2 * j
+        else:
+            u -= left
+            j = 2 * j + 1
+    return j - size
+
+
+class GapSampler:
+    """Block sampling proportional to ``g_i ** degree`` (gapBCFW).
+
+    Blocks whose estimate is ``+inf`` (never visited) are taken first, in
+    index order, so the first pass is a deterministic sweep as in gapBCFW.
+    After that block ``i`` is drawn with probability ``g_i^degree / sum_j
+    g_j^degree`` (uniformly when all estimates are 0) by one
+    ``rng.random()`` and a sum-tree descent, O(log n).
+
+    Parameters
+    ----------
+    estimates : ndarray
+        The block-gap estimates, shared with (and updated by) the caller
+        through :meth:`update` / :meth:`refresh`.
+    degree : float
+        Exponent of the gaps.
+    greedy : bool
+        Pick ``argmax g_i`` instead of sampling ("max_gap").
+    """
+
+    def __init__(self, estimates: np.ndarray, degree: float, greedy: bool = False) -> None:
+        self.est = estimates
+        self.n = estimates.size
+        self.degree = float(degree)
+        self.greedy = greedy
+        self.size = 1 << max(0, int(self.n - 1).bit_length())
+        self.tree = np.zeros(2 * self.size)
+        self.next_unvisited = 0
+        self.refresh()
+
+    def _weight(self, g: np.ndarray | float) -> np.ndarray | float:
+        g = np.maximum(g, 0.0)
+        return g if self.degree == 1.0 else g ** self.degree
+
+    def refresh(self) -> None:
+        """Rebuild the tree from all estimates (after an exact gap pass)."""
+        leaves = np.where(np.isfinite(self.est), self._weight(np.where(np.isfinite(self.est),
+                                                                       self.est, 0.0)), 0.0)
+        self.tree[:] = 0.0
+        self.tree[self.size:self.size + self.n] = leaves
+        lvl = self.size
+        while lvl > 1:  # build parents level by level, vectorized
+            half = lvl // 2
+            self.tree[half:lvl] = self.tree[lvl:2 * lvl:2] + self.tree[lvl + 1:2 * lvl:2]
+            lvl = half
+        self.next_unvisited = 0
+        self._skip_visited()
+
+    def _skip_visited(self) -> None:
+        est, k = self.est, self.next_unvisited
+        while k < self.n and np.isfinite(est[k]):
+            k += 1
+        self.next_unvisited = k
+
+    def update(self, i: int, g: float) -> None:
+        """Set block ``i``'s estimate to ``g`` (finite)."""
+        self.est[i] = g
+        _tree_set(self.tree, self.size, i, float(self._weight(g)))
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """The next block."""
+        if self.next_unvisited < self.n:
+            self._skip_visited()
+            if self.next_unvisited < self.n:
+                return self.next_unvisited
+        if self.greedy:
+            return int(np.argmax(self.est))
+        total = self.tree[1]
+        if not total > 0.0:
+            return int(rng.integers(self.n))
+        return min(_tree_find(self.tree, self.size, rng.random() * total), self.n - 1)
+
+
+# -- averaging ----------------------------------------------------------------
+
+class LazyAverage:
+    """Running average of the iterates ``x_0, x_1, ...`` in O(|block|) per step.
+
+    ``kind``:
+
+    * ``"weighted"`` - ``xbar <- k/(k+2) xbar + 2/(k+2) x`` after step ``k``
+      (BCFW-wavg); iterate ``x_j`` gets weight proportional to ``j``;
+    * ``"uniform"`` - the plain mean of ``x_0..x_K``;
+    * ``"tail"`` - the plain mean since the last restart; the caller restarts
+      at passes 1, 2, 4, 8, ... so the average covers at least the last half.
+
+    Each coordinate keeps the accumulated weighted sum up to the step where
+    it last changed; :meth:`touch` settles coordinates before they change
+    and :meth:`value` settles everything.
+    """
+
+    def __init__(self, x: np.ndarray, kind: str) -> None:
+        self.kind = kind
+        self.acc = np.zeros(x.size)
+        self.since = np.zeros(x.size, dtype=np.int64)  # first iterate holding today's value
+        self.start = 0  # first averaged iterate ("tail" restarts move it)
+
+    def _cum(self, t: np.ndarray | int) -> np.ndarray | float:
+        """Sum of the weights of iterates ``start .. t-1``."""
+        if self.kind == "weighted":
+            return t * (t - 1) / 2.0  # weights j for j < t (x_0 gets weight 0)
+        return t - self.start
+
+    def touch(self, x: np.ndarray, idx: np.ndarray | slice, k: int) -> None:
+        """Settle ``idx`` before step ``k`` changes them (``x`` holds ``x_k``)."""
+        since = self.since[idx]
+        self.acc[idx] += x[idx] * (self._cum(k + 1) - self._cum(since))
+        self.since[idx] = k + 1
+
+    def restart(self, x: np.ndarray, k: int) -> None:
+        """Start a new average at iterate ``x_k`` (O(dim))."""
+        self.acc[:] = 0.0
+        self.since[:] = k
+        self.start = k
+
+    def value(self, x: np.ndarray, k: int) -> np.ndarray:
+        """The average up to and including ``x_k`` (a new array)."""
+        total = self._cum(k + 1)
+        if total <= 0:
+            return x.copy()
+        return (self.acc + x * (total - self._cum(self.since))) / total
+
+
+# -- compiled passes ----------------------------------------------------------
+#
+# For the common case "product of probability simplices + quadratic objective
+# 1/2 x^T Q x + c^T x, Frank-Wolfe block steps" a whole pass runs in one numba
+# call: the Python cost of a block step (oracle call, Atom, a dozen small
+# numpy calls) would otherwise dominate the O(|block|) arithmetic.  The pass
+# performs exactly the updates of the generic Python step (same order, same
+# formulas up to rounding).
+
+@njit(cache=True, nogil=True)
+def _row_dot_csr(indptr, indices, data, r, x):
+    s = 0.0
+    for p in range(indptr[r], indptr[r + 1]):
+        s += data[p] * x[indices[p]]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _in_sorted(a, v):
+    lo, hi = 0, a.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if (lo < a.size and a[lo] == v) else -1
+
+
+@njit(cache=True, nogil=True)
+def simplex_quadratic_pass_csr(order, x, Z, idx_flat, off, radius, est, indptr, indices, data,
+                               c, exact, ell, k):
+    """One pass of FW block steps on simplices for ``1/2 x^T Q x + c^T x`` (CSR ``Q``).
+
+    Block coordinate sets must be sorted.  Returns ``(k, last_gamma, df)`` with
+    ``df`` the exact change of ``f`` over the pass (a quadratic changes by
+    ``gamma <g, d> + gamma^2/2 d^T Q d`` per step), so ``f`` need not be
+    re-evaluated in O(dim) after every pass.
+    """
+    n = off.size - 1
+    gamma = np.nan
+    df = 0.0
+    for t in range(order.size):
+        i = order[t]
+        lo = off[i]
+        hi = off[i + 1]
+        m = hi - lo
+        I = idx_flat[lo:hi]
+        g = np.empty(m)
+        jmin = 0
+        gz = 0.0
+        for a in range(m):
+            g[a] = _row_dot_csr(indptr, indices, data, I[a], x) + c[I[a]]
+            gz += g[a] * Z[lo + a]
+            if g[a] < g[jmin]:
+                jmin = a
+        gap = gz - radius[i] * g[jmin]
+        est[i] = gap if gap > 0.0 else 0.0
+        gamma = 0.0
+        if gap > 0.0:
+            d = np.empty(m)
+            for a in range(m):
+                d[a] = -Z[lo + a]
+            d[jmin] += radius[i]
+            curv = 0.0  # d^T Q[I, I] d
+            for a in range(m):
+                r = I[a]
+                s = 0.0
+                for p in range(indptr[r], indptr[r + 1]):
+                    b = _in_sorted(I, indices[p])
+                    if b >= 0:
+                        s += data[p] * d[b]
+                curv += d[a] * s
+            if exact:
+                gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
+            else:
+                gamma = min(1.0, ell * n / (k + ell * n))
+            df += gamma * (0.5 * gamma * curv - gap)
+            for a in range(m):
+                Z[lo + a] += gamma * d[a]
+                x[I[a]] += gamma * d[a]
+        k += 1
+    return k, gamma, df
+
+
+@njit(cache=True, nogil=True)
+def csr_rows_dot(indptr, indices, data, rows, x):
+    """``(Q @ x)[rows]`` for a CSR ``Q``, O(nnz of the rows)."""
+    out = np.empty(rows.size)
+    for a in range(rows.size):
+        out[a] = _row_dot_csr(indptr, indices, data, rows[a], x)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def csr_block_quad(indptr, indices, data, rows, v):
+    """``v^T Q[rows, rows] v`` for a CSR ``Q`` with sorted column indices and sorted ``rows``."""
+    curv = 0.0
+    for a in range(rows.size):
+        r = rows[a]
+        s = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            b = _in_sorted(rows, indices[p])
+            if b >= 0:
+                s += data[p] * v[b]
+        curv += v[a] * s
+    return curv

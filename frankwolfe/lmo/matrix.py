@@ -1,0 +1,226 @@
+"""Matrix domains: the Birkhoff polytope, the nuclear-norm ball, the spectrahedron.
+
+Points are 2-D arrays; inner products are Frobenius inner products.  The
+oracles of the last two need one extreme singular pair / eigenpair.  Small
+matrices use a dense LAPACK decomposition; larger ones use ARPACK
+(``svds`` / ``eigsh``) with a fixed, seeded start vector, so a call is
+reproducible bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse.linalg import eigsh, svds
+
+from ..atoms import Atom
+from ..errors import ShapeError
+from .base import LMO
+
+__all__ = ["Birkhoff", "NuclearNormBall", "Spectrahedron"]
+
+# Above this smallest dimension a dense decomposition costs more than a few
+# Lanczos iterations; below it LAPACK is both faster and exact.
+DENSE_LIMIT = 50
+
+# Seed of the ARPACK start vectors (fixed so that answers are reproducible).
+_ARPACK_SEED = 20240611
+
+
+def _check_positive(cls: str, name: str, value: float) -> float:
+    if not (np.isscalar(value) and np.isfinite(value) and value > 0):
+        raise ValueError(f"{cls}: `{name}` must be positive and finite, got {value!r}")
+    return float(value)
+
+
+def _check_dim(cls: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ValueError(f"{cls}: `{name}` must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _start_vector(n: int) -> np.ndarray:
+    """A fixed random start vector for ARPACK (random, so it is never
+    orthogonal to the wanted vector by structure; fixed, so runs repeat)."""
+    return np.random.default_rng(_ARPACK_SEED).standard_normal(n)
+
+
+def _as_matrix(cls: str, direction: Any, shape: tuple[int, int] | None,
+               square: bool) -> Any:
+    """Validate a direction: 2-D (square if asked), of the known shape; keep sparse as is."""
+    if not sp.issparse(direction):
+        direction = np.asarray(direction, dtype=float)
+    dshape = tuple(direction.shape)
+    if len(dshape) != 2:
+        raise ShapeError(f"{cls}: `direction` must be a 2-D matrix, got shape {dshape}")
+    if square and dshape[0] != dshape[1]:
+        raise ShapeError(f"{cls}: `direction` must be a square matrix, got shape {dshape}")
+    if shape is not None and dshape != shape:
+        raise ShapeError(f"{cls}: `direction` has shape {dshape}, expected {shape}")
+    data = direction.data if sp.issparse(direction) else direction
+    if not np.all(np.isfinite(data)):
+        raise ValueError(f"{cls}: `direction` contains NaN or inf")
+    return direction
+
+
+def _dense(x: Any) -> np.ndarray:
+    return x.toarray() if sp.issparse(x) else np.asarray(x, dtype=float)
+
+
+class Birkhoff(LMO):
+    """The Birkhoff polytope: doubly stochastic ``n x n`` matrices.
+
+    ``{X >= 0, X 1 = 1, X^T 1 = 1}``.  Vertices: the ``n!`` permutation
+    matrices ``P_sigma`` (``P[i, sigma(i)] = 1``), key ``("perm", sigma)``
+    with ``sigma`` a tuple.  LMO: a linear assignment problem on the
+    direction matrix (``scipy.optimize.linear_sum_assignment``), O(n^3); the
+    answer is a sparse atom with ``n`` entries.
+
+    Parameters
+    ----------
+    n : int, optional
+        Size of the matrices (otherwise taken from the direction).
+    """
+
+    def __init__(self, n: int | None = None) -> None:
+        self.n = None if n is None else _check_dim("Birkhoff", "n", n)
+        self.shape = None if self.n is None else (self.n, self.n)
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        g = _dense(_as_matrix("Birkhoff", direction, self.shape, square=True))
+        n = g.shape[0]
+        _, perm = linear_sum_assignment(g)  # rows come back as 0..n-1
+        flat = np.arange(n, dtype=np.int64) * n + perm
+        return Atom.sparse(flat, np.ones(n), (n, n), key=("perm", tuple(perm.tolist())))
+
+    def violation(self, x: np.ndarray) -> float:
+        x = _dense(x)
+        if x.ndim != 2 or x.shape[0] != x.shape[1] or (self.shape and x.shape != self.shape):
+            return np.inf
+        neg = max(0.0, -float(x.min(initial=0.0)))
+        rows = float(np.abs(x.sum(axis=1) - 1.0).max(initial=0.0))
+        cols = float(np.abs(x.sum(axis=0) - 1.0).max(initial=0.0))
+        return max(neg, rows, cols)
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"n": self.n}
+
+
+class NuclearNormBall(LMO):
+    """The nuclear-norm ball ``{X : ||X||_* <= radius}`` of ``m x n`` matrices.
+
+    Vertices: the rank-one matrices ``radius * u v^T`` with unit ``u``,
+    ``v`` (a continuum).  LMO: ``-radius * u1 v1^T`` for the top singular
+    pair of the direction.  Cost: a dense SVD, O(m n min(m, n)), when
+    ``min(m, n) <= 50``; otherwise ``scipy.sparse.linalg.svds(k=1)`` with a
+    seeded start vector (a few matrix-vector products, O(nnz) each).
+    Dense atom, key derived from its bytes.
+
+    Parameters
+    ----------
+    radius : float, default 1.0
+    shape : tuple of 2 int, optional
+        Shape of the matrices (otherwise taken from the direction).
+
+    Notes
+    -----
+    :meth:`extreme_point` also accepts a ``scipy.sparse`` direction when
+    called directly (it then always uses ``svds``).
+    """
+
+    def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
+        self.radius = _check_positive("NuclearNormBall", "radius", radius)
+        if shape is not None:
+            if np.isscalar(shape) or len(shape) != 2:
+                raise ValueError(f"NuclearNormBall: `shape` must be a pair (m, n), got {shape!r}")
+            shape = tuple(_check_dim("NuclearNormBall", "shape", s) for s in shape)
+        self.shape = shape
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        g = _as_matrix("NuclearNormBall", direction, self.shape, square=False)
+        m, n = g.shape
+        if not sp.issparse(g) and min(m, n) <= DENSE_LIMIT:
+            u, _, vt = np.linalg.svd(g, full_matrices=False)
+            u1, v1 = u[:, 0], vt[0]
+        elif (g.nnz if sp.issparse(g) else np.count_nonzero(g)) == 0:
+            # every point is optimal; ARPACK cannot handle a zero operator
+            u1, v1 = np.eye(m, 1).ravel(), np.eye(n, 1).ravel()
+        elif min(m, n) == 1:  # svds needs k < min(m, n)
+            gd = _dense(g)
+            u, _, vt = np.linalg.svd(gd, full_matrices=False)
+            u1, v1 = u[:, 0], vt[0]
+        else:
+            u, _, vt = svds(g, k=1, v0=_start_vector(min(m, n)))
+            u1, v1 = u[:, 0], vt[0]
+        return Atom(-self.radius * np.outer(u1, v1))
+
+    def violation(self, x: np.ndarray) -> float:
+        x = _dense(x)
+        if x.ndim != 2 or (self.shape and x.shape != self.shape):
+            return np.inf
+        nuc = float(np.linalg.svd(x, compute_uv=False).sum())
+        return max(0.0, nuc - self.radius) / self.radius
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"radius": self.radius, "shape": self.shape}
+
+
+class Spectrahedron(LMO):
+    """The spectrahedron ``{X symmetric, X PSD, tr X = trace}`` of ``n x n`` matrices.
+
+    Vertices: ``trace * v v^T`` for unit ``v`` (a continuum).  LMO:
+    ``trace * v v^T`` for an eigenvector ``v`` of the smallest eigenvalue
+    of the symmetric part ``(G + G^T) / 2`` of the direction (only the
+    symmetric part matters against symmetric points).  Cost: a dense
+    ``eigh``, O(n^3), when ``n <= 50``; otherwise
+    ``scipy.sparse.linalg.eigsh(k=1, which="SA")`` with a seeded start
+    vector.  Dense atom, key derived from its bytes.
+
+    Parameters
+    ----------
+    trace : float, default 1.0
+    dim : int, optional
+        Size ``n`` of the matrices (otherwise taken from the direction).
+
+    Notes
+    -----
+    :meth:`extreme_point` also accepts a ``scipy.sparse`` direction when
+    called directly.
+    """
+
+    def __init__(self, trace: float = 1.0, dim: int | None = None) -> None:
+        self.trace = _check_positive("Spectrahedron", "trace", trace)
+        self.dim = None if dim is None else _check_dim("Spectrahedron", "dim", dim)
+        self.shape = None if self.dim is None else (self.dim, self.dim)
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        g = _as_matrix("Spectrahedron", direction, self.shape, square=True)
+        n = g.shape[0]
+        sym = (g + g.T) * 0.5
+        if not sp.issparse(sym) and n <= DENSE_LIMIT:
+            _, vecs = np.linalg.eigh(sym)
+            v = vecs[:, 0]
+        elif (sym.nnz if sp.issparse(sym) else np.count_nonzero(sym)) == 0:
+            v = np.eye(n, 1).ravel()  # every point is optimal
+        elif n <= 2:  # eigsh needs k < n
+            _, vecs = np.linalg.eigh(_dense(sym))
+            v = vecs[:, 0]
+        else:
+            _, vecs = eigsh(sym, k=1, which="SA", v0=_start_vector(n))
+            v = vecs[:, 0]
+        return Atom(self.trace * np.outer(v, v))
+
+    def violation(self, x: np.ndarray) -> float:
+        x = _dense(x)
+        if x.ndim != 2 or x.shape[0] != x.shape[1] or (self.shape and x.shape != self.shape):
+            return np.inf
+        asym = float(np.abs(x - x.T).max(initial=0.0))
+        tr = abs(float(np.trace(x)) - self.trace)
+        lam_min = float(np.linalg.eigvalsh((x + x.T) * 0.5)[0]) if x.size else 0.0
+        return max(asym, tr, max(0.0, -lam_min)) / self.trace
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"trace": self.trace, "dim": self.dim}

@@ -1,0 +1,457 @@
+"""Incremental tracking of quadratic objectives through cached products.
+
+For a quadratic ``f`` with Hessian ``H`` the tracker keeps an "image"
+``p = M x`` of the iterate (``A x`` for least squares, ``Q x`` for a
+quadratic form) together with ``f`` and ``grad f``.  A direction
+``d = x_coef * x + sum_i c_i a_i`` has image ``M d = x_coef * p + sum_i c_i M a_i``
+and Hessian product ``H d = x_coef * H x + sum_i c_i H a_i``; with the
+per-atom products ``(M a, H a)`` cached, a move, an exact line search, a
+trial value or a trial gradient all cost O(m + n) instead of full
+matrix-vector products.
+
+Counters (all on the tracker):
+
+``n_function_calls``, ``n_gradient_calls``
+    Full evaluations of ``f`` / ``grad f`` from ``x`` (matrix-vector
+    products with the whole matrix): at the start, on :meth:`set_point`,
+    on every drift-control refresh.
+``n_incremental_updates``
+    Moves absorbed through cached products (O(m + n) each).
+``n_incremental_evaluations``
+    Trial values and trial gradients computed from cached products.
+``n_atom_products``
+    Atoms whose products were computed (cache misses); each costs about
+    one full matrix-vector product for least squares, O(n * nnz) for a
+    dense quadratic.
+``n_refreshes``
+    Exact recomputations for drift control (every ``refresh_every`` moves).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..atoms import Atom
+from ..direction import Direction
+from ..errors import NonConvexError, ShapeError
+from .atom_cache import DEFAULT_CACHE_BYTES, AtomCache
+from .base import Objective, Tracker
+
+__all__ = ["ProductTracker", "line_minimizer", "check_tracker_options"]
+
+_EPS = np.finfo(float).eps
+
+
+def check_tracker_options(owner: str, cache_bytes: Any, refresh_every: Any) -> tuple[int, int]:
+    """Validate the ``cache_bytes`` and ``refresh_every`` constructor arguments."""
+    try:
+        cb = int(cache_bytes)
+        re = int(refresh_every)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{owner}: `cache_bytes` and `refresh_every` must be integers, got "
+            f"{cache_bytes!r} and {refresh_every!r}"
+        ) from None
+    if cb < 0:
+        raise ValueError(f"{owner}: `cache_bytes` must be >= 0, got {cb}")
+    if re < 1:
+        raise ValueError(f"{owner}: `refresh_every` must be >= 1, got {re}")
+    return cb, re
+
+
+def line_minimizer(slope: float, curvature: float, scale: float, convex: bool, who: str) -> float:
+    """Unclipped minimizer of ``phi(gamma) = slope * gamma + curvature * gamma^2 / 2``.
+
+    Parameters
+    ----------
+    slope : float
+        ``<grad f(x), d>``.
+    curvature : float
+        ``d^T H d``.
+    scale : float
+        Size of the terms summed into ``curvature`` (``|d|^T |H d|``): a
+        curvature within rounding of zero (``|curvature| <= 64 eps scale``)
+        counts as zero.
+    convex : bool
+        Whether the objective is declared convex.
+    who : str
+        Name used in the error message.
+
+    Returns
+    -------
+    float
+        ``-slope / curvature`` for positive curvature.  For zero curvature
+        the line is linear: ``+inf`` when ``slope < 0`` (the caller clips
+        to ``gamma_max``), ``0`` when ``slope == 0``, ``-inf`` when
+        ``slope > 0``.  For negative curvature on a non-convex-declared
+        objective the line is unbounded below: ``+inf`` if ``slope <= 0``,
+        ``-inf`` otherwise (on ``[0, gamma_max]`` a concave line with
+        ``slope < 0`` is minimal at ``gamma_max``).
+
+    Raises
+    ------
+    NonConvexError
+        Negative curvature on an objective declared convex.
+    """
+    if curvature > 64.0 * _EPS * scale:
+        return -slope / curvature
+    if curvature < -64.0 * _EPS * scale:
+        if convex:
+            raise NonConvexError(
+                f"{who}: negative curvature d^T H d = {curvature:.6g} along the search direction "
+                "on an objective declared convex (the Hessian is not positive semidefinite; pass "
+                "convex=False if that is intended)"
+            )
+        return np.inf if slope <= 0 else -np.inf
+    if slope < 0:
+        return np.inf
+    return 0.0 if slope == 0 else -np.inf
+
+
+# Fused kernels for the common directions (at most two atoms: FW, away,
+# pairwise): one pass over the data instead of several numpy temporaries.
+@njit(cache=True, nogil=True)
+def _comb_inplace(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
+    """``p <- s p + ca ma + cb mb``."""
+    for i in range(p.shape[0]):
+        p[i] = s * p[i] + ca * ma[i] + cb * mb[i]
+
+
+@njit(cache=True, nogil=True)
+def _comb3(g, s, u, cu, ma, ca, mb, cb):  # pragma: no cover - compiled
+    """A new array ``s g + cu u + ca ma + cb mb``."""
+    out = np.empty_like(g)
+    for i in range(g.shape[0]):
+        out[i] = s * g[i] + cu * u[i] + ca * ma[i] + cb * mb[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _comb_sq_norm(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
+    """``||s p + ca ma + cb mb||^2`` without forming the vector."""
+    acc = 0.0
+    for i in range(p.shape[0]):
+        t = s * p[i] + ca * ma[i] + cb * mb[i]
+        acc += t * t
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _half_sq_dist(p, b):  # pragma: no cover - compiled
+    """``||p - b||^2 / 2``."""
+    acc = 0.0
+    for i in range(p.shape[0]):
+        t = p[i] - b[i]
+        acc += t * t
+    return 0.5 * acc
+
+
+@njit(cache=True, nogil=True)
+def _quad_value(x, p, c):  # pragma: no cover - compiled
+    """``<x, p/2 + c>``."""
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i] * (0.5 * p[i] + c[i])
+    return acc
+
+
+def atom_inner(a: Atom, b: Atom) -> float:
+    """``<a, b>`` for two atoms, O(nnz) when both are sparse."""
+    if a is b:
+        return a.sq_norm()
+    if not a.is_sparse:
+        return b.dot(a.to_dense())
+    if not b.is_sparse:
+        return a.dot(b.to_dense())
+    if a.indices.size == 1 and b.indices.size == 1:  # the common case: two vertices e_i
+        return float(a.values[0] * b.values[0]) if a.indices[0] == b.indices[0] else 0.0
+    _, ia, ib = np.intersect1d(a.indices, b.indices, assume_unique=True, return_indices=True)
+    return float(np.dot(a.values[ia], b.values[ib]))
+
+
+class _DirectionProducts:
+    """Products of one direction at one tracker state (reused by the
+    exact step, the trial values and the move that follows)."""
+
+    __slots__ = ("direction", "version", "image", "hess", "slope", "curvature", "scale")
+
+    def __init__(self, direction: Direction, version: int) -> None:
+        self.direction = direction
+        self.version = version
+        self.image: np.ndarray | None = None
+        self.hess: np.ndarray | None = None
+        self.slope: float | None = None
+        self.curvature: float | None = None
+        self.scale = 0.0
+
+
+class ProductTracker(Tracker):
+    """Base class of trackers of quadratic objectives with per-atom product caches.
+
+    Subclasses define the image ``p = M x`` and implement :meth:`_recompute`,
+    :meth:`_compute_atom_products`, :meth:`_hess_x`, :meth:`_value_from_image`
+    and :meth:`_curvature`.  See the module docstring for the counters.
+
+    Parameters
+    ----------
+    objective : Objective
+        The objective; it must have an ``n`` attribute (number of entries of x).
+    x : ndarray
+        Starting point (copied); any shape with ``n`` entries.
+    cache_bytes : int
+        Memory budget of the per-atom product cache (LRU).
+    refresh_every : int
+        Recompute the image and the gradient exactly after this many moves
+        (drift control).
+    """
+
+    #: whether the image M d equals the Hessian product H d (quadratic forms)
+    _image_is_hessian: bool = False
+
+    def __init__(self, objective: Objective, x: np.ndarray, *,
+                 cache_bytes: int = DEFAULT_CACHE_BYTES, refresh_every: int = 500) -> None:
+        super().__init__(objective, _checked_point(objective, x))
+        self.cache = AtomCache(cache_bytes)
+        self.refresh_every = int(refresh_every)
+        self.n_incremental_updates = 0
+        self.n_incremental_evaluations = 0
+        self.n_atom_products = 0
+        self.n_refreshes = 0
+        self._version = 0
+        self._memo: _DirectionProducts | None = None
+        self._load()
+
+    # -- exact state ---------------------------------------------------------
+    def _load(self) -> None:
+        self._xf = self.x.reshape(-1)  # a view: moves update x in place
+        self._gdx: float | None = None
+        self._recompute()
+        self.n_function_calls += 1
+        self.n_gradient_calls += 1
+        self._since_refresh = 0
+        self._version += 1
+        self._memo = None
+
+    def refresh(self) -> None:
+        """Recompute the cached image, value and gradient exactly from ``x``."""
+        self.n_refreshes += 1
+        self._load()
+
+    def set_point(self, x: np.ndarray) -> None:
+        """Jump to ``x`` (copied); the per-atom cache is kept."""
+        self.x = np.array(_checked_point(self.objective, x), dtype=float, order="C", copy=True)
+        self._load()
+
+    @abstractmethod
+    def _recompute(self) -> None:
+        """Set ``self._p``, ``self._gf`` (flat gradient) and ``self._f`` from ``self._xf``."""
+
+    @abstractmethod
+    def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+        """``(M a, H a)`` (or ``(Q a,)`` when the image is the Hessian product)."""
+
+    @abstractmethod
+    def _hess_x(self) -> np.ndarray:
+        """``H x`` from the cached quantities (flat)."""
+
+    @abstractmethod
+    def _value_from_image(self) -> float:
+        """``f(x)`` from ``self._p`` (and ``x``)."""
+
+    @abstractmethod
+    def _curvature(self, memo: _DirectionProducts) -> tuple[float, float]:
+        """``(d^T H d, scale)`` of ``memo.direction``; see :func:`line_minimizer`."""
+
+    # -- per-atom products -----------------------------------------------------
+    def atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+        """The cached products of ``atom``, computed on a miss."""
+        prods = self.cache.get(atom.key)
+        if prods is None:
+            if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
+                raise ShapeError(
+                    f"atom of shape {atom.shape} does not match x of shape {self.x.shape}"
+                )
+            prods = self._compute_atom_products(atom)
+            self.n_atom_products += 1
+            self.cache.put(atom.key, prods)
+        return prods
+
+    def _memo_for(self, direction: Direction) -> _DirectionProducts:
+        memo = self._memo
+        if memo is None or memo.direction is not direction or memo.version != self._version:
+            memo = _DirectionProducts(direction, self._version)
+            self._memo = memo
+        return memo
+
+    def _products(self, direction: Direction, need_hess: bool = False) -> _DirectionProducts:
+        """The direction's memo with its image ``M d`` (and ``H d`` if asked) filled in."""
+        memo = self._memo_for(direction)
+        if memo.image is None:
+            xc = direction.x_coef
+            image = xc * self._p if xc else np.zeros_like(self._p)
+            hess = None
+            if self._image_is_hessian:
+                for c, a in direction.terms:
+                    if c:
+                        image += c * self.atom_products(a)[0]
+                hess = image
+            elif need_hess:
+                hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
+                for c, a in direction.terms:
+                    if c:
+                        ma, ha = self.atom_products(a)
+                        image += c * ma
+                        hess += c * ha
+            else:
+                for c, a in direction.terms:
+                    if c:
+                        image += c * self.atom_products(a)[0]
+            memo.image = image
+            memo.hess = hess
+        if need_hess and memo.hess is None:
+            xc = direction.x_coef
+            hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
+            for c, a in direction.terms:
+                if c:
+                    hess += c * self.atom_products(a)[1]
+            memo.hess = hess
+        return memo
+
+    def _atom_pair(
+        self, direction: Direction
+    ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
+        """The products of a direction's (at most two) atoms, padded with a zero
+        term; ``None`` for longer directions (handled by the generic path)."""
+        terms = direction.terms
+        if len(terms) > 2:
+            return None
+        if len(terms) == 2:
+            (ca, a), (cb, b) = terms
+            return (ca, self.atom_products(a)), (cb, self.atom_products(b))
+        if len(terms) == 1:
+            ca, a = terms[0]
+            pa = self.atom_products(a)
+            return (ca, pa), (0.0, pa)
+        z = (np.zeros_like(self._p), np.zeros_like(self._xf))
+        return (0.0, z), (0.0, z)
+
+    @abstractmethod
+    def _gradient_after(self, s: float, gx: float, ha: np.ndarray, ca: float,
+                        hb: np.ndarray, cb: float) -> np.ndarray:
+        """New gradient array after the move ``x <- s x + ca a + cb b`` (``gx = s - 1``),
+        called once ``self._p`` has been updated."""
+
+    def _slope(self, memo: _DirectionProducts) -> float:
+        if memo.slope is None:
+            d = memo.direction
+            if d.x_coef and self._gdx is None:
+                self._gdx = float(np.dot(self._gf, self._xf))
+            memo.slope = d.dot(self._gf, self._gdx)
+        return memo.slope
+
+    def _curv(self, memo: _DirectionProducts) -> tuple[float, float]:
+        if memo.curvature is None:
+            memo.curvature, memo.scale = self._curvature(memo)
+        return memo.curvature, memo.scale
+
+    # -- evaluation ---------------------------------------------------------------
+    def value(self) -> float:
+        return self._f
+
+    def gradient(self) -> np.ndarray:
+        return self._gf.reshape(self.x.shape)
+
+    def value_and_gradient(self) -> tuple[float, np.ndarray]:
+        return self._f, self._gf.reshape(self.x.shape)
+
+    # -- moves --------------------------------------------------------------------
+    def move(self, direction: Direction, gamma: float) -> None:
+        """``x <- x + gamma d``, updating the image, ``f`` and ``grad f`` in O(m + n)."""
+        if gamma == 0:
+            return
+        pair = self._atom_pair(direction)
+        xc = direction.x_coef
+        if pair is not None:
+            (ca, pa), (cb, pb) = pair
+            s = 1.0 + gamma * xc
+            ga, gb = gamma * ca, gamma * cb
+            _comb_inplace(self._p, s, pa[0], ga, pb[0], gb)
+            # a new gradient array: callers may hold the previous one
+            self._gf = self._gradient_after(s, gamma * xc, pa[-1], ga, pb[-1], gb)
+        else:
+            memo = self._products(direction, need_hess=True)
+            # p + gamma * M d equals (1 + gamma x_coef) p + gamma sum c_i M a_i
+            self._p += gamma * memo.image
+            self._gf = self._gf + gamma * memo.hess
+        direction.apply(self.x, gamma)
+        self._gdx = None
+        self._version += 1
+        self._memo = None
+        self._f = self._value_from_image()
+        self.n_incremental_updates += 1
+        self._since_refresh += 1
+        if self._since_refresh >= self.refresh_every:
+            self.refresh()
+
+    def exact_step(self, direction: Direction) -> float:
+        """Unclipped exact step ``-<g, d> / d^T H d`` from cached products.
+
+        Zero curvature gives ``+inf`` for a descent direction (the step-size
+        rule clips it to ``gamma_max``); see :func:`line_minimizer`.
+        """
+        memo = self._memo_for(direction)
+        slope = self._slope(memo)
+        curv, scale = self._curv(memo)
+        return float(line_minimizer(slope, curv, scale, self.objective.convex,
+                                    type(self.objective).__name__))
+
+    def trial_value(self, direction: Direction, gamma: float) -> float:
+        """``f(x + gamma d) = f + gamma <g, d> + gamma^2 d^T H d / 2`` (exact for a quadratic)."""
+        memo = self._memo_for(direction)
+        self.n_incremental_evaluations += 1
+        slope = self._slope(memo)
+        curv, _ = self._curv(memo)
+        return float(self._f + gamma * slope + 0.5 * gamma * gamma * curv)
+
+    def trial_gradient(self, direction: Direction, gamma: float) -> np.ndarray:
+        """``grad f(x + gamma d) = g + gamma H d``."""
+        memo = self._products(direction, need_hess=True)
+        self.n_incremental_evaluations += 1
+        return (self._gf + gamma * memo.hess).reshape(self.x.shape)
+
+    def direction_sq_norm(self, direction: Direction) -> float:
+        """``||d||^2``; O(nnz) for directions between atoms (``x_coef == 0``)."""
+        if direction.x_coef:
+            d = direction.dense(self.x)
+            return float(np.vdot(d, d))
+        terms = [(c, a) for c, a in direction.terms if c]
+        s = 0.0
+        for i, (ci, ai) in enumerate(terms):
+            s += ci * ci * ai.sq_norm()
+            for cj, aj in terms[i + 1:]:
+                s += 2.0 * ci * cj * atom_inner(ai, aj)
+        return max(s, 0.0)
+
+    @property
+    def has_exact_step(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(n={self._xf.size}, "
+                f"full_evaluations={self.n_gradient_calls}, "
+                f"incremental_updates={self.n_incremental_updates}, cache={self.cache!r})")
+
+
+def _checked_point(objective: Objective, x: Any) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    n = objective.n  # type: ignore[attr-defined]
+    if x.size != n:
+        raise ShapeError(
+            f"{type(objective).__name__}: x has shape {x.shape} ({x.size} entries), "
+            f"expected {n} entries"
+        )
+    return x
