@@ -155,10 +155,13 @@ class Adaptive(StepSize):
     most a factor ``tau``, to the curvature measured by the failed trial when
     that is smaller) until the quadratic upper bound holds.
 
-    Numerical robustness: the sufficient-decrease test carries a slack of a
-    few ulps of ``f``, so rounding near convergence cannot inflate ``M``
-    without bound; after ``max_backtracks`` failures the last trial step is
-    taken and ``M`` is not stored.
+    Numerical robustness: when the predicted decrease is within a thousand
+    ulps of ``f``, comparing values of ``f`` is meaningless, so the same
+    quadratic bound is tested through the directional derivative at the
+    trial point instead; rounding near convergence can then neither inflate
+    ``M`` without bound nor let overlong steps through.  After
+    ``max_backtracks`` failures the last trial step is taken and ``M`` is not
+    stored.
 
     Parameters
     ----------
@@ -206,15 +209,28 @@ class Adaptive(StepSize):
         if self.L is None:
             self.L = self._initial_estimate(tracker, direction, dd)
         f0 = tracker.value()
-        slack = _slack(f0)
+        noise = 4.0 * _EPS * max(1.0, abs(f0))
         M = self.eta * self.L
         gamma = 0.0
         for _ in range(self.max_backtracks):
             gamma = min(gamma_max, -slope / (M * dd))
-            ft = tracker.trial_value(direction, gamma)
-            if ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + slack:
+            if -gamma * slope > 1e3 * noise:
+                ft = tracker.trial_value(direction, gamma)
+                accept = ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise
+            else:
+                # The predicted decrease is at the rounding level of f, where
+                # comparing f values says nothing: test the same quadratic
+                # bound through the directional derivative instead,
+                # <grad f(x + gamma d), d> <= slope + gamma M ||d||^2.
+                gt = direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x)
+                ft = None
+                accept = gt <= slope + gamma * M * dd + 1e-12 * abs(slope)
+            if accept:
                 self.L = M
                 return float(gamma)
+            if ft is None:
+                M *= self.tau
+                continue
             # The failed trial measures the curvature along d; jumping to it
             # (within the usual factor tau) avoids systematically halved steps
             # on quadratics, where it is exact.

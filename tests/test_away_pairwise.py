@@ -82,7 +82,7 @@ def log_gap_slope(gaps: np.ndarray) -> float:
 
 @pytest.mark.parametrize("problem", ["simplex", "lasso"])
 @pytest.mark.parametrize("method", ["afw", "pfw", "bpfw"])
-@pytest.mark.parametrize("step", ["exact", "short"])
+@pytest.mark.parametrize("step", ["exact", "short", "adaptive"])
 def test_linear_convergence_where_frank_wolfe_stalls(problem, method, step):
     f, lmo, x_star, support = PROBLEMS[problem]()
     budget = 3000

@@ -299,3 +299,13 @@ def test_frank_wolfe_interior_projection_reaches_tolerance():
     assert res.success and res.gap <= 1e-6
     assert 0.0 <= res.fun <= res.gap
     np.testing.assert_allclose(res.x, Y, atol=1e-3)
+
+
+def test_sparse_direction_through_the_oracle_call():
+    import scipy.sparse as sp
+
+    G = sp.random(60, 70, density=0.1, random_state=0, format="csr")
+    atom = NuclearNormBall(2.0)(G)  # through LMO.__call__, not extreme_point
+    assert atom.shape == (60, 70)
+    sigma_max = np.linalg.svd(G.toarray(), compute_uv=False)[0]
+    assert atom.dot(G.toarray()) == pytest.approx(-2.0 * sigma_max, rel=1e-10)

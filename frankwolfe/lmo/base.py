@@ -24,6 +24,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._config import debug_enabled
 from ..atoms import Atom, as_atom
@@ -72,7 +73,8 @@ class LMO(ABC):
 
         In debug mode the answer's shape and feasibility are checked.
         """
-        direction = np.asarray(direction, dtype=float)
+        if not sp.issparse(direction):  # sparse directions go to oracles that take them
+            direction = np.asarray(direction, dtype=float)
         atom = as_atom(self.extreme_point(direction), direction.shape, source=self)
         if debug_enabled():
             self.check_answer(atom)

@@ -1,0 +1,300 @@
+"""Quadratic assignment by Frank-Wolfe on the Birkhoff polytope (FAQ), with restarts and 2-opt."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from frankwolfe.active_set import ActiveSet
+from frankwolfe.atoms import Atom
+from frankwolfe.lmo.matrix import Birkhoff
+from frankwolfe.minimize import available_methods, minimize
+from frankwolfe.monitor import IterationState
+from frankwolfe.step_size import StepSize
+
+from .doubly_stochastic import (
+    barycenter,
+    birkhoff_decomposition,
+    check_doubly_stochastic,
+    project_to_permutation,
+    random_doubly_stochastic,
+)
+from .local_search import two_opt
+from .objective import QAPObjective, check_qap_matrices, qap_value
+
+__all__ = ["solve_qap", "QAPResult", "QAPRun", "QAP_METHODS"]
+
+#: relaxation solvers accepted by :func:`solve_qap` (when registered in the core)
+QAP_METHODS = ("fw", "away", "pairwise")
+_ACTIVE_SET_METHODS = ("away", "pairwise")
+
+
+@dataclass
+class QAPRun:
+    """One Frank-Wolfe run of :func:`solve_qap` (the first start or a restart).
+
+    Attributes
+    ----------
+    start : str
+        ``"barycenter"``, ``"randomized"`` or ``"given"``.
+    relaxed_fun : float
+        Relaxed objective at the last iterate.
+    gap : float
+        Frank-Wolfe gap there (a stationarity measure: the relaxation is
+        not convex).
+    nit : int
+        Frank-Wolfe iterations.
+    status : str
+        Why the run stopped.
+    projected_fun : float
+        Objective of the rounded permutation, before local search.
+    fun : float
+        Objective after local search.
+    """
+
+    start: str
+    relaxed_fun: float
+    gap: float
+    nit: int
+    status: str
+    projected_fun: float
+    fun: float
+
+
+@dataclass
+class QAPResult:
+    """Result of :func:`solve_qap`.
+
+    Attributes
+    ----------
+    permutation : ndarray of int
+        The best permutation ``p`` found (0-based); the objective is
+        ``sum_{i,j} A[i, j] * B[p(i), p(j)]`` (``P[i, p(i)] = 1``).
+    fun : float
+        Its objective.
+    x : ndarray
+        Relaxed (doubly stochastic) solution of the run that found it.
+    relaxed_fun : float
+        Relaxed objective at ``x``.
+    runs : list of QAPRun
+        Every run: the first from ``P0``, then the restarts.
+    nit : int
+        Frank-Wolfe iterations over all runs.
+    time : float
+        Wall time in seconds.
+    method : str
+        The relaxation solver.
+    """
+
+    permutation: np.ndarray
+    fun: float
+    x: np.ndarray
+    relaxed_fun: float
+    runs: list[QAPRun] = field(default_factory=list)
+    nit: int = 0
+    time: float = 0.0
+    method: str = "fw"
+
+    @property
+    def col_ind(self) -> np.ndarray:
+        """Alias of :attr:`permutation` (the name used by scipy)."""
+        return self.permutation
+
+    @property
+    def n_runs(self) -> int:
+        """Number of Frank-Wolfe runs (1 + restarts done)."""
+        return len(self.runs)
+
+    def __repr__(self) -> str:
+        return (f"QAPResult(fun={self.fun:.12g}, n={self.permutation.size}, "
+                f"runs={self.n_runs}, nit={self.nit}, time={self.time:.3g}s, "
+                f"method={self.method!r})")
+
+
+def _as_active_set(P: np.ndarray) -> ActiveSet:
+    """The start of an active-set method: ``P`` as a convex combination of permutations."""
+    perms, weights = birkhoff_decomposition(P)
+    n = P.shape[0]
+    rows = np.arange(n, dtype=np.int64) * n
+    atoms = [Atom.sparse(rows + p, np.ones(n), (n, n), key=("perm", tuple(p.tolist())))
+             for p in perms]
+    return ActiveSet(atoms, weights, keep_x=False)
+
+
+def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, start: str,
+                     method: str, local_search: bool, project_iterates: bool, tol: float,
+                     max_iter: int, time_limit: float | None, step_size: Any
+                     ) -> tuple[QAPRun, np.ndarray, np.ndarray]:
+    A, B = objective.A, objective.B
+    best: dict[str, Any] = {"fun": np.inf, "perm": None}
+
+    def consider(p: np.ndarray) -> None:
+        val = qap_value(A, B, p)
+        if val < best["fun"]:
+            best["fun"], best["perm"] = val, p
+
+    def round_iterate(state: IterationState) -> None:
+        # Every iterate is rounded: the path passes near better permutations
+        # than its end point (and through scipy's early-stopped FAQ iterate).
+        consider(project_to_permutation(state.x))
+
+    x0: Any = _as_active_set(P0) if method in _ACTIVE_SET_METHODS else P0
+    res = minimize(objective, lmo, method=method, x0=x0, step_size=step_size, tol=tol,
+                   max_iter=max_iter, time_limit=time_limit,
+                   callback=round_iterate if project_iterates else None)
+    final = project_to_permutation(res.x)
+    consider(final)
+    projected = best["fun"]
+    candidates = [best["perm"]]
+    if not np.array_equal(final, best["perm"]):
+        candidates.append(final)
+    if local_search:
+        for p in candidates:
+            consider(two_opt(A, B, p)[0])
+    run = QAPRun(start=start, relaxed_fun=float(res.fun), gap=float(res.gap), nit=int(res.nit),
+                 status=str(res.status), projected_fun=float(projected), fun=float(best["fun"]))
+    return run, best["perm"], res.x
+
+
+def solve_qap(
+    A: np.ndarray,
+    B: np.ndarray,
+    *,
+    method: str = "fw",
+    P0: str | np.ndarray = "barycenter",
+    restarts: int = 0,
+    rng: int | np.random.Generator | None = None,
+    local_search: bool = True,
+    project_iterates: bool = True,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    time_limit: float | None = None,
+    step_size: str | StepSize | None = "exact",
+) -> QAPResult:
+    """Approximately solve the quadratic assignment problem ``min_p sum A[i,j] B[p(i),p(j)]``.
+
+    The FAQ approach (Vogelstein et al., PLOS ONE 2015): relax permutation
+    matrices to doubly stochastic ones, minimize the relaxed objective
+    ``trace(A^T P B P^T)`` (:class:`QAPObjective`, indefinite in general)
+    with a Frank-Wolfe method over :class:`~frankwolfe.Birkhoff` with exact
+    line search, round to the nearest permutation (Hungarian method), then
+    improve the permutation by 2-opt.  Optional restarts from random doubly
+    stochastic starts keep the best permutation.
+
+    Parameters
+    ----------
+    A, B : (n, n) array_like
+        Flow and distance matrices (real, square, any symmetry).
+    method : str, default "fw"
+        Relaxation solver: ``"fw"`` (Frank-Wolfe, as FAQ), ``"away"`` or
+        ``"pairwise"`` (their start is decomposed into permutations).
+    P0 : {"barycenter", "randomized"} or (n, n) ndarray, default "barycenter"
+        Start of the first run: ``J/n``, a random ``(J/n + K)/2`` with ``K``
+        a Sinkhorn-scaled uniform matrix (both as in
+        ``scipy.optimize.quadratic_assignment``), or a doubly stochastic matrix.
+    restarts : int, default 0
+        Further runs, each from a random start ``(J/n + K)/2``.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator for the random starts.
+    local_search : bool, default True
+        Run 2-opt on the rounded permutations (the result can only improve).
+    project_iterates : bool, default True
+        Round every Frank-Wolfe iterate, not only the last, and keep the best
+        (one extra assignment problem per iteration).
+    tol : float, default 1e-6
+        Stop a run when the Frank-Wolfe gap is at most
+        ``tol * sum|A| * sum|B| / n^2`` (relative to the size of ``f`` at
+        the barycenter).
+    max_iter : int, default 1000
+        Iteration budget of each run.
+    time_limit : float, optional
+        Wall-time budget in seconds for the whole call: no restart starts
+        after it, and a running Frank-Wolfe run stops at it.
+    step_size : str or StepSize, default "exact"
+        Step-size rule of the relaxation solver; ``"exact"`` is the closed
+        form of :meth:`QAPObjective.exact_step`.
+
+    Returns
+    -------
+    QAPResult
+        ``permutation``, ``fun``, the relaxed solution ``x`` and per-run
+        details in ``runs``.
+
+    Raises
+    ------
+    ShapeError
+        If ``A`` and ``B`` are not square matrices of one size, or ``P0`` has
+        the wrong shape.
+    InfeasibleError
+        If a given ``P0`` is not doubly stochastic.
+    ValueError
+        For an unknown ``method`` or ``P0`` string, or bad numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from applications.matching import solve_qap
+    >>> A = np.array([[0, 5, 2], [5, 0, 3], [2, 3, 0]])
+    >>> B = np.array([[0, 1, 4], [1, 0, 2], [4, 2, 0]])
+    >>> res = solve_qap(A, B)
+    >>> res.fun, res.permutation
+    (42.0, array([1, 0, 2]))
+    """
+    t_start = time.perf_counter()
+    A, B = check_qap_matrices(A, B, "solve_qap")
+    n = A.shape[0]
+    method = str(method).lower()
+    if method not in QAP_METHODS:
+        raise ValueError(f"solve_qap: `method` must be one of {QAP_METHODS}, got {method!r}")
+    if method not in available_methods():
+        raise ValueError(f"solve_qap: method {method!r} is not registered in this frankwolfe "
+                         f"installation (available: {available_methods()})")
+    if int(restarts) != restarts or restarts < 0:
+        raise ValueError(f"solve_qap: `restarts` must be an integer >= 0, got {restarts!r}")
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"solve_qap: `tol` must be finite and >= 0, got {tol!r}")
+    if int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
+    gen = np.random.default_rng(rng)
+
+    if isinstance(P0, str):
+        if P0 == "barycenter":
+            start, P_first = "barycenter", barycenter(n)
+        elif P0 == "randomized":
+            start, P_first = "randomized", random_doubly_stochastic(n, gen)
+        else:
+            raise ValueError(f"solve_qap: `P0` must be 'barycenter', 'randomized' or an "
+                             f"(n, n) doubly stochastic matrix, got {P0!r}")
+    else:
+        start, P_first = "given", check_doubly_stochastic(P0, n, "P0")
+
+    objective = QAPObjective(A, B)
+    lmo = Birkhoff(n)
+    scale = float(np.abs(A).sum() * np.abs(B).sum()) / n**2
+    abs_tol = tol * max(scale, np.finfo(float).tiny)
+
+    best: tuple[float, np.ndarray, np.ndarray, float] | None = None
+    runs: list[QAPRun] = []
+    for r in range(int(restarts) + 1):
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+        if remaining is not None and remaining <= 0 and r > 0:
+            break
+        if r == 0:
+            P, label = P_first, start
+        else:
+            P, label = random_doubly_stochastic(n, gen), "randomized"
+        run, perm, x = _relax_and_round(
+            objective, lmo, P, label, method, local_search, project_iterates, abs_tol,
+            int(max_iter), None if remaining is None else max(remaining, 1e-9), step_size)
+        runs.append(run)
+        if best is None or run.fun < best[0]:
+            best = (run.fun, perm, x, run.relaxed_fun)
+    assert best is not None
+    return QAPResult(permutation=best[1], fun=best[0], x=best[2], relaxed_fun=best[3], runs=runs,
+                     nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
+                     method=method)
