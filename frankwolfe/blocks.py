@@ -361,3 +361,278 @@ def csr_block_quad(indptr, indices, data, rows, v):
                 s += data[p] * v[b]
         curv += v[a] * s
     return curv
+
+
+# -- the compiled block protocol ---------------------------------------------------
+#
+# A whole BCFW pass runs in numba when the domain and the objective each supply
+# compiled kernels (duck-typed, see ``CompiledBlocks`` / ``CompiledObjective``).
+# The driver below is generic: it never sees how a domain stores its block
+# iterates (dense vectors over idx_i, per-position label marginals, ...); it
+# only exchanges directions in the shared space, as sparse (indices, values)
+# in scratch buffers.  Kernels are numba functions; the driver is compiled once
+# per process for each kernel combination (numba cannot cache functions that
+# take other jitted functions as arguments, so the driver is built by a
+# memoized factory; the kernels themselves are cached).
+
+class CompiledBlocks:
+    """What a product domain supplies to run BCFW passes in numba.
+
+    Parameters
+    ----------
+    direction : numba function
+        ``direction(state, i, g, want, idx, val) -> (nnz, gap, score)``:
+        calls block ``i``'s oracle on the gradient ``g`` (the full shared-space
+        gradient, kept up to date by the objective kernels) and returns the
+        block gap ``<g, A_i (z_i - s_i)>`` and the vertex score
+        ``<g, A_i s_i>``; when ``want`` is true it also writes the direction
+        ``A_i (s_i - z_i)`` as ``nnz`` unique indices / values into ``idx`` /
+        ``val`` and remembers ``s_i`` for :attr:`commit`.
+    commit : numba function
+        ``commit(state, i, gamma)``: ``z_i <- z_i + gamma (s_i - z_i)`` for
+        the vertex of the last ``direction`` call.
+    state : tuple
+        Arrays (and scalars) handed to both kernels; owned by the domain.
+    max_nnz : int
+        Upper bound on ``nnz`` (size of the scratch buffers).
+    start : callable
+        ``start(x)``: add the aggregate ``sum_i A_i z_i`` of the start point
+        to the zero vector ``x`` (Python, once).
+    block_points : callable, optional
+        ``block_points()``: the block iterates for ``Result.extra``.
+    """
+
+    def __init__(self, direction, commit, state, max_nnz, start, block_points=None) -> None:
+        self.direction = direction
+        self.commit = commit
+        self.state = state
+        self.max_nnz = int(max_nnz)
+        self.start = start
+        self.block_points = block_points
+
+
+class CompiledObjective:
+    """What an objective supplies to run BCFW passes in numba.
+
+    The objective must be quadratic along lines (``f(x + gamma d) = f(x) +
+    gamma slope + gamma^2 curv / 2``), which is what makes the exact step and
+    the exact change of ``f`` available from two numbers.
+
+    Parameters
+    ----------
+    line : numba function
+        ``line(data, x, g, idx, val, nnz) -> (slope, curv)`` for the sparse
+        direction ``(idx[:nnz], val[:nnz])``.
+    update : numba function
+        ``update(data, x, g, idx, val, nnz, gamma)``: ``x += gamma d`` and the
+        gradient ``g`` updated to match.
+    data : tuple
+        Arrays handed to both kernels.
+    """
+
+    def __init__(self, line, update, data) -> None:
+        self.line = line
+        self.update = update
+        self.data = data
+
+
+@njit(cache=True, nogil=True)
+def diag_quadratic_line(data, x, g, idx, val, nnz):  # pragma: no cover - compiled
+    """``(slope, curv)`` of ``f = 1/2 sum h x^2 + c^T x`` (``data = (h,)``)."""
+    h = data[0]
+    slope = 0.0
+    curv = 0.0
+    for a in range(nnz):
+        j = idx[a]
+        v = val[a]
+        slope += g[j] * v
+        curv += h[j] * v * v
+    return slope, curv
+
+
+@njit(cache=True, nogil=True)
+def diag_quadratic_update(data, x, g, idx, val, nnz, gamma):  # pragma: no cover - compiled
+    """``x += gamma d``, ``g += gamma h * d`` for a diagonal quadratic."""
+    h = data[0]
+    for a in range(nnz):
+        j = idx[a]
+        v = gamma * val[a]
+        x[j] += v
+        g[j] += h[j] * v
+
+
+@njit(cache=True, nogil=True)
+def _csr_line(data, x, g, idx, val, nnz):  # pragma: no cover - compiled
+    """``(slope, curv)`` of ``1/2 x^T Q x + c^T x`` along a direction with sorted indices."""
+    indptr, indices, qdata = data
+    slope = 0.0
+    for a in range(nnz):
+        slope += g[idx[a]] * val[a]
+    rows = idx[:nnz]
+    curv = 0.0
+    for a in range(nnz):
+        r = rows[a]
+        s = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            b = _in_sorted(rows, indices[p])
+            if b >= 0:
+                s += qdata[p] * val[b]
+        curv += val[a] * s
+    return slope, curv
+
+
+@njit(cache=True, nogil=True)
+def _csr_update(data, x, g, idx, val, nnz, gamma):  # pragma: no cover - compiled
+    """``x += gamma d`` and ``g += gamma Q d`` (Q symmetric: column j = row j)."""
+    indptr, indices, qdata = data
+    for a in range(nnz):
+        j = idx[a]
+        v = gamma * val[a]
+        x[j] += v
+        for p in range(indptr[j], indptr[j + 1]):
+            g[indices[p]] += qdata[p] * v
+
+
+def csr_quadratic_kernels(Q, c) -> CompiledObjective:
+    """:class:`CompiledObjective` of ``1/2 x^T Q x + c^T x`` (``Q`` symmetric, any format)."""
+    import scipy.sparse as sp
+
+    Q = sp.csr_array(Q)
+    Q.sort_indices()
+    data = (np.asarray(Q.indptr, dtype=np.int64), np.asarray(Q.indices, dtype=np.int64),
+            np.asarray(Q.data, dtype=float))
+    return CompiledObjective(_csr_line, _csr_update, data)
+
+
+@njit(cache=True, nogil=True)
+def _simplex_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
+    """Block kernel of a product of scaled probability simplices (dense block iterates)."""
+    Z, idx_flat, off, radius, last = state
+    lo = off[i]
+    hi = off[i + 1]
+    m = hi - lo
+    jmin = 0
+    gz = 0.0
+    for a in range(m):
+        ga = g[idx_flat[lo + a]]
+        gz += ga * Z[lo + a]
+        if ga < g[idx_flat[lo + jmin]]:
+            jmin = a
+    score = radius[i] * g[idx_flat[lo + jmin]]
+    last[0] = jmin
+    if want:
+        for a in range(m):
+            idx[a] = idx_flat[lo + a]
+            val[a] = -Z[lo + a]
+        val[jmin] += radius[i]
+    return m, gz - score, score
+
+
+@njit(cache=True, nogil=True)
+def _simplex_commit(state, i, gamma):  # pragma: no cover - compiled
+    Z, idx_flat, off, radius, last = state
+    lo = off[i]
+    for a in range(off[i + 1] - lo):
+        Z[lo + a] *= 1.0 - gamma
+    Z[lo + last[0]] += gamma * radius[i]
+
+
+def simplex_blocks(Z: np.ndarray, idx_flat: np.ndarray, off: np.ndarray,
+                   radius: np.ndarray) -> CompiledBlocks:
+    """:class:`CompiledBlocks` of a product of probability simplices whose block
+    iterates are the dense rows ``Z[off[i]:off[i+1]]`` over ``idx_flat[off[i]:off[i+1]]``
+    (updated in place)."""
+    state = (Z, idx_flat, off, radius, np.zeros(1, dtype=np.int64))
+    sizes = np.diff(off)
+    return CompiledBlocks(_simplex_direction, _simplex_commit, state,
+                          int(sizes.max(initial=1)), start=None)
+
+
+@njit(cache=True, nogil=True)
+def _avg_cum(kind, t, start):  # pragma: no cover - compiled
+    if kind == 1:  # weighted: weights j for j < t
+        return t * (t - 1) / 2.0
+    return float(t - start)
+
+
+_DRIVERS: dict = {}
+
+
+def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective):
+    """The (memoized) numba pass and certificate functions for these kernels.
+
+    Returns ``(run_pass, certify)``:
+
+    * ``run_pass(order, unif, sampling, dstate, odata, x, g, est, tree, tsize, degree,
+      nextu, exact, ell, k, n, avg_kind, acc, since, avg_start, idx, val)
+      -> (k, last_gamma, df)`` runs ``n`` block steps (``sampling`` 0: blocks
+      from ``order``; 1: gap sampling from the sum tree, unvisited blocks
+      first, one uniform number per step from ``unif``); ``avg_kind`` 0 (none),
+      1 (weighted), 2 (uniform / tail).
+    * ``certify(dstate, g, est, refresh, idx, val) -> (sum_gap, sum_score)``:
+      one oracle call per block; with ``refresh`` the block-gap estimates are
+      replaced by the exact block gaps.
+    """
+    key = (blocks.direction, blocks.commit, objective.line, objective.update)
+    hit = _DRIVERS.get(key)
+    if hit is not None:
+        return hit
+    direction, commit, line, update = key
+
+    @njit(nogil=True)
+    def run_pass(order, unif, sampling, dstate, odata, x, g, est, tree, tsize, degree, nextu,
+                 exact, ell, k, n, avg_kind, acc, since, avg_start, idx, val):
+        gamma = np.nan
+        df = 0.0
+        for t in range(n):
+            if sampling == 0:
+                i = order[t]
+            else:
+                while nextu[0] < n and np.isfinite(est[nextu[0]]):
+                    nextu[0] += 1
+                if nextu[0] < n:
+                    i = nextu[0]
+                elif tree[1] > 0.0:
+                    i = min(_tree_find(tree, tsize, unif[t] * tree[1]), n - 1)
+                else:
+                    i = min(int(unif[t] * n), n - 1)
+            nnz, gap, score = direction(dstate, i, g, True, idx, val)
+            gi = gap if gap > 0.0 else 0.0
+            est[i] = gi
+            if sampling == 1:
+                _tree_set(tree, tsize, i, gi if degree == 1.0 else gi ** degree)
+            gamma = 0.0
+            if gap > 0.0:
+                slope, curv = line(odata, x, g, idx, val, nnz)
+                if exact:
+                    gamma = 1.0 if curv <= 0.0 else min(1.0, -slope / curv)
+                else:
+                    gamma = min(1.0, ell * n / (k + ell * n))
+                if gamma > 0.0:
+                    if avg_kind > 0:
+                        ck1 = _avg_cum(avg_kind, k + 1, avg_start)
+                        for a in range(nnz):
+                            j = idx[a]
+                            acc[j] += x[j] * (ck1 - _avg_cum(avg_kind, since[j], avg_start))
+                            since[j] = k + 1
+                    df += gamma * (slope + 0.5 * gamma * curv)
+                    update(odata, x, g, idx, val, nnz, gamma)
+                    commit(dstate, i, gamma)
+            k += 1
+        return k, gamma, df
+
+    @njit(nogil=True)
+    def certify(dstate, g, est, refresh, idx, val):
+        n = est.size
+        total = 0.0
+        scores = 0.0
+        for i in range(n):
+            nnz, gap, score = direction(dstate, i, g, False, idx, val)
+            total += gap
+            scores += score
+            if refresh:
+                est[i] = gap if gap > 0.0 else 0.0
+        return total, scores
+
+    _DRIVERS[key] = (run_pass, certify)
+    return run_pass, certify

@@ -37,6 +37,11 @@ class History:
 
     def append(self, **row: Any) -> None:
         """Add one row; new columns are back-filled with NaN."""
+        cols = self._cols
+        if row.keys() == cols.keys():  # the usual case: same columns as before
+            for name, value in row.items():
+                cols[name].append(value)
+            return
         n = len(self)
         for name in row:
             if name not in self._cols:

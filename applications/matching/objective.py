@@ -38,7 +38,8 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray, who: str = "QAP") -> tuple[
 def qap_value(A: np.ndarray, B: np.ndarray, permutation: np.ndarray) -> float:
     """``sum_{i,j} A[i, j] * B[p(i), p(j)]`` for a permutation ``p`` (0-based)."""
     p = np.asarray(permutation)
-    return float(np.sum(np.asarray(A) * np.asarray(B)[np.ix_(p, p)]))
+    B = np.asarray(B)
+    return float(np.vdot(np.asarray(A, dtype=float), B[p][:, p].astype(float, copy=False)))
 
 
 class QAPObjective(Objective):

@@ -170,7 +170,7 @@ def solve_qap(
     local_search: bool = True,
     project_iterates: bool = True,
     tol: float = 1e-6,
-    max_iter: int = 1000,
+    max_iter: int = 100,
     time_limit: float | None = None,
     step_size: str | StepSize | None = "exact",
 ) -> QAPResult:
@@ -208,8 +208,10 @@ def solve_qap(
         Stop a run when the Frank-Wolfe gap is at most
         ``tol * sum|A| * sum|B| / n^2`` (relative to the size of ``f`` at
         the barycenter).
-    max_iter : int, default 1000
-        Iteration budget of each run.
+    max_iter : int, default 100
+        Iteration budget of each run.  The relaxation is not convex and the
+        gap decays slowly, while rounding and 2-opt decide the quality: with
+        many restarts, short runs (5-10 iterations) find more in less time.
     time_limit : float, optional
         Wall-time budget in seconds for the whole call: no restart starts
         after it, and a running Frank-Wolfe run stops at it.
