@@ -12,7 +12,10 @@ from .active_set import ActiveSet
 from .algorithms import frank_wolfe
 from .algorithms import block_coordinate_frank_wolfe
 from .algorithms import away_step_frank_wolfe, pairwise_frank_wolfe
+from .algorithms import fully_corrective_frank_wolfe, randomized_away_step_frank_wolfe
 from .algorithms import biconjugate_frank_wolfe, conjugate_frank_wolfe
+from .algorithms import SaddleStep, saddle_point_frank_wolfe
+from .algorithms.saddle import _minimize_saddle
 from .atoms import Atom
 from .direction import Direction
 from .errors import (
@@ -29,6 +32,7 @@ from .minimize import available_methods, minimize, register_method
 from .monitor import IterationState
 from .objectives import FunctionObjective, Objective, Tracker
 from .objectives import LeastSquares, QuadraticObjective
+from .objectives import BilinearObjective, SaddleObjective, game_value
 from .result import History, Result, Status
 from .step_size import Adaptive, Agnostic, Armijo, ExactStep, ShortStep, StepSize
 
@@ -36,13 +40,18 @@ register_method("fw", frank_wolfe)
 register_method("bcfw", block_coordinate_frank_wolfe)
 register_method("away", away_step_frank_wolfe)
 register_method("pairwise", pairwise_frank_wolfe)
+register_method("rafw", randomized_away_step_frank_wolfe)
+register_method("fcfw", fully_corrective_frank_wolfe)
 register_method("frank_wolfe", frank_wolfe)
 register_method("cfw", conjugate_frank_wolfe)
 register_method("bfw", biconjugate_frank_wolfe)
+register_method("saddle", _minimize_saddle)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
+    "saddle_point_frank_wolfe", "SaddleStep", "SaddleObjective", "BilinearObjective", "game_value",
     "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
     "Objective", "FunctionObjective", "Tracker",
     "QuadraticObjective", "LeastSquares",

@@ -73,7 +73,8 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
     return col.astype(np.int64)
 
 
-def check_doubly_stochastic(P: np.ndarray, n: int, name: str = "P0", tol: float = 1e-8) -> np.ndarray:
+def check_doubly_stochastic(P: np.ndarray, n: int, name: str = "P0",
+                            tol: float = 1e-8) -> np.ndarray:
     """Return ``P`` as a float array, or raise naming ``name`` if it is not doubly stochastic."""
     P = np.array(P, dtype=float)
     if P.shape != (n, n):

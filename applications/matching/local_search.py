@@ -14,12 +14,14 @@ def _swap_delta(A, B, p, r, s):
     # (Burkard-Rendl formula for asymmetric matrices): O(n).
     pr = p[r]
     ps = p[s]
-    d = (A[r, r] - A[s, s]) * (B[ps, ps] - B[pr, pr]) + (A[r, s] - A[s, r]) * (B[ps, pr] - B[pr, ps])
+    d = ((A[r, r] - A[s, s]) * (B[ps, ps] - B[pr, pr])
+         + (A[r, s] - A[s, r]) * (B[ps, pr] - B[pr, ps]))
     for k in range(p.shape[0]):
         if k == r or k == s:
             continue
         pk = p[k]
-        d += (A[k, r] - A[k, s]) * (B[pk, ps] - B[pk, pr]) + (A[r, k] - A[s, k]) * (B[ps, pk] - B[pr, pk])
+        d += ((A[k, r] - A[k, s]) * (B[pk, ps] - B[pk, pr])
+              + (A[r, k] - A[s, k]) * (B[ps, pk] - B[pr, pk]))
     return d
 
 

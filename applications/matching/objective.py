@@ -10,7 +10,8 @@ from frankwolfe.objectives.base import Objective
 __all__ = ["QAPObjective", "qap_value", "check_qap_matrices"]
 
 
-def check_qap_matrices(A: np.ndarray, B: np.ndarray, who: str = "QAP") -> tuple[np.ndarray, np.ndarray]:
+def check_qap_matrices(A: np.ndarray, B: np.ndarray,
+                       who: str = "QAP") -> tuple[np.ndarray, np.ndarray]:
     """Validate the flow and distance matrices: finite, square, of one size.
 
     Returns them as C-contiguous float arrays.
@@ -30,7 +31,8 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray, who: str = "QAP") -> tuple[
         out.append(M)
     if out[0].shape != out[1].shape:
         raise ShapeError(
-            f"{who}: `A` and `B` must have the same shape, got A {out[0].shape} and B {out[1].shape}"
+            f"{who}: `A` and `B` must have the same shape, "
+            f"got A {out[0].shape} and B {out[1].shape}"
         )
     return out[0], out[1]
 

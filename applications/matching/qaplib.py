@@ -55,7 +55,8 @@ def _size(token: str, path: Path, who: str) -> int:
     try:
         n = int(token)
     except ValueError:
-        raise ValueError(f"{who}: {path}: the first token must be the size n, got {token!r}") from None
+        raise ValueError(
+            f"{who}: {path}: the first token must be the size n, got {token!r}") from None
     if n < 1:
         raise ValueError(f"{who}: {path}: the size n must be >= 1, got {n}")
     return n

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..atoms import Atom
 from .._config import debug_enabled
-from ..blocks import BlockAtomStore, GapSampler, LazyAverage, simplex_quadratic_pass_csr
+from ..blocks import (BlockAtomStore, CompiledBlocks, CompiledObjective, GapSampler,
+                      LazyAverage, compiled_driver, csr_quadratic_kernels, simplex_blocks)
 from ..lmo.simplex import ProbabilitySimplex
 from ..objectives.quadratic import QuadraticObjective
 from ..errors import InfeasibleError, NonConvexError, ShapeError
@@ -124,7 +125,8 @@ class _BCFW:
     def __init__(self, objective: Objective, domain: ProductDomain, x0: Any, *,
                  sampling: str, step_type: str, rule: _Rule, cache: bool, cache_size: int,
                  cache_factor: float, cache_nu: float, gap_degree: float,
-                 averaging: str | None, rng: np.random.Generator) -> None:
+                 averaging: str | None, rng: np.random.Generator,
+                 compiled: bool | None = None) -> None:
         self.f = objective
         self.dom = domain
         self.n = n = domain.n_blocks
@@ -159,7 +161,13 @@ class _BCFW:
                       if (cache or step_type != "fw") else None)
         self.sampler = (GapSampler(self.est, gap_degree, greedy=(sampling == "max_gap"))
                         if sampling in ("gap", "max_gap") else None)
-        self._start(x0)
+        self.kern: tuple[CompiledBlocks, CompiledObjective] | None = None
+        self.reason = self._static_reason() if compiled is not False else "compiled=False"
+        self.Z = None
+        if self.reason is None:
+            self._setup_compiled(x0)
+        else:
+            self._start(x0)
         self.avg = LazyAverage(self.x, averaging) if averaging else None
         self.tail_next = 1  # next pass at which a "tail" average restarts
 
@@ -167,6 +175,8 @@ class _BCFW:
     def _start(self, x0: Any) -> None:
         dom, n = self.dom, self.n
         Z = np.empty(int(self.off[-1]))
+        if x0 is None and hasattr(dom, "initial_block_points"):
+            x0 = dom.initial_block_points()  # a domain's natural start (e.g. SSVM: w = 0)
         if x0 is None:
             for i in range(n):
                 atom = self.lmos[i](np.ones(self.shapes[i]))
@@ -219,45 +229,109 @@ class _BCFW:
         self.x = x
 
     # -- compiled passes ------------------------------------------------------
-    def compiled_reason(self) -> str | None:
-        """Why the compiled pass cannot run (``None`` when it can)."""
-        if type(self.f) is not QuadraticObjective:
-            return "the objective is not a QuadraticObjective"
-        if not all(type(b) is ProbabilitySimplex for b in self.lmos):
-            return "not every block is a ProbabilitySimplex"
-        if self.sampling not in ("uniform", "perm"):
-            return f"sampling={self.sampling!r} (only 'uniform' and 'perm' are compiled)"
+    def _static_reason(self) -> str | None:
+        """Why the compiled pass cannot run, as far as options and the objective go."""
+        if self.sampling not in ("uniform", "perm", "gap"):
+            return f"sampling={self.sampling!r} (only 'uniform', 'perm' and 'gap' are compiled)"
         if self.step_type != "fw" or self.cache:
             return "away / pairwise steps and the cache run in Python"
         if self.rule.kind not in ("exact", "agnostic"):
             return f"step_size={self.rule.kind!r} (only 'exact' and 'agnostic' are compiled)"
         if debug_enabled():
             return "debug mode checks every oracle answer in Python"
-        if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in self.idx):
-            return "block indices are not sorted"
+        hook = getattr(self.f, "compiled_block_objective", None)
+        if hook is None and type(self.f) is not QuadraticObjective:
+            return ("the objective offers no compiled kernels (compiled_block_objective) and is "
+                    "not a QuadraticObjective")
+        if getattr(self.dom, "compiled_blocks", None) is None:
+            if not all(type(b) is ProbabilitySimplex for b in self.lmos):
+                return ("the domain offers no compiled kernels (compiled_blocks) and not every "
+                        "block is a ProbabilitySimplex")
+            if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in self.idx):
+                return "block indices are not sorted"
         return None
 
-    def setup_compiled(self) -> None:
-        import scipy.sparse as sp
+    def _setup_compiled(self, x0: Any) -> None:
+        """Kernels of the domain and the objective; the start point."""
+        hook = getattr(self.f, "compiled_block_objective", None)
+        okern = hook() if hook is not None else None
+        if okern is None:
+            if type(self.f) is not QuadraticObjective:
+                self.reason = "the objective's compiled_block_objective() returned None"
+                self._start(x0)
+                return
+            okern = csr_quadratic_kernels(self.f.Q, self.f.c)
+        dhook = getattr(self.dom, "compiled_blocks", None)
+        if dhook is not None:
+            dkern = dhook(x0)
+            if dkern is None:
+                self.reason = "the domain's compiled_blocks() declined this start point"
+                self._start(x0)
+                return
+            # the domain owns the block iterates in its own parametrization
+            x = np.zeros(self.dom.dim)
+            dkern.start(x)
+            self.x = x
+        else:
+            self._start(x0)
+            idx_flat = np.concatenate(self.idx) if self.idx else np.zeros(0, np.int64)
+            dkern = simplex_blocks(self.Z, idx_flat, self.off,
+                                   np.array([b.radius for b in self.lmos]))
+        self.kern = (dkern, okern)
+        self.g = np.array(self.f.gradient(self.x), dtype=float).reshape(-1)
+        self._bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
+        self._driver = compiled_driver(dkern, okern)
 
-        Q = self.f.Q
-        Q = sp.csr_array(Q) if not sp.issparse(Q) else sp.csr_array(Q)
-        Q.sort_indices()
-        self._csr = (np.asarray(Q.indptr, dtype=np.int64), np.asarray(Q.indices, dtype=np.int64),
-                     np.asarray(Q.data, dtype=float))
-        self._idx_flat = (np.concatenate(self.idx) if self.idx else np.zeros(0, np.int64))
-        self._radius = np.array([b.radius for b in self.lmos])
-
-    def compiled_pass(self, order: np.ndarray) -> float:
+    def compiled_pass(self, order: np.ndarray | None) -> float:
         """One compiled pass; returns the change of f."""
-        indptr, indices, data = self._csr
-        self.k, self.last_gamma, df = simplex_quadratic_pass_csr(
-            order.astype(np.int64, copy=False), self.x, self.Z, self._idx_flat, self.off,
-            self._radius, self.est, indptr, indices, data, self.f.c,
-            self.rule.kind == "exact", self.rule.ell, self.k)
-        self.k = int(self.k)
-        self.n_oracle += order.size
+        dkern, okern = self.kern
+        run_pass = self._driver[0]
+        n = self.n
+        if order is None:  # gap sampling: the tree of the sampler, one uniform per step
+            smp = self.sampler
+            order = np.zeros(0, dtype=np.int64)
+            unif = self.rng.random(n)
+            tree, tsize, degree = smp.tree, smp.size, smp.degree
+            nextu = np.array([smp.next_unvisited], dtype=np.int64)
+            mode = 1
+        else:
+            unif = np.zeros(0)
+            tree, tsize, degree = np.zeros(2), 1, 1.0
+            nextu = np.zeros(1, dtype=np.int64)
+            mode = 0
+        avg = self.avg
+        if avg is None:
+            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
+        else:
+            akind = 1 if avg.kind == "weighted" else 2
+            acc, since, astart = avg.acc, avg.since, avg.start
+        idx, val = self._bufs
+        k, self.last_gamma, df = run_pass(
+            order.astype(np.int64, copy=False), unif, mode, dkern.state, okern.data, self.x,
+            self.g, self.est, tree, tsize, degree, nextu, self.rule.kind == "exact",
+            self.rule.ell, self.k, n, akind, acc, since, astart, idx, val)
+        if mode == 1:
+            self.sampler.next_unvisited = int(nextu[0])
+        self.k = int(k)
+        self.n_oracle += n
         return float(df)
+
+    def compiled_gap_pass(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        """``(f, gap)`` at ``x`` through the block kernels (one oracle call per block)."""
+        dkern, _ = self.kern
+        certify = self._driver[1]
+        fx, g = self.f.value_and_gradient(x)
+        g = np.array(g, dtype=float).reshape(-1)
+        idx, val = self._bufs
+        total, scores = certify(dkern.state, g, self.est, refresh, idx, val)
+        self.n_oracle += self.n
+        if refresh:
+            self.g = g  # also clears the rounding drift of the tracked gradient
+            if self.sampler is not None:
+                self.sampler.refresh()
+            self.G = max(total, 0.0)
+            return float(fx), float(total)
+        return float(fx), float(g @ x) - float(scores)
 
     # -- sampling -----------------------------------------------------------
     def pass_order(self) -> np.ndarray | None:
@@ -439,6 +513,8 @@ class _BCFW:
         With ``refresh`` (``x`` is the last iterate) the block-gap estimates
         are replaced by the exact block gaps and the answers join the cache.
         """
+        if self.kern is not None:
+            return self.compiled_gap_pass(x, refresh)
         fx, g = self.f.value_and_gradient(x)
         g = np.asarray(g, dtype=float).reshape(-1)
         total = float(g @ x)
@@ -645,16 +721,12 @@ def block_coordinate_frank_wolfe(
     rule = _Rule(step_size, objective, domain.n_blocks, step_type)
     run = _BCFW(objective, domain, x0, sampling=sampling, step_type=step_type, rule=rule,
                 cache=cache, cache_size=cache_size, cache_factor=cache_factor,
-                cache_nu=cache_nu, gap_degree=gap_degree, averaging=averaging, rng=rng)
+                cache_nu=cache_nu, gap_degree=gap_degree, averaging=averaging, rng=rng,
+                compiled=compiled)
     n = run.n
-    reason = run.compiled_reason() if compiled is not False else "compiled=False"
-    if compiled and reason is not None:
-        raise ValueError(f"compiled=True but the compiled pass is not available: {reason}")
-    use_compiled = reason is None and run.avg is None
-    if compiled and not use_compiled:
-        raise ValueError("compiled=True but the compiled pass does not keep averages")
-    if use_compiled:
-        run.setup_compiled()
+    if compiled and run.reason is not None:
+        raise ValueError(f"compiled=True but the compiled pass is not available: {run.reason}")
+    use_compiled = run.kern is not None
 
     def certified_point() -> np.ndarray:
         if certify == "average":
@@ -717,10 +789,16 @@ def block_coordinate_frank_wolfe(
             fx, gap = certificate()
         row(p, fx, gap, force=True)
     x_last = run.x.copy()
+    if run.Z is not None:
+        block_iterates = [run.Z[run.off[i]:run.off[i + 1]].reshape(run.shapes[i]).copy()
+                          for i in range(n)]
+    else:  # the domain owns the block iterates (its own parametrization)
+        points = run.kern[0].block_points
+        block_iterates = points() if points is not None else None
     extra: dict[str, Any] = {
         "x_last": x_last,
-        "block_iterates": [run.Z[run.off[i]:run.off[i + 1]].reshape(run.shapes[i]).copy()
-                           for i in range(n)],
+        "block_iterates": block_iterates,
+        "engine": "compiled" if use_compiled else "python",
         "block_gaps": run.est.copy(),
         "n_block_steps": run.k,
         "effective_passes": run.n_oracle / n,

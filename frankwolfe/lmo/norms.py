@@ -16,6 +16,7 @@ from numba import njit
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
+from .subset import SubsetOracle, checked_ids
 from .simplex import _check_direction, _check_radius, _dim_shape, _repr_with_dim
 
 __all__ = ["L1Ball", "L2Ball", "LpBall", "LinfBall", "Box", "Hypercube", "KSparsePolytope"]
@@ -63,7 +64,7 @@ def _zero_atom(shape: tuple[int, ...]) -> Atom:
     return Atom.sparse([], [], shape, key=("zero",))
 
 
-class L1Ball(LMO):
+class L1Ball(SubsetOracle, LMO):
     """The l1 ball ``{x : ||x||_1 <= radius}``.
 
     Vertices: ``+-radius * e_i`` (key ``("e", i, sign)``).  LMO cost: one
@@ -96,6 +97,18 @@ class L1Ball(LMO):
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)
         i = int(np.argmax(np.abs(flat)))
+        sign = -1 if flat[i] > 0 else 1
+        return Atom.sparse([i], [sign * self.radius], direction.shape, key=("e", i, sign))
+
+    def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
+        """The best vertex ``+-radius * e_i`` over the coordinates ``ids``; O(len(ids)).
+
+        Candidate ``i`` stands for the pair ``+-radius * e_i`` (one inner
+        product ranks both), see :class:`~frankwolfe.lmo.subset.SubsetOracle`.
+        """
+        flat = _check_direction(self, direction)
+        ids = checked_ids(self, flat, ids)
+        i = int(ids[np.argmax(np.abs(flat[ids]))])
         sign = -1 if flat[i] > 0 else 1
         return Atom.sparse([i], [sign * self.radius], direction.shape, key=("e", i, sign))
 

@@ -9,6 +9,7 @@ import numpy as np
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
+from .subset import SubsetOracle, checked_ids
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
 
@@ -54,7 +55,7 @@ def _repr_with_dim(lmo: LMO, params: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-class ProbabilitySimplex(LMO):
+class ProbabilitySimplex(SubsetOracle, LMO):
     """The scaled probability simplex ``{x >= 0, sum(x) = radius}``.
 
     Vertices: ``radius * e_i`` (key ``("e", i)``).  LMO cost: one argmin, O(n).
@@ -86,6 +87,16 @@ class ProbabilitySimplex(LMO):
         i = int(np.argmin(_check_direction(self, direction)))
         return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
 
+    def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
+        """The best vertex ``radius * e_i`` over the coordinates ``ids``; O(len(ids)).
+
+        Candidates are the coordinates (see :class:`~frankwolfe.lmo.subset.SubsetOracle`).
+        """
+        flat = _check_direction(self, direction)
+        ids = checked_ids(self, flat, ids)
+        i = int(ids[np.argmin(flat[ids])])
+        return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
 
@@ -102,7 +113,7 @@ class ProbabilitySimplex(LMO):
         return _repr_with_dim(self, {"radius": self.radius})
 
 
-class UnitSimplex(LMO):
+class UnitSimplex(SubsetOracle, LMO):
     """The scaled unit simplex ``{x >= 0, sum(x) <= radius}``.
 
     Vertices: ``0`` (key ``("zero",)``) and ``radius * e_i`` (key ``("e", i)``).
@@ -130,6 +141,19 @@ class UnitSimplex(LMO):
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)
         i = int(np.argmin(flat))
+        if flat[i] < 0:
+            return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+        return Atom.sparse([], [], direction.shape, key=("zero",))
+
+    def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
+        """The best of ``0`` and ``radius * e_i`` over the coordinates ``ids``; O(len(ids)).
+
+        The vertex ``0`` costs no inner product and is always a candidate.
+        """
+        flat = _check_direction(self, direction)
+        ids = checked_ids(self, flat, ids)
+        j = int(np.argmin(flat[ids]))
+        i = int(ids[j])
         if flat[i] < 0:
             return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))

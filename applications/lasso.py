@@ -1,0 +1,456 @@
+"""The l1-constrained lasso, solved with the Frank-Wolfe family.
+
+Problem::
+
+    min_x  1/2 ||A x - b||^2   s.t.  ||x||_1 <= radius
+
+on top of :class:`frankwolfe.LeastSquares` (dense or scipy.sparse ``A``;
+cached products ``A e_i`` make an iteration O(m + n)) and
+:class:`frankwolfe.L1Ball` (vertices ``+-radius e_i``, so an active set is
+a signed support).
+
+* :func:`solve_lasso` - one problem, any of ``"fw"``, ``"away"``,
+  ``"pairwise"``, ``"rafw"``, ``"fcfw"``;
+* :func:`lasso_path` - a regularization path over radii, each problem warm
+  started from the previous solution's active set;
+* :func:`penalty_from_radius`, :func:`radius_from_penalty`, :func:`alpha_max`
+  - the correspondence with the penalized lasso of scikit-learn,
+  ``min 1/(2m) ||A x - b||^2 + alpha ||x||_1``: when its solution ``x_alpha``
+  is unique, it solves the constrained problem with ``radius = ||x_alpha||_1``,
+  and conversely ``alpha = ||A^T (b - A x)||_inf / m`` at the constrained
+  solution (the constraint's Lagrange multiplier over ``m``);
+* :class:`ConstrainedLasso` - a scikit-learn style estimator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+import frankwolfe as fw
+from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
+from frankwolfe.errors import ShapeError
+
+__all__ = [
+    "METHODS",
+    "solve_lasso",
+    "lasso_path",
+    "LassoPath",
+    "warm_start",
+    "penalty_from_radius",
+    "radius_from_penalty",
+    "alpha_max",
+    "ConstrainedLasso",
+]
+
+#: solver names accepted by :func:`solve_lasso` (aliases map to the same function)
+METHODS = {
+    "fw": fw.frank_wolfe,
+    "frank_wolfe": fw.frank_wolfe,
+    "away": fw.away_step_frank_wolfe,
+    "afw": fw.away_step_frank_wolfe,
+    "pairwise": fw.pairwise_frank_wolfe,
+    "pfw": fw.pairwise_frank_wolfe,
+    "rafw": fw.randomized_away_step_frank_wolfe,
+    "fcfw": fw.fully_corrective_frank_wolfe,
+}
+
+
+def _solver(method: str) -> Any:
+    try:
+        return METHODS[str(method).lower()]
+    except KeyError:
+        raise ValueError(
+            f"`method` must be one of {sorted(METHODS)}, got {method!r}"
+        ) from None
+
+
+def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
+    if sp.issparse(A):
+        if A.ndim != 2:
+            raise ShapeError(f"`A` must be a matrix, got shape {A.shape}")
+    else:
+        A = np.asarray(A, dtype=float)
+        if A.ndim != 2:
+            raise ShapeError(f"`A` must be a 2-D matrix, got shape {A.shape}")
+    b = np.asarray(b, dtype=float)
+    if b.shape != (A.shape[0],):
+        raise ShapeError(f"`b` has shape {b.shape}, expected ({A.shape[0]},) to match A {A.shape}")
+    return A, b
+
+
+def _check_radius(radius: Any) -> float:
+    try:
+        r = float(radius)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if not (np.isfinite(r) and r > 0):
+        raise ValueError(f"`radius` must be positive and finite, got {radius!r}")
+    return r
+
+
+def warm_start(x: np.ndarray, radius: float) -> ActiveSet:
+    """An active set of the l1 ball of ``radius`` representing ``x`` (or ``x`` shrunk into it).
+
+    ``x`` is scaled down to ``||x||_1 = radius`` if it lies outside the
+    ball; the weights are ``|x_i| / radius`` on the vertices
+    ``sign(x_i) radius e_i``, and the slack ``1 - ||x||_1 / radius`` is split
+    evenly between ``+-radius e_j`` (``j`` the largest ``|x_j|``), which
+    cancel.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n,)
+        A previous solution (e.g. for a neighbouring radius).
+    radius : float
+
+    Returns
+    -------
+    ActiveSet
+    """
+    radius = _check_radius(radius)
+    x = np.asarray(x, dtype=float).reshape(-1)
+    n1 = float(np.abs(x).sum())
+    if n1 > radius:
+        x = x * (radius / n1)
+        n1 = radius
+    support = np.flatnonzero(x)
+    atoms: list[Atom] = []
+    weights: list[float] = []
+    for i in support:
+        s = 1 if x[i] > 0 else -1
+        atoms.append(Atom.sparse([i], [s * radius], x.shape, key=("e", int(i), s)))
+        weights.append(abs(x[i]) / radius)
+    slack = 1.0 - float(np.sum(weights))
+    if slack > 1e-15 or not atoms:
+        # +-radius e_j cancel: they carry the mass that x leaves inside the ball
+        j = int(np.argmax(np.abs(x))) if support.size else 0
+        for s in (1, -1):
+            atoms.append(Atom.sparse([j], [s * radius], x.shape, key=("e", j, s)))
+            weights.append(max(slack, 0.0) / 2)
+    w = np.asarray(weights)
+    return ActiveSet(atoms, w / w.sum(), keep_x=False)
+
+
+def solve_lasso(
+    A: Any,
+    b: Any,
+    radius: float,
+    method: str = "pairwise",
+    x0: np.ndarray | ActiveSet | None = None,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 10000,
+    objective: LeastSquares | None = None,
+    **options: Any,
+) -> Result:
+    """Solve ``min 1/2 ||A x - b||^2  s.t.  ||x||_1 <= radius``.
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix, shape (m, n)
+    b : array_like, shape (m,)
+    radius : float
+        The l1 bound, positive.
+    method : str, default "pairwise"
+        ``"fw"``, ``"away"`` (``"afw"``), ``"pairwise"`` (``"pfw"``),
+        ``"rafw"`` or ``"fcfw"``.
+    x0 : ndarray or ActiveSet, optional
+        Warm start.  An array is converted with :func:`warm_start` for the
+        active-set methods (shrunk into the ball if needed); default: the
+        vertex ``-radius e_0``.
+    tol : float, default 1e-8
+        Target Frank-Wolfe gap (a certified bound on ``f(x) - f*``).
+    max_iter : int, default 10000
+    objective : LeastSquares, optional
+        Reuse an existing ``LeastSquares(A, b)`` (its smoothness estimate).
+    **options
+        Passed to the solver (``step_size``, ``subsample``, ``time_limit``, ...).
+
+    Returns
+    -------
+    Result
+        ``x`` the coefficients, ``gap`` the certified gap, ``active_set`` the
+        signed support as an :class:`~frankwolfe.ActiveSet` (active-set methods).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> res = solve_lasso(A, A @ [1.0, -0.5], radius=1.5, tol=1e-12)
+    >>> np.round(res.x, 6)
+    array([ 1. , -0.5])
+    """
+    A, b = _check_problem(A, b)
+    radius = _check_radius(radius)
+    solver = _solver(method)
+    n = A.shape[1]
+    f = objective if objective is not None else LeastSquares(A, b)
+    lmo = L1Ball(radius, dim=n)
+    start: Any = x0
+    if x0 is not None and not isinstance(x0, (ActiveSet, Atom)):
+        x0 = np.asarray(x0, dtype=float)
+        if x0.shape != (n,):
+            raise ShapeError(f"`x0` has shape {x0.shape}, expected ({n},)")
+        if solver is fw.frank_wolfe:
+            n1 = float(np.abs(x0).sum())
+            start = x0 * (radius / n1) if n1 > radius else x0
+        else:
+            start = warm_start(x0, radius)
+    elif isinstance(x0, ActiveSet) and solver is fw.frank_wolfe:
+        start = x0.copy(keep_x=False).resum()
+    return solver(f, lmo, start, tol=tol, max_iter=max_iter, **options)
+
+
+@dataclass
+class LassoPath:
+    """Solutions along a regularization path.
+
+    Attributes
+    ----------
+    radii : ndarray, shape (p,)
+    coefs : ndarray, shape (p, n)
+        ``coefs[i]`` solves the problem with ``radii[i]``.
+    results : list of Result
+    """
+
+    radii: np.ndarray
+    coefs: np.ndarray
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def n_iter(self) -> np.ndarray:
+        """Iterations per radius."""
+        return np.array([r.nit for r in self.results])
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """Certified gaps per radius."""
+        return np.array([r.gap for r in self.results])
+
+
+def lasso_path(
+    A: Any,
+    b: Any,
+    radii: Sequence[float] | np.ndarray,
+    method: str = "pairwise",
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 10000,
+    warm: bool = True,
+    **options: Any,
+) -> LassoPath:
+    """Solve the constrained lasso for each radius, warm starting along the path.
+
+    Each problem starts from the previous solution's active set, carried
+    over to the new ball by :func:`warm_start` (same signed support; scaled
+    down when the radius shrinks).  Increasing radii (from small, sparse
+    solutions) is the cheap direction.
+
+    Parameters
+    ----------
+    A, b
+        As in :func:`solve_lasso`.
+    radii : sequence of float
+        Positive radii, in the order solved.
+    method, tol, max_iter, **options
+        As in :func:`solve_lasso`.
+    warm : bool, default True
+        Warm start from the previous solution (``False``: every problem from
+        the default vertex).
+
+    Returns
+    -------
+    LassoPath
+    """
+    A, b = _check_problem(A, b)
+    radii = np.asarray(radii, dtype=float).reshape(-1)
+    if radii.size == 0:
+        raise ValueError("`radii` is empty")
+    for r in radii:
+        _check_radius(r)
+    f = LeastSquares(A, b)
+    coefs = np.zeros((radii.size, A.shape[1]))
+    results: list[Result] = []
+    prev: Result | None = None
+    for i, r in enumerate(radii):
+        x0: Any = None
+        if warm and prev is not None:
+            x0 = prev.x
+        res = solve_lasso(A, b, r, method, x0, tol=tol, max_iter=max_iter, objective=f,
+                          **options)
+        coefs[i] = res.x
+        results.append(res)
+        prev = res
+    return LassoPath(radii, coefs, results)
+
+
+# -- the penalized lasso ---------------------------------------------------------
+def alpha_max(A: Any, b: Any) -> float:
+    """The smallest ``alpha`` for which scikit-learn's ``Lasso(alpha)`` returns 0:
+    ``||A^T b||_inf / m``."""
+    A, b = _check_problem(A, b)
+    return float(np.abs(A.T @ b).max()) / A.shape[0]
+
+
+def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
+    """The penalty ``alpha`` of scikit-learn's ``Lasso`` with the same solution as the
+    constrained solution ``x``.
+
+    ``alpha = ||A^T (b - A x)||_inf / m``: the KKT conditions of
+    ``1/(2m) ||A x - b||^2 + alpha ||x||_1`` hold at ``x`` with this alpha
+    when ``x`` solves the constrained problem on the boundary of the ball.
+    Accurate to the solution's accuracy (solve with a small ``tol``).
+    """
+    A, b = _check_problem(A, b)
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.shape != (A.shape[1],):
+        raise ShapeError(f"`x` has shape {x.shape}, expected ({A.shape[1]},)")
+    r = b - A @ x
+    return float(np.abs(A.T @ r).max()) / A.shape[0]
+
+
+def radius_from_penalty(A: Any, b: Any, alpha: float, *, tol: float = 1e-12,
+                        max_iter: int = 100000) -> tuple[float, np.ndarray]:
+    """``(||x_alpha||_1, x_alpha)`` with ``x_alpha`` from scikit-learn's ``Lasso(alpha)``
+    (no intercept, tight tolerance).
+
+    Needs scikit-learn.  The constrained problem with this radius has the
+    same solution when it is unique.
+    """
+    from sklearn.linear_model import Lasso
+
+    A, b = _check_problem(A, b)
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"`alpha` must be positive and finite, got {alpha!r}")
+    model = Lasso(alpha=alpha, fit_intercept=False, tol=tol, max_iter=max_iter)
+    model.fit(A, b)
+    coef = np.asarray(model.coef_, dtype=float)
+    return float(np.abs(coef).sum()), coef
+
+
+# -- estimator ----------------------------------------------------------------------
+class ConstrainedLasso:
+    """Linear regression with an l1 constraint, ``||coef||_1 <= radius``, fitted by Frank-Wolfe.
+
+    A scikit-learn style estimator (``fit``, ``predict``, ``score``,
+    ``get_params``, ``set_params``; works with ``sklearn.base.clone`` and
+    model selection).
+
+    Parameters
+    ----------
+    radius : float, default 1.0
+        The l1 bound on the coefficients.
+    method : str, default "pairwise"
+        See :func:`solve_lasso`.
+    tol : float, default 1e-8
+        Target Frank-Wolfe gap.
+    max_iter : int, default 10000
+    fit_intercept : bool, default True
+        Fit an unpenalized intercept (by centering; dense ``X`` only).
+    warm_start : bool, default False
+        Start a new ``fit`` from the previous coefficients.
+
+    Attributes
+    ----------
+    coef_ : ndarray, shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+    gap_ : float
+        Certified Frank-Wolfe gap of the fit.
+    result_ : Result
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> est = ConstrainedLasso(radius=1.5, fit_intercept=False).fit(X, X @ [1.0, -0.5])
+    >>> np.round(est.coef_, 6), round(est.score(X, X @ [1.0, -0.5]), 6)
+    (array([ 1. , -0.5]), 1.0)
+    """
+
+    _param_names = ("radius", "method", "tol", "max_iter", "fit_intercept", "warm_start")
+
+    def __init__(self, radius: float = 1.0, method: str = "pairwise", tol: float = 1e-8,
+                 max_iter: int = 10000, fit_intercept: bool = True,
+                 warm_start: bool = False) -> None:
+        self.radius = radius
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.warm_start = warm_start
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn convention)."""
+        return {name: getattr(self, name) for name in self._param_names}
+
+    def set_params(self, **params: Any) -> ConstrainedLasso:
+        """Set constructor parameters (scikit-learn convention)."""
+        for name, value in params.items():
+            if name not in self._param_names:
+                raise ValueError(
+                    f"invalid parameter {name!r} for ConstrainedLasso; valid: {self._param_names}"
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"ConstrainedLasso({inner})"
+
+    def fit(self, X: Any, y: Any) -> ConstrainedLasso:
+        """Fit the coefficients; returns ``self``."""
+        X, y = _check_problem(X, y)
+        if self.fit_intercept and sp.issparse(X):
+            raise ValueError(
+                "ConstrainedLasso: fit_intercept=True needs a dense X (centering a sparse X "
+                "would densify it); pass fit_intercept=False with centered data"
+            )
+        if self.fit_intercept:
+            x_mean = X.mean(axis=0)
+            y_mean = float(y.mean())
+            Xc, yc = X - x_mean, y - y_mean
+        else:
+            Xc, yc = X, y
+        x0 = None
+        if self.warm_start and getattr(self, "coef_", None) is not None \
+                and np.shape(self.coef_) == (X.shape[1],):
+            x0 = self.coef_
+        res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=self.tol,
+                          max_iter=self.max_iter)
+        self.result_ = res
+        self.coef_ = np.asarray(res.x, dtype=float)
+        self.intercept_ = (y_mean - float(x_mean @ self.coef_)) if self.fit_intercept else 0.0
+        self.n_iter_ = int(res.nit)
+        self.gap_ = float(res.gap)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _check_fitted(self) -> None:
+        if getattr(self, "coef_", None) is None:
+            raise ValueError("this ConstrainedLasso is not fitted yet; call fit(X, y) first")
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``X @ coef_ + intercept_``."""
+        self._check_fitted()
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ShapeError(
+                f"`X` has shape {X.shape}, expected (n_samples, {self.n_features_in_})"
+            )
+        return np.asarray(X @ self.coef_, dtype=float).reshape(-1) + self.intercept_
+
+    def score(self, X: Any, y: Any) -> float:
+        """Coefficient of determination R^2 of the prediction."""
+        y = np.asarray(y, dtype=float).reshape(-1)
+        pred = self.predict(X)
+        ss_res = float(np.sum((y - pred) ** 2))
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        return 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)

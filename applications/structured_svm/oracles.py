@@ -1,0 +1,121 @@
+"""Batch oracles over a data set: loss-augmented passes, primal value, predictions.
+
+:class:`~.models.ChainModel` runs them in numba over flattened token arrays
+(threads over examples with ``n_jobs``); any other model goes through its
+Python methods, with a thread pool over examples when ``n_jobs != 1`` (useful
+when the model's oracle releases the GIL, as numba ``nogil`` kernels and
+scipy's assignment solver do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .models.base import StructuredModel
+
+__all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss"]
+
+
+def _is_chain(model: StructuredModel) -> bool:
+    from .models.chain import ChainModel
+
+    return type(model) is ChainModel
+
+
+def _map(fn, items: Sequence[Any], n_jobs: int | None) -> list[Any]:
+    if n_jobs is None or n_jobs == 1 or len(items) < 2:
+        return [fn(a) for a in items]
+    import os
+
+    workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return list(ex.map(fn, items, chunksize=max(1, len(items) // (4 * workers))))
+
+
+def batch_psi_loss(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray,
+                   augment: bool = True, n_jobs: int | None = 1
+                   ) -> tuple[np.ndarray, float, list[Any]]:
+    """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])`` with ``y*_i`` the loss-augmented
+    (or, without ``augment``, plain) decoding of every example at ``w``."""
+    w = np.asarray(w, dtype=float)
+    if _is_chain(model):
+        from ._chain_dual import chain_batch_decode, chain_data, _psi_sum
+
+        data = chain_data(model, X, Y)
+        labels, _ = chain_batch_decode(data, w, augment, n_jobs)
+        psi = np.zeros(data.d)
+        _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
+                 data.uses_ids, psi)
+        wrong = (labels != data.Yf).astype(float)
+        loss = float(np.sum(np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)))
+        return psi, loss, np.split(labels, data.off[1:-1])
+    dec = (lambda i: model.loss_augmented_decode(X[i], Y[i], w)) if augment else \
+        (lambda i: model.decode(X[i], w))
+    labels = _map(dec, list(range(len(X))), n_jobs)
+    psi = np.zeros(model.size_joint_feature)
+    loss = 0.0
+    for x, y, yh in zip(X, Y, labels):
+        idx, val = model.psi(x, y, yh)
+        psi[idx] += val
+        loss += float(model.loss(y, yh))
+    return psi, loss, labels
+
+
+def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray,
+                 lam: float, n_jobs: int | None = 1) -> dict[str, Any]:
+    """Primal objective ``lam/2 ||w||^2 + 1/n sum_i max_y [L_i(y) - <w, psi_i(y)>]`` at ``w``
+    and the quantities of the duality gap.
+
+    Returns a dict with ``primal``, ``hinge`` (per example), ``psi_sum`` and ``loss_sum``
+    (of the loss-augmented labellings, for ``w_s = psi_sum/(lam n)``, ``l_s = loss_sum/n``)
+    and ``train_loss`` (mean task loss of the plain predictions is *not* included:
+    see :func:`mean_loss`).
+    """
+    w = np.asarray(w, dtype=float)
+    n = len(X)
+    if _is_chain(model):
+        from ._chain_dual import chain_batch_oracle, chain_data
+
+        out = chain_batch_oracle(chain_data(model, X, Y), w, n_jobs)
+        hinge = out["hinge"]
+        psi, loss_sum = out["psi_sum"], float(out["loss"].sum())
+    else:
+        psi, loss_sum, labels = batch_psi_loss(model, X, Y, w, True, n_jobs)
+        # H_i = L_i(y*) - <w, psi_i(y*)>, summed: loss_sum - <w, psi_sum>
+        hinge = None
+    total_hinge = float(hinge.sum()) if hinge is not None else loss_sum - float(w @ psi)
+    primal = 0.5 * lam * float(w @ w) + total_hinge / n
+    return {"primal": primal, "hinge": hinge, "psi_sum": psi, "loss_sum": loss_sum}
+
+
+def batch_predict(model: StructuredModel, X: Sequence[Any], w: np.ndarray,
+                  n_jobs: int | None = 1) -> list[Any]:
+    """``decode(x, w)`` for every example."""
+    w = np.asarray(w, dtype=float)
+    if _is_chain(model):
+        from ._chain_dual import chain_batch_decode, chain_data
+
+        data = chain_data(model, X, None)
+        labels, _ = chain_batch_decode(data, w, False, n_jobs)
+        return np.split(labels, data.off[1:-1])
+    return _map(lambda x: model.decode(x, w), list(X), n_jobs)
+
+
+def mean_loss(model: StructuredModel, Y_true: Sequence[Any], Y_pred: Sequence[Any]) -> float:
+    """Mean task loss over examples (for chains: the macro-averaged normalized Hamming
+    loss that BCFWstruct and gapBCFW report as test error)."""
+    if len(Y_true) != len(Y_pred):
+        raise ValueError(f"mean_loss: {len(Y_true)} true labellings but {len(Y_pred)} predictions")
+    if _is_chain(model):
+        yt = np.concatenate([np.asarray(y).ravel() for y in Y_true])
+        yp = np.concatenate([np.asarray(y).ravel() for y in Y_pred])
+        if yt.size != yp.size:
+            raise ValueError("mean_loss: a prediction's length differs from its labelling's")
+        lengths = np.array([np.size(y) for y in Y_true])
+        off = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        return float(np.mean(np.add.reduceat((yt != yp).astype(float), off) / lengths))
+    return float(np.mean([model.loss(a, b) for a, b in zip(Y_true, Y_pred)]))
