@@ -5,7 +5,8 @@
 3. routing a flow through a layered network with convex congestion costs,
    over the flow polytope (its LMO is a shortest path).
 
-Each run prints its certified duality gap; a convergence plot is written to
+Each is solved with vanilla, away-step and pairwise Frank-Wolfe; every run
+prints its certified duality gap, and a convergence plot is written to
 ``examples/output/demo_convergence.png``.
 """
 
@@ -22,28 +23,30 @@ import frankwolfe as fw
 OUT = Path(__file__).resolve().parent / "output"
 
 
-def simplex_qp(rng: np.random.Generator) -> fw.Result:
+METHODS = ("fw", "away", "pairwise")
+
+
+def simplex_qp(rng: np.random.Generator) -> tuple[fw.Objective, fw.LMO]:
+    """A strongly convex quadratic whose minimizer lies on a face of the simplex."""
     n = 300
     M = rng.normal(size=(n, n)) / np.sqrt(n)
     Q = M.T @ M + 0.1 * np.eye(n)
-    c = rng.normal(size=n)
-    return fw.frank_wolfe(fw.QuadraticObjective(Q, c), fw.ProbabilitySimplex(), tol=1e-6,
-                          max_iter=20000)
+    c = 0.05 * rng.normal(size=n)
+    return fw.QuadraticObjective(Q, c), fw.ProbabilitySimplex(dim=n)
 
 
-def sparse_recovery(rng: np.random.Generator) -> tuple[fw.Result, np.ndarray]:
+def sparse_recovery(rng: np.random.Generator) -> tuple[fw.Objective, fw.LMO]:
+    """Recover a 15-sparse vector from 400 noisy measurements (l1 constraint)."""
     m, n, k = 400, 1000, 15
     A = rng.normal(size=(m, n)) / np.sqrt(m)
     x_true = np.zeros(n)
-    support = rng.choice(n, size=k, replace=False)
-    x_true[support] = rng.normal(size=k)
+    x_true[rng.choice(n, size=k, replace=False)] = rng.normal(size=k)
     b = A @ x_true + 0.01 * rng.normal(size=m)
-    res = fw.frank_wolfe(fw.LeastSquares(A, b), fw.L1Ball(np.abs(x_true).sum()), tol=1e-6,
-                         max_iter=20000)
-    return res, x_true
+    return fw.LeastSquares(A, b), fw.L1Ball(np.abs(x_true).sum(), dim=n)
 
 
-def network_routing(rng: np.random.Generator) -> tuple[fw.Result, fw.FlowPolytope]:
+def network_routing(rng: np.random.Generator) -> tuple[fw.Objective, fw.LMO]:
+    """Route 10 units through a layered network with congestion costs."""
     layers, width, demand = 6, 5, 10.0
     edges = [("s", (0, j)) for j in range(width)]
     for layer in range(layers - 1):
@@ -55,33 +58,27 @@ def network_routing(rng: np.random.Generator) -> tuple[fw.Result, fw.FlowPolytop
     congestion = rng.uniform(0.05, 0.5, size=m)    # cost growth per unit of flow
     # sum_e free_time_e x_e + 1/2 congestion_e x_e^2: separable and convex
     objective = fw.QuadraticObjective(sp.diags(congestion).tocsr(), free_time)
-    return fw.frank_wolfe(objective, domain, tol=1e-6, max_iter=20000), domain
+    return objective, domain
 
 
 def main() -> int:
     rng = np.random.default_rng(2013)
-    runs: dict[str, fw.Result] = {}
-
-    res = simplex_qp(rng)
-    runs["simplex QP (n=300)"] = res
-    print(f"[1] simplex QP        f = {res.fun:.8f}   certified gap = {res.gap:.2e}   "
-          f"iterations = {res.nit}   support = {np.count_nonzero(res.x > 1e-9)}")
-
-    res, x_true = sparse_recovery(rng)
-    runs["l1 least squares (400x1000)"] = res
-    err = np.linalg.norm(res.x - x_true) / np.linalg.norm(x_true)
-    print(f"[2] l1 least squares  f = {res.fun:.8f}   certified gap = {res.gap:.2e}   "
-          f"iterations = {res.nit}   relative error vs x_true = {err:.3f}")
-
-    res, domain = network_routing(rng)
-    runs["flow polytope (6x5 layers)"] = res
-    used = int(np.count_nonzero(res.x > 1e-6))
-    print(f"[3] network routing   f = {res.fun:.8f}   certified gap = {res.gap:.2e}   "
-          f"iterations = {res.nit}   edges used = {used}/{len(domain.edges)}")
-
-    for name, r in runs.items():
-        if r.status != fw.Status.CONVERGED:
-            print(f"    {name}: {r.message}")
+    problems = {
+        "simplex QP (n=300)": simplex_qp(rng),
+        "l1 least squares (400x1000)": sparse_recovery(rng),
+        "flow polytope (6x5 layers)": network_routing(rng),
+    }
+    runs: dict[str, dict[str, fw.Result]] = {}
+    print(f"{'problem':<30} {'method':<9} {'f(x)':>14} {'certified gap':>14} {'iterations':>10} {'time (s)':>9}")
+    for name, (objective, domain) in problems.items():
+        runs[name] = {}
+        for method in METHODS:
+            res = fw.minimize(objective, domain, method=method, tol=1e-8, max_iter=3000)
+            runs[name][method] = res
+            print(f"{name:<30} {method:<9} {res.fun:>14.8f} {res.gap:>14.2e} {res.nit:>10d} "
+                  f"{res.time:>9.3f}")
+    print("The certified gap bounds f(x) - min f from above: vanilla Frank-Wolfe zig-zags "
+          "when the solution lies on a face; away and pairwise steps converge linearly.")
 
     try:
         import matplotlib
@@ -95,13 +92,14 @@ def main() -> int:
         return 0
     OUT.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for ax, (name, r) in zip(axes, runs.items()):
-        plot_convergence({"Frank-Wolfe": r}, ax=ax, title=name)
+    for ax, (name, results) in zip(axes, runs.items()):
+        plot_convergence(results, ax=ax, title=name)
     fig.tight_layout()
     path = OUT / "demo_convergence.png"
     fig.savefig(path, dpi=110)
     print(f"convergence plot written to {path}")
-    return 0 if all(r.status == fw.Status.CONVERGED for r in runs.values()) else 1
+    best_ok = all(min(r.gap for r in results.values()) <= 1e-8 for results in runs.values())
+    return 0 if best_ok else 1
 
 
 if __name__ == "__main__":
