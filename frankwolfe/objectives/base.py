@@ -133,6 +133,8 @@ class Tracker:
         self.x: np.ndarray = np.array(x, dtype=float, order="C", copy=True)
         self._f: float | None = None
         self._g: np.ndarray | None = None
+        # the last trial point of a line search: (direction, gamma, point, f, grad)
+        self._trial: tuple[Any, float, np.ndarray, float | None, np.ndarray | None] | None = None
         self.n_function_calls = 0
         self.n_gradient_calls = 0
 
@@ -153,7 +155,11 @@ class Tracker:
     def value_and_gradient(self) -> tuple[float, np.ndarray]:
         """Both, evaluated together when neither is cached."""
         if self._g is None:
-            self._f, self._g = self._evaluate()
+            if self._f is None:
+                self._f, self._g = self._evaluate()
+            else:  # the value is known from the accepted line-search trial
+                self._g = np.asarray(self.objective.gradient(self.x), dtype=float)
+                self.n_gradient_calls += 1
         elif self._f is None:
             self.value()
         return self._f, self._g
@@ -166,7 +172,18 @@ class Tracker:
 
     # -- moves ------------------------------------------------------------
     def move(self, direction: Direction, gamma: float) -> None:
-        """``x <- x + gamma * d``."""
+        """``x <- x + gamma * d``.
+
+        When the step is the last line-search trial, the tracker lands on
+        exactly the trial point and keeps what was evaluated there, so an
+        accepted backtracking step costs no second evaluation.
+        """
+        t = self._trial
+        self._trial = None
+        if t is not None and t[0] is direction and t[1] == gamma:
+            self.x[...] = t[2]
+            self._f, self._g = t[3], t[4]
+            return
         direction.apply(self.x, gamma)
         self._f = None
         self._g = None
@@ -176,16 +193,33 @@ class Tracker:
         self.x = np.array(x, dtype=float, order="C", copy=True)
         self._f = None
         self._g = None
+        self._trial = None
+
+    def _trial_point(self, direction: Direction, gamma: float) -> tuple:
+        t = self._trial
+        if t is not None and t[0] is direction and t[1] == gamma:
+            return t
+        t = (direction, gamma, self.x + gamma * direction.dense(self.x), None, None)
+        self._trial = t
+        return t
 
     def trial_value(self, direction: Direction, gamma: float) -> float:
         """``f(x + gamma d)`` without moving (used by backtracking)."""
-        self.n_function_calls += 1
-        return float(self.objective.value(self.x + gamma * direction.dense(self.x)))
+        d, gm, xt, f, g = self._trial_point(direction, gamma)
+        if f is None:
+            f = float(self.objective.value(xt))
+            self.n_function_calls += 1
+            self._trial = (d, gm, xt, f, g)
+        return f
 
     def trial_gradient(self, direction: Direction, gamma: float) -> np.ndarray:
         """``grad f(x + gamma d)`` without moving."""
-        self.n_gradient_calls += 1
-        return np.asarray(self.objective.gradient(self.x + gamma * direction.dense(self.x)))
+        d, gm, xt, f, g = self._trial_point(direction, gamma)
+        if g is None:
+            g = np.asarray(self.objective.gradient(xt), dtype=float)
+            self.n_gradient_calls += 1
+            self._trial = (d, gm, xt, f, g)
+        return g
 
     def direction_sq_norm(self, direction: Direction) -> float:
         """``||d||^2``."""
