@@ -20,7 +20,9 @@ from collections.abc import Hashable
 import numpy as np
 from numba import njit
 
-__all__ = ["BlockAtomStore", "GapSampler", "LazyAverage"]
+__all__ = ["BlockAtomStore", "GapSampler", "LazyAverage", "CompiledBlocks", "CompiledObjective",
+           "compiled_driver", "diag_quadratic_line", "diag_quadratic_update",
+           "csr_quadratic_kernels", "simplex_blocks"]
 
 
 class BlockAtomStore:
@@ -190,6 +192,20 @@ class GapSampler:
         self.est[i] = g
         _tree_set(self.tree, self.size, i, float(self._weight(g)))
 
+    def draw_u(self, u: float) -> int:
+        """The next block, from a uniform number ``u`` in [0, 1) (unused while
+        unvisited blocks remain or when sampling greedily)."""
+        if self.next_unvisited < self.n:
+            self._skip_visited()
+            if self.next_unvisited < self.n:
+                return self.next_unvisited
+        if self.greedy:
+            return int(np.argmax(self.est))
+        total = self.tree[1]
+        if not total > 0.0:
+            return min(int(u * self.n), self.n - 1)
+        return min(_tree_find(self.tree, self.size, u * total), self.n - 1)
+
     def draw(self, rng: np.random.Generator) -> int:
         """The next block."""
         if self.next_unvisited < self.n:
@@ -254,14 +270,11 @@ class LazyAverage:
         return (self.acc + x * (total - self._cum(self.since))) / total
 
 
-# -- compiled passes ----------------------------------------------------------
+# -- compiled helpers -----------------------------------------------------------
 #
-# For the common case "product of probability simplices + quadratic objective
-# 1/2 x^T Q x + c^T x, Frank-Wolfe block steps" a whole pass runs in one numba
-# call: the Python cost of a block step (oracle call, Atom, a dozen small
-# numpy calls) would otherwise dominate the O(|block|) arithmetic.  The pass
-# performs exactly the updates of the generic Python step (same order, same
-# formulas up to rounding).
+# The Python cost of a block step (oracle call, Atom, a dozen small numpy
+# calls) would dominate the O(|block|) arithmetic of small blocks, so whole
+# passes can run in numba (the protocol below); these helpers serve both.
 
 @njit(cache=True, nogil=True)
 def _row_dot_csr(indptr, indices, data, r, x):
@@ -281,62 +294,6 @@ def _in_sorted(a, v):
         else:
             hi = mid
     return lo if (lo < a.size and a[lo] == v) else -1
-
-
-@njit(cache=True, nogil=True)
-def simplex_quadratic_pass_csr(order, x, Z, idx_flat, off, radius, est, indptr, indices, data,
-                               c, exact, ell, k):
-    """One pass of FW block steps on simplices for ``1/2 x^T Q x + c^T x`` (CSR ``Q``).
-
-    Block coordinate sets must be sorted.  Returns ``(k, last_gamma, df)`` with
-    ``df`` the exact change of ``f`` over the pass (a quadratic changes by
-    ``gamma <g, d> + gamma^2/2 d^T Q d`` per step), so ``f`` need not be
-    re-evaluated in O(dim) after every pass.
-    """
-    n = off.size - 1
-    gamma = np.nan
-    df = 0.0
-    for t in range(order.size):
-        i = order[t]
-        lo = off[i]
-        hi = off[i + 1]
-        m = hi - lo
-        I = idx_flat[lo:hi]
-        g = np.empty(m)
-        jmin = 0
-        gz = 0.0
-        for a in range(m):
-            g[a] = _row_dot_csr(indptr, indices, data, I[a], x) + c[I[a]]
-            gz += g[a] * Z[lo + a]
-            if g[a] < g[jmin]:
-                jmin = a
-        gap = gz - radius[i] * g[jmin]
-        est[i] = gap if gap > 0.0 else 0.0
-        gamma = 0.0
-        if gap > 0.0:
-            d = np.empty(m)
-            for a in range(m):
-                d[a] = -Z[lo + a]
-            d[jmin] += radius[i]
-            curv = 0.0  # d^T Q[I, I] d
-            for a in range(m):
-                r = I[a]
-                s = 0.0
-                for p in range(indptr[r], indptr[r + 1]):
-                    b = _in_sorted(I, indices[p])
-                    if b >= 0:
-                        s += data[p] * d[b]
-                curv += d[a] * s
-            if exact:
-                gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
-            else:
-                gamma = min(1.0, ell * n / (k + ell * n))
-            df += gamma * (0.5 * gamma * curv - gap)
-            for a in range(m):
-                Z[lo + a] += gamma * d[a]
-                x[I[a]] += gamma * d[a]
-        k += 1
-    return k, gamma, df
 
 
 @njit(cache=True, nogil=True)

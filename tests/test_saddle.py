@@ -295,3 +295,172 @@ def test_bad_input_messages():
         minimize(L, X, method="saddle")
     with pytest.raises(ShapeError, match="game_value: `M` must be a non-empty 2-D matrix"):
         game_value(np.ones(3))
+
+
+# -- fully corrective SP-FW (double oracle) ------------------------------------------
+
+def _lp_value_column_player(P):
+    """max_y min_i (P y)_i over the simplex, by one linprog written here (HiGHS)."""
+    from scipy.optimize import linprog
+
+    m, n = P.shape
+    c = np.zeros(n + 1)
+    c[-1] = -1.0                                         # maximize t
+    A_ub = np.hstack([-P, np.ones((m, 1))])              # t <= (P y)_i
+    A_eq = np.hstack([np.ones((1, n)), np.zeros((1, 1))])
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+def test_corrective_random_games_reach_1e8_and_match_linprog():
+    """The 20 random games (up to 200x300): gap <= 1e-8, value = LP value to 1e-6.
+
+    Finite termination: each iteration adds an atom or stops, and an atom can leave
+    at most once (it is pinned when it comes back), so nit <= 2 (m + n).
+    """
+    for M in _random_games():
+        m, n = M.shape
+        v = _lp_value_column_player(M)
+        res = saddle_point_frank_wolfe(BilinearObjective(M), *_simplices(), corrective=True,
+                                       tol=1e-10, max_iter=2 * (m + n) + 1)
+        x, y = res.x, res.extra["y"]
+        true_gap = _saddle_gap(M, x, y)
+        assert res.success and res.gap <= 1e-8 and true_gap <= 1e-8, (M.shape, res.gap, true_gap)
+        assert res.gap == pytest.approx(true_gap, abs=1e-11)
+        assert abs(res.fun - v) <= 1e-6
+        assert abs(x @ M @ y - v) <= 1e-6
+        assert x.min() >= 0 and y.min() >= 0
+        assert x.sum() == pytest.approx(1.0, abs=1e-12) and y.sum() == pytest.approx(1.0, abs=1e-12)
+        assert res.extra["n_corrective_lp"] >= 1
+        assert res.nit <= 2 * (m + n)
+        # the active sets hold the returned point with positive weights only
+        Sx, Sy = res.active_set
+        np.testing.assert_allclose(Sx.x, x, atol=1e-12)
+        np.testing.assert_allclose(Sy.x, y, atol=1e-12)
+        assert Sx.weights.min() > 0 and Sy.weights.min() > 0
+
+
+def test_corrective_linear_terms_and_l1_ball():
+    """Linear terms fold into the restricted game; a non-simplex domain (l1 ball) works."""
+    rng = np.random.default_rng(8)
+    M = rng.standard_normal((25, 18))
+    a, b = rng.standard_normal(25), rng.standard_normal(18)
+    res = saddle_point_frank_wolfe(BilinearObjective(M, a, b), *_simplices(), corrective=True,
+                                   tol=1e-10, max_iter=200)
+    # x^T M y + a^T x + b^T y over simplices is the matrix game M + a 1^T + 1 b^T
+    v = _lp_value_column_player(M + a[:, None] + b[None, :])
+    x, y = res.x, res.extra["y"]
+    assert res.gap <= 1e-8 and _saddle_gap(M, x, y, a, b) <= 1e-8
+    assert abs(res.fun - v) <= 1e-6
+
+    # min_{|x|_1 <= 1} max_{y in simplex} x^T M y  =  min_{|x|_1 <= 1} max_j (M^T x)_j (cvxpy)
+    import cvxpy as cp
+
+    M = rng.standard_normal((12, 9)) + 0.3
+    xv = cp.Variable(12)
+    ref = cp.Problem(cp.Minimize(cp.max(M.T @ xv)), [cp.norm1(xv) <= 1]).solve()
+    res = saddle_point_frank_wolfe(BilinearObjective(M), fw.L1Ball(), ProbabilitySimplex(),
+                                   corrective=True, tol=1e-10, max_iter=200)
+    x, y = res.x, res.extra["y"]
+    assert np.abs(x).sum() <= 1 + 1e-12
+    gap = float((M.T @ x).max() + np.abs(M @ y).max())  # min over the l1 ball: -|M y|_inf
+    assert res.gap <= 1e-8 and gap <= 1e-8
+    assert abs(res.fun - ref) <= 1e-6
+
+
+@pytest.mark.parametrize("m,n,k,seed", [(10, 15, 3, 0), (200, 300, 8, 2)])
+def test_corrective_face_games(m, n, k, seed):
+    """Games with a known interior-face equilibrium, with and without the mu terms."""
+    rng = np.random.default_rng(seed)
+    M, xs, ys, I, J = face_game(m, n, k, 1.0, rng)
+    res = saddle_point_frank_wolfe(BilinearObjective(M, mu_x=1.0, mu_y=1.0), *_simplices(),
+                                   corrective=True, tol=1e-8, max_iter=200)
+    assert res.success and res.gap <= 1e-8, res.gap
+    assert res.extra["n_corrective_qp"] >= 1 and res.extra["n_corrective_lp"] == 0
+    np.testing.assert_allclose(res.x, xs, atol=1e-6)
+    np.testing.assert_allclose(res.extra["y"], ys, atol=1e-6)
+    assert sorted(a.key[1] for a in res.active_set[0].atoms) == list(I)
+    assert sorted(a.key[1] for a in res.active_set[1].atoms) == list(J)
+
+    M0, xs, ys, I, J = face_game(m, n, k, 0.0, rng)
+    res = saddle_point_frank_wolfe(BilinearObjective(M0), *_simplices(), corrective=True,
+                                   tol=1e-10, max_iter=2 * (m + n))
+    assert res.gap <= 1e-8 and _saddle_gap(M0, res.x, res.extra["y"]) <= 1e-8
+    assert abs(res.fun - xs @ M0 @ ys) <= 1e-8  # the constructed equilibrium's value
+
+
+def test_corrective_bad_input():
+    L = BilinearObjective(np.ones((3, 2)))
+    X, Y = _simplices()
+    with pytest.raises(ValueError, match="`corrective=True` and `away=True` exclude"):
+        saddle_point_frank_wolfe(L, X, Y, corrective=True, away=True)
+    with pytest.raises(ValueError, match=r"gamma = 1\); got step_size='agnostic'"):
+        saddle_point_frank_wolfe(L, X, Y, corrective=True, step_size="agnostic")
+
+    class Lin(fw.SaddleObjective):
+        def value(self, x, y):
+            return x @ y
+
+        def gradient_x(self, x, y):
+            return y
+
+        def gradient_y(self, x, y):
+            return x
+
+    with pytest.raises(TypeError, match="needs a BilinearObjective, got Lin"):
+        saddle_point_frank_wolfe(Lin(), ProbabilitySimplex(dim=2), ProbabilitySimplex(dim=2),
+                                 corrective=True)
+
+
+# -- incremental products M y, M^T x -------------------------------------------------
+
+def test_incremental_products_dense_sparse_and_drift():
+    """Runs past the periodic refresh; gaps equal those recomputed from M; CSR M agrees."""
+    import scipy.sparse as sps
+
+    rng = np.random.default_rng(9)
+    M = rng.standard_normal((40, 70)) * (rng.random((40, 70)) < 0.3)
+    a, b = rng.standard_normal(40), rng.standard_normal(70)
+    dense = saddle_point_frank_wolfe(BilinearObjective(M, a, b), *_simplices(),
+                                     step_size="agnostic", max_iter=2500, tol=0)
+    sparse = saddle_point_frank_wolfe(BilinearObjective(sps.csr_array(M), a, b), *_simplices(),
+                                      step_size="agnostic", max_iter=2500, tol=0)
+    x, y = dense.x, dense.extra["y"]
+    assert dense.gap == pytest.approx(_saddle_gap(M, x, y, a, b), abs=1e-12)
+    assert dense.fun == pytest.approx(x @ M @ y + a @ x + b @ y, abs=1e-12)
+    np.testing.assert_allclose(sparse.x, x, atol=1e-12)
+    np.testing.assert_allclose(sparse.extra["y"], y, atol=1e-12)
+    # history gaps recomputed from scratch at a mid-run iterate via the callback
+    seen = []
+
+    def cb(state):
+        z = state.x
+        seen.append((state.gap, _saddle_gap(M, z[:40], z[40:], a, b)))
+
+    saddle_point_frank_wolfe(BilinearObjective(M, a, b), *_simplices(), step_size="agnostic",
+                             max_iter=1200, tol=0, callback=cb)
+    got, want = np.array(seen).T
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_fictitious_rule_is_fictitious_play():
+    """step_size='fictitious' (1/(k+1)): both strategies are the plain averages of the
+    simultaneous best replies so far (Brown's fictitious play, transcribed here)."""
+    rng = np.random.default_rng(12)
+    M = rng.standard_normal((8, 11))
+    K = 300
+    res = saddle_point_frank_wolfe(BilinearObjective(M), *_simplices(), step_size="fictitious",
+                                   max_iter=K, tol=0)
+    x = np.eye(8)[0]
+    y = np.eye(11)[0]   # the default start: the first vertex of each simplex
+    cx, cy = np.zeros(8), np.zeros(11)
+    for k in range(K):  # gamma_0 = 1: the start only chooses the first replies
+        bx = np.eye(8)[np.argmin(M @ y)]
+        by = np.eye(11)[np.argmax(M.T @ x)]
+        cx += bx
+        cy += by
+        x, y = cx / (k + 1), cy / (k + 1)
+    np.testing.assert_allclose(res.x, x, atol=1e-12)
+    np.testing.assert_allclose(res.extra["y"], y, atol=1e-12)

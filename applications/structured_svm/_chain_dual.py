@@ -3,7 +3,8 @@ batch oracles over a whole data set.
 
 Block ``i`` (a sequence of length ``L``) is stored as node marginals
 ``mu[t, k]`` (rows of one token array shared by all blocks), aggregated
-transition marginals ``T[i, a, b]`` and the expected loss ``lbar[i]`` of its
+transition marginals ``T[i, b, a]`` (weight of ``y_t = a, y_{t+1} = b``, stored in
+the order of the transition weights in ``w``) and the expected loss ``lbar[i]`` of its
 convex combination of labellings.  Its image in ``(w, l)`` space is
 
     w_i = (phi(x_i, y_i) - phi_bar(mu_i, T_i)) / (lam n),   l_i = lbar_i / n,
@@ -120,6 +121,13 @@ def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out):  # pragma: no cover 
         unary_dense(Xf[lo:lo + L], g, K, out)
 
 
+@njit(cache=True, nogil=True, fastmath=True)
+def _axpy(a, x, y):  # pragma: no cover - compiled
+    """``y += a x`` (contiguous rows: vectorized)."""
+    for f in range(x.size):
+        y[f] += a * x[f]
+
+
 @njit(cache=True, nogil=True)
 def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
@@ -164,15 +172,14 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
             if not active:
                 continue
             base = k * F
+            out = val[nnz:nnz + F]
             for f in range(F):
                 idx[nnz + f] = base + f
-                val[nnz + f] = 0.0
+                out[f] = 0.0
             for t in range(L):
                 c = coef[t, k]
                 if c != 0.0:
-                    c *= scale
-                    for f in range(F):
-                        val[nnz + f] += c * Xf[lo + t, f]
+                    _axpy(scale * c, Xf[lo + t], out)
             nnz += F
     o = K * F
     for k in range(K):
@@ -188,12 +195,12 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
             val[nnz] = scale * c
             nnz += 1
     for t in range(L - 1):
-        cnt[ystar[t], ystar[t + 1]] += 1.0
+        cnt[ystar[t + 1], ystar[t]] += 1.0
     o2 = o + 2 * K
     for b in range(K):
         for a in range(K):
-            c = T[i, a, b] - cnt[a, b]
-            cnt[a, b] = 0.0
+            c = T[i, b, a] - cnt[b, a]
+            cnt[b, a] = 0.0
             if c != 0.0:
                 idx[nnz] = o2 + a + K * b
                 val[nnz] = scale * c
@@ -245,7 +252,7 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
         s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
     for b in range(K):
         for a in range(K):
-            s_bar += T[i, a, b] * g[o_tr + a + K * b]
+            s_bar += T[i, b, a] * g[o_tr + a + K * b]
     loss_s = wrong / L
     info[0] = loss_s
     info[1] = L
@@ -274,11 +281,11 @@ def chain_commit(state, i, gamma):  # pragma: no cover - compiled
         for k in range(K):
             mu[lo + t, k] *= keep
         mu[lo + t, ys[t]] += gamma
-    for a in range(K):
-        for b in range(K):
-            T[i, a, b] *= keep
+    for b in range(K):
+        for a in range(K):
+            T[i, b, a] *= keep
     for t in range(L - 1):
-        T[i, ys[t], ys[t + 1]] += gamma
+        T[i, ys[t + 1], ys[t]] += gamma
     lbar[i] = keep * lbar[i] + gamma * info[0]
 
 
@@ -324,7 +331,7 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         T = np.zeros((n, K, K))
         blk = np.repeat(np.arange(n), np.diff(data.off))
         same = blk[:-1] == blk[1:]
-        np.add.at(T, (blk[:-1][same], data.Yf[:-1][same], data.Yf[1:][same]), 1.0)
+        np.add.at(T, (blk[:-1][same], data.Yf[1:][same], data.Yf[:-1][same]), 1.0)
         lbar = np.zeros(n)
     else:
         mu, T, lbar = (np.array(a, dtype=float) for a in warm)

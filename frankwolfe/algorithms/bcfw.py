@@ -15,9 +15,11 @@ block steps, certificates every few passes), but stopping, history, callbacks
 and the result go through the shared :class:`~frankwolfe.monitor.Monitor`.
 
 Randomness (documented so that a transcription can replay it): at the start
-of each pass ``"uniform"`` draws ``rng.integers(n, size=n)`` and ``"perm"``
-draws ``rng.permutation(n)``; ``"gap"`` draws one ``rng.random()`` per step
-once every block has been visited.
+of each pass ``"uniform"`` draws ``rng.integers(n, size=n)``, ``"perm"``
+draws ``rng.permutation(n)`` and ``"gap"`` draws ``u = rng.random(n)``; step
+``t`` of a gap-sampling pass takes the first unvisited block, else the block
+whose cumulative weight interval holds ``u[t] * sum(weights)``.  The Python
+and the compiled engines consume the stream identically.
 """
 
 from __future__ import annotations
@@ -641,13 +643,20 @@ def block_coordinate_frank_wolfe(
     random_state : int or numpy.random.Generator, optional
         Seed; the run is reproducible for a fixed seed.
     compiled : bool, optional
-        Run whole passes in one numba call.  Available for a
+        Run whole passes in one numba call.  Available when the domain and
+        the objective supply compiled kernels (the protocol of
+        :class:`frankwolfe.blocks.CompiledBlocks` / ``CompiledObjective``:
+        ``domain.compiled_blocks(x0)`` and
+        ``objective.compiled_block_objective()``; built in for a
         :class:`~frankwolfe.QuadraticObjective` over a product of
-        :class:`~frankwolfe.ProbabilitySimplex` blocks with ``"uniform"`` or
-        ``"perm"`` sampling, FW steps, no cache, ``"exact"`` or
-        ``"agnostic"`` steps and debug mode off; it performs the same updates
-        as the Python steps (equal up to rounding).  ``None`` (default): use it
-        when available; ``True``: raise when it is not.
+        :class:`~frankwolfe.ProbabilitySimplex` blocks), with ``"uniform"``,
+        ``"perm"`` or ``"gap"`` sampling, FW steps, no cache, ``"exact"`` or
+        ``"agnostic"`` steps and debug mode off.  A domain may keep its block
+        iterates in its own parametrization there (e.g. label marginals);
+        the engine performs the same updates as the Python steps (equal up
+        to rounding) and consumes the random stream identically.  ``None``
+        (default): use it when available; ``True``: raise when it is not.
+        ``extra["engine"]`` says which engine ran.
     callback : callable, optional
         Called after each pass with an :class:`~frankwolfe.IterationState`
         (``k`` is the pass); return ``False`` to stop.
@@ -764,8 +773,10 @@ def block_coordinate_frank_wolfe(
             run.tail_next *= 2
         order = run.pass_order()
         sampler = run.sampler
+        # gap sampling: one uniform number per step, drawn per pass (as the compiled pass)
+        unif = rng.random(n) if (order is None and not use_compiled) else None
         for t in (range(0) if use_compiled else range(n)):
-            run.step(int(order[t]) if order is not None else sampler.draw(rng))
+            run.step(int(order[t]) if order is not None else sampler.draw_u(unif[t]))
             if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.out_of_time():
                 break
         df = run.compiled_pass(order) if use_compiled else np.nan

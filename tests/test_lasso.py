@@ -1,0 +1,138 @@
+"""The lasso application, checked against scikit-learn's Lasso and cvxpy."""
+
+import sys
+from pathlib import Path
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import Lasso
+from sklearn.metrics import r2_score
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from applications.lasso import (  # noqa: E402
+    ConstrainedLasso,
+    alpha_max,
+    lasso_path,
+    penalty_from_radius,
+    radius_from_penalty,
+    solve_lasso,
+    warm_start,
+)
+from frankwolfe import ShapeError  # noqa: E402
+
+
+def rel_err(x, ref):
+    return float(np.abs(x - ref).max() / np.abs(ref).max())
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    return X - X.mean(0), y - y.mean()
+
+
+@pytest.mark.parametrize("alpha", [0.02, 0.1, 0.5])
+@pytest.mark.parametrize("method", ["away", "pairwise", "rafw", "fcfw"])
+def test_diabetes_agrees_with_sklearn(diabetes, alpha, method):
+    A, b = diabetes
+    tau, coef = radius_from_penalty(A, b, alpha)  # sklearn, tol 1e-12
+    # f is about 6e5 here: tol 1e-8 is a relative accuracy of 1e-14
+    res = solve_lasso(A, b, tau, method, tol=1e-8, max_iter=200000)
+    assert res.success
+    assert rel_err(res.x, coef) <= 1e-6
+    assert penalty_from_radius(A, b, res.x) == pytest.approx(alpha, rel=1e-6)
+
+
+def test_synthetic_2000x5000_agrees_with_sklearn():
+    rng = np.random.default_rng(0)
+    m, n, k = 2000, 5000, 50
+    A = rng.standard_normal((m, n))
+    x_true = np.zeros(n)
+    x_true[rng.choice(n, k, replace=False)] = rng.standard_normal(k)
+    b = A @ x_true + 0.01 * rng.standard_normal(m)
+    alpha = 0.05 * alpha_max(A, b)
+    tau, coef = radius_from_penalty(A, b, alpha)
+    res = solve_lasso(A, b, tau, "pairwise", tol=1e-9, max_iter=100000)
+    assert res.success
+    assert rel_err(res.x, coef) <= 1e-6
+
+
+def test_path_warm_starts_and_matches_cvxpy():
+    rng = np.random.default_rng(1)
+    m, n = 80, 120
+    A = rng.standard_normal((m, n))
+    b = A @ (rng.standard_normal(n) * (rng.random(n) < 0.1)) + 0.1 * rng.standard_normal(m)
+    radii = np.linspace(0.5, 4.0, 8)
+    warm = lasso_path(A, b, radii, "pairwise", tol=1e-9)
+    cold = lasso_path(A, b, radii, "pairwise", tol=1e-9, warm=False)
+    assert warm.n_iter[1:].sum() < cold.n_iter[1:].sum()
+    x = cp.Variable(n)
+    t = cp.Parameter(nonneg=True)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A @ x - b)), [cp.norm1(x) <= t])
+    for r, coef, res in zip(radii, warm.coefs, warm.results):
+        t.value = r
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+        assert res.fun <= prob.value + 1e-7
+        assert np.abs(coef).sum() <= r * (1 + 1e-12)
+    assert np.all(warm.gaps <= 1e-9)
+
+
+@pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw"])
+def test_sparse_design_matches_dense_via_cvxpy(method):
+    rng = np.random.default_rng(2)
+    A = sp.random(60, 90, density=0.2, random_state=3, format="csr")
+    b = rng.standard_normal(60)
+    radius = 1.5
+    x = cp.Variable(90)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A.toarray() @ x - b)), [cp.norm1(x) <= radius])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    tol = 1e-3 if method == "fw" else 1e-9  # vanilla FW is sublinear
+    res = solve_lasso(A, b, radius, method, tol=tol, max_iter=50000)
+    assert res.success
+    assert res.fun <= prob.value + tol + 1e-9
+
+
+def test_warm_start_represents_the_point():
+    x = np.array([0.5, 0.0, -0.25, 0.0])
+    S = warm_start(x, 2.0)
+    np.testing.assert_allclose(S.x, x, atol=1e-15)
+    assert abs(S.weights.sum() - 1) <= 1e-15 and np.all(S.weights > 0)
+    shrunk = warm_start(x, 0.5)  # outside the ball: scaled onto its boundary
+    np.testing.assert_allclose(shrunk.x, x * (0.5 / 0.75), atol=1e-15)
+    np.testing.assert_allclose(warm_start(np.zeros(4), 1.0).x, np.zeros(4), atol=1e-15)
+
+
+def test_estimator_matches_sklearn_with_intercept():
+    X, y = load_diabetes(return_X_y=True)
+    sk = Lasso(alpha=0.2, tol=1e-12, max_iter=100000).fit(X, y)
+    tau = float(np.abs(sk.coef_).sum())
+    est = ConstrainedLasso(radius=tau, tol=1e-8, max_iter=100000).fit(X, y)
+    assert rel_err(est.coef_, sk.coef_) <= 1e-6
+    assert est.intercept_ == pytest.approx(sk.intercept_, rel=1e-9)
+    assert est.score(X, y) == pytest.approx(r2_score(y, sk.predict(X)), rel=1e-9)
+    np.testing.assert_allclose(est.predict(X), sk.predict(X), rtol=1e-7)
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and not hasattr(twin, "coef_")
+    assert twin.set_params(method="fcfw").method == "fcfw"
+
+
+def test_estimator_and_helpers_bad_input():
+    with pytest.raises(ValueError, match="not fitted"):
+        ConstrainedLasso().predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="invalid parameter"):
+        ConstrainedLasso().set_params(alpha=1.0)
+    with pytest.raises(ValueError, match="fit_intercept"):
+        ConstrainedLasso().fit(sp.eye(5, format="csr"), np.ones(5))
+    with pytest.raises(ValueError, match="method"):
+        solve_lasso(np.eye(3), np.ones(3), 1.0, method="newton")
+    with pytest.raises(ValueError, match="radius"):
+        solve_lasso(np.eye(3), np.ones(3), -1.0)
+    with pytest.raises(ShapeError, match=r"\(3,\)"):
+        solve_lasso(np.eye(3), np.ones(4), 1.0)
+    est = ConstrainedLasso(fit_intercept=False).fit(np.eye(3), np.ones(3))
+    with pytest.raises(ShapeError, match="n_samples, 3"):
+        est.predict(np.ones((2, 4)))

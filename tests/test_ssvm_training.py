@@ -1,0 +1,326 @@
+"""Structured SVM training through the core solvers: optimality against independent
+solvers (cvxpy's QP over all labellings, scikit-learn's Crammer-Singer SVM), the
+compiled and generic BCFW engines, the estimator API."""
+
+from __future__ import annotations
+
+import itertools
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from applications.structured_svm import (
+    ChainModel,
+    MulticlassModel,
+    SSVMDual,
+    SSVMDualObjective,
+    StructuredSVM,
+    load_conll2000,
+    load_ocr,
+    make_chain,
+    ssg,
+)
+from applications.structured_svm.oracles import batch_primal
+
+# -- independent reference: the dual QP over all labellings -----------------------
+
+
+def all_labellings_qp(model, X, Y, lam):
+    """Optimal value of the SSVM dual by cvxpy over every labelling of every example."""
+    n = len(X)
+    psis, losses = [], []
+    for x, y in zip(X, Y):
+        labs = [np.array(t) for t in itertools.product(range(model.n_states), repeat=len(y))]
+        P = np.zeros((len(labs), model.size_joint_feature))
+        for r, yy in enumerate(labs):
+            idx, val = model.psi(x, y, yy)
+            P[r, idx] = val
+        psis.append(P)
+        losses.append(np.array([model.loss(y, yy) for yy in labs]))
+    alphas = [cp.Variable(P.shape[0], nonneg=True) for P in psis]
+    w = sum(P.T @ a for P, a in zip(psis, alphas)) / (lam * n)
+    ell = sum(L @ a for L, a in zip(losses, alphas)) / n
+    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) - ell),
+                      [cp.sum(a) == 1 for a in alphas])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return prob.value
+
+
+@pytest.fixture(scope="module")
+def tiny_chain():
+    X, Y = make_chain(8, n_states=3, n_features=4, length=(1, 3), noise=1.5, random_state=3)
+    model = ChainModel(3, 4)
+    lam = 0.1
+    return model, X, Y, lam, all_labellings_qp(model, X, Y, lam)
+
+
+@pytest.mark.parametrize("kw", [
+    {"sampling": "gap", "step_type": "pairwise", "cache": True},
+    {"sampling": "uniform", "step_type": "away"},
+])
+def test_tiny_chain_dual_optimum_matches_cvxpy(tiny_chain, kw):
+    """Block pairwise / away steps converge linearly: the optimum to 1e-6."""
+    model, X, Y, lam, f_ref = tiny_chain
+    f = SSVMDualObjective(lam, model.size_joint_feature)
+    res = fw.block_coordinate_frank_wolfe(f, SSVMDual(model, X, Y, lam), tol=1e-10,
+                                          max_passes=20000, gap_every=5, random_state=0, **kw)
+    assert res.success, res.message
+    assert res.fun == pytest.approx(f_ref, abs=1e-6)
+    # strong duality: the primal objective at w equals minus the dual optimum
+    primal = batch_primal(model, X, Y, res.x[:-1], lam)["primal"]
+    assert primal == pytest.approx(-f_ref, abs=1e-6)
+    assert primal == pytest.approx(-res.fun + res.gap, abs=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_tiny_chain_bcfw_certificate_brackets_cvxpy_optimum(tiny_chain, compiled):
+    """Plain BCFW (Frank-Wolfe block steps, sublinear): f - gap <= f* <= f, gap -> 0."""
+    model, X, Y, lam, f_ref = tiny_chain
+    f = SSVMDualObjective(lam, model.size_joint_feature)
+    dom = SSVMDual(model, X, Y, lam, compiled=compiled)
+    with fw.debug(False):
+        res = fw.block_coordinate_frank_wolfe(f, dom, tol=0.0, max_passes=3000, gap_every=50,
+                                              random_state=0, compiled=compiled)
+    assert res.extra["engine"] == ("compiled" if compiled else "python")
+    gaps = res.history["gap"][np.isfinite(res.history["gap"])]
+    funs = res.history["fun"][np.isfinite(res.history["gap"])]
+    assert np.all(funs - gaps <= f_ref + 1e-12) and np.all(funs >= f_ref - 1e-12)
+    assert gaps[-1] < 0.1 * gaps[0]
+
+
+def test_batch_fw_and_cutting_plane_bracket_cvxpy_optimum(tiny_chain):
+    model, X, Y, lam, f_ref = tiny_chain
+    for solver, iters in (("fw", 2000), ("cutting_plane", 300)):
+        svm = StructuredSVM(model, lam=lam, solver=solver, tol=1e-9, max_passes=iters,
+                            eval_every=10**6).fit(X, Y)
+        res = svm.result_
+        assert res.fun >= f_ref - 1e-9, solver  # a feasible dual point
+        assert res.fun - f_ref <= res.gap + 1e-9, solver  # the certificate bounds the true gap
+        if solver == "cutting_plane":  # finite convergence; batch FW is sublinear
+            assert res.fun - f_ref <= 1e-6
+
+
+def test_ssg_approaches_the_optimum(tiny_chain):
+    model, X, Y, lam, f_ref = tiny_chain
+    subopt = []
+    for passes in (10, 1000):
+        out = ssg(model, X, Y, lam, max_passes=passes, random_state=0)
+        subopt.append(batch_primal(model, X, Y, out["w_average"], lam)["primal"] + f_ref)
+    assert subopt[0] >= -1e-9 and subopt[1] >= -1e-9  # f_ref = -P*, so P(w) + f_ref >= 0
+    assert subopt[1] < 0.1 * subopt[0]
+
+
+# -- scikit-learn's Crammer-Singer multiclass SVM ---------------------------------
+
+
+def test_multiclass_matches_linearsvc_crammer_singer():
+    from sklearn.datasets import load_digits
+    from sklearn.svm import LinearSVC
+
+    digits = load_digits()
+    Xd, yd = digits.data / 16.0, digits.target
+    n = Xd.shape[0]
+    C = 0.1
+    lam = 1.0 / (C * n)  # sklearn: 1/2 ||W||^2 + C sum_i H_i = (lam/2 ||w||^2 + 1/n sum H_i) / lam
+    sk = LinearSVC(C=C, multi_class="crammer_singer", fit_intercept=False, tol=1e-10,
+                   max_iter=200000).fit(Xd, yd)
+    model = MulticlassModel(10, 64)
+    X, Y = list(Xd), [int(v) for v in yd]
+    svm = StructuredSVM(model, lam=lam, solver="bcfw_pairwise", tol=1e-6, max_passes=3000,
+                        gap_every=5, eval_every=10**6, averaging=False, random_state=0).fit(X, Y)
+    p_ours = svm.primal(X, Y)
+    p_sk = batch_primal(model, X, Y, sk.coef_.ravel(), lam)["primal"]
+    print(f"primal ours {p_ours:.10f}  sklearn {p_sk:.10f}  gap {svm.result_.gap:.2e}")
+    assert svm.result_.gap <= 1e-6
+    assert abs(p_ours - p_sk) <= 1e-4 * p_sk
+
+
+# -- engines ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ids", [False, True])
+@pytest.mark.parametrize("kw", [{"sampling": "uniform", "averaging": "weighted"},
+                                {"sampling": "gap"}, {"sampling": "perm", "step_size": "agnostic"}])
+def test_compiled_chain_engine_equals_generic(ids, kw):
+    if ids:
+        X, Y = make_chain(30, n_states=4, n_features=5, n_templates=3, random_state=1)
+        model = ChainModel(4, [5, 5, 5])
+    else:
+        X, Y = make_chain(30, n_states=4, n_features=5, random_state=1)
+        model = ChainModel(4, 5)
+    lam = 0.02
+    f = SSVMDualObjective(lam, model.size_joint_feature)
+    runs = {}
+    for compiled in (True, False):
+        dom = SSVMDual(model, X, Y, lam, compiled=compiled)
+        with fw.debug(False):
+            runs[compiled] = fw.block_coordinate_frank_wolfe(
+                f, dom, tol=0.0, max_passes=12, gap_every=4, random_state=5,
+                compiled=compiled, **kw)
+    fast, slow = runs[True], runs[False]
+    assert fast.extra["engine"] == "compiled" and slow.extra["engine"] == "python"
+    np.testing.assert_allclose(fast.x, slow.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fast.history["fun"], slow.history["fun"], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(fast.history["gap"], slow.history["gap"], rtol=1e-9, atol=1e-13)
+    if "averaging" in kw:
+        np.testing.assert_allclose(fast.extra["x_average"], slow.extra["x_average"], atol=1e-12)
+
+
+# -- estimator -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def chain_data():
+    X, Y = make_chain(180, n_states=4, n_features=6, noise=1.2, random_state=0)
+    return X[:120], Y[:120], X[120:], Y[120:]
+
+
+@pytest.fixture
+def nodebug():
+    """The estimator as users run it: debug checks off, so the compiled engine runs."""
+    with fw.debug(False):
+        yield
+
+
+def test_estimator_history_and_prediction(chain_data, nodebug):
+    X, Y, Xt, Yt = chain_data
+    svm = StructuredSVM(ChainModel(4, 6), max_passes=20, gap_every=5, eval_every=1, tol=0.0,
+                        random_state=0).fit(X, Y, Xt, Yt)
+    h = svm.history_
+    assert list(h["passes"]) == list(range(1, 21))
+    # certificate passes every 5 passes are counted as effective passes
+    assert h["effective_passes"][-1] == pytest.approx(20 + 4)
+    np.testing.assert_allclose(h["primal"] - h["dual"], h["gap"], atol=1e-12)
+    assert np.all(h["gap"] >= -1e-12)
+    assert np.all(np.diff(h["seconds"]) >= 0)
+    assert h["test_error"][-1] == pytest.approx(svm.error(Xt, Yt))
+    assert svm.score(Xt, Yt) == pytest.approx(1 - svm.error(Xt, Yt))
+    pred = svm.predict(Xt)
+    assert len(pred) == len(Xt) and all(p.shape == y.shape for p, y in zip(pred, Yt))
+    # prediction is Viterbi at w_: compare with the model's own decoder
+    for x, p in zip(Xt[:5], pred[:5]):
+        np.testing.assert_array_equal(p, svm.model.decode(x, svm.w_))
+    # a weighted-average BCFW run beats the all-zero predictor by far
+    assert svm.error(Xt, Yt) < 0.5 * np.mean([np.mean(y != 0) for y in Yt])
+
+
+def test_estimator_solvers_agree(chain_data, nodebug):
+    X, Y, _, _ = chain_data
+    lam = 0.05
+    runs = {}
+    for solver in ("bcfw", "bcfw_pairwise", "fw", "cutting_plane"):
+        svm = StructuredSVM(ChainModel(4, 6), lam=lam, solver=solver, tol=1e-3, max_passes=2000,
+                            gap_every=5, eval_every=10**6, random_state=0).fit(X, Y)
+        if solver != "fw":  # batch FW is sublinear: it only has to bracket the optimum
+            assert svm.result_.success, (solver, svm.result_.message)
+        runs[solver] = svm.result_
+    # every certified interval [f - gap, f] holds the optimum: they must intersect
+    lower = max(r.fun - r.gap for r in runs.values())
+    upper = min(r.fun for r in runs.values())
+    assert lower <= upper + 1e-12, {k: (r.fun, r.gap) for k, r in runs.items()}
+
+
+def test_save_load_and_warm_start(chain_data, tmp_path, nodebug):
+    X, Y, Xt, Yt = chain_data
+    a = StructuredSVM(ChainModel(4, 6), lam=0.05, tol=1e-3, max_passes=500, gap_every=2,
+                      averaging=False, random_state=0, warm_start=True).fit(X, Y)
+    path = tmp_path / "svm.pkl"
+    a.save(path)
+    b = StructuredSVM.load(path)
+    np.testing.assert_array_equal(b.w_, a.w_)
+    assert [list(p) for p in b.predict(Xt)] == [list(p) for p in a.predict(Xt)]
+    assert list(b.history_["primal"]) == list(a.history_["primal"])
+    # re-fit at a nearby lambda: from the previous solution, fewer passes than from scratch
+    a.set_params(lam=0.04).fit(X, Y)
+    cold = StructuredSVM(ChainModel(4, 6), lam=0.04, tol=1e-3, max_passes=500, gap_every=2,
+                         averaging=False, random_state=0).fit(X, Y)
+    assert a.result_.success
+    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap
+    assert a.result_.nit < cold.result_.nit
+    with pytest.raises(TypeError, match="does not hold a StructuredSVM"):
+        import pickle
+        bad = tmp_path / "bad.pkl"
+        bad.write_bytes(pickle.dumps({"w": 1}))
+        StructuredSVM.load(bad)
+
+
+def test_warm_start_generic_path_rescales_blocks(chain_data):
+    X, Y, _, _ = chain_data
+    kw = dict(tol=1e-3, max_passes=400, gap_every=2, averaging=False, random_state=0,
+              compiled=False)
+    a = StructuredSVM(ChainModel(4, 6), lam=0.05, warm_start=True, **kw).fit(X, Y)
+    f_first = a.result_.fun
+    a.set_params(lam=0.1).fit(X, Y)
+    cold = StructuredSVM(ChainModel(4, 6), lam=0.1, **kw).fit(X, Y)
+    # the warm start is the rescaled previous point: a feasible point of the new dual whose
+    # value follows from (w, l) -> (w lam_old / lam_new, l)
+    w_old, l_old = None, None
+    assert a.result_.success and cold.result_.success
+    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap
+    assert a.result_.nit < cold.result_.nit
+    assert f_first < 0
+
+
+def test_estimator_bad_input(chain_data):
+    X, Y, _, _ = chain_data
+    model = ChainModel(4, 6)
+    with pytest.raises(ValueError, match="solver.*'bcfw'.*got 'newton'"):
+        StructuredSVM(model, solver="newton").fit(X, Y)
+    with pytest.raises(ValueError, match="lam.*positive.*-1"):
+        StructuredSVM(model, lam=-1.0).fit(X, Y)
+    with pytest.raises(ValueError, match="X has 120 examples but Y has 119"):
+        StructuredSVM(model).fit(X, Y[:-1])
+    with pytest.raises(ValueError, match="X_test and Y_test"):
+        StructuredSVM(model).fit(X, Y, X_test=X)
+    with pytest.raises(AttributeError, match="not fitted"):
+        StructuredSVM(model).predict(X)
+    with pytest.raises(TypeError, match="StructuredModel"):
+        StructuredSVM("chain").fit(X, Y)
+    with pytest.raises(ValueError, match="unknown parameter 'C'"):
+        StructuredSVM(model).set_params(C=1.0)
+
+
+# -- small slices of the real data (skipped when ../shared/data is absent) -------------------
+
+
+def _ocr_or_skip():
+    try:
+        return load_ocr("ocr2")
+    except FileNotFoundError:
+        pytest.skip("OCR data not available")
+
+
+def test_ocr_slice_training():
+    Xtr, Ytr, Xte, Yte = _ocr_or_skip()
+    X, Y = Xtr[:300], Ytr[:300]
+    with fw.debug(False):
+        svm = StructuredSVM(ChainModel(26, 129), lam=0.01, max_passes=10, gap_every=5,
+                            eval_every=5, tol=0.0, random_state=0).fit(X, Y, Xte[:200], Yte[:200])
+    h = svm.history_
+    assert svm.result_.extra["engine"] == "compiled"
+    assert h["gap"][-1] < h["gap"][0]
+    assert h["primal"][-1] == pytest.approx(svm.primal(X, Y), rel=1e-12)
+    # 300 words are few, but letters are far better than chance (25/26 error)
+    assert h["test_error"][-1] < 0.6
+
+
+def test_conll_slice_engines_agree():
+    try:
+        Xtr, Ytr, _, _, info = load_conll2000(return_info=True)
+    except FileNotFoundError:
+        pytest.skip("CoNLL-2000 data not available")
+    model = ChainModel(info["n_states"], info["feature_sizes"])
+    X, Y = Xtr[:40], Ytr[:40]
+    lam = 1e-2
+    f = SSVMDualObjective(lam, model.size_joint_feature)
+    runs = []
+    for compiled in (True, False):
+        with fw.debug(False):
+            runs.append(fw.block_coordinate_frank_wolfe(
+                f, SSVMDual(model, X, Y, lam, compiled=compiled), tol=0.0, max_passes=4,
+                gap_every=2, averaging="weighted", certify="average", random_state=0,
+                compiled=compiled))
+    np.testing.assert_allclose(runs[0].x, runs[1].x, atol=1e-12)
+    assert runs[0].gap == pytest.approx(runs[1].gap, rel=1e-9)
