@@ -46,7 +46,8 @@ def true_gap(M, x, y):
 def corrective_table() -> list[dict]:
     rows = []
     print("\n1. corrective SP-FW on the 20 random games of tests/test_saddle.py")
-    print(f"{'size':>9} {'gap':>9} {'|v-v_LP|':>9} {'LPs':>5} {'oracle':>6} {'support':>8} {'s':>7}")
+    print(f"{'size':>9} {'gap':>9} {'|v-v_LP|':>9} {'LPs':>5} {'oracle':>6} {'support':>8} "
+          f"{'s':>7}")
     for M in _random_games():
         v, _, _ = game_value(M)
         t = time.perf_counter()
@@ -63,7 +64,8 @@ def corrective_table() -> list[dict]:
               f"{row['lp_solves']:5d} {row['oracle_calls']:6d} "
               f"{row['support'][0]:>3},{row['support'][1]:<4} {dt:7.3f}")
     print(f"max gap {max(r['gap'] for r in rows):.1e}, max |v - v_LP| "
-          f"{max(r['value_error'] for r in rows):.1e}, total {sum(r['seconds'] for r in rows):.1f} s")
+          f"{max(r['value_error'] for r in rows):.1e}, "
+          f"total {sum(r['seconds'] for r in rows):.1f} s")
     return rows
 
 
@@ -72,7 +74,7 @@ def rules_table(budget: int) -> list[dict]:
     games = {"5x6": rng.standard_normal((5, 6)), "30x40": rng.standard_normal((30, 40)),
              "200x300": rng.standard_normal((200, 300))}
     checks = [c for c in (100, 1_000, 10_000, 100_000) if c <= budget]
-    print(f"\n2. plain SP-FW, open-loop rules ell/(k+ell): gap after k iterations")
+    print("\n2. plain SP-FW, open-loop rules ell/(k+ell): gap after k iterations")
     print(f"{'game':>8} {'rule':>12} " + " ".join(f"{'k=' + str(c):>9}" for c in checks)
           + f" {'slope':>6}")
     rows = []

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["BlockAtomStore", "GapSampler", "LazyAverage", "CompiledBlocks", "CompiledObjective",
-           "compiled_driver", "diag_quadratic_line", "diag_quadratic_update",
+           "compiled_driver", "fused_driver", "average_touch", "diag_quadratic_line", "diag_quadratic_update",
            "csr_quadratic_kernels", "simplex_blocks"]
 
 
@@ -357,15 +357,42 @@ class CompiledBlocks:
         to the zero vector ``x`` (Python, once).
     block_points : callable, optional
         ``block_points()``: the block iterates for ``Result.extra``.
+    step : numba function, optional
+        Fused block step for objectives whose Hessian is a multiple of the
+        identity on a prefix of the coordinates (``CompiledObjective.isotropic
+        = (h, hdim)``): ``step(state, i, g, x, h, hdim, exact, gamma_open,
+        avg_kind, ck1, acc, since, avg_start, k) -> (gap, gamma, df)`` calls
+        block ``i``'s oracle, takes the exact step (``exact``; the clipped
+        minimizer ``gap / curv``) or ``gamma_open``, settles the coordinates it
+        is about to move in the lazy average (:func:`average_touch` with
+        ``ck1``, the cumulative weight up to step ``k``), updates ``x`` and
+        ``g`` and commits, without materializing the direction.  ``df`` is the
+        change of ``f``.  When both the domain and the objective offer it the
+        driver uses it instead of ``direction`` / ``line`` / ``update`` /
+        ``commit``.
+    sync : numba function, optional
+        ``sync(state, g)``: rebuild whatever the domain derives from the
+        gradient (e.g. a transposed copy its oracle reads contiguously); called
+        by the fused driver whenever ``g`` was replaced (start, certificates).
+        Required with ``step``.
+    step_dim : int, optional
+        The fused step assumes every coordinate below ``step_dim`` has
+        Hessian ``h`` (the objective's ``hdim`` must be at least this).
     """
 
-    def __init__(self, direction, commit, state, max_nnz, start, block_points=None) -> None:
+    def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
+                 step=None, sync=None, step_dim: int = 0) -> None:
+        if (step is None) != (sync is None):
+            raise ValueError("CompiledBlocks: `step` and `sync` go together (give both or neither)")
         self.direction = direction
         self.commit = commit
         self.state = state
         self.max_nnz = int(max_nnz)
         self.start = start
         self.block_points = block_points
+        self.step = step
+        self.sync = sync
+        self.step_dim = int(step_dim)
 
 
 class CompiledObjective:
@@ -385,12 +412,20 @@ class CompiledObjective:
         gradient ``g`` updated to match.
     data : tuple
         Arrays handed to both kernels.
+    isotropic : tuple (float, int), optional
+        ``(h, hdim)`` when the Hessian is ``h`` times the identity on the
+        coordinates ``< hdim`` and zero on the others (a regularizer
+        ``h/2 ||x[:hdim]||^2`` plus a linear term).  Lets a domain with a
+        fused ``step`` kernel (see :class:`CompiledBlocks`) compute the
+        curvature from its own structure and update ``x`` and ``g`` in one go.
     """
 
-    def __init__(self, line, update, data) -> None:
+    def __init__(self, line, update, data, isotropic: tuple[float, int] | None = None) -> None:
         self.line = line
         self.update = update
         self.data = data
+        self.isotropic = (None if isotropic is None
+                          else (float(isotropic[0]), int(isotropic[1])))
 
 
 @njit(cache=True, nogil=True)
@@ -427,6 +462,18 @@ def _csr_line(data, x, g, idx, val, nnz):  # pragma: no cover - compiled
         slope += g[idx[a]] * val[a]
     rows = idx[:nnz]
     curv = 0.0
+    if nnz > 0 and rows[nnz - 1] - rows[0] == nnz - 1:
+        # a contiguous block (the usual Cartesian product): membership is a range check
+        r0 = rows[0]
+        for a in range(nnz):
+            r = rows[a]
+            s = 0.0
+            for p in range(indptr[r], indptr[r + 1]):
+                b = indices[p] - r0
+                if 0 <= b < nnz:
+                    s += qdata[p] * val[b]
+            curv += val[a] * s
+        return slope, curv
     for a in range(nnz):
         r = rows[a]
         s = 0.0
@@ -512,7 +559,75 @@ def _avg_cum(kind, t, start):  # pragma: no cover - compiled
     return float(t - start)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def average_touch(acc, since, x, j, ck1, kind, start, k):  # pragma: no cover - compiled
+    """Settle coordinate ``j`` of a lazy average before step ``k`` moves it.
+
+    ``ck1`` is the cumulative weight up to iterate ``k`` (``_avg_cum(kind, k + 1,
+    start)``); touching a coordinate twice in one step adds zero the second time.
+    """
+    acc[j] += x[j] * (ck1 - _avg_cum(kind, since[j], start))
+    since[j] = k + 1
+
+
 _DRIVERS: dict = {}
+
+
+def _fused_driver(step, sync):
+    """Pass and certificate functions for a domain's fused ``step`` kernel."""
+    key = ("fused", step, sync)
+    hit = _DRIVERS.get(key)
+    if hit is not None:
+        return hit
+
+    @njit(nogil=True)
+    def run_pass(order, unif, sampling, dstate, x, g, est, tree, tsize, degree, nextu,
+                 exact, ell, h, hdim, k, n, avg_kind, acc, since, avg_start, resync):
+        if resync:
+            sync(dstate, g)
+        gamma = np.nan
+        df = 0.0
+        nl = ell * n
+        for t in range(n):
+            if sampling == 0:
+                i = order[t]
+            else:
+                while nextu[0] < n and np.isfinite(est[nextu[0]]):
+                    nextu[0] += 1
+                if nextu[0] < n:
+                    i = nextu[0]
+                elif tree[1] > 0.0:
+                    i = min(_tree_find(tree, tsize, unif[t] * tree[1]), n - 1)
+                else:
+                    i = min(int(unif[t] * n), n - 1)
+            ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
+            gap, gamma, dfi = step(dstate, i, g, x, h, hdim, exact, min(1.0, nl / (k + nl)),
+                                   avg_kind, ck1, acc, since, avg_start, k)
+            gi = gap if gap > 0.0 else 0.0
+            est[i] = gi
+            if sampling == 1:
+                _tree_set(tree, tsize, i, gi if degree == 1.0 else gi ** degree)
+            df += dfi
+            k += 1
+        return k, gamma, df
+
+    _DRIVERS[key] = run_pass
+    return run_pass
+
+
+def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective):
+    """The fused pass function when both sides support it, else ``None``.
+
+    ``run_pass(order, unif, sampling, dstate, x, g, est, tree, tsize, degree, nextu,
+    exact, ell, h, hdim, k, n, avg_kind, acc, since, avg_start, resync) -> (k,
+    last_gamma, df)``: as the pass of :func:`compiled_driver`, each block step
+    being one call of the domain's ``step`` kernel; ``resync`` first calls
+    ``sync(dstate, g)``.
+    """
+    iso = getattr(objective, "isotropic", None)
+    if getattr(blocks, "step", None) is None or iso is None or iso[1] < blocks.step_dim:
+        return None
+    return _fused_driver(blocks.step, blocks.sync)
 
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective):

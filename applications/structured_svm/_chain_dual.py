@@ -15,7 +15,12 @@ blocks, against 0.55 GB for dense vectors over each sentence's support), and
 the block gap needs only the unary scores the oracle computes anyway.
 
 The kernels follow :class:`frankwolfe.blocks.CompiledBlocks`; the gradient
-they read is ``g = (lam w, -1)`` kept by the objective's kernels.
+they read is ``g = (lam w, -1)`` kept by the objective's kernels, or, in the
+fused step (:func:`chain_step`, used with an isotropic objective), by the step
+itself, which also keeps a feature-major copy of the unary gradient for
+attribute ids (:func:`chain_sync`).  The transition marginals ``T_i`` are a
+few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
+update and commit off the full ``K x K`` table.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from numba import njit, prange
 
 from frankwolfe.blocks import CompiledBlocks
 
-from .models._viterbi import (_viterbi, decode_dense, decode_ids, score_dense, score_ids,
-                              unary_dense)
+from frankwolfe.blocks import average_touch
+
+from .models._viterbi import (_viterbi, decode_dense, decode_ids_fm, score_dense,
+                              score_ids, to_feature_major, unary_dense, unary_ids_fm)
 
 __all__ = ["ChainData", "chain_data", "chain_blocks", "chain_batch_oracle", "chain_batch_decode"]
 
@@ -85,6 +92,17 @@ class ChainData:
         self.K = model.n_states
         self.F = model.n_unary
         self.d = model.size_joint_feature
+        self._gram: tuple[np.ndarray, np.ndarray] | None = None
+
+    def gram(self) -> tuple[np.ndarray, np.ndarray]:
+        """Token Gram matrices of all sequences, flat, and their offsets (computed once)."""
+        if self._gram is None:
+            L = np.diff(self.off)
+            goff = np.concatenate(([0], np.cumsum(L * L))).astype(np.int64)
+            out = np.empty(int(goff[-1]))
+            _token_gram(self.Xf, self.If, self.off, self.uses_ids, goff, out)
+            self._gram = (out, goff)
+        return self._gram
 
 
 _CACHE: list = []
@@ -104,9 +122,12 @@ def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
 # -- unary scores ------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
-def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out):  # pragma: no cover - compiled
-    """``out[t, k] = <g[k F : (k+1) F], features of token lo + t>`` (the model's kernels)."""
-    if uses_ids:
+def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out, gT, fm):  # pragma: no cover
+    """``out[t, k] = <g[k F : (k+1) F], features of token lo + t>`` (the model's kernels);
+    with ``fm`` the unary part of ``g`` is read from its feature-major copy ``gT``."""
+    if uses_ids and fm:
+        unary_ids_fm(If[lo:lo + L], offsets, gT, K, out)
+    elif uses_ids:
         m = If.shape[1]
         for t in range(L):
             for k in range(K):
@@ -132,7 +153,8 @@ def _axpy(a, x, y):  # pragma: no cover - compiled
 def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
     (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info) = state
+     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
+     Tf, tlist, tcnt, tin, ytr, cntf) = state
     K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
     lo = off[i]
     L = off[i + 1] - lo
@@ -209,17 +231,21 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
-    """Block kernel (see :class:`frankwolfe.blocks.CompiledBlocks`)."""
+def _oracle(state, i, g):  # pragma: no cover - compiled
+    """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
+    and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
     (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info) = state
+     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
+     Tf, tlist, tcnt, tin, ytr, cntf) = state
     lam, n = fparams[0], fparams[1]
     K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
     lo = off[i]
     L = off[i + 1] - lo
     gl = g[d]
     c = 1.0 / (lam * -gl) if gl < 0.0 else 1.0 / lam
-    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u)
+    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u, gT, mode[0] == 1)
+    # loss-augmented decoding at w = g_w / (lam (-g_l)), scaled as the model's oracle
+    # does it (unscaled scores would break exact ties differently from the Python engine)
     inv = 1.0 / L if gl < 0.0 else 0.0
     for t in range(L):
         for k in range(K):
@@ -250,29 +276,231 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
         s_star += g[o_tr + ystar[t] + K * ystar[t + 1]]
     for k in range(K):
         s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
-    for b in range(K):
-        for a in range(K):
-            s_bar += T[i, b, a] * g[o_tr + a + K * b]
+    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
+        code = tlist[i, q]
+        s_bar += Tf[i, code] * g[o_tr + code]
     loss_s = wrong / L
     info[0] = loss_s
     info[1] = L
     ln = lam * n
     score = (s_true - s_star) / ln + gl * loss_s / n
     gap = (s_star - s_bar) / ln + gl * (lbar[i] - loss_s) / n
+    return gap, score
+
+
+@njit(cache=True, nogil=True)
+def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
+    """Block kernel (see :class:`frankwolfe.blocks.CompiledBlocks`)."""
+    gap, score = _oracle(state, i, g)
     nnz = 0
     if want:
-        nnz = _emit(state, i, ys, idx, val, 1.0 / ln)
+        ys, info, lbar = state[13], state[18], state[7]
+        lam, n = state[8][0], state[8][1]
+        d = state[9][2]
+        nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
         idx[nnz] = d
-        val[nnz] = (loss_s - lbar[i]) / n
+        val[nnz] = (info[0] - lbar[i]) / n
         nnz += 1
     return nnz, gap, score
+
+
+@njit(cache=True, nogil=True)
+def chain_sync(state, g):  # pragma: no cover - compiled
+    """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features:
+    the oracle then reads the ``K`` weights of an attribute contiguously)."""
+    gT, mode, iparams = state[21], state[22], state[9]
+    K, F, uses_ids = iparams[0], iparams[1], iparams[3]
+    if uses_ids:
+        for k in range(K):
+            src = k * F
+            for f in range(F):
+                gT[f * K + k] = g[src + f]
+        mode[0] = 1
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
+    """``x[base:base+F] += a xrow``, ``g[base:base+F] += b xrow`` (contiguous: vectorized)."""
+    for f in range(xrow.size):
+        v = xrow[f]
+        x[base + f] += a * v
+        g[base + f] += b * v
+
+
+@njit(cache=True, nogil=True)
+def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_avg, since,
+               avg_start, k):  # pragma: no cover - compiled
+    """Fused block step (see :class:`frankwolfe.blocks.CompiledBlocks`).
+
+    The direction ``d = A_i (s_i - z_i)`` has unary part ``sum_t x_t (x) c_t`` with
+    ``c_t = mu_t - e(y*_t)`` (scaled by ``1/(lam n)``), so its squared norm is
+    ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the example's token Gram matrix ``G``
+    (precomputed): O(L * |supp c| * L) instead of a pass over the direction.  The
+    update then adds ``gamma c_t[k] x_t`` to the label-``k`` slice of ``x`` and ``g``
+    for the nonzero ``c_t[k]`` only (tokens whose marginal already sits on ``y*``
+    cost nothing).
+    """
+    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
+     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
+     Tf, tlist, tcnt, tin, ytr, cntf) = state
+    gap, score = _oracle(state, i, g)
+    if not gap > 0.0:
+        return gap, 0.0, 0.0
+    lam, n = fparams[0], fparams[1]
+    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    sc = 1.0 / (lam * n)
+    # c_t = mu_t - e(y*_t) and its support
+    for t in range(L):
+        yt = ys[t]
+        m = 0
+        for kk in range(K):
+            v = mu[lo + t, kk]
+            if kk == yt:
+                v -= 1.0
+            coef[t, kk] = v
+            if v != 0.0:
+                supp[t, m] = kk
+                m += 1
+        nsupp[t] = m
+    # squared norm of the direction: unary part through the Gram matrix, then pairs
+    G0 = goff[i]
+    cu = 0.0
+    for t in range(L):
+        row = G0 + t * L
+        for a in range(nsupp[t]):
+            kk = supp[t, a]
+            s2 = 0.0
+            for t2 in range(L):
+                s2 += gram[row + t2] * coef[t2, kk]
+            cu += coef[t, kk] * s2
+    last = lo + L - 1
+    cp = 0.0
+    for kk in range(K):
+        v = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
+        cp += v * v
+        v = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
+        cp += v * v
+    # transitions of y* (distinct codes b K + a in ytr, counts in cntf), then the entries
+    # of T_i - counts: the nonzero marginals and the new transitions
+    ny = 0
+    for t in range(L - 1):
+        code = ys[t + 1] * K + ys[t]
+        if cntf[code] == 0.0:
+            ytr[ny] = code
+            ny += 1
+        cntf[code] += 1.0
+    for q in range(tcnt[i]):
+        code = tlist[i, q]
+        v = Tf[i, code] - cntf[code]
+        cp += v * v
+    for q in range(ny):
+        code = ytr[q]
+        if not tin[i, code]:
+            cp += cntf[code] * cntf[code]
+    dl = (info[0] - lbar[i]) / n
+    curv = h * sc * sc * (cu + cp)
+    if d < hdim:
+        curv += h * dl * dl
+    if exact:
+        gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
+    else:
+        gamma = gamma_open
+    if not gamma > 0.0:
+        for q in range(ny):
+            cntf[ytr[q]] = 0.0
+        return gap, 0.0, 0.0
+    avg = avg_kind > 0
+    v0 = gamma * sc
+    hv0 = h * v0
+    # unary part
+    if uses_ids:
+        m = If.shape[1]
+        fm = mode[0] == 1
+        for t in range(L):
+            for a in range(nsupp[t]):
+                kk = supp[t, a]
+                v = v0 * coef[t, kk]
+                hv = hv0 * coef[t, kk]
+                for j in range(m):
+                    idv = If[lo + t, j]
+                    if idv != 0:
+                        f = offsets[j] + idv - 1
+                        p = kk * F + f
+                        if avg:
+                            average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+                        x[p] += v
+                        g[p] += hv
+                        if fm:
+                            gT[f * K + kk] = g[p]
+    else:
+        for t in range(L):
+            xrow = Xf[lo + t]
+            for a in range(nsupp[t]):
+                kk = supp[t, a]
+                base = kk * F
+                if avg and not kmark[kk]:
+                    kmark[kk] = True
+                    for f in range(F):
+                        average_touch(acc_avg, since, x, base + f, ck1, avg_kind, avg_start, k)
+                _axpy2(v0 * coef[t, kk], hv0 * coef[t, kk], xrow, x, g, base)
+        if avg:
+            for kk in range(K):
+                kmark[kk] = False
+    # start / end biases, transitions, the loss coordinate
+    o = K * F
+    for kk in range(K):
+        c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
+        if c != 0.0:
+            p = o + kk
+            if avg:
+                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+        c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
+        if c != 0.0:
+            p = o + K + kk
+            if avg:
+                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+    o2 = o + 2 * K
+    for q in range(tcnt[i]):
+        code = tlist[i, q]
+        c = Tf[i, code] - cntf[code]
+        if c != 0.0:
+            p = o2 + code
+            if avg:
+                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+    for q in range(ny):
+        code = ytr[q]
+        if not tin[i, code]:
+            c = -cntf[code]
+            p = o2 + code
+            if avg:
+                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+        cntf[code] = 0.0
+    if dl != 0.0:
+        if avg:
+            average_touch(acc_avg, since, x, d, ck1, avg_kind, avg_start, k)
+        x[d] += gamma * dl
+        if d < hdim:
+            g[d] += h * gamma * dl
+    chain_commit(state, i, gamma)
+    return gap, gamma, gamma * (0.5 * gamma * curv - gap)
 
 
 @njit(cache=True, nogil=True)
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info) = state
+     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
+     Tf, tlist, tcnt, tin, ytr, cntf) = state
     K = iparams[0]
     lo = off[i]
     L = off[i + 1] - lo
@@ -281,11 +509,22 @@ def chain_commit(state, i, gamma):  # pragma: no cover - compiled
         for k in range(K):
             mu[lo + t, k] *= keep
         mu[lo + t, ys[t]] += gamma
-    for b in range(K):
-        for a in range(K):
-            T[i, b, a] *= keep
+    if keep == 0.0:  # a full step: the block becomes the vertex
+        for q in range(tcnt[i]):
+            code = tlist[i, q]
+            Tf[i, code] = 0.0
+            tin[i, code] = False
+        tcnt[i] = 0
+    else:
+        for q in range(tcnt[i]):
+            Tf[i, tlist[i, q]] *= keep
     for t in range(L - 1):
-        T[i, ys[t + 1], ys[t]] += gamma
+        code = ys[t + 1] * K + ys[t]
+        Tf[i, code] += gamma
+        if not tin[i, code]:  # keep the list of nonzero transition marginals
+            tin[i, code] = True
+            tlist[i, tcnt[i]] = code
+            tcnt[i] += 1
     lbar[i] = keep * lbar[i] + gamma * info[0]
 
 
@@ -293,7 +532,8 @@ def chain_commit(state, i, gamma):  # pragma: no cover - compiled
 def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
     """``x = sum_i A_i z_i`` for the block state."""
     (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info) = state
+     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
+     Tf, tlist, tcnt, tin, ytr, cntf) = state
     lam, n = fparams[0], fparams[1]
     d = iparams[2]
     nb = off.size - 1
@@ -306,6 +546,31 @@ def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
         for a in range(nnz):
             x[idx[a]] -= val[a]  # emitted phi_bar - phi(y_i); the block holds the negative
         x[d] += lbar[i] / n
+
+
+@njit(cache=True, nogil=True)
+def _token_gram(Xf, If, off, uses_ids, goff, out):  # pragma: no cover - compiled
+    """Per example, the Gram matrix ``<x_t, x_t'>`` of its tokens' unary features (row-major
+    ``L x L`` at ``goff[i]``); for attribute ids, the number of shared ids (one column per
+    template, disjoint feature ranges)."""
+    n = off.size - 1
+    for i in range(n):
+        lo = off[i]
+        L = off[i + 1] - lo
+        base = goff[i]
+        for t in range(L):
+            for t2 in range(t, L):
+                s = 0.0
+                if uses_ids:
+                    for j in range(If.shape[1]):
+                        v = If[lo + t, j]
+                        if v != 0 and v == If[lo + t2, j]:
+                            s += 1.0
+                else:
+                    for f in range(Xf.shape[1]):
+                        s += Xf[lo + t, f] * Xf[lo + t2, f]
+                out[base + t * L + t2] = s
+                out[base + t2 * L + t] = s
 
 
 def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> CompiledBlocks:
@@ -337,13 +602,29 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         mu, T, lbar = (np.array(a, dtype=float) for a in warm)
         if mu.shape != (N, K) or T.shape != (n, K, K) or lbar.shape != (n,):
             raise ValueError("chain_blocks: the warm-start marginals do not fit this data set")
+    gram, goff = data.gram()
+    Tf = T.reshape(n, K * K)  # a view: the block state stays (mu, T, lbar)
+    tin = Tf != 0.0
+    tcnt = np.count_nonzero(tin, axis=1).astype(np.int64)
+    tlist = np.zeros((n, K * K), dtype=np.int32)
+    rows, cols = np.nonzero(tin)
+    tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
+    cnt = np.zeros((K, K))
     state = (data.Xf, data.If, data.offsets.astype(np.int64), data.off, data.Yf, mu, T, lbar,
              np.array([lam, float(n)]), np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
              np.empty((Lmax, K)), np.empty((Lmax, K)), np.empty(2 * K + K * K),
-             np.empty(Lmax, dtype=np.int64), np.empty((Lmax, K)), np.zeros((K, K)),
+             np.empty(Lmax, dtype=np.int64), np.empty((Lmax, K)), cnt,
              np.zeros(d + 1 if data.uses_ids else 1), np.zeros(d + 1 if data.uses_ids else 1,
                                                             dtype=np.bool_),
-             np.zeros(2))
+             np.zeros(2),
+             # fused step: token Gram matrices, feature-major gradient copy (ids) and its
+             # validity flag (set by chain_sync), supports of c_t, label marks
+             gram, goff, np.zeros(K * F if data.uses_ids else 0), np.zeros(1, dtype=np.int64),
+             np.empty((Lmax, K), dtype=np.int64), np.empty(Lmax, dtype=np.int64),
+             np.zeros(K, dtype=np.bool_),
+             # T flat per block and the list / set of its nonzero entries (a few of K^2),
+             # so scores, curvature, update and commit never sweep all K^2 transitions
+             Tf, tlist, tcnt, tin, np.empty(Lmax, dtype=np.int64), cnt.reshape(K * K))
     # unary entries: at most K slices of F (dense) or L m K ids, plus the pair part and l
     unary_cap = K * F if not data.uses_ids else Lmax * data.If.shape[1] * K
     max_nnz = min(unary_cap, K * F) + 2 * K + K * K + 1
@@ -354,7 +635,8 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     def block_points() -> tuple:
         return ("marginals", (mu.copy(), T.copy(), lbar.copy()))
 
-    return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points)
+    return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
+                          step=chain_step, sync=chain_sync, step_dim=d)
 
 
 # -- batch oracles (all examples; threads over examples) ----------------------------
@@ -371,12 +653,13 @@ def _batch_dense(Xf, off, Yf, w, K, augment, labels, best):  # pragma: no cover 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _batch_ids(If, offsets, sizes, off, Yf, w, K, F, augment, labels, best):  # pragma: no cover
+def _batch_ids(If, offsets, off, Yf, wt, w, K, F, augment, labels, best):  # pragma: no cover
+    """Ids checked by ChainData; unary weights feature-major (``wt``)."""
     n = off.size - 1
     for i in prange(n):
         lo, hi = off[i], off[i + 1]
         yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-        y, b, _ = decode_ids(If[lo:hi], offsets, sizes, w, K, F, yt, augment)
+        y, b = decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
         labels[lo:hi] = y
         best[i] = b
 
@@ -447,8 +730,8 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
     numba.set_num_threads(_threads(n_jobs))
     try:
         if data.uses_ids:
-            _batch_ids(data.If, data.offsets, data.sizes, data.off, Yf, w, data.K, data.F,
-                       augment, labels, best)
+            _batch_ids(data.If, data.offsets, data.off, Yf, to_feature_major(w, data.K, data.F),
+                       w, data.K, data.F, augment, labels, best)
         else:
             _batch_dense(data.Xf, data.off, Yf, w, data.K, augment, labels, best)
     finally:

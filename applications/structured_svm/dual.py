@@ -117,10 +117,12 @@ class SSVMDualObjective(Objective):
 
     def compiled_block_objective(self) -> CompiledObjective:
         """Diagonal-quadratic kernels (Hessian ``diag(lam, ..., lam, 0)``) for the core's
-        compiled BCFW pass."""
+        compiled BCFW pass; declared isotropic on ``w`` so a domain's fused step can
+        compute the curvature itself."""
         h = np.full(self.d + 1, self.lam)
         h[-1] = 0.0
-        return CompiledObjective(diag_quadratic_line, diag_quadratic_update, (h,))
+        return CompiledObjective(diag_quadratic_line, diag_quadratic_update, (h,),
+                                 isotropic=(self.lam, self.d))
 
     def split(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         """``(w, l)`` from ``x``."""

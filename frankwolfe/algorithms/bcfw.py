@@ -32,7 +32,8 @@ import numpy as np
 from ..atoms import Atom
 from .._config import debug_enabled
 from ..blocks import (BlockAtomStore, CompiledBlocks, CompiledObjective, GapSampler,
-                      LazyAverage, compiled_driver, csr_quadratic_kernels, simplex_blocks)
+                      LazyAverage, compiled_driver, csr_quadratic_kernels, fused_driver,
+                      simplex_blocks)
 from ..lmo.simplex import ProbabilitySimplex
 from ..objectives.quadratic import QuadraticObjective
 from ..errors import InfeasibleError, NonConvexError, ShapeError
@@ -283,6 +284,10 @@ class _BCFW:
         self.g = np.array(self.f.gradient(self.x), dtype=float).reshape(-1)
         self._bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
         self._driver = compiled_driver(dkern, okern)
+        # a fused block step (oracle, line search and update in one kernel) when both
+        # sides support it: no direction is materialized
+        self._fused = fused_driver(dkern, okern)
+        self._need_sync = True
 
     def compiled_pass(self, order: np.ndarray | None) -> float:
         """One compiled pass; returns the change of f."""
@@ -308,10 +313,19 @@ class _BCFW:
             akind = 1 if avg.kind == "weighted" else 2
             acc, since, astart = avg.acc, avg.since, avg.start
         idx, val = self._bufs
-        k, self.last_gamma, df = run_pass(
-            order.astype(np.int64, copy=False), unif, mode, dkern.state, okern.data, self.x,
-            self.g, self.est, tree, tsize, degree, nextu, self.rule.kind == "exact",
-            self.rule.ell, self.k, n, akind, acc, since, astart, idx, val)
+        if self._fused is not None:
+            h, hdim = okern.isotropic
+            k, self.last_gamma, df = self._fused(
+                order.astype(np.int64, copy=False), unif, mode, dkern.state, self.x, self.g,
+                self.est, tree, tsize, degree, nextu, self.rule.kind == "exact", self.rule.ell,
+                h, hdim, self.k, n, akind, acc, since, astart, self._need_sync)
+            self._need_sync = False
+        else:
+            k, self.last_gamma, df = run_pass(
+                order.astype(np.int64, copy=False), unif, mode, dkern.state, okern.data,
+                self.x, self.g, self.est, tree, tsize, degree, nextu,
+                self.rule.kind == "exact", self.rule.ell, self.k, n, akind, acc, since,
+                astart, idx, val)
         if mode == 1:
             self.sampler.next_unvisited = int(nextu[0])
         self.k = int(k)
@@ -325,6 +339,9 @@ class _BCFW:
         fx, g = self.f.value_and_gradient(x)
         g = np.array(g, dtype=float).reshape(-1)
         idx, val = self._bufs
+        if self._fused is not None:
+            dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
+            self._need_sync = True
         total, scores = certify(dkern.state, g, self.est, refresh, idx, val)
         self.n_oracle += self.n
         if refresh:
@@ -346,6 +363,9 @@ class _BCFW:
 
     # -- one block step ---------------------------------------------------------
     def step(self, i: int) -> None:
+        if self.store is None and self.rule.kind in ("exact", "agnostic"):
+            self._fw_step(i)
+            return
         f, x, store = self.f, self.x, self.store
         ix, sel = self.idx[i], self.sel[i]
         lo, hi = self.off[i], self.off[i + 1]
@@ -424,6 +444,41 @@ class _BCFW:
         if store is not None:
             self._update_weights(i, kind, gamma, gmax, s_row, s_vec, s_atom,
                                  a_row if kind != "fw" else -1)
+        self.k += 1
+
+    def _fw_step(self, i: int) -> None:
+        """A plain FW block step (no active set, no cache, exact or open-loop step): the
+        same arithmetic as :meth:`step` with the fewest numpy calls, since for small
+        blocks each call costs more than its arithmetic."""
+        x = self.x
+        ix, sel = self.idx[i], self.sel[i]
+        z = self.Z[self.off[i]:self.off[i + 1]]
+        g = self.f.partial_gradient(x, ix)
+        if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
+            g = np.asarray(g, dtype=float).reshape(-1)
+        shape = self.shapes[i]
+        atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
+        self.n_oracle += 1
+        d = -z
+        if atom.is_sparse:
+            ai, av = atom.indices, atom.values
+            d[ai] += av
+        else:
+            d += atom.to_dense().reshape(-1)
+        slope = float(g @ d)  # = <g, s> - <g, z> = -gap_i
+        gap_i = -slope
+        if self.sampler is not None:
+            self.sampler.update(i, gap_i if gap_i > 0.0 else 0.0)
+        else:
+            self.est[i] = gap_i if gap_i > 0.0 else 0.0
+        gamma = self._gamma(ix, sel, g, d, slope, 1.0) if slope < 0.0 else 0.0
+        self.last_gamma = gamma
+        if gamma > 0.0:
+            if self.avg is not None:
+                self.avg.touch(x, sel, self.k)
+            d *= gamma
+            z += d
+            x[sel] += d
         self.k += 1
 
     def _gamma(self, ix: np.ndarray, sel: Any, g: np.ndarray, d: np.ndarray, slope: float,
@@ -654,7 +709,10 @@ def block_coordinate_frank_wolfe(
         ``"agnostic"`` steps and debug mode off.  A domain may keep its block
         iterates in its own parametrization there (e.g. label marginals);
         the engine performs the same updates as the Python steps (equal up
-        to rounding) and consumes the random stream identically.  ``None``
+        to rounding) and consumes the random stream identically.  When the
+        domain also offers a fused ``step`` kernel and the objective declares
+        an isotropic Hessian (``CompiledObjective.isotropic``), each block step
+        is that one kernel (no direction is materialized).  ``None``
         (default): use it when available; ``True``: raise when it is not.
         ``extra["engine"]`` says which engine ran.
     callback : callable, optional

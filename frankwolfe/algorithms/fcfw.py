@@ -24,8 +24,11 @@ from ..objectives.base import Objective, Tracker
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
-from .corrective import GramModel, cvxpy_weights, has_gram_structure, simplex_qp
-from .loop import run_frank_wolfe
+from ..lmo.product import ProductDomain
+from ..objectives.quadratic import QuadraticObjective
+from .corrective import (BlockQuadraticQP, GramModel, cvxpy_weights, has_gram_structure,
+                         simplex_qp)
+from .loop import Variant, run_frank_wolfe
 
 __all__ = ["fully_corrective_frank_wolfe"]
 
@@ -128,6 +131,167 @@ class _FullyCorrective(ActiveSetVariant):
             self.maintain()
 
 
+class _BlockCorrective(Variant):
+    """FCFW on a :class:`ProductDomain` with one active set per block.
+
+    The Frank-Wolfe vertex of a product (or Minkowski sum) is the sum of the
+    block vertices, and the hull that matters is the *product* of the
+    per-block hulls of the block vertices seen: that is the n-slack cutting
+    plane of SVMstruct.  The convex hull of the joint vertices, which plain
+    FCFW would re-optimize over, is far smaller (one weight per iteration
+    instead of one per block and iteration).  Every block vertex met stays
+    in its block's working set (weight possibly 0), like the constraints of
+    the cutting-plane method.
+    """
+
+    name = "fully_corrective_frank_wolfe"
+
+    def __init__(self, block_start: Any, corrective: str, corrective_tol: float,
+                 max_sweeps: int, cvxpy_solver: str | None,
+                 cvxpy_options: dict[str, Any] | None) -> None:
+        self.block_start = block_start
+        self.corrective = corrective
+        self.corrective_tol = float(corrective_tol)
+        self.max_sweeps = int(max_sweeps)
+        self.cvxpy_solver = cvxpy_solver
+        self.cvxpy_options = dict(cvxpy_options or {})
+        self.counts = {"n_corrective_qp": 0, "n_corrective_cvxpy": 0,
+                       "n_corrective_failures": 0, "n_qp_iterations": 0,
+                       "n_block_atoms": 0}
+
+    def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        super().start(tracker, x0_atom, lmo)
+        self.tracker = tracker
+        obj = tracker.objective
+        quadratic = isinstance(obj, QuadraticObjective)
+        if self.corrective == "qp" and not quadratic:
+            raise TypeError(
+                f"corrective='qp' over a ProductDomain needs a QuadraticObjective, got "
+                f"{type(obj).__name__}; use corrective='cvxpy' with an objective that "
+                "implements to_cvxpy(x_expression)")
+        if (self.corrective == "cvxpy" or not quadratic) and not callable(
+                getattr(obj, "to_cvxpy", None)):
+            raise TypeError(
+                f"fully_corrective_frank_wolfe: {type(obj).__name__} has no to_cvxpy(x) method "
+                "and the block-separable corrective QP needs a QuadraticObjective; implement "
+                "to_cvxpy(x_expression) returning the cvxpy expression of f")
+        self.qp = (BlockQuadraticQP(obj, tracker.x.size)
+                   if quadratic and self.corrective != "cvxpy" else None)
+        self.atoms: list[Atom] = []       # embedded block atoms (flat coordinates)
+        self.block_atoms: list[Atom] = []  # the same in block coordinates
+        self.blocks: list[int] = []
+        self.index: dict[Any, int] = {}
+        for i, a in enumerate(self.block_start):
+            self._add(i, a)
+        self.w = np.ones(len(self.atoms))
+        self._new: list[tuple[int, Atom]] = []
+
+    def _add(self, i: int, a: Atom) -> int:
+        e = self.lmo.embed(i, a)
+        j = self.index.get(e.key)
+        if j is None:
+            j = len(self.atoms)
+            self.index[e.key] = j
+            self.atoms.append(e)
+            self.block_atoms.append(a)
+            self.blocks.append(i)
+        return j
+
+    def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
+                           g_dot_x: float) -> tuple[Atom, float, bool]:
+        lmo = self.lmo
+        new = [(i, lmo.block_extreme_point(i, gradient)) for i in range(lmo.n_blocks)]
+        self.n_oracle_calls += 1  # one pass over the blocks = one oracle call of the domain
+        self._new = new
+        embedded = [lmo.embed(i, a) for i, a in new]
+        s = sum(e.dot(gradient) for e in embedded)
+        v = np.zeros(tracker.x.size)
+        for e in embedded:
+            e.add_to(v)
+        joint = Atom(v.reshape(tracker.x.shape), key=("product", tuple(a.key for _, a in new)))
+        return joint, g_dot_x - s, True
+
+    def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
+                  gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
+        for i, a in self._new:
+            self._add(i, a)
+        w0 = np.zeros(len(self.atoms))
+        w0[: self.w.size] = self.w
+        blocks = np.asarray(self.blocks, dtype=np.int64)
+        if self.qp is not None:
+            # the restricted gap only needs to be small next to the outer one
+            w, xc, sweeps, _ = self.qp.solve(self.atoms, blocks, w0, rtol=self.corrective_tol,
+                                             atol=1e-3 * self.corrective_tol * gap,
+                                             max_sweeps=self.max_sweeps)
+            self.counts["n_corrective_qp"] += 1
+            self.counts["n_qp_iterations"] += sweeps
+        else:
+            w = cvxpy_weights(tracker.objective, self.atoms, tracker.x.shape, self.cvxpy_solver,
+                              groups=blocks, **self.cvxpy_options)
+            self.counts["n_corrective_cvxpy"] += 1
+            if w is None:
+                self.counts["n_corrective_failures"] += 1
+                w = w0.copy()
+                for i, a in self._new:  # a plain Frank-Wolfe step: weights move like x
+                    pass
+                return Direction.frank_wolfe(v), 1.0, ("fw", w0, v)
+            xc = np.zeros(tracker.x.size)
+            for wj, a in zip(w, self.atoms):
+                if wj > 0:
+                    a.add_to(xc, wj)
+        target = Atom(xc.reshape(tracker.x.shape), key=("corrective", k))
+        return Direction.frank_wolfe(target), 1.0, ("corrective", w0, w)
+
+    def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
+        kind, w_old, w_new = info
+        if kind == "fw":  # weights of the new block vertices are known: one per block
+            w = (1.0 - gamma) * w_old
+            for i, a in self._new:
+                w[self.index[self.lmo.embed(i, a).key]] += gamma
+        else:
+            w = w_new if gamma >= 1.0 else (1.0 - gamma) * w_old + gamma * w_new
+        self.w = w
+
+    def info(self) -> dict[str, Any]:
+        return {"active_set_size": int(np.count_nonzero(self.w > 0))}
+
+    def outputs(self) -> tuple[Any, dict[str, Any]]:
+        blocks = np.asarray(self.blocks, dtype=np.int64)
+        sets = []
+        for i in range(self.lmo.n_blocks):
+            js = np.flatnonzero((blocks == i) & (self.w > 0))
+            sets.append(ActiveSet([self.block_atoms[j] for j in js], self.w[js], keep_x=True))
+        extra = dict(self.counts)
+        extra["n_block_atoms"] = len(self.atoms)
+        return sets, extra
+
+
+def _block_start(lmo: ProductDomain, x0: Any) -> tuple[list[Atom], np.ndarray]:
+    """One start vertex per block (block coordinates) and the joint start point."""
+    if x0 is None:
+        atoms = [lmo.blocks[i](np.ones(lmo.block_shape(i))) for i in range(lmo.n_blocks)]
+    elif isinstance(x0, (list, tuple)) and all(isinstance(a, Atom) for a in x0):
+        atoms = list(x0)
+        if len(atoms) != lmo.n_blocks:
+            raise ShapeError(f"x0: a block start needs one Atom per block ({lmo.n_blocks}), "
+                             f"got {len(atoms)}")
+        for i, a in enumerate(atoms):
+            shape = tuple(lmo.block_shape(i))
+            if a.shape != shape:
+                raise ShapeError(f"x0: the start atom of block {i} has shape {a.shape}, "
+                                 f"expected the block shape {shape}")
+    else:
+        raise TypeError(
+            "x0: fully corrective Frank-Wolfe over a ProductDomain keeps one active set per "
+            "block and needs its start as a list of block vertices (one Atom per block, in "
+            f"block coordinates) or None, got {type(x0).__name__}; pass blocks=False for "
+            "the joint corrective step")
+    x = np.zeros(lmo.dim)
+    for i, a in enumerate(atoms):
+        lmo.embed(i, a).add_to(x)
+    return atoms, x
+
+
 def fully_corrective_frank_wolfe(
     objective: Objective,
     lmo: LMO,
@@ -136,6 +300,8 @@ def fully_corrective_frank_wolfe(
     corrective: str = "auto",
     cvxpy_solver: str | None = None,
     cvxpy_options: dict[str, Any] | None = None,
+    blocks: str | bool = "auto",
+    corrective_tol: float = 1e-8,
     step_size: str | StepSize | None = None,
     tol: float = 1e-6,
     max_iter: int = 1000,
@@ -202,6 +368,25 @@ def fully_corrective_frank_wolfe(
     >>> np.round(res.x, 6), res.nit
     (array([0.6, 0.4, 0. ]), 1)
     """
+    if blocks not in ("auto", True, False):
+        raise ValueError(f"`blocks` must be 'auto', True or False, got {blocks!r}")
+    if corrective not in _CORRECTIVE:
+        raise ValueError(f"`corrective` must be one of {_CORRECTIVE}, got {corrective!r}")
+    if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
+        raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
+    product = isinstance(lmo, ProductDomain) and lmo.n_blocks > 1
+    if blocks is True and not isinstance(lmo, ProductDomain):
+        raise TypeError(f"blocks=True needs a ProductDomain, got {lmo!r}")
+    if product and blocks is not False:
+        block_atoms, start = _block_start(lmo, x0)
+        variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
+                                            10000, cvxpy_solver, cvxpy_options)
+        return run_frank_wolfe(
+            objective, lmo, variant, start,
+            step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
+            callback=callback, verbose=verbose, history_every=history_every,
+            progress=progress,
+        )
     warm, start = split_start(x0)
     variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,
                                cvxpy_options)
