@@ -70,7 +70,7 @@ def load(panel: str):
 
 def run_panel(panel: str, methods: list[str], seeds: int, passes: int, n_jobs: int,
               writer, eval_every: int = 1, ssg_seeds: int | None = None,
-              ssg_passes: int | None = None) -> list[dict]:
+              ssg_passes: int | None = None, first_seed: int = 0) -> list[dict]:
     model, Xtr, Ytr, Xte, Yte, lam = load(panel)
     rows = []
     for name in methods:
@@ -78,7 +78,7 @@ def run_panel(panel: str, methods: list[str], seeds: int, passes: int, n_jobs: i
         n_seeds, n_passes = seeds, passes
         if solver == "ssg":
             n_seeds, n_passes = ssg_seeds or seeds, ssg_passes or passes
-        for seed in range(n_seeds if stochastic else 1):
+        for seed in range(first_seed, first_seed + (n_seeds if stochastic else 1)):
             t0 = time.perf_counter()
             # tol=0 and no certificate passes: every method spends its passes on training
             svm = StructuredSVM(model, lam=lam, solver=solver, averaging=averaging,
@@ -119,15 +119,19 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
             err[i, j] = r["test_error"]
         eff = np.array([np.median([r["effective_passes"] for r in mine if r["passes"] == p])
                         for p in passes])
+        # runs of one method may differ in length (a cheaper budget for some seeds)
+        count = np.sum(np.isfinite(sub), axis=0)
         for ax, val in ((axes[0], sub), (axes[1], err)):
-            med = np.median(val, axis=0)
-            (line,) = ax.plot(eff, med, label=name)
+            med = np.nanmedian(val, axis=0)
+            (line,) = ax.plot(eff, med, label=f"{name} ({len(seeds)} run{'s' * (len(seeds) > 1)})"
+                              if ax is axes[0] else name)
             if len(seeds) > 1:
-                ax.fill_between(eff, val.min(axis=0), val.max(axis=0), alpha=0.2,
+                ax.fill_between(eff, np.nanmin(val, axis=0), np.nanmax(val, axis=0), alpha=0.2,
                                 color=line.get_color())
-        summary[name] = {"passes": passes, "subopt_median": np.median(sub, axis=0).tolist(),
-                         "subopt_max": sub.max(axis=0).tolist(),
-                         "test_error_median": np.median(err, axis=0).tolist()}
+        summary[name] = {"passes": passes, "runs": count.tolist(),
+                         "subopt_median": np.nanmedian(sub, axis=0).tolist(),
+                         "subopt_max": np.nanmax(sub, axis=0).tolist(),
+                         "test_error_median": np.nanmedian(err, axis=0).tolist()}
     axes[0].set_yscale("log")
     axes[0].set_xscale("log")
     axes[0].set_xlabel("effective passes")
@@ -144,32 +148,38 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
 
 
 def read_csv(paths: list[Path]) -> dict[str, list[dict]]:
-    """Rows of earlier runs by panel (numbers parsed)."""
-    by_panel: dict[str, list[dict]] = {}
+    """Rows of earlier runs by panel (numbers parsed); a run (panel, method, seed) found
+    in a later file replaces the same run of an earlier file."""
+    runs: dict[tuple, list[dict]] = {}
     for path in paths:
+        fresh: dict[tuple, list[dict]] = {}
         with open(path, newline="") as fh:
             for r in csv.DictReader(fh):
                 row = {k: (v if k in ("panel", "method") else float(v)) for k, v in r.items()}
                 row["seed"], row["passes"] = int(row["seed"]), int(row["passes"])
-                by_panel.setdefault(row["panel"], []).append(row)
+                fresh.setdefault((row["panel"], row["method"], row["seed"]), []).append(row)
+        runs.update(fresh)
+    by_panel: dict[str, list[dict]] = {}
+    for (panel, _, _), rows in runs.items():
+        by_panel.setdefault(panel, []).extend(rows)
     return by_panel
 
 
 def report(summaries: dict, at: list[int]) -> None:
     """Median primal suboptimality (max over seeds) and median test error at passes ``at``."""
     for panel, summary in summaries.items():
-        print(f"\n{panel}: primal suboptimality median [worst seed] / test error (median)")
-        print(f"  {'method':14s}" + "".join(f"{'pass ' + str(p):>30s}" for p in at))
+        print(f"\n{panel}: primal suboptimality median [worst run] / test error median (runs)")
+        print(f"  {'method':14s}" + "".join(f"  {'pass ' + str(p):>34s}" for p in at))
         for name, s in summary.items():
             cells = []
             for p in at:
                 if p in s["passes"]:
                     j = s["passes"].index(p)
                     cells.append(f"{s['subopt_median'][j]:.4g} [{s['subopt_max'][j]:.4g}] / "
-                                 f"{s['test_error_median'][j]:.4f}")
+                                 f"{s['test_error_median'][j]:.4f} ({s['runs'][j]})")
                 else:
                     cells.append("-")
-            print(f"  {name:14s}" + "".join(f"{c:>30s}" for c in cells))
+            print(f"  {name:14s}" + "".join(f"  {c:>34s}" for c in cells))
 
 
 def main() -> None:
@@ -186,6 +196,8 @@ def main() -> None:
     ap.add_argument("--ssg-seeds", type=int, default=None, help="seeds for SSG (default --seeds)")
     ap.add_argument("--ssg-passes", type=int, default=None,
                     help="passes for SSG (default --passes)")
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="seeds are first_seed, first_seed + 1, ... (to extend an earlier run)")
     ap.add_argument("--report-passes", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--plot-only", type=Path, nargs="+", default=None, metavar="CSV",
                     help="re-plot from CSV files written earlier instead of running")
@@ -204,13 +216,14 @@ def main() -> None:
     seeds = args.seeds or (2 if args.quick else 10)
     passes = args.passes or (10 if args.quick else 100)
     summaries = {}
-    with open(args.out / "figure1.csv", "w", newline="") as fh:
+    # line buffered: the rows of finished runs survive an interrupted job
+    with open(args.out / "figure1.csv", "w", newline="", buffering=1) as fh:
         writer = csv.writer(fh)
         writer.writerow(COLS)
         for panel in panels:
             print(f"panel {panel}: {seeds} seeds, {passes} passes", flush=True)
             rows = run_panel(panel, args.methods, seeds, passes, args.n_jobs, writer,
-                             args.eval_every, args.ssg_seeds, args.ssg_passes)
+                             args.eval_every, args.ssg_seeds, args.ssg_passes, args.first_seed)
             fh.flush()
             summaries[panel] = plot_panel(panel, rows, args.out)
     (args.out / "figure1_summary.json").write_text(json.dumps(summaries, indent=1))

@@ -3,65 +3,98 @@
 The toolkit is built on three interfaces - :class:`Objective`, :class:`LMO`
 (a domain given by its linear minimization oracle) and
 :class:`ProductDomain` - and one shared loop that every Frank-Wolfe variant
-runs on.
+runs on.  :func:`minimize` reaches every method by name.
 """
 
 from . import step_size
 from ._config import debug, debug_enabled, set_debug
 from .active_set import ActiveSet
-from .algorithms import frank_wolfe
-from .algorithms import block_coordinate_frank_wolfe
-from .algorithms import away_step_frank_wolfe, pairwise_frank_wolfe
-from .algorithms import fully_corrective_frank_wolfe, randomized_away_step_frank_wolfe
-from .algorithms import biconjugate_frank_wolfe, conjugate_frank_wolfe
-from .algorithms import SaddleStep, saddle_point_frank_wolfe
+from .algorithms import (
+    SaddleStep,
+    away_step_frank_wolfe,
+    biconjugate_frank_wolfe,
+    block_coordinate_frank_wolfe,
+    conjugate_frank_wolfe,
+    frank_wolfe,
+    fully_corrective_frank_wolfe,
+    pairwise_frank_wolfe,
+    randomized_away_step_frank_wolfe,
+    saddle_point_frank_wolfe,
+)
 from .algorithms.saddle import _minimize_saddle
 from .atoms import Atom
 from .direction import Direction
-from .errors import (
-    FrankWolfeError,
-    InfeasibleError,
-    NonConvexError,
-    OracleError,
-    ShapeError,
+from .errors import FrankWolfeError, InfeasibleError, NonConvexError, OracleError, ShapeError
+from .lmo import (
+    LMO,
+    Birkhoff,
+    Box,
+    FlowPolytope,
+    Hypercube,
+    KSparsePolytope,
+    L1Ball,
+    L2Ball,
+    LinfBall,
+    LpBall,
+    NuclearNormBall,
+    ProbabilitySimplex,
+    ProductDomain,
+    Spectrahedron,
+    UnitSimplex,
 )
-from .lmo import L1Ball, LMO, ProbabilitySimplex, ProductDomain, UnitSimplex
-from .lmo import Birkhoff, FlowPolytope, NuclearNormBall, Spectrahedron
-from .lmo import Box, Hypercube, KSparsePolytope, L2Ball, LinfBall, LpBall
 from .minimize import available_methods, minimize, register_method
 from .monitor import IterationState
-from .objectives import FunctionObjective, Objective, Tracker
-from .objectives import LeastSquares, QuadraticObjective
-from .objectives import BilinearObjective, SaddleObjective, game_value
+from .objectives import (
+    BilinearObjective,
+    FunctionObjective,
+    LeastSquares,
+    Objective,
+    QuadraticObjective,
+    SaddleObjective,
+    Tracker,
+    game_value,
+)
 from .result import History, Result, Status
 from .step_size import Adaptive, Agnostic, Armijo, ExactStep, ShortStep, StepSize
 
-register_method("fw", frank_wolfe)
-register_method("bcfw", block_coordinate_frank_wolfe)
-register_method("away", away_step_frank_wolfe)
-register_method("pairwise", pairwise_frank_wolfe)
-register_method("rafw", randomized_away_step_frank_wolfe)
-register_method("fcfw", fully_corrective_frank_wolfe)
-register_method("frank_wolfe", frank_wolfe)
-register_method("cfw", conjugate_frank_wolfe)
-register_method("bfw", biconjugate_frank_wolfe)
-register_method("saddle", _minimize_saddle)
+for _names, _solver in (
+    (("fw", "frank_wolfe"), frank_wolfe),
+    (("away", "afw"), away_step_frank_wolfe),
+    (("pairwise", "pfw"), pairwise_frank_wolfe),
+    (("rafw",), randomized_away_step_frank_wolfe),
+    (("fcfw",), fully_corrective_frank_wolfe),
+    (("bcfw",), block_coordinate_frank_wolfe),
+    (("cfw",), conjugate_frank_wolfe),
+    (("bfw",), biconjugate_frank_wolfe),
+    (("saddle",), _minimize_saddle),
+):
+    for _name in _names:
+        register_method(_name, _solver)
+del _names, _solver, _name
 
 __version__ = "0.1.0"
 
 __all__ = [
+    # interfaces
+    "Objective", "Tracker", "LMO", "Atom", "ProductDomain", "Direction", "ActiveSet",
+    # objectives
+    "FunctionObjective", "QuadraticObjective", "LeastSquares",
+    "SaddleObjective", "BilinearObjective", "game_value",
+    # domains
+    "ProbabilitySimplex", "UnitSimplex", "L1Ball", "L2Ball", "LpBall", "LinfBall", "Box",
+    "Hypercube", "KSparsePolytope", "Birkhoff", "NuclearNormBall", "Spectrahedron",
+    "FlowPolytope",
+    # methods
+    "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
-    "saddle_point_frank_wolfe", "SaddleStep", "SaddleObjective", "BilinearObjective", "game_value",
-    "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
-    "Objective", "FunctionObjective", "Tracker",
-    "QuadraticObjective", "LeastSquares",
-    "LMO", "Atom", "ProductDomain", "Direction",
-    "ProbabilitySimplex", "UnitSimplex", "L1Ball",
-    "Birkhoff", "NuclearNormBall", "Spectrahedron", "FlowPolytope",
-    "L2Ball", "LpBall", "LinfBall", "Box", "Hypercube", "KSparsePolytope",
-    "frank_wolfe", "block_coordinate_frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe", "ActiveSet", "minimize", "register_method", "available_methods",
+    "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
+    "saddle_point_frank_wolfe", "SaddleStep",
+    "minimize", "register_method", "available_methods",
+    # results and monitoring
     "Result", "History", "Status", "IterationState",
+    # step sizes
     "StepSize", "Agnostic", "ShortStep", "ExactStep", "Adaptive", "Armijo", "step_size",
+    # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
     "debug", "debug_enabled", "set_debug",
 ]

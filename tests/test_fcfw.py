@@ -6,18 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import frankwolfe as fw
 from frankwolfe import (
+    Atom,
     FunctionObjective,
     L1Ball,
     LeastSquares,
     Objective,
     ProbabilitySimplex,
+    ProductDomain,
     QuadraticObjective,
     away_step_frank_wolfe,
     fully_corrective_frank_wolfe,
     minimize,
 )
-from frankwolfe.algorithms.corrective import simplex_qp
+from frankwolfe.algorithms.corrective import BlockQuadraticQP, simplex_qp
 
 
 def simplex_qp_problem(n=150, seed=0):
@@ -151,3 +154,178 @@ def test_bad_input():
         fully_corrective_frank_wolfe(plain, ProbabilitySimplex(dim=10), corrective="qp")
     with pytest.raises(ValueError, match="w0"):
         simplex_qp(np.eye(3), np.zeros(3), np.array([0.5, 0.6, 0.0]))
+
+
+# -- product domains: one active set per block (the n-slack cutting plane) -----------------
+
+
+def product_qp_problem(n_blocks=6, m=8, seed=0):
+    rng = np.random.default_rng(seed)
+    n = n_blocks * m
+    M = rng.standard_normal((n, n))
+    Q = M @ M.T / n + 0.05 * np.eye(n)
+    c = rng.standard_normal(n)
+    domain = ProductDomain([ProbabilitySimplex(dim=m) for _ in range(n_blocks)])
+    x = cp.Variable(n, nonneg=True)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, Q) + c @ x),
+                      [cp.sum(x[i * m:(i + 1) * m]) == 1 for i in range(n_blocks)])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return QuadraticObjective(Q, c), domain, x.value, prob.value
+
+
+def test_product_domain_matches_cvxpy_with_fewer_iterations_than_the_joint_hull():
+    f, domain, x_ref, f_ref = product_qp_problem()
+    res = fully_corrective_frank_wolfe(f, domain, tol=1e-10, max_iter=500)
+    joint = fully_corrective_frank_wolfe(f, domain, blocks=False, tol=1e-10, max_iter=500)
+    assert res.success and joint.success
+    assert abs(res.fun - f_ref) <= 1e-8 * max(1.0, abs(f_ref))
+    np.testing.assert_allclose(res.x, x_ref, atol=1e-5)
+    assert res.nit < joint.nit
+    fun = res.history["fun"]
+    assert np.all(np.diff(fun) <= 1e-12 * max(1.0, abs(f_ref)))  # monotone
+    # one active set per block, on its simplex, summing to the iterate
+    assert isinstance(res.active_set, list) and len(res.active_set) == domain.n_blocks
+    x = np.zeros(domain.dim)
+    for i, S in enumerate(res.active_set):
+        assert np.all(S.weights > 0) and abs(S.weights.sum() - 1) <= 1e-12
+        x[domain.block_indices[i]] += S.x
+    np.testing.assert_allclose(x, res.x, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_block_qp_matches_cvxpy(seed):
+    rng = np.random.default_rng(seed)
+    n, k, groups = 12, 25, 4
+    M = rng.standard_normal((n, 3))
+    Q = M @ M.T + 0.01 * np.diag(rng.uniform(0, 1, n) > 0.5)  # semidefinite
+    c = rng.standard_normal(n)
+    V = rng.standard_normal((k, n)) * (rng.uniform(size=(k, n)) < 0.4)
+    blocks = np.sort(rng.integers(0, groups, k))
+    blocks[:groups] = np.arange(groups)
+    atoms = [Atom(V[j]) for j in range(k)]
+    w0 = np.zeros(k)
+    for b in range(groups):
+        w0[np.flatnonzero(blocks == b)[0]] = 1.0
+    qp = BlockQuadraticQP(QuadraticObjective(Q, c), n)
+    w, x, sweeps, gap = qp.solve(atoms, blocks, w0, rtol=1e-14, max_sweeps=100000)
+    wv = cp.Variable(k, nonneg=True)
+    xv = V.T @ wv
+    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(xv, cp.psd_wrap(Q)) + c @ xv),
+                      [cp.sum(wv[blocks == b]) == 1 for b in range(groups)])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert np.all(w >= 0)
+    np.testing.assert_allclose(np.bincount(blocks, weights=w), 1.0, atol=1e-12)
+    np.testing.assert_allclose(x, V.T @ w, atol=1e-12)
+    assert abs(0.5 * x @ Q @ x + c @ x - prob.value) <= 1e-8 * max(1.0, abs(prob.value))
+
+
+def _recording_chain():
+    from applications.structured_svm import ChainModel, make_chain
+
+    class RecordingChain(ChainModel):
+        """Records every loss-augmented labelling (the generic, uncompiled oracle path)."""
+
+        calls: list = []
+
+        def loss_augmented_decode(self, x, y_true, w):
+            yhat = super().loss_augmented_decode(x, y_true, w)
+            self.calls.append((id(x), np.array(yhat)))
+            return yhat
+
+    X, Y = make_chain(6, n_states=3, n_features=3, length=(2, 4), noise=1.5, random_state=1)
+    return RecordingChain(3, 3), X, Y
+
+
+def _product_hull_dual(model, X, Y, lam, labellings):
+    """cvxpy: the SSVM dual over the product of the per-example hulls of ``labellings``
+    (a list of sets of labelling tuples per example, truth included)."""
+    n = len(X)
+    psis, losses = [], []
+    for x, y, labs in zip(X, Y, labellings):
+        labs = [np.array(t) for t in sorted(labs)]
+        P = np.zeros((len(labs), model.size_joint_feature))
+        for r, yy in enumerate(labs):
+            idx, val = model.psi(x, y, yy)
+            P[r, idx] = val
+        psis.append(P)
+        losses.append(np.array([model.loss(y, yy) for yy in labs]))
+    alphas = [cp.Variable(P.shape[0], nonneg=True) for P in psis]
+    w = sum(P.T @ a for P, a in zip(psis, alphas)) / (lam * n)
+    ell = sum(L @ a for L, a in zip(losses, alphas)) / n
+    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) - ell),
+                      [cp.sum(a) == 1 for a in alphas])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return prob.value
+
+
+def _seen(model, X, Y, rounds):
+    """Labellings per example from the first ``rounds`` oracle rounds (truth included)."""
+    pos = {id(x): i for i, x in enumerate(X)}
+    seen = [{tuple(np.asarray(y).tolist())} for y in Y]
+    for xid, yhat in model.calls[: rounds * len(X)]:
+        seen[pos[xid]].add(tuple(yhat.tolist()))
+    return seen
+
+
+@pytest.mark.parametrize("passes", [2, 4])
+def test_cutting_plane_optimizes_over_the_product_of_per_example_hulls(passes):
+    """The n-slack cutting plane: after ``passes`` oracle rounds the dual iterate is the
+    optimum over the product of the per-example hulls of the labellings seen (cvxpy)."""
+    from applications.structured_svm import StructuredSVM
+
+    model, X, Y = _recording_chain()
+    lam = 0.1
+    model.calls.clear()
+    svm = StructuredSVM(model, lam=lam, solver="cutting_plane", tol=0.0, max_passes=passes,
+                        eval_every=10**6).fit(X, Y)
+    res = svm.result_
+    # rounds 0..passes (the last only certifies) and the final evaluation's round
+    assert len(model.calls) == (passes + 2) * len(X)
+    f_ref = _product_hull_dual(model, X, Y, lam, _seen(model, X, Y, passes))
+    assert res.fun >= f_ref - 1e-9
+    # the estimator solves the corrective QP to 1e-3 of the outer gap
+    gap_before = res.history["gap"][passes - 1]
+    assert res.fun - f_ref <= 1e-3 * gap_before + 1e-12
+
+
+def test_block_corrective_is_exact_and_joint_hull_is_weaker():
+    from applications.structured_svm import SSVMDual
+    import scipy.sparse as sps
+
+    model, X, Y = _recording_chain()
+    lam, n, passes = 0.1, len(X), 3
+    d = model.size_joint_feature
+    h = np.full(d + 1, lam)
+    h[-1] = 0.0
+    c = np.zeros(d + 1)
+    c[-1] = -1.0
+    f = QuadraticObjective(sps.diags_array(h, format="csr"), c)
+    domain = SSVMDual(model, X, Y, lam)
+    start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
+    model.calls.clear()
+    res = fully_corrective_frank_wolfe(f, domain, start, corrective_tol=1e-14, tol=0.0,
+                                       max_iter=passes)
+    assert len(model.calls) == (passes + 1) * n
+    f_ref = _product_hull_dual(model, X, Y, lam, _seen(model, X, Y, passes))
+    assert abs(res.fun - f_ref) <= 1e-9
+    # the hull of the joint vertices (one weight per pass) falls short of the
+    # product of the per-example hulls of the very same labellings
+    model.calls.clear()
+    joint = fully_corrective_frank_wolfe(f, domain, fw.Atom(np.zeros(d + 1), key="truth"),
+                                         blocks=False, tol=0.0, max_iter=passes)
+    f_ref_joint = _product_hull_dual(model, X, Y, lam, _seen(model, X, Y, passes))
+    assert joint.fun > f_ref_joint + 1e-4
+
+
+def test_block_mode_bad_input():
+    f, domain, _, _ = product_qp_problem(n_blocks=3, m=4)
+    with pytest.raises(TypeError, match="one Atom per block"):
+        fully_corrective_frank_wolfe(f, domain, np.ones(12) / 4)
+    with pytest.raises(ValueError, match="one Atom per block"):
+        fully_corrective_frank_wolfe(f, domain, [Atom(np.eye(4)[0])] * 2)
+    with pytest.raises(ValueError, match="blocks"):
+        fully_corrective_frank_wolfe(f, domain, blocks="yes")
+    with pytest.raises(TypeError, match="ProductDomain"):
+        fully_corrective_frank_wolfe(f, ProbabilitySimplex(dim=12), blocks=True)
+    with pytest.raises(ValueError, match="corrective_tol"):
+        fully_corrective_frank_wolfe(f, domain, corrective_tol=0.0)

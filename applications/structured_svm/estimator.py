@@ -44,8 +44,9 @@ class StructuredSVM:
         ``"bcfw_pairwise"``: gapBCFW (pairwise block steps over cached labellings,
         oracle cache); ``"fw"``: batch Frank-Wolfe (Algorithm 2); ``"ssg"``:
         stochastic subgradient; ``"cutting_plane"``: the n-slack cutting-plane
-        method as fully corrective Frank-Wolfe (needs the core's
-        ``fully_corrective_frank_wolfe``).
+        method as fully corrective Frank-Wolfe with one working set of labellings
+        per example (the corrective QP runs over the product of the per-example
+        hulls of the labellings seen).
     sampling : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
     averaging : bool, optional
@@ -337,9 +338,14 @@ class StructuredSVM:
                 self._evaluate(p, p, p * n, s.time - self._eval_time, s.x[:-1], -s.fun)
             return None
 
-        start = fw.Atom(np.zeros(d + 1), key=("labellings", "true"))  # w = 0, l = 0
-        res = method(objective, domain, start, max_iter=int(self.max_passes), tol=self.tol,
-                     time_limit=self.time_limit, callback=callback,
+        # one working set of labellings per example (n-slack): the corrective QP runs over
+        # the product of the per-example hulls, each started at the true labelling (w = 0)
+        start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
+        # the corrective QP to 1e-3 of the outer gap: the same progress per pass as an
+        # exact one on OCR, at a quarter of the time
+        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3,
+                     max_iter=int(self.max_passes),
+                     tol=self.tol, time_limit=self.time_limit, callback=callback,
                      progress=bool(self.verbose))
         self.result_ = res
         self.w_ = np.array(res.x[:-1])

@@ -25,7 +25,7 @@ from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 
-__all__ = ["simplex_qp", "GramModel", "cvxpy_weights", "has_gram_structure"]
+__all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
 
 
 def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
@@ -307,11 +307,15 @@ def atom_dot_flat(atom: Atom, vec: np.ndarray) -> float:
 
 
 def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
-                  solver: str | None = None, **solver_options: Any) -> np.ndarray | None:
+                  solver: str | None = None, groups: np.ndarray | None = None,
+                  **solver_options: Any) -> np.ndarray | None:
     """Minimize ``objective`` over the convex hull of ``atoms`` with cvxpy.
 
-    Returns the weights (clipped at 0, renormalized), or ``None`` when the
-    solver fails.  The objective must implement ``to_cvxpy(x_expression)``.
+    With ``groups`` (one group id per atom), the weights of each group lie on
+    their own simplex: the hull is the sum of the per-group hulls (the
+    product of the block hulls on a :class:`~frankwolfe.ProductDomain`).
+    Returns the weights (clipped at 0, renormalized per group), or ``None``
+    when the solver fails.  The objective must implement ``to_cvxpy(x_expression)``.
     """
     import cvxpy as cp
 
@@ -334,7 +338,14 @@ def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
     x = V @ w
     if len(shape) > 1:
         x = cp.reshape(x, shape, order="C")
-    prob = cp.Problem(cp.Minimize(objective.to_cvxpy(x)), [cp.sum(w) == 1])
+    if groups is None:
+        cons = [cp.sum(w) == 1]
+    else:
+        groups = np.asarray(groups, dtype=np.int64)
+        _, gid = np.unique(groups, return_inverse=True)
+        E = sp.csr_array((np.ones(k), (gid, np.arange(k))), shape=(int(gid.max()) + 1, k))
+        cons = [E @ w == 1]
+    prob = cp.Problem(cp.Minimize(objective.to_cvxpy(x)), cons)
     try:
         prob.solve(solver=solver, **solver_options)
     except cp.error.SolverError:
@@ -342,9 +353,12 @@ def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
     if w.value is None or prob.status not in ("optimal", "optimal_inaccurate"):
         return None
     wv = np.maximum(np.asarray(w.value, dtype=float), 0.0)
-    if not wv.sum() > 0:
+    if groups is None:
+        return wv / wv.sum() if wv.sum() > 0 else None
+    sums = np.bincount(gid, weights=wv)
+    if not np.all(sums > 0):
         return None
-    return wv / wv.sum()
+    return wv / sums[gid]
 
 
 # -- corrective solves over a product of per-block hulls ------------------------------------
@@ -525,12 +539,24 @@ class BlockQuadraticQP:
         sweeps, gap, _ = _block_pairwise_qp(ptr, idx, val, order.astype(np.int64), bptr, w, x,
                                             g, *self.q, float(rtol), float(atol),
                                             int(max_sweeps), self.work, self.mark)
-        # weights stay on their simplices up to rounding: renormalize per block
-        sums = np.bincount(blocks, weights=w, minlength=int(blocks.max(initial=0)) + 1)
-        w /= sums[blocks]
+        # pairwise steps keep each block's sum up to rounding; no renormalization here, so
+        # that w - w0 stays a direction of tiny, exactly representable moves
         x = np.zeros(self.n)
         np.add.at(x, idx, np.repeat(w, np.diff(ptr)) * val)
         return w, x, int(sweeps), float(gap)
+
+
+def combine_atoms(atoms: Sequence[Atom], coef: np.ndarray, n: int) -> np.ndarray:
+    """``sum_j coef_j a_j`` as a flat array of length ``n`` (atoms with ``coef_j = 0``
+    skipped).  A difference of two weightings computed this way keeps its precision,
+    where ``x_new - x_old`` would cancel."""
+    coef = np.asarray(coef, dtype=float)
+    js = np.flatnonzero(coef)
+    out = np.zeros(n)
+    if js.size:
+        ptr, idx, val = _stack_atoms([atoms[j] for j in js])
+        np.add.at(out, idx, np.repeat(coef[js], np.diff(ptr)) * val)
+    return out
 
 
 def _stack_atoms(atoms: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,7 +31,8 @@ __all__ = ["randomized_away_step_frank_wolfe"]
 
 
 def _sample_size(subsample: Any, n: int) -> int:
-    """Number of candidates drawn per iteration from ``subsample`` (count or fraction)."""
+    """Number of candidates drawn per iteration from ``subsample`` (count or fraction of
+    the ``n`` candidates; ``n`` may be a huge Python int for sampled vertex sets)."""
     if isinstance(subsample, (bool, np.bool_)) or not np.isscalar(subsample):
         raise ValueError(
             f"`subsample` must be a count (int >= 1) or a fraction in (0, 1], got {subsample!r}"
@@ -45,6 +46,11 @@ def _sample_size(subsample: Any, n: int) -> int:
     if not (0.0 < s <= 1.0):
         raise ValueError(
             f"`subsample` as a float is a fraction and must lie in (0, 1], got {subsample!r}"
+        )
+    if n > 1 << 40:
+        raise ValueError(
+            f"`subsample`={subsample!r} is a fraction of the {n:.3g} vertices of this domain, "
+            "far too many to sample a fraction of; give a count (int) instead"
         )
     return max(1, min(n, int(np.ceil(s * n))))
 
@@ -60,23 +66,35 @@ class _RandomizedAway(ActiveSetVariant):
         self.subsample = subsample
         self.gap_every = int(gap_every)
         self.rng = rng
-        self.counts.update({"n_atom_products": 0, "n_full_oracle_calls": 0,
-                            "n_subset_oracle_calls": 0})
+        self.counts.update({"n_atom_products": 0, "n_coordinate_ops": 0,
+                            "n_full_oracle_calls": 0, "n_subset_oracle_calls": 0})
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         if not supports_subsets(lmo):
             raise TypeError(
                 f"randomized_away_step_frank_wolfe needs an LMO that can minimize over a subset "
                 f"of its vertices (a frankwolfe.lmo.subset.SubsetOracle such as "
-                f"ProbabilitySimplex, UnitSimplex or L1Ball), got {lmo!r}"
+                f"ProbabilitySimplex, UnitSimplex, L1Ball, Box, LinfBall, Hypercube or "
+                f"KSparsePolytope), got {lmo!r}"
             )
         super().start(tracker, x0_atom, lmo)
-        self._calls_seen = self.n_oracle_calls  # a start from an array costs one full call
-        self.counts["n_full_oracle_calls"] += self._calls_seen
-        self.counts["n_atom_products"] += self._calls_seen * int(lmo.n_candidates(tracker.x.shape))
-        self.n_cand = int(lmo.n_candidates(tracker.x.shape))
+        shape = tracker.x.shape
+        self.n_cand = lmo.n_candidates(shape)
         self.size = _sample_size(self.subsample, self.n_cand)
+        # work is counted in coordinates read; a full call counts as the number of
+        # candidate products it is worth (n for the simplex, 1 for the box's O(n) sign
+        # pass, n/k for the k-sparse polytope's O(n) selection)
+        self.cand_cost = int(lmo.candidate_cost(shape))
+        self.full_cost = int(lmo.oracle_cost(shape))
+        self.full_products = -(-self.full_cost // self.cand_cost)
+        self._calls_seen = self.n_oracle_calls  # a start from an array costs one full call
+        self._charge_full(self._calls_seen)
         self._scores: np.ndarray | None = None
+
+    def _charge_full(self, calls: int) -> None:
+        self.counts["n_full_oracle_calls"] += calls
+        self.counts["n_atom_products"] += calls * self.full_products
+        self.counts["n_coordinate_ops"] += calls * self.full_cost
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
@@ -85,24 +103,23 @@ class _RandomizedAway(ActiveSetVariant):
         scores = S.scores(gradient)
         self._scores = scores
         self.counts["n_atom_products"] += scores.size
+        self.counts["n_coordinate_ops"] += scores.size * self.cand_cost
         if k % self.gap_every == 0:
             v = self.lmo(gradient)
             self.n_oracle_calls += 1
             self._calls_seen += 1
-            self.counts["n_full_oracle_calls"] += 1
-            self.counts["n_atom_products"] += self.n_cand
+            self._charge_full(1)
             return v, g_dot_x - v.dot(gradient), True
-        active_ids = self.lmo.candidate_ids(S.atoms)
-        draw = self.rng.choice(self.n_cand, size=min(self.n_cand, self.size + active_ids.size),
-                               replace=False, shuffle=False)
-        if active_ids.size:
-            draw = draw[~np.isin(draw, active_ids, assume_unique=False)]
-        ids = draw[: self.size]
+        # candidates outside the active set (the sampling of the RAFW analysis); the
+        # active atoms join through their scores
+        cands = self.lmo.sample_candidates(tracker.x.shape, self.size, self.rng, S.atoms)
+        m = self.lmo.count_candidates(cands)
         self.counts["n_subset_oracle_calls"] += 1
         j = int(np.argmin(scores))
-        if ids.size:
-            v = self.lmo.extreme_point_among(gradient, ids)
-            self.counts["n_atom_products"] += ids.size
+        if m:
+            v = self.lmo.extreme_point_among(gradient, cands)
+            self.counts["n_atom_products"] += m
+            self.counts["n_coordinate_ops"] += m * self.cand_cost
             sv = v.dot(gradient)
             if scores[j] < sv:
                 v, sv = S.atom_at(j), float(scores[j])
@@ -134,7 +151,8 @@ class _RandomizedAway(ActiveSetVariant):
         late = self.n_oracle_calls - getattr(self, "_calls_seen", self.n_oracle_calls)
         if late > 0:
             extra["n_full_oracle_calls"] += late
-            extra["n_atom_products"] += late * self.n_cand
+            extra["n_atom_products"] += late * self.full_products
+            extra["n_coordinate_ops"] += late * self.full_cost
         return active, extra
 
 
@@ -174,12 +192,15 @@ def randomized_away_step_frank_wolfe(
     lmo : LMO
         The domain; it must implement :class:`~frankwolfe.lmo.subset.SubsetOracle`
         (:class:`~frankwolfe.ProbabilitySimplex`, :class:`~frankwolfe.UnitSimplex`,
-        :class:`~frankwolfe.L1Ball`).
+        :class:`~frankwolfe.L1Ball`; and with uniformly sampled vertices
+        :class:`~frankwolfe.lmo.norms.Box`, ``LinfBall``, ``Hypercube`` and
+        ``KSparsePolytope``).
     x0 : Atom, ActiveSet or ndarray, optional
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
     subsample : int or float, default 0.1
         Candidates drawn per iteration: a count (int) or a fraction of the
-        candidates (float in (0, 1]).
+        candidates (float in (0, 1]; only for domains with indexable
+        candidates, not for the ``2^n`` vertices of a box).
     gap_every : int, default 20
         Period of the full oracle call.  Only those iterations report a
         (certified) gap, so the run can stop only there; the other rows of
@@ -197,8 +218,12 @@ def randomized_away_step_frank_wolfe(
     Result
         As for :func:`~frankwolfe.away_step_frank_wolfe`; ``extra`` also has
         ``n_atom_products`` (inner products ``<g, a>`` evaluated: sampled and
-        active atoms, plus ``n`` candidates per full call),
-        ``n_full_oracle_calls`` and ``n_subset_oracle_calls``.
+        active atoms, plus per full call the number of candidate products it
+        is worth: ``n`` on the simplex and the l1 ball, 1 on a box, whose
+        vertices are dense, ``ceil(n / k)`` on the k-sparse polytope),
+        ``n_coordinate_ops`` (the same work in coordinates read: 1 per simplex
+        candidate, ``n`` per box vertex, ``k`` per k-sparse vertex, ``n`` per
+        full call), ``n_full_oracle_calls`` and ``n_subset_oracle_calls``.
 
     Examples
     --------
@@ -212,7 +237,7 @@ def randomized_away_step_frank_wolfe(
     array([0.6, 0.4, 0. , 0. ])
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    _sample_size(subsample, 1 << 62)  # validate before any work
+    _sample_size(subsample, 1)  # validate before any work
     warm, start = split_start(x0)
     variant = _RandomizedAway(warm, resum_every, sparsify_tol, subsample, gap_every, rng)
     return run_frank_wolfe(

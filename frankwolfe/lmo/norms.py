@@ -8,6 +8,8 @@ vertex is sparse (l1 ball, k-sparse polytope, hypercube) and dense otherwise.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -267,13 +269,15 @@ class _ArrayRepr:
         return self.text
 
 
-class Box(LMO):
+class Box(SubsetOracle, LMO):
     """The box ``{x : lower <= x <= upper}`` (coordinate-wise).
 
     Vertices: the ``2^n`` points with ``x_i`` in ``{lower_i, upper_i}``; key
     ``("box", n, bytes)`` where ``bytes`` packs the pattern of coordinates at
     their upper bound.  LMO: ``upper_i`` where ``g_i < 0``, ``lower_i``
-    elsewhere; cost O(n).
+    elsewhere; cost O(n).  Subset oracle (randomized away-step): candidates
+    are sampled vertices, a ``(p, n)`` boolean array of upper-bound patterns
+    drawn uniformly; scoring them costs O(p n).
 
     Parameters
     ----------
@@ -375,6 +379,62 @@ class Box(LMO):
             s = _select_scalar(flat, self._lo_flat, self._up_flat)
         return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper))
 
+    # -- subset oracle: sampled vertices as bit patterns ---------------------------
+    def _free_mask(self, n: int) -> np.ndarray:
+        if self._free is None:
+            return np.ones(n, dtype=bool)
+        if isinstance(self._free, np.ndarray):
+            return self._free
+        return np.zeros(n, dtype=bool)  # scalar bounds with lower == upper: one point
+
+    def n_candidates(self, shape: tuple[int, ...]) -> int:
+        """Number of vertices, ``2^(free coordinates)`` (a Python int, possibly huge)."""
+        n = int(np.prod(shape))
+        return 1 << int(np.count_nonzero(self._free_mask(n)))
+
+    def candidate_cost(self, shape: tuple[int, ...]) -> int:
+        """A vertex is dense: scoring one reads all ``n`` coordinates."""
+        return int(np.prod(shape))
+
+    def count_candidates(self, candidates: np.ndarray) -> int:
+        return int(candidates.shape[0])
+
+    def sample_candidates(self, shape: tuple[int, ...], size: int, rng: np.random.Generator,
+                          active: Sequence[Atom]) -> np.ndarray:
+        """``size`` distinct vertices drawn uniformly outside ``active``, as a ``(p, n)``
+        boolean array of upper-bound patterns (``p <= size``); O(size * n)."""
+        n = int(np.prod(shape))
+        free = self._free_mask(n)
+        draw = (rng.random((size + len(active), n)) < 0.5) & free
+        rows = _row_bytes(draw)
+        _, first = np.unique(rows, return_index=True)  # drop repeated draws
+        keep = np.zeros(draw.shape[0], dtype=bool)
+        keep[first] = True
+        taken = [a.key[2] for a in active
+                 if isinstance(a.key, tuple) and len(a.key) == 3 and a.key[0] == "box"]
+        if taken:
+            keep &= ~np.isin(rows, _row_bytes_from(taken, rows.dtype))
+        return draw[np.flatnonzero(keep)[:size]]
+
+    def _vertex(self, mask: np.ndarray, shape: tuple[int, ...]) -> Atom:
+        s = np.where(mask, self._up_flat, self._lo_flat).astype(float)
+        return Atom(s.reshape(shape), key=self._pattern_key(mask))
+
+    def extreme_point_among(self, direction: np.ndarray, candidates: Any) -> Atom:
+        """The best of the sampled vertices ``candidates`` (a ``(p, n)`` boolean array of
+        upper-bound patterns, from :meth:`sample_candidates`); O(p n)."""
+        flat = _check_direction(self, direction)
+        B = np.asarray(candidates)
+        if B.ndim != 2 or B.shape[1] != flat.size or B.shape[0] == 0 or B.dtype != bool:
+            raise ShapeError(
+                f"{self!r}.extreme_point_among: `candidates` must be a non-empty boolean array "
+                f"of shape (p, {flat.size}), got {B.dtype} array of shape {B.shape}"
+            )
+        # <g, s> = <g, lower> + <g * (upper - lower), mask>; the constant is common to all
+        gain = flat * (self._up_flat - self._lo_flat)
+        j = int(np.argmin(B @ gain))
+        return self._vertex(B[j], direction.shape)
+
     def violation(self, x: np.ndarray) -> float:
         """Largest coordinate excess ``max(lower - x, x - upper, 0)`` over the box's scale.
 
@@ -464,18 +524,25 @@ class Hypercube(Box):
         idx = np.flatnonzero(ones)
         return Atom.sparse(idx, np.ones(idx.size), direction.shape, key=self._pattern_key(ones))
 
+    def _vertex(self, mask: np.ndarray, shape: tuple[int, ...]) -> Atom:
+        idx = np.flatnonzero(mask)
+        return Atom.sparse(idx, np.ones(idx.size), shape, key=self._pattern_key(mask))
+
     def _repr_params(self) -> dict[str, Any]:
         return _repr_with_dim(self, {})
 
 
-class KSparsePolytope(LMO):
+class KSparsePolytope(SubsetOracle, LMO):
     """The k-sparse polytope ``conv{x : ||x||_0 <= k, ||x||_inf <= radius}``.
 
     Equivalently ``{x : ||x||_1 <= k * radius, ||x||_inf <= radius}``.
     Vertices: the points with exactly ``k`` entries equal to ``+-radius`` and
     the rest 0; key = tuple of ``(index, sign)`` pairs sorted by index.  LMO:
     the ``k`` largest ``|g_i|`` get ``-radius * sign(g_i)``; cost O(n) (one
-    ``argpartition``), sparse answer with ``k`` entries.
+    ``argpartition``), sparse answer with ``k`` entries.  Subset oracle
+    (randomized away-step): candidates are sampled vertices, a pair of
+    ``(p, k)`` arrays (sorted supports, signs) drawn uniformly; scoring them
+    costs O(p k).
 
     Parameters
     ----------
@@ -528,6 +595,76 @@ class KSparsePolytope(LMO):
         key = tuple(zip(idx.tolist(), signs.tolist()))
         return Atom.sparse(idx, self.radius * signs, direction.shape, key=key)
 
+    # -- subset oracle: sampled vertices as (support, signs) ----------------------
+    def n_candidates(self, shape: tuple[int, ...]) -> int:
+        """Number of vertices, ``C(n, k) 2^k`` (a Python int, possibly huge)."""
+        n = int(np.prod(shape))
+        k = min(self.k, n)
+        return math.comb(n, k) << k
+
+    def candidate_cost(self, shape: tuple[int, ...]) -> int:
+        """A vertex has ``k`` entries: scoring one reads ``k`` coordinates."""
+        return min(self.k, int(np.prod(shape)))
+
+    def count_candidates(self, candidates: tuple[np.ndarray, np.ndarray]) -> int:
+        return int(candidates[0].shape[0])
+
+    def sample_candidates(self, shape: tuple[int, ...], size: int, rng: np.random.Generator,
+                          active: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray]:
+        """``size`` distinct vertices drawn uniformly outside ``active``: sorted supports
+        and signs, two ``(p, k)`` arrays (``p <= size``).  O(size * k log k) while
+        ``k^2 <= n`` (rejection of supports with repeats), O(size * n) otherwise."""
+        n = int(np.prod(shape))
+        k = min(self.k, n)
+        p = size + len(active)
+        if k * k <= n:
+            idx = rng.integers(0, n, size=(p, k))
+            idx.sort(axis=1)
+            bad = np.flatnonzero(np.any(idx[:, 1:] == idx[:, :-1], axis=1))
+            while bad.size:  # a repeat has probability <= k^2 / (2n) <= 1/2 per row
+                redo = rng.integers(0, n, size=(bad.size, k))
+                redo.sort(axis=1)
+                idx[bad] = redo
+                bad = bad[np.any(redo[:, 1:] == redo[:, :-1], axis=1)]
+        else:
+            idx = np.argpartition(rng.random((p, n)), k - 1, axis=1)[:, :k]
+            idx.sort(axis=1)
+        signs = np.where(rng.random((p, k)) < 0.5, -1, 1).astype(np.int64)
+        code = idx * 2 + (signs > 0)
+        rows = _row_bytes(code)
+        _, first = np.unique(rows, return_index=True)
+        keep = np.zeros(p, dtype=bool)
+        keep[first] = True
+        taken = [np.asarray([2 * i + (sg > 0) for i, sg in a.key], dtype=np.int64).tobytes()
+                 for a in active if isinstance(a.key, tuple) and len(a.key) == k]
+        if taken:
+            keep &= ~np.isin(rows, _row_bytes_from(taken, rows.dtype))
+        rows_kept = np.flatnonzero(keep)[:size]
+        return idx[rows_kept], signs[rows_kept]
+
+    def extreme_point_among(self, direction: np.ndarray, candidates: Any) -> Atom:
+        """The best of the sampled vertices ``candidates = (supports, signs)`` (two
+        ``(p, k)`` arrays from :meth:`sample_candidates`); O(p k)."""
+        flat = _check_direction(self, direction)
+        try:
+            idx, signs = (np.asarray(c) for c in candidates)
+        except (TypeError, ValueError):
+            raise ShapeError(f"{self!r}.extreme_point_among: `candidates` must be a pair "
+                             "(supports, signs) of (p, k) arrays") from None
+        k = min(self.k, flat.size)
+        if idx.ndim != 2 or idx.shape != signs.shape or idx.shape[0] == 0 or idx.shape[1] != k:
+            raise ShapeError(
+                f"{self!r}.extreme_point_among: `candidates` must be two non-empty (p, {k}) "
+                f"arrays, got shapes {idx.shape} and {signs.shape}"
+            )
+        if idx.min() < 0 or idx.max() >= flat.size:
+            raise ShapeError(f"{self!r}.extreme_point_among: supports must lie in "
+                             f"[0, {flat.size})")
+        j = int(np.argmin(np.sum(flat[idx] * signs, axis=1)))
+        sel, sg = idx[j], signs[j].astype(np.int64)
+        key = tuple(zip(sel.tolist(), sg.tolist()))
+        return Atom.sparse(sel, self.radius * sg, direction.shape, key=key)
+
     def violation(self, x: np.ndarray) -> float:
         """Largest relative excess: ``||x||_inf`` over ``radius``, ``||x||_1`` over ``k * radius``.
 
@@ -543,3 +680,17 @@ class KSparsePolytope(LMO):
 
     def _repr_params(self) -> dict[str, Any]:
         return _repr_with_dim(self, {"k": self.k, "radius": self.radius})
+
+
+def _row_bytes(a: np.ndarray) -> np.ndarray:
+    """The rows of a 2-d array as one opaque (void) value each, for set operations."""
+    a = np.ascontiguousarray(a)
+    if a.dtype == bool:
+        a = np.packbits(a, axis=1)
+    return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+
+
+def _row_bytes_from(keys: list[bytes], dtype: np.dtype) -> np.ndarray:
+    """Byte strings (of the same length as ``dtype``) as a void array."""
+    keys = [k for k in keys if len(k) == dtype.itemsize]
+    return np.frombuffer(b"".join(keys), dtype=dtype) if keys else np.zeros(0, dtype=dtype)

@@ -5,13 +5,18 @@ AISTATS 2018) calls the oracle on a random sample of the vertices instead of
 all of them.  A domain offers that when its vertices come in finitely many
 indexable *candidates*: the coordinates ``i`` of the simplex (vertex
 ``radius * e_i``) or of the l1 ball (the better of ``+-radius * e_i``, one
-inner product decides both).  :class:`SubsetOracle` is the mixin such LMOs
-inherit; its three methods are what the randomized method calls.
+inner product decides both).  Domains with exponentially many vertices (the
+box and its special cases, the k-sparse polytope) have *sampled* candidates
+instead: a batch of random vertices in a compact array form (bit patterns,
+supports with signs), drawn uniformly.  :class:`SubsetOracle` is the mixin
+such LMOs inherit; :meth:`~SubsetOracle.sample_candidates`,
+:meth:`~SubsetOracle.extreme_point_among` and the cost hooks are what the
+randomized method calls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,10 +30,14 @@ __all__ = ["SubsetOracle", "supports_subsets"]
 class SubsetOracle:
     """Mixin: the LMO can minimize over a given subset of its vertex candidates.
 
-    A *candidate* is an index in ``range(n_candidates(shape))`` standing for
-    one vertex or for a few vertices that a single inner product ranks (the
-    pair ``+-e_i`` of the l1 ball).  Implementations define
+    By default a *candidate* is an index in ``range(n_candidates(shape))``
+    standing for one vertex or for a few vertices that a single inner product
+    ranks (the pair ``+-e_i`` of the l1 ball); such implementations define
     :meth:`n_candidates`, :meth:`candidate_ids` and :meth:`extreme_point_among`.
+    Domains whose vertices are too many to index override
+    :meth:`sample_candidates` (returning their own batch format),
+    :meth:`count_candidates` and the costs :meth:`candidate_cost` and
+    :meth:`oracle_cost`.
     """
 
     def n_candidates(self, shape: tuple[int, ...]) -> int:
@@ -42,6 +51,29 @@ class SubsetOracle:
         ids = [a.key[1] for a in atoms
                if isinstance(a.key, tuple) and len(a.key) >= 2 and a.key[0] == "e"]
         return np.asarray(ids, dtype=np.int64)
+
+    def sample_candidates(self, shape: tuple[int, ...], size: int, rng: np.random.Generator,
+                          active: Sequence[Atom]) -> Any:
+        """``size`` candidates drawn uniformly among those not in ``active`` (fewer when
+        not enough remain), in the format :meth:`extreme_point_among` takes."""
+        n = self.n_candidates(shape)
+        active_ids = self.candidate_ids(active)
+        draw = rng.choice(n, size=min(n, size + active_ids.size), replace=False, shuffle=False)
+        if active_ids.size:
+            draw = draw[~np.isin(draw, active_ids)]
+        return draw[:size]
+
+    def count_candidates(self, candidates: Any) -> int:
+        """Number of candidates in a batch from :meth:`sample_candidates`."""
+        return len(candidates)
+
+    def candidate_cost(self, shape: tuple[int, ...]) -> int:
+        """Coordinates read to score one candidate (1 for an index candidate)."""
+        return 1
+
+    def oracle_cost(self, shape: tuple[int, ...]) -> int:
+        """Coordinates read by one full oracle call (``n``)."""
+        return int(np.prod(shape))
 
     def extreme_point_among(self, direction: np.ndarray, ids: np.ndarray) -> Atom:
         """``argmin <direction, a>`` over the vertices of the candidates ``ids`` (non-empty).
