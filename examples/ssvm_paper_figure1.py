@@ -105,6 +105,7 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
     best_dual = max(r["dual"] for r in rows if np.isfinite(r["dual"]))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     summary = {}
+    zoom: list[np.ndarray] = []  # test-error medians of the stochastic methods set the y-range
     for name in METHODS:
         mine = [r for r in rows if r["method"] == name]
         if not mine:
@@ -123,8 +124,12 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
         count = np.sum(np.isfinite(sub), axis=0)
         for ax, val in ((axes[0], sub), (axes[1], err)):
             med = np.nanmedian(val, axis=0)
-            (line,) = ax.plot(eff, med, label=f"{name} ({len(seeds)} run{'s' * (len(seeds) > 1)})"
-                              if ax is axes[0] else name)
+            j = int(np.flatnonzero(np.isfinite(med))[-1])
+            label = (f"{name} ({len(seeds)} run{'s' * (len(seeds) > 1)})" if ax is axes[0]
+                     else f"{name}: {med[j]:.3f} at pass {passes[j]}")
+            (line,) = ax.plot(eff, med, label=label)
+            if ax is axes[1] and METHODS[name][2]:
+                zoom.append(med)
             if len(seeds) > 1:
                 ax.fill_between(eff, np.nanmin(val, axis=0), np.nanmax(val, axis=0), alpha=0.2,
                                 color=line.get_color())
@@ -141,6 +146,13 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
     axes[0].set_title(panel)
     axes[1].set_title(f"{panel}: test error")
     axes[0].legend(fontsize=8)
+    if zoom:
+        # as in the paper, zoom on the stochastic methods (batch FW / cutting plane start
+        # near 0.7 and may leave the axis: the legend gives every method's last value)
+        lo = min(np.nanmin(z) for z in zoom)
+        hi = max(np.nanmax(z) for z in zoom)
+        axes[1].set_ylim(lo - 0.05 * (hi - lo), hi + 0.1 * (hi - lo))
+    axes[1].legend(fontsize=8, title="median test error at the last pass", title_fontsize=8)
     fig.tight_layout()
     fig.savefig(out / f"figure1_{panel.replace('/', '_')}.png", dpi=110)
     plt.close(fig)

@@ -405,16 +405,15 @@ class Box(SubsetOracle, LMO):
         boolean array of upper-bound patterns (``p <= size``); O(size * n)."""
         n = int(np.prod(shape))
         free = self._free_mask(n)
-        draw = (rng.random((size + len(active), n)) < 0.5) & free
-        rows = _row_bytes(draw)
-        _, first = np.unique(rows, return_index=True)  # drop repeated draws
-        keep = np.zeros(draw.shape[0], dtype=bool)
-        keep[first] = True
         taken = [a.key[2] for a in active
                  if isinstance(a.key, tuple) and len(a.key) == 3 and a.key[0] == "box"]
-        if taken:
-            keep &= ~np.isin(rows, _row_bytes_from(taken, rows.dtype))
-        return draw[np.flatnonzero(keep)[:size]]
+        limit = self.n_candidates(shape) - len(taken)
+
+        def draw(m: int) -> tuple[np.ndarray, np.ndarray]:
+            masks = (rng.random((m, n)) < 0.5) & free
+            return masks, np.packbits(masks, axis=1)
+
+        return _sample_distinct(draw, size, taken, limit)
 
     def _vertex(self, mask: np.ndarray, shape: tuple[int, ...]) -> Atom:
         s = np.where(mask, self._up_flat, self._lo_flat).astype(float)
@@ -616,31 +615,27 @@ class KSparsePolytope(SubsetOracle, LMO):
         ``k^2 <= n`` (rejection of supports with repeats), O(size * n) otherwise."""
         n = int(np.prod(shape))
         k = min(self.k, n)
-        p = size + len(active)
-        if k * k <= n:
-            idx = rng.integers(0, n, size=(p, k))
-            idx.sort(axis=1)
-            bad = np.flatnonzero(np.any(idx[:, 1:] == idx[:, :-1], axis=1))
-            while bad.size:  # a repeat has probability <= k^2 / (2n) <= 1/2 per row
-                redo = rng.integers(0, n, size=(bad.size, k))
-                redo.sort(axis=1)
-                idx[bad] = redo
-                bad = bad[np.any(redo[:, 1:] == redo[:, :-1], axis=1)]
-        else:
-            idx = np.argpartition(rng.random((p, n)), k - 1, axis=1)[:, :k]
-            idx.sort(axis=1)
-        signs = np.where(rng.random((p, k)) < 0.5, -1, 1).astype(np.int64)
-        code = idx * 2 + (signs > 0)
-        rows = _row_bytes(code)
-        _, first = np.unique(rows, return_index=True)
-        keep = np.zeros(p, dtype=bool)
-        keep[first] = True
         taken = [np.asarray([2 * i + (sg > 0) for i, sg in a.key], dtype=np.int64).tobytes()
                  for a in active if isinstance(a.key, tuple) and len(a.key) == k]
-        if taken:
-            keep &= ~np.isin(rows, _row_bytes_from(taken, rows.dtype))
-        rows_kept = np.flatnonzero(keep)[:size]
-        return idx[rows_kept], signs[rows_kept]
+        limit = self.n_candidates(shape) - len(taken)
+
+        def draw(m: int) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+            if k * k <= n:
+                idx = rng.integers(0, n, size=(m, k))
+                idx.sort(axis=1)
+                bad = np.flatnonzero(np.any(idx[:, 1:] == idx[:, :-1], axis=1))
+                while bad.size:  # a repeat has probability <= k^2 / (2n) <= 1/2 per row
+                    redo = rng.integers(0, n, size=(bad.size, k))
+                    redo.sort(axis=1)
+                    idx[bad] = redo
+                    bad = bad[np.any(redo[:, 1:] == redo[:, :-1], axis=1)]
+            else:
+                idx = np.argpartition(rng.random((m, n)), k - 1, axis=1)[:, :k]
+                idx.sort(axis=1)
+            signs = np.where(rng.random((m, k)) < 0.5, -1, 1).astype(np.int64)
+            return (idx, signs), idx * 2 + (signs > 0)
+
+        return _sample_distinct(draw, size, taken, limit)
 
     def extreme_point_among(self, direction: np.ndarray, candidates: Any) -> Atom:
         """The best of the sampled vertices ``candidates = (supports, signs)`` (two
@@ -682,11 +677,38 @@ class KSparsePolytope(SubsetOracle, LMO):
         return _repr_with_dim(self, {"k": self.k, "radius": self.radius})
 
 
+def _sample_distinct(draw: Any, size: int, taken: list[bytes], limit: int) -> Any:
+    """Up to ``size`` distinct uniform vertices whose codes are not in ``taken``.
+
+    ``draw(m)`` returns ``m`` uniform vertices as ``(payload, codes)``: the
+    payload an array (or a tuple of arrays) with one row per vertex, ``codes``
+    a 2-d array identifying them (the key's bytes).  Rejection of repeats and
+    of taken vertices keeps the draw uniform over the remaining vertices.
+    ``limit`` is how many remain, so a tiny domain cannot loop forever.
+    """
+    want = int(min(size, limit))
+    payload, codes = draw(want + len(taken) + max(4, want // 8))
+    rows = _row_bytes(codes)
+    bad = _row_bytes_from(taken, rows.dtype)
+    for _ in range(50):
+        _, first = np.unique(rows, return_index=True)
+        keep = np.zeros(rows.size, dtype=bool)
+        keep[first] = True
+        if bad.size:
+            keep &= ~np.isin(rows, bad)
+        if np.count_nonzero(keep) >= want:
+            break
+        more, more_codes = draw(max(4, want))
+        payload = (tuple(np.concatenate([a, b]) for a, b in zip(payload, more))
+                   if isinstance(payload, tuple) else np.concatenate([payload, more]))
+        rows = np.concatenate([rows, _row_bytes(more_codes)])
+    sel = np.sort(np.flatnonzero(keep))[:want]
+    return tuple(a[sel] for a in payload) if isinstance(payload, tuple) else payload[sel]
+
+
 def _row_bytes(a: np.ndarray) -> np.ndarray:
     """The rows of a 2-d array as one opaque (void) value each, for set operations."""
     a = np.ascontiguousarray(a)
-    if a.dtype == bool:
-        a = np.packbits(a, axis=1)
     return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
 
 
