@@ -133,6 +133,21 @@ def _tree_find(tree: np.ndarray, size: int, u: float) -> int:
     return j - size
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _pick_block(t, order, unif, sampling, est, tree, tsize, nextu, n):
+    """Block of step ``t`` in a compiled pass: from ``order`` (uniform / perm),
+    or by gap sampling (unvisited blocks first, then the sum tree)."""
+    if sampling == 0:
+        return order[t]
+    while nextu[0] < n and np.isfinite(est[nextu[0]]):
+        nextu[0] += 1
+    if nextu[0] < n:
+        return nextu[0]
+    if tree[1] > 0.0:
+        return min(_tree_find(tree, tsize, unif[t] * tree[1]), n - 1)
+    return min(int(unif[t] * n), n - 1)
+
+
 class GapSampler:
     """Block sampling proportional to ``g_i ** degree`` (gapBCFW).
 
@@ -589,17 +604,7 @@ def _fused_driver(step, sync):
         df = 0.0
         nl = ell * n
         for t in range(n):
-            if sampling == 0:
-                i = order[t]
-            else:
-                while nextu[0] < n and np.isfinite(est[nextu[0]]):
-                    nextu[0] += 1
-                if nextu[0] < n:
-                    i = nextu[0]
-                elif tree[1] > 0.0:
-                    i = min(_tree_find(tree, tsize, unif[t] * tree[1]), n - 1)
-                else:
-                    i = min(int(unif[t] * n), n - 1)
+            i = _pick_block(t, order, unif, sampling, est, tree, tsize, nextu, n)
             ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
             gap, gamma, dfi = step(dstate, i, g, x, h, hdim, exact, min(1.0, nl / (k + nl)),
                                    avg_kind, ck1, acc, since, avg_start, k)
@@ -657,17 +662,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective):
         gamma = np.nan
         df = 0.0
         for t in range(n):
-            if sampling == 0:
-                i = order[t]
-            else:
-                while nextu[0] < n and np.isfinite(est[nextu[0]]):
-                    nextu[0] += 1
-                if nextu[0] < n:
-                    i = nextu[0]
-                elif tree[1] > 0.0:
-                    i = min(_tree_find(tree, tsize, unif[t] * tree[1]), n - 1)
-                else:
-                    i = min(int(unif[t] * n), n - 1)
+            i = _pick_block(t, order, unif, sampling, est, tree, tsize, nextu, n)
             nnz, gap, score = direction(dstate, i, g, True, idx, val)
             gi = gap if gap > 0.0 else 0.0
             est[i] = gi
