@@ -33,6 +33,7 @@ import argparse
 import csv
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +103,8 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    best_dual = max(r["dual"] for r in rows if np.isfinite(r["dual"]))
+    # SSG has no dual: a panel of SSG runs alone has no suboptimality curve
+    best_dual = max((r["dual"] for r in rows if np.isfinite(r["dual"])), default=np.nan)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     summary = {}
     zoom: list[np.ndarray] = []  # test-error medians of the stochastic methods set the y-range
@@ -123,7 +125,11 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
         # runs of one method may differ in length (a cheaper budget for some seeds)
         count = np.sum(np.isfinite(sub), axis=0)
         for ax, val in ((axes[0], sub), (axes[1], err)):
-            med = np.nanmedian(val, axis=0)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (no dual)
+                med = np.nanmedian(val, axis=0)
+            if not np.isfinite(med).any():
+                continue
             j = int(np.flatnonzero(np.isfinite(med))[-1])
             label = (f"{name} ({len(seeds)} run{'s' * (len(seeds) > 1)})" if ax is axes[0]
                      else f"{name}: {med[j]:.3f} at pass {passes[j]}")
@@ -133,10 +139,12 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
             if len(seeds) > 1:
                 ax.fill_between(eff, np.nanmin(val, axis=0), np.nanmax(val, axis=0), alpha=0.2,
                                 color=line.get_color())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            stats = (np.nanmedian(sub, axis=0), np.nanmax(sub, axis=0), np.nanmedian(err, axis=0))
         summary[name] = {"passes": passes, "runs": count.tolist(),
-                         "subopt_median": np.nanmedian(sub, axis=0).tolist(),
-                         "subopt_max": np.nanmax(sub, axis=0).tolist(),
-                         "test_error_median": np.nanmedian(err, axis=0).tolist()}
+                         "subopt_median": stats[0].tolist(), "subopt_max": stats[1].tolist(),
+                         "test_error_median": stats[2].tolist()}
     axes[0].set_yscale("log")
     axes[0].set_xscale("log")
     axes[0].set_xlabel("effective passes")
