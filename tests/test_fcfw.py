@@ -21,6 +21,7 @@ from frankwolfe import (
     minimize,
 )
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, simplex_qp
+from ssvm_reference import ssvm_dual_qp
 
 
 def simplex_qp_problem(n=150, seed=0):
@@ -237,25 +238,8 @@ def _recording_chain():
 
 
 def _product_hull_dual(model, X, Y, lam, labellings):
-    """cvxpy: the SSVM dual over the product of the per-example hulls of ``labellings``
-    (a list of sets of labelling tuples per example, truth included)."""
-    n = len(X)
-    psis, losses = [], []
-    for x, y, labs in zip(X, Y, labellings):
-        labs = [np.array(t) for t in sorted(labs)]
-        P = np.zeros((len(labs), model.size_joint_feature))
-        for r, yy in enumerate(labs):
-            idx, val = model.psi(x, y, yy)
-            P[r, idx] = val
-        psis.append(P)
-        losses.append(np.array([model.loss(y, yy) for yy in labs]))
-    alphas = [cp.Variable(P.shape[0], nonneg=True) for P in psis]
-    w = sum(P.T @ a for P, a in zip(psis, alphas)) / (lam * n)
-    ell = sum(L @ a for L, a in zip(losses, alphas)) / n
-    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) - ell),
-                      [cp.sum(a) == 1 for a in alphas])
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    return prob.value
+    """cvxpy: the SSVM dual over the product of the per-example hulls of ``labellings``."""
+    return ssvm_dual_qp(model, X, Y, lam, labellings)
 
 
 def _seen(model, X, Y, rounds):

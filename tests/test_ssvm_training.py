@@ -4,9 +4,7 @@ compiled and generic BCFW engines, the estimator API."""
 
 from __future__ import annotations
 
-import itertools
 
-import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -23,29 +21,14 @@ from applications.structured_svm import (
     ssg,
 )
 from applications.structured_svm.oracles import batch_primal
+from ssvm_reference import ssvm_dual_qp
 
 # -- independent reference: the dual QP over all labellings -----------------------
 
 
 def all_labellings_qp(model, X, Y, lam):
     """Optimal value of the SSVM dual by cvxpy over every labelling of every example."""
-    n = len(X)
-    psis, losses = [], []
-    for x, y in zip(X, Y):
-        labs = [np.array(t) for t in itertools.product(range(model.n_states), repeat=len(y))]
-        P = np.zeros((len(labs), model.size_joint_feature))
-        for r, yy in enumerate(labs):
-            idx, val = model.psi(x, y, yy)
-            P[r, idx] = val
-        psis.append(P)
-        losses.append(np.array([model.loss(y, yy) for yy in labs]))
-    alphas = [cp.Variable(P.shape[0], nonneg=True) for P in psis]
-    w = sum(P.T @ a for P, a in zip(psis, alphas)) / (lam * n)
-    ell = sum(L @ a for L, a in zip(losses, alphas)) / n
-    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) - ell),
-                      [cp.sum(a) == 1 for a in alphas])
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    return prob.value
+    return ssvm_dual_qp(model, X, Y, lam)
 
 
 @pytest.fixture(scope="module")

@@ -215,29 +215,11 @@ class _BilinearTracker(Tracker):
         self._refresh()
 
     def _evaluate(self) -> tuple[float, np.ndarray]:
-        L = self.L
         x, y = self.objective.split(self.x)
-        x = x.reshape(-1)
-        y = y.reshape(-1)
-        nx = self.nx
+        val, gx, gy = self.L.from_products(x.reshape(-1), y.reshape(-1), self.My, self.MTx)
         r = np.empty(self.x.shape)
-        gx = r[:nx]
-        gx[...] = self.My
-        val = float(x @ self.My)
-        gy = self.MTx.copy()
-        if L.a is not None:
-            gx += L.a
-            val += float(L.a @ x)
-        if L.b is not None:
-            gy += L.b
-            val += float(L.b @ y)
-        if L.mu_x:
-            gx += L.mu_x * x
-            val += 0.5 * L.mu_x * float(x @ x)
-        if L.mu_y:
-            gy -= L.mu_y * y
-            val -= 0.5 * L.mu_y * float(y @ y)
-        np.negative(gy, out=r[nx:])
+        r[:self.nx] = gx
+        np.negative(gy, out=r[self.nx:])
         self.n_function_calls += 1
         self.n_gradient_calls += 1
         return val, r

@@ -142,9 +142,18 @@ class BilinearObjective(SaddleObjective):
     def value_and_gradients(self, x: np.ndarray, y: np.ndarray
                             ) -> tuple[float, np.ndarray, np.ndarray]:
         x, y = self._check(x, y)
-        My = np.asarray(self.M @ y, dtype=float)
+        return self.from_products(x, y, np.asarray(self.M @ y, dtype=float),
+                                  np.asarray(self.M.T @ x, dtype=float))
+
+    def from_products(self, x: np.ndarray, y: np.ndarray, My: np.ndarray, MTx: np.ndarray
+                      ) -> tuple[float, np.ndarray, np.ndarray]:
+        """``(L, grad_x L, grad_y L)`` from the products ``M y`` and ``M^T x``.
+
+        The one place where the linear and quadratic terms are added, for the
+        full evaluation and for trackers that keep the products up to date.
+        """
         gx = My.copy()
-        gy = np.asarray(self.M.T @ x, dtype=float)
+        gy = MTx.copy()
         val = float(x @ My)
         if self.a is not None:
             gx += self.a
