@@ -11,8 +11,8 @@ of the shape-context histograms (normalized to sum 1),
 
 so the all-ones weights score a pair by minus the l1 (or squared l2)
 histogram distance: the *unlearned* matcher.  A structured SVM
-(:class:`~applications.structured_svm.MatchingModel` with perfect matchings,
-trained by BCFW through :class:`~applications.structured_svm.StructuredSVM`)
+(:class:`~frankwolfe.applications.structured_svm.MatchingModel` with perfect matchings,
+trained by BCFW through :class:`~frankwolfe.applications.structured_svm.StructuredSVM`)
 learns a weight per bin.  The loss is the normalized Hamming loss, the
 fraction of mismatched landmarks, so ``1 - loss`` is the matching accuracy.
 
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from applications.structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
-from applications.structured_svm.estimator import StructuredSVM
-from applications.structured_svm.models.matching import MatchingModel
+from frankwolfe.applications.structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
+from frankwolfe.applications.structured_svm.estimator import StructuredSVM
+from frankwolfe.applications.structured_svm.models.matching import MatchingModel
 from frankwolfe.errors import ShapeError
 
 __all__ = ["FEATURE_KINDS", "DEFAULT_LAMS", "normalize_histograms", "node_features",
@@ -104,7 +104,7 @@ def pair_dataset(data: CMUHouse, pairs: Any, kind: str = "abs"
     Parameters
     ----------
     data : CMUHouse
-        From :func:`~applications.structured_svm.datasets.load_cmu_house`.
+        From :func:`~frankwolfe.applications.structured_svm.datasets.load_cmu_house`.
     pairs : array_like of int, shape (n_pairs, 2)
         0-based frames ``(a, b)``, e.g. ``data.pair_list(50, "train")``.
     kind : {"abs", "sq"}

@@ -14,7 +14,7 @@ construction of ``LeastSquares(A, b)``.
 Rows
 ----
 * ours AFW, PFW, RAFW (subsample 10%), FCFW (exact corrective QP):
-  ``applications.lasso.solve_lasso``.  Reported: the wall time to the
+  ``frankwolfe.applications.lasso.solve_lasso``.  Reported: the wall time to the
   certified FW gap ``1e-6``; to the FW gap copt's pairwise FW has after 500
   iterations; and to a relative coefficient error ``max|x - x*| / max|x*|
   <= 1e-6`` (runs with decreasing ``tol``; the first run meeting the error).
@@ -62,7 +62,7 @@ sys.path.insert(0, str(HERE.parent))
 from fw_lasso import make_problem, measure  # noqa: E402
 from peers import PeerError, ensure_peer, run_in_venv, thread_env  # noqa: E402
 
-from applications.lasso import penalty_from_radius, solve_lasso  # noqa: E402
+from frankwolfe.applications.lasso import penalty_from_radius, solve_lasso  # noqa: E402
 
 RESULTS = HERE / "results"
 TOLS = [1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11]

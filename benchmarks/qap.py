@@ -40,7 +40,7 @@ from scipy.optimize import quadratic_assignment  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from applications.matching import (  # noqa: E402
+from frankwolfe.applications.matching import (  # noqa: E402
     qap_value,
     read_qaplib,
     read_qaplib_solution,

@@ -40,10 +40,10 @@ from numba import njit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from applications.structured_svm import ChainModel, load_conll2000, load_ocr  # noqa: E402
-from applications.structured_svm._chain_dual import chain_data  # noqa: E402
-from applications.structured_svm.dual import SSVMDual, SSVMDualObjective  # noqa: E402
-from applications.structured_svm.models._viterbi import (decode_dense, decode_ids_fm,  # noqa: E402
+from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr  # noqa: E402
+from frankwolfe.applications.structured_svm._chain_dual import chain_data  # noqa: E402
+from frankwolfe.applications.structured_svm.dual import SSVMDual, SSVMDualObjective  # noqa: E402
+from frankwolfe.applications.structured_svm.models._viterbi import (decode_dense, decode_ids_fm,  # noqa: E402
                                                          to_feature_major)
 from frankwolfe import block_coordinate_frank_wolfe  # noqa: E402
 

@@ -24,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from applications.structured_svm import ChainModel, StructuredSVM, load_ocr  # noqa: E402
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, load_ocr  # noqa: E402
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Traffic assignment on SiouxFalls: time to relative gap 1e-4 and 1e-6.
 
-Our FW / CFW / BFW (``applications.traffic``) side by side with AequilibraE's
+Our FW / CFW / BFW (``frankwolfe.applications.traffic``) side by side with AequilibraE's
 ``bfw``, run in its own virtual environment (``benchmarks/.venvs/aequilibrae``,
 built on first use by :mod:`peers`).  Everything runs on one core: numba,
 BLAS and OpenMP are pinned to one thread and AequilibraE gets
@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from applications.traffic import Beckmann, load_siouxfalls, relative_gap, traffic_assignment  # noqa: E402
+from frankwolfe.applications.traffic import Beckmann, load_siouxfalls, relative_gap, traffic_assignment  # noqa: E402
 
 BEST_OBJECTIVE = 4231335.2871074397
 TARGETS = (1e-4, 1e-6)

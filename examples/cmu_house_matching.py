@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from applications.graph_matching import learn_graph_matching
-from applications.structured_svm.datasets import load_cmu_house
+from frankwolfe.applications.graph_matching import learn_graph_matching
+from frankwolfe.applications.structured_svm.datasets import load_cmu_house
 
 
 def main(argv: list[str] | None = None) -> list:

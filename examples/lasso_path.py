@@ -16,7 +16,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import Lasso
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from applications.lasso import lasso_path, penalty_from_radius  # noqa: E402
+from frankwolfe.applications.lasso import lasso_path, penalty_from_radius  # noqa: E402
 
 X, y = load_diabetes(return_X_y=True)
 A, b = X - X.mean(0), y - y.mean()

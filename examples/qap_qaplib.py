@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from applications.matching import read_qaplib, read_qaplib_solution, solve_qap
+from frankwolfe.applications.matching import read_qaplib, read_qaplib_solution, solve_qap
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from applications.structured_svm import (  # noqa: E402
+from frankwolfe.applications.structured_svm import (  # noqa: E402
     ChainModel, StructuredSVM, load_conll2000, load_ocr)
 
 PANELS = ("ocr-0.01", "ocr-0.001", "ocr-1/n", "conll-1/n")

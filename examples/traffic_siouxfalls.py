@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from applications.traffic import load_siouxfalls, traffic_assignment
+from frankwolfe.applications.traffic import load_siouxfalls, traffic_assignment
 
 BEST_OBJECTIVE = 4231335.2871074397  # published Beckmann value of the best-known flows
 

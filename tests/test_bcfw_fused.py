@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from applications.structured_svm import ChainModel, SSVMDual, SSVMDualObjective, make_chain
-from applications.structured_svm._chain_dual import chain_batch_decode, chain_data
-from applications.structured_svm.models._viterbi import decode_ids_fm, to_feature_major
+from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, SSVMDualObjective, make_chain
+from frankwolfe.applications.structured_svm._chain_dual import chain_batch_decode, chain_data
+from frankwolfe.applications.structured_svm.models._viterbi import decode_ids_fm, to_feature_major
 from frankwolfe.blocks import CompiledBlocks, CompiledObjective, diag_quadratic_line, \
     diag_quadratic_update, fused_driver
 
@@ -72,7 +72,7 @@ def test_fused_and_generic_compiled_drivers_equal_python_engine(ids, kw):
 
 def test_fused_step_certified_gap_matches_primal_minus_dual():
     """The gap certified after fused passes is the SSVM duality gap computed from scratch."""
-    from applications.structured_svm.oracles import batch_primal
+    from frankwolfe.applications.structured_svm.oracles import batch_primal
 
     model, X, Y = _chain(True)
     lam = 0.05

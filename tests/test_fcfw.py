@@ -221,7 +221,7 @@ def test_block_qp_matches_cvxpy(seed):
 
 
 def _recording_chain():
-    from applications.structured_svm import ChainModel, make_chain
+    from frankwolfe.applications.structured_svm import ChainModel, make_chain
 
     class RecordingChain(ChainModel):
         """Records every loss-augmented labelling (the generic, uncompiled oracle path)."""
@@ -255,7 +255,7 @@ def _seen(model, X, Y, rounds):
 def test_cutting_plane_optimizes_over_the_product_of_per_example_hulls(passes):
     """The n-slack cutting plane: after ``passes`` oracle rounds the dual iterate is the
     optimum over the product of the per-example hulls of the labellings seen (cvxpy)."""
-    from applications.structured_svm import StructuredSVM
+    from frankwolfe.applications.structured_svm import StructuredSVM
 
     model, X, Y = _recording_chain()
     lam = 0.1
@@ -273,7 +273,7 @@ def test_cutting_plane_optimizes_over_the_product_of_per_example_hulls(passes):
 
 
 def test_block_corrective_is_exact_and_joint_hull_is_weaker():
-    from applications.structured_svm import SSVMDual
+    from frankwolfe.applications.structured_svm import SSVMDual
     import scipy.sparse as sps
 
     model, X, Y = _recording_chain()

@@ -13,7 +13,7 @@ from sklearn.linear_model import Lasso
 from sklearn.metrics import r2_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from applications.lasso import (  # noqa: E402
+from frankwolfe.applications.lasso import (  # noqa: E402
     ConstrainedLasso,
     alpha_max,
     lasso_path,

@@ -1,4 +1,4 @@
-"""Quadratic assignment on the Birkhoff polytope (applications.matching).
+"""Quadratic assignment on the Birkhoff polytope (frankwolfe.applications.matching).
 
 Independent references: objectives recomputed here with plain numpy sums,
 brute-force enumeration of all permutations (n <= 7), central finite
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from scipy.optimize import quadratic_assignment
 
-import applications.matching.qap as qap_module
-from applications.matching import (
+import frankwolfe.applications.matching.qap as qap_module
+from frankwolfe.applications.matching import (
     QAPObjective,
     barycenter,
     birkhoff_decomposition,
@@ -31,7 +31,7 @@ from applications.matching import (
     swap_deltas,
     two_opt,
 )
-from applications.matching.qaplib import QAPLIBConventionWarning
+from frankwolfe.applications.matching.qaplib import QAPLIBConventionWarning
 from frankwolfe import available_methods
 from frankwolfe.errors import InfeasibleError, ShapeError
 

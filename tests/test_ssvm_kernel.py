@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from applications.structured_svm import (
+from frankwolfe.applications.structured_svm import (
     ChainModel,
     MulticlassModel,
     StructuredModel,
     StructuredSVM,
     make_chain,
 )
-from applications.structured_svm import kernel_bcfw
-from applications.structured_svm.kernel_bcfw import (
+from frankwolfe.applications.structured_svm import kernel_bcfw
+from frankwolfe.applications.structured_svm.kernel_bcfw import (
     CallableJointKernel,
     KernelStructuredSVM,
     LabelMatchKernel,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from applications.structured_svm import (
+from frankwolfe.applications.structured_svm import (
     ChainModel,
     MatchingModel,
     MulticlassModel,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from applications.structured_svm import (
+from frankwolfe.applications.structured_svm import (
     ChainModel,
     MulticlassModel,
     SSVMDual,
@@ -20,7 +20,7 @@ from applications.structured_svm import (
     make_chain,
     ssg,
 )
-from applications.structured_svm.oracles import batch_primal
+from frankwolfe.applications.structured_svm.oracles import batch_primal
 from ssvm_reference import ssvm_dual_qp
 
 # -- independent reference: the dual QP over all labellings -----------------------

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize
 
-from applications.traffic import (
+from frankwolfe.applications.traffic import (
     AllOrNothing,
     Beckmann,
     Network,

@@ -238,7 +238,7 @@ def solve_qap(
     Examples
     --------
     >>> import numpy as np
-    >>> from applications.matching import solve_qap
+    >>> from frankwolfe.applications.matching import solve_qap
     >>> A = np.array([[0, 5, 2], [5, 0, 3], [2, 3, 0]])
     >>> B = np.array([[0, 1, 4], [1, 0, 2], [4, 2, 0]])
     >>> res = solve_qap(A, B)

@@ -100,7 +100,7 @@ class StructuredSVM:
 
     Examples
     --------
-    >>> from applications.structured_svm import ChainModel, StructuredSVM, make_chain
+    >>> from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
     >>> X, Y = make_chain(60, n_states=3, n_features=4, random_state=0)
     >>> svm = StructuredSVM(ChainModel(3, 4), max_passes=20, random_state=0).fit(X, Y)
     >>> bool(svm.score(X, Y) > 0.8)

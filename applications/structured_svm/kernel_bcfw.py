@@ -305,8 +305,8 @@ class KernelStructuredSVM:
     Examples
     --------
     >>> import numpy as np
-    >>> from applications.structured_svm import MulticlassModel
-    >>> from applications.structured_svm.kernel_bcfw import KernelStructuredSVM, LabelMatchKernel
+    >>> from frankwolfe.applications.structured_svm import MulticlassModel
+    >>> from frankwolfe.applications.structured_svm.kernel_bcfw import KernelStructuredSVM, LabelMatchKernel
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(30, 2)); Y = (X[:, 0] > 0).astype(int)
     >>> svm = KernelStructuredSVM(MulticlassModel(2, 2), LabelMatchKernel("rbf", gamma=1.0),

@@ -119,7 +119,7 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
     ----------
     data_home : path, optional
         Folder holding ``cmu_house/`` (or the files themselves); see
-        :func:`~applications.structured_svm.datasets.get_data_home`.
+        :func:`~frankwolfe.applications.structured_svm.datasets.get_data_home`.
 
     Returns
     -------

