@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 from frankwolfe import (ProbabilitySimplex, ProductDomain, QuadraticObjective,
                         block_coordinate_frank_wolfe)
-from frankwolfe.blocks import csr_block_quad, csr_rows_dot
+from frankwolfe.objectives.quadratic_kernels import csr_block_quad, csr_rows_dot
 
 
 def problem(n: int, m: int, mu: float = 0.5, seed: int = 0):

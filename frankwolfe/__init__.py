@@ -98,3 +98,11 @@ __all__ = [
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
     "debug", "debug_enabled", "set_debug",
 ]
+
+# block-coordinate strategies (block orders and block steps of BCFW)
+from .algorithms.block_orders import (BlockOrder, GapSampling, MaxGap,  # noqa: E402
+                                      Permutation, UniformSampling)
+from .algorithms.block_steps import AwayStep, BlockStep, FWStep, PairwiseStep  # noqa: E402
+
+__all__ += ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
+            "BlockStep", "FWStep", "AwayStep", "PairwiseStep"]

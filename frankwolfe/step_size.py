@@ -10,8 +10,10 @@ line search, else ``"adaptive"``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
+from numba import njit
 
 from .direction import Direction
 from .errors import NonConvexError
@@ -64,8 +66,34 @@ class StepSize(ABC):
     def reset(self) -> None:
         """Forget state carried between runs (estimates of L)."""
 
+    def compiled(self) -> tuple[Any, np.ndarray] | None:
+        """The rule as a numba kernel for compiled drivers, or ``None``.
+
+        ``(kernel, params)`` with ``kernel(params, t, slope, curv, gamma_max) ->
+        gamma`` for a step along ``d`` at iteration ``t`` (a float: block-coordinate
+        FW counts passes, ``block steps / n``), where ``slope = <grad f(x), d>`` and
+        ``curv = d^T H d`` along a line of a quadratic.  The kernel is the same rule
+        as :meth:`__call__`.
+        """
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+@njit(cache=True, nogil=True)
+def _agnostic_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    ell = params[0]
+    return min(gamma_max, ell / (t + ell))
+
+
+@njit(cache=True, nogil=True)
+def _exact_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    if not slope < 0.0:
+        return 0.0
+    if curv <= 0.0:  # flat (or, on a nonconvex quadratic, concave) along d: go all the way
+        return gamma_max
+    return min(gamma_max, -slope / curv)
 
 
 class Agnostic(StepSize):
@@ -81,6 +109,9 @@ class Agnostic(StepSize):
 
     def __call__(self, k, tracker, direction, slope, gamma_max):
         return min(gamma_max, self.ell / (k + self.ell))
+
+    def compiled(self):
+        return _agnostic_kernel, np.array([self.ell])
 
     def __repr__(self) -> str:
         return f"Agnostic(ell={self.ell:g})"
@@ -145,6 +176,9 @@ class ExactStep(StepSize):
                 )
             return 0.0
         return float(min(gamma_max, gamma))
+
+    def compiled(self):
+        return _exact_kernel, np.zeros(1)
 
 
 class Adaptive(StepSize):

@@ -14,9 +14,10 @@ So the block state costs ``L K + K^2 + 1`` numbers (CoNLL: about 72 MB for all
 blocks, against 0.55 GB for dense vectors over each sentence's support), and
 the block gap needs only the unary scores the oracle computes anyway.
 
-The kernels follow :class:`frankwolfe.blocks.CompiledBlocks`; the gradient
-they read is ``g = (lam w, -1)`` kept by the objective's kernels, or, in the
-fused step (:func:`chain_step`, used with an isotropic objective), by the step
+The kernels follow :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`
+(the core's driver decides the step); the gradient they read is ``g = (lam w, -1)``
+kept by the objective's kernels, or, with the fused kernels (:func:`chain_curvature`,
+:func:`chain_move`, used when the objective's Hessian is diagonal), by the move
 itself, which also keeps a feature-major copy of the unary gradient for
 attribute ids (:func:`chain_sync`).  The transition marginals ``T_i`` are a
 few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
@@ -25,19 +26,62 @@ update and commit off the full ``K x K`` table.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
-from frankwolfe.blocks import CompiledBlocks
-
-from frankwolfe.blocks import average_touch
+from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, average_touch
 
 from .models._viterbi import (_viterbi, decode_dense, decode_ids_fm, score_dense,
                               score_ids, to_feature_major, unary_dense, unary_ids_fm)
 
 __all__ = ["ChainData", "chain_data", "chain_blocks", "chain_batch_oracle", "chain_batch_decode"]
+
+
+class ChainState(NamedTuple):
+    """The block state and scratch arrays the chain kernels share (a typed record)."""
+
+    # data (ChainData) and block iterates: marginals mu (tokens x K), T (n x K x K), lbar (n)
+    Xf: np.ndarray
+    If: np.ndarray
+    offsets: np.ndarray
+    off: np.ndarray
+    Yf: np.ndarray
+    mu: np.ndarray
+    T: np.ndarray
+    lbar: np.ndarray
+    fparams: np.ndarray  # (lam, n)
+    iparams: np.ndarray  # (K, F, d, uses_ids)
+    # oracle scratch: unary scores, augmented scores, pair weights, labelling, c_t,
+    # transition counts, sparse accumulator and marks, (loss, length) of the labelling
+    u: np.ndarray
+    ua: np.ndarray
+    wp: np.ndarray
+    ys: np.ndarray
+    coef: np.ndarray
+    cnt: np.ndarray
+    acc: np.ndarray
+    mark: np.ndarray
+    info: np.ndarray
+    # fused kernels: token Gram matrices, feature-major gradient copy (ids) and its
+    # validity flag (set by chain_sync), supports of c_t, label marks
+    gram: np.ndarray
+    goff: np.ndarray
+    gT: np.ndarray
+    mode: np.ndarray
+    supp: np.ndarray
+    nsupp: np.ndarray
+    kmark: np.ndarray
+    # T flat per block and the list / set of its nonzero entries (a few of K^2), so
+    # scores, curvature, update and commit never sweep all K^2 transitions; the
+    # labelling's distinct transitions and their counts
+    Tf: np.ndarray
+    tlist: np.ndarray
+    tcnt: np.ndarray
+    tin: np.ndarray
+    ytr: np.ndarray
+    cntf: np.ndarray
 
 
 class ChainData:
@@ -152,9 +196,10 @@ def _axpy(a, x, y):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
-    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
-     Tf, tlist, tcnt, tin, ytr, cntf) = state
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, mu, T = state.off, state.mu, state.T
+    iparams, coef, cnt = state.iparams, state.coef, state.cnt
+    acc, mark = state.acc, state.mark
     K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
     lo = off[i]
     L = off[i + 1] - lo
@@ -234,9 +279,13 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
 def _oracle(state, i, g):  # pragma: no cover - compiled
     """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
     and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
-    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
-     Tf, tlist, tcnt, tin, ytr, cntf) = state
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, Yf, mu = state.off, state.Yf, state.mu
+    lbar, fparams, iparams = state.lbar, state.fparams, state.iparams
+    u, ua, wp = state.u, state.ua, state.wp
+    ys, info, gT = state.ys, state.info, state.gT
+    mode, Tf, tlist = state.mode, state.Tf, state.tlist
+    tcnt = state.tcnt
     lam, n = fparams[0], fparams[1]
     K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
     lo = off[i]
@@ -290,13 +339,13 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
-    """Block kernel (see :class:`frankwolfe.blocks.CompiledBlocks`)."""
+    """Block kernel (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`)."""
     gap, score = _oracle(state, i, g)
     nnz = 0
     if want:
-        ys, info, lbar = state[13], state[18], state[7]
-        lam, n = state[8][0], state[8][1]
-        d = state[9][2]
+        ys, info, lbar = state.ys, state.info, state.lbar
+        lam, n = state.fparams[0], state.fparams[1]
+        d = state.iparams[2]
         nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
         idx[nnz] = d
         val[nnz] = (info[0] - lbar[i]) / n
@@ -308,7 +357,7 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
 def chain_sync(state, g):  # pragma: no cover - compiled
     """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features:
     the oracle then reads the ``K`` weights of an attribute contiguously)."""
-    gT, mode, iparams = state[21], state[22], state[9]
+    gT, mode, iparams = state.gT, state.mode, state.iparams
     K, F, uses_ids = iparams[0], iparams[1], iparams[3]
     if uses_ids:
         for k in range(K):
@@ -328,26 +377,41 @@ def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_avg, since,
-               avg_start, k):  # pragma: no cover - compiled
-    """Fused block step (see :class:`frankwolfe.blocks.CompiledBlocks`).
+def _transitions(state, i):  # pragma: no cover - compiled
+    """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
+    (their counts in ``cntf``, to be cleared by the caller); returns their number."""
+    ys, ytr, cntf = state.ys, state.ytr, state.cntf
+    K = state.iparams[0]
+    L = state.off[i + 1] - state.off[i]
+    ny = 0
+    for t in range(L - 1):
+        code = ys[t + 1] * K + ys[t]
+        if cntf[code] == 0.0:
+            ytr[ny] = code
+            ny += 1
+        cntf[code] += 1.0
+    return ny
 
-    The direction ``d = A_i (s_i - z_i)`` has unary part ``sum_t x_t (x) c_t`` with
-    ``c_t = mu_t - e(y*_t)`` (scaled by ``1/(lam n)``), so its squared norm is
-    ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the example's token Gram matrix ``G``
-    (precomputed): O(L * |supp c| * L) instead of a pass over the direction.  The
-    update then adds ``gamma c_t[k] x_t`` to the label-``k`` slice of ``x`` and ``g``
-    for the nonzero ``c_t[k]`` only (tokens whose marginal already sits on ``y*``
-    cost nothing).
+
+@njit(cache=True, nogil=True)
+def chain_curvature(state, i, h):  # pragma: no cover - compiled
+    """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
+    (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
+    constant on ``w``, checked by :func:`chain_blocks`).
+
+    ``d`` has unary part ``sum_t x_t (x) c_t`` with ``c_t = mu_t - e(y*_t)`` (scaled by
+    ``1/(lam n)``), so its squared norm is ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the
+    example's token Gram matrix ``G`` (precomputed): O(L * |supp c| * L) instead of a
+    pass over the direction.  Leaves ``c_t`` and its support for :func:`chain_move`.
     """
-    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
-     Tf, tlist, tcnt, tin, ytr, cntf) = state
-    gap, score = _oracle(state, i, g)
-    if not gap > 0.0:
-        return gap, 0.0, 0.0
-    lam, n = fparams[0], fparams[1]
-    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    off, mu, lbar = state.off, state.mu, state.lbar
+    ys, coef, info = state.ys, state.coef, state.info
+    gram, goff = state.gram, state.goff
+    supp, nsupp = state.supp, state.nsupp
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin, ytr, cntf = state.tin, state.ytr, state.cntf
+    lam, n = state.fparams[0], state.fparams[1]
+    K, d = state.iparams[0], state.iparams[2]
     lo = off[i]
     L = off[i + 1] - lo
     sc = 1.0 / (lam * n)
@@ -382,15 +446,8 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
         cp += v * v
         v = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         cp += v * v
-    # transitions of y* (distinct codes b K + a in ytr, counts in cntf), then the entries
-    # of T_i - counts: the nonzero marginals and the new transitions
-    ny = 0
-    for t in range(L - 1):
-        code = ys[t + 1] * K + ys[t]
-        if cntf[code] == 0.0:
-            ytr[ny] = code
-            ny += 1
-        cntf[code] += 1.0
+    # entries of T_i - counts of y*'s transitions: the nonzero marginals and the new ones
+    ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         v = Tf[i, code] - cntf[code]
@@ -399,21 +456,33 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
         code = ytr[q]
         if not tin[i, code]:
             cp += cntf[code] * cntf[code]
+        cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
-    curv = h * sc * sc * (cu + cp)
-    if d < hdim:
-        curv += h * dl * dl
-    if exact:
-        gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
-    else:
-        gamma = gamma_open
-    if not gamma > 0.0:
-        for q in range(ny):
-            cntf[ytr[q]] = 0.0
-        return gap, 0.0, 0.0
-    avg = avg_kind > 0
-    v0 = gamma * sc
-    hv0 = h * v0
+    return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
+
+
+@njit(cache=True, nogil=True)
+def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
+    """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
+    :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
+    first: ``gamma c_t[k] x_t`` goes to the label-``k`` slice for the nonzero ``c_t[k]``
+    only (tokens whose marginal already sits on ``y*`` cost nothing)."""
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, mu, lbar = state.off, state.mu, state.lbar
+    ys, coef, info = state.ys, state.coef, state.info
+    gT, mode = state.gT, state.mode
+    supp, nsupp, kmark = state.supp, state.nsupp, state.kmark
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin, ytr, cntf = state.tin, state.ytr, state.cntf
+    lam, n = state.fparams[0], state.fparams[1]
+    K, F, d, uses_ids = state.iparams[0], state.iparams[1], state.iparams[2], state.iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    last = lo + L - 1
+    hw = h[0]
+    avg_on = avg.kind > 0
+    v0 = gamma / (lam * n)
+    hv0 = hw * v0
     # unary part
     if uses_ids:
         m = If.shape[1]
@@ -428,8 +497,7 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
                     if idv != 0:
                         f = offsets[j] + idv - 1
                         p = kk * F + f
-                        if avg:
-                            average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+                        average_touch(avg, x, p)
                         x[p] += v
                         g[p] += hv
                         if fm:
@@ -440,12 +508,12 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
             for a in range(nsupp[t]):
                 kk = supp[t, a]
                 base = kk * F
-                if avg and not kmark[kk]:
+                if avg_on and not kmark[kk]:
                     kmark[kk] = True
                     for f in range(F):
-                        average_touch(acc_avg, since, x, base + f, ck1, avg_kind, avg_start, k)
+                        average_touch(avg, x, base + f)
                 _axpy2(v0 * coef[t, kk], hv0 * coef[t, kk], xrow, x, g, base)
-        if avg:
+        if avg_on:
             for kk in range(K):
                 kmark[kk] = False
     # start / end biases, transitions, the loss coordinate
@@ -454,25 +522,23 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
         c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         if c != 0.0:
             p = o + kk
-            if avg:
-                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
         c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         if c != 0.0:
             p = o + K + kk
-            if avg:
-                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
     o2 = o + 2 * K
+    ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         c = Tf[i, code] - cntf[code]
         if c != 0.0:
             p = o2 + code
-            if avg:
-                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
     for q in range(ny):
@@ -480,27 +546,24 @@ def chain_step(state, i, g, x, h, hdim, exact, gamma_open, avg_kind, ck1, acc_av
         if not tin[i, code]:
             c = -cntf[code]
             p = o2 + code
-            if avg:
-                average_touch(acc_avg, since, x, p, ck1, avg_kind, avg_start, k)
+            average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
         cntf[code] = 0.0
+    dl = (info[0] - lbar[i]) / n
     if dl != 0.0:
-        if avg:
-            average_touch(acc_avg, since, x, d, ck1, avg_kind, avg_start, k)
+        average_touch(avg, x, d)
         x[d] += gamma * dl
-        if d < hdim:
-            g[d] += h * gamma * dl
-    chain_commit(state, i, gamma)
-    return gap, gamma, gamma * (0.5 * gamma * curv - gap)
+        g[d] += h[d] * gamma * dl
 
 
 @njit(cache=True, nogil=True)
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
-    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
-     Tf, tlist, tcnt, tin, ytr, cntf) = state
+    off, mu, lbar = state.off, state.mu, state.lbar
+    iparams, ys, info = state.iparams, state.ys, state.info
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin = state.tin
     K = iparams[0]
     lo = off[i]
     L = off[i + 1] - lo
@@ -531,9 +594,8 @@ def chain_commit(state, i, gamma):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
     """``x = sum_i A_i z_i`` for the block state."""
-    (Xf, If, offsets, off, Yf, mu, T, lbar, fparams, iparams,
-     u, ua, wp, ys, coef, cnt, acc, mark, info, gram, goff, gT, mode, supp, nsupp, kmark,
-     Tf, tlist, tcnt, tin, ytr, cntf) = state
+    off, Yf, lbar = state.off, state.Yf, state.lbar
+    fparams, iparams, ys = state.fparams, state.iparams, state.ys
     lam, n = fparams[0], fparams[1]
     d = iparams[2]
     nb = off.size - 1
@@ -574,16 +636,17 @@ def _token_gram(Xf, If, off, uses_ids, goff, out):  # pragma: no cover - compile
 
 
 def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> CompiledBlocks:
-    """:class:`~frankwolfe.blocks.CompiledBlocks` of the chain SSVM dual.
+    """:class:`~frankwolfe.algorithms.compiled_blocks.CompiledBlocks` of the chain SSVM dual.
 
     Parameters
     ----------
     model : ChainModel
     X, Y : training sequences and labellings
     lam : float
-    warm : tuple (mu, T, lbar), optional
-        Marginals of a previous run (they do not depend on lambda); default:
-        the true labellings (``w = 0``).
+    warm : optional
+        The block state of a previous run (what ``block_points()`` returned: its
+        marginals, which do not depend on lambda); default: the true labellings
+        (``w = 0``).
     """
     data = chain_data(model, X, Y)
     K, F, d = data.K, data.F, data.d
@@ -599,7 +662,7 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         np.add.at(T, (blk[:-1][same], data.Yf[1:][same], data.Yf[:-1][same]), 1.0)
         lbar = np.zeros(n)
     else:
-        mu, T, lbar = (np.array(a, dtype=float) for a in warm)
+        mu, T, lbar = (np.array(a, dtype=float) for a in warm[1])
         if mu.shape != (N, K) or T.shape != (n, K, K) or lbar.shape != (n,):
             raise ValueError("chain_blocks: the warm-start marginals do not fit this data set")
     gram, goff = data.gram()
@@ -610,21 +673,19 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     rows, cols = np.nonzero(tin)
     tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
     cnt = np.zeros((K, K))
-    state = (data.Xf, data.If, data.offsets.astype(np.int64), data.off, data.Yf, mu, T, lbar,
-             np.array([lam, float(n)]), np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
-             np.empty((Lmax, K)), np.empty((Lmax, K)), np.empty(2 * K + K * K),
-             np.empty(Lmax, dtype=np.int64), np.empty((Lmax, K)), cnt,
-             np.zeros(d + 1 if data.uses_ids else 1), np.zeros(d + 1 if data.uses_ids else 1,
-                                                            dtype=np.bool_),
-             np.zeros(2),
-             # fused step: token Gram matrices, feature-major gradient copy (ids) and its
-             # validity flag (set by chain_sync), supports of c_t, label marks
-             gram, goff, np.zeros(K * F if data.uses_ids else 0), np.zeros(1, dtype=np.int64),
-             np.empty((Lmax, K), dtype=np.int64), np.empty(Lmax, dtype=np.int64),
-             np.zeros(K, dtype=np.bool_),
-             # T flat per block and the list / set of its nonzero entries (a few of K^2),
-             # so scores, curvature, update and commit never sweep all K^2 transitions
-             Tf, tlist, tcnt, tin, np.empty(Lmax, dtype=np.int64), cnt.reshape(K * K))
+    sized = d + 1 if data.uses_ids else 1
+    state = ChainState(
+        Xf=data.Xf, If=data.If, offsets=data.offsets.astype(np.int64), off=data.off,
+        Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
+        iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
+        u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
+        ys=np.empty(Lmax, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
+        acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
+        gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids else 0),
+        mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
+        nsupp=np.empty(Lmax, dtype=np.int64), kmark=np.zeros(K, dtype=np.bool_),
+        Tf=Tf, tlist=tlist, tcnt=tcnt, tin=tin, ytr=np.empty(Lmax, dtype=np.int64),
+        cntf=cnt.reshape(K * K))
     # unary entries: at most K slices of F (dense) or L m K ids, plus the pair part and l
     unary_cap = K * F if not data.uses_ids else Lmax * data.If.shape[1] * K
     max_nnz = min(unary_cap, K * F) + 2 * K + K * K + 1
@@ -635,8 +696,12 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     def block_points() -> tuple:
         return ("marginals", (mu.copy(), T.copy(), lbar.copy()))
 
+    def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
+        return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
+
     return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
-                          step=chain_step, sync=chain_sync, step_dim=d)
+                          step=chain_move, sync=chain_sync, curvature=chain_curvature,
+                          accepts=accepts)
 
 
 # -- batch oracles (all examples; threads over examples) ----------------------------

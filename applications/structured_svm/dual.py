@@ -34,12 +34,13 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
-from frankwolfe.blocks import CompiledObjective, diag_quadratic_line, diag_quadratic_update
+from frankwolfe.algorithms.compiled_blocks import CompiledBlockDomain, CompiledObjective
+from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
 
 from .models.base import StructuredModel
 
-__all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "label_key"]
+__all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "DualWarmStart", "label_key"]
 
 
 def label_key(y: Any) -> Any:
@@ -117,12 +118,27 @@ class SSVMDualObjective(Objective):
 
     def compiled_block_objective(self) -> CompiledObjective:
         """Diagonal-quadratic kernels (Hessian ``diag(lam, ..., lam, 0)``) for the core's
-        compiled BCFW pass; declared isotropic on ``w`` so a domain's fused step can
-        compute the curvature itself."""
+        compiled BCFW pass; the diagonal is declared so that a domain's fused kernels can
+        compute the curvature themselves."""
         h = np.full(self.d + 1, self.lam)
         h[-1] = 0.0
         return CompiledObjective(diag_quadratic_line, diag_quadratic_update, (h,),
-                                 isotropic=(self.lam, self.d))
+                                 hessian_diag=h)
+
+    def as_quadratic(self) -> Any:
+        """The same function as a :class:`~frankwolfe.QuadraticObjective` (``Q = diag(lam,
+        ..., lam, 0)``, ``c = (0, ..., 0, -1)``), built once."""
+        if getattr(self, "_quadratic", None) is None:
+            import scipy.sparse as sp
+
+            from frankwolfe import QuadraticObjective
+
+            h = np.full(self.d + 1, self.lam)
+            h[-1] = 0.0
+            c = np.zeros(self.d + 1)
+            c[-1] = -1.0
+            self._quadratic = QuadraticObjective(sp.diags_array(h, format="csr"), c)
+        return self._quadratic
 
     def split(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         """``(w, l)`` from ``x``."""
@@ -208,7 +224,40 @@ class SSVMBlockOracle(LMO):
         return {"model": self.model, "support": self.support.size}
 
 
-class SSVMDual(ProductDomain):
+class DualWarmStart:
+    """The block state of a finished run, opaque to its users (see
+    :meth:`SSVMDual.export_state`): image-space block points (``psi / (lam n)``
+    and loss parts, rescaled when lambda changes) or the state of the model's
+    compiled kernels (label marginals: independent of lambda).
+
+    Parameters
+    ----------
+    lam : float
+        The lambda of the run.
+    points : list of ndarray, optional
+    compiled : object, optional
+    """
+
+    def __init__(self, lam: float, points: list[np.ndarray] | None = None,
+                 compiled: Any = None) -> None:
+        self.lam = float(lam)
+        self.points = points
+        self.compiled = compiled
+
+    def at(self, lam: float) -> DualWarmStart:
+        """The same state for another lambda."""
+        if self.points is None or lam == self.lam:
+            return DualWarmStart(lam, self.points, self.compiled)
+        f = self.lam / lam
+        pts = []
+        for p in self.points:
+            p = p.copy()
+            p[:-1] *= f  # psi / (lam n) rescales, the loss part does not
+            pts.append(p)
+        return DualWarmStart(lam, pts)
+
+
+class SSVMDual(ProductDomain, CompiledBlockDomain):
     """The SSVM dual domain ``P_1 + ... + P_n`` in the space of ``(w, l)``.
 
     Blocks and their coordinate sets are built lazily (the compiled chain
@@ -223,11 +272,14 @@ class SSVMDual(ProductDomain):
     lam : float
         Regularization.
     compiled : bool, default True
-        Offer the compiled chain kernels to the core (ChainModel only).
+        Offer the model's compiled kernels to the core
+        (:meth:`~.models.StructuredModel.compiled_dual_blocks`; ChainModel has them).
+    n_jobs : int, default 1
+        Threads of the batch oracle of the whole sum (:meth:`extreme_point`).
     """
 
     def __init__(self, model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float,
-                 compiled: bool = True) -> None:
+                 compiled: bool = True, n_jobs: int | None = 1) -> None:
         if len(X) != len(Y):
             raise ShapeError(f"SSVMDual: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
@@ -244,8 +296,9 @@ class SSVMDual(ProductDomain):
         self.shape = (self.dim,)
         self.disjoint = False
         self.compiled = bool(compiled)
+        self.n_jobs = n_jobs
         self._blocks: tuple[SSVMBlockOracle, ...] | None = None
-        self._warm: Any = None  # warm-start block state (see set_warm_start)
+        self._warm: DualWarmStart | None = None  # see set_warm_start
 
     # -- lazy ProductDomain attributes --------------------------------------
     def _build(self) -> None:
@@ -275,51 +328,38 @@ class SSVMDual(ProductDomain):
         return self.n
 
     # -- start points ---------------------------------------------------------
-    def initial_block_points(self) -> list[np.ndarray]:
+    def initial_block_points(self) -> list[np.ndarray] | None:
         """Block points at the true labellings (all zero: ``psi_i(y_i) = 0``, ``L = 0``),
         or the warm-start points when set."""
-        if self._warm is not None and self._warm[0] == "image":
-            return self._warm[1]
+        if self._warm is not None and self._warm.points is not None:
+            return self._warm.points
         return [np.zeros(ix.size) for ix in self.block_indices]
 
-    def set_warm_start(self, state: Any) -> None:
+    def set_warm_start(self, state: DualWarmStart | None) -> None:
         """Start the next run from ``state`` (from :meth:`export_state` of a run at any
         lambda; the block points are rescaled to this domain's lambda)."""
-        self._warm = state if state is None else self._rescale(state)
+        self._warm = None if state is None else state.at(self.lam)
 
-    def _rescale(self, state: Any) -> Any:
-        kind, payload, lam_old = state
-        if kind == "image":
-            f = lam_old / self.lam
-            pts = []
-            for p in payload:
-                p = p.copy()
-                p[:-1] *= f  # psi / (lam n) rescales, the loss part does not
-                pts.append(p)
-            return ("image", pts, self.lam)
-        return state  # marginals do not depend on lambda
-
-    def export_state(self, result: Any) -> Any:
+    def export_state(self, result: Any) -> DualWarmStart | None:
         """The block state of a finished BCFW run, for warm starts."""
         pts = result.extra.get("block_iterates")
         if pts is None:
             return None
-        if isinstance(pts, tuple) and pts and pts[0] == "marginals":
-            return ("marginals", pts[1], self.lam)
-        return ("image", [np.asarray(p, dtype=float).ravel().copy() for p in pts], self.lam)
+        if isinstance(pts, list):
+            return DualWarmStart(self.lam, points=[np.asarray(p, dtype=float).ravel().copy()
+                                                   for p in pts])
+        return DualWarmStart(self.lam, compiled=pts)  # the model's kernels' own state
 
     def compiled_blocks(self, x0: Any) -> Any:
-        """Compiled block kernels for the core BCFW (ChainModel only), or ``None``."""
-        from .models.chain import ChainModel
-
-        if not self.compiled or type(self.model) is not ChainModel or x0 is not None:
+        """The model's compiled block kernels for the core BCFW, or ``None`` (no kernels,
+        ``compiled=False``, an explicit start point, or a warm start in image space)."""
+        if not self.compiled or x0 is not None:
             return None
-        if self._warm is not None and self._warm[0] != "marginals":
-            return None
-        from ._chain_dual import chain_blocks
-
-        warm = self._warm[1] if self._warm is not None else None
-        return chain_blocks(self.model, self.X, self.Y, self.lam, warm)
+        warm = self._warm
+        if warm is not None and warm.compiled is None:
+            return None  # image-space block points: the generic path continues from them
+        return self.model.compiled_dual_blocks(self.X, self.Y, self.lam,
+                                               warm.compiled if warm is not None else None)
 
     # -- LMO of the whole sum (batch Frank-Wolfe) ----------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -335,7 +375,7 @@ class SSVMDual(ProductDomain):
 
         psi_sum, loss_sum, labels = batch_psi_loss(self.model, self.X, self.Y, w,
                                                    augment=gl < 0,
-                                                   n_jobs=getattr(self, "n_jobs", 1))
+                                                   n_jobs=self.n_jobs)
         out = np.empty(self.dim)
         out[:-1] = psi_sum / (self.lam * self.n)
         out[-1] = loss_sum / self.n

@@ -216,17 +216,11 @@ class StructuredSVM:
         pairwise = self.solver == "bcfw_pairwise"
         sampling = self.sampling or ("gap" if pairwise else "uniform")
         objective = SSVMDualObjective(lam, self.model.size_joint_feature)
-        domain = SSVMDual(self.model, X, Y, lam, compiled=self.compiled)
-        domain.n_jobs = self.n_jobs
-        if warm and getattr(self, "_state", None) is not None:
-            state = self._state
-            if state[0] == "marginals" and not (self.compiled and _chain(self.model)
-                                                and not pairwise):
-                state = None  # marginals only serve the compiled chain path
-            if state is not None and state[0] == "image" and self.compiled \
-                    and _chain(self.model) and not pairwise:
-                domain.compiled = False  # image-space points: stay on the generic path
-            domain.set_warm_start(state)
+        domain = SSVMDual(self.model, X, Y, lam, compiled=self.compiled, n_jobs=self.n_jobs)
+        if warm:
+            # the domain reads its own state: marginals serve its compiled path, image-space
+            # points the generic one
+            domain.set_warm_start(getattr(self, "_state", None))
         n = len(X)
         every = self._every
         last_eval = [-1]
@@ -267,8 +261,7 @@ class StructuredSVM:
 
     def _fit_fw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
         objective = SSVMDualObjective(lam, self.model.size_joint_feature)
-        domain = SSVMDual(self.model, X, Y, lam)
-        domain.n_jobs = self.n_jobs
+        domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
         x0 = np.zeros(domain.dim)
         if warm and getattr(self, "_fw_x", None) is not None:
             x_old, lam_old = self._fw_x
@@ -323,18 +316,11 @@ class StructuredSVM:
                 "StructuredSVM(solver='cutting_plane') runs the n-slack cutting-plane method as "
                 "the core's fully corrective Frank-Wolfe, but frankwolfe.fully_corrective_"
                 "frank_wolfe does not exist yet (issue 3)")
-        import scipy.sparse as sp
 
-        d = self.model.size_joint_feature
-        # the dual objective as a QuadraticObjective: the corrective step then solves
-        # the QP over the cutting planes (atoms) from their Gram matrix
-        h = np.full(d + 1, lam)
-        h[-1] = 0.0
-        c = np.zeros(d + 1)
-        c[-1] = -1.0
-        objective = fw.QuadraticObjective(sp.diags_array(h, format="csr"), c)
-        domain = SSVMDual(self.model, X, Y, lam)
-        domain.n_jobs = self.n_jobs
+        # the dual objective declares its quadratic form (as_quadratic): the corrective
+        # step then solves the QP over the cutting planes (atoms) exactly
+        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
+        domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
         n = len(X)
         every = self._every
 
@@ -425,8 +411,3 @@ class StructuredSVM:
         return (f"StructuredSVM(model={self.model!r}, lam={self.lam!r}, solver={self.solver!r}, "
                 f"max_passes={self.max_passes!r}, tol={self.tol!r})")
 
-
-def _chain(model: StructuredModel) -> bool:
-    from .models.chain import ChainModel
-
-    return type(model) is ChainModel

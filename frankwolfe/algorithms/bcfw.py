@@ -7,49 +7,49 @@ objective sees ``x = sum_i E_i z_i``, so the same code runs a Cartesian
 product (disjoint ``idx_i``) and a Minkowski sum (overlapping ``idx_i``, the
 structured SVM dual in image space).
 
-One block step costs O(|idx_i|) plus the block oracle: the block gradient
-comes from ``objective.partial_gradient(x, idx_i)``, the line search from
+BCFW is an :class:`~.engine.Engine` whose outer iteration is a pass of block
+steps; stopping, certificates, history, callbacks and the result are the
+shared driver's (:func:`~.engine.drive`).  Inside a pass three replaceable
+strategies meet: the block order (:mod:`.block_orders`), the block step
+(:mod:`.block_steps`) and the step rule (the :mod:`frankwolfe.step_size`
+objects, called on a :class:`~.block_steps.BlockView` of the iterate).  One
+block step costs O(|idx_i|) plus the block oracle: the block gradient comes
+from ``objective.partial_gradient(x, idx_i)``, the exact line search from
 ``objective.exact_step_block`` and the update touches ``x[idx_i]`` only.
-The loop differs from the single-domain loop of :mod:`.loop` (passes of
-block steps, certificates every few passes), but stopping, history, callbacks
-and the result go through the shared :class:`~frankwolfe.monitor.Monitor`.
-
-Randomness (documented so that a transcription can replay it): at the start
-of each pass ``"uniform"`` draws ``rng.integers(n, size=n)``, ``"perm"``
-draws ``rng.permutation(n)`` and ``"gap"`` draws ``u = rng.random(n)``; step
-``t`` of a gap-sampling pass takes the first unvisited block, else the block
-whose cumulative weight interval holds ``u[t] * sum(weights)``.  The Python
-and the compiled engines consume the stream identically.
+Whole passes run in numba when the domain and the objective supply compiled
+kernels (:mod:`.compiled_blocks`); the Python and the compiled engines
+consume the random stream identically (see :mod:`.block_orders`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..atoms import Atom
 from .._config import debug_enabled
-from ..blocks import (BlockAtomStore, CompiledBlocks, CompiledObjective, GapSampler,
-                      LazyAverage, compiled_driver, csr_quadratic_kernels, fused_driver,
-                      simplex_blocks)
-from ..lmo.simplex import ProbabilitySimplex
-from ..objectives.quadratic import QuadraticObjective
-from ..errors import InfeasibleError, NonConvexError, ShapeError
+from ..atoms import Atom
+from ..errors import InfeasibleError, ShapeError
 from ..lmo.product import ProductDomain
+from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import IterationState, Monitor
 from ..objectives.base import Objective
-from ..result import Result, Status
-from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize
+from ..result import Result
+from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make_step_size
+from .block_orders import BlockOrder, make_block_order
+from .block_steps import BlockDirection, BlockStep, BlockView, FWStep, make_block_step
+from .block_store import BlockAtomStore, LazyAverage
+from .compiled_blocks import (CompiledBlockDomain, Picker, compiled_driver, fused_driver,
+                              simplex_blocks)
+from .engine import Engine, Observation, drive
 
 __all__ = ["block_coordinate_frank_wolfe"]
 
-_SAMPLINGS = ("uniform", "perm", "gap", "max_gap")
-_STEP_TYPES = ("fw", "away", "pairwise")
 _AVERAGING = (None, "weighted", "uniform", "tail")
-_RULES = ("exact", "agnostic", "short", "adaptive")
-_TIME_CHECK_EVERY = 256  # steps between clock reads inside a pass
+_TIME_CHECK_EVERY = 256  # Python steps between clock reads inside a pass
+_CHUNK_SECONDS = 0.01  # with a time limit, compiled passes run in chunks of about this long
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
@@ -74,71 +74,59 @@ def _block_vector(atom: Atom, m: int) -> np.ndarray:
     return np.array(atom.to_dense(), dtype=float).reshape(-1)
 
 
-class _Rule:
-    """The block step-size rule (parameters taken from frankwolfe.step_size)."""
-
-    def __init__(self, spec: str | StepSize | None, objective: Objective, n: int,
-                 step_type: str) -> None:
-        self.ell, self.L, self.eta, self.tau, self.max_bt = 2.0, None, 0.9, 2.0, 60
-        if spec is None:
-            if objective.has_exact_step_block:
-                kind = "exact"
-            else:
-                kind = "agnostic" if step_type == "fw" else "adaptive"
-        elif isinstance(spec, str):
-            kind = _check_choice("step_size", spec, _RULES)
-        elif isinstance(spec, ExactStep):
-            kind = "exact"
-        elif isinstance(spec, Agnostic):
-            kind, self.ell = "agnostic", spec.ell
-        elif isinstance(spec, ShortStep):
-            kind, self.L = "short", spec.smoothness
-        elif isinstance(spec, Adaptive):
-            kind, self.L, self.eta, self.tau = "adaptive", spec.L0, spec.eta, spec.tau
-            self.max_bt = spec.max_backtracks
+def _block_rule(spec: str | StepSize | None, objective: Objective, step: BlockStep) -> StepSize:
+    """The step rule of the block steps (a :mod:`frankwolfe.step_size` object)."""
+    if spec is None:
+        if objective.has_exact_step_block:
+            rule: StepSize = ExactStep()
         else:
-            raise TypeError(
-                f"step_size must be one of {list(_RULES)}, an ExactStep, Agnostic, ShortStep or "
-                f"Adaptive, or None; got {type(spec).__name__}"
-            )
-        if kind == "exact" and not objective.has_exact_step_block:
+            rule = Adaptive() if step.uses_active_set else Agnostic()
+    elif isinstance(spec, (str, StepSize)):
+        rule = make_step_size(spec, None)
+    else:
+        raise TypeError(f"step_size must be a string, a StepSize or None; got "
+                        f"{type(spec).__name__}")
+    if isinstance(rule, ExactStep) and not objective.has_exact_step_block:
+        raise ValueError(
+            f"step_size='exact' needs an objective with exact_step_block() or exact_step(); "
+            f"{type(objective).__name__} has neither (use 'agnostic', 'short' or 'adaptive')"
+        )
+    if isinstance(rule, ShortStep):
+        L = rule.smoothness if rule.smoothness is not None else objective.smoothness
+        if L is None or not (np.isfinite(L) and L > 0):
             raise ValueError(
-                f"step_size='exact' needs an objective with exact_step_block() or exact_step(); "
-                f"{type(objective).__name__} has neither (use 'agnostic', 'short' or 'adaptive')"
+                "step_size='short' needs a positive smoothness constant: set "
+                f"`smoothness` on the objective or pass ShortStep(L); got {L!r}"
             )
-        if kind == "short":
-            self.L = self.L if self.L is not None else objective.smoothness
-            if self.L is None or not (np.isfinite(self.L) and self.L > 0):
-                raise ValueError(
-                    "step_size='short' needs a positive smoothness constant: set "
-                    f"`smoothness` on the objective or pass ShortStep(L); got {self.L!r}"
-                )
-        if kind == "agnostic" and step_type != "fw":
-            raise ValueError(
-                f"step_type={step_type!r} needs a line search ('exact', 'short' or 'adaptive'); "
-                "the open-loop step 2n/(k+2n) only suits step_type='fw'"
-            )
-        self.kind = kind
-        self.n = n
+    if isinstance(rule, Agnostic) and step.uses_active_set:
+        raise ValueError(
+            f"step_type={step.name!r} needs a line search ('exact', 'short' or 'adaptive'); "
+            "the open-loop step 2n/(k+2n) only suits step_type='fw'"
+        )
+    rule.reset()
+    return rule
 
 
-class _BCFW:
-    """State and block steps of one run."""
+class _BlockEngine(Engine):
+    """State, block steps and passes of one BCFW run (an outer iteration is a pass)."""
 
     def __init__(self, objective: Objective, domain: ProductDomain, x0: Any, *,
-                 sampling: str, step_type: str, rule: _Rule, cache: bool, cache_size: int,
-                 cache_factor: float, cache_nu: float, gap_degree: float,
-                 averaging: str | None, rng: np.random.Generator,
-                 compiled: bool | None = None) -> None:
+                 order: BlockOrder, step: BlockStep, rule: StepSize, cache: bool,
+                 cache_size: int, cache_factor: float, cache_nu: float,
+                 averaging: str | None, certify: str, gap_every: int, tol: float,
+                 rng: np.random.Generator, compiled: bool | None) -> None:
         self.f = objective
         self.dom = domain
         self.n = n = domain.n_blocks
-        self.sampling = sampling
-        self.step_type = step_type
+        self.order = order
+        self.block_step = step
         self.rule = rule
         self.cache = cache
         self.cache_factor = float(cache_factor)
         self.cache_nu = float(cache_nu)
+        self.certify_kind = certify
+        self.gap_every = gap_every
+        self.tol = tol
         self.rng = rng
         self.lmos = domain.blocks
         self.shapes = [domain.block_shape(i) for i in range(n)]
@@ -152,7 +140,7 @@ class _BCFW:
                 self.sel.append(a)
         self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
         self.off = np.concatenate(([0], np.cumsum(self.sizes)))
-        self.est = np.full(n, np.inf)  # latest block-gap estimates
+        self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
         self.G = np.inf  # latest certified global gap (cache threshold)
         self.k = 0  # block steps done
         self.n_oracle = 0
@@ -161,24 +149,32 @@ class _BCFW:
         self.n_drop = 0
         self.last_gamma = np.nan
         self.store = (BlockAtomStore(self.sizes, cache_size)
-                      if (cache or step_type != "fw") else None)
-        self.sampler = (GapSampler(self.est, gap_degree, greedy=(sampling == "max_gap"))
-                        if sampling in ("gap", "max_gap") else None)
-        self.kern: tuple[CompiledBlocks, CompiledObjective] | None = None
+                      if (cache or step.uses_active_set) else None)
+        order.start(self.est)
+        self.kern = None
         self.reason = self._static_reason() if compiled is not False else "compiled=False"
         self.Z = None
         if self.reason is None:
             self._setup_compiled(x0)
         else:
             self._start(x0)
+        self.view = BlockView(objective, self.x)
+        self.direction = BlockDirection()
         self.avg = LazyAverage(self.x, averaging) if averaging else None
+        self.averaging = averaging
         self.tail_next = 1  # next pass at which a "tail" average restarts
+        self.passes = 0
+        # the outer loop: no certificate before the first pass (it would cost a pass and
+        # would replace the "unvisited" estimates that gap sampling sweeps first)
+        self.fx = float(objective.value(self.certified_point()))
+        self.gap = np.inf
+        self.certified = False
 
     # -- start ------------------------------------------------------------
     def _start(self, x0: Any) -> None:
         dom, n = self.dom, self.n
         Z = np.empty(int(self.off[-1]))
-        if x0 is None and hasattr(dom, "initial_block_points"):
+        if x0 is None and isinstance(dom, CompiledBlockDomain):
             x0 = dom.initial_block_points()  # a domain's natural start (e.g. SSVM: w = 0)
         if x0 is None:
             for i in range(n):
@@ -234,39 +230,30 @@ class _BCFW:
     # -- compiled passes ------------------------------------------------------
     def _static_reason(self) -> str | None:
         """Why the compiled pass cannot run, as far as options and the objective go."""
-        if self.sampling not in ("uniform", "perm", "gap"):
-            return f"sampling={self.sampling!r} (only 'uniform', 'perm' and 'gap' are compiled)"
-        if self.step_type != "fw" or self.cache:
-            return "away / pairwise steps and the cache run in Python"
-        if self.rule.kind not in ("exact", "agnostic"):
-            return f"step_size={self.rule.kind!r} (only 'exact' and 'agnostic' are compiled)"
+        if self.order.stepwise and self.order.compiled_tree() is None:
+            return (f"the block order {self.order!r} picks block by block in Python "
+                    "(orders drawing whole passes and gap sampling are compiled)")
+        if self.cache or type(self.block_step).direction is not FWStep.direction:
+            return "away / pairwise (or user) block steps and the cache run in Python"
+        if self.rule.compiled() is None:
+            return f"step_size={self.rule!r} has no compiled form (ExactStep and Agnostic do)"
         if debug_enabled():
             return "debug mode checks every oracle answer in Python"
-        hook = getattr(self.f, "compiled_block_objective", None)
-        if hook is None and type(self.f) is not QuadraticObjective:
-            return ("the objective offers no compiled kernels (compiled_block_objective) and is "
-                    "not a QuadraticObjective")
-        if getattr(self.dom, "compiled_blocks", None) is None:
+        if self.f.compiled_block_objective() is None:
+            return "the objective offers no compiled kernels (compiled_block_objective)"
+        if not isinstance(self.dom, CompiledBlockDomain):
             if not all(type(b) is ProbabilitySimplex for b in self.lmos):
-                return ("the domain offers no compiled kernels (compiled_blocks) and not every "
-                        "block is a ProbabilitySimplex")
+                return ("the domain offers no compiled kernels (CompiledBlockDomain) and not "
+                        "every block is a ProbabilitySimplex")
             if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in self.idx):
                 return "block indices are not sorted"
         return None
 
     def _setup_compiled(self, x0: Any) -> None:
         """Kernels of the domain and the objective; the start point."""
-        hook = getattr(self.f, "compiled_block_objective", None)
-        okern = hook() if hook is not None else None
-        if okern is None:
-            if type(self.f) is not QuadraticObjective:
-                self.reason = "the objective's compiled_block_objective() returned None"
-                self._start(x0)
-                return
-            okern = csr_quadratic_kernels(self.f.Q, self.f.c)
-        dhook = getattr(self.dom, "compiled_blocks", None)
-        if dhook is not None:
-            dkern = dhook(x0)
+        okern = self.f.compiled_block_objective()
+        if isinstance(self.dom, CompiledBlockDomain):
+            dkern = self.dom.compiled_blocks(x0)
             if dkern is None:
                 self.reason = "the domain's compiled_blocks() declined this start point"
                 self._start(x0)
@@ -283,29 +270,27 @@ class _BCFW:
         self.kern = (dkern, okern)
         self.g = np.array(self.f.gradient(self.x), dtype=float).reshape(-1)
         self._bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
-        self._driver = compiled_driver(dkern, okern)
-        # a fused block step (oracle, line search and update in one kernel) when both
-        # sides support it: no direction is materialized
-        self._fused = fused_driver(dkern, okern)
+        # fused steps (no direction materialized) when both sides support them
+        self._fused = fused_driver(dkern, okern) is not None
+        self._h = okern.hessian_diag if self._fused else np.zeros(0)
+        kernel, self._rparams = self.rule.compiled()
+        self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused)
         self._need_sync = True
 
-    def compiled_pass(self, order: np.ndarray | None) -> float:
-        """One compiled pass; returns the change of f."""
+    def compiled_pass(self, order: np.ndarray | None, monitor: Monitor) -> float:
+        """One compiled pass (stopped early at the time limit); the change of f."""
         dkern, okern = self.kern
         run_pass = self._driver[0]
         n = self.n
-        if order is None:  # gap sampling: the tree of the sampler, one uniform per step
-            smp = self.sampler
-            order = np.zeros(0, dtype=np.int64)
-            unif = self.rng.random(n)
-            tree, tsize, degree = smp.tree, smp.size, smp.degree
-            nextu = np.array([smp.next_unvisited], dtype=np.int64)
-            mode = 1
+        if order is None:  # gap sampling: the tree of the order, one uniform per step
+            tree, tsize, degree, nextu = self.order.compiled_tree()
+            steps = n
+            picker = Picker(1, np.zeros(0, dtype=np.int64), self.rng.random(n), self.est, tree,
+                            tsize, degree, nextu)
         else:
-            unif = np.zeros(0)
-            tree, tsize, degree = np.zeros(2), 1, 1.0
-            nextu = np.zeros(1, dtype=np.int64)
-            mode = 0
+            steps = order.size
+            picker = Picker(0, order, np.zeros(0), self.est, np.zeros(2), 1, 1.0,
+                            np.zeros(1, dtype=np.int64))
         avg = self.avg
         if avg is None:
             akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
@@ -313,23 +298,25 @@ class _BCFW:
             akind = 1 if avg.kind == "weighted" else 2
             acc, since, astart = avg.acc, avg.since, avg.start
         idx, val = self._bufs
-        if self._fused is not None:
-            h, hdim = okern.isotropic
-            k, self.last_gamma, df = self._fused(
-                order.astype(np.int64, copy=False), unif, mode, dkern.state, self.x, self.g,
-                self.est, tree, tsize, degree, nextu, self.rule.kind == "exact", self.rule.ell,
-                h, hdim, self.k, n, akind, acc, since, astart, self._need_sync)
+        df = 0.0
+        t0, chunk = 0, (steps if monitor.time_limit is None else min(steps, _TIME_CHECK_EVERY))
+        while t0 < steps:
+            t1 = min(steps, t0 + chunk)
+            tic = time.perf_counter()
+            k, self.last_gamma, dfc = run_pass(
+                t0, t1, picker, dkern.state, okern.data, self._h, self.x, self.g,
+                self._rparams, self.k, n, akind, acc, since, astart, self._need_sync, idx, val)
             self._need_sync = False
-        else:
-            k, self.last_gamma, df = run_pass(
-                order.astype(np.int64, copy=False), unif, mode, dkern.state, okern.data,
-                self.x, self.g, self.est, tree, tsize, degree, nextu,
-                self.rule.kind == "exact", self.rule.ell, self.k, n, akind, acc, since,
-                astart, idx, val)
-        if mode == 1:
-            self.sampler.next_unvisited = int(nextu[0])
-        self.k = int(k)
-        self.n_oracle += n
+            self.n_oracle += int(k) - self.k
+            self.k = int(k)
+            df += dfc
+            t0 = t1
+            if monitor.time_limit is not None and t0 < steps:
+                if monitor.out_of_time():
+                    break
+                # chunks of about _CHUNK_SECONDS: a clock read costs nothing next to them
+                rate = chunk / max(time.perf_counter() - tic, 1e-9)
+                chunk = int(min(steps, max(_TIME_CHECK_EVERY, rate * _CHUNK_SECONDS)))
         return float(df)
 
     def compiled_gap_pass(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
@@ -339,229 +326,81 @@ class _BCFW:
         fx, g = self.f.value_and_gradient(x)
         g = np.array(g, dtype=float).reshape(-1)
         idx, val = self._bufs
-        if self._fused is not None:
+        if self._fused:
             dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
             self._need_sync = True
         total, scores = certify(dkern.state, g, self.est, refresh, idx, val)
         self.n_oracle += self.n
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient
-            if self.sampler is not None:
-                self.sampler.refresh()
+            self.order.refresh()
             self.G = max(total, 0.0)
             return float(fx), float(total)
         return float(fx), float(g @ x) - float(scores)
 
-    # -- sampling -----------------------------------------------------------
-    def pass_order(self) -> np.ndarray | None:
-        """Indices of the next pass (``None``: drawn step by step)."""
-        if self.sampling == "uniform":
-            return self.rng.integers(self.n, size=self.n)
-        if self.sampling == "perm":
-            return self.rng.permutation(self.n)
-        return None
-
-    # -- one block step ---------------------------------------------------------
+    # -- one block step (the Python engine) ---------------------------------------
     def step(self, i: int) -> None:
-        if self.store is None and self.rule.kind in ("exact", "agnostic"):
-            self._fw_step(i)
-            return
         f, x, store = self.f, self.x, self.store
         ix, sel = self.idx[i], self.sel[i]
-        lo, hi = self.off[i], self.off[i + 1]
-        z = self.Z[lo:hi]
-        m = hi - lo
-        g = np.asarray(f.partial_gradient(x, ix), dtype=float).reshape(-1)
-        gz = float(g @ z)
+        z = self.Z[self.off[i]:self.off[i + 1]]
+        g = f.partial_gradient(x, ix)
+        if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
+            g = np.asarray(g, dtype=float).reshape(-1)
 
         # Frank-Wolfe atom: from the cache when its gap is large enough, else the oracle
         s_row = -1
-        s_atom = None
+        atom = None
         if self.cache and store.count[i]:
             A, _ = store.rows(i)
             scores = A @ g
             r = int(np.argmin(scores))
-            cached_gap = gz - float(scores[r])
-            need = max(self.cache_factor * self.est[i], self.cache_nu * self.G / self.n)
-            if cached_gap >= need:
+            gz = float(g @ z)
+            if gz - float(scores[r]) >= max(self.cache_factor * self.est[i],
+                                            self.cache_nu * self.G / self.n):
                 self.hits += 1
-                s_row, s_score = r, float(scores[r])
-                s_vec = A[r]
+                s_row = r
+                d_fw = A[r] - z
         if s_row < 0:
-            s_atom = self.lmos[i](g.reshape(self.shapes[i]))
+            shape = self.shapes[i]
+            atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
             self.n_oracle += 1
             if self.cache:
                 self.misses += 1
-            s_score = s_atom.dot(g)
-            s_vec = None
-        gap_i = gz - s_score
-        if self.sampler is not None:
-            self.sampler.update(i, max(gap_i, 0.0))
-        else:
-            self.est[i] = max(gap_i, 0.0)
-
-        # direction d (dense over the block) and largest step
-        kind = "fw"
-        if self.step_type != "fw":
-            A, W = store.rows(i)
-            act = np.flatnonzero(W > 0.0)
-            ascores = A[act] @ g
-            j = int(np.argmax(ascores))
-            a_row = int(act[j])
-            a_w = float(W[a_row])
-            away_gap = float(ascores[j]) - gz
-            if self.step_type == "pairwise":
-                kind = "pairwise"
-            elif away_gap > gap_i and a_w < 1.0:
-                kind = "away"
-        if s_vec is None and (kind != "fw" or store is not None):
-            s_vec = _block_vector(s_atom, m)
-        if kind == "fw":
-            if s_vec is None:  # sparse oracle answer: d = s - z without densifying s
-                d = -z
-                if s_atom.is_sparse:
-                    d[s_atom.indices] += s_atom.values
-                else:
-                    d += s_atom.to_dense().reshape(-1)
+            d_fw = -z
+            if atom.is_sparse:
+                d_fw[atom.indices] += atom.values
             else:
-                d = s_vec - z
-            gmax = 1.0
-        elif kind == "pairwise":
-            d = s_vec - A[a_row]
-            gmax = a_w
+                d_fw += atom.to_dense().reshape(-1)
+        gap_i = -float(g @ d_fw)  # <g, z - s>
+        gi = gap_i if gap_i > 0.0 else 0.0
+        self.est[i] = gi
+        self.order.update(i, gi)
+
+        if store is None:
+            kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, None, None)
         else:
-            d = z - A[a_row]
-            gmax = a_w / (1.0 - a_w)
+            A, W = store.rows(i)
+            kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, A, W)
+            if s_row < 0:  # a fresh oracle answer joins the block's table
+                s_row = store.add(i, atom.key, _block_vector(atom, z.size), 0.0, self.k)
+            else:
+                store.stamps[i][s_row] = self.k
         slope = float(g @ d)
-        gamma = self._gamma(ix, sel, g, d, slope, gmax) if slope < 0.0 else 0.0
-        self.last_gamma = gamma
-        if gamma > 0.0:
-            if self.avg is not None:
-                self.avg.touch(x, sel, self.k)
-            d *= gamma
-            z += d
-            x[sel] += d
-        if store is not None:
-            self._update_weights(i, kind, gamma, gmax, s_row, s_vec, s_atom,
-                                 a_row if kind != "fw" else -1)
-        self.k += 1
-
-    def _fw_step(self, i: int) -> None:
-        """A plain FW block step (no active set, no cache, exact or open-loop step): the
-        same arithmetic as :meth:`step` with the fewest numpy calls, since for small
-        blocks each call costs more than its arithmetic."""
-        x = self.x
-        ix, sel = self.idx[i], self.sel[i]
-        z = self.Z[self.off[i]:self.off[i + 1]]
-        g = self.f.partial_gradient(x, ix)
-        if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
-            g = np.asarray(g, dtype=float).reshape(-1)
-        shape = self.shapes[i]
-        atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
-        self.n_oracle += 1
-        d = -z
-        if atom.is_sparse:
-            ai, av = atom.indices, atom.values
-            d[ai] += av
-        else:
-            d += atom.to_dense().reshape(-1)
-        slope = float(g @ d)  # = <g, s> - <g, z> = -gap_i
-        gap_i = -slope
-        if self.sampler is not None:
-            self.sampler.update(i, gap_i if gap_i > 0.0 else 0.0)
-        else:
-            self.est[i] = gap_i if gap_i > 0.0 else 0.0
-        gamma = self._gamma(ix, sel, g, d, slope, 1.0) if slope < 0.0 else 0.0
-        self.last_gamma = gamma
-        if gamma > 0.0:
-            if self.avg is not None:
-                self.avg.touch(x, sel, self.k)
-            d *= gamma
-            z += d
-            x[sel] += d
-        self.k += 1
-
-    def _gamma(self, ix: np.ndarray, sel: Any, g: np.ndarray, d: np.ndarray, slope: float,
-               gmax: float) -> float:
-        rule = self.rule
-        if rule.kind == "exact":
-            gamma = float(self.f.exact_step_block(self.x, ix, d, g))
-            if np.isnan(gamma):
-                raise FloatingPointError("block exact line search returned NaN")
-            if gamma < 0.0:
-                if self.f.convex:
-                    raise NonConvexError(
-                        f"block exact line search gave gamma={gamma:.3g} < 0 along a descent "
-                        "direction: negative curvature on an objective declared convex"
-                    )
-                return 0.0
-            return min(gmax, gamma)
-        if rule.kind == "agnostic":
-            nl = rule.ell * self.n
-            return min(gmax, nl / (self.k + nl))
-        dd = float(d @ d)
-        if dd <= 0.0:
-            return 0.0
-        if rule.kind == "short":
-            return min(gmax, -slope / (rule.L * dd))
-        return self._adaptive(sel, d, slope, dd, gmax)
-
-    def _adaptive(self, sel: Any, d: np.ndarray, slope: float, dd: float, gmax: float) -> float:
-        """Backtracking on one shared estimate of L; O(dim) per trial (full f)."""
-        rule, x, f = self.rule, self.x, self.f
-        f0 = float(f.value(x))
-        slack = 16.0 * np.finfo(float).eps * max(1.0, abs(f0))
-        if rule.L is None:
-            eps = 1e-3
-            g0 = f.gradient(x).reshape(-1)
-            x[sel] += eps * d
-            g1 = f.gradient(x).reshape(-1)
-            x[sel] -= eps * d
-            est = float(np.linalg.norm(g1 - g0) / (eps * np.sqrt(dd)))
-            rule.L = est if np.isfinite(est) and est > 0 else 1.0
-        M = rule.eta * rule.L
         gamma = 0.0
-        saved = x[sel].copy()
-        for _ in range(rule.max_bt):
-            gamma = min(gmax, -slope / (M * dd))
-            x[sel] += gamma * d
-            ft = float(f.value(x))
-            x[sel] = saved
-            if ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + slack:
-                rule.L = M
-                return gamma
-            M *= rule.tau
-        return gamma
-
-    def _update_weights(self, i: int, kind: str, gamma: float, gmax: float, s_row: int,
-                        s_vec: np.ndarray | None, s_atom: Atom | None, a_row: int) -> None:
-        store = self.store
-        if s_row < 0:  # a fresh oracle answer joins the block's table
-            s_row = store.add(i, s_atom.key, s_vec, 0.0, self.k)
-        else:
-            store.stamps[i][s_row] = self.k
-        if gamma <= 0.0:
-            return
-        W = store.weights[i][:store.count[i]]
-        if kind == "fw":
-            W *= 1.0 - gamma
-            W[s_row] += gamma
-            if gamma >= gmax:  # full step: every other atom drops
-                W[:] = 0.0
-                W[s_row] = 1.0
-        elif kind == "pairwise":
-            W[s_row] += gamma
-            W[a_row] -= gamma
-            if gamma >= gmax:
-                W[a_row] = 0.0
+        if slope < 0.0:
+            self.view.at(ix, sel, g)
+            self.direction.d = d
+            gamma = float(self.rule(self.k / self.n, self.view, self.direction, slope, gmax))
+        self.last_gamma = gamma
+        if gamma > 0.0:
+            if self.avg is not None:
+                self.avg.touch(x, sel, self.k)
+            if store is not None and store.move(i, kind, s_row, a_row, gamma, gmax):
                 self.n_drop += 1
-        else:
-            W *= 1.0 + gamma
-            W[a_row] -= gamma
-            if gamma >= gmax:
-                W[a_row] = 0.0
-                self.n_drop += 1
-        W[W < 1e-15] = 0.0  # rounding residue of dropped atoms
+            d *= gamma
+            z += d
+            x[sel] += d
+        self.k += 1
 
     # -- certificates -------------------------------------------------------
     def gap_pass(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
@@ -589,17 +428,111 @@ class _BCFW:
                                    self.k)
         if refresh:
             self.est[:] = np.maximum(gaps, 0.0)
-            if self.sampler is not None:
-                self.sampler.refresh()
+            self.order.refresh()
             self.G = max(total, 0.0)
         return float(fx), total
 
-    def cache_threshold_fallback(self) -> None:
-        """Before any exact pass, use the summed estimates as the global gap."""
-        if not np.isfinite(self.G):
+    def certified_point(self) -> np.ndarray:
+        if self.certify_kind == "average":
+            return self.avg.value(self.x, self.k)
+        return self.x
+
+    def certificate(self) -> tuple[float, float]:
+        return self.gap_pass(self.certified_point(), refresh=(self.certify_kind == "last"))
+
+    # -- the engine interface --------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        calls = self.hits + self.misses
+        return {"effective_passes": self.n_oracle / self.n, "oracle_calls": self.n_oracle,
+                "gap_estimate": float(self.est.sum()),
+                "cache_hit_rate": (self.hits / calls) if calls else np.nan}
+
+    def observe(self, p: int) -> Observation | str:
+        fx, gap, certified = self.fx, self.gap, self.certified
+        if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
+            return f"the objective or the oracle returned a non-finite value at pass {p}"
+        return Observation(fx, gap, certified, self.certified_point(), None, self.last_gamma,
+                           self.info(), {"n_block_steps": self.k,
+                                         "oracle_calls": self.n_oracle})
+
+    def advance(self, p: int, monitor: Monitor) -> None:
+        if self.averaging == "tail" and p + 1 >= self.tail_next:
+            self.avg.restart(self.x, self.k)
+            self.tail_next *= 2
+        order = self.order.pass_order(self.rng)
+        if order is not None:
+            order = np.asarray(order)
+            if order.ndim != 1 or order.dtype.kind not in "iu" or (
+                    order.size and not (0 <= order.min() and order.max() < self.n)):
+                raise ValueError(
+                    f"{type(self.order).__name__}.pass_order must return a 1-d integer array "
+                    f"of block indices in [0, {self.n}), got {order!r:.80}")
+            order = order.astype(np.int64, copy=False)
+        if self.kern is not None:
+            df = self.compiled_pass(order, monitor)
+        else:
+            if order is None:
+                # one uniform number per step, drawn per pass (as the compiled pass)
+                unif = self.rng.random(self.n)
+                picks = (self.order.next(float(u)) for u in unif)
+            else:
+                picks = order
+            for t, i in enumerate(picks):
+                self.step(int(i))
+                if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.out_of_time():
+                    break
+        self.passes = p + 1
+        if self.cache and not np.isfinite(self.G):
+            # before any exact pass, the summed estimates serve as the global gap
             s = float(self.est.sum())
             if np.isfinite(s):
                 self.G = s
+        heuristic = float(self.est.sum()) <= self.tol  # cheap sign of convergence
+        if (p + 1) % self.gap_every == 0 or heuristic:
+            self.fx, self.gap = self.certificate()
+            self.certified = True
+        else:
+            # the compiled pass reports the exact change of f at the last iterate
+            self.fx = (self.fx + df if self.kern is not None and self.certify_kind == "last"
+                       else float(self.f.value(self.certified_point())))
+            self.certified = False
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        return self.certificate()
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        n = self.n
+        x_last = self.x.copy()
+        if self.Z is not None:
+            block_iterates = [self.Z[self.off[i]:self.off[i + 1]].reshape(self.shapes[i]).copy()
+                              for i in range(n)]
+        else:  # the domain owns the block iterates (its own parametrization)
+            points = self.kern[0].block_points
+            block_iterates = points() if points is not None else None
+        extra: dict[str, Any] = {
+            "x_last": x_last,
+            "block_iterates": block_iterates,
+            "engine": "compiled" if self.kern is not None else "python",
+            "block_order": self.order.name,
+            "block_step": self.block_step.name,
+            "step_size": repr(self.rule),
+            "block_gaps": self.est.copy(),
+            "n_block_steps": self.k,
+            "effective_passes": self.n_oracle / n,
+            "cache_hits": self.hits,
+            "cache_misses": self.misses,
+            "n_drop_steps": self.n_drop,
+        }
+        if self.store is not None:
+            extra["active_set_size"] = self.store.total_active()
+        if self.avg is not None:
+            extra["x_average"] = self.avg.value(self.x, self.k)
+        x_ret = extra["x_average"] if self.certify_kind == "average" else x_last
+        out = dict(x=x_ret.copy(), n_oracle_calls=self.n_oracle, n_gradient_calls=self.k,
+                   n_function_calls=self.passes, extra=extra)
+        if error:
+            out.update(fun=self.fx, gap=self.gap)
+        return out
 
 
 def block_coordinate_frank_wolfe(
@@ -607,8 +540,8 @@ def block_coordinate_frank_wolfe(
     domain: ProductDomain,
     x0: np.ndarray | Sequence[np.ndarray] | None = None,
     *,
-    sampling: str = "uniform",
-    step_type: str = "fw",
+    sampling: str | BlockOrder = "uniform",
+    step_type: str | BlockStep = "fw",
     step_size: str | StepSize | None = None,
     max_passes: int = 100,
     tol: float = 1e-6,
@@ -650,29 +583,39 @@ def block_coordinate_frank_wolfe(
         Start: a list of block points (any domain) or, for a Cartesian
         product, the full vector.  Default: each block's oracle answer for the
         all-ones direction.
-    sampling : {"uniform", "perm", "gap", "max_gap"}, default "uniform"
+    sampling : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
         Block order.  ``"uniform"`` (the analysed one) draws
         ``rng.integers(n, size=n)`` per pass, ``"perm"`` a fresh
         ``rng.permutation(n)`` per pass; ``"gap"`` samples ``i`` with
         probability proportional to ``g_i ** gap_degree`` (latest block-gap
         estimates; unvisited blocks first, in index order); ``"max_gap"``
-        takes the largest estimate.
-    step_type : {"fw", "away", "pairwise"}, default "fw"
-        Block step.  Away and pairwise steps keep a per-block active set of
-        atoms (keys and weights) and take drop steps.
+        takes the largest estimate.  Or an instance of a
+        :class:`~frankwolfe.BlockOrder` (e.g. a user's own: implement
+        ``pass_order(rng)``).
+    step_type : {"fw", "away", "pairwise"} or BlockStep, default "fw"
+        Block step (:class:`~frankwolfe.FWStep`, :class:`~frankwolfe.AwayStep`,
+        :class:`~frankwolfe.PairwiseStep` or a user's
+        :class:`~frankwolfe.BlockStep`).  Away and pairwise steps keep a
+        per-block active set of atoms (keys and weights) and take drop steps.
     step_size : str or StepSize, optional
-        ``"exact"`` (default when the objective offers ``exact_step_block``
-        or ``exact_step``), ``"agnostic"`` (``2n/(k+2n)``, default otherwise
-        for FW steps), ``"short"`` (needs ``objective.smoothness``) or
-        ``"adaptive"`` (backtracking; O(dim) per trial, default otherwise for
-        away / pairwise steps).  The matching :mod:`frankwolfe.step_size`
-        objects are accepted for their parameters.
+        A :mod:`frankwolfe.step_size` rule, called on a block view of the
+        iterate (``k`` counts passes: block steps / n).  ``"exact"`` (default
+        when the objective offers ``exact_step_block`` or ``exact_step``),
+        ``"agnostic"`` (``2 / (k + 2)`` = ``2n / (steps + 2n)``, default
+        otherwise for FW steps), ``"short"`` (needs
+        ``objective.smoothness``), ``"adaptive"`` (backtracking; O(dim) per
+        trial, default otherwise for away / pairwise steps) or ``"armijo"``.
     max_passes : int, default 100
         Budget of passes; a pass is ``n`` block steps.
     tol : float, default 1e-6
         Stop when the certified gap is at most ``tol``.
     time_limit : float, optional
-        Wall-time budget in seconds (checked every 256 steps).
+        Wall-time budget in seconds, counted from the call: validation, set-up
+        (the start point, the compiled kernels and their numba compilation on
+        first use) and callbacks count.  It is checked within passes (every
+        256 Python block steps; compiled passes run in chunks of about 10 ms),
+        so a run stops mid-pass; the closing certificate (one oracle call per
+        block, when the stop fell between certificates) comes on top.
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates falls to ``tol``; it
@@ -700,21 +643,21 @@ def block_coordinate_frank_wolfe(
     compiled : bool, optional
         Run whole passes in one numba call.  Available when the domain and
         the objective supply compiled kernels (the protocol of
-        :class:`frankwolfe.blocks.CompiledBlocks` / ``CompiledObjective``:
-        ``domain.compiled_blocks(x0)`` and
-        ``objective.compiled_block_objective()``; built in for a
-        :class:`~frankwolfe.QuadraticObjective` over a product of
-        :class:`~frankwolfe.ProbabilitySimplex` blocks), with ``"uniform"``,
-        ``"perm"`` or ``"gap"`` sampling, FW steps, no cache, ``"exact"`` or
-        ``"agnostic"`` steps and debug mode off.  A domain may keep its block
-        iterates in its own parametrization there (e.g. label marginals);
-        the engine performs the same updates as the Python steps (equal up
-        to rounding) and consumes the random stream identically.  When the
-        domain also offers a fused ``step`` kernel and the objective declares
-        an isotropic Hessian (``CompiledObjective.isotropic``), each block step
-        is that one kernel (no direction is materialized).  ``None``
-        (default): use it when available; ``True``: raise when it is not.
-        ``extra["engine"]`` says which engine ran.
+        :mod:`frankwolfe.algorithms.compiled_blocks`: a domain opts in as a
+        ``CompiledBlockDomain`` with ``compiled_blocks(x0)``, an objective
+        through ``compiled_block_objective()`` or ``as_quadratic()``; built in
+        for a :class:`~frankwolfe.QuadraticObjective` over a product of
+        :class:`~frankwolfe.ProbabilitySimplex` blocks), with an order that
+        draws whole passes or gap sampling, FW steps, no cache, a step rule
+        with a compiled form (``"exact"`` or ``"agnostic"``) and debug mode
+        off.  A domain may keep its block iterates in its own
+        parametrization there (e.g. label marginals); the engine performs the
+        same updates as the Python steps (equal up to rounding) and consumes
+        the random stream identically.  When the objective's Hessian is
+        diagonal and the domain offers fused kernels (curvature and move), no
+        direction is materialized.  ``None`` (default): use it when
+        available; ``True``: raise when it is not.  ``extra["engine"]`` says
+        which engine ran.
     callback : callable, optional
         Called after each pass with an :class:`~frankwolfe.IterationState`
         (``k`` is the pass); return ``False`` to stop.
@@ -726,8 +669,9 @@ def block_coordinate_frank_wolfe(
     Returns
     -------
     Result
-        ``x``, ``fun``, ``gap`` (certified), ``nit`` (passes) and counters.
-        ``extra`` holds ``x_last``, ``x_average`` (with averaging),
+        ``x``, ``fun``, ``gap`` (certified), ``nit`` (passes) and counters;
+        ``method`` is ``"bcfw"``.  ``extra`` holds ``engine``, ``block_order``,
+        ``block_step`` and ``step_size`` (the configuration), ``x_last``, ``x_average`` (with averaging),
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
         n), ``cache_hits``, ``cache_misses``, ``active_set_size``.  The
@@ -763,8 +707,8 @@ def block_coordinate_frank_wolfe(
             f"domain must be a ProductDomain (blocks with their own oracles), got "
             f"{type(domain).__name__}; wrap a single domain as ProductDomain([lmo])"
         )
-    sampling = _check_choice("sampling", sampling, _SAMPLINGS)
-    step_type = _check_choice("step_type", step_type, _STEP_TYPES)
+    order = make_block_order(sampling, gap_degree)
+    step = make_block_step(step_type)
     averaging = _check_choice("averaging", averaging, _AVERAGING)
     certify = _check_choice("certify", certify, ("last", "average"))
     if certify == "average" and averaging is None:
@@ -782,104 +726,14 @@ def block_coordinate_frank_wolfe(
         raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
-    name = f"bcfw[{sampling},{step_type}{',cache' if cache else ''}]"
-    monitor = Monitor(name, tol=tol, max_iter=max_passes, time_limit=time_limit,
+    rule = _block_rule(step_size, objective, step)
+    # the clock starts here: set-up and compilation count against time_limit
+    monitor = Monitor("bcfw", tol=tol, max_iter=max_passes, time_limit=time_limit,
                       callback=callback, verbose=verbose, progress=progress)
-    rule = _Rule(step_size, objective, domain.n_blocks, step_type)
-    run = _BCFW(objective, domain, x0, sampling=sampling, step_type=step_type, rule=rule,
-                cache=cache, cache_size=cache_size, cache_factor=cache_factor,
-                cache_nu=cache_nu, gap_degree=gap_degree, averaging=averaging, rng=rng,
-                compiled=compiled)
-    n = run.n
-    if compiled and run.reason is not None:
-        raise ValueError(f"compiled=True but the compiled pass is not available: {run.reason}")
-    use_compiled = run.kern is not None
-
-    def certified_point() -> np.ndarray:
-        if certify == "average":
-            return run.avg.value(run.x, run.k)
-        return run.x
-
-    def certificate() -> tuple[float, float]:
-        return run.gap_pass(certified_point(), refresh=(certify == "last"))
-
-    def row(p: int, fx: float, gap: float, force: bool = False) -> None:
-        calls = run.hits + run.misses
-        monitor.record(p, fx, gap, run.last_gamma, force=force,
-                       effective_passes=run.n_oracle / n, oracle_calls=run.n_oracle,
-                       gap_estimate=float(run.est.sum()),
-                       cache_hit_rate=(run.hits / calls) if calls else np.nan)
-
-    p = 0  # passes done
-    # no certificate before the first pass: it would cost a pass and would
-    # replace the "unvisited" block-gap estimates that gap sampling sweeps first
-    fx, gap = float(objective.value(certified_point())), np.inf
-    certified = False
-    status: Status | None = None
-    while True:
-        if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
-            status = Status.ERROR
-            break
-        row(p, fx, gap if certified else np.nan)
-        state = monitor.state(p, certified_point(), fx, gap if certified else np.nan, None,
-                              run.last_gamma, n_block_steps=run.k, oracle_calls=run.n_oracle)
-        status = monitor.stop_reason(p, gap if certified else np.inf, state)
-        if status is not None:
-            break
-        if averaging == "tail" and p + 1 >= run.tail_next:
-            run.avg.restart(run.x, run.k)
-            run.tail_next *= 2
-        order = run.pass_order()
-        sampler = run.sampler
-        # gap sampling: one uniform number per step, drawn per pass (as the compiled pass)
-        unif = rng.random(n) if (order is None and not use_compiled) else None
-        for t in (range(0) if use_compiled else range(n)):
-            run.step(int(order[t]) if order is not None else sampler.draw_u(unif[t]))
-            if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.out_of_time():
-                break
-        df = run.compiled_pass(order) if use_compiled else np.nan
-        p += 1
-        if run.cache:
-            run.cache_threshold_fallback()
-        heuristic = float(run.est.sum()) <= monitor.tol  # cheap sign of convergence
-        if p % gap_every == 0 or heuristic:
-            fx, gap = certificate()
-            certified = True
-        else:
-            # the compiled pass reports the exact change of f: no O(dim) evaluation
-            fx = fx + df if use_compiled else float(objective.value(certified_point()))
-            certified = False
-
-    if status == Status.ERROR:
-        message = f"the objective or the oracle returned a non-finite value at pass {p}"
-    else:
-        message = None
-        if not certified:  # stopped between certificates: certify the returned point
-            fx, gap = certificate()
-        row(p, fx, gap, force=True)
-    x_last = run.x.copy()
-    if run.Z is not None:
-        block_iterates = [run.Z[run.off[i]:run.off[i + 1]].reshape(run.shapes[i]).copy()
-                          for i in range(n)]
-    else:  # the domain owns the block iterates (its own parametrization)
-        points = run.kern[0].block_points
-        block_iterates = points() if points is not None else None
-    extra: dict[str, Any] = {
-        "x_last": x_last,
-        "block_iterates": block_iterates,
-        "engine": "compiled" if use_compiled else "python",
-        "block_gaps": run.est.copy(),
-        "n_block_steps": run.k,
-        "effective_passes": run.n_oracle / n,
-        "cache_hits": run.hits,
-        "cache_misses": run.misses,
-        "n_drop_steps": run.n_drop,
-    }
-    if run.store is not None:
-        extra["active_set_size"] = run.store.total_active()
-    if averaging:
-        extra["x_average"] = run.avg.value(run.x, run.k)
-    x_ret = extra["x_average"] if certify == "average" else x_last
-    return monitor.finish(x=x_ret.copy(), fun=fx, gap=gap, status=status, nit=p,
-                          n_oracle_calls=run.n_oracle, n_gradient_calls=run.k,
-                          n_function_calls=p, message=message, extra=extra)
+    engine = _BlockEngine(objective, domain, x0, order=order, step=step, rule=rule, cache=cache,
+                          cache_size=cache_size, cache_factor=cache_factor, cache_nu=cache_nu,
+                          averaging=averaging, certify=certify, gap_every=gap_every,
+                          tol=monitor.tol, rng=rng, compiled=compiled)
+    if compiled and engine.reason is not None:
+        raise ValueError(f"compiled=True but the compiled pass is not available: {engine.reason}")
+    return drive(engine, monitor)

@@ -199,8 +199,8 @@ def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray
 
 def has_gram_structure(objective: Any, tracker: Any) -> bool:
     """Whether corrective solves can use :class:`GramModel` (a quadratic with cached products)."""
-    return isinstance(objective, (LeastSquares, QuadraticObjective)) and hasattr(
-        tracker, "atom_products")
+    return (isinstance(objective, LeastSquares) or objective.as_quadratic() is objective) \
+        and hasattr(tracker, "atom_products")
 
 
 class GramModel:

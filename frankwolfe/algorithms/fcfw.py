@@ -23,7 +23,6 @@ from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
 from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
-from ..objectives.quadratic import QuadraticObjective
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -164,7 +163,8 @@ class _BlockCorrective(Variant):
         super().start(tracker, x0_atom, lmo)
         self.tracker = tracker
         obj = tracker.objective
-        quadratic = isinstance(obj, QuadraticObjective)
+        quad = obj.as_quadratic()
+        quadratic = quad is not None
         if self.corrective == "qp" and not quadratic:
             raise TypeError(
                 f"corrective='qp' over a ProductDomain needs a QuadraticObjective, got "
@@ -176,7 +176,7 @@ class _BlockCorrective(Variant):
                 f"fully_corrective_frank_wolfe: {type(obj).__name__} has no to_cvxpy(x) method "
                 "and the block-separable corrective QP needs a QuadraticObjective; implement "
                 "to_cvxpy(x_expression) returning the cvxpy expression of f")
-        self.qp = (BlockQuadraticQP(obj, tracker.x.size)
+        self.qp = (BlockQuadraticQP(quad, tracker.x.size)
                    if quadratic and self.corrective != "cvxpy" else None)
         self.atoms: list[Atom] = []       # embedded block atoms (flat coordinates)
         self.block_atoms: list[Atom] = []  # the same in block coordinates

@@ -6,8 +6,10 @@ Every Frank-Wolfe variant over a single domain runs the same loop::
              -> step size -> update
 
 A variant only supplies the direction (and the bookkeeping of its active
-set, if any) by subclassing :class:`Variant`; stopping, logging, error
-handling, the certificate and the result are written once, here.
+set, if any) by subclassing :class:`Variant`; the loop is one
+:class:`~.engine.Engine` whose outer iteration is one step, and stopping,
+logging, error handling, the certificate and the result are written once, in
+:func:`~.engine.drive` (which also runs block-coordinate FW).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from ..errors import InfeasibleError, NonConvexError, ShapeError
 from ..lmo.base import LMO
 from ..monitor import IterationState, Monitor
 from ..objectives.base import Objective, Tracker
-from ..result import Result, Status
+from .engine import Engine, Observation, drive
+from ..result import Result
 from ..step_size import StepSize, make_step_size
 
 __all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
@@ -108,6 +111,84 @@ def _tangent_slack(f: float, change: float) -> float:
     return 1e-10 * (abs(f) + 1.0) + 1e-6 * abs(change)
 
 
+class _SingleDomainEngine(Engine):
+    """One Frank-Wolfe step per outer iteration (the variant supplies the direction)."""
+
+    def __init__(self, objective: Objective, lmo: LMO, variant: Variant, tracker: Tracker,
+                 rule: StepSize) -> None:
+        self.objective = objective
+        self.lmo = lmo
+        self.variant = variant
+        self.tracker = tracker
+        self.rule = rule
+        self.gamma = np.nan
+        self.last_good: tuple[np.ndarray, float, float] | None = None  # (x, f, gap) before a move
+        self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
+        self.step: tuple | None = None  # what observe() found for advance(): (g, v, gap, g_dot_x)
+
+    def observe(self, k: int) -> Observation | str:
+        tracker, objective = self.tracker, self.objective
+        f, g = tracker.value_and_gradient()
+        if k == 0 and np.shape(g) != tracker.x.shape:
+            raise ShapeError(
+                f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
+            )
+        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            what = "value" if not np.isfinite(f) else "gradient"
+            where = "x0" if k == 0 else f"iteration {k}"
+            keep = "no good iterate exists" if self.last_good is None else \
+                f"returning the last good iterate (iteration {k - 1})"
+            return f"the objective's {what} is not finite at {where}; {keep}"
+        if self.prev_step is not None and objective.convex:
+            f_prev, change = self.prev_step
+            if f < f_prev + change - _tangent_slack(f_prev, change):
+                raise NonConvexError(
+                    f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
+                    f"bound {f_prev + change:.12g}, on an objective declared convex "
+                    "(set objective.convex = False if that is intended)"
+                )
+        g_dot_x = float(np.vdot(g, tracker.x))
+        v, gap_k, certified = self.variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
+        if not np.isfinite(gap_k):
+            return f"the LMO returned a non-finite point at iteration {k}"
+        self.step = (f, g, v, gap_k, g_dot_x, certified)
+        return Observation(f, gap_k, certified, tracker.x, g, self.gamma, self.variant.info())
+
+    def advance(self, k: int, monitor: Monitor) -> None:
+        tracker, variant = self.tracker, self.variant
+        f, g, v, gap_k, g_dot_x, certified = self.step
+        d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
+        slope = d.dot(g, g_dot_x)
+        self.last_good = (tracker.snapshot(), f, gap_k if certified else np.nan)
+        self.gamma = float(self.rule(k, tracker, d, slope, gamma_max))
+        self.prev_step = (f, self.gamma * slope)
+        tracker.move(d, self.gamma)
+        variant.after_step(d, self.gamma, dinfo)
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        # the stop came between certificates: certify the returned point
+        f, g, v, gap_k, g_dot_x, certified = self.step
+        v = self.lmo(g)
+        self.variant.n_oracle_calls += 1
+        return f, g_dot_x - v.dot(g)
+
+    def info(self) -> dict[str, Any]:
+        return self.variant.info()
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        active, extra = self.variant.outputs()
+        tracker = self.tracker
+        out = dict(n_oracle_calls=self.variant.n_oracle_calls,
+                   n_gradient_calls=tracker.n_gradient_calls,
+                   n_function_calls=tracker.n_function_calls, active_set=active, extra=extra)
+        if not error:
+            return dict(out, x=tracker.snapshot())
+        if self.last_good is None:
+            return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
+        x, f, gap = self.last_good
+        return dict(out, x=x, fun=f, gap=gap)
+
+
 def run_frank_wolfe(
     objective: Objective,
     lmo: LMO,
@@ -123,7 +204,7 @@ def run_frank_wolfe(
     history_every: int = 1,
     progress: bool = False,
 ) -> Result:
-    """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared loop.
+    """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared driver.
 
     See :func:`frankwolfe.frank_wolfe` for the parameters.
     """
@@ -140,84 +221,4 @@ def run_frank_wolfe(
     rule.reset()
     variant.n_oracle_calls = 0
     variant.start(tracker, x0_atom, lmo)
-
-    k = 0
-    gamma = np.nan
-    last_good: tuple[np.ndarray, float, float] | None = None  # (x, f, gap) before the move
-    prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
-    status: Status | None = None
-    message: str | None = None
-    f = gap = np.nan
-
-    def bail(msg: str) -> Result:
-        active, extra = variant.outputs()
-        if last_good is None:
-            xr, fr, gr = tracker.snapshot(), np.nan, np.inf
-        else:
-            xr, fr, gr = last_good
-        return monitor.finish(x=xr, fun=fr, gap=gr, status=Status.ERROR, nit=k,
-                              n_oracle_calls=variant.n_oracle_calls,
-                              n_gradient_calls=tracker.n_gradient_calls,
-                              n_function_calls=tracker.n_function_calls, message=msg,
-                              active_set=active, extra=extra)
-
-    while True:
-        f, g = tracker.value_and_gradient()
-        if k == 0 and np.shape(g) != tracker.x.shape:
-            raise ShapeError(
-                f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
-            )
-        if not (np.isfinite(f) and np.all(np.isfinite(g))):
-            what = "value" if not np.isfinite(f) else "gradient"
-            where = "x0" if k == 0 else f"iteration {k}"
-            keep = "no good iterate exists" if last_good is None else \
-                f"returning the last good iterate (iteration {k - 1})"
-            return bail(f"the objective's {what} is not finite at {where}; {keep}")
-        if prev_step is not None and objective.convex:
-            f_prev, change = prev_step
-            if f < f_prev + change - _tangent_slack(f_prev, change):
-                err = NonConvexError(
-                    f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
-                    f"bound {f_prev + change:.12g}, on an objective declared convex "
-                    "(set objective.convex = False if that is intended)"
-                )
-                err.result = bail(str(err))  # type: ignore[attr-defined]
-                raise err
-        g_dot_x = float(np.vdot(g, tracker.x))
-        v, gap_k, certified = variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
-        if not np.isfinite(gap_k):
-            return bail(f"the LMO returned a non-finite point at iteration {k}")
-        gap = gap_k if certified else np.nan
-        info = variant.info()
-        monitor.record(k, f, gap, gamma, **info)
-        state = monitor.state(k, tracker.x, f, gap, g, gamma, **info)
-        status = monitor.stop_reason(k, gap if certified else np.inf, state)
-        if status is not None:
-            break
-        d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
-        slope = d.dot(g, g_dot_x)
-        try:
-            gamma = float(rule(k, tracker, d, slope, gamma_max))
-        except NonConvexError as err:
-            last_good = (tracker.snapshot(), f, gap)
-            err.result = bail(str(err))  # type: ignore[attr-defined]
-            raise
-        last_good = (tracker.snapshot(), f, gap)
-        prev_step = (f, gamma * slope)
-        tracker.move(d, gamma)
-        variant.after_step(d, gamma, dinfo)
-        k += 1
-
-    if not certified:
-        # the stop came between certificates: certify the returned point
-        v = lmo(g)
-        variant.n_oracle_calls += 1
-        gap = g_dot_x - v.dot(g)
-    monitor.record(k, f, gap, gamma, force=True, **variant.info())
-    active, extra = variant.outputs()
-    return monitor.finish(
-        x=tracker.snapshot(), fun=f, gap=gap, status=status, nit=k,
-        n_oracle_calls=variant.n_oracle_calls, n_gradient_calls=tracker.n_gradient_calls,
-        n_function_calls=tracker.n_function_calls, message=message, active_set=active,
-        extra=extra,
-    )
+    return drive(_SingleDomainEngine(objective, lmo, variant, tracker, rule), monitor)

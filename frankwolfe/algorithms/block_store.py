@@ -1,0 +1,172 @@
+"""Per-block bookkeeping of block-coordinate Frank-Wolfe, O(|block|) per step.
+
+* :class:`BlockAtomStore` - per-block atoms (dense rows over the block's
+  coordinates), active-set weights and last-use stamps: the oracle cache and
+  the active set of away / pairwise block steps (gapBCFW keeps both in one
+  table of labellings).
+* :class:`LazyAverage` - the weighted / uniform / tail average of the
+  iterates, updated lazily per coordinate so a block step never touches the
+  whole vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+
+__all__ = ["BlockAtomStore", "LazyAverage"]
+
+
+class BlockAtomStore:
+    """Atoms, weights and use stamps of every block.
+
+    Block ``i`` holds up to ``max_size`` inactive atoms as rows of a dense
+    ``(rows, m_i)`` array; atoms with positive weight (the block's active
+    set) are never evicted, so a block may exceed ``max_size`` while they
+    are needed.  Eviction removes the least recently used inactive atom.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Number of coordinates ``m_i`` of each block.
+    max_size : int
+        Bound on the number of stored inactive atoms per block.
+    """
+
+    def __init__(self, sizes: np.ndarray, max_size: int) -> None:
+        n = len(sizes)
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.max_size = int(max_size)
+        self.mats: list[np.ndarray | None] = [None] * n
+        self.weights: list[np.ndarray | None] = [None] * n
+        self.stamps: list[np.ndarray | None] = [None] * n
+        self.keys: list[dict[Hashable, int]] = [{} for _ in range(n)]
+        self.count = np.zeros(n, dtype=np.int64)
+
+    def add(self, i: int, key: Hashable, vec: np.ndarray, weight: float, stamp: int) -> int:
+        """Store ``vec`` under ``key`` in block ``i`` (or find it); return its row."""
+        keys = self.keys[i]
+        row = keys.get(key)
+        if row is not None:
+            self.stamps[i][row] = stamp
+            return row
+        c = int(self.count[i])
+        if self.mats[i] is None:
+            cap = 4
+            self.mats[i] = np.empty((cap, self.sizes[i]))
+            self.weights[i] = np.zeros(cap)
+            self.stamps[i] = np.zeros(cap, dtype=np.int64)
+        w = self.weights[i]
+        if c >= self.max_size:
+            inactive = np.flatnonzero(w[:c] <= 0.0)
+            if inactive.size:  # reuse the least recently used inactive row
+                row = int(inactive[np.argmin(self.stamps[i][inactive])])
+                old = next(k for k, r in keys.items() if r == row)
+                del keys[old]
+                self._write(i, row, key, vec, weight, stamp)
+                return row
+        if c == self.mats[i].shape[0]:
+            cap = 2 * c
+            for name in ("mats", "weights", "stamps"):
+                arr = getattr(self, name)[i]
+                new = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
+                new[:c] = arr[:c]
+                getattr(self, name)[i] = new
+        self.count[i] = c + 1
+        self._write(i, c, key, vec, weight, stamp)
+        return c
+
+    def _write(self, i: int, row: int, key: Hashable, vec: np.ndarray, weight: float,
+               stamp: int) -> None:
+        self.mats[i][row] = vec
+        self.weights[i][row] = weight
+        self.stamps[i][row] = stamp
+        self.keys[i][key] = row
+
+    def rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Views ``(atoms, weights)`` of the stored rows of block ``i``."""
+        c = int(self.count[i])
+        return self.mats[i][:c], self.weights[i][:c]
+
+    def active_size(self, i: int) -> int:
+        """Number of atoms with positive weight in block ``i``."""
+        c = int(self.count[i])
+        return 0 if c == 0 else int(np.count_nonzero(self.weights[i][:c] > 0.0))
+
+    def total_active(self) -> int:
+        """Sum of the active-set sizes over the blocks."""
+        return sum(self.active_size(i) for i in range(len(self.keys)))
+
+    def move(self, i: int, kind: str, s_row: int, a_row: int, gamma: float,
+             gamma_max: float) -> bool:
+        """Weights of block ``i`` after a step of size ``gamma`` (``kind``: ``"fw"`` toward
+        row ``s_row``, ``"away"`` from row ``a_row``, ``"pairwise"`` from ``a_row`` to
+        ``s_row``); returns whether an atom dropped out."""
+        W = self.weights[i][:self.count[i]]
+        dropped = False
+        if kind == "fw":
+            W *= 1.0 - gamma
+            W[s_row] += gamma
+            if gamma >= gamma_max:  # full step: every other atom drops
+                W[:] = 0.0
+                W[s_row] = 1.0
+        else:
+            if kind == "pairwise":
+                W[s_row] += gamma
+            else:
+                W *= 1.0 + gamma
+            W[a_row] -= gamma
+            if gamma >= gamma_max:
+                W[a_row] = 0.0
+                dropped = True
+        W[W < 1e-15] = 0.0  # rounding residue of dropped atoms
+        return dropped
+
+
+class LazyAverage:
+    """Running average of the iterates ``x_0, x_1, ...`` in O(|block|) per step.
+
+    ``kind``:
+
+    * ``"weighted"`` - ``xbar <- k/(k+2) xbar + 2/(k+2) x`` after step ``k``
+      (BCFW-wavg); iterate ``x_j`` gets weight proportional to ``j``;
+    * ``"uniform"`` - the plain mean of ``x_0..x_K``;
+    * ``"tail"`` - the plain mean since the last restart; the caller restarts
+      at passes 1, 2, 4, 8, ... so the average covers at least the last half.
+
+    Each coordinate keeps the accumulated weighted sum up to the step where
+    it last changed; :meth:`touch` settles coordinates before they change
+    and :meth:`value` settles everything.
+    """
+
+    def __init__(self, x: np.ndarray, kind: str) -> None:
+        self.kind = kind
+        self.acc = np.zeros(x.size)
+        self.since = np.zeros(x.size, dtype=np.int64)  # first iterate holding today's value
+        self.start = 0  # first averaged iterate ("tail" restarts move it)
+
+    def _cum(self, t: np.ndarray | int) -> np.ndarray | float:
+        """Sum of the weights of iterates ``start .. t-1``."""
+        if self.kind == "weighted":
+            return t * (t - 1) / 2.0  # weights j for j < t (x_0 gets weight 0)
+        return t - self.start
+
+    def touch(self, x: np.ndarray, idx: np.ndarray | slice, k: int) -> None:
+        """Settle ``idx`` before step ``k`` changes them (``x`` holds ``x_k``)."""
+        since = self.since[idx]
+        self.acc[idx] += x[idx] * (self._cum(k + 1) - self._cum(since))
+        self.since[idx] = k + 1
+
+    def restart(self, x: np.ndarray, k: int) -> None:
+        """Start a new average at iterate ``x_k`` (O(dim))."""
+        self.acc[:] = 0.0
+        self.since[:] = k
+        self.start = k
+
+    def value(self, x: np.ndarray, k: int) -> np.ndarray:
+        """The average up to and including ``x_k`` (a new array)."""
+        total = self._cum(k + 1)
+        if total <= 0:
+            return x.copy()
+        return (self.acc + x * (total - self._cum(self.since))) / total

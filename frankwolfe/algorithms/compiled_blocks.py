@@ -1,0 +1,361 @@
+"""The compiled block protocol and the core's compiled pass driver.
+
+The Python cost of a block step (oracle call, Atom, a dozen small numpy
+calls) would dominate the O(|block|) arithmetic of small blocks, so whole
+passes can run in numba.  The algorithm stays in the core: a domain that
+opts in (:class:`CompiledBlockDomain`) answers its own questions through
+numba kernels bundled in :class:`CompiledBlocks` (the block oracle and
+direction, the commit of a step, and for a fused fast path the curvature of
+its direction and the move along it); an objective answers its own through
+:class:`CompiledObjective` (slope and curvature along a sparse direction,
+the update of ``x`` and ``grad f``).  The driver of this module owns the
+order of the blocks, the step size (the numba form of the
+:class:`~frankwolfe.step_size.StepSize`, see ``StepSize.compiled``), the
+averaging and the block-gap estimates.
+
+Kernels are numba functions; the driver is compiled once per process for
+each combination of kernels (numba cannot cache functions that take other
+jitted functions as arguments, so it is built by a memoized factory; the
+kernels themselves are cached).  State crosses into numba as typed records
+(named tuples), never as positional tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .block_orders import gap_pick, gap_weight, tree_set
+
+__all__ = ["CompiledBlocks", "CompiledObjective", "CompiledBlockDomain", "Average",
+           "average_touch", "compiled_driver", "fused_driver", "simplex_blocks"]
+
+
+class CompiledBlocks:
+    """What a product domain supplies to run BCFW passes in numba.
+
+    Parameters
+    ----------
+    direction : numba function
+        ``direction(state, i, g, want, idx, val) -> (nnz, gap, score)``:
+        calls block ``i``'s oracle on the gradient ``g`` (the full shared-space
+        gradient, kept up to date by the driver) and returns the block gap
+        ``<g, A_i (z_i - s_i)>`` and the vertex score ``<g, A_i s_i>``; when
+        ``want`` is true it also writes the direction ``A_i (s_i - z_i)`` as
+        ``nnz`` unique indices / values into ``idx`` / ``val``.  It remembers
+        ``s_i`` for :attr:`commit` (and :attr:`curvature` / :attr:`step`).
+    commit : numba function
+        ``commit(state, i, gamma)``: ``z_i <- z_i + gamma (s_i - z_i)`` for
+        the vertex of the last ``direction`` call.
+    state : NamedTuple
+        The domain's typed record of arrays, handed to its kernels.
+    max_nnz : int
+        Upper bound on ``nnz`` (size of the scratch buffers).
+    start : callable
+        ``start(x)``: add the aggregate ``sum_i A_i z_i`` of the start point
+        to the zero vector ``x`` (Python, once).
+    block_points : callable, optional
+        ``block_points()``: the block iterates for ``Result.extra`` (any
+        object the domain understands again as a warm start).
+    step : numba function, optional
+        The fused move, for objectives with a diagonal Hessian ``diag(h)``
+        (``CompiledObjective.hessian_diag``): ``step(state, i, gamma, h, x, g,
+        avg)`` adds ``gamma d`` to ``x`` and ``gamma h * d`` to ``g`` for the
+        direction ``d = A_i (s_i - z_i)`` of the last ``direction`` call without
+        materializing it, calling :func:`average_touch` (``avg``) on each
+        coordinate before it changes.  It does not commit.
+    sync : numba function, optional
+        ``sync(state, g)``: rebuild whatever the domain derives from the
+        gradient (e.g. a transposed copy its oracle reads contiguously); called
+        by the fused driver whenever ``g`` was replaced.  Goes with ``step``.
+    curvature : numba function, optional
+        ``curvature(state, i, h) -> d^T diag(h) d`` for the direction of the
+        last ``direction`` call (computed from the domain's structure).  Goes
+        with ``step``.
+    accepts : callable, optional
+        ``accepts(h) -> bool``: whether the fused kernels handle this
+        Hessian diagonal (Python, once; default: any).
+    """
+
+    def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
+                 step=None, sync=None, curvature=None, accepts=None) -> None:
+        if (step is None) != (sync is None):
+            raise ValueError("CompiledBlocks: `step` and `sync` go together (give both or "
+                             "neither), with `curvature`")
+        if (step is None) != (curvature is None):
+            raise ValueError("CompiledBlocks: `step`, `sync` and `curvature` go together")
+        self.direction = direction
+        self.commit = commit
+        self.state = state
+        self.max_nnz = int(max_nnz)
+        self.start = start
+        self.block_points = block_points
+        self.step = step
+        self.sync = sync
+        self.curvature = curvature
+        self.accepts = accepts
+
+    @property
+    def fused(self) -> bool:
+        """Whether the domain offers the fused kernels."""
+        return self.step is not None
+
+
+class CompiledObjective:
+    """What an objective supplies to run BCFW passes in numba.
+
+    The objective must be quadratic along lines (``f(x + gamma d) = f(x) +
+    gamma slope + gamma^2 curv / 2``), which is what makes the exact step and
+    the exact change of ``f`` available from two numbers.
+
+    Parameters
+    ----------
+    line : numba function
+        ``line(data, x, g, idx, val, nnz) -> (slope, curv)`` for the sparse
+        direction ``(idx[:nnz], val[:nnz])``.
+    update : numba function
+        ``update(data, x, g, idx, val, nnz, gamma)``: ``x += gamma d`` and the
+        gradient ``g`` updated to match.
+    data : tuple
+        Arrays handed to both kernels.
+    hessian_diag : ndarray, optional
+        The Hessian's diagonal ``h`` when the Hessian is diagonal: a domain's
+        fused kernels (:class:`CompiledBlocks` ``curvature`` / ``step``) then
+        compute the curvature from their own structure and move ``x`` and ``g``
+        without materializing the direction.
+    """
+
+    def __init__(self, line, update, data, hessian_diag: np.ndarray | None = None) -> None:
+        self.line = line
+        self.update = update
+        self.data = data
+        self.hessian_diag = (None if hessian_diag is None
+                             else np.ascontiguousarray(hessian_diag, dtype=float))
+
+
+class CompiledBlockDomain:
+    """Mixin of a product domain that offers compiled block kernels (opt-in)."""
+
+    def compiled_blocks(self, x0: Any) -> CompiledBlocks | None:
+        """The kernels for a run from ``x0`` (``None``: the domain's own start), or
+        ``None`` when they do not apply to this run."""
+        return None
+
+
+# -- typed records ------------------------------------------------------------------
+
+class Average(NamedTuple):
+    """The lazy average (see :class:`~.block_store.LazyAverage`) inside a compiled step:
+    ``kind`` 0 (none), 1 (weighted), 2 (uniform / tail); ``ck1`` the cumulative
+    weight up to step ``k``."""
+
+    kind: int
+    acc: np.ndarray
+    since: np.ndarray
+    start: int
+    ck1: float
+    k: int
+
+
+class Picker(NamedTuple):
+    """How a compiled pass picks its blocks: ``order`` (mode 0) or gap sampling from
+    the sum tree (mode 1, one uniform number per step from ``unif``)."""
+
+    mode: int
+    order: np.ndarray
+    unif: np.ndarray
+    est: np.ndarray
+    tree: np.ndarray
+    tsize: int
+    degree: float
+    nextu: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _avg_cum(kind, t, start):  # pragma: no cover - compiled
+    if kind == 1:  # weighted: weights j for j < t
+        return t * (t - 1) / 2.0
+    return float(t - start)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def average_touch(avg, x, j):  # pragma: no cover - compiled
+    """Settle coordinate ``j`` of the lazy average before step ``avg.k`` moves it
+    (touching a coordinate twice in one step adds zero the second time)."""
+    if avg.kind > 0:
+        avg.acc[j] += x[j] * (avg.ck1 - _avg_cum(avg.kind, avg.since[j], avg.start))
+        avg.since[j] = avg.k + 1
+
+
+# -- the driver ---------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _no_curvature(state, i, h):  # pragma: no cover - compiled
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _no_step(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_sync(state, g):  # pragma: no cover - compiled
+    return None
+
+
+_DRIVERS: dict = {}
+
+
+def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
+                    fused: bool = False) -> tuple[Callable, Callable]:
+    """The (memoized) numba pass and certificate functions for these kernels.
+
+    Returns ``(run_pass, certify)``:
+
+    * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
+      acc, since, avg_start, resync, idx, val) -> (k, last_gamma, df)`` runs the
+      block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`Picker`),
+      ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
+      the curvature and the move (``h`` the Hessian diagonal; ``resync`` first
+      calls ``sync(dstate, g)``); otherwise the direction is materialized and the
+      objective's ``line`` / ``update`` kernels serve.  Either way the step size
+      is ``rule(rparams, k / n, slope, curv, 1)``.
+    * ``certify(dstate, g, est, refresh, idx, val) -> (sum_gap, sum_score)``:
+      one oracle call per block; with ``refresh`` the block-gap estimates are
+      replaced by the exact block gaps.
+    """
+    direction, commit = blocks.direction, blocks.commit
+    curvature = blocks.curvature if fused else _no_curvature
+    move = blocks.step if fused else _no_step
+    sync = blocks.sync if fused else _no_sync
+    line, update = objective.line, objective.update
+    key = (direction, commit, curvature, move, sync, line, update, rule, fused)
+    hit = _DRIVERS.get(key)
+    if hit is not None:
+        return hit
+
+    @njit(nogil=True)
+    def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
+                 avg_start, resync, idx, val):  # pragma: no cover - compiled
+        if fused and resync:
+            sync(dstate, g)
+        gamma = np.nan
+        df = 0.0
+        est = picker.est
+        for t in range(t0, t1):
+            if picker.mode == 0:
+                i = picker.order[t]
+            else:
+                i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
+            nnz, gap, score = direction(dstate, i, g, not fused, idx, val)
+            gi = gap if gap > 0.0 else 0.0
+            est[i] = gi
+            if picker.mode == 1:
+                tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
+            gamma = 0.0
+            if gap > 0.0:
+                if fused:
+                    slope, curv = -gap, curvature(dstate, i, h)
+                else:
+                    slope, curv = line(odata, x, g, idx, val, nnz)
+                gamma = rule(rparams, k / n, slope, curv, 1.0)
+                if gamma > 0.0:
+                    ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
+                    avg = Average(avg_kind, acc, since, avg_start, ck1, k)
+                    df += gamma * (slope + 0.5 * gamma * curv)
+                    if fused:
+                        move(dstate, i, gamma, h, x, g, avg)
+                    else:
+                        if avg_kind > 0:
+                            for a in range(nnz):
+                                average_touch(avg, x, idx[a])
+                        update(odata, x, g, idx, val, nnz, gamma)
+                    commit(dstate, i, gamma)
+            k += 1
+        return k, gamma, df
+
+    @njit(nogil=True)
+    def certify(dstate, g, est, refresh, idx, val):  # pragma: no cover - compiled
+        n = est.size
+        total = 0.0
+        scores = 0.0
+        for i in range(n):
+            nnz, gap, score = direction(dstate, i, g, False, idx, val)
+            total += gap
+            scores += score
+            if refresh:
+                est[i] = gap if gap > 0.0 else 0.0
+        return total, scores
+
+    _DRIVERS[key] = (run_pass, certify)
+    return run_pass, certify
+
+
+def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:
+    """``True`` when the fused kernels apply to this domain and objective, else ``None``
+    (the driver then materializes the direction)."""
+    h = objective.hessian_diag
+    if not blocks.fused or h is None:
+        return None
+    if blocks.accepts is not None and not blocks.accepts(h):
+        return None
+    return True
+
+
+# -- built in: a product of scaled probability simplices ------------------------------
+
+class SimplexState(NamedTuple):
+    """Dense block iterates ``Z[off[i]:off[i+1]]`` over ``idx_flat[off[i]:off[i+1]]``."""
+
+    Z: np.ndarray
+    idx_flat: np.ndarray
+    off: np.ndarray
+    radius: np.ndarray
+    last: np.ndarray  # vertex of the last oracle call
+
+
+@njit(cache=True, nogil=True)
+def _simplex_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
+    Z, idx_flat, off = state.Z, state.idx_flat, state.off
+    lo = off[i]
+    hi = off[i + 1]
+    m = hi - lo
+    jmin = 0
+    gz = 0.0
+    for a in range(m):
+        ga = g[idx_flat[lo + a]]
+        gz += ga * Z[lo + a]
+        if ga < g[idx_flat[lo + jmin]]:
+            jmin = a
+    score = state.radius[i] * g[idx_flat[lo + jmin]]
+    state.last[0] = jmin
+    if want:
+        for a in range(m):
+            idx[a] = idx_flat[lo + a]
+            val[a] = -Z[lo + a]
+        val[jmin] += state.radius[i]
+    return m, gz - score, score
+
+
+@njit(cache=True, nogil=True)
+def _simplex_commit(state, i, gamma):  # pragma: no cover - compiled
+    Z, off = state.Z, state.off
+    lo = off[i]
+    for a in range(off[i + 1] - lo):
+        Z[lo + a] *= 1.0 - gamma
+    Z[lo + state.last[0]] += gamma * state.radius[i]
+
+
+def simplex_blocks(Z: np.ndarray, idx_flat: np.ndarray, off: np.ndarray,
+                   radius: np.ndarray) -> CompiledBlocks:
+    """:class:`CompiledBlocks` of a product of probability simplices whose block
+    iterates are the dense rows ``Z[off[i]:off[i+1]]`` over ``idx_flat[off[i]:off[i+1]]``
+    (updated in place)."""
+    state = SimplexState(Z, idx_flat, off, radius, np.zeros(1, dtype=np.int64))
+    sizes = np.diff(off)
+    return CompiledBlocks(_simplex_direction, _simplex_commit, state,
+                          int(sizes.max(initial=1)), start=None)
