@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
-from frankwolfe.algorithms.compiled_blocks import CompiledBlockDomain, CompiledObjective
+from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks, CompiledObjective
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
 
@@ -257,7 +257,7 @@ class DualWarmStart:
         return DualWarmStart(lam, pts)
 
 
-class SSVMDual(ProductDomain, CompiledBlockDomain):
+class SSVMDual(ProductDomain, BlockDomainHooks):
     """The SSVM dual domain ``P_1 + ... + P_n`` in the space of ``(w, l)``.
 
     Blocks and their coordinate sets are built lazily (the compiled chain
@@ -326,6 +326,11 @@ class SSVMDual(ProductDomain, CompiledBlockDomain):
     @property
     def n_blocks(self) -> int:
         return self.n
+
+    def dual_objective(self) -> SSVMDualObjective:
+        """The dual objective ``lam/2 ||w||^2 - l`` at this domain's lambda (the domain
+        owns lambda: its vertices are scaled by ``1/(lam n)``)."""
+        return SSVMDualObjective(self.lam, self.d)
 
     # -- start points ---------------------------------------------------------
     def initial_block_points(self) -> list[np.ndarray] | None:

@@ -13,7 +13,7 @@ import numpy as np
 import frankwolfe as fw
 from frankwolfe import History
 
-from .dual import SSVMDual, SSVMDualObjective
+from .dual import SSVMDual
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, mean_loss
 from .ssg import ssg
@@ -215,8 +215,8 @@ class StructuredSVM:
     def _fit_bcfw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
         pairwise = self.solver == "bcfw_pairwise"
         sampling = self.sampling or ("gap" if pairwise else "uniform")
-        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
         domain = SSVMDual(self.model, X, Y, lam, compiled=self.compiled, n_jobs=self.n_jobs)
+        objective = domain.dual_objective()
         if warm:
             # the domain reads its own state: marginals serve its compiled path, image-space
             # points the generic one
@@ -260,8 +260,8 @@ class StructuredSVM:
                            -res.fun)
 
     def _fit_fw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
-        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
         domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
+        objective = domain.dual_objective()
         x0 = np.zeros(domain.dim)
         if warm and getattr(self, "_fw_x", None) is not None:
             x_old, lam_old = self._fw_x
@@ -319,8 +319,8 @@ class StructuredSVM:
 
         # the dual objective declares its quadratic form (as_quadratic): the corrective
         # step then solves the QP over the cutting planes (atoms) exactly
-        objective = SSVMDualObjective(lam, self.model.size_joint_feature)
         domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
+        objective = domain.dual_objective()
         n = len(X)
         every = self._every
 

@@ -41,7 +41,7 @@ from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make
 from .block_orders import BlockOrder, make_block_order
 from .block_steps import BlockDirection, BlockStep, BlockView, FWStep, make_block_step
 from .block_store import BlockAtomStore, LazyAverage
-from .compiled_blocks import (CompiledBlockDomain, Picker, compiled_driver, fused_driver,
+from .compiled_blocks import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
                               simplex_blocks)
 from .engine import Engine, Observation, drive
 
@@ -174,7 +174,7 @@ class _BlockEngine(Engine):
     def _start(self, x0: Any) -> None:
         dom, n = self.dom, self.n
         Z = np.empty(int(self.off[-1]))
-        if x0 is None and isinstance(dom, CompiledBlockDomain):
+        if x0 is None and isinstance(dom, BlockDomainHooks):
             x0 = dom.initial_block_points()  # a domain's natural start (e.g. SSVM: w = 0)
         if x0 is None:
             for i in range(n):
@@ -241,9 +241,9 @@ class _BlockEngine(Engine):
             return "debug mode checks every oracle answer in Python"
         if self.f.compiled_block_objective() is None:
             return "the objective offers no compiled kernels (compiled_block_objective)"
-        if not isinstance(self.dom, CompiledBlockDomain):
+        if not isinstance(self.dom, BlockDomainHooks):
             if not all(type(b) is ProbabilitySimplex for b in self.lmos):
-                return ("the domain offers no compiled kernels (CompiledBlockDomain) and not "
+                return ("the domain offers no compiled kernels (BlockDomainHooks) and not "
                         "every block is a ProbabilitySimplex")
             if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in self.idx):
                 return "block indices are not sorted"
@@ -252,7 +252,7 @@ class _BlockEngine(Engine):
     def _setup_compiled(self, x0: Any) -> None:
         """Kernels of the domain and the objective; the start point."""
         okern = self.f.compiled_block_objective()
-        if isinstance(self.dom, CompiledBlockDomain):
+        if isinstance(self.dom, BlockDomainHooks):
             dkern = self.dom.compiled_blocks(x0)
             if dkern is None:
                 self.reason = "the domain's compiled_blocks() declined this start point"
@@ -644,7 +644,7 @@ def block_coordinate_frank_wolfe(
         Run whole passes in one numba call.  Available when the domain and
         the objective supply compiled kernels (the protocol of
         :mod:`frankwolfe.algorithms.compiled_blocks`: a domain opts in as a
-        ``CompiledBlockDomain`` with ``compiled_blocks(x0)``, an objective
+        ``BlockDomainHooks`` with ``compiled_blocks(x0)``, an objective
         through ``compiled_block_objective()`` or ``as_quadratic()``; built in
         for a :class:`~frankwolfe.QuadraticObjective` over a product of
         :class:`~frankwolfe.ProbabilitySimplex` blocks), with an order that

@@ -3,7 +3,7 @@
 The Python cost of a block step (oracle call, Atom, a dozen small numpy
 calls) would dominate the O(|block|) arithmetic of small blocks, so whole
 passes can run in numba.  The algorithm stays in the core: a domain that
-opts in (:class:`CompiledBlockDomain`) answers its own questions through
+opts in (:class:`BlockDomainHooks`) answers its own questions through
 numba kernels bundled in :class:`CompiledBlocks` (the block oracle and
 direction, the commit of a step, and for a fused fast path the curvature of
 its direction and the move along it); an objective answers its own through
@@ -30,7 +30,7 @@ from numba import njit
 
 from .block_orders import gap_pick, gap_weight, tree_set
 
-__all__ = ["CompiledBlocks", "CompiledObjective", "CompiledBlockDomain", "Average",
+__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "Average",
            "average_touch", "compiled_driver", "fused_driver", "simplex_blocks"]
 
 
@@ -136,8 +136,14 @@ class CompiledObjective:
                              else np.ascontiguousarray(hessian_diag, dtype=float))
 
 
-class CompiledBlockDomain:
-    """Mixin of a product domain that offers compiled block kernels (opt-in)."""
+class BlockDomainHooks:
+    """Mixin of a product domain with hooks for block-coordinate methods (opt-in):
+    its natural start and its compiled block kernels."""
+
+    def initial_block_points(self) -> list[np.ndarray] | None:
+        """Block points to start from when the caller gives none (``None``: each
+        block's oracle answer for the all-ones direction)."""
+        return None
 
     def compiled_blocks(self, x0: Any) -> CompiledBlocks | None:
         """The kernels for a run from ``x0`` (``None``: the domain's own start), or

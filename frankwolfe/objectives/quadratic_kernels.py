@@ -107,15 +107,7 @@ def csr_line(data, x, g, idx, val, nnz):  # pragma: no cover - compiled
                     s += qdata[p] * val[b]
             curv += val[a] * s
         return slope, curv
-    for a in range(nnz):
-        r = rows[a]
-        s = 0.0
-        for p in range(indptr[r], indptr[r + 1]):
-            b = _in_sorted(rows, indices[p])
-            if b >= 0:
-                s += qdata[p] * val[b]
-        curv += val[a] * s
-    return slope, curv
+    return slope, csr_block_quad(indptr, indices, qdata, rows, val)
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,114 @@
+"""A chain data set flattened into token arrays: what the chain kernels read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+__all__ = ["ChainData", "chain_data"]
+
+
+class ChainData:
+    """A chain data set flattened into token arrays (what the kernels read).
+
+    Attributes
+    ----------
+    Xf : ndarray (N, F) float64 or (0, 0)
+        Dense features of all tokens (dense models).
+    If : ndarray (N, m) int64 or (0, 0)
+        Attribute ids of all tokens (id models).
+    off : ndarray (n + 1,) int64
+        Token offsets of the sequences.
+    Yf : ndarray (N,) int64
+        True labels of all tokens (empty when no labels were given).
+    """
+
+    def __init__(self, model: Any, X: Any, Y: Any = None) -> None:
+        lengths = np.fromiter((len(x) for x in X), dtype=np.int64, count=len(X))
+        if lengths.size == 0 or lengths.min() < 1:
+            raise ValueError("ChainData: every sequence needs at least one position")
+        self.off = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        self.n = lengths.size
+        self.Lmax = int(lengths.max())
+        if model.uses_ids:
+            self.If = np.ascontiguousarray(np.concatenate([model._check_x(x) for x in X]),
+                                           dtype=np.int64)
+            bad = (self.If < 0) | (self.If > model.template_sizes)
+            if bad.any():
+                t, j = np.argwhere(bad)[0]
+                raise ValueError(
+                    f"ChainModel: attribute id {int(self.If[t, j])} of template {j} out of "
+                    f"range 0..{int(model.template_sizes[j])}")
+            self.Xf = np.zeros((0, 0))
+            self.offsets = model.offsets
+            self.sizes = model.template_sizes
+        else:
+            self.Xf = np.ascontiguousarray(np.concatenate([model._check_x(x) for x in X]))
+            self.If = np.zeros((0, 0), dtype=np.int64)
+            self.offsets = np.zeros(0, dtype=np.int64)
+            self.sizes = np.zeros(0, dtype=np.int64)
+        if Y is not None:
+            if len(Y) != len(X):
+                raise ValueError(f"ChainData: {len(X)} sequences but {len(Y)} labellings")
+            Yf = np.concatenate([np.asarray(y, dtype=np.int64).ravel() for y in Y])
+            if Yf.size != self.off[-1]:
+                raise ValueError("ChainData: a labelling's length differs from its sequence's")
+            self.Yf = Yf
+        else:
+            self.Yf = np.zeros(0, dtype=np.int64)
+        self.uses_ids = bool(model.uses_ids)
+        self.K = model.n_states
+        self.F = model.n_unary
+        self.d = model.size_joint_feature
+        self._gram: tuple[np.ndarray, np.ndarray] | None = None
+
+    def gram(self) -> tuple[np.ndarray, np.ndarray]:
+        """Token Gram matrices of all sequences, flat, and their offsets (computed once)."""
+        if self._gram is None:
+            L = np.diff(self.off)
+            goff = np.concatenate(([0], np.cumsum(L * L))).astype(np.int64)
+            out = np.empty(int(goff[-1]))
+            _token_gram(self.Xf, self.If, self.off, self.uses_ids, goff, out)
+            self._gram = (out, goff)
+        return self._gram
+
+
+_CACHE: list = []
+
+
+def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
+    """:class:`ChainData` of ``(X, Y)``, memoized for the last few data sets (by identity)."""
+    for entry in _CACHE:
+        if entry[0] is model and entry[1] is X and entry[2] is Y:
+            return entry[3]
+    data = ChainData(model, X, Y)
+    _CACHE.insert(0, (model, X, Y, data))
+    del _CACHE[4:]
+    return data
+
+
+@njit(cache=True, nogil=True)
+def _token_gram(Xf, If, off, uses_ids, goff, out):  # pragma: no cover - compiled
+    """Per example, the Gram matrix ``<x_t, x_t'>`` of its tokens' unary features (row-major
+    ``L x L`` at ``goff[i]``); for attribute ids, the number of shared ids (one column per
+    template, disjoint feature ranges)."""
+    n = off.size - 1
+    for i in range(n):
+        lo = off[i]
+        L = off[i + 1] - lo
+        base = goff[i]
+        for t in range(L):
+            for t2 in range(t, L):
+                s = 0.0
+                if uses_ids:
+                    for j in range(If.shape[1]):
+                        v = If[lo + t, j]
+                        if v != 0 and v == If[lo + t2, j]:
+                            s += 1.0
+                else:
+                    for f in range(Xf.shape[1]):
+                        s += Xf[lo + t, f] * Xf[lo + t2, f]
+                out[base + t * L + t2] = s
+                out[base + t2 * L + t] = s

@@ -1,0 +1,600 @@
+"""Compiled block kernels of the chain-model SSVM dual (marginal parametrization).
+
+Block ``i`` (a sequence of length ``L``) is stored as node marginals
+``mu[t, k]`` (rows of one token array shared by all blocks), aggregated
+transition marginals ``T[i, b, a]`` (weight of ``y_t = a, y_{t+1} = b``, stored in
+the order of the transition weights in ``w``) and the expected loss ``lbar[i]`` of its
+convex combination of labellings.  Its image in ``(w, l)`` space is
+
+    w_i = (phi(x_i, y_i) - phi_bar(mu_i, T_i)) / (lam n),   l_i = lbar_i / n,
+
+with ``phi_bar`` the joint feature map applied to marginals (linear in them).
+So the block state costs ``L K + K^2 + 1`` numbers (CoNLL: about 72 MB for all
+blocks, against 0.55 GB for dense vectors over each sentence's support), and
+the block gap needs only the unary scores the oracle computes anyway.
+
+The kernels follow :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`
+(the core's driver decides the step); the gradient they read is ``g = (lam w, -1)``
+kept by the objective's kernels, or, with the fused kernels (:func:`chain_curvature`,
+:func:`chain_move`, used when the objective's Hessian is diagonal), by the move
+itself, which also keeps a feature-major copy of the unary gradient for
+attribute ids (:func:`chain_sync`).  The transition marginals ``T_i`` are a
+few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
+update and commit off the full ``K x K`` table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, average_touch
+
+from ._chain_data import chain_data
+from .models._viterbi import _viterbi, unary_dense, unary_ids_fm
+
+__all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
+           "chain_move", "chain_sync"]
+
+
+class ChainState(NamedTuple):
+    """The block state and scratch arrays the chain kernels share (a typed record)."""
+
+    # data (ChainData) and block iterates: marginals mu (tokens x K), T (n x K x K), lbar (n)
+    Xf: np.ndarray
+    If: np.ndarray
+    offsets: np.ndarray
+    off: np.ndarray
+    Yf: np.ndarray
+    mu: np.ndarray
+    T: np.ndarray
+    lbar: np.ndarray
+    fparams: np.ndarray  # (lam, n)
+    iparams: np.ndarray  # (K, F, d, uses_ids)
+    # oracle scratch: unary scores, augmented scores, pair weights, labelling, c_t,
+    # transition counts, sparse accumulator and marks, (loss, length) of the labelling
+    u: np.ndarray
+    ua: np.ndarray
+    wp: np.ndarray
+    ys: np.ndarray
+    coef: np.ndarray
+    cnt: np.ndarray
+    acc: np.ndarray
+    mark: np.ndarray
+    info: np.ndarray
+    # fused kernels: token Gram matrices, feature-major gradient copy (ids) and its
+    # validity flag (set by chain_sync), supports of c_t, label marks
+    gram: np.ndarray
+    goff: np.ndarray
+    gT: np.ndarray
+    mode: np.ndarray
+    supp: np.ndarray
+    nsupp: np.ndarray
+    kmark: np.ndarray
+    # T flat per block and the list / set of its nonzero entries (a few of K^2), so
+    # scores, curvature, update and commit never sweep all K^2 transitions; the
+    # labelling's distinct transitions and their counts
+    Tf: np.ndarray
+    tlist: np.ndarray
+    tcnt: np.ndarray
+    tin: np.ndarray
+    ytr: np.ndarray
+    cntf: np.ndarray
+
+
+# -- unary scores ------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out, gT, fm):  # pragma: no cover
+    """``out[t, k] = <g[k F : (k+1) F], features of token lo + t>`` (the model's kernels);
+    with ``fm`` the unary part of ``g`` is read from its feature-major copy ``gT``."""
+    if uses_ids and fm:
+        unary_ids_fm(If[lo:lo + L], offsets, gT, K, out)
+    elif uses_ids:
+        m = If.shape[1]
+        for t in range(L):
+            for k in range(K):
+                out[t, k] = 0.0
+            for j in range(m):
+                v = If[lo + t, j]
+                if v != 0:
+                    f = offsets[j] + v - 1
+                    for k in range(K):
+                        out[t, k] += g[k * F + f]
+    else:
+        unary_dense(Xf[lo:lo + L], g, K, out)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _axpy(a, x, y):  # pragma: no cover - compiled
+    """``y += a x`` (contiguous rows: vectorized)."""
+    for f in range(x.size):
+        y[f] += a * x[f]
+
+
+@njit(cache=True, nogil=True)
+def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
+    """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, mu, T = state.off, state.mu, state.T
+    iparams, coef, cnt = state.iparams, state.coef, state.cnt
+    acc, mark = state.acc, state.mark
+    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    for t in range(L):
+        for k in range(K):
+            coef[t, k] = mu[lo + t, k]
+        coef[t, ystar[t]] -= 1.0
+    nnz = 0
+    if uses_ids:
+        m = If.shape[1]
+        for t in range(L):
+            for k in range(K):
+                c = coef[t, k]
+                if c == 0.0:
+                    continue
+                for j in range(m):
+                    v = If[lo + t, j]
+                    if v != 0:
+                        p = k * F + offsets[j] + v - 1
+                        if not mark[p]:
+                            mark[p] = True
+                            idx[nnz] = p
+                            nnz += 1
+                        acc[p] += c
+        for a in range(nnz):
+            p = idx[a]
+            val[a] = scale * acc[p]
+            acc[p] = 0.0
+            mark[p] = False
+    else:
+        for k in range(K):
+            active = False
+            for t in range(L):
+                if coef[t, k] != 0.0:
+                    active = True
+                    break
+            if not active:
+                continue
+            base = k * F
+            out = val[nnz:nnz + F]
+            for f in range(F):
+                idx[nnz + f] = base + f
+                out[f] = 0.0
+            for t in range(L):
+                c = coef[t, k]
+                if c != 0.0:
+                    _axpy(scale * c, Xf[lo + t], out)
+            nnz += F
+    o = K * F
+    for k in range(K):
+        c = mu[lo, k] - (1.0 if ystar[0] == k else 0.0)
+        if c != 0.0:
+            idx[nnz] = o + k
+            val[nnz] = scale * c
+            nnz += 1
+    for k in range(K):
+        c = mu[lo + L - 1, k] - (1.0 if ystar[L - 1] == k else 0.0)
+        if c != 0.0:
+            idx[nnz] = o + K + k
+            val[nnz] = scale * c
+            nnz += 1
+    for t in range(L - 1):
+        cnt[ystar[t + 1], ystar[t]] += 1.0
+    o2 = o + 2 * K
+    for b in range(K):
+        for a in range(K):
+            c = T[i, b, a] - cnt[b, a]
+            cnt[b, a] = 0.0
+            if c != 0.0:
+                idx[nnz] = o2 + a + K * b
+                val[nnz] = scale * c
+                nnz += 1
+    return nnz
+
+
+@njit(cache=True, nogil=True)
+def _oracle(state, i, g):  # pragma: no cover - compiled
+    """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
+    and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, Yf, mu = state.off, state.Yf, state.mu
+    lbar, fparams, iparams = state.lbar, state.fparams, state.iparams
+    u, ua, wp = state.u, state.ua, state.wp
+    ys, info, gT = state.ys, state.info, state.gT
+    mode, Tf, tlist = state.mode, state.Tf, state.tlist
+    tcnt = state.tcnt
+    lam, n = fparams[0], fparams[1]
+    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    gl = g[d]
+    c = 1.0 / (lam * -gl) if gl < 0.0 else 1.0 / lam
+    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u, gT, mode[0] == 1)
+    # loss-augmented decoding at w = g_w / (lam (-g_l)), scaled as the model's oracle
+    # does it (unscaled scores would break exact ties differently from the Python engine)
+    inv = 1.0 / L if gl < 0.0 else 0.0
+    for t in range(L):
+        for k in range(K):
+            ua[t, k] = c * u[t, k] + inv
+        yt = Yf[lo + t]
+        ua[t, yt] -= inv
+    o = K * F
+    npair = 2 * K + K * K
+    for a in range(npair):
+        wp[a] = c * g[o + a]
+    ystar, _ = _viterbi(ua[:L], wp, K, 0, Yf[lo:lo + L], False)
+    # scores of the true labelling, the vertex and the current marginals under g
+    o_tr = o + 2 * K
+    s_true = g[o + Yf[lo]] + g[o + K + Yf[lo + L - 1]]
+    s_star = g[o + ystar[0]] + g[o + K + ystar[L - 1]]
+    s_bar = 0.0
+    wrong = 0
+    for t in range(L):
+        s_true += u[t, Yf[lo + t]]
+        s_star += u[t, ystar[t]]
+        if ystar[t] != Yf[lo + t]:
+            wrong += 1
+        for k in range(K):
+            s_bar += mu[lo + t, k] * u[t, k]
+        ys[t] = ystar[t]
+    for t in range(L - 1):
+        s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
+        s_star += g[o_tr + ystar[t] + K * ystar[t + 1]]
+    for k in range(K):
+        s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
+    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
+        code = tlist[i, q]
+        s_bar += Tf[i, code] * g[o_tr + code]
+    loss_s = wrong / L
+    info[0] = loss_s
+    info[1] = L
+    ln = lam * n
+    score = (s_true - s_star) / ln + gl * loss_s / n
+    gap = (s_star - s_bar) / ln + gl * (lbar[i] - loss_s) / n
+    return gap, score
+
+
+@njit(cache=True, nogil=True)
+def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
+    """Block kernel (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`)."""
+    gap, score = _oracle(state, i, g)
+    nnz = 0
+    if want:
+        ys, info, lbar = state.ys, state.info, state.lbar
+        lam, n = state.fparams[0], state.fparams[1]
+        d = state.iparams[2]
+        nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
+        idx[nnz] = d
+        val[nnz] = (info[0] - lbar[i]) / n
+        nnz += 1
+    return nnz, gap, score
+
+
+@njit(cache=True, nogil=True)
+def chain_sync(state, g):  # pragma: no cover - compiled
+    """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features:
+    the oracle then reads the ``K`` weights of an attribute contiguously)."""
+    gT, mode, iparams = state.gT, state.mode, state.iparams
+    K, F, uses_ids = iparams[0], iparams[1], iparams[3]
+    if uses_ids:
+        for k in range(K):
+            src = k * F
+            for f in range(F):
+                gT[f * K + k] = g[src + f]
+        mode[0] = 1
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
+    """``x[base:base+F] += a xrow``, ``g[base:base+F] += b xrow`` (contiguous: vectorized)."""
+    for f in range(xrow.size):
+        v = xrow[f]
+        x[base + f] += a * v
+        g[base + f] += b * v
+
+
+@njit(cache=True, nogil=True)
+def _transitions(state, i):  # pragma: no cover - compiled
+    """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
+    (their counts in ``cntf``, to be cleared by the caller); returns their number."""
+    ys, ytr, cntf = state.ys, state.ytr, state.cntf
+    K = state.iparams[0]
+    L = state.off[i + 1] - state.off[i]
+    ny = 0
+    for t in range(L - 1):
+        code = ys[t + 1] * K + ys[t]
+        if cntf[code] == 0.0:
+            ytr[ny] = code
+            ny += 1
+        cntf[code] += 1.0
+    return ny
+
+
+@njit(cache=True, nogil=True)
+def chain_curvature(state, i, h):  # pragma: no cover - compiled
+    """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
+    (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
+    constant on ``w``, checked by :func:`chain_blocks`).
+
+    ``d`` has unary part ``sum_t x_t (x) c_t`` with ``c_t = mu_t - e(y*_t)`` (scaled by
+    ``1/(lam n)``), so its squared norm is ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the
+    example's token Gram matrix ``G`` (precomputed): O(L * |supp c| * L) instead of a
+    pass over the direction.  Leaves ``c_t`` and its support for :func:`chain_move`.
+    """
+    off, mu, lbar = state.off, state.mu, state.lbar
+    ys, coef, info = state.ys, state.coef, state.info
+    gram, goff = state.gram, state.goff
+    supp, nsupp = state.supp, state.nsupp
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin, ytr, cntf = state.tin, state.ytr, state.cntf
+    lam, n = state.fparams[0], state.fparams[1]
+    K, d = state.iparams[0], state.iparams[2]
+    lo = off[i]
+    L = off[i + 1] - lo
+    sc = 1.0 / (lam * n)
+    # c_t = mu_t - e(y*_t) and its support
+    for t in range(L):
+        yt = ys[t]
+        m = 0
+        for kk in range(K):
+            v = mu[lo + t, kk]
+            if kk == yt:
+                v -= 1.0
+            coef[t, kk] = v
+            if v != 0.0:
+                supp[t, m] = kk
+                m += 1
+        nsupp[t] = m
+    # squared norm of the direction: unary part through the Gram matrix, then pairs
+    G0 = goff[i]
+    cu = 0.0
+    for t in range(L):
+        row = G0 + t * L
+        for a in range(nsupp[t]):
+            kk = supp[t, a]
+            s2 = 0.0
+            for t2 in range(L):
+                s2 += gram[row + t2] * coef[t2, kk]
+            cu += coef[t, kk] * s2
+    last = lo + L - 1
+    cp = 0.0
+    for kk in range(K):
+        v = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
+        cp += v * v
+        v = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
+        cp += v * v
+    # entries of T_i - counts of y*'s transitions: the nonzero marginals and the new ones
+    ny = _transitions(state, i)
+    for q in range(tcnt[i]):
+        code = tlist[i, q]
+        v = Tf[i, code] - cntf[code]
+        cp += v * v
+    for q in range(ny):
+        code = ytr[q]
+        if not tin[i, code]:
+            cp += cntf[code] * cntf[code]
+        cntf[code] = 0.0
+    dl = (info[0] - lbar[i]) / n
+    return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
+
+
+@njit(cache=True, nogil=True)
+def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
+    """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
+    :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
+    first: ``gamma c_t[k] x_t`` goes to the label-``k`` slice for the nonzero ``c_t[k]``
+    only (tokens whose marginal already sits on ``y*`` cost nothing)."""
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, mu, lbar = state.off, state.mu, state.lbar
+    ys, coef, info = state.ys, state.coef, state.info
+    gT, mode = state.gT, state.mode
+    supp, nsupp, kmark = state.supp, state.nsupp, state.kmark
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin, ytr, cntf = state.tin, state.ytr, state.cntf
+    lam, n = state.fparams[0], state.fparams[1]
+    K, F, d, uses_ids = state.iparams[0], state.iparams[1], state.iparams[2], state.iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    last = lo + L - 1
+    hw = h[0]
+    avg_on = avg.kind > 0
+    v0 = gamma / (lam * n)
+    hv0 = hw * v0
+    # unary part
+    if uses_ids:
+        m = If.shape[1]
+        fm = mode[0] == 1
+        for t in range(L):
+            for a in range(nsupp[t]):
+                kk = supp[t, a]
+                v = v0 * coef[t, kk]
+                hv = hv0 * coef[t, kk]
+                for j in range(m):
+                    idv = If[lo + t, j]
+                    if idv != 0:
+                        f = offsets[j] + idv - 1
+                        p = kk * F + f
+                        average_touch(avg, x, p)
+                        x[p] += v
+                        g[p] += hv
+                        if fm:
+                            gT[f * K + kk] = g[p]
+    else:
+        for t in range(L):
+            xrow = Xf[lo + t]
+            for a in range(nsupp[t]):
+                kk = supp[t, a]
+                base = kk * F
+                if avg_on and not kmark[kk]:
+                    kmark[kk] = True
+                    for f in range(F):
+                        average_touch(avg, x, base + f)
+                _axpy2(v0 * coef[t, kk], hv0 * coef[t, kk], xrow, x, g, base)
+        if avg_on:
+            for kk in range(K):
+                kmark[kk] = False
+    # start / end biases, transitions, the loss coordinate
+    o = K * F
+    for kk in range(K):
+        c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
+        if c != 0.0:
+            p = o + kk
+            average_touch(avg, x, p)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+        c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
+        if c != 0.0:
+            p = o + K + kk
+            average_touch(avg, x, p)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+    o2 = o + 2 * K
+    ny = _transitions(state, i)
+    for q in range(tcnt[i]):
+        code = tlist[i, q]
+        c = Tf[i, code] - cntf[code]
+        if c != 0.0:
+            p = o2 + code
+            average_touch(avg, x, p)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+    for q in range(ny):
+        code = ytr[q]
+        if not tin[i, code]:
+            c = -cntf[code]
+            p = o2 + code
+            average_touch(avg, x, p)
+            x[p] += v0 * c
+            g[p] += hv0 * c
+        cntf[code] = 0.0
+    dl = (info[0] - lbar[i]) / n
+    if dl != 0.0:
+        average_touch(avg, x, d)
+        x[d] += gamma * dl
+        g[d] += h[d] * gamma * dl
+
+
+@njit(cache=True, nogil=True)
+def chain_commit(state, i, gamma):  # pragma: no cover - compiled
+    """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
+    off, mu, lbar = state.off, state.mu, state.lbar
+    iparams, ys, info = state.iparams, state.ys, state.info
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    tin = state.tin
+    K = iparams[0]
+    lo = off[i]
+    L = off[i + 1] - lo
+    keep = 1.0 - gamma
+    for t in range(L):
+        for k in range(K):
+            mu[lo + t, k] *= keep
+        mu[lo + t, ys[t]] += gamma
+    if keep == 0.0:  # a full step: the block becomes the vertex
+        for q in range(tcnt[i]):
+            code = tlist[i, q]
+            Tf[i, code] = 0.0
+            tin[i, code] = False
+        tcnt[i] = 0
+    else:
+        for q in range(tcnt[i]):
+            Tf[i, tlist[i, q]] *= keep
+    for t in range(L - 1):
+        code = ys[t + 1] * K + ys[t]
+        Tf[i, code] += gamma
+        if not tin[i, code]:  # keep the list of nonzero transition marginals
+            tin[i, code] = True
+            tlist[i, tcnt[i]] = code
+            tcnt[i] += 1
+    lbar[i] = keep * lbar[i] + gamma * info[0]
+
+
+@njit(cache=True, nogil=True)
+def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
+    """``x = sum_i A_i z_i`` for the block state."""
+    off, Yf, lbar = state.off, state.Yf, state.lbar
+    fparams, iparams, ys = state.fparams, state.iparams, state.ys
+    lam, n = fparams[0], fparams[1]
+    d = iparams[2]
+    nb = off.size - 1
+    for i in range(nb):
+        lo = off[i]
+        L = off[i + 1] - lo
+        for t in range(L):
+            ys[t] = Yf[lo + t]
+        nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
+        for a in range(nnz):
+            x[idx[a]] -= val[a]  # emitted phi_bar - phi(y_i); the block holds the negative
+        x[d] += lbar[i] / n
+
+
+def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> CompiledBlocks:
+    """:class:`~frankwolfe.algorithms.compiled_blocks.CompiledBlocks` of the chain SSVM dual.
+
+    Parameters
+    ----------
+    model : ChainModel
+    X, Y : training sequences and labellings
+    lam : float
+    warm : optional
+        The block state of a previous run (what ``block_points()`` returned: its
+        marginals, which do not depend on lambda); default: the true labellings
+        (``w = 0``).
+    """
+    data = chain_data(model, X, Y)
+    K, F, d = data.K, data.F, data.d
+    if data.Yf.size and (data.Yf.min() < 0 or data.Yf.max() >= K):
+        raise ValueError(f"ChainModel: training labels must lie in [0, {K})")
+    N, n, Lmax = int(data.off[-1]), data.n, data.Lmax
+    if warm is None:
+        mu = np.zeros((N, K))
+        mu[np.arange(N), data.Yf] = 1.0
+        T = np.zeros((n, K, K))
+        blk = np.repeat(np.arange(n), np.diff(data.off))
+        same = blk[:-1] == blk[1:]
+        np.add.at(T, (blk[:-1][same], data.Yf[1:][same], data.Yf[:-1][same]), 1.0)
+        lbar = np.zeros(n)
+    else:
+        mu, T, lbar = (np.array(a, dtype=float) for a in warm[1])
+        if mu.shape != (N, K) or T.shape != (n, K, K) or lbar.shape != (n,):
+            raise ValueError("chain_blocks: the warm-start marginals do not fit this data set")
+    gram, goff = data.gram()
+    Tf = T.reshape(n, K * K)  # a view: the block state stays (mu, T, lbar)
+    tin = Tf != 0.0
+    tcnt = np.count_nonzero(tin, axis=1).astype(np.int64)
+    tlist = np.zeros((n, K * K), dtype=np.int32)
+    rows, cols = np.nonzero(tin)
+    tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
+    cnt = np.zeros((K, K))
+    sized = d + 1 if data.uses_ids else 1
+    state = ChainState(
+        Xf=data.Xf, If=data.If, offsets=data.offsets.astype(np.int64), off=data.off,
+        Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
+        iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
+        u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
+        ys=np.empty(Lmax, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
+        acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
+        gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids else 0),
+        mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
+        nsupp=np.empty(Lmax, dtype=np.int64), kmark=np.zeros(K, dtype=np.bool_),
+        Tf=Tf, tlist=tlist, tcnt=tcnt, tin=tin, ytr=np.empty(Lmax, dtype=np.int64),
+        cntf=cnt.reshape(K * K))
+    # unary entries: at most K slices of F (dense) or L m K ids, plus the pair part and l
+    unary_cap = K * F if not data.uses_ids else Lmax * data.If.shape[1] * K
+    max_nnz = min(unary_cap, K * F) + 2 * K + K * K + 1
+
+    def start(x: np.ndarray) -> None:
+        _aggregate(state, x, np.empty(max_nnz, dtype=np.int64), np.empty(max_nnz))
+
+    def block_points() -> tuple:
+        return ("marginals", (mu.copy(), T.copy(), lbar.copy()))
+
+    def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
+        return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
+
+    return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
+                          step=chain_move, sync=chain_sync, curvature=chain_curvature,
+                          accepts=accepts)
