@@ -10,6 +10,7 @@ from . import step_size
 from ._config import debug, debug_enabled, set_debug
 from .active_set import ActiveSet
 from .algorithms import (
+    SaddleBacktracking,
     SaddleStep,
     away_step_frank_wolfe,
     biconjugate_frank_wolfe,
@@ -44,6 +45,7 @@ from .lmo import (
 )
 from .minimize import available_methods, minimize, register_method
 from .monitor import IterationState
+from .options import RunOptions
 from .objectives import (
     BilinearObjective,
     FunctionObjective,
@@ -88,10 +90,10 @@ __all__ = [
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
-    "saddle_point_frank_wolfe", "SaddleStep",
+    "saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking",
     "minimize", "register_method", "available_methods",
     # results and monitoring
-    "Result", "History", "Status", "IterationState",
+    "Result", "History", "Status", "IterationState", "RunOptions",
     # step sizes
     "StepSize", "Agnostic", "ShortStep", "ExactStep", "Adaptive", "Armijo", "step_size",
     # errors and debugging

@@ -21,6 +21,11 @@ atoms' entries are stacked for the away query:
 
 The storage mode is chosen by the first atom; later atoms of the other kind
 are converted (a dense atom's non-zeros, or a densified sparse atom).
+
+:class:`AtomStore` is that keyed, stacked store of weighted atoms, shared by
+every active-set structure: :class:`ActiveSet` adds the convex-combination
+steps, and the fully corrective saddle-point players add per-atom products
+and drop/pin bookkeeping on top of it.
 """
 
 from __future__ import annotations
@@ -30,10 +35,12 @@ from typing import Any
 
 import numpy as np
 
+import scipy.sparse as sp
+
 from .atoms import Atom, as_atom
 from .errors import ShapeError
 
-__all__ = ["ActiveSet"]
+__all__ = ["AtomStore", "ActiveSet"]
 
 # Sparse storage is compacted when dead entries exceed both this and the live count.
 _MIN_COMPACT = 1024
@@ -44,7 +51,232 @@ _AMPLIFY = 1e3
 _ZERO = 1e-300
 
 
-class ActiveSet:
+class AtomStore:
+    """Atoms stored by key in slots ``0..k-1``, each with a weight ``>= 0``.
+
+    The shared store of every active-set structure: a dict look-up answers
+    "is this atom present?", the atoms' entries are stacked (dense rows or
+    flat sparse arrays) so that :meth:`scores` is one product and
+    :meth:`stacked` one matrix, and removal is a swap with the last slot.
+    The weights carry no constraint here; subclasses give them a meaning
+    (:class:`ActiveSet`: a convex combination).  A subclass that keeps data
+    aligned with the slots overrides :meth:`_slot_moved` and
+    :meth:`_slot_popped`.
+    """
+
+    def __init__(self) -> None:
+        self._atoms: list[Atom] = []
+        self._keys: dict[Hashable, int] = {}
+        self._w = np.zeros(8)
+        self._k = 0
+        self.shape: tuple[int, ...] | None = None
+        self._n = 0
+        self._mode: str | None = None
+        # dense store
+        self._rows: np.ndarray | None = None
+        # sparse store
+        self._idx = np.zeros(0, dtype=np.int64)
+        self._val = np.zeros(0)
+        self._own = np.zeros(0, dtype=np.int64)
+        self._live = np.zeros(0, dtype=bool)
+        self._used = 0
+        self._dead = 0
+        self._start = np.zeros(8, dtype=np.int64)
+        self._stop = np.zeros(8, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self._k
+
+    def __contains__(self, item: Atom | Hashable) -> bool:
+        key = item.key if isinstance(item, Atom) else item
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[tuple[Atom, float]]:
+        for i in range(self._k):
+            yield self._atoms[i], float(self._w[i])
+
+    @property
+    def atoms(self) -> list[Atom]:
+        """The active atoms, in slot order (a new list)."""
+        return list(self._atoms)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The weights aligned with :attr:`atoms` (a copy)."""
+        return self._w[: self._k].copy()
+
+    @property
+    def keys(self) -> list[Hashable]:
+        """The atoms' keys in slot order."""
+        return [a.key for a in self._atoms]
+
+    def weight(self, item: Atom | Hashable) -> float:
+        """Weight of an atom (0 when it is not active)."""
+        key = item.key if isinstance(item, Atom) else item
+        i = self._keys.get(key)
+        return 0.0 if i is None else float(self._w[i])
+
+    def slot(self, item: Atom | Hashable) -> int:
+        """Slot index of an active atom."""
+        key = item.key if isinstance(item, Atom) else item
+        try:
+            return self._keys[key]
+        except KeyError:
+            raise KeyError(f"atom {key!r} is not in the active set") from None
+
+    def atom_at(self, i: int) -> Atom:
+        """The atom in slot ``i``."""
+        return self._atoms[i]
+
+    def weight_at(self, i: int) -> float:
+        """The weight in slot ``i``."""
+        return float(self._w[i])
+
+    def scores(self, gradient: np.ndarray) -> np.ndarray:
+        """``<gradient, a_i>`` for every active atom, in slot order (one product)."""
+        g = np.asarray(gradient, dtype=float)
+        if self.shape is not None and g.shape != self.shape:
+            raise ShapeError(
+                f"ActiveSet.scores: `gradient` has shape {g.shape}, expected {self.shape}"
+            )
+        gf = g.reshape(-1)
+        k = self._k
+        if self._mode == "dense":
+            return self._rows[:k] @ gf
+        m = self._used
+        s = np.bincount(self._own[:m], weights=gf[self._idx[:m]] * self._val[:m], minlength=k)
+        return s[:k]
+
+    def _sum(self) -> np.ndarray:
+        k = self._k
+        if k == 0:
+            return np.zeros(self.shape if self.shape is not None else (0,))
+        w = self._w[:k]
+        if self._mode == "dense":
+            flat = w @ self._rows[:k]
+        else:
+            m = self._used
+            # dead entries hold value 0 and slot 0, so they add nothing
+            flat = np.bincount(self._idx[:m], weights=self._val[:m] * w[self._own[:m]],
+                               minlength=self._n)
+        return np.ascontiguousarray(flat.reshape(self.shape), dtype=float)
+
+    def _add_weight(self, atom: Atom, w: float) -> None:
+        i = self._keys.get(atom.key)
+        if i is not None:
+            self._w[i] += w
+            return
+        if self.shape is None:
+            self.shape = tuple(atom.shape)
+            self._n = int(np.prod(self.shape))
+            self._mode = "sparse" if atom.is_sparse else "dense"
+        elif atom.shape != self.shape:
+            raise ShapeError(
+                f"ActiveSet: atom of shape {atom.shape} added to a set of shape {self.shape}"
+            )
+        k = self._k
+        if k == self._w.size:
+            self._w = _grow(self._w, 2 * k)
+            self._start = _grow(self._start, 2 * k)
+            self._stop = _grow(self._stop, 2 * k)
+        if self._mode == "dense":
+            if self._rows is None:
+                self._rows = np.zeros((8, self._n))
+            if k == self._rows.shape[0]:
+                rows = np.zeros((2 * k, self._n))
+                rows[:k] = self._rows[:k]
+                self._rows = rows
+            self._rows[k] = atom.to_dense().reshape(-1)
+        else:
+            if atom.is_sparse:
+                idx, val = atom.indices, atom.values
+            else:
+                dense = atom.to_dense().reshape(-1)
+                idx = np.flatnonzero(dense)
+                val = dense[idx]
+            m, nnz = self._used, idx.size
+            if m + nnz > self._idx.size:
+                cap = max(2 * (m + nnz), 64)
+                self._idx = _grow(self._idx, cap)
+                self._val = _grow(self._val, cap)
+                self._own = _grow(self._own, cap)
+                self._live = _grow(self._live, cap)
+            self._idx[m:m + nnz] = idx
+            self._val[m:m + nnz] = val
+            self._own[m:m + nnz] = k
+            self._live[m:m + nnz] = True
+            self._start[k], self._stop[k] = m, m + nnz
+            self._used = m + nnz
+        self._atoms.append(atom)
+        self._keys[atom.key] = k
+        self._w[k] = w
+        self._k = k + 1
+
+    def _remove_slot(self, i: int) -> None:
+        last = self._k - 1
+        del self._keys[self._atoms[i].key]
+        if self._mode == "sparse":
+            s, e = self._start[i], self._stop[i]
+            self._val[s:e] = 0.0
+            self._own[s:e] = 0
+            self._live[s:e] = False
+            self._dead += int(e - s)
+        if i != last:
+            moved = self._atoms[last]
+            self._atoms[i] = moved
+            self._keys[moved.key] = i
+            self._w[i] = self._w[last]
+            if self._mode == "dense":
+                self._rows[i] = self._rows[last]
+            else:
+                s, e = self._start[last], self._stop[last]
+                self._own[s:e] = i
+                self._start[i], self._stop[i] = s, e
+            self._slot_moved(last, i)
+        self._atoms.pop()
+        self._w[last] = 0.0
+        self._k = last
+        self._slot_popped()
+        if self._mode == "sparse" and self._dead > max(_MIN_COMPACT, self._used - self._dead):
+            self._compact()
+
+    def _compact(self) -> None:
+        m, k = self._used, self._k
+        keep = self._live[:m]
+        pos = np.concatenate(([0], np.cumsum(keep)))  # new position of each old entry
+        live = int(pos[-1])
+        self._idx[:live] = self._idx[:m][keep]
+        self._val[:live] = self._val[:m][keep]
+        self._own[:live] = self._own[:m][keep]
+        self._live[:live] = True
+        self._live[live:m] = False
+        self._start[:k] = pos[self._start[:k]]
+        self._stop[:k] = pos[self._stop[:k]]
+        self._used = live
+        self._dead = 0
+
+    def stacked(self) -> Any:
+        """The atoms as the rows of a ``(k, n)`` matrix, in slot order.
+
+        A view of the dense store (valid until the next change) or a CSR
+        array built from the sparse store, O(nnz).
+        """
+        k = self._k
+        if self._mode == "dense":
+            return self._rows[:k]
+        m = self._used
+        live = self._live[:m]
+        return sp.csr_array((self._val[:m][live], (self._own[:m][live], self._idx[:m][live])),
+                            shape=(k, self._n))
+
+    def _slot_moved(self, src: int, dst: int) -> None:
+        """Hook: the atom in slot ``src`` (the last) now lives in slot ``dst``."""
+
+    def _slot_popped(self) -> None:
+        """Hook: the last slot was removed."""
+
+
+class ActiveSet(AtomStore):
     """A convex combination ``x = sum_a w_a a`` of atoms, with ``w >= 0``, ``sum w = 1``.
 
     Parameters
@@ -85,24 +317,7 @@ class ActiveSet:
         keep_x: bool = True,
     ) -> None:
         atoms = list(atoms)
-        self._atoms: list[Atom] = []
-        self._keys: dict[Hashable, int] = {}
-        self._w = np.zeros(8)
-        self._k = 0
-        self.shape: tuple[int, ...] | None = None
-        self._n = 0
-        self._mode: str | None = None
-        # dense store
-        self._rows: np.ndarray | None = None
-        # sparse store
-        self._idx = np.zeros(0, dtype=np.int64)
-        self._val = np.zeros(0)
-        self._own = np.zeros(0, dtype=np.int64)
-        self._live = np.zeros(0, dtype=bool)
-        self._used = 0
-        self._dead = 0
-        self._start = np.zeros(8, dtype=np.int64)
-        self._stop = np.zeros(8, dtype=np.int64)
+        super().__init__()
         self.keep_x = bool(keep_x)
         self._x: np.ndarray | None = None
 
@@ -153,56 +368,8 @@ class ActiveSet:
         return new
 
     # -- queries -------------------------------------------------------------
-    def __len__(self) -> int:
-        return self._k
-
-    def __contains__(self, item: Atom | Hashable) -> bool:
-        key = item.key if isinstance(item, Atom) else item
-        return key in self._keys
-
-    def __iter__(self) -> Iterator[tuple[Atom, float]]:
-        for i in range(self._k):
-            yield self._atoms[i], float(self._w[i])
-
     def __repr__(self) -> str:
         return f"ActiveSet({self._k} atoms, shape={self.shape}, storage={self._mode})"
-
-    @property
-    def atoms(self) -> list[Atom]:
-        """The active atoms, in slot order (a new list)."""
-        return list(self._atoms)
-
-    @property
-    def weights(self) -> np.ndarray:
-        """The weights aligned with :attr:`atoms` (a copy)."""
-        return self._w[: self._k].copy()
-
-    @property
-    def keys(self) -> list[Hashable]:
-        """The atoms' keys in slot order."""
-        return [a.key for a in self._atoms]
-
-    def weight(self, item: Atom | Hashable) -> float:
-        """Weight of an atom (0 when it is not active)."""
-        key = item.key if isinstance(item, Atom) else item
-        i = self._keys.get(key)
-        return 0.0 if i is None else float(self._w[i])
-
-    def slot(self, item: Atom | Hashable) -> int:
-        """Slot index of an active atom."""
-        key = item.key if isinstance(item, Atom) else item
-        try:
-            return self._keys[key]
-        except KeyError:
-            raise KeyError(f"atom {key!r} is not in the active set") from None
-
-    def atom_at(self, i: int) -> Atom:
-        """The atom in slot ``i``."""
-        return self._atoms[i]
-
-    def weight_at(self, i: int) -> float:
-        """The weight in slot ``i``."""
-        return float(self._w[i])
 
     @property
     def x(self) -> np.ndarray:
@@ -215,21 +382,6 @@ class ActiveSet:
         if self.keep_x:
             self._x = x
         return x
-
-    def scores(self, gradient: np.ndarray) -> np.ndarray:
-        """``<gradient, a_i>`` for every active atom, in slot order (one product)."""
-        g = np.asarray(gradient, dtype=float)
-        if self.shape is not None and g.shape != self.shape:
-            raise ShapeError(
-                f"ActiveSet.scores: `gradient` has shape {g.shape}, expected {self.shape}"
-            )
-        gf = g.reshape(-1)
-        k = self._k
-        if self._mode == "dense":
-            return self._rows[:k] @ gf
-        m = self._used
-        s = np.bincount(self._own[:m], weights=gf[self._idx[:m]] * self._val[:m], minlength=k)
-        return s[:k]
 
     def away_atom(self, gradient: np.ndarray) -> tuple[int, Atom, float]:
         """The active atom maximizing ``<gradient, a>``: ``(slot, atom, score)``."""
@@ -443,20 +595,6 @@ class ActiveSet:
         if not (np.isfinite(gamma) and gamma >= 0):
             raise ValueError(f"ActiveSet: the step `gamma` must be finite and >= 0, got {gamma!r}")
 
-    def _sum(self) -> np.ndarray:
-        k = self._k
-        if k == 0:
-            return np.zeros(self.shape if self.shape is not None else (0,))
-        w = self._w[:k]
-        if self._mode == "dense":
-            flat = w @ self._rows[:k]
-        else:
-            m = self._used
-            # dead entries hold value 0 and slot 0, so they add nothing
-            flat = np.bincount(self._idx[:m], weights=self._val[:m] * w[self._own[:m]],
-                               minlength=self._n)
-        return np.ascontiguousarray(flat.reshape(self.shape), dtype=float)
-
     def _clear(self) -> None:
         self._atoms.clear()
         self._keys.clear()
@@ -465,99 +603,9 @@ class ActiveSet:
         self._dead = 0
         self._x = None if not self.keep_x else self._x
 
-    def _add_weight(self, atom: Atom, w: float) -> None:
-        i = self._keys.get(atom.key)
-        if i is not None:
-            self._w[i] += w
-            return
-        if self.shape is None:
-            self.shape = tuple(atom.shape)
-            self._n = int(np.prod(self.shape))
-            self._mode = "sparse" if atom.is_sparse else "dense"
-        elif atom.shape != self.shape:
-            raise ShapeError(
-                f"ActiveSet: atom of shape {atom.shape} added to a set of shape {self.shape}"
-            )
-        k = self._k
-        if k == self._w.size:
-            self._w = _grow(self._w, 2 * k)
-            self._start = _grow(self._start, 2 * k)
-            self._stop = _grow(self._stop, 2 * k)
-        if self._mode == "dense":
-            if self._rows is None:
-                self._rows = np.zeros((8, self._n))
-            if k == self._rows.shape[0]:
-                rows = np.zeros((2 * k, self._n))
-                rows[:k] = self._rows[:k]
-                self._rows = rows
-            self._rows[k] = atom.to_dense().reshape(-1)
-        else:
-            if atom.is_sparse:
-                idx, val = atom.indices, atom.values
-            else:
-                dense = atom.to_dense().reshape(-1)
-                idx = np.flatnonzero(dense)
-                val = dense[idx]
-            m, nnz = self._used, idx.size
-            if m + nnz > self._idx.size:
-                cap = max(2 * (m + nnz), 64)
-                self._idx = _grow(self._idx, cap)
-                self._val = _grow(self._val, cap)
-                self._own = _grow(self._own, cap)
-                self._live = _grow(self._live, cap)
-            self._idx[m:m + nnz] = idx
-            self._val[m:m + nnz] = val
-            self._own[m:m + nnz] = k
-            self._live[m:m + nnz] = True
-            self._start[k], self._stop[k] = m, m + nnz
-            self._used = m + nnz
-        self._atoms.append(atom)
-        self._keys[atom.key] = k
-        self._w[k] = w
-        self._k = k + 1
-
-    def _remove_slot(self, i: int) -> None:
-        last = self._k - 1
-        del self._keys[self._atoms[i].key]
-        if self._mode == "sparse":
-            s, e = self._start[i], self._stop[i]
-            self._val[s:e] = 0.0
-            self._own[s:e] = 0
-            self._live[s:e] = False
-            self._dead += int(e - s)
-        if i != last:
-            moved = self._atoms[last]
-            self._atoms[i] = moved
-            self._keys[moved.key] = i
-            self._w[i] = self._w[last]
-            if self._mode == "dense":
-                self._rows[i] = self._rows[last]
-            else:
-                s, e = self._start[last], self._stop[last]
-                self._own[s:e] = i
-                self._start[i], self._stop[i] = s, e
-        self._atoms.pop()
-        self._w[last] = 0.0
-        self._k = last
-        if last == 1:
+    def _slot_popped(self) -> None:
+        if self._k == 1:
             self._w[0] = 1.0  # a lone atom carries all the mass by definition
-        if self._mode == "sparse" and self._dead > max(_MIN_COMPACT, self._used - self._dead):
-            self._compact()
-
-    def _compact(self) -> None:
-        m, k = self._used, self._k
-        keep = self._live[:m]
-        pos = np.concatenate(([0], np.cumsum(keep)))  # new position of each old entry
-        live = int(pos[-1])
-        self._idx[:live] = self._idx[:m][keep]
-        self._val[:live] = self._val[:m][keep]
-        self._own[:live] = self._own[:m][keep]
-        self._live[:live] = True
-        self._live[live:m] = False
-        self._start[:k] = pos[self._start[:k]]
-        self._stop[:k] = pos[self._stop[:k]]
-        self._used = live
-        self._dead = 0
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:

@@ -34,14 +34,21 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
     domain : LMO
         The domain, given by its linear minimization oracle.
     method : str, default "fw"
-        One of :func:`available_methods` (``"fw"``, ...).
+        One of :func:`available_methods`: ``"fw"``, ``"away"``,
+        ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"bcfw"``, ``"cfw"``,
+        ``"bfw"``, ``"saddle"`` (and the aliases ``"frank_wolfe"``,
+        ``"afw"``, ``"pfw"``).
     **options
-        Passed to the method (``x0``, ``step_size``, ``tol``, ``max_iter``,
-        ``time_limit``, ``callback``, ``verbose``, ...).
+        Passed to the method: ``x0``, ``step_size``, the run keywords of
+        :class:`~frankwolfe.options.RunOptions` (``tol``, ``rtol``,
+        ``max_iter``, ``time_limit``, ``callback``, ``verbose``,
+        ``history_every``, ``progress``) and the method's own keywords.
 
     Returns
     -------
     Result
+        ``Result.method`` is the primary name of the method (``"fw"`` for
+        ``method="frank_wolfe"``).
     """
     try:
         solver = _METHODS[method.lower()]

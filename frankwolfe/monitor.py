@@ -70,6 +70,15 @@ class Monitor:
         Name shown in messages and the result.
     tol : float
         Stop when the certified gap is at most ``tol``.
+    rtol : float
+        Relative tolerance: also stop when the certified gap satisfies
+        ``gap <= rtol * (|f| - gap)``.  The optimal value ``f*`` lies in
+        ``[f - gap, f]`` for a minimization (in ``[f - gap_x, f + gap_y]``
+        for a saddle problem), so ``|f*| >= |f| - gap`` and the rule
+        certifies ``f - f* <= gap <= rtol * |f*|``: a relative error of at
+        most ``rtol`` in the optimal value.  Meant for objectives whose
+        values are large (``f ~ 1e6``), where an absolute ``tol`` below the
+        rounding of ``f`` cannot be met.
     max_iter : int
         Iteration budget.
     time_limit : float or None
@@ -89,6 +98,7 @@ class Monitor:
         method: str,
         *,
         tol: float = 1e-6,
+        rtol: float = 0.0,
         max_iter: int = 1000,
         time_limit: float | None = None,
         callback: Callable[[IterationState], Any] | None = None,
@@ -98,6 +108,8 @@ class Monitor:
     ) -> None:
         if not (tol >= 0):
             raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+        if not (0 <= rtol < 1):
+            raise ValueError(f"rtol must be a number in [0, 1), got {rtol!r}")
         if int(max_iter) != max_iter or max_iter < 0:
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
         if time_limit is not None and not (time_limit > 0):
@@ -108,6 +120,8 @@ class Monitor:
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
         self.method = method
         self.tol = float(tol)
+        self.rtol = float(rtol)
+        self.last_fun = np.nan
         self.max_iter = int(max_iter)
         self.time_limit = time_limit
         self.callback = callback
@@ -143,6 +157,7 @@ class Monitor:
     def record(self, k: int, fun: float, gap: float, step_size: float = np.nan,
                force: bool = False, **extra: Any) -> None:
         """Note iteration ``k``: update bounds, history, printing and progress."""
+        self.last_fun = fun
         if np.isfinite(gap):
             self.last_gap = gap
             if np.isfinite(fun):
@@ -170,13 +185,21 @@ class Monitor:
               file=sys.stdout)
 
     # -- stopping -------------------------------------------------------------
-    def stop_reason(self, k: int, gap: float, state: IterationState | None = None) -> Status | None:
+    def converged(self, gap: float, fun: float) -> bool:
+        """Whether the certified ``gap`` at a point of value ``fun`` meets ``tol`` or ``rtol``."""
+        if gap <= self.tol:
+            return True
+        return bool(self.rtol > 0 and gap <= self.rtol * (abs(fun) - gap))
+
+    def stop_reason(self, k: int, gap: float, state: IterationState | None = None,
+                    fun: float | None = None) -> Status | None:
         """The reason to stop now, or ``None`` to continue.
 
-        Checked in order: tolerance on the certified gap, callback,
-        iteration budget, time budget.
+        Checked in order: tolerance on the certified gap (``tol``, then
+        ``rtol`` relative to ``fun``, by default the last recorded value),
+        callback, iteration budget, time budget.
         """
-        if gap <= self.tol:
+        if self.converged(gap, self.last_fun if fun is None else fun):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
             if self.callback(state) is False:
@@ -198,7 +221,10 @@ class Monitor:
     def message(self, status: Status, k: int, gap: float, detail: str = "") -> str:
         """Default wording of the stopping reason."""
         if status == Status.CONVERGED:
-            return f"certified gap {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
+            if gap <= self.tol:
+                return f"certified gap {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
+            return (f"certified gap {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
+                    "iterations")
         if status == Status.MAX_ITER:
             return f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol {self.tol:.3e}"
         if status == Status.TIME_LIMIT:

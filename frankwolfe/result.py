@@ -126,7 +126,10 @@ class Result:
     history : History
         Per-iteration records.
     method : str
-        Algorithm name.
+        The method's primary name, as :func:`~frankwolfe.minimize` accepts it
+        (``"fw"``, ``"away"``, ``"pairwise"``, ``"rafw"``, ``"fcfw"``,
+        ``"bcfw"``, ``"cfw"``, ``"bfw"``, ``"saddle"``); the configuration
+        (``blended``, the saddle ``variant``, ...) is in ``extra``.
     active_set : object, optional
         Final active set for active-set methods.
     extra : dict

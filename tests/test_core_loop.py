@@ -127,7 +127,7 @@ def test_history_table_and_verbose_output(capsys, tmp_path):
     res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,
                       max_iter=50, verbose=10, history_every=5)
     out = capsys.readouterr().out
-    assert "gap" in out and "frank_wolfe: max_iter" in out
+    assert "gap" in out and "fw: max_iter" in out
     it = res.history["iteration"]
     assert list(it) == list(range(0, 51, 5))
     assert set(res.history.columns) >= {"iteration", "time", "fun", "gap", "step_size"}

@@ -113,7 +113,7 @@ def test_forced_cvxpy_on_a_quadratic_and_minimize():
     qp = minimize(f, lmo, method="fcfw", tol=1e-10)
     via_cvxpy = fully_corrective_frank_wolfe(f, lmo, corrective="cvxpy", tol=1e-7)
     assert qp.success and via_cvxpy.success
-    assert qp.method == "fully_corrective_frank_wolfe"
+    assert qp.method == "fcfw"
     assert via_cvxpy.extra["n_corrective_cvxpy"] >= 1
     assert abs(qp.fun - via_cvxpy.fun) <= 1e-7
 

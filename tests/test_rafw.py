@@ -63,7 +63,7 @@ def test_rafw_reaches_1e8_with_fewer_inner_products_than_afw():
     n = x_star.size
     afw = away_step_frank_wolfe(f, lmo, tol=1e-8, max_iter=5000)
     res = randomized_away_step_frank_wolfe(f, lmo, subsample=0.1, tol=1e-8, max_iter=5000,
-                                           seed=3)
+                                           random_state=3)
     assert afw.success and res.success
     assert res.gap <= 1e-8
     # independent check of the certificate: FW gap recomputed from the returned x
@@ -81,7 +81,7 @@ def test_rafw_reaches_1e8_with_fewer_inner_products_than_afw():
 def test_certified_gap_only_every_gap_every_iterations():
     f, lmo, x_star, _ = simplex_kkt()
     res = randomized_away_step_frank_wolfe(f, lmo, subsample=20, gap_every=7, tol=1e-10,
-                                           max_iter=3000, seed=0)
+                                           max_iter=3000, random_state=0)
     assert res.success
     it = res.history["iteration"].astype(int)
     gaps = res.history["gap"]
@@ -98,7 +98,7 @@ def test_certified_gap_only_every_gap_every_iterations():
 def test_stop_between_certificates_is_certified():
     f, lmo, x_star, _ = simplex_kkt()
     res = randomized_away_step_frank_wolfe(f, lmo, subsample=0.05, gap_every=50, tol=0.0,
-                                           max_iter=33, seed=0)
+                                           max_iter=33, random_state=0)
     assert res.nit == 33 and np.isfinite(res.gap)
     g = f.gradient(res.x)
     np.testing.assert_allclose(res.gap, g @ res.x - g.min(), rtol=1e-9, atol=1e-12)
@@ -118,7 +118,7 @@ def test_matches_cvxpy_on_simplices(lmo_cls):
     prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, Q) + c @ x), cons)
     prob.solve(solver=cp.CLARABEL)
     res = randomized_away_step_frank_wolfe(f, lmo_cls(dim=n), subsample=0.2, tol=1e-10,
-                                           max_iter=20000, seed=1)
+                                           max_iter=20000, random_state=1)
     assert res.success
     assert abs(res.fun - prob.value) <= 1e-7 * max(1.0, abs(prob.value))
 
@@ -126,8 +126,8 @@ def test_matches_cvxpy_on_simplices(lmo_cls):
 def test_minimize_method_and_generator_seed():
     f, lmo, x_star, _ = simplex_kkt(n=50, seed=4)
     res = minimize(f, lmo, method="rafw", subsample=5, tol=1e-9, max_iter=5000,
-                   seed=np.random.default_rng(2))
-    assert res.success and res.method == "randomized_away_step_frank_wolfe"
+                   random_state=np.random.default_rng(2))
+    assert res.success and res.method == "rafw"
     np.testing.assert_allclose(res.x, x_star, atol=1e-7)
 
 
@@ -211,7 +211,7 @@ def check_active_set(res, tol=1e-10):
 def test_box_vertices_reach_1e8_and_match_cvxpy(kind):
     f, lmo, x_star, Q, lo, up = box_kkt(kind)
     res = randomized_away_step_frank_wolfe(f, lmo, subsample=20, gap_every=10, tol=1e-8,
-                                           max_iter=5000, seed=0)
+                                           max_iter=5000, random_state=0)
     assert res.success and res.gap <= 1e-8
     # the certificate recomputed from the returned x: the box LMO in closed form
     g = f.gradient(res.x)
@@ -250,7 +250,7 @@ def test_ksparse_polytope_reaches_1e8_and_matches_cvxpy():
     # the optimum lies inside a face (l1 constraint active, many fractional entries)
     assert np.count_nonzero(np.abs(x_ref) > 1e-6) > 10 and abs(np.abs(x_ref).sum() - 5) < 1e-6
     res = randomized_away_step_frank_wolfe(f, lmo, subsample=50, gap_every=10, tol=1e-8,
-                                           max_iter=20000, seed=0)
+                                           max_iter=20000, random_state=0)
     assert res.success and res.gap <= 1e-8
     g = f.gradient(res.x)
     k_largest = np.sort(np.abs(g))[-5:].sum()  # the k-sparse LMO in closed form

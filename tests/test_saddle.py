@@ -275,7 +275,7 @@ def test_bad_input_messages():
         saddle_point_frank_wolfe(fw.QuadraticObjective(np.eye(2)), X, Y)
     with pytest.raises(TypeError, match="`domain_y` must be an LMO"):
         saddle_point_frank_wolfe(L, X, "simplex")
-    with pytest.raises(InfeasibleError, match=r"`x0` is not in ProbabilitySimplex"):
+    with pytest.raises(InfeasibleError, match=r"`x0` is not in the domain ProbabilitySimplex"):
         saddle_point_frank_wolfe(L, X, Y, x0=np.array([1.0, 1.0, 0.0]))
     with pytest.raises(ShapeError, match=r"`y0` has shape \(3,\) but the objective expects \(2,\)"):
         saddle_point_frank_wolfe(L, X, Y, y0=np.ones(3) / 3)
@@ -464,3 +464,125 @@ def test_fictitious_rule_is_fictitious_play():
         x, y = cx / (k + 1), cy / (k + 1)
     np.testing.assert_allclose(res.x, x, atol=1e-12)
     np.testing.assert_allclose(res.extra["y"], y, atol=1e-12)
+
+
+# -- default step on strongly convex-concave games (issue 12, item 5) -----------------------
+
+def _project_simplex(v):
+    """Euclidean projection onto the probability simplex by sorting (Duchi et al. 2008)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    rho = np.nonzero(u - css / np.arange(1, v.size + 1) > 0)[0][-1]
+    return np.maximum(v - css[rho] / (rho + 1.0), 0.0)
+
+
+def _regularized_game_gap(M, mu, x, y):
+    """``max_y' L(x, y') - min_x' L(x', y)`` for ``L = x'My + mu/2 |x|^2 - mu/2 |y|^2`` on
+    simplices, from the closed-form best replies (projections), not from the solver."""
+    yb = _project_simplex(M.T @ x / mu)
+    xb = _project_simplex(-(M @ y) / mu)
+    up = x @ M @ yb + 0.5 * mu * (x @ x - yb @ yb)
+    lo = xb @ M @ y + 0.5 * mu * (xb @ xb - y @ y)
+    return up - lo
+
+
+def _regularized_game_value(M, mu):
+    """The saddle value by cvxpy: min over x of mu/2 |x|^2 + max_y (x'My - mu/2 |y|^2), the inner
+    max written through its dual, min_t t + |(M'x - t)_+|^2 / (2 mu)."""
+    import cvxpy as cp
+
+    x, t = cp.Variable(M.shape[0]), cp.Variable()
+    obj = 0.5 * mu * cp.sum_squares(x) + t + cp.sum_squares(cp.pos(M.T @ x - t)) / (2 * mu)
+    prob = cp.Problem(cp.Minimize(obj), [x >= 0, cp.sum(x) == 1])
+    prob.solve(solver=cp.CLARABEL)
+    return float(prob.value)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_step_of_sp_afw_is_linear_on_strongly_convex_concave_games(seed):
+    M = np.random.default_rng(seed).standard_normal((15, 20))
+    M *= 0.2 / np.linalg.norm(M, 2)  # coupling of spectral norm 0.2, mu = 1
+    L = BilinearObjective(M, mu_x=1.0, mu_y=1.0)
+    res = saddle_point_frank_wolfe(L, *_simplices(), away=True, tol=1e-9, max_iter=1500,
+                                   history_every=100)
+    assert res.success and res.gap <= 1e-9  # ~900 iterations; the 2/(k+2) rule is sublinear
+    x, y = res.x, res.extra["y"]
+    true_gap = _regularized_game_gap(M, 1.0, x, y)
+    assert -1e-12 <= true_gap <= res.gap + 1e-12
+    value = _regularized_game_value(M, 1.0)
+    assert abs(res.fun - value) <= res.gap + 1e-7  # cvxpy's accuracy
+    # the agnostic step after the same number of iterations is orders of magnitude behind
+    agnostic = saddle_point_frank_wolfe(L, *_simplices(), away=True, step_size="agnostic",
+                                        tol=0.0, max_iter=res.nit, history_every=res.nit)
+    assert agnostic.gap > 1e4 * res.gap
+
+
+def test_curvature_constant_and_default_rules():
+    M = np.random.default_rng(3).standard_normal((4, 5))
+    L = BilinearObjective(M, mu_x=2.0, mu_y=0.5)
+    X, Y = _simplices()
+    # simplex diameter^2 = 2, l1 ball of radius 3: (2 * 3)^2
+    assert L.curvature_constant(X, Y) == pytest.approx(2.0 * 2 + 0.5 * 2, rel=1e-15)
+    assert L.curvature_constant(X, fw.L1Ball(3.0)) == pytest.approx(4.0 + 0.5 * 36, rel=1e-15)
+    assert BilinearObjective(M).curvature_constant(X, Y) == 0.0
+    dx, dy = np.arange(4.0), np.ones(5)
+    assert L.curvature_along(dx, dy) == pytest.approx(2.0 * 14 + 0.5 * 5, rel=1e-15)
+    from frankwolfe.algorithms.saddle import SaddleBacktracking, SaddleStep, _step_rule
+    from frankwolfe.step_size import Agnostic
+
+    assert isinstance(_step_rule(None, None, 1.0, BilinearObjective(M), X, Y), Agnostic)
+    local = _step_rule(None, None, 1.0, L, X, Y)
+    assert isinstance(local, SaddleStep) and local.C is None
+    glob = _step_rule("adaptive", None, 1.0, L, X, Y)
+    assert isinstance(glob, SaddleStep) and glob.C == pytest.approx(5.0)
+
+    class Smooth(fw.SaddleObjective):  # no curvature_along: the global constant or backtracking
+        strongly_convex_concave = True
+        smoothness_x = smoothness_y = 1.0
+
+        def value(self, x, y):
+            return 0.5 * x @ x - 0.5 * y @ y
+
+        def gradient_x(self, x, y):
+            return x
+
+        def gradient_y(self, x, y):
+            return -y
+
+    rule = _step_rule(None, None, 1.0, Smooth(), X, Y)
+    assert isinstance(rule, SaddleStep) and rule.C == pytest.approx(4.0)
+    assert isinstance(_step_rule(None, None, 1.0, Smooth(), X, fw.Box(0.0, 1.0, dim=5)),
+                      SaddleBacktracking)
+    with pytest.raises(ValueError, match="step_size='local' needs Smooth.curvature_along"):
+        _step_rule("local", None, 1.0, Smooth(), X, Y)
+
+
+def test_backtracking_step_converges_linearly_without_a_diameter():
+    """A user's strongly convex-concave L (no curvature hook) on a box (no diameter)."""
+
+    class Quad(fw.SaddleObjective):
+        # L = 1/2 |x - p|^2 + x'By - 1/2 |y - q|^2 on [0, 1]^2 x [0, 1]^2
+        strongly_convex_concave = True
+
+        def value(self, x, y):
+            return 0.5 * (x - p) @ (x - p) + x @ B @ y - 0.5 * (y - q) @ (y - q)
+
+        def gradient_x(self, x, y):
+            return x - p + B @ y
+
+        def gradient_y(self, x, y):
+            return B.T @ x - (y - q)
+
+    p, q = np.array([0.7, 0.2]), np.array([0.4, 0.9])
+    B = np.array([[0.1, -0.05], [0.02, 0.1]])
+    # interior saddle: x - p + B y = 0 and B'x - y + q = 0
+    K = np.block([[np.eye(2), B], [B.T, -np.eye(2)]])
+    sol = np.linalg.solve(K, np.concatenate([p, -q]))
+    box = fw.Box(0.0, 1.0, dim=2)
+    res = saddle_point_frank_wolfe(Quad(), box, fw.Box(0.0, 1.0, dim=2), away=True, tol=1e-9,
+                                   max_iter=3000)
+    assert box.diameter() is None
+    assert res.success and res.nit < 3000
+    # mu = 1 on both sides: gap >= 1/2 |z - z*|^2
+    assert np.linalg.norm(np.concatenate([res.x, res.extra["y"]]) - sol) <= \
+        np.sqrt(2 * res.gap) + 1e-12

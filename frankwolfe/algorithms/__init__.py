@@ -13,7 +13,7 @@ from .frank_wolfe import frank_wolfe
 from .loop import Variant, run_frank_wolfe
 from .pairwise import pairwise_frank_wolfe
 from .rafw import randomized_away_step_frank_wolfe
-from .saddle import SaddleStep, saddle_point_frank_wolfe
+from .saddle import SaddleBacktracking, SaddleStep, saddle_point_frank_wolfe
 
 __all__ = [
     "frank_wolfe",
@@ -26,6 +26,7 @@ __all__ = [
     "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe",
     "SaddleStep",
+    "SaddleBacktracking",
     "Variant",
     "run_frank_wolfe",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import InfeasibleError, ShapeError
+from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..objectives.base import Tracker
 from .loop import Variant
@@ -79,15 +79,8 @@ class ActiveSetVariant(Variant):
                     f"expected {tracker.x.shape}"
                 )
             for atom in active.atoms:  # once per run, not on a hot path
-                try:
-                    viol = lmo.violation(atom.to_dense())
-                except NotImplementedError:
-                    break
-                if not viol <= 1e-8:
-                    raise InfeasibleError(
-                        f"x0: atom {atom.key!r} of the warm-start ActiveSet is outside {lmo!r} "
-                        f"(violation {viol:.3g} > 1e-08)"
-                    )
+                lmo.check_feasible(atom.to_dense(),
+                                   f"x0: atom {atom.key!r} of the warm-start ActiveSet")
         elif x0_atom is not None:
             active = ActiveSet.from_vertex(x0_atom, keep_x=False)
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,8 +10,8 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -22,7 +21,7 @@ __all__ = ["away_step_frank_wolfe"]
 
 
 class _AwayStep(ActiveSetVariant):
-    name = "away_step_frank_wolfe"
+    name = "away"
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
@@ -37,19 +36,14 @@ class _AwayStep(ActiveSetVariant):
         return Direction.away(a), gamma_max, ("away", a.key, gamma_max)
 
 
+@solver(aliases={"lmo": "domain"})
 def away_step_frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
 ) -> Result:
@@ -68,17 +62,14 @@ def away_step_frank_wolfe(
     ----------
     objective : Objective
         The function to minimize.
-    lmo : LMO
-        Linear minimization oracle of the domain (a polytope for the linear rate).
+    domain : LMO
+        The domain's linear minimization oracle (a polytope for the linear rate).
     x0 : Atom, ActiveSet or ndarray, optional
         Start: a vertex (Atom, or an array the oracle returns for ``-x0``),
         or an ActiveSet for a warm start (copied).  Default: a vertex.
     step_size : str or StepSize, optional
         ``"exact"``, ``"short"``, ``"adaptive"``, ``"agnostic"``, ... as in
         :func:`~frankwolfe.frank_wolfe`; clipped to the step's ``gamma_max``.
-    tol, max_iter, time_limit, callback, verbose, history_every, progress
-        As in :func:`~frankwolfe.frank_wolfe`.  ``tol`` bounds the certified
-        Frank-Wolfe gap.
     resum_every : int, default 100
         Period of the drift control: renormalize the weights, remove those
         below ``sparsify_tol``, recompute ``x`` from the active set.
@@ -105,8 +96,5 @@ def away_step_frank_wolfe(
     (array([0.6, 0.4, 0. ]), 2)
     """
     warm, start = split_start(x0)
-    return run_frank_wolfe(
-        objective, lmo, _AwayStep(warm, resum_every, sparsify_tol), start,
-        step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
-        callback=callback, verbose=verbose, history_every=history_every, progress=progress,
-    )
+    return run_frank_wolfe(objective, domain, _AwayStep(warm, resum_every, sparsify_tol), start,
+                           step_size=step_size, **options.as_kwargs())

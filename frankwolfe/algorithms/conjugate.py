@@ -16,7 +16,6 @@ assignment", Transportation Science 47(2):280-293, 2013.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,8 @@ import numpy as np
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .loop import Variant, run_frank_wolfe
@@ -54,7 +53,7 @@ class _Conjugate(Variant):
             raise ValueError(f"`delta` must lie in (0, 1), got {delta!r}")
         self.memory = memory
         self.delta = float(delta)
-        self.name = "conjugate_frank_wolfe" if memory == 1 else "biconjugate_frank_wolfe"
+        self.name = "cfw" if memory == 1 else "bfw"
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)
@@ -142,8 +141,8 @@ _COMMON_DOC = """
     objective : Objective
         The function to minimize.  Its ``hessian_vector_product`` hook gives
         the curvatures; without it a finite difference of gradients is used.
-    lmo : LMO
-        Linear minimization oracle of the domain.
+    domain : LMO
+        The domain, given by its linear minimization oracle.
     x0 : ndarray or Atom, optional
         Feasible start; by default a vertex of the domain.
     step_size : str or StepSize, optional
@@ -152,8 +151,6 @@ _COMMON_DOC = """
     delta : float, default 1e-4
         The Frank-Wolfe vertex keeps a weight of at least ``delta`` in the
         conjugate point (the safeguard of Mitradjieva & Lindberg).
-    tol, max_iter, time_limit, callback, verbose, history_every, progress
-        As in :func:`frankwolfe.frank_wolfe`.
 
     Returns
     -------
@@ -163,52 +160,31 @@ _COMMON_DOC = """
 """
 
 
-def conjugate_frank_wolfe(
-    objective: Objective,
-    lmo: LMO,
-    x0: np.ndarray | Atom | None = None,
-    *,
-    step_size: str | StepSize | None = None,
-    delta: float = 1e-4,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
-) -> Result:
-    """Conjugate Frank-Wolfe (CFW).
+def _conjugate_solver(memory: int, doc: str) -> Any:
+    """CFW or BFW as a public solver (the two differ only in ``memory``)."""
+
+    def run(objective: Objective, domain: LMO, x0: np.ndarray | Atom | None = None, *,
+            step_size: str | StepSize | None = None, delta: float = 1e-4,
+            options: RunOptions) -> Result:
+        return run_frank_wolfe(objective, domain, _Conjugate(memory, delta), x0,
+                               step_size=step_size, **options.as_kwargs())
+
+    run.__name__ = run.__qualname__ = ("conjugate_frank_wolfe" if memory == 1
+                                       else "biconjugate_frank_wolfe")
+    run.__doc__ = doc + _COMMON_DOC
+    return solver(aliases={"lmo": "domain"})(run)
+
+
+conjugate_frank_wolfe = _conjugate_solver(1, """Conjugate Frank-Wolfe (CFW).
 
     The search point is ``s_k = alpha s_{k-1} + (1 - alpha) v_k`` with
     ``alpha`` chosen so that ``s_k - x_k`` is ``H(x_k)``-conjugate to the
     previous direction; ``alpha`` is clipped to ``[0, 1 - delta]``
     (``alpha = 0`` is a Frank-Wolfe step).  Cost per iteration: one oracle
     call, one gradient and one Hessian-vector product.
-    """
-    return run_frank_wolfe(
-        objective, lmo, _Conjugate(1, delta), x0, step_size=step_size, tol=tol,
-        max_iter=max_iter, time_limit=time_limit, callback=callback, verbose=verbose,
-        history_every=history_every, progress=progress,
-    )
+""")
 
-
-def biconjugate_frank_wolfe(
-    objective: Objective,
-    lmo: LMO,
-    x0: np.ndarray | Atom | None = None,
-    *,
-    step_size: str | StepSize | None = None,
-    delta: float = 1e-4,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
-) -> Result:
-    """Bi-conjugate Frank-Wolfe (BFW).
+biconjugate_frank_wolfe = _conjugate_solver(2, """Bi-conjugate Frank-Wolfe (BFW).
 
     The search point ``s_k = b0 v_k + b1 s_{k-1} + b2 s_{k-2}`` (weights
     ``>= 0`` summing to 1) makes ``s_k - x_k`` ``H(x_k)``-conjugate to the
@@ -216,13 +192,4 @@ def biconjugate_frank_wolfe(
     no admissible solution the step falls back to CFW, and to Frank-Wolfe
     when that fails too.  Cost per iteration: one oracle call, one gradient
     and two Hessian-vector products.
-    """
-    return run_frank_wolfe(
-        objective, lmo, _Conjugate(2, delta), x0, step_size=step_size, tol=tol,
-        max_iter=max_iter, time_limit=time_limit, callback=callback, verbose=verbose,
-        history_every=history_every, progress=progress,
-    )
-
-
-conjugate_frank_wolfe.__doc__ += _COMMON_DOC
-biconjugate_frank_wolfe.__doc__ += _COMMON_DOC
+""")

@@ -10,7 +10,6 @@ line search the step is ``gamma = 1``, i.e. ``x`` becomes ``x_c``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,8 +20,8 @@ from ..direction import Direction
 from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -41,7 +40,7 @@ _CORRECTIVE = ("auto", "qp", "cvxpy")
 
 
 class _FullyCorrective(ActiveSetVariant):
-    name = "fully_corrective_frank_wolfe"
+    name = "fcfw"
 
     def __init__(self, warm: ActiveSet | None, resum_every: int, sparsify_tol: float,
                  corrective: str, cvxpy_solver: str | None,
@@ -305,9 +304,10 @@ def _block_start(lmo: ProductDomain, x0: Any) -> tuple[list[Atom], np.ndarray]:
     return atoms, x
 
 
+@solver(aliases={"lmo": "domain"})
 def fully_corrective_frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
     corrective: str = "auto",
@@ -316,13 +316,7 @@ def fully_corrective_frank_wolfe(
     blocks: str | bool = "auto",
     corrective_tol: float = 1e-8,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
 ) -> Result:
@@ -340,8 +334,8 @@ def fully_corrective_frank_wolfe(
         ``LeastSquares`` or ``QuadraticObjective`` (exact corrective QP from
         cached per-atom products), or any objective implementing
         ``to_cvxpy(x_expression)``.
-    lmo : LMO
-        Linear minimization oracle of the domain.
+    domain : LMO
+        The domain, given by its linear minimization oracle.
     x0 : Atom, ActiveSet or ndarray, optional
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
     corrective : {"auto", "qp", "cvxpy"}, default "auto"
@@ -378,8 +372,6 @@ def fully_corrective_frank_wolfe(
     step_size : str or StepSize, optional
         Rule along ``d = x_c - x`` (``gamma_max = 1``); the default exact
         line search gives ``gamma = 1``.
-    tol, max_iter, time_limit, callback, verbose, history_every, progress
-        As in :func:`~frankwolfe.frank_wolfe`.
     resum_every, sparsify_tol
         Drift control, as in :func:`~frankwolfe.away_step_frank_wolfe`.
 
@@ -411,24 +403,17 @@ def fully_corrective_frank_wolfe(
         raise ValueError(f"`corrective` must be one of {_CORRECTIVE}, got {corrective!r}")
     if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
         raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
-    product = isinstance(lmo, ProductDomain) and lmo.n_blocks > 1
-    if blocks is True and not isinstance(lmo, ProductDomain):
-        raise TypeError(f"blocks=True needs a ProductDomain, got {lmo!r}")
+    product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
+    if blocks is True and not isinstance(domain, ProductDomain):
+        raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
     if product and blocks is not False:
-        block_atoms, start = _block_start(lmo, x0)
+        block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
                                             10000, cvxpy_solver, cvxpy_options)
-        return run_frank_wolfe(
-            objective, lmo, variant, start,
-            step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
-            callback=callback, verbose=verbose, history_every=history_every,
-            progress=progress,
-        )
-    warm, start = split_start(x0)
-    variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,
-                               cvxpy_options)
-    return run_frank_wolfe(
-        objective, lmo, variant, start,
-        step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
-        callback=callback, verbose=verbose, history_every=history_every, progress=progress,
-    )
+        variant.name = _FullyCorrective.name  # one method name for both modes
+    else:
+        warm, start = split_start(x0)
+        variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,
+                                   cvxpy_options)
+    return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
+                           **options.as_kwargs())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -10,8 +9,8 @@ import numpy as np
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .loop import Variant, run_frank_wolfe
@@ -20,26 +19,21 @@ __all__ = ["frank_wolfe"]
 
 
 class _Vanilla(Variant):
-    name = "frank_wolfe"
+    name = "fw"
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
         return Direction.frank_wolfe(v), 1.0, None
 
 
+@solver(aliases={"lmo": "domain"})
 def frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     x0: np.ndarray | Atom | None = None,
     *,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
 
@@ -51,29 +45,14 @@ def frank_wolfe(
     ----------
     objective : Objective
         The function to minimize.
-    lmo : LMO
-        Linear minimization oracle of the domain.
+    domain : LMO
+        The domain, given by its linear minimization oracle.
     x0 : ndarray or Atom, optional
         Feasible start; by default a vertex of the domain.
     step_size : str or StepSize, optional
         ``"agnostic"``, ``"short"``, ``"exact"``, ``"adaptive"``, ``"armijo"``
         or a :class:`~frankwolfe.step_size.StepSize`.  Default: ``"exact"``
         when the objective has a closed-form line search, else ``"adaptive"``.
-    tol : float, default 1e-6
-        Stop when the certified gap is at most ``tol``.
-    max_iter : int, default 1000
-        Iteration budget.
-    time_limit : float, optional
-        Wall-time budget in seconds.
-    callback : callable, optional
-        ``callback(state) -> bool | None`` after each gap computation; return
-        ``False`` to stop.  ``state`` is an :class:`~frankwolfe.IterationState`.
-    verbose : bool or int, default False
-        Print a progress table (an int sets the printing period).
-    history_every : int, default 1
-        Period of the history records.
-    progress : bool, default False
-        Show a tqdm progress bar.
 
     Returns
     -------
@@ -90,8 +69,5 @@ def frank_wolfe(
     >>> np.round(res.x, 6)
     array([0.6, 0.4, 0. ])
     """
-    return run_frank_wolfe(
-        objective, lmo, _Vanilla(), x0, step_size=step_size, tol=tol, max_iter=max_iter,
-        time_limit=time_limit, callback=callback, verbose=verbose,
-        history_every=history_every, progress=progress,
-    )
+    return run_frank_wolfe(objective, domain, _Vanilla(), x0, step_size=step_size,
+                           **options.as_kwargs())

@@ -197,6 +197,7 @@ def run_frank_wolfe(
     *,
     step_size: str | StepSize | None = None,
     tol: float = 1e-6,
+    rtol: float = 0.0,
     max_iter: int = 1000,
     time_limit: float | None = None,
     callback: Callable[[IterationState], Any] | None = None,
@@ -212,7 +213,7 @@ def run_frank_wolfe(
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
     if not isinstance(lmo, LMO):
         raise TypeError(f"lmo must be an LMO, got {type(lmo).__name__}")
-    monitor = Monitor(variant.name, tol=tol, max_iter=max_iter, time_limit=time_limit,
+    monitor = Monitor(variant.name, tol=tol, rtol=rtol, max_iter=max_iter, time_limit=time_limit,
                       callback=callback, verbose=verbose, history_every=history_every,
                       progress=progress)
     x, x0_atom = prepare_start(objective, lmo, x0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,8 +10,8 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -22,14 +21,12 @@ __all__ = ["pairwise_frank_wolfe"]
 
 
 class _Pairwise(ActiveSetVariant):
-    name = "pairwise_frank_wolfe"
+    name = "pairwise"
 
     def __init__(self, warm: ActiveSet | None, resum_every: int, sparsify_tol: float,
                  blended: bool) -> None:
         super().__init__(warm, resum_every, sparsify_tol)
         self.blended = bool(blended)
-        if self.blended:
-            self.name = "blended_pairwise_frank_wolfe"
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
@@ -51,21 +48,21 @@ class _Pairwise(ActiveSetVariant):
         gamma_max = S.weight_at(i)
         return Direction.pairwise(target, a), gamma_max, ("pairwise", target, a.key, gamma_max)
 
+    def outputs(self) -> tuple[Any, dict[str, Any]]:
+        active, extra = super().outputs()
+        extra["blended"] = self.blended
+        return active, extra
 
+
+@solver(aliases={"lmo": "domain"})
 def pairwise_frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
     blended: bool = False,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
 ) -> Result:
@@ -88,8 +85,8 @@ def pairwise_frank_wolfe(
     ----------
     objective : Objective
         The function to minimize.
-    lmo : LMO
-        Linear minimization oracle of the domain (a polytope for the linear rate).
+    domain : LMO
+        The domain's linear minimization oracle (a polytope for the linear rate).
     x0 : Atom, ActiveSet or ndarray, optional
         Start: a vertex (Atom, or an array the oracle returns for ``-x0``),
         or an ActiveSet for a warm start (copied).  Default: a vertex.
@@ -97,9 +94,6 @@ def pairwise_frank_wolfe(
         Use the blended pairwise rule.
     step_size : str or StepSize, optional
         As in :func:`~frankwolfe.frank_wolfe`; clipped to ``gamma_max``.
-    tol, max_iter, time_limit, callback, verbose, history_every, progress
-        As in :func:`~frankwolfe.frank_wolfe`.  The oracle is called every
-        iteration, so every recorded gap is certified.
     resum_every, sparsify_tol
         Drift control, as in :func:`~frankwolfe.away_step_frank_wolfe`.
 
@@ -108,7 +102,8 @@ def pairwise_frank_wolfe(
     Result
         ``active_set`` is the final :class:`~frankwolfe.ActiveSet`; ``extra``
         counts the steps (``n_fw_steps``, ``n_pairwise_steps``,
-        ``n_drop_steps``, ``n_resyncs``); the history has ``active_set_size``.
+        ``n_drop_steps``, ``n_resyncs``) and records ``blended``; the history
+        has ``active_set_size``.  ``method`` is ``"pairwise"`` for both rules.
 
     Examples
     --------
@@ -122,8 +117,5 @@ def pairwise_frank_wolfe(
     (array([0.6, 0.4, 0. ]), [('e', 0), ('e', 1)])
     """
     warm, start = split_start(x0)
-    return run_frank_wolfe(
-        objective, lmo, _Pairwise(warm, resum_every, sparsify_tol, blended), start,
-        step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
-        callback=callback, verbose=verbose, history_every=history_every, progress=progress,
-    )
+    return run_frank_wolfe(objective, domain, _Pairwise(warm, resum_every, sparsify_tol, blended),
+                           start, step_size=step_size, **options.as_kwargs())

@@ -10,7 +10,6 @@ oracle call certifies the gap (and its vertex is used for the step).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,8 +19,8 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..lmo.subset import supports_subsets
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -56,7 +55,7 @@ def _sample_size(subsample: Any, n: int) -> int:
 
 
 class _RandomizedAway(ActiveSetVariant):
-    name = "randomized_away_step_frank_wolfe"
+    name = "rafw"
 
     def __init__(self, warm: ActiveSet | None, resum_every: int, sparsify_tol: float,
                  subsample: Any, gap_every: int, rng: np.random.Generator) -> None:
@@ -156,22 +155,17 @@ class _RandomizedAway(ActiveSetVariant):
         return active, extra
 
 
+@solver(aliases={"lmo": "domain", "seed": "random_state"})
 def randomized_away_step_frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
     subsample: int | float = 0.1,
     gap_every: int = 20,
-    seed: int | np.random.Generator | None = 0,
+    random_state: int | np.random.Generator | None = None,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
 ) -> Result:
@@ -189,7 +183,7 @@ def randomized_away_step_frank_wolfe(
     ----------
     objective : Objective
         The function to minimize.
-    lmo : LMO
+    domain : LMO
         The domain; it must implement :class:`~frankwolfe.lmo.subset.SubsetOracle`
         (:class:`~frankwolfe.ProbabilitySimplex`, :class:`~frankwolfe.UnitSimplex`,
         :class:`~frankwolfe.L1Ball`; and with uniformly sampled vertices
@@ -206,9 +200,11 @@ def randomized_away_step_frank_wolfe(
         (certified) gap, so the run can stop only there; the other rows of
         the history have ``gap = nan``.  A run stopped in between (iteration
         or time budget) is certified by one more full call.
-    seed : int or numpy Generator, default 0
-        Randomness of the sampling.
-    step_size, tol, max_iter, time_limit, callback, verbose, history_every, progress
+    random_state : int, numpy.random.Generator or None, default None
+        Randomness of the sampling (scikit-learn's convention): a seed for a
+        reproducible run, a Generator to share, or None for fresh entropy.
+        ``seed=`` is a deprecated alias.
+    step_size : str or StepSize, optional
         As in :func:`~frankwolfe.frank_wolfe`.
     resum_every, sparsify_tol
         Drift control, as in :func:`~frankwolfe.away_step_frank_wolfe`.
@@ -232,16 +228,13 @@ def randomized_away_step_frank_wolfe(
     >>> y = np.array([0.8, 0.6, -0.2, -0.5])
     >>> f = QuadraticObjective(np.eye(4), -y)
     >>> res = randomized_away_step_frank_wolfe(f, ProbabilitySimplex(dim=4), subsample=2,
-    ...                                        tol=1e-12, gap_every=5)
+    ...                                        tol=1e-12, gap_every=5, random_state=0)
     >>> np.round(res.x, 6)
     array([0.6, 0.4, 0. , 0. ])
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)  # returns a Generator itself unchanged
     _sample_size(subsample, 1)  # validate before any work
     warm, start = split_start(x0)
     variant = _RandomizedAway(warm, resum_every, sparsify_tol, subsample, gap_every, rng)
-    return run_frank_wolfe(
-        objective, lmo, variant, start,
-        step_size=step_size, tol=tol, max_iter=max_iter, time_limit=time_limit,
-        callback=callback, verbose=verbose, history_every=history_every, progress=progress,
-    )
+    return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
+                           **options.as_kwargs())

@@ -15,7 +15,7 @@ gap is known and the run brackets the saddle value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import time
@@ -23,22 +23,22 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..active_set import ActiveSet
+from ..active_set import ActiveSet, AtomStore
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import InfeasibleError, ShapeError
+from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
-from ..monitor import IterationState
 from ..objectives.base import Objective, Tracker
 from ..objectives.saddle import BilinearObjective, SaddleObjective
+from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import Agnostic, StepSize
 from .loop import Variant, run_frank_wolfe
 from .restricted_game import (gram_factor, polish_quadratic_game, solve_matrix_game,
                               solve_quadratic_game)
 
-__all__ = ["saddle_point_frank_wolfe", "SaddleStep"]
+__all__ = ["saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking"]
 
 # Relative distance between the tracked z and the active sets' sum above which z is reset.
 _DRIFT_TOL = 1e-12
@@ -61,32 +61,131 @@ class SaddleStep(StepSize):
     linear rate for SP-AFW needs ``nu > 0`` (strong convex-concavity
     dominating the coupling).
 
+    With ``C=None`` the rule is local: ``C`` is replaced at each step by the
+    curvature of ``L`` along the direction taken,
+    ``objective.curvature_along(d_x, d_y)`` (``mu_x ||d_x||^2 + mu_y ||d_y||^2``
+    for a :class:`~frankwolfe.BilinearObjective`).  That number bounds the
+    curvature term of the step's progress exactly where the global ``C``
+    bounds it over the whole domain, and it is never larger, so each step
+    makes at least the progress of the global rule and the linear rate is
+    kept; the steps are longer (about 2.4x fewer iterations to a gap of 1e-9
+    on random 30x40 games with ``mu = 1``, ``benchmarks/saddle.py``).
+
     Parameters
     ----------
-    C : float
-        Curvature constant, positive.  For ``L`` with ``mu``-smooth sides
-        over domains of diameters ``D_x, D_y`` a valid choice is
-        ``L_xx D_x^2 + L_yy D_y^2``; a pure bilinear game has ``C = 0`` in
-        theory, so any positive value is a tuning choice there.
+    C : float or None
+        Curvature constant, positive, or None for the local rule.  For
+        ``L`` with ``L_x``- and ``L_y``-smooth sides over domains of
+        diameters ``D_x, D_y`` a valid choice is ``L_x D_x^2 + L_y D_y^2``;
+        a pure bilinear game has ``C = 0`` in theory, so any positive value
+        is a tuning choice there.
     nu : float, default 1.0
         Damping factor in ``(0, 1]``.
     """
 
-    def __init__(self, C: float, nu: float = 1.0) -> None:
-        if not (np.isfinite(C) and C > 0):
+    def __init__(self, C: float | None, nu: float = 1.0) -> None:
+        if C is not None and not (np.isfinite(C) and C > 0):
             raise ValueError(f"SaddleStep: `C` must be positive and finite, got {C!r}")
         if not (np.isfinite(nu) and 0 < nu <= 1):
             raise ValueError(f"SaddleStep: `nu` must be in (0, 1], got {nu!r}")
-        self.C = float(C)
+        self.C = None if C is None else float(C)
         self.nu = float(nu)
 
     def __call__(self, k, tracker, direction, slope, gamma_max):
         if slope >= 0:
             return 0.0
-        return float(min(gamma_max, self.nu * (-slope) / (2.0 * self.C)))
+        C = self.C
+        if C is None:
+            adapter = tracker.objective
+            C = adapter.saddle.curvature_along(*adapter.split(direction.dense(tracker.x)))
+            if C is None:
+                raise TypeError(
+                    f"SaddleStep(C=None) needs {type(adapter.saddle).__name__}.curvature_along; "
+                    "pass C or use step_size='backtracking'"
+                )
+            if not C > 0:  # L is linear along d: the longest step is the best one
+                return float(gamma_max)
+        return float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
 
     def __repr__(self) -> str:
-        return f"SaddleStep(C={self.C:g}, nu={self.nu:g})"
+        C = "None" if self.C is None else f"{self.C:g}"
+        return f"SaddleStep(C={C}, nu={self.nu:g})"
+
+
+class SaddleBacktracking(StepSize):
+    """The adaptive saddle rule with ``C`` estimated by backtracking.
+
+    For a direction ``d = (d_x, d_y)`` and a step ``gamma`` the local
+    curvature of ``L`` is
+
+    ``q(gamma) = [L(x + gamma d_x, y) - L(x, y) - gamma <grad_x L, d_x>]
+    - [L(x, y + gamma d_y) - L(x, y) - gamma <grad_y L, d_y>]``,
+
+    non-negative for a convex-concave ``L`` and at most ``gamma^2 C / 2``
+    for the curvature constant ``C`` of Gidel et al. (2017).  Each step
+    starts from the previous estimate times ``shrink``, takes
+    ``gamma = min(gamma_max, nu * g / (2 C))`` (as :class:`SaddleStep`) and
+    doubles ``C`` until ``q(gamma) <= gamma^2 C / 2`` holds, so the step
+    taken satisfies the curvature bound of the SP-AFW analysis of Gidel et
+    al. with a constant within a factor 2 of the curvature met along the
+    directions taken (and, after the first step, at most twice the global
+    constant).  The first estimate is ``2 q(1)`` on the first direction.
+    Each trial costs two evaluations of ``L``.  For objectives that know
+    their curvature along a direction, ``SaddleStep(C=None)`` needs no trials.
+
+    Parameters
+    ----------
+    nu : float, default 1.0
+        Damping factor in ``(0, 1]``.
+    shrink : float, default 0.9
+        Factor in ``(0, 1]`` applied to the estimate at the start of each step.
+    """
+
+    uses_trials = True
+
+    def __init__(self, nu: float = 1.0, shrink: float = 0.9) -> None:
+        if not (np.isfinite(nu) and 0 < nu <= 1):
+            raise ValueError(f"SaddleBacktracking: `nu` must be in (0, 1], got {nu!r}")
+        if not (np.isfinite(shrink) and 0 < shrink <= 1):
+            raise ValueError(f"SaddleBacktracking: `shrink` must be in (0, 1], got {shrink!r}")
+        self.nu = float(nu)
+        self.shrink = float(shrink)
+        self.C: float | None = None
+
+    def reset(self) -> None:
+        self.C = None
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if slope >= 0:
+            return 0.0
+        adapter = tracker.objective
+        L = adapter.saddle
+        x, y = adapter.split(tracker.x)
+        dx, dy = adapter.split(direction.dense(tracker.x))
+        f0 = tracker.value()
+        rx, ry = adapter.split(tracker.gradient())  # (grad_x L, -grad_y L)
+        sx, sy = float(np.vdot(rx, dx)), -float(np.vdot(ry, dy))
+        slack = 64.0 * np.finfo(float).eps * (abs(f0) + 1.0)
+
+        def curvature(gamma: float) -> float:
+            tracker.n_function_calls += 2
+            qx = float(L.value(x + gamma * dx, y)) - f0 - gamma * sx
+            qy = float(L.value(x, y + gamma * dy)) - f0 - gamma * sy
+            return qx - qy
+
+        if self.C is None:
+            self.C = max(2.0 * curvature(1.0), 1e-12 * abs(slope))
+        C = max(self.C * self.shrink, np.finfo(float).tiny)
+        while True:
+            gamma = float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
+            if gamma <= 0.0 or curvature(gamma) <= 0.5 * gamma * gamma * C + slack:
+                break
+            C *= 2.0
+        self.C = C
+        return gamma
+
+    def __repr__(self) -> str:
+        return f"SaddleBacktracking(nu={self.nu:g}, C={self.C})"
 
 
 class _SaddleAdapter(Objective):
@@ -253,7 +352,8 @@ def _pair(sx: Atom, sy: Atom, nx: int, n: int) -> Atom:
 class _SaddleVariant(Variant):
     """Per-side oracle calls and the value bracket; subclasses choose the direction."""
 
-    name = "saddle_point_frank_wolfe"
+    name = "saddle"
+    kind = "fw"  # the configuration, reported in ``Result.extra["variant"]``
 
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter) -> None:
         self.domain_x = domain_x
@@ -293,7 +393,7 @@ class _SaddleVariant(Variant):
         return None, self._bracket()
 
     def _bracket(self) -> dict[str, Any]:
-        return {"gap_x": self.gap_x, "gap_y": self.gap_y,
+        return {"variant": self.kind, "gap_x": self.gap_x, "gap_y": self.gap_y,
                 "value_lower": self.lower, "value_upper": self.upper}
 
 
@@ -315,7 +415,7 @@ class _SaddleAway(_SaddleVariant):
     keeps the sets as small as the players' supports.
     """
 
-    name = "saddle_point_away_step_frank_wolfe"
+    kind = "away"
 
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter,
                  starts: tuple[Any, Any], resum_every: int, sparsify_tol: float) -> None:
@@ -436,74 +536,60 @@ class _FullStep(StepSize):
         return float(gamma_max)
 
 
-class _Player:
+class _Player(AtomStore):
     """One player's active atoms, weights and products with ``M`` (corrective mode).
 
-    Atoms whose weight falls to zero are dropped; an atom that comes back
-    after a drop is pinned (never dropped again), so each vertex leaves at
-    most once and the double-oracle iteration stays finite on polytopes.
+    The atoms live in an :class:`~frankwolfe.active_set.AtomStore` (keyed
+    slots, stacked entries); each slot also holds the atom embedded in the
+    joint space and its product with ``M``.  Weights may be zero (an atom is
+    added before the restricted game gives it a weight).  Atoms whose weight
+    falls to zero are dropped; an atom that comes back after a drop is
+    pinned (never dropped again), so each vertex leaves at most once and the
+    double-oracle iteration stays finite on polytopes.
     """
 
-    def __init__(self, shape: tuple[int, ...], offset: int, n: int) -> None:
-        self.shape = shape
+    def __init__(self, offset: int, n: int) -> None:
+        super().__init__()
         self.offset = offset
         self.n = n
-        self.atoms: list[Atom] = []
         self.joint: list[Atom] = []
         self.products: list[np.ndarray] = []
-        self.index: dict[Any, int] = {}
-        self.w = np.zeros(0)
         self.dropped: set[Any] = set()
         self.pinned: set[Any] = set()
 
-    def __len__(self) -> int:
-        return len(self.atoms)
-
     def add(self, atom: Atom, product: np.ndarray, weight: float = 0.0) -> bool:
         """Add ``atom`` (with ``M``-product ``product``) unless present; True if added."""
-        key = atom.key
-        if key in self.index:
-            self.w[self.index[key]] += weight
+        if atom.key in self:
+            self._add_weight(atom, weight)
             return False
-        if key in self.dropped:
-            self.pinned.add(key)
-        self.index[key] = len(self.atoms)
-        self.atoms.append(atom)
+        if atom.key in self.dropped:
+            self.pinned.add(atom.key)
+        self._add_weight(atom, weight)
         self.joint.append(_embed(atom, self.offset, self.n))
         self.products.append(product)
-        self.w = np.append(self.w, weight)
         return True
-
-    def matrix(self) -> Any:
-        """The atoms as rows: CSR when all are sparse, else a dense array."""
-        size = int(np.prod(self.shape))
-        if all(a.is_sparse for a in self.atoms):
-            idx = np.concatenate([a.indices for a in self.atoms])
-            val = np.concatenate([a.values for a in self.atoms])
-            ptr = np.zeros(len(self.atoms) + 1, dtype=np.int64)
-            np.cumsum([a.indices.size for a in self.atoms], out=ptr[1:])
-            return sp.csr_array((val, idx, ptr), shape=(len(self.atoms), size))
-        return np.stack([a.to_dense().reshape(-1) for a in self.atoms])
 
     def prune(self, w: np.ndarray) -> int:
         """Set the weights to ``w``; drop unpinned atoms of zero weight; return the count."""
-        keep = (w > 0) | np.array([a.key in self.pinned for a in self.atoms], dtype=bool)
-        n_drop = int(keep.size - np.count_nonzero(keep))
-        if n_drop:
-            for i in np.flatnonzero(~keep):
-                self.dropped.add(self.atoms[i].key)
-            sel = np.flatnonzero(keep).tolist()
-            self.atoms = [self.atoms[i] for i in sel]
-            self.joint = [self.joint[i] for i in sel]
-            self.products = [self.products[i] for i in sel]
-            self.index = {a.key: i for i, a in enumerate(self.atoms)}
-            w = w[keep]
-        self.w = w
-        return n_drop
+        self._w[: len(self)] = w
+        drop = [i for i in np.flatnonzero(w <= 0).tolist() if self._atoms[i].key not in self.pinned]
+        for i in reversed(drop):  # descending: the slot swapped in is never a pending one
+            self.dropped.add(self._atoms[i].key)
+            self._remove_slot(i)
+        return len(drop)
 
     def active_set(self) -> ActiveSet:
-        live = np.flatnonzero(self.w > 0)
-        return ActiveSet([self.atoms[i] for i in live], self.w[live] / self.w[live].sum())
+        w = self.weights
+        live = np.flatnonzero(w > 0)
+        return ActiveSet([self._atoms[i] for i in live], w[live] / w[live].sum())
+
+    def _slot_moved(self, src: int, dst: int) -> None:
+        self.joint[dst] = self.joint[src]
+        self.products[dst] = self.products[src]
+
+    def _slot_popped(self) -> None:
+        self.joint.pop()
+        self.products.pop()
 
 
 def _embed(atom: Atom, offset: int, n: int) -> Atom:
@@ -529,7 +615,7 @@ class _SaddleCorrective(_SaddleVariant):
     in its hull), so the gap is zero up to the solver's accuracy.
     """
 
-    name = "saddle_point_fully_corrective_frank_wolfe"
+    kind = "corrective"
 
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter,
                  starts: tuple[Any, Any], qp_solver: str | None) -> None:
@@ -546,8 +632,7 @@ class _SaddleCorrective(_SaddleVariant):
         for key in self.counts:
             self.counts[key] = 0
         n = self.n
-        self.players = (_Player(self.adapter.shape_x, 0, n),
-                        _Player(self.adapter.shape_y, self.nx, n))
+        self.players = (_Player(0, n), _Player(self.nx, n))
         parts = self.adapter.split(tracker.x)
         for P, start, part, dom in zip(self.players, self.starts, parts,
                                        (self.domain_x, self.domain_y)):
@@ -588,7 +673,7 @@ class _SaddleCorrective(_SaddleVariant):
         t0 = time.perf_counter()
         Px, Py = self.players
         L = self.L
-        Ax, Ay = Px.matrix(), Py.matrix()
+        Ax, Ay = Px.stacked(), Py.stacked()
         # H_ij = a_i^T M b_j = (M^T a_i) . b_j, plus the folded linear terms
         H = np.asarray(Ay @ np.stack(Px.products).T, dtype=float).T
         if L.a is not None:
@@ -631,7 +716,7 @@ class _SaddleCorrective(_SaddleVariant):
 
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         extra = {**self._bracket(), **self.counts}
-        if not hasattr(self, "players") or not all(P.w.sum() > 0 for P in self.players):
+        if not hasattr(self, "players") or not all(P.weights.sum() > 0 for P in self.players):
             return None, extra
         extra["n_pinned"] = sum(len(P.pinned) for P in self.players)
         return tuple(P.active_set() for P in self.players), extra
@@ -669,6 +754,7 @@ def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
     return shape, dense
 
 
+@solver()
 def saddle_point_frank_wolfe(
     objective: SaddleObjective,
     domain_x: LMO,
@@ -682,13 +768,7 @@ def saddle_point_frank_wolfe(
     step_size: str | StepSize | None = None,
     C: float | None = None,
     nu: float = 1.0,
-    tol: float = 1e-6,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
 ) -> Result:
@@ -736,25 +816,39 @@ def saddle_point_frank_wolfe(
         ``step_size`` must be left None (the step is ``gamma = 1``).
     qp_solver : str, optional
         cvxpy solver of the quadratic restricted game (default Clarabel).
-    step_size : {"agnostic", "fictitious", "adaptive"} or StepSize, optional
+    step_size : {"agnostic", "fictitious", "adaptive", "local", "backtracking"} or StepSize, optional
         ``"agnostic"``: ``gamma = 2/(k+2)``.  ``"fictitious"``:
         ``gamma = 1/(k+1)``, which makes ``(x_k, y_k)`` the plain averages of
         the best replies so far (fictitious play).  ``"adaptive"``:
-        ``gamma = min(gamma_max, nu * g / (2 C))``, :class:`SaddleStep`.
-        Default: ``"adaptive"`` when ``C`` (or ``objective.curvature``) is
-        known, else ``"agnostic"``.  Line-search rules of minimization
-        (``"exact"``, ``"short"``, ``"armijo"``) do not apply: ``L`` is not
-        minimized along ``d``.
+        ``gamma = min(gamma_max, nu * g / (2 C))``, :class:`SaddleStep`, with
+        the curvature constant ``C``.  ``"local"``: the same with ``C``
+        replaced by the curvature of ``L`` along the direction taken,
+        ``objective.curvature_along(d_x, d_y)`` (never larger, so never a
+        shorter step).  ``"backtracking"``: ``C`` estimated along the
+        directions taken from values of ``L``, :class:`SaddleBacktracking`.
+        Line-search rules of minimization (``"exact"``, ``"short"``,
+        ``"armijo"``) do not apply: ``L`` is not minimized along ``d``.  The
+        default is chosen so that SP-AFW reaches its linear rate on strongly
+        convex-concave problems without a user-supplied constant:
+
+        1. ``"adaptive"`` when ``C`` is passed or ``objective.curvature`` is set;
+        2. else, when ``objective.strongly_convex_concave`` (a
+           :class:`~frankwolfe.BilinearObjective` with ``mu_x, mu_y > 0``):
+           ``"local"`` when the objective implements ``curvature_along`` (a
+           :class:`~frankwolfe.BilinearObjective` does:
+           ``mu_x ||d_x||^2 + mu_y ||d_y||^2``); else ``"adaptive"`` with
+           ``C = objective.curvature_constant(domain_x, domain_y)``, that is
+           ``smoothness_x D_x^2 + smoothness_y D_y^2`` for the domains'
+           Euclidean diameters (``D^2 = 2 r^2`` for a simplex of radius
+           ``r``, ``4 r^2`` for an l1 or l2 ball; :meth:`~frankwolfe.LMO.diameter`);
+           and ``"backtracking"`` when a piece is unknown;
+        3. else ``"agnostic"`` (a pure bilinear game has ``C = 0``, and no
+           step rule gives SP-FW a linear rate there).
     C : float, optional
         Curvature constant of the adaptive rule (default:
-        ``objective.curvature``).
+        ``objective.curvature_constant(domain_x, domain_y)``).
     nu : float, default 1.0
         Damping of the adaptive rule.
-    tol : float, default 1e-6
-        Stop when the certified saddle gap is at most ``tol``.
-    max_iter, time_limit, callback, verbose, history_every, progress
-        As in :func:`~frankwolfe.frank_wolfe`.  The callback's ``x`` is the
-        joint point ``z = (x.ravel(), y.ravel())`` and its ``gradient`` is ``r``.
     resum_every, sparsify_tol
         Drift control of the SP-AFW active sets, as in
         :func:`~frankwolfe.away_step_frank_wolfe`.
@@ -778,6 +872,11 @@ def saddle_point_frank_wolfe(
 
     Notes
     -----
+    ``tol`` and ``rtol`` bound the certified saddle gap.  The callback's
+    ``x`` is the joint point ``z = (x.ravel(), y.ravel())`` and its
+    ``gradient`` is ``r``.  ``Result.method`` is ``"saddle"`` and
+    ``extra["variant"]`` is ``"fw"``, ``"away"`` or ``"corrective"``.
+
     For a bilinear ``L`` (matrix games) no open-loop rule has a linear
     rate: with ``2/(k+2)`` or ``1/(k+1)`` the gap falls like ``k^-0.45``
     (about 0.1 after 1e4 iterations on random 200x300 games; see
@@ -813,13 +912,8 @@ def saddle_point_frank_wolfe(
     joint = ProductDomain([domain_x, domain_y],
                           indices=[range(nx), range(nx, adapter.shape[0])])
     z0 = np.concatenate([x_start.reshape(-1), y_start.reshape(-1)])
-    for name, part, dom in (("x0", x_start, domain_x), ("y0", y_start, domain_y)):
-        try:
-            viol = dom.violation(part)
-        except NotImplementedError:
-            continue
-        if not viol <= 1e-8:
-            raise InfeasibleError(f"`{name}` is not in {dom!r}: violation {viol:.3g} > 1e-08")
+    domain_x.check_feasible(x_start, "`x0`")
+    domain_y.check_feasible(y_start, "`y0`")
 
     if corrective:
         if away:
@@ -840,19 +934,15 @@ def saddle_point_frank_wolfe(
             domain_x, domain_y, adapter,
             (_start_kind(x0, domain_x, shape_x), _start_kind(y0, domain_y, shape_y)), qp_solver)
     elif away:
-        rule = _step_rule(step_size, C, nu, objective)
+        rule = _step_rule(step_size, C, nu, objective, domain_x, domain_y)
         variant = _SaddleAway(domain_x, domain_y, adapter,
                               (_start_kind(x0, domain_x, shape_x),
                                _start_kind(y0, domain_y, shape_y)),
                               resum_every, sparsify_tol)
     else:
-        rule = _step_rule(step_size, C, nu, objective)
+        rule = _step_rule(step_size, C, nu, objective, domain_x, domain_y)
         variant = _SaddleFW(domain_x, domain_y, adapter)
-    res = run_frank_wolfe(
-        adapter, joint, variant, z0, step_size=rule, tol=tol, max_iter=max_iter,
-        time_limit=time_limit, callback=callback, verbose=verbose,
-        history_every=history_every, progress=progress,
-    )
+    res = run_frank_wolfe(adapter, joint, variant, z0, step_size=rule, **options.as_kwargs())
     x, y = adapter.split(np.asarray(res.x))
     res.x = np.array(x)
     res.extra["y"] = np.array(y)
@@ -869,10 +959,18 @@ def _start_kind(start: Any, domain: LMO, shape: tuple[int, ...]) -> Any:
 
 
 def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
-               objective: SaddleObjective) -> StepSize:
-    curvature = C if C is not None else objective.curvature
+               objective: SaddleObjective, domain_x: LMO, domain_y: LMO) -> StepSize:
+    curvature = C if C is not None else objective.curvature_constant(domain_x, domain_y)
+    if curvature is not None and not curvature > 0:
+        curvature = None  # a zero constant (a pure bilinear game) sets no step length
+    local = type(objective).curvature_along is not SaddleObjective.curvature_along
     if spec is None:
-        spec = "adaptive" if curvature is not None else "agnostic"
+        if C is not None or objective.curvature is not None:
+            spec = "adaptive"
+        elif objective.strongly_convex_concave:
+            spec = "local" if local else "adaptive" if curvature is not None else "backtracking"
+        else:
+            spec = "agnostic"
     if isinstance(spec, StepSize):
         return spec
     if isinstance(spec, str):
@@ -885,12 +983,23 @@ def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
             if curvature is None:
                 raise ValueError(
                     "step_size='adaptive' needs the curvature constant: pass C=... "
-                    f"(or set `curvature` on {type(objective).__name__})"
+                    f"(or set `curvature` on {type(objective).__name__}), or use "
+                    "step_size='backtracking'"
                 )
             return SaddleStep(curvature, nu)
+        if name == "local":
+            if not local:
+                raise ValueError(
+                    f"step_size='local' needs {type(objective).__name__}.curvature_along; "
+                    "use step_size='backtracking'"
+                )
+            return SaddleStep(None, nu)
+        if name == "backtracking":
+            return SaddleBacktracking(nu)
         raise ValueError(
-            f"unknown saddle step_size {spec!r}; choose 'agnostic', 'fictitious' or 'adaptive' "
-            "or pass a StepSize (line searches on L do not apply to a saddle problem)"
+            f"unknown saddle step_size {spec!r}; choose 'agnostic', 'fictitious', 'adaptive', "
+            "'local' or 'backtracking' or pass a StepSize (line searches on L do not apply to "
+            "a saddle problem)"
         )
     raise TypeError(f"step_size must be a string, a StepSize or None, got {type(spec).__name__}")
 

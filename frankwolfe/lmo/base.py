@@ -28,9 +28,17 @@ import scipy.sparse as sp
 
 from .._config import debug_enabled
 from ..atoms import Atom, as_atom
-from ..errors import OracleError, ShapeError
+from ..errors import InfeasibleError, OracleError, ShapeError
 
-__all__ = ["LMO"]
+__all__ = ["LMO", "FEASIBILITY_TOL"]
+
+#: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
+#: user hands in (a start ``x0``, a warm-start atom): above it the point is
+#: rejected by :meth:`LMO.check_feasible`.  Loose enough for points computed in
+#: floating point (a simplex point whose sum is off by a few ulps, a projection
+#: accurate to 1e-10), tight enough that a wrong point is never taken for a
+#: feasible one, whose gap would then certify nothing.
+FEASIBILITY_TOL = 1e-8
 
 # Tolerance used when debug mode checks an oracle's answer.
 _DEBUG_TOL = 1e-7
@@ -98,6 +106,40 @@ class LMO(ABC):
         checked.
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement violation()")
+
+    def check_feasible(self, x: Any, name: str = "x0") -> None:
+        """Raise :class:`~frankwolfe.InfeasibleError` if ``x`` is outside the domain.
+
+        The one feasibility check of user input: ``x`` is rejected when its
+        :meth:`violation` exceeds :data:`FEASIBILITY_TOL`.  Domains that do
+        not implement :meth:`violation` accept every point.
+
+        Parameters
+        ----------
+        x : array_like
+            The point (a start, an atom of a warm start, ...).
+        name : str, default "x0"
+            How the error message names the point (the argument's name).
+        """
+        try:
+            viol = self.violation(np.asarray(x, dtype=float))
+        except NotImplementedError:
+            return
+        if not viol <= FEASIBILITY_TOL:
+            raise InfeasibleError(
+                f"{name} is not in the domain {self!r}: violation {viol:.3g} > tolerance "
+                f"{FEASIBILITY_TOL:g}"
+            )
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """An upper bound on the Euclidean diameter ``max ||u - v||`` of the domain.
+
+        Step rules that need a curvature bound read it (the saddle-point
+        rule's ``C = mu_x D_x^2 + mu_y D_y^2``).  ``shape`` is the shape of
+        the points when the domain does not fix it.  The default, ``None``,
+        means unknown.
+        """
+        return None
 
     def is_feasible(self, x: np.ndarray, tol: float = 1e-9) -> bool:
         """Whether ``x`` lies in the domain up to the relative tolerance ``tol``."""

@@ -105,6 +105,11 @@ class Birkhoff(LMO):
         cols = float(np.abs(x.sum(axis=0) - 1.0).max(initial=0.0))
         return max(neg, rows, cols)
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """``sqrt(2 n)``: two permutation matrices with no entry in common."""
+        n = self.n if self.n is not None else (shape[0] if shape else None)
+        return None if n is None else float(np.sqrt(2.0 * n))
+
     def _repr_params(self) -> dict[str, Any]:
         return {"n": self.n}
 

@@ -96,6 +96,10 @@ class L1Ball(SubsetOracle, LMO):
         self.radius = _check_radius("L1Ball", radius)
         self.shape = _dim_shape(dim, "L1Ball")
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``2 * radius``."""
+        return 2.0 * self.radius
+
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)
         i = int(np.argmax(np.abs(flat)))
@@ -156,6 +160,10 @@ class L2Ball(LMO):
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = _check_radius("L2Ball", radius)
         self.shape = _dim_shape(dim, "L2Ball")
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``2 * radius``."""
+        return 2.0 * self.radius
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)
@@ -580,6 +588,10 @@ class KSparsePolytope(SubsetOracle, LMO):
         self.shape = _dim_shape(dim, "KSparsePolytope")
         if self.shape is not None and self.k > self.shape[0]:
             raise ValueError(f"KSparsePolytope: `k` must be <= `dim`={dim}, got k={k!r}")
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``2 * radius * sqrt(k)``: two opposite vertices with ``k`` entries ``+-radius``."""
+        return 2.0 * self.radius * float(np.sqrt(self.k))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)

@@ -142,6 +142,14 @@ class ProductDomain(LMO):
         x = np.asarray(x, dtype=float)
         return [x[idx].reshape(self.block_shape(i)) for i, idx in enumerate(self.block_indices)]
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """From the blocks' diameters: their root sum of squares for a Cartesian
+        product, their sum for a Minkowski sum; None when one is unknown."""
+        ds = [b.diameter(self.block_shape(i)) for i, b in enumerate(self.blocks)]
+        if any(d is None for d in ds):
+            return None
+        return float(np.sqrt(sum(d * d for d in ds))) if self.disjoint else float(sum(ds))
+
     def violation(self, x: np.ndarray) -> float:
         if not self.disjoint:
             raise NotImplementedError(

@@ -109,6 +109,10 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         neg = max(0.0, -float(x.min(initial=0.0)))
         return max(neg, abs(total - self.radius)) / self.radius
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``sqrt(2) * radius``: the distance between two vertices ``radius * e_i``."""
+        return float(np.sqrt(2.0) * self.radius)
+
     def _repr_params(self) -> dict[str, Any]:
         return _repr_with_dim(self, {"radius": self.radius})
 
@@ -169,6 +173,10 @@ class UnitSimplex(SubsetOracle, LMO):
             return float("inf")
         neg = max(0.0, -float(x.min(initial=0.0)))
         return max(neg, total - self.radius) / self.radius
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``sqrt(2) * radius``: the distance between two vertices ``radius * e_i``."""
+        return float(np.sqrt(2.0) * self.radius)
 
     def _repr_params(self) -> dict[str, Any]:
         return _repr_with_dim(self, {"radius": self.radius})

@@ -37,11 +37,46 @@ class SaddleObjective(ABC):
         The saddle curvature constant ``C`` of Gidel et al. (2017) over the
         domains in use, when known; the adaptive step rule
         ``gamma = min(1, nu * gap / (2 C))`` reads it.
+    smoothness_x, smoothness_y : float or None
+        Lipschitz constants of ``x -> grad_x L(x, y)`` and
+        ``y -> grad_y L(x, y)``, when known; with the domains' diameters
+        they give ``C`` (:meth:`curvature_constant`).
+    strongly_convex_concave : bool
+        Whether ``L`` is strongly convex in ``x`` and strongly concave in
+        ``y`` (the regime where SP-AFW converges linearly); the solver then
+        defaults to the adaptive step.
     """
 
     shape_x: tuple[int, ...] | None = None
     shape_y: tuple[int, ...] | None = None
     curvature: float | None = None
+    smoothness_x: float | None = None
+    smoothness_y: float | None = None
+    strongly_convex_concave: bool = False
+
+    def curvature_along(self, dx: np.ndarray, dy: np.ndarray) -> float | None:
+        """The curvature of ``L`` along a direction ``(dx, dy)``, or None when unknown.
+
+        A number ``C_d`` with ``L(x + g dx, y) - L(x, y) - g <grad_x L, dx>
+        - [L(x, y + g dy) - L(x, y) - g <grad_y L, dy>] <= g^2 C_d / 2`` for
+        every ``x, y, g``; at most :meth:`curvature_constant`.  The local
+        saddle step (``step_size="local"``) reads it.  Default: unknown.
+        """
+        return None
+
+    def curvature_constant(self, domain_x: Any, domain_y: Any) -> float | None:
+        """The saddle curvature constant ``C`` over ``domain_x x domain_y``, or None.
+
+        ``C = sup (2 / gamma^2) [L(x + gamma (s_x - x), y) - L(x, y) - gamma <grad_x L, s_x - x>]
+        + (the same for -L in y)`` over the domains (Gidel, Jebara and
+        Lacoste-Julien, AISTATS 2017).  It is :attr:`curvature` when set,
+        else ``smoothness_x D_x^2 + smoothness_y D_y^2`` with the domains'
+        Euclidean diameters (:meth:`~frankwolfe.LMO.diameter`), else unknown.
+        """
+        if self.curvature is not None:
+            return float(self.curvature)
+        return _smooth_curvature(((self.smoothness_x, domain_x, self.shape_x),
+                                  (self.smoothness_y, domain_y, self.shape_y)))
 
     @abstractmethod
     def value(self, x: np.ndarray, y: np.ndarray) -> float:
@@ -83,8 +118,9 @@ class BilinearObjective(SaddleObjective):
     -----
     One evaluation costs two products with ``M``, O(nnz(M)).  The saddle
     curvature over domains of diameters ``D_x, D_y`` is
-    ``mu_x D_x^2 + mu_y D_y^2`` (zero for a pure bilinear game, whose
-    adaptive step then needs an explicit ``C``).
+    ``mu_x D_x^2 + mu_y D_y^2`` (:meth:`curvature_constant`; the coupling
+    ``x^T M y`` is linear in each player and adds nothing); it is zero for a
+    pure bilinear game, whose adaptive step then needs an explicit ``C``.
 
     Examples
     --------
@@ -116,6 +152,10 @@ class BilinearObjective(SaddleObjective):
                 raise ValueError(f"BilinearObjective: `{name}` must be finite and >= 0, got {mu!r}")
         self.mu_x = float(mu_x)
         self.mu_y = float(mu_y)
+        # the x^T M y coupling is linear in each player: only the mu terms curve L
+        self.smoothness_x = self.mu_x
+        self.smoothness_y = self.mu_y
+        self.strongly_convex_concave = self.mu_x > 0 and self.mu_y > 0
         self.shape_x = (m,)
         self.shape_y = (n,)
 
@@ -169,6 +209,10 @@ class BilinearObjective(SaddleObjective):
             val -= 0.5 * self.mu_y * float(y @ y)
         return val, gx, gy
 
+    def curvature_along(self, dx: np.ndarray, dy: np.ndarray) -> float:
+        """``mu_x ||dx||^2 + mu_y ||dy||^2``: exact, ``L`` is quadratic in each player."""
+        return self.mu_x * float(np.vdot(dx, dx)) + self.mu_y * float(np.vdot(dy, dy))
+
     def value(self, x: np.ndarray, y: np.ndarray) -> float:
         return self.value_and_gradients(x, y)[0]
 
@@ -182,6 +226,21 @@ class BilinearObjective(SaddleObjective):
         extra = "".join(f", {k}={v:g}" for k, v in (("mu_x", self.mu_x), ("mu_y", self.mu_y)) if v)
         lin = (", a" if self.a is not None else "") + (", b" if self.b is not None else "")
         return f"BilinearObjective(M: {self.M.shape[0]}x{self.M.shape[1]}{lin}{extra})"
+
+
+def _smooth_curvature(sides: Any) -> float | None:
+    """``sum L_i D_i^2`` over ``(L_i, domain_i, shape_i)``; None when a needed piece is unknown."""
+    total = 0.0
+    for smooth, domain, shape in sides:
+        if smooth is None:
+            return None
+        if smooth == 0:
+            continue
+        diameter = domain.diameter(shape)
+        if diameter is None:
+            return None
+        total += float(smooth) * float(diameter) ** 2
+    return total
 
 
 def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:

@@ -1,0 +1,163 @@
+"""The run keywords every solver shares, written once.
+
+Every Frank-Wolfe method takes the same budget, stopping, logging and
+callback keywords (``tol``, ``rtol``, ``max_iter``, ``time_limit``,
+``callback``, ``verbose``, ``history_every``, ``progress``).
+:class:`RunOptions` holds them, and the decorator :func:`solver` gives a
+method's public signature and its numpydoc "Parameters" section those
+keywords, so a method writes only its own parameters::
+
+    @solver(aliases={"lmo": "domain"})
+    def frank_wolfe(objective, domain, x0=None, *, step_size=None,
+                    options: RunOptions) -> Result:
+        '''...numpydoc with the method's own parameters...'''
+        return run_frank_wolfe(objective, domain, _Vanilla(), x0,
+                               step_size=step_size, **options.as_kwargs())
+
+Users still see and pass explicit keywords (``inspect.signature`` lists
+them); the method receives one :class:`RunOptions`.  ``aliases`` maps a
+deprecated keyword to its new name: the old one keeps working for one
+release with a :class:`DeprecationWarning`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .monitor import IterationState, Monitor
+
+__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC", "deprecated_keyword"]
+
+
+#: The numpydoc entries of the run keywords, inserted into every solver's docstring.
+RUN_PARAMETERS_DOC = """\
+tol : float, default 1e-6
+    Stop when the certified gap is at most ``tol``.
+rtol : float, default 0
+    Relative tolerance for objectives with large values: also stop when
+    ``gap <= rtol * (|f| - gap)``.  Since the optimal value lies within
+    ``gap`` of ``f``, this certifies ``f - f* <= rtol * |f*|``.
+max_iter : int, default 1000
+    Budget of outer iterations; ``Result.nit`` counts the same unit.
+time_limit : float, optional
+    Wall-time budget in seconds.
+callback : callable, optional
+    ``callback(state) -> bool | None`` after each gap computation; return
+    ``False`` to stop.  ``state`` is an :class:`~frankwolfe.IterationState`.
+verbose : bool or int, default False
+    Print a progress table (an int sets the printing period).
+history_every : int, default 1
+    Period of the history records.
+progress : bool, default False
+    Show a tqdm progress bar."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    tol: float = 1e-6
+    rtol: float = 0.0
+    max_iter: int = 1000
+    time_limit: float | None = None
+    callback: Callable[[IterationState], Any] | None = None
+    verbose: bool | int = False
+    history_every: int = 1
+    progress: bool = False
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """The options as keyword arguments (of a loop or a :class:`Monitor`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def monitor(self, method: str) -> Monitor:
+        """A :class:`~frankwolfe.monitor.Monitor` for ``method`` with these options."""
+        return Monitor(method, **self.as_kwargs())
+
+
+RunOptions.__doc__ = ("Budgets, stopping rule, logging and callback of one run.\n\n"
+                      "Parameters\n----------\n" + RUN_PARAMETERS_DOC)
+_RUN_NAMES = tuple(f.name for f in fields(RunOptions))
+
+
+def deprecated_keyword(func_name: str, kwargs: dict[str, Any], old: str, new: str) -> None:
+    """Move ``kwargs[old]`` to ``kwargs[new]`` with a :class:`DeprecationWarning`."""
+    if old not in kwargs:
+        return
+    if new in kwargs:
+        raise TypeError(f"{func_name}() got both `{new}` and its deprecated alias `{old}`; "
+                        f"pass only `{new}`")
+    warnings.warn(
+        f"{func_name}(): the keyword `{old}` is deprecated and will be removed in the next "
+        f"release; use `{new}`", DeprecationWarning, stacklevel=3,
+    )
+    kwargs[new] = kwargs.pop(old)
+
+
+def _insert_parameters(doc: str | None) -> str | None:
+    """Append :data:`RUN_PARAMETERS_DOC` to the docstring's "Parameters" section."""
+    if not doc:
+        return doc
+    lines = doc.splitlines()
+    try:
+        start = next(i for i, ln in enumerate(lines) if ln.strip() == "Parameters")
+    except StopIteration:
+        return doc
+    indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+    end = len(lines)
+    for i in range(start + 2, len(lines) - 1):  # the next section: a title over dashes
+        nxt = lines[i + 1].strip()
+        if lines[i].strip() and nxt and set(nxt) == {"-"} and lines[i].startswith(indent) \
+                and not lines[i][len(indent):].startswith(" "):
+            end = i
+            while end > start and not lines[end - 1].strip():
+                end -= 1
+            break
+    block = [indent + ln if ln else ln for ln in RUN_PARAMETERS_DOC.splitlines()]
+    return "\n".join(lines[:end] + block + lines[end:])
+
+
+def solver(aliases: dict[str, str] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator giving a solver the shared run keywords.
+
+    The decorated function declares a keyword-only parameter
+    ``options: RunOptions``; the public function replaces it by the
+    keywords of :class:`RunOptions` (in its signature and its docstring's
+    "Parameters" section) and passes them in as one ``RunOptions``.
+
+    Parameters
+    ----------
+    aliases : dict, optional
+        ``{deprecated_keyword: new_keyword}``; the deprecated keyword is
+        accepted with a :class:`DeprecationWarning` for one release.
+    """
+    aliases = dict(aliases or {})
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(func)
+        params = list(sig.parameters.values())
+        names = [p.name for p in params]
+        if "options" not in names:
+            raise TypeError(f"@solver: {func.__name__} must declare a keyword `options`")
+        at = names.index("options")
+        run = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+                                 annotation=f.type) for f in fields(RunOptions)]
+        public = sig.replace(parameters=params[:at] + run + params[at + 1:])
+        name = func.__name__
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in aliases.items():
+                deprecated_keyword(name, kwargs, old, new)
+            if "options" in kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'options'")
+            opts = RunOptions(**{k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs})
+            return func(*args, options=opts, **kwargs)
+
+        wrapper.__signature__ = public  # type: ignore[attr-defined]
+        wrapper.__doc__ = _insert_parameters(func.__doc__)
+        return wrapper
+
+    return decorate

@@ -1,0 +1,195 @@
+"""One public vocabulary: the shared run keywords, the domain and seed keywords,
+method names, the relative stopping rule and the feasibility check of user input."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe import (BilinearObjective, FunctionObjective, InfeasibleError, L1Ball,
+                        ProbabilitySimplex, QuadraticObjective, minimize)
+from frankwolfe.lmo.base import FEASIBILITY_TOL
+from frankwolfe.options import RunOptions
+
+SINGLE_DOMAIN = {
+    "fw": fw.frank_wolfe,
+    "away": fw.away_step_frank_wolfe,
+    "pairwise": fw.pairwise_frank_wolfe,
+    "rafw": fw.randomized_away_step_frank_wolfe,
+    "fcfw": fw.fully_corrective_frank_wolfe,
+    "cfw": fw.conjugate_frank_wolfe,
+    "bfw": fw.biconjugate_frank_wolfe,
+}
+RUN_KEYWORDS = [f.name for f in fields(RunOptions)]
+
+
+def small_problem():
+    y = np.array([0.8, 0.6, -0.2, -0.5])
+    return QuadraticObjective(np.eye(4), -y), ProbabilitySimplex(dim=4), np.array([0.6, 0.4, 0, 0])
+
+
+@pytest.mark.parametrize("name", [*SINGLE_DOMAIN, "saddle"])
+def test_signatures_list_the_run_keywords_and_the_docstrings_describe_them(name):
+    func = fw.saddle_point_frank_wolfe if name == "saddle" else SINGLE_DOMAIN[name]
+    params = inspect.signature(func).parameters
+    for kw in RUN_KEYWORDS:
+        assert params[kw].kind is inspect.Parameter.KEYWORD_ONLY
+        assert params[kw].default == getattr(RunOptions(), kw)
+        assert f"\n    {kw} : " in func.__doc__, (name, kw)
+    assert "options" not in params
+    if name == "saddle":
+        assert list(params)[1:3] == ["domain_x", "domain_y"]
+    else:
+        assert list(params)[:3] == ["objective", "domain", "x0"]
+        assert "\n    domain : LMO" in func.__doc__
+    # the run keywords sit inside "Parameters", before "Returns"
+    doc = func.__doc__
+    assert doc.index("Parameters") < doc.index("    rtol : ") < doc.index("Returns")
+
+
+@pytest.mark.parametrize("name", list(SINGLE_DOMAIN))
+def test_result_method_is_the_minimize_name(name):
+    f, dom, x_star = small_problem()
+    res = minimize(f, dom, method=name, tol=1e-10, max_iter=5000,
+                   **({"random_state": 0, "subsample": 2} if name == "rafw" else {}))
+    assert res.method == name
+    assert res.success
+    np.testing.assert_allclose(res.x, x_star, atol=1e-6)
+
+
+def test_saddle_method_name_and_variant():
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    for kw, variant in (({}, "fw"), ({"away": True}, "away"), ({"corrective": True}, "corrective")):
+        res = minimize(BilinearObjective(M, mu_x=1.0, mu_y=1.0),
+                       (ProbabilitySimplex(), ProbabilitySimplex()), method="saddle",
+                       max_iter=50, **kw)
+        assert res.method == "saddle" and res.extra["variant"] == variant
+
+
+@pytest.mark.parametrize("name", list(SINGLE_DOMAIN))
+def test_lmo_keyword_is_a_deprecated_alias_of_domain(name):
+    f, dom, x_star = small_problem()
+    func = SINGLE_DOMAIN[name]
+    extra = {"random_state": 0, "subsample": 2} if name == "rafw" else {}
+    with pytest.warns(DeprecationWarning, match=r"`lmo` is deprecated.*use `domain`"):
+        old = func(f, lmo=dom, tol=1e-10, max_iter=5000, **extra)
+    new = func(f, domain=dom, tol=1e-10, max_iter=5000, **extra)
+    np.testing.assert_array_equal(old.x, new.x)
+    assert old.nit == new.nit
+    with pytest.raises(TypeError, match="both `domain` and its deprecated alias `lmo`"):
+        func(f, domain=dom, lmo=dom)
+
+
+def test_seed_is_a_deprecated_alias_of_random_state():
+    f, dom, _ = small_problem()
+    kw = dict(subsample=1, gap_every=3, tol=1e-12, max_iter=200)
+    with pytest.warns(DeprecationWarning, match=r"`seed` is deprecated.*use `random_state`"):
+        old = fw.randomized_away_step_frank_wolfe(f, dom, seed=5, **kw)
+    new = fw.randomized_away_step_frank_wolfe(f, dom, random_state=5, **kw)
+    gen = fw.randomized_away_step_frank_wolfe(f, dom, random_state=np.random.default_rng(5), **kw)
+    np.testing.assert_array_equal(old.x, new.x)
+    np.testing.assert_array_equal(gen.x, new.x)
+    assert old.nit == new.nit == gen.nit
+    assert inspect.signature(fw.randomized_away_step_frank_wolfe).parameters[
+        "random_state"].default is None
+
+
+def test_new_keywords_raise_no_warning():
+    f, dom, _ = small_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fw.randomized_away_step_frank_wolfe(f, domain=dom, random_state=0, subsample=2)
+        fw.frank_wolfe(f, domain=dom)
+
+
+def test_unknown_keyword_is_a_type_error():
+    f, dom, _ = small_problem()
+    with pytest.raises(TypeError, match="tolerance"):
+        fw.frank_wolfe(f, dom, tolerance=1e-3)
+    with pytest.raises(TypeError, match="options"):
+        fw.frank_wolfe(f, dom, options=RunOptions())
+
+
+# -- relative stopping rule ---------------------------------------------------------------
+
+def project_simplex(y: np.ndarray) -> np.ndarray:
+    """Euclidean projection onto the probability simplex by sorting (independent reference)."""
+    u = np.sort(y)[::-1]
+    css = np.cumsum(u) - 1.0
+    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
+    return np.maximum(y - css[rho] / (rho + 1.0), 0.0)
+
+
+def test_rtol_stops_with_a_certified_relative_error_on_a_large_objective():
+    rng = np.random.default_rng(3)
+    y = rng.uniform(0.0, 0.05, size=50)  # an interior optimum: FW needs many iterations
+    big = 1e6
+    f = FunctionObjective(lambda x: big + 0.5 * float((x - y) @ (x - y)), lambda x: x - y,
+                          smoothness=1.0, shape=y.shape)
+    f_star = big + 0.5 * float(np.sum((project_simplex(y) - y) ** 2))
+    rtol = 1e-9
+    res = fw.frank_wolfe(f, ProbabilitySimplex(), step_size="agnostic", tol=0.0, rtol=rtol,
+                         max_iter=100_000)
+    assert res.success and res.nit > 20
+    assert res.gap <= rtol * (abs(res.fun) - res.gap)
+    # the certificate holds against the closed-form optimum (1e-16 relative: rounding of f)
+    assert -1e-16 * f_star <= res.fun - f_star <= rtol * f_star + 1e-16 * f_star
+    # and it stopped at the first iteration that met the rule
+    gaps, funs = res.history["gap"], res.history["fun"]
+    assert np.all(gaps[:-1] > rtol * (np.abs(funs[:-1]) - gaps[:-1]))
+    # without rtol the same budget does not reach an absolute tolerance of the same size
+    absolute = fw.frank_wolfe(f, ProbabilitySimplex(), step_size="agnostic", tol=1e-12,
+                              max_iter=res.nit)
+    assert not absolute.success
+
+
+def test_rtol_rule_for_a_negative_objective_and_bad_values():
+    y = np.array([0.3, 0.9, 0.1])
+    f = FunctionObjective(lambda x: -1e6 + 0.5 * float((x - y) @ (x - y)), lambda x: x - y,
+                          smoothness=1.0, shape=y.shape)
+    f_star = -1e6 + 0.5 * float(np.sum((project_simplex(y) - y) ** 2))
+    res = fw.away_step_frank_wolfe(f, ProbabilitySimplex(), tol=0.0, rtol=1e-12,
+                                   step_size="short")
+    assert res.success
+    assert -1e-16 * abs(f_star) <= res.fun - f_star <= 1e-12 * abs(f_star) + 1e-16 * abs(f_star)
+    for bad in (-1e-3, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="rtol must be a number in"):
+            fw.frank_wolfe(f, ProbabilitySimplex(), rtol=bad)
+
+
+def test_rtol_on_a_saddle_problem_certifies_the_gap_relative_to_the_value():
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    L = BilinearObjective(M, a=np.array([1e6, 1e6]), mu_x=1.0, mu_y=1.0)
+    res = fw.saddle_point_frank_wolfe(L, ProbabilitySimplex(), ProbabilitySimplex(), away=True,
+                                      C=4.0, tol=0.0, rtol=1e-12, max_iter=5000)
+    assert res.success
+    lo, hi = res.extra["value_lower"], res.extra["value_upper"]
+    assert hi - lo <= 1e-12 * min(abs(lo), abs(hi)) * (1 + 1e-12)
+    # the saddle value of this game: x = y = (1/2, 1/2) by symmetry, L = 1e6
+    assert lo - 1e-9 <= 1e6 <= hi + 1e-9
+
+
+# -- one feasibility check ------------------------------------------------------------------
+
+def test_check_feasible_names_the_argument_and_the_violation():
+    dom = L1Ball(1.0)
+    dom.check_feasible(np.array([0.5, -0.5]))
+    dom.check_feasible(np.array([1.0 + 0.5 * FEASIBILITY_TOL, 0.0]))
+    with pytest.raises(InfeasibleError, match=r"`y0` is not in the domain L1Ball\(radius=1.0\): "
+                                              r"violation 0.5 > tolerance 1e-08"):
+        dom.check_feasible(np.array([1.0, 0.5]), "`y0`")
+
+
+def test_warm_start_atoms_go_through_the_same_check():
+    f, dom, _ = small_problem()
+    # the combination (1, 0, 0, 0) is feasible, its atoms are not
+    bad = fw.ActiveSet([fw.Atom(np.array([2.0, 0, 0, 0]), key="far"),
+                        fw.Atom(np.zeros(4), key="origin")])
+    with pytest.raises(InfeasibleError, match="x0: atom 'far' of the warm-start ActiveSet is "
+                                              "not in the domain ProbabilitySimplex"):
+        fw.away_step_frank_wolfe(f, dom, bad)
