@@ -22,6 +22,7 @@ __all__ = ["StructuredSVM"]
 
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
+_AVERAGING = (None, True, False, "weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "dual", "gap",
             "train_error", "test_error")
 
@@ -55,15 +56,19 @@ class StructuredSVM:
         go to ``restricted_gaps_``).
     sampling : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
-    averaging : bool, optional
-        Weighted averaging of the iterates (BCFW-wavg / SSG-wavg); the averaged
-        point is the one certified and returned.  Default: True for ``"bcfw"`` with
-        uniform or perm sampling and for ``"ssg"`` (BCFWstruct), False for
+    averaging : {"weighted", "uniform", "tail"}, bool or None, optional
+        Averaging of the iterates; the averaged point is the one certified and
+        returned.  ``"weighted"`` (or True): ``2/(k+2)`` weights (BCFW-wavg /
+        SSG-wavg); ``"uniform"``: the plain mean (SSG-avg); ``"tail"``: the mean over
+        a suffix by the doubling trick (BCFW-tavg: the core restarts it at passes
+        1, 2, 4, 8, ...; SSG-tavg and the extragradient: the 0.5-suffix mean, see
+        :mod:`._averaging`); False: none.  Default (None): weighted for ``"bcfw"``
+        with uniform or perm sampling and for ``"ssg"`` (BCFWstruct), none for
         ``"bcfw_pairwise"`` and for gap sampling (gapBCFW has none: the average
         lags behind pairwise steps' linear convergence and behind gap sampling,
         whose certified gap stalls near 4e-2 where plain iterates reach 1e-4 on
-        a small problem).  Ignored by ``"fw"`` and
-        ``"cutting_plane"``.
+        a small problem), uniform for ``"dual_extragradient"`` (Taskar et al.).
+        Ignored by ``"fw"``, ``"cutting_plane"`` and ``"online_eg"``.
     max_passes : int, default 200
         Budget of effective passes (oracle calls / n; certificate passes of BCFW
         included, history evaluations not).
@@ -114,7 +119,7 @@ class StructuredSVM:
     """
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
-                 sampling: str | None = None, averaging: bool | None = None,
+                 sampling: str | None = None, averaging: bool | str | None = None,
                  max_passes: int = 200,
                  tol: float = 0.1, gap_every: int = 10, eval_every: int | None = None,
                  time_limit: float | None = None,
@@ -154,6 +159,9 @@ class StructuredSVM:
                              f"got {self.max_passes!r}")
         if not (self.tol >= 0):
             raise ValueError(f"StructuredSVM: `tol` must be >= 0, got {self.tol!r}")
+        if self.averaging not in _AVERAGING:
+            raise ValueError(f"StructuredSVM: `averaging` must be one of {list(_AVERAGING)}, "
+                             f"got {self.averaging!r}")
         for name in ("gap_every", "eval_every"):
             v = getattr(self, name)
             if v is not None and (int(v) != v or v < 1):
@@ -256,8 +264,7 @@ class StructuredSVM:
         # gapBCFW has no averaging: the average lags behind the linear convergence
         # of pairwise steps and behind gap sampling's focus on the worst blocks
         default_avg = not pairwise and sampling != "gap"
-        averaging = default_avg if self.averaging is None else bool(self.averaging)
-        avg = "weighted" if averaging else None
+        avg = _averaging_kind(self.averaging, "weighted" if default_avg else None)
         res = fw.block_coordinate_frank_wolfe(
             objective, domain, None, sampling=sampling,
             step_type="pairwise" if pairwise else "fw",
@@ -317,7 +324,8 @@ class StructuredSVM:
 
         w0 = self.w_ if warm else None
         out = ssg(self.model, X, Y, lam, max_passes=int(self.max_passes),
-                  averaging=self.averaging is not False, sampling=sampling, w0=w0,
+                  averaging=_averaging_kind(self.averaging, "weighted"), sampling=sampling,
+                  w0=w0,
                   random_state=self.random_state, time_limit=self.time_limit,
                   callback=callback)
         self.result_ = out
@@ -368,8 +376,7 @@ class StructuredSVM:
                     return False
             return None
 
-        averaging = {None: "uniform", True: "uniform", False: None}.get(self.averaging,
-                                                                       self.averaging)
+        averaging = _averaging_kind(self.averaging, "uniform")
         out = dual_extragradient(self.model, X, Y, lam, max_passes=self.max_passes,
                                  averaging=averaging, time_limit=self.time_limit,
                                  callback=callback)
@@ -490,6 +497,16 @@ class StructuredSVM:
     def __repr__(self) -> str:
         return (f"StructuredSVM(model={self.model!r}, lam={self.lam!r}, solver={self.solver!r}, "
                 f"max_passes={self.max_passes!r}, tol={self.tol!r})")
+
+
+def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:
+    """``averaging`` as the solvers' kind: None -> ``default``, True -> "weighted",
+    False -> None, a kind as is."""
+    if value is None:
+        return default
+    if value is True:
+        return "weighted"
+    return value or None
 
 
 def _chain(model: StructuredModel) -> bool:
