@@ -422,7 +422,7 @@ class StructuredSVM:
         start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
         # the corrective QP to 1e-3 of the outer gap: the same progress per pass as an
         # exact one on OCR, at a quarter of the time
-        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3,
+        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3, prune_after=10,
                      max_iter=int(self.max_passes),
                      tol=self.tol, time_limit=self.time_limit, callback=callback,
                      progress=bool(self.verbose))
