@@ -59,7 +59,7 @@ def test_dual_extragradient_reaches_dual_optimum(tiny):
             rows.append((primal, dual, primal - dual))
         return None
 
-    out = dual_extragradient(model, X, Y, LAM, max_passes=12000, step_size=2.0,
+    out = dual_extragradient(model, X, Y, LAM, max_passes=12000, step_size=0.5, c_w=0.25,
                              averaging="tail", callback=record)
     h = {k: np.array(v) for k, v in zip(("primal", "dual", "gap"), zip(*rows))}
     _check_certificates(h, d_star)
