@@ -17,6 +17,15 @@ its own peak memory):
   (``--cp-unpruned-passes``); per pass: working-set size (block vertices kept),
   seconds, primal, dual and certified gap.
 
+* ``compare``: the qualitative comparison of the BCFW paper's Figure 1 at reduced
+  size: BCFW, BCFW-wavg, SSG, SSG-wavg, online-EG and batch FW on OCR-large
+  (``--lams``), ``--seeds`` runs of the stochastic ones; per method the median
+  (min-max) primal suboptimality against the best dual value seen in the panel
+  and the test error at the evaluated passes.
+* ``steps``: Figure 2, exact line search against the predefined steps,
+  ``2n/(k+2n)`` for BCFW and ``2/(k+2)`` for batch FW (the core solvers on the
+  SSVM dual); per pass the primal and the dual.
+
 Run under the bench lock with one BLAS thread, e.g.::
 
     OPENBLAS_NUM_THREADS=1 flock /work/bench.lock .venv/bin/python \
@@ -49,13 +58,9 @@ SOLVERS = {"bcfw": dict(solver="bcfw", averaging=False),
 
 
 def _load(data: str):
-    from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
+    from benchmarks.ssvm import load
 
-    if data == "ocr":
-        X, Y, _, _ = load_ocr("ocr2")
-        return ChainModel(26, 129), X, Y
-    X, Y, _, _, info = load_conll2000(return_info=True)
-    return ChainModel(info["n_states"], info["feature_sizes"]), X, Y
+    return load(data)
 
 
 def child_passes(data: str, solver: str, passes: int) -> dict:
@@ -118,6 +123,71 @@ def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
     return {"prune_after": prune_after, "lam": lam, "rows": rows}
 
 
+COMPARE = {"BCFW": dict(solver="bcfw", averaging=False),
+           "BCFW-wavg": dict(solver="bcfw", averaging="weighted"),
+           "SSG": dict(solver="ssg", averaging=False),
+           "SSG-wavg": dict(solver="ssg", averaging="weighted"),
+           "online-EG": dict(solver="online_eg"),
+           "FW": dict(solver="fw")}
+
+
+def child_compare(lam_spec: str, passes: int, seeds: int, every: int) -> dict:
+    from frankwolfe.applications.structured_svm import StructuredSVM, load_ocr
+
+    model, X, Y = _load("ocr")
+    _, _, Xte, Yte = load_ocr("ocr2")
+    lam = 1.0 / len(X) if lam_spec == "1/n" else float(lam_spec)
+    runs = {}
+    for name, kw in COMPARE.items():
+        stochastic = kw["solver"] != "fw"
+        for seed in range(seeds if stochastic else 1):
+            svm = StructuredSVM(model, lam=lam, max_passes=passes, tol=0.0, gap_every=10**9,
+                                eval_every=every, random_state=seed, **kw)
+            svm.fit(X, Y, Xte, Yte)
+            h = svm.history_
+            runs.setdefault(name, []).append({c: h[c].tolist() for c in (
+                "passes", "effective_passes", "primal", "dual", "test_error")})
+            print(f"{lam_spec} {name} seed {seed}: primal {h['primal'][-1]:.4f} "
+                  f"test {h['test_error'][-1]:.4f}", file=sys.stderr, flush=True)
+    best_dual = max(np.nanmax(r["dual"]) for rs in runs.values() for r in rs)
+    return {"lam": lam_spec, "best_dual": float(best_dual), "runs": runs}
+
+
+def child_steps(lam_spec: str, passes: int) -> dict:
+    import frankwolfe as fw
+    from frankwolfe.applications.structured_svm import SSVMDual, SSVMDualObjective
+    from frankwolfe.applications.structured_svm.oracles import batch_primal
+
+    model, X, Y = _load("ocr")
+    n = len(X)
+    lam = 1.0 / n if lam_spec == "1/n" else float(lam_spec)
+    d = model.size_joint_feature
+    out = {}
+    for name, batch, rule in (("BCFW line search", False, "exact"),
+                              ("BCFW 2n/(k+2n)", False, "agnostic"),
+                              ("FW line search", True, "exact"),
+                              ("FW 2/(k+2)", True, "agnostic")):
+        rows = []
+
+        def callback(s):
+            if s.k and (s.k <= 5 or s.k % 5 == 0):
+                primal = batch_primal(model, X, Y, np.array(s.x[:-1]), lam)["primal"]
+                rows.append((s.k, primal, -float(s.fun)))
+
+        obj = SSVMDualObjective(lam, d)
+        dom = SSVMDual(model, X, Y, lam)
+        if batch:
+            fw.frank_wolfe(obj, dom, np.zeros(dom.dim), step_size=rule, max_iter=passes,
+                           tol=0.0, callback=callback)
+        else:
+            fw.block_coordinate_frank_wolfe(obj, dom, None, step_size=rule, max_passes=passes,
+                                            tol=0.0, gap_every=10**9, random_state=0,
+                                            callback=callback)
+        out[name] = rows
+        print(f"{lam_spec} {name}: {rows[-1]}", file=sys.stderr, flush=True)
+    return {"lam": lam_spec, "curves": out}
+
+
 def _spawn(args: list[str]) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
     out = subprocess.run([sys.executable, __file__, "--child", *args], env=env, check=True,
@@ -127,7 +197,10 @@ def _spawn(args: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("job", choices=["passes", "cutting_plane"])
+    ap.add_argument("job", choices=["passes", "cutting_plane", "compare", "steps"])
+    ap.add_argument("--lams", nargs="+", default=["0.01", "1/n"])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--eval-every", type=int, default=2)
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"], choices=["ocr", "conll"])
     ap.add_argument("--solvers", nargs="+", default=list(SOLVERS), choices=list(SOLVERS))
     ap.add_argument("--passes", type=int, default=5)
@@ -156,6 +229,26 @@ def main() -> None:
                         m = r["peak_rss_mb"] / base["peak_rss_mb"]
                         print(f"{data:6s} {r['solver']:20s} time/pass x{t:.2f} of BCFW, "
                               f"peak memory x{m:.2f}")
+    elif a.job == "compare":
+        res = [_spawn(["compare", lam, str(a.passes), str(a.seeds), str(a.eval_every)])
+               for lam in a.lams]
+        for r in res:
+            print(f"OCR-large lambda={r['lam']}: median (min-max) primal suboptimality "
+                  f"against the best dual {r['best_dual']:.5f}; test error")
+            for name, runs in r["runs"].items():
+                sub = np.array([np.array(x["primal"]) - r["best_dual"] for x in runs])
+                err = np.array([x["test_error"] for x in runs])
+                cells = [f"p{int(runs[0]['passes'][j])}: {np.median(sub[:, j]):.4f} "
+                         f"({sub[:, j].min():.4f}-{sub[:, j].max():.4f}) "
+                         f"err {np.median(err[:, j]):.4f}" for j in range(sub.shape[1])]
+                print(f"  {name:10s} " + " | ".join(cells))
+    elif a.job == "steps":
+        res = [_spawn(["steps", lam, str(a.passes)]) for lam in a.lams]
+        for r in res:
+            print(f"OCR-large lambda={r['lam']}: pass, primal, dual")
+            for name, rows in r["curves"].items():
+                print(f"  {name:18s} " + " | ".join(f"{k}: {p:.4f} / {dl:.4f}"
+                                                   for k, p, dl in rows))
     else:
         res = []
         for prune, passes in ((a.prune_after, a.cp_passes), (None, a.cp_unpruned_passes)):
@@ -176,6 +269,10 @@ def _child(argv: list[str]) -> None:
     job = argv[0]
     if job == "passes":
         r = child_passes(argv[1], argv[2], int(argv[3]))
+    elif job == "compare":
+        r = child_compare(argv[1], int(argv[2]), int(argv[3]), int(argv[4]))
+    elif job == "steps":
+        r = child_steps(argv[1], int(argv[2]))
     else:
         r = child_cutting_plane(int(argv[1]), None if argv[2] == "None" else int(argv[2]))
     print(json.dumps(r))

@@ -34,16 +34,15 @@ def require_chain_marginals(model: Any, solver: str) -> None:
     if isinstance(model, ChainModel):
         return
     name = type(model).__name__
-    why = ""
-    probe = getattr(model, "marginals", None)
-    if probe is None:
-        why = f"{name} has no marginals(x, w, y_true) expectation oracle. "
+    why = ("" if callable(getattr(model, "marginals", None))
+           else f" {name} has no marginals(x, w, y_true) expectation oracle.")
     raise TypeError(
-        f"StructuredSVM(solver='{solver}') needs the label marginals of a chain model "
-        f"(forward-backward over node and edge marginals): ChainModel provides them. {why}"
-        f"{name} is not supported: implement marginals(x, w, y_true) on a ChainModel "
-        "subclass, or train it with a max-oracle solver (solver='bcfw', 'ssg', 'fw' or "
-        "'cutting_plane'). MatchingModel has no tractable marginals (a permanent).")
+        f"StructuredSVM(solver='{solver}') works on label marginals factored on a chain "
+        f"(forward-backward node and edge marginals), which ChainModel and its subclasses "
+        f"provide; got {name}.{why} A new model needs the chain's joint feature map and "
+        "marginals(x, w, y_true); otherwise train it with a max-oracle solver "
+        "(solver='bcfw', 'ssg', 'fw' or 'cutting_plane').  MatchingModel has no tractable "
+        "marginals (they need a permanent).")
 
 
 @njit(cache=True, nogil=True)
