@@ -50,6 +50,7 @@ METHODS = {  # name: (solver, averaging, stochastic)
     "BCFW-wavg": ("bcfw", True, True),
     "SSG": ("ssg", False, True),
     "SSG-wavg": ("ssg", True, True),
+    "online-EG": ("online_eg", None, True),
     "FW": ("fw", False, False),
     "cutting plane": ("cutting_plane", False, False),
 }

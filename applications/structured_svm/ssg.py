@@ -6,9 +6,12 @@ Pegasos-style steps on ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` as in BCFWstruct's
 
     w <- (1 - 1/(k+1)) w + psi_i(y*) / (lam (k+1))
 
-(a subgradient step of size ``1/(lam (k+1))``).  With weighted averaging
-(SSG-wavg) ``wbar <- (1 - rho) wbar + rho w``, ``rho = 2/(k+2)``.  This is
-not a Frank-Wolfe method, so it lives in the application.
+(a subgradient step of size ``1/(lam (k+1))``).  Averaging variants of the
+BCFW paper (Lacoste-Julien et al., ICML 2013, Figure 1 and appendix):
+SSG-wavg ``wbar <- (1 - rho) wbar + rho w``, ``rho = 2/(k+2)``; SSG-avg, the
+plain mean; SSG-tavg, the 0.5-suffix mean by the doubling trick (see
+:mod:`._averaging`).  This is not a Frank-Wolfe method, so it lives in the
+application.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from ._averaging import AVERAGING, RunningAverage
 from .models.base import StructuredModel
 
 __all__ = ["ssg"]
 
 
 def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
-        max_passes: int = 50, averaging: bool = True, sampling: str = "uniform",
+        max_passes: int = 50, averaging: bool | str | None = True,
+        sampling: str = "uniform",
         w0: np.ndarray | None = None, random_state: int | np.random.Generator | None = None,
         time_limit: float | None = None,
         callback: Callable[[int, np.ndarray, int, float], Any] | None = None) -> dict[str, Any]:
@@ -39,8 +44,10 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         Regularization ``> 0``.
     max_passes : int
         Passes of ``n`` steps.
-    averaging : bool
-        Keep the weighted average (returned and passed to the callback).
+    averaging : {"weighted", "uniform", "tail"}, bool or None
+        Keep an average of the iterates (returned and passed to the callback):
+        ``"weighted"`` (SSG-wavg; also ``True``), ``"uniform"`` (SSG-avg), ``"tail"``
+        (SSG-tavg); ``False`` / ``None``: none.
     sampling : {"uniform", "perm"}
         ``rng.integers(n, size=n)`` or ``rng.permutation(n)`` per pass.
     w0 : ndarray, optional
@@ -60,6 +67,10 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     """
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"ssg: `lam` must be a positive number, got {lam!r}")
+    kind = "weighted" if averaging is True else (averaging or None)
+    if kind is not None and kind not in AVERAGING:
+        raise ValueError(f"ssg: `averaging` must be one of {list(AVERAGING)}, True, False or "
+                         f"None, got {averaging!r}")
     if sampling not in ("uniform", "perm"):
         raise ValueError(f"ssg: sampling must be 'uniform' or 'perm', got {sampling!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
@@ -68,7 +79,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
     if w.shape != (d,):
         raise ValueError(f"ssg: `w0` must have shape ({d},), got {w.shape}")
-    wbar = w.copy() if averaging else None
+    avg = RunningAverage(kind, (w,)) if kind is not None else None
     k = 0
     t0 = time.perf_counter()
     p = 0
@@ -80,15 +91,15 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
             step = 1.0 / (k + 1)
             w *= 1.0 - step
             w[idx] += val * (step / lam)
-            if wbar is not None:
-                rho = 2.0 / (k + 2)
-                wbar *= 1.0 - rho
-                wbar += rho * w
+            if avg is not None:
+                avg.update((w,))
             k += 1
         if callback is not None:
-            stop = callback(p, wbar if wbar is not None else w, k, time.perf_counter() - t0)
+            stop = callback(p, avg.value()[0] if avg is not None else w, k,
+                            time.perf_counter() - t0)
             if stop is False:
                 break
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
             break
+    wbar = np.array(avg.value()[0]) if avg is not None else None
     return {"w": w, "w_average": wbar, "passes": p, "oracle_calls": k}

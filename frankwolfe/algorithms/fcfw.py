@@ -138,17 +138,20 @@ class _BlockCorrective(Variant):
     per-block hulls of the block vertices seen: that is the n-slack cutting
     plane of SVMstruct.  The convex hull of the joint vertices, which plain
     FCFW would re-optimize over, is far smaller (one weight per iteration
-    instead of one per block and iteration).  Every block vertex met stays
-    in its block's working set (weight possibly 0), like the constraints of
-    the cutting-plane method.
+    instead of one per block and iteration).  A block vertex met stays in
+    its block's working set (weight possibly 0), like the constraints of the
+    cutting-plane method, until it has had weight exactly 0 after
+    ``prune_after`` consecutive corrective solves (then it is dropped; the
+    oracle may bring it back later).
     """
 
     name = "fully_corrective_frank_wolfe"
 
     def __init__(self, block_start: Any, corrective: str, corrective_tol: float,
                  max_sweeps: int, cvxpy_solver: str | None,
-                 cvxpy_options: dict[str, Any] | None) -> None:
+                 cvxpy_options: dict[str, Any] | None, prune_after: int | None = None) -> None:
         self.block_start = block_start
+        self.prune_after = prune_after
         self.corrective = corrective
         self.corrective_tol = float(corrective_tol)
         self.max_sweeps = int(max_sweeps)
@@ -156,7 +159,7 @@ class _BlockCorrective(Variant):
         self.cvxpy_options = dict(cvxpy_options or {})
         self.counts = {"n_corrective_qp": 0, "n_corrective_cvxpy": 0,
                        "n_corrective_failures": 0, "n_qp_iterations": 0,
-                       "n_block_atoms": 0}
+                       "n_block_atoms": 0, "n_pruned": 0}
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)
@@ -184,6 +187,7 @@ class _BlockCorrective(Variant):
         for i, a in enumerate(self.block_start):
             self._add(i, a)
         self.w = np.ones(len(self.atoms))
+        self.zero_runs = np.zeros(len(self.atoms), dtype=np.int64)  # consecutive zero solves
         self._new: list[tuple[int, Atom]] = []
 
     def _add(self, i: int, a: Atom) -> int:
@@ -250,9 +254,30 @@ class _BlockCorrective(Variant):
         else:
             w = w_new if gamma >= 1.0 else (1.0 - gamma) * w_old + gamma * w_new
         self.w = w
+        if self.prune_after is not None:
+            self._prune()
+
+    def _prune(self) -> None:
+        """Drop the atoms whose weight has been 0 after ``prune_after`` solves in a row."""
+        runs = np.zeros(self.w.size, dtype=np.int64)
+        runs[: self.zero_runs.size] = self.zero_runs
+        runs = np.where(self.w == 0.0, runs + 1, 0)
+        drop = runs >= self.prune_after
+        self.zero_runs = runs
+        if not drop.any():
+            return
+        keep = np.flatnonzero(~drop)
+        self.atoms = [self.atoms[j] for j in keep]
+        self.block_atoms = [self.block_atoms[j] for j in keep]
+        self.blocks = [self.blocks[j] for j in keep]
+        self.w = self.w[keep]
+        self.zero_runs = runs[keep]
+        self.index = {a.key: j for j, a in enumerate(self.atoms)}
+        self.counts["n_pruned"] += int(drop.sum())
 
     def info(self) -> dict[str, Any]:
-        return {"active_set_size": int(np.count_nonzero(self.w > 0))}
+        return {"active_set_size": int(np.count_nonzero(self.w > 0)),
+                "working_set_size": len(self.atoms)}
 
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         blocks = np.asarray(self.blocks, dtype=np.int64)
@@ -315,6 +340,7 @@ def fully_corrective_frank_wolfe(
     cvxpy_options: dict[str, Any] | None = None,
     blocks: str | bool = "auto",
     corrective_tol: float = 1e-8,
+    prune_after: int | None = None,
     step_size: str | StepSize | None = None,
     options: RunOptions,
     resum_every: int = 100,
@@ -369,6 +395,15 @@ def fully_corrective_frank_wolfe(
         value at the warm start (itself at most the outer gap).  Values below
         1 keep the linear rate of exact corrections; 1e-3 is plenty in
         practice, smaller values match an exact solve.
+    prune_after : int, optional
+        Block mode: drop a block vertex from its working set once its weight
+        has been exactly 0 after this many consecutive corrective solves
+        (inactive cutting planes), so that the working sets, the memory and
+        the time of a corrective solve stay bounded; the oracle may add it
+        again later.  Default None keeps every vertex met (the working sets
+        grow by up to one vertex per block and iteration); 10 is a good
+        choice for the n-slack cutting plane (it bounds the OCR working sets
+        with the same primal curve).
     step_size : str or StepSize, optional
         Rule along ``d = x_c - x`` (``gamma_max = 1``); the default exact
         line search gives ``gamma = 1``.
@@ -401,6 +436,9 @@ def fully_corrective_frank_wolfe(
         raise ValueError(f"`blocks` must be 'auto', True or False, got {blocks!r}")
     if corrective not in _CORRECTIVE:
         raise ValueError(f"`corrective` must be one of {_CORRECTIVE}, got {corrective!r}")
+    if prune_after is not None and (isinstance(prune_after, bool) or prune_after < 1
+                                    or int(prune_after) != prune_after):
+        raise ValueError(f"`prune_after` must be a positive integer or None, got {prune_after!r}")
     if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
         raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
@@ -409,7 +447,7 @@ def fully_corrective_frank_wolfe(
     if product and blocks is not False:
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
-                                            10000, cvxpy_solver, cvxpy_options)
+                                            10000, cvxpy_solver, cvxpy_options, prune_after)
         variant.name = _FullyCorrective.name  # one method name for both modes
     else:
         warm, start = split_start(x0)

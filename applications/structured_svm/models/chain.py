@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from frankwolfe.errors import ShapeError
 
 from . import _viterbi as kern
+from ._forward_backward import Marginals, chain_marginals
 from .base import SparseVector, StructuredModel
 
 __all__ = ["ChainModel"]
@@ -196,6 +197,46 @@ class ChainModel(StructuredModel):
         if status != -1:
             raise self._bad_id(x, status)
         return y, float(best)
+
+    def log_potentials(self, x: Any, w: np.ndarray, y_true: Any = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Node log-potentials ``(L, K)`` (unary scores, the start bias at position 0, the
+        end bias at ``L - 1`` and, with ``y_true``, the loss term ``[k != y_true[t]] / L``)
+        and the transition table ``(K, K)``, entry ``[a, b]`` for ``y_t = a, y_{t+1} = b``:
+        ``<w, phi(x, y)> [+ L(y_true, y)]`` is the sum of these along ``y``."""
+        w = self._check_w(w)
+        x = self._check_x(x)
+        L, K, F = x.shape[0], self.n_states, self.n_unary
+        node = np.empty((L, K))
+        if self.template_sizes is None:
+            kern.unary_dense(x, w, K, node)
+        else:
+            status = kern.unary_ids(x, self.offsets, self.template_sizes, w, K, F, node)
+            if status != -1:
+                raise self._bad_id(x, status)
+        o = K * F
+        node[0] += w[o:o + K]
+        node[L - 1] += w[o + K:o + 2 * K]
+        if y_true is not None:
+            yt = self._check_y(y_true, L, "y_true", in_range=False)
+            node += 1.0 / L
+            inside = (yt >= 0) & (yt < K)
+            node[np.flatnonzero(inside), yt[inside]] -= 1.0 / L
+        return node, np.ascontiguousarray(w[o + 2 * K:].reshape(K, K).T)
+
+    def marginals(self, x: Any, w: np.ndarray, y_true: Any = None) -> Marginals:
+        """Node and edge marginals and ``log Z`` of ``p(y) ∝ exp(<w, phi(x, y)>
+        [+ L(y_true, y)])`` by forward-backward in log space (numba), O(L K^2).
+
+        The expectation oracle of the exponentiated-gradient and extragradient
+        solvers (the sum-product counterpart of :meth:`loss_augmented_decode`).
+        """
+        node, trans = self.log_potentials(x, w, y_true)
+        L, K = node.shape
+        nm = np.empty((L, K))
+        em = np.empty((max(L - 1, 0), K, K))
+        logz = chain_marginals(node, trans, nm, em, np.empty((K, K)))
+        return Marginals(nm, em, float(logz))
 
     # -- what a block-coordinate trainer uses ------------------------------------
     def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:

@@ -150,6 +150,15 @@ class MatchingModel(StructuredModel):
         idx = np.flatnonzero(diff)
         return idx, diff[idx]
 
+    def marginals(self, x: Any, w: np.ndarray, y_true: Any = None) -> Any:
+        """Not available: the partition function over matchings is a permanent (#P-hard),
+        so the expectation-based solvers (``online_eg``, ``dual_extragradient``) do not
+        apply; train with the max oracle (``solver="bcfw"``, ``"ssg"``, ...)."""
+        raise NotImplementedError(
+            "MatchingModel has no marginals: summing over matchings is a permanent (#P-hard); "
+            "use a solver that needs only the max oracle (solver='bcfw', 'bcfw_pairwise', "
+            "'fw', 'ssg' or 'cutting_plane')")
+
     def _repr_params(self) -> dict[str, Any]:
         return {"n_features": self.n_features, "precision_cost": self.precision_cost,
                 "recall_cost": self.recall_cost, "perfect": self.perfect}

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 
 from frankwolfe.errors import ShapeError
 
+from ._forward_backward import Marginals
 from .base import SparseVector, StructuredModel
 
 __all__ = ["MulticlassModel"]
@@ -78,6 +80,16 @@ class MulticlassModel(StructuredModel):
         s = self._scores(x, w) + 1.0
         s[self._check_y(y_true, "y_true")] -= 1.0
         return int(np.argmax(s))
+
+    def marginals(self, x: Any, w: np.ndarray, y_true: Any = None) -> Marginals:
+        """Class probabilities (``node``, shape ``(1, n_classes)``) and ``log Z`` of
+        ``p(y) ∝ exp(<w_y, x> [+ [y != y_true]])``: a softmax (no edges)."""
+        s = self._scores(x, w)
+        if y_true is not None:
+            s = s + 1.0
+            s[self._check_y(y_true, "y_true")] -= 1.0
+        logz = float(logsumexp(s))
+        return Marginals(np.exp(s - logz)[None, :], None, logz)
 
     def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:
         x = self._check_x(x)

@@ -1,0 +1,230 @@
+"""Compiled pieces shared by the expectation-based SSVM solvers (online EG, dual
+extragradient) on a chain data set (:class:`~._chain_dual.ChainData`).
+
+A dual point is one Gibbs distribution per example, ``alpha_i(y) ∝ exp(theta_i(y))``,
+with log-potentials factored like the chain model: ``theta_node`` (one row of ``K``
+per token, all examples stacked) and ``theta_edge[i]`` (one ``K x K`` table per
+example, shared by its positions, as the model's transition weights are).  Its
+marginals are ``mu`` (per token) and ``T[i]`` (transition marginals summed over the
+positions), and its image is
+
+    w = (sum_i phi(x_i, y_i) - E_{alpha_i} phi(x_i, y)) / (lam n),
+    ell = 1/n sum_i E_{alpha_i} L(y_i, y),
+
+the same ``(w, ell)`` as BCFW's dual; the dual value is ``ell - lam/2 ||w||^2``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ._chain_dual import ChainData, _unary
+from .models._forward_backward import chain_marginals
+
+__all__ = ["ChainDualPoint", "chain_dual_data", "require_chain_marginals"]
+
+
+def require_chain_marginals(model: Any, solver: str) -> None:
+    """Raise a clear error unless ``model`` is a :class:`~.models.ChainModel`."""
+    from .models.chain import ChainModel
+
+    if isinstance(model, ChainModel):
+        return
+    name = type(model).__name__
+    why = ("" if callable(getattr(model, "marginals", None))
+           else f" {name} has no marginals(x, w, y_true) expectation oracle.")
+    raise TypeError(
+        f"StructuredSVM(solver='{solver}') works on label marginals factored on a chain "
+        f"(forward-backward node and edge marginals), which ChainModel and its subclasses "
+        f"provide; got {name}.{why} A new model needs the chain's joint feature map and "
+        "marginals(x, w, y_true); otherwise train it with a max-oracle solver "
+        "(solver='bcfw', 'ssg', 'fw' or 'cutting_plane').  MatchingModel has no tractable "
+        "marginals (they need a permanent).")
+
+
+@njit(cache=True, nogil=True)
+def node_scores(Xf, If, offsets, lo, L, K, F, uses_ids, w, out):  # pragma: no cover
+    """``out[t, k]``: unary score plus the start bias (t = 0) and the end bias (t = L-1)."""
+    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, w, out, w, False)
+    o = K * F
+    for k in range(K):
+        out[0, k] += w[o + k]
+        out[L - 1, k] += w[o + K + k]
+
+
+@njit(cache=True, nogil=True)
+def transitions(w, K, F, out):  # pragma: no cover - compiled
+    """``out[a, b] = w`` of the transition ``y_t = a, y_{t+1} = b``."""
+    o = K * F + 2 * K
+    for a in range(K):
+        for b in range(K):
+            out[a, b] = w[o + a + K * b]
+
+
+@njit(cache=True, nogil=True)
+def add_expected_features(Xf, If, offsets, lo, L, K, F, uses_ids, mu, T, scale,
+                          w):  # pragma: no cover - compiled
+    """``w += scale * E phi(x_i, y)`` for node marginals ``mu`` (L, K) and transition
+    marginals ``T`` (K, K) of one example (tokens ``lo .. lo + L``)."""
+    for t in range(L):
+        for k in range(K):
+            c = scale * mu[t, k]
+            if c == 0.0:
+                continue
+            base = k * F
+            if uses_ids:
+                for j in range(If.shape[1]):
+                    v = If[lo + t, j]
+                    if v != 0:
+                        w[base + offsets[j] + v - 1] += c
+            else:
+                for f in range(F):
+                    w[base + f] += c * Xf[lo + t, f]
+    o = K * F
+    for k in range(K):
+        w[o + k] += scale * mu[0, k]
+        w[o + K + k] += scale * mu[L - 1, k]
+    for a in range(K):
+        for b in range(K):
+            w[o + 2 * K + a + K * b] += scale * T[a, b]
+
+
+@njit(cache=True, nogil=True)
+def marginals_of(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, eta, augment,
+                 mu, T, Lmax):  # pragma: no cover - compiled
+    """Marginals of every example under ``theta + eta * (scores at w [+ loss])``: the
+    entropic prox step of the extragradient method (``eta = 0``: of ``theta`` itself)."""
+    n = off.size - 1
+    s = np.empty((Lmax, K))
+    node = np.empty((Lmax, K))
+    tr = np.empty((K, K))
+    edge = np.empty((K, K))
+    empty = np.empty((0, K, K))
+    transitions(w, K, F, tr)
+    for i in range(n):
+        lo = off[i]
+        L = off[i + 1] - lo
+        if eta != 0.0:
+            node_scores(Xf, If, offsets, lo, L, K, F, uses_ids, w, s)
+        for t in range(L):
+            for k in range(K):
+                g = 0.0
+                if eta != 0.0:
+                    g = s[t, k]
+                    if augment and k != Yf[lo + t]:
+                        g += 1.0 / L
+                node[t, k] = theta[lo + t, k] + eta * g
+        for a in range(K):
+            for b in range(K):
+                edge[a, b] = theta_e[i, a, b] + eta * tr[a, b]
+        chain_marginals(node[:L], edge, mu[lo:lo + L], empty, T[i])
+
+
+@njit(cache=True, nogil=True)
+def add_potentials(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, eta,
+                   Lmax):  # pragma: no cover - compiled
+    """``theta += eta * (loss-augmented scores at w)`` on every example (node and edges)."""
+    n = off.size - 1
+    s = np.empty((Lmax, K))
+    tr = np.empty((K, K))
+    transitions(w, K, F, tr)
+    for i in range(n):
+        lo = off[i]
+        L = off[i + 1] - lo
+        node_scores(Xf, If, offsets, lo, L, K, F, uses_ids, w, s)
+        for t in range(L):
+            for k in range(K):
+                theta[lo + t, k] += eta * (s[t, k] + (1.0 / L if k != Yf[lo + t] else 0.0))
+        for a in range(K):
+            for b in range(K):
+                theta_e[i, a, b] += eta * tr[a, b]
+
+
+@njit(cache=True, nogil=True)
+def dual_image(Xf, If, offsets, off, Yf, K, F, uses_ids, mu, T, d):  # pragma: no cover
+    """``(sum_i E phi_i, sum_i E L_i)`` of the marginals (a fresh sum, no drift)."""
+    n = off.size - 1
+    out = np.zeros(d)
+    loss = 0.0
+    for i in range(n):
+        lo = off[i]
+        L = off[i + 1] - lo
+        add_expected_features(Xf, If, offsets, lo, L, K, F, uses_ids, mu[lo:lo + L], T[i],
+                              1.0, out)
+        wrong = 0.0
+        for t in range(L):
+            yt = Yf[lo + t]
+            wrong += 1.0 - (mu[lo + t, yt] if 0 <= yt < K else 0.0)
+        loss += wrong / L
+    return out, loss
+
+
+class ChainDualPoint:
+    """A dual point of the chain SSVM as log-potentials, its marginals and its image.
+
+    Parameters
+    ----------
+    data : ChainData
+    lam : float
+    """
+
+    def __init__(self, data: ChainData, lam: float) -> None:
+        self.data = data
+        self.lam = float(lam)
+        N, n, K = int(data.off[-1]), data.n, data.K
+        self.theta = np.zeros((N, K))  # uniform duals
+        self.theta_e = np.zeros((n, K, K))
+        self.mu = np.empty((N, K))
+        self.T = np.empty((n, K, K))
+        # phi(x_i, y_i) summed: the marginals of the true labellings (one-hot)
+        onehot = np.zeros((N, K))
+        onehot[np.arange(N), data.Yf] = 1.0
+        Tt = np.zeros((n, K, K))
+        L = np.diff(data.off)
+        ex = np.repeat(np.arange(n), L)
+        inner = np.flatnonzero(np.diff(ex) == 0)  # token t with t + 1 in the same example
+        np.add.at(Tt, (ex[inner], data.Yf[inner], data.Yf[inner + 1]), 1.0)
+        self.phi_true, _ = self._image(onehot, Tt)
+        self.refresh()
+
+    def _image(self, mu: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, float]:
+        d = self.data
+        return dual_image(d.Xf, d.If, d.offsets, d.off, d.Yf, d.K, d.F, d.uses_ids, mu, T, d.d)
+
+    def marginals(self, w: np.ndarray | None = None, eta: float = 0.0,
+                  mu: np.ndarray | None = None, T: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """Marginals of ``theta + eta * (loss-augmented scores at w)`` (into ``mu``, ``T``)."""
+        d = self.data
+        mu = np.empty_like(self.mu) if mu is None else mu
+        T = np.empty_like(self.T) if T is None else T
+        w = np.zeros(d.d) if w is None else w
+        marginals_of(d.Xf, d.If, d.offsets, d.off, d.Yf, d.K, d.F, d.uses_ids, w, self.theta,
+                     self.theta_e, float(eta), True, mu, T, d.Lmax)
+        return mu, T
+
+    def refresh(self) -> None:
+        """Marginals of the current potentials."""
+        self.marginals(mu=self.mu, T=self.T)
+
+    def image(self, mu: np.ndarray | None = None, T: np.ndarray | None = None
+              ) -> tuple[np.ndarray, float, float]:
+        """``(w, ell, dual value)`` of marginals (default: the current ones)."""
+        mu = self.mu if mu is None else mu
+        T = self.T if T is None else T
+        n = self.data.n
+        e_phi, e_loss = self._image(mu, T)
+        w = (self.phi_true - e_phi) / (self.lam * n)
+        ell = e_loss / n
+        return w, ell, ell - 0.5 * self.lam * float(w @ w)
+
+
+def chain_dual_data(model: Any, X: Any, Y: Any, solver: str) -> ChainData:
+    """The flattened chain data set, after checking the model has marginals."""
+    from ._chain_dual import chain_data
+
+    require_chain_marginals(model, solver)
+    return chain_data(model, X, Y)
