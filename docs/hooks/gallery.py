@@ -10,7 +10,9 @@ for example because its data set is not on the machine: the page shows its messa
 Any other failure aborts the build, with the script's error output.
 
 ``mkdocs serve`` reuses the results of a script whose source and arguments have not
-changed since the last run; ``mkdocs build`` always runs every script.
+changed since the last run; ``mkdocs build`` always runs every script, unless the
+environment variable ``GALLERY_REUSE=1`` asks it to reuse them too (for editing the
+pages; the library may have changed since, so CI never sets it).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ _reuse = False
 
 def on_startup(command, dirty, **kwargs):
     global _reuse
-    _reuse = command == "serve"
+    _reuse = command == "serve" or os.environ.get("GALLERY_REUSE") == "1"
 
 
 def _scripts() -> list[Path]:
