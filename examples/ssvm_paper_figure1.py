@@ -40,7 +40,6 @@ python examples/ssvm_paper_figure1.py --panels conll-1/n --methods FW "cutting p
 python examples/ssvm_paper_figure1.py --plot-only examples/output/figure1_*/figure1.csv \\
     --out examples/output/figure1 --figures docs/img
 ```
-```
 
 The data are not shipped (see the Data sets page: `$FRANKWOLFE_DATA` must
 hold `ocr/` and `conll2000/`); without them the script exits with status 77
@@ -118,6 +117,17 @@ def run_panel(panel: str, methods: list[str], seeds: int, passes: int, n_jobs: i
 
 
 def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
+    """Draw one panel to ``out/figure1_<panel>.png``; returns its summary."""
+    import matplotlib.pyplot as plt
+
+    fig, summary = draw_panel(panel, rows)
+    fig.savefig(out / f"figure1_{panel.replace('/', '_')}.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return summary
+
+
+def draw_panel(panel: str, rows: list[dict]):
+    """The figure of one panel (suboptimality and test error) and its summary."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no window, works without a display
@@ -189,9 +199,7 @@ def plot_panel(panel: str, rows: list[dict], out: Path) -> dict:
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
                fontsize=8, title="median line, best/worst run shaded; last median test error",
                title_fontsize=8, frameon=False)
-    fig.savefig(out / f"figure1_{panel.replace('/', '_')}.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return summary
+    return fig, summary
 
 
 def read_csv(paths: list[Path]) -> dict[str, list[dict]]:
