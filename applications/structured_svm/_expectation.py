@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._chain_dual import ChainData, _unary
+from ._chain_data import ChainData
+from ._chain_kernels import _unary
 from .models._forward_backward import chain_marginals
 
 __all__ = ["ChainDualPoint", "chain_dual_data", "require_chain_marginals"]
