@@ -3,26 +3,39 @@
 #   make test   - create .venv, install, run the test suite
 #   make docs   - build the documentation site into site/ (strict: any warning fails)
 #   make docs-serve - serve the site at http://127.0.0.1:8000 while editing
+#   make test-min - the suite in .venv-min against the lowest declared versions
+#                   (ci/constraints-min.txt pins every floor of pyproject.toml)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
+VENV_MIN  := .venv-min
+STAMP_MIN := $(VENV_MIN)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test test-all bench clean docs docs-serve
+.PHONY: demo test test-min test-all bench clean docs docs-serve
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,plot]"
+	$(BIN)/python -m pip install -q -e ".[test,plot,pandas]"
 	touch $(STAMP)
+
+$(STAMP_MIN): pyproject.toml ci/constraints-min.txt
+	$(PYTHON) -m venv $(VENV_MIN)
+	$(VENV_MIN)/bin/python -m pip install -q --upgrade pip
+	$(VENV_MIN)/bin/python -m pip install -q -c ci/constraints-min.txt -e ".[test,plot,pandas]"
+	touch $(STAMP_MIN)
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+test-min: $(STAMP_MIN)
+	$(VENV_MIN)/bin/python -m pytest -q
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
@@ -39,4 +52,4 @@ docs-serve: $(DOCS_STAMP)
 	$(BIN)/mkdocs serve
 
 clean:
-	rm -rf $(VENV) build site *.egg-info
+	rm -rf $(VENV) $(VENV_MIN) build site *.egg-info

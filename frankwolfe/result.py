@@ -76,8 +76,12 @@ class History:
         return {c: np.asarray(v) for c, v in self._cols.items()}
 
     def to_pandas(self) -> Any:
-        """The table as a ``pandas.DataFrame`` (needs pandas)."""
-        import pandas as pd
+        """The table as a ``pandas.DataFrame`` (needs pandas: ``pip install frankwolfe[pandas]``)."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("History.to_pandas needs pandas, which is not installed: "
+                              "pip install 'frankwolfe[pandas]' (or pip install pandas)") from e
 
         return pd.DataFrame(self.to_dict())
 

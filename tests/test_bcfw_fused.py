@@ -67,7 +67,7 @@ def test_fused_and_generic_compiled_drivers_equal_python_engine(ids, kw):
         # the block iterates (label marginals) are feasible: each token's marginal sums to 1
         mu, T, lbar = r.extra["block_iterates"][1]
         np.testing.assert_allclose(mu.sum(axis=1), 1.0, atol=1e-12)
-        assert mu.min() >= 0.0 and T.min() >= 0.0
+        assert mu.min() >= -1e-12 and T.min() >= -1e-12  # probabilities, up to rounding
 
 
 def test_fused_step_certified_gap_matches_primal_minus_dual():

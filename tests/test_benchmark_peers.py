@@ -88,12 +88,12 @@ def test_measure_gap_matches_brute_force_and_cvxpy():
     pb = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A @ z - b)), [cp.norm1(z) <= radius])
     pb.solve()
     fstar = pb.value
-    assert m["gap"] >= m["fun"] - fstar - 1e-8
+    assert m["gap"] >= m["fun"] - fstar - 1e-8 * max(1.0, abs(fstar))
     xs = np.asarray(z.value)
     xs *= min(1.0, radius / np.abs(xs).sum())  # remove solver infeasibility
     ms = fw_lasso.measure(A, b, radius, xs)
     assert ms["gap"] <= 1e-5 * max(1.0, fstar)
-    assert ms["l1_excess"] == 0.0
+    assert 0.0 <= ms["l1_excess"] <= 1e-12 * radius  # rescaled onto the ball, up to rounding
 
 
 def test_make_problem_is_seeded_and_sparse():

@@ -44,7 +44,7 @@ def test_simplex_projection_matches_sort_based(step):
     assert np.all(res.history["gap"] >= res.history["fun"] - f_star - 1e-12)
     assert res.fun - f_star <= res.gap + 1e-12
     assert res.fun - f_star <= res.best_gap + 1e-12
-    assert res.best_gap <= res.gap
+    assert res.best_gap <= res.gap + 1e-12 * max(1.0, abs(res.fun))  # best_gap is clipped at 0
     # strong convexity: ||x - p||^2 <= 2 (f(x) - f*) <= 2 gap
     assert np.linalg.norm(res.x - p) <= np.sqrt(2 * res.gap) + 1e-9
 
@@ -102,7 +102,7 @@ def test_time_limit_is_honoured():
                       tol=0.0, max_iter=10**9, time_limit=0.2)
     assert res.status == fw.Status.TIME_LIMIT
     assert res.time < 2.0
-    assert np.isfinite(res.gap) and res.gap >= 0
+    assert np.isfinite(res.gap) and res.gap >= -1e-12 * max(1.0, abs(res.fun))
 
 
 def test_callback_can_stop_and_sees_read_only_state():

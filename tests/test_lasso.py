@@ -123,7 +123,7 @@ def test_estimator_matches_sklearn_with_intercept():
 def test_estimator_and_helpers_bad_input():
     with pytest.raises(ValueError, match="not fitted"):
         ConstrainedLasso().predict(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="invalid parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter 'alpha'"):
         ConstrainedLasso().set_params(alpha=1.0)
     with pytest.raises(ValueError, match="fit_intercept"):
         ConstrainedLasso().fit(sp.eye(5, format="csr"), np.ones(5))

@@ -342,7 +342,8 @@ def test_cvxpy_agrees_on_lp_ball_and_k_sparse_polytope() -> None:
         prob.solve(solver=cp.CLARABEL)
         s = LpBall(p, r)(g).to_dense()
         assert float(g @ s) == pytest.approx(prob.value, rel=1e-6)
-        assert float(g @ s) <= prob.value + 1e-12  # the oracle is exact, the solver is not
+        # the oracle is exact, the solver is accurate to about 1e-8
+        assert float(g @ s) <= prob.value + 1e-8 * max(1.0, abs(prob.value))
     k = 4
     prob = cp.Problem(cp.Minimize(g @ x), [cp.norm1(x) <= k * r, cp.norm_inf(x) <= r])
     prob.solve(solver=cp.HIGHS)

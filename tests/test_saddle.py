@@ -92,7 +92,7 @@ def test_game_value_certificates_on_random_games():
         # x guarantees at most v, y guarantees at least v: both optimal
         assert (M.T @ x).max() == pytest.approx(v, abs=1e-8)
         assert (M @ y).min() == pytest.approx(v, abs=1e-8)
-        assert x.min() >= 0 and y.min() >= 0
+        assert x.min() >= -1e-12 and y.min() >= -1e-12  # LP solutions, up to rounding
         assert x.sum() == pytest.approx(1.0) and y.sum() == pytest.approx(1.0)
 
 
@@ -331,7 +331,7 @@ def test_corrective_random_games_reach_1e8_and_match_linprog():
         assert res.gap == pytest.approx(true_gap, abs=1e-11)
         assert abs(res.fun - v) <= 1e-6
         assert abs(x @ M @ y - v) <= 1e-6
-        assert x.min() >= 0 and y.min() >= 0
+        assert x.min() >= -1e-12 and y.min() >= -1e-12
         assert x.sum() == pytest.approx(1.0, abs=1e-12) and y.sum() == pytest.approx(1.0, abs=1e-12)
         assert res.extra["n_corrective_lp"] >= 1
         assert res.nit <= 2 * (m + n)

@@ -202,15 +202,16 @@ def test_estimator_solvers_agree(chain_data, nodebug):
     # every certified interval [f - gap, f] holds the optimum: they must intersect
     lower = max(r.fun - r.gap for r in runs.values())
     upper = min(r.fun for r in runs.values())
-    assert lower <= upper + 1e-12, {k: (r.fun, r.gap) for k, r in runs.items()}
+    assert lower <= upper + 1e-12 * max(1.0, abs(upper)), \
+        {k: (r.fun, r.gap) for k, r in runs.items()}
 
 
 def test_save_load_and_warm_start(chain_data, tmp_path, nodebug):
     X, Y, Xt, Yt = chain_data
     a = StructuredSVM(ChainModel(4, 6), lam=0.05, tol=1e-3, max_passes=500, gap_every=2,
                       averaging=False, random_state=0, warm_start=True).fit(X, Y)
-    path = tmp_path / "svm.pkl"
-    a.save(path)
+    path = tmp_path / "svm.npz"
+    a.save(path, include_state=True)
     b = StructuredSVM.load(path)
     np.testing.assert_array_equal(b.w_, a.w_)
     assert [list(p) for p in b.predict(Xt)] == [list(p) for p in a.predict(Xt)]
@@ -220,13 +221,13 @@ def test_save_load_and_warm_start(chain_data, tmp_path, nodebug):
     cold = StructuredSVM(ChainModel(4, 6), lam=0.04, tol=1e-3, max_passes=500, gap_every=2,
                          averaging=False, random_state=0).fit(X, Y)
     assert a.result_.success
-    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap
+    slack = 1e-12 * max(1.0, abs(cold.result_.fun))  # rounding of two sums of different order
+    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap + slack
     assert a.result_.nit < cold.result_.nit
-    with pytest.raises(TypeError, match="does not hold a StructuredSVM"):
-        import pickle
-        bad = tmp_path / "bad.pkl"
-        bad.write_bytes(pickle.dumps({"w": 1}))
-        StructuredSVM.load(bad)
+    # the loaded estimator carries the dual block state: it warm starts the same way
+    b.set_params(lam=0.04).fit(X, Y)
+    assert b.result_.nit == a.result_.nit
+    np.testing.assert_array_equal(b.w_, a.w_)
 
 
 def test_warm_start_generic_path_rescales_blocks(chain_data):
@@ -241,7 +242,8 @@ def test_warm_start_generic_path_rescales_blocks(chain_data):
     # value follows from (w, l) -> (w lam_old / lam_new, l)
     w_old, l_old = None, None
     assert a.result_.success and cold.result_.success
-    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap
+    slack = 1e-12 * max(1.0, abs(cold.result_.fun))  # rounding of two sums of different order
+    assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap + slack
     assert a.result_.nit < cold.result_.nit
     assert f_first < 0
 
@@ -249,9 +251,9 @@ def test_warm_start_generic_path_rescales_blocks(chain_data):
 def test_estimator_bad_input(chain_data):
     X, Y, _, _ = chain_data
     model = ChainModel(4, 6)
-    with pytest.raises(ValueError, match="solver.*'bcfw'.*got 'newton'"):
+    with pytest.raises(ValueError, match="solver.*'bcfw'.*Got 'newton'"):
         StructuredSVM(model, solver="newton").fit(X, Y)
-    with pytest.raises(ValueError, match="lam.*positive.*-1"):
+    with pytest.raises(ValueError, match=r"'lam' parameter.*range \(0.0, inf\).*Got -1.0"):
         StructuredSVM(model, lam=-1.0).fit(X, Y)
     with pytest.raises(ValueError, match="X has 120 examples but Y has 119"):
         StructuredSVM(model).fit(X, Y[:-1])
@@ -261,7 +263,7 @@ def test_estimator_bad_input(chain_data):
         StructuredSVM(model).predict(X)
     with pytest.raises(TypeError, match="StructuredModel"):
         StructuredSVM("chain").fit(X, Y)
-    with pytest.raises(ValueError, match="unknown parameter 'C'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'C'"):
         StructuredSVM(model).set_params(C=1.0)
 
 

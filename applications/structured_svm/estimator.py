@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-import pickle
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterable, Sequence
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
-from frankwolfe import History
+from frankwolfe import History, Status
 
+from .._checks import check_finite_examples
 from .dual import SSVMDual
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, mean_loss
@@ -27,13 +33,20 @@ _COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "
             "train_error", "test_error")
 
 
-class StructuredSVM:
+class StructuredSVM(BaseEstimator):
     """Structured SVM ``min_w lam/2 ||w||^2 + 1/n sum_i max_y [L(y_i, y) - <w, psi_i(y)>]``.
 
     Training runs the core solvers on the dual (see :mod:`.dual`): block-coordinate
     Frank-Wolfe (Lacoste-Julien et al., ICML 2013), its gapBCFW refinements
     (Osokin et al., ICML 2016), batch Frank-Wolfe, or the stochastic subgradient
     baseline.
+
+    A scikit-learn estimator: ``X`` is a list of examples (e.g. sequences of
+    different lengths) and ``Y`` the list of their labellings, so it works in
+    ``GridSearchCV`` (e.g. over ``lam``), ``cross_val_score`` and at the end of
+    a ``Pipeline``; :meth:`score` is ``1 - error`` (higher is better).  There is
+    no scikit-learn mixin for structured outputs: it is neither a classifier
+    nor a regressor, so model selection splits with ``KFold``.
 
     Parameters
     ----------
@@ -71,7 +84,10 @@ class StructuredSVM:
         Ignored by ``"fw"``, ``"cutting_plane"`` and ``"online_eg"``.
     max_passes : int, default 200
         Budget of effective passes (oracle calls / n; certificate passes of BCFW
-        included, history evaluations not).
+        included, history evaluations not).  When a budget (``max_passes``,
+        ``time_limit``) ends the run before ``tol``, ``fit`` warns with
+        scikit-learn's ``ConvergenceWarning`` (not for ``"ssg"``, which has no
+        certified gap).
     tol : float, default 0.1
         Stop when the certified duality gap is at most ``tol`` (BCFWstruct's
         ``gap_threshold``).
@@ -118,6 +134,24 @@ class StructuredSVM:
     True
     """
 
+    _parameter_constraints: dict = {
+        "model": [StructuredModel],
+        "lam": [Interval(Real, 0, None, closed="neither"), None],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "sampling": [StrOptions({"uniform", "perm", "gap"}), None],
+        "averaging": ["boolean", StrOptions(set(_AVERAGING) - {None, True, False}), None],
+        "max_passes": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "gap_every": [Interval(Integral, 1, None, closed="left")],
+        "eval_every": [Interval(Integral, 1, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state", np.random.Generator],
+        "n_jobs": [Integral],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "compiled": ["boolean"],
+    }
+
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
                  sampling: str | None = None, averaging: bool | str | None = None,
                  max_passes: int = 200,
@@ -144,29 +178,14 @@ class StructuredSVM:
 
     # -- checks ---------------------------------------------------------------
     def _check(self, n: int) -> float:
-        if not isinstance(self.model, StructuredModel):
-            raise TypeError(f"StructuredSVM: `model` must be a StructuredModel, got "
-                            f"{type(self.model).__name__}")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"StructuredSVM: `solver` must be one of {list(_SOLVERS)}, "
-                             f"got {self.solver!r}")
-        lam = 1.0 / n if self.lam is None else self.lam
-        if not (np.isscalar(lam) and np.isfinite(lam) and lam > 0):
-            raise ValueError(f"StructuredSVM: `lam` must be a positive number or None, got {lam!r}")
-        if isinstance(self.max_passes, bool) or int(self.max_passes) != self.max_passes \
-                or self.max_passes < 0:
-            raise ValueError(f"StructuredSVM: `max_passes` must be an integer >= 0, "
-                             f"got {self.max_passes!r}")
-        if not (self.tol >= 0):
-            raise ValueError(f"StructuredSVM: `tol` must be >= 0, got {self.tol!r}")
-        if self.averaging not in _AVERAGING:
-            raise ValueError(f"StructuredSVM: `averaging` must be one of {list(_AVERAGING)}, "
-                             f"got {self.averaging!r}")
-        for name in ("gap_every", "eval_every"):
-            v = getattr(self, name)
-            if v is not None and (int(v) != v or v < 1):
-                raise ValueError(f"StructuredSVM: `{name}` must be a positive integer, got {v!r}")
-        return float(lam)
+        self._validate_params()  # the declarative _parameter_constraints
+        return 1.0 / n if self.lam is None else float(self.lam)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.two_d_array = False  # a list of examples, e.g. ragged sequences
+        return tags
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X: Sequence[Any], Y: Sequence[Any], X_test: Sequence[Any] | None = None,
@@ -182,6 +201,9 @@ class StructuredSVM:
             raise ValueError("StructuredSVM.fit: no training examples")
         if (X_test is None) != (Y_test is None):
             raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
+        check_finite_examples(X, "X", "StructuredSVM.fit")
+        if X_test is not None:
+            check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
         n = len(X)
         lam = self._check(n)
         warm = self.warm_start and hasattr(self, "w_")
@@ -206,6 +228,12 @@ class StructuredSVM:
         else:
             self._fit_bcfw(X, Y, lam, warm)
         del self._data
+        status = getattr(self.result_, "status", None)
+        if status in (Status.MAX_ITER, Status.TIME_LIMIT):
+            budget = "time_limit" if status == Status.TIME_LIMIT else "max_passes"
+            warnings.warn(f"StructuredSVM: the {budget} budget ended the run at duality gap "
+                          f"{self.result_.gap:.3g} > tol={self.tol}; raise {budget} or tol",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
@@ -420,13 +448,14 @@ class StructuredSVM:
 
     # -- prediction ----------------------------------------------------------------
     def _fitted(self) -> np.ndarray:
-        if not hasattr(self, "w_"):
-            raise AttributeError("StructuredSVM is not fitted yet: call fit(X, Y) first")
+        check_is_fitted(self, "w_")  # NotFittedError (a ValueError and an AttributeError)
         return self.w_
 
     def predict(self, X: Sequence[Any]) -> list[Any]:
         """``decode(x, w_)`` for every example."""
-        return batch_predict(self.model, X, self._fitted(), self.n_jobs)
+        w = self._fitted()
+        check_finite_examples(X, "X", "StructuredSVM.predict")
+        return batch_predict(self.model, X, w, self.n_jobs)
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions (the test error of the papers)."""
@@ -441,48 +470,51 @@ class StructuredSVM:
         return batch_primal(self.model, X, Y, self._fitted(), self.lam_, self.n_jobs)["primal"]
 
     # -- persistence -------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Pickle the estimator (parameters, ``w_``, ``history_``, warm-start state)."""
-        with open(path, "wb") as fh:
-            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    def save(self, path: str | Path, include_state: bool = False) -> None:
+        """Write the fitted estimator to a model file (``.npz``, no pickle).
+
+        The file holds the parameters, the model's description, ``w_``, ``lam_``
+        and ``history_`` (about 40 kB for OCR); ``include_state=True`` adds the
+        dual block state that ``warm_start`` continues from.  Format: see
+        :mod:`frankwolfe.applications.structured_svm.model_io`.
+        """
+        from .model_io import save_model
+
+        self._fitted()
+        save_model(self, path, include_state=include_state)
 
     @classmethod
-    def load(cls, path: str | Path) -> StructuredSVM:
-        """Read an estimator written by :meth:`save` (a pickle: load trusted files only)."""
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
-        if not isinstance(obj, cls):
-            raise TypeError(f"{path} does not hold a {cls.__name__} (got {type(obj).__name__})")
-        return obj
+    def load(cls, path: str | Path, models: Iterable[type] = ()) -> StructuredSVM:
+        """Read a file written by :meth:`save`; runs no code from the file.
+
+        Parameters
+        ----------
+        path : path
+        models : iterable of classes, optional
+            User-defined :class:`StructuredModel` classes the file may name (each
+            implements ``model_params()``); the built-in models are always known.
+
+        Raises
+        ------
+        ModelFileError
+            (a ``ValueError``) for a truncated, modified or newer-format file.
+        """
+        from .model_io import load_model
+
+        return load_model(cls, path, models)
+
+    def _warm_state(self) -> dict[str, Any]:
+        """What a warm start continues from (see :meth:`save`)."""
+        return {"bcfw": getattr(self, "_state", None), "fw": getattr(self, "_fw_x", None)}
+
+    def _set_warm_state(self, state: dict[str, Any]) -> None:
+        self._state = state.get("bcfw")
+        self._fw_x = state.get("fw")
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
+        state = super().__getstate__()
         state.pop("_data", None)
-        res = state.get("result_")
-        if res is not None and not isinstance(res, dict):
-            # block iterates can be large: keep the warm-start state only once
-            state["result_"] = None
         return state
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention)."""
-        names = ("model", "lam", "solver", "sampling", "averaging", "max_passes", "tol",
-                 "gap_every", "eval_every", "time_limit", "random_state", "n_jobs", "verbose",
-                 "warm_start", "compiled")
-        return {k: getattr(self, k) for k in names}
-
-    def set_params(self, **params: Any) -> StructuredSVM:
-        """Set constructor parameters; returns ``self``."""
-        valid = self.get_params()
-        for k, v in params.items():
-            if k not in valid:
-                raise ValueError(f"StructuredSVM: unknown parameter {k!r}; valid: {sorted(valid)}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        return (f"StructuredSVM(model={self.model!r}, lam={self.lam!r}, solver={self.solver!r}, "
-                f"max_passes={self.max_passes!r}, tol={self.tol!r})")
 
 
 def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:

@@ -32,15 +32,23 @@ Gram matrix over the ``N`` (example, labelling) pairs is held densely
 from __future__ import annotations
 
 import itertools
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
 from frankwolfe.errors import ShapeError
+
+from .._checks import check_finite_examples
 
 from .models.base import StructuredModel
 from .models.chain import ChainModel
@@ -237,7 +245,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 # -- the estimator ---------------------------------------------------------------------
-class KernelStructuredSVM:
+class KernelStructuredSVM(BaseEstimator):
     """Structured SVM with a joint kernel, trained by BCFW on the kernelized dual.
 
     Solves ``min_w lam/2 ||w||^2 + 1/n sum_i max_y [L(y_i, y) - <w, psi_i(y)>]``
@@ -257,6 +265,8 @@ class KernelStructuredSVM:
     lam : float, optional
         Regularization, default ``1/n``.
     max_passes : int, default 200
+        Budget of passes; ``fit`` warns with scikit-learn's ``ConvergenceWarning``
+        when it ends the run before ``tol``.
     tol : float, default 1e-3
         Stop at this certified duality gap.
     step_type : {"fw", "pairwise"}, default "fw"
@@ -315,6 +325,21 @@ class KernelStructuredSVM:
     True
     """
 
+    _parameter_constraints: dict = {
+        "model": [StructuredModel],
+        "kernel": "no_validation",  # checked by _as_kernel, which names the accepted forms
+        "lam": [Interval(Real, 0, None, closed="neither"), None],
+        "max_passes": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "step_type": [StrOptions({"fw", "pairwise"})],
+        "sampling": [StrOptions({"uniform", "perm", "gap"})],
+        "averaging": ["boolean", None],
+        "gap_every": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state", np.random.Generator],
+        "max_labellings": [Interval(Integral, 1, None, closed="left")],
+        "max_pairs": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, model: StructuredModel, kernel: Any = "linear", lam: float | None = None,
                  max_passes: int = 200, tol: float = 1e-3, step_type: str = "fw",
                  sampling: str = "uniform", averaging: bool | None = None, gap_every: int = 10,
@@ -335,17 +360,14 @@ class KernelStructuredSVM:
 
     # -- fitting ------------------------------------------------------------------
     def _check(self, n: int) -> float:
-        if not isinstance(self.model, StructuredModel):
-            raise TypeError(f"KernelStructuredSVM: `model` must be a StructuredModel, got "
-                            f"{type(self.model).__name__}")
-        if self.step_type not in ("fw", "pairwise"):
-            raise ValueError(f"KernelStructuredSVM: `step_type` must be 'fw' or 'pairwise', "
-                             f"got {self.step_type!r}")
-        lam = 1.0 / n if self.lam is None else self.lam
-        if not (np.isscalar(lam) and np.isfinite(lam) and lam > 0):
-            raise ValueError(f"KernelStructuredSVM: `lam` must be a positive number or None, "
-                             f"got {lam!r}")
-        return float(lam)
+        self._validate_params()  # the declarative _parameter_constraints
+        return 1.0 / n if self.lam is None else float(self.lam)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.two_d_array = False  # a list of examples
+        return tags
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> KernelStructuredSVM:
         """Train on ``(X, Y)``; returns ``self``."""
@@ -356,6 +378,7 @@ class KernelStructuredSVM:
         if n == 0:
             raise ValueError("KernelStructuredSVM.fit: no training examples")
         lam = self._check(n)
+        check_finite_examples(X, "X", "KernelStructuredSVM.fit")
         kernel = _as_kernel(self.kernel, self.model)
         model = self.model
 
@@ -428,17 +451,21 @@ class KernelStructuredSVM:
         self.kernel_ = kernel
         self.lam_ = lam
         self.result_ = res
+        if res.status == fw.Status.MAX_ITER:
+            warnings.warn(f"KernelStructuredSVM: the max_passes budget ended the run at duality "
+                          f"gap {res.gap:.3g} > tol={self.tol}; raise max_passes or tol",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     # -- prediction -----------------------------------------------------------------
     def _fitted(self) -> None:
-        if not hasattr(self, "dual_coef_"):
-            raise AttributeError("KernelStructuredSVM is not fitted yet: call fit(X, Y) first")
+        check_is_fitted(self, "dual_coef_")  # NotFittedError (a ValueError and an AttributeError)
 
     def _scores_many(self, X: Sequence[Any]) -> list[tuple[list[Any], np.ndarray]]:
         """Labellings and scores of every ``x``, with one Gram call per chunk of
         examples (at most about ``_CHUNK`` kernel values at a time)."""
         self._fitted()
+        check_finite_examples(X, "X", "KernelStructuredSVM.predict")
         labs = [enumerate_labellings(self.model, x, self.max_labellings) for x in X]
         m = self.dual_coef_.size
         out: list[tuple[list[Any], np.ndarray]] = []
@@ -480,7 +507,3 @@ class KernelStructuredSVM:
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """``1 - error(X, Y)``."""
         return 1.0 - self.error(X, Y)
-
-    def __repr__(self) -> str:
-        return (f"KernelStructuredSVM(model={self.model!r}, kernel={self.kernel!r}, "
-                f"lam={self.lam!r}, step_type={self.step_type!r})")

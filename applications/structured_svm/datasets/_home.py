@@ -44,5 +44,6 @@ def find_folder(data_home: str | os.PathLike[str] | None, name: str, expected: l
     raise FileNotFoundError(
         f"{loader}: no data found. Expected one of {expected} in {home / name} (or in {home}). "
         f"Pass `data_home=` or set the environment variable {ENV_VAR} to the folder that "
-        f"contains '{name}/'."
+        f"contains '{name}/', or pass download_if_missing=True (or call fetch_{name}) to "
+        f"download the files from their public origin (see frankwolfe.applications.fetch)."
     )

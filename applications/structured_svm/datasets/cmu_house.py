@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._checks import check_finite
 from ._home import find_folder
 
 __all__ = ["load_cmu_house", "CMUHouse", "CMU_HOUSE_BASELINES"]
@@ -106,7 +107,8 @@ def _read_pairs(path: Path) -> np.ndarray:
     return out
 
 
-def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
+def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
+                   download_if_missing: bool = False) -> CMUHouse:
     """Load the CMU house sequence (111 frames x 30 landmarks) and its pair lists.
 
     Reads ``label/house{1..111}`` (coordinates), ``scf/houseNNN.scf`` (60-bin
@@ -120,6 +122,9 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
     data_home : path, optional
         Folder holding ``cmu_house/`` (or the files themselves); see
         :func:`~frankwolfe.applications.structured_svm.datasets.get_data_home`.
+    download_if_missing : bool, default False
+        Download the files from their public origin into the cache folder
+        when they are missing (see :mod:`frankwolfe.applications.fetch`).
 
     Returns
     -------
@@ -132,6 +137,10 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
     ValueError
         When a file does not have the documented shape.
     """
+    if download_if_missing:
+        from ...fetch import cmu_house_home
+
+        data_home = cmu_house_home(data_home)
     folder = find_folder(data_home, "cmu_house", ["correct", "scf/house001.scf"],
                          "load_cmu_house")
     points = np.stack([_read_matrix(folder / "label" / f"house{f + 1}", (N_LANDMARKS, 2), float)
@@ -146,6 +155,8 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None) -> CMUHouse:
                          f"landmarks, got {correct.shape[0]}")
     pairs = {(b, s): _read_pairs(folder / "pairs" / f"houses{b}_{s}.txt")
              for b in CMU_HOUSE_BASELINES for s in _SPLITS}
+    check_finite(points, "landmark coordinates", f"load_cmu_house: {folder / 'label'}")
+    check_finite(scf, "shape contexts", f"load_cmu_house: {folder / 'scf'}")
     adj = adj.astype(bool)
     for arr in (points, scf, adj, correct, *pairs.values()):
         arr.setflags(write=False)  # shared by every pair built from them

