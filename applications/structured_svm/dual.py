@@ -244,6 +244,17 @@ class DualWarmStart:
         self.points = points
         self.compiled = compiled
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain containers of arrays and numbers (what a model file stores)."""
+        return {"lam": self.lam, "points": self.points, "compiled": self.compiled}
+
+    @classmethod
+    def from_dict(cls, state: dict[str, Any]) -> DualWarmStart:
+        """Inverse of :meth:`to_dict`."""
+        points = state.get("points")
+        return cls(float(state["lam"]), list(points) if points is not None else None,
+                   state.get("compiled"))
+
     def at(self, lam: float) -> DualWarmStart:
         """The same state for another lambda."""
         if self.points is None or lam == self.lam:

@@ -19,7 +19,7 @@ import frankwolfe as fw
 from frankwolfe import History, Status
 
 from .._checks import check_finite_examples
-from .dual import SSVMDual
+from .dual import DualWarmStart, SSVMDual
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, mean_loss
 from .ssg import ssg
@@ -505,10 +505,13 @@ class StructuredSVM(BaseEstimator):
 
     def _warm_state(self) -> dict[str, Any]:
         """What a warm start continues from (see :meth:`save`)."""
-        return {"bcfw": getattr(self, "_state", None), "fw": getattr(self, "_fw_x", None)}
+        bcfw = getattr(self, "_state", None)
+        return {"bcfw": bcfw.to_dict() if bcfw is not None else None,
+                "fw": getattr(self, "_fw_x", None)}
 
     def _set_warm_state(self, state: dict[str, Any]) -> None:
-        self._state = state.get("bcfw")
+        bcfw = state.get("bcfw")
+        self._state = DualWarmStart.from_dict(bcfw) if bcfw is not None else None
         self._fw_x = state.get("fw")
 
     def __getstate__(self) -> dict[str, Any]:
