@@ -34,6 +34,7 @@ from ..objectives.saddle import BilinearObjective, SaddleObjective
 from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import Agnostic, StepSize
+from .active_variant import drift_options
 from .loop import Variant, run_frank_wolfe
 from .restricted_game import (gram_factor, polish_quadratic_game, solve_matrix_game,
                               solve_quadratic_game)
@@ -420,13 +421,8 @@ class _SaddleAway(_SaddleVariant):
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter,
                  starts: tuple[Any, Any], resum_every: int, sparsify_tol: float) -> None:
         super().__init__(domain_x, domain_y, adapter)
-        if int(resum_every) != resum_every or resum_every < 1:
-            raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-        if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
-            raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
+        self.resum_every, self.sparsify_tol = drift_options(resum_every, sparsify_tol)
         self.starts = starts
-        self.resum_every = int(resum_every)
-        self.sparsify_tol = float(sparsify_tol)
         self.counts = {"n_fw_steps": 0, "n_away_steps": 0, "n_drop_steps": 0, "n_resyncs": 0}
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
