@@ -104,7 +104,7 @@ class SaddleStep(StepSize):
                     f"SaddleStep(C=None) needs {type(adapter.saddle).__name__}.curvature_along; "
                     "pass C or use step_size='backtracking'"
                 )
-            if not C > 0:  # L is linear along d: the longest step is the best one
+            if not C > 0:  # no curvature along d bounds the step: nu g / (2C) is infinite
                 return float(gamma_max)
         return float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
 
@@ -812,7 +812,9 @@ def saddle_point_frank_wolfe(
         ``step_size`` must be left None (the step is ``gamma = 1``).
     qp_solver : str, optional
         cvxpy solver of the quadratic restricted game (default Clarabel).
-    step_size : {"agnostic", "fictitious", "adaptive", "local", "backtracking"} or StepSize, optional
+    step_size : str or StepSize, optional
+        One of ``"agnostic"``, ``"fictitious"``, ``"adaptive"``, ``"local"``,
+        ``"backtracking"``, or a :class:`~frankwolfe.step_size.StepSize`.
         ``"agnostic"``: ``gamma = 2/(k+2)``.  ``"fictitious"``:
         ``gamma = 1/(k+1)``, which makes ``(x_k, y_k)`` the plain averages of
         the best replies so far (fictitious play).  ``"adaptive"``:
