@@ -119,7 +119,9 @@ def _insert_parameters(doc: str | None) -> str | None:
     return "\n".join(lines[:end] + block + lines[end:])
 
 
-def solver(aliases: dict[str, str] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def solver(
+    aliases: dict[str, str] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator giving a solver the shared run keywords.
 
     The decorated function declares a keyword-only parameter

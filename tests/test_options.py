@@ -65,9 +65,8 @@ def test_result_method_is_the_minimize_name(name):
 def test_saddle_method_name_and_variant():
     M = np.array([[1.0, -1.0], [-1.0, 1.0]])
     for kw, variant in (({}, "fw"), ({"away": True}, "away"), ({"corrective": True}, "corrective")):
-        res = minimize(BilinearObjective(M, mu_x=1.0, mu_y=1.0),
-                       (ProbabilitySimplex(), ProbabilitySimplex()), method="saddle",
-                       max_iter=50, **kw)
+        res = minimize(BilinearObjective(M), (ProbabilitySimplex(), ProbabilitySimplex()),
+                       method="saddle", max_iter=50, **kw)
         assert res.method == "saddle" and res.extra["variant"] == variant
 
 

@@ -21,12 +21,21 @@ from ..lmo.base import LMO
 from ..objectives.base import Tracker
 from .loop import Variant
 
-__all__ = ["ActiveSetVariant", "split_start"]
+__all__ = ["ActiveSetVariant", "split_start", "drift_options"]
 
 # Relative distance between tracker.x and sum w_a a above which the tracker is reset.
 _DRIFT_TOL = 1e-12
 # Away steps longer than this trigger the drift control at once.
 _AMPLIFY = 1e3
+
+
+def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
+    """Validate the drift-control options ``resum_every`` and ``sparsify_tol``."""
+    if int(resum_every) != resum_every or resum_every < 1:
+        raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
+    if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
+        raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
+    return int(resum_every), float(sparsify_tol)
 
 
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:
@@ -53,13 +62,8 @@ class ActiveSetVariant(Variant):
 
     def __init__(self, warm: ActiveSet | None = None, resum_every: int = 100,
                  sparsify_tol: float = 1e-15) -> None:
-        if int(resum_every) != resum_every or resum_every < 1:
-            raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-        if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
-            raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
+        self.resum_every, self.sparsify_tol = drift_options(resum_every, sparsify_tol)
         self.warm = warm
-        self.resum_every = int(resum_every)
-        self.sparsify_tol = float(sparsify_tol)
         self.active: ActiveSet | None = None
         self.counts = {"n_fw_steps": 0, "n_away_steps": 0, "n_pairwise_steps": 0,
                        "n_drop_steps": 0, "n_resyncs": 0}

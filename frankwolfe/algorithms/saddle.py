@@ -34,6 +34,7 @@ from ..objectives.saddle import BilinearObjective, SaddleObjective
 from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import Agnostic, StepSize
+from .active_variant import drift_options
 from .loop import Variant, run_frank_wolfe
 from .restricted_game import (gram_factor, polish_quadratic_game, solve_matrix_game,
                               solve_quadratic_game)
@@ -103,7 +104,7 @@ class SaddleStep(StepSize):
                     f"SaddleStep(C=None) needs {type(adapter.saddle).__name__}.curvature_along; "
                     "pass C or use step_size='backtracking'"
                 )
-            if not C > 0:  # L is linear along d: the longest step is the best one
+            if not C > 0:  # no curvature along d bounds the step: nu g / (2C) is infinite
                 return float(gamma_max)
         return float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
 
@@ -420,13 +421,8 @@ class _SaddleAway(_SaddleVariant):
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter,
                  starts: tuple[Any, Any], resum_every: int, sparsify_tol: float) -> None:
         super().__init__(domain_x, domain_y, adapter)
-        if int(resum_every) != resum_every or resum_every < 1:
-            raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-        if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
-            raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
+        self.resum_every, self.sparsify_tol = drift_options(resum_every, sparsify_tol)
         self.starts = starts
-        self.resum_every = int(resum_every)
-        self.sparsify_tol = float(sparsify_tol)
         self.counts = {"n_fw_steps": 0, "n_away_steps": 0, "n_drop_steps": 0, "n_resyncs": 0}
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
@@ -816,7 +812,9 @@ def saddle_point_frank_wolfe(
         ``step_size`` must be left None (the step is ``gamma = 1``).
     qp_solver : str, optional
         cvxpy solver of the quadratic restricted game (default Clarabel).
-    step_size : {"agnostic", "fictitious", "adaptive", "local", "backtracking"} or StepSize, optional
+    step_size : str or StepSize, optional
+        One of ``"agnostic"``, ``"fictitious"``, ``"adaptive"``, ``"local"``,
+        ``"backtracking"``, or a :class:`~frankwolfe.step_size.StepSize`.
         ``"agnostic"``: ``gamma = 2/(k+2)``.  ``"fictitious"``:
         ``gamma = 1/(k+1)``, which makes ``(x_k, y_k)`` the plain averages of
         the best replies so far (fictitious play).  ``"adaptive"``:
