@@ -112,6 +112,7 @@ def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
         rows.append({"pass": s.k, "seconds": seconds,
                      "working_set_size": int(s.info["working_set_size"]),
                      "active_set_size": int(s.info["active_set_size"]),
+                     "qp_sweeps_total": int(s.info["n_qp_iterations"]),
                      "primal": primal, "dual": -float(s.fun), "gap": primal + float(s.fun),
                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -257,11 +258,14 @@ def main() -> None:
             r = _spawn(["cutting_plane", str(passes), str(prune)])
             res.append(r)
             print(f"prune_after={prune}")
-            print(f"{'pass':>4} {'working set':>11} {'seconds':>8} {'primal':>9} {'gap':>9} "
-                  f"{'peak MB':>8}")
+            print(f"{'pass':>4} {'working set':>11} {'seconds':>8} {'QP sweeps':>9} "
+                  f"{'primal':>9} {'gap':>9} {'peak MB':>8}")
+            sweeps = 0
             for row in r["rows"]:
                 print(f"{row['pass']:4d} {row['working_set_size']:11d} {row['seconds']:8.2f} "
-                      f"{row['primal']:9.4f} {row['gap']:9.4f} {row['peak_rss_mb']:8.0f}")
+                      f"{row['qp_sweeps_total'] - sweeps:9d} {row['primal']:9.4f} "
+                      f"{row['gap']:9.4f} {row['peak_rss_mb']:8.0f}")
+                sweeps = row["qp_sweeps_total"]
     (out_dir / f"ssvm_solvers_{a.job}.json").write_text(json.dumps(res, indent=1))
 
 
