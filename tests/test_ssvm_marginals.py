@@ -137,3 +137,36 @@ def test_chain_marginals_bad_input():
     X, _ = make_chain(1, n_states=3, n_features=2, random_state=0)
     with pytest.raises(ValueError, match="w"):
         model.marginals(X[0], np.zeros(5))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3])
+def test_both_forward_backward_paths_match_enumeration(scale):
+    """The probability-space fast path and the log-space path, each against enumeration;
+    at scores of +-1e3 the fast path must hand over to log space on some chains."""
+    from frankwolfe.applications.structured_svm.models._forward_backward import (
+        _marginals_prob, chain_marginals_log)
+
+    rng = np.random.default_rng(21)
+    declined = 0
+    for _ in range(10):
+        model, x, w, y_true, L, K = _random_case(rng, False)
+        w = w * scale
+        node, trans = model.log_potentials(x, w, y_true)
+        ref_node, ref_edge, ref_logz = _brute(model, x, w, y_true, K, L)
+        for kernel in ("prob", "log"):
+            nm, em, es = np.empty((L, K)), np.empty((max(L - 1, 0), K, K)), np.empty((K, K))
+            if kernel == "prob":
+                ok, logz = _marginals_prob(node, trans, nm, em, es)
+                if not ok:
+                    declined += 1
+                    continue
+            else:
+                logz = chain_marginals_log(node, trans, nm, em, es)
+            np.testing.assert_allclose(nm, ref_node, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(em, ref_edge, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(es, ref_edge.sum(axis=0), rtol=0, atol=1e-11)
+            assert abs(logz - ref_logz) <= 1e-12 * max(1.0, abs(ref_logz))
+    if scale == 1.0:
+        assert declined == 0
+    else:
+        assert declined > 0

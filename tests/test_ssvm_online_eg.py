@@ -86,3 +86,19 @@ def test_models_without_marginals_are_refused(solver):
     Y = [np.array([0, 1])]
     with pytest.raises(TypeError, match=f"solver='{solver}'.*marginals"):
         StructuredSVM(MatchingModel(2), solver=solver, max_passes=1).fit(X, Y)
+
+
+def test_online_eg_backtracking_budget(tiny):
+    # at most 2 halvings per example on the first pass, 5 afterwards: <= 3n then <= 6n calls
+    from frankwolfe.applications.structured_svm import online_eg
+
+    model, X, Y, _ = tiny
+    n = len(X)
+    effs = []
+    online_eg(model, X, Y, LAM, max_passes=40, random_state=1,
+              callback=lambda p, eff, point: effs.append(eff))
+    steps = np.diff(np.concatenate([[0.0], effs]))
+    assert 1.0 <= steps[0] <= 3.0
+    assert np.all(steps[1:] >= 1.0) and np.all(steps[1:] <= 6.0)
+    assert np.any(steps > 1.0)  # some steps were retried (an uninformative run otherwise)
+    np.testing.assert_allclose(np.array(effs) * n, np.round(np.array(effs) * n), atol=1e-9)

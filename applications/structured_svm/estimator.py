@@ -66,7 +66,8 @@ class StructuredSVM(BaseEstimator):
         gradient (Collins et al., JMLR 2008) and ``"dual_extragradient"`` (Taskar et
         al., JMLR 2006), both on label marginals (ChainModel only; see
         :mod:`.online_eg`, :mod:`.extragradient`; the latter's restricted saddle gaps
-        go to ``restricted_gaps_``).
+        go to ``restricted_gaps_``; both start from uniform duals, ``warm_start`` does
+        not apply).
     sampling : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
     averaging : {"weighted", "uniform", "tail"}, bool or None, optional

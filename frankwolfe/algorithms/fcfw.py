@@ -277,7 +277,8 @@ class _BlockCorrective(Variant):
 
     def info(self) -> dict[str, Any]:
         return {"active_set_size": int(np.count_nonzero(self.w > 0)),
-                "working_set_size": len(self.atoms)}
+                "working_set_size": len(self.atoms),
+                "n_qp_iterations": self.counts["n_qp_iterations"]}
 
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         blocks = np.asarray(self.blocks, dtype=np.int64)
