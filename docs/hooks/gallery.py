@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,6 +98,14 @@ def _command(script: Path, args: list[str]) -> str:
     return " ".join(shown)
 
 
+def _fenced(text: str, language: str) -> list[str]:
+    """A fenced code block longer than any backtick run inside ``text`` (a docstring
+    may hold a fenced block of its own)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text, fence, ""]
+
+
 def _page(script: Path, result: dict, figures: list[Path]) -> str:
     title, body = _docstring(script)
     root = str(ROOT) + os.sep
@@ -114,9 +123,9 @@ def _page(script: Path, result: dict, figures: list[Path]) -> str:
                   f"This page ran `{command}` ({result['seconds']:.0f} s).", ""]
         lines += [f"![{f.stem}]({script.stem}/{f.name})" for f in figures] + [""]
         if stdout:
-            lines += ["```text", stdout, "```", ""]
+            lines += _fenced(stdout, "text")
     lines += ["## Source", "", f"`examples/{script.name}`:", "",
-              "```python", script.read_text().rstrip(), "```", ""]
+              *_fenced(script.read_text().rstrip(), "python")]
     return "\n".join(lines)
 
 
