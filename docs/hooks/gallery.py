@@ -9,8 +9,8 @@ source. A script that exits with status 77 (:data:`SKIPPED`) was skipped on purp
 for example because its data set is not on the machine: the page shows its message.
 Any other failure aborts the build, with the script's error output.
 
-``mkdocs serve`` reuses the results of a script whose source and arguments have not
-changed since the last run; ``mkdocs build`` always runs every script, unless the
+``mkdocs serve`` reuses the results of a script that succeeded with the same source
+and arguments in an earlier run; ``mkdocs build`` always runs every script, unless the
 environment variable ``GALLERY_REUSE=1`` asks it to reuse them too (for editing the
 pages; the library may have changed since, so CI never sets it).
 """
@@ -67,7 +67,7 @@ def _run(script: Path) -> dict:
     record = out / "run.json"
     if _reuse and record.is_file():
         cached = json.loads(record.read_text())
-        if cached["key"] == key:
+        if cached["key"] == key and cached["status"] == 0:  # a skipped script is retried
             return cached
     if out.exists():
         shutil.rmtree(out)
