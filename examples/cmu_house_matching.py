@@ -33,7 +33,7 @@ OUT = Path(__file__).resolve().parent / "output"
 SKIPPED = 77  # exit status when the data are missing
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> list:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=None, help="folder holding cmu_house/")
     parser.add_argument("--kind", default="abs", choices=["abs", "sq"])
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         data = load_cmu_house(args.data)
     except FileNotFoundError as err:
         print(f"CMU house data not found: {err}")
-        return SKIPPED
+        sys.exit(SKIPPED)
     print(f"CMU house: {data.n_frames} frames x {data.correct.size} landmarks, "
           f"{data.shape_context.shape[2]}-bin shape contexts; features: {args.kind}; "
           f"at most {max_passes} BCFW passes per fit")
@@ -87,9 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     fig.tight_layout()
     fig.savefig(args.out / "cmu_house_matching.png", dpi=110)
     plt.close(fig)
-    print(f"figure written to {args.out / 'cmu_house_matching.png'}")
-    return 0
+    return list(results.values())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
               "folder holding tntp/SiouxFalls/.")
         return SKIPPED
     print(net)
+    for method in ("fw", "cfw", "bfw"):  # compile the numba kernels first: the times below
+        traffic_assignment(net, method, max_iter=3)  # measure the solvers, not the compiler
     runs = {}
     for method, target in (("fw", 1e-4), ("cfw", 1e-4), ("bfw", 1e-4), ("bfw", 1e-6)):
         res = traffic_assignment(net, method, rel_gap=target, max_iter=20_000)

@@ -5,7 +5,8 @@ installs them as ``frankwolfe.applications`` (``package-dir`` in pyproject.toml)
 griffe reads sources statically and does not follow that mapping, so this hook builds
 ``build/docs-api/frankwolfe/``: symbolic links to every entry of ``frankwolfe/`` plus
 ``applications`` -> ``applications/``; mkdocs.yml puts ``build/docs-api`` first on
-the handler's search path.
+the handler's search path. The folder is made when MkDocs loads this hook, before
+mkdocstrings reads its ``paths`` (a path missing at that moment is dropped silently).
 
 After the pages are read it checks that every public name (the ``__all__`` of
 ``frankwolfe`` and of each application package) is rendered by a ``:::`` directive
@@ -40,7 +41,7 @@ PUBLIC = {
 DIRECTIVE = re.compile(r"^:::\s+(\S+)", re.MULTILINE)
 
 
-def on_config(config, **kwargs):
+def _link_sources() -> None:
     if FARM.exists():
         shutil.rmtree(FARM)
     FARM.mkdir(parents=True)
@@ -48,6 +49,13 @@ def on_config(config, **kwargs):
         if entry.name != "__pycache__":
             (FARM / entry.name).symlink_to(entry)
     (FARM / "applications").symlink_to(ROOT / "applications")
+
+
+_link_sources()
+
+
+def on_config(config, **kwargs):
+    _link_sources()  # again for each rebuild of `mkdocs serve` (modules may come and go)
     return config
 
 

@@ -9,8 +9,8 @@ source. A script that exits with status 77 (:data:`SKIPPED`) was skipped on purp
 for example because its data set is not on the machine: the page shows its message.
 Any other failure aborts the build, with the script's error output.
 
-``mkdocs serve`` reuses the results of a script whose source and arguments have not
-changed since the last run; ``mkdocs build`` always runs every script, unless the
+``mkdocs serve`` reuses the results of a script that succeeded with the same source
+and arguments in an earlier run; ``mkdocs build`` always runs every script, unless the
 environment variable ``GALLERY_REUSE=1`` asks it to reuse them too (for editing the
 pages; the library may have changed since, so CI never sets it).
 """
@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,7 +67,7 @@ def _run(script: Path) -> dict:
     record = out / "run.json"
     if _reuse and record.is_file():
         cached = json.loads(record.read_text())
-        if cached["key"] == key:
+        if cached["key"] == key and cached["status"] == 0:  # a skipped script is retried
             return cached
     if out.exists():
         shutil.rmtree(out)
@@ -97,6 +98,14 @@ def _command(script: Path, args: list[str]) -> str:
     return " ".join(shown)
 
 
+def _fenced(text: str, language: str) -> list[str]:
+    """A fenced code block longer than any backtick run inside ``text`` (a docstring
+    may hold a fenced block of its own)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text, fence, ""]
+
+
 def _page(script: Path, result: dict, figures: list[Path]) -> str:
     title, body = _docstring(script)
     root = str(ROOT) + os.sep
@@ -114,9 +123,9 @@ def _page(script: Path, result: dict, figures: list[Path]) -> str:
                   f"This page ran `{command}` ({result['seconds']:.0f} s).", ""]
         lines += [f"![{f.stem}]({script.stem}/{f.name})" for f in figures] + [""]
         if stdout:
-            lines += ["```text", stdout, "```", ""]
+            lines += _fenced(stdout, "text")
     lines += ["## Source", "", f"`examples/{script.name}`:", "",
-              "```python", script.read_text().rstrip(), "```", ""]
+              *_fenced(script.read_text().rstrip(), "python")]
     return "\n".join(lines)
 
 
