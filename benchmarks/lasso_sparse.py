@@ -52,12 +52,16 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tarfile  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+
+# frankwolfe first, from the PYTHONPATH a worker is given (the baseline's code): lasso.py
+# below puts this checkout on sys.path, which must not shadow it
+import frankwolfe  # noqa: E402, F401
+from lasso import rel_err, timed  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -98,19 +102,6 @@ def make_design(design: str, seed: int, quick: bool = False) -> dict[str, Any]:
     return {"A": A, "b": b, "radius": frac * float(np.abs(x_true).sum())}
 
 
-def rel_err(x: np.ndarray, ref: np.ndarray) -> float:
-    return float(np.abs(x - ref).max() / np.abs(ref).max())
-
-
-def best_time(fn: Any, repeat: int) -> tuple[Any, float]:
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return out, best
-
-
 # -- worker: our rows, run in a subprocess on one version of the code ----------------------
 def worker(path: Path, repeat: int, budget: float) -> dict[str, Any]:
     from frankwolfe.applications.lasso import solve_lasso
@@ -128,7 +119,7 @@ def worker(path: Path, repeat: int, budget: float) -> dict[str, Any]:
     for label, (meth, tols) in OURS.items():
         row: dict[str, Any] = {"time": None}
         for tol in tols:
-            res, sec = best_time(lambda: solve_lasso(A, b, radius, meth, tol=tol,
+            res, sec = timed(lambda: solve_lasso(A, b, radius, meth, tol=tol,
                                                      max_iter=10**6, time_limit=budget), repeat)
             err = rel_err(res.x, ref)
             if err <= 1e-6:
@@ -139,6 +130,7 @@ def worker(path: Path, repeat: int, budget: float) -> dict[str, Any]:
                        f"budget ({int(res.nit)} iterations, tol {tol:g})"}
                 break
         rows[label] = row
+    rows["code"] = str(Path(frankwolfe.__file__).resolve().parent)
     return rows
 
 
@@ -200,19 +192,22 @@ def bench_design(design: str, a: argparse.Namespace, baseline: Path | None,
     rows: dict[str, Any] = {}
     sk: dict[str, Any] = {"time": None}
     for tol in SK_TOLS:
-        est, sec = best_time(lambda: Lasso(alpha=alpha, fit_intercept=False, tol=tol,
+        est, sec = timed(lambda: Lasso(alpha=alpha, fit_intercept=False, tol=tol,
                                            max_iter=10**6).fit(A, b), a.repeat)
         err = rel_err(est.coef_, ref)
         if err <= 1e-6:
             sk = {"time": sec, "tol": tol, "iterations": int(est.n_iter_), "coef_err": err}
             break
     rows["sklearn Lasso"] = sk
-    for label, row in run_worker(ROOT, path, a.repeat, a.budget).items():
-        rows[f"ours {label}"] = row
-    if baseline is not None:
-        for label, row in run_worker(baseline, path, a.repeat, a.budget).items():
-            rows[f"baseline {label}"] = row
-    return {"problem": info, "rows": rows}
+    code = {}
+    for who, root in (("ours", ROOT), ("baseline", baseline)):
+        if root is None:
+            continue
+        out = run_worker(root, path, a.repeat, a.budget)
+        code[who] = out.pop("code")
+        for label, row in out.items():
+            rows[f"{who} {label}"] = row
+    return {"problem": info, "rows": rows, "code": code}
 
 
 def print_table(report: dict[str, Any]) -> None:
