@@ -41,6 +41,22 @@ def lasso_problem(m=300, n=500, s=20, seed=0):
     return A, b, float(np.abs(x_true).sum())
 
 
+def test_simplex_qp_interior_optimum_is_exact_without_a_long_polish():
+    # an ill-conditioned G (the Gram matrix of a lasso's atoms) with an interior
+    # optimum w* built by hand: G w* + lin = nu 1.  Every weight is free at the
+    # solution; the active-set solve gives it (KKT), and only a short polish of
+    # its rounding follows (the cap of the degenerate case is 200000 iterations)
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((60, 40)) * np.logspace(0, 2, 40)
+    G = M.T @ M
+    w_star = rng.uniform(0.5, 1.5, 40)
+    w_star /= w_star.sum()
+    lin = 2.0 - G @ w_star
+    w, n_iter = simplex_qp(G, lin, np.full(40, 1.0 / 40))
+    np.testing.assert_allclose(w, w_star, rtol=1e-8, atol=1e-12)
+    assert n_iter <= 3 * 40 + 20 + 20 * 40 + 100
+
+
 def test_simplex_qp_matches_cvxpy_with_fewer_iterations_than_afw():
     f, lmo, Q, c = simplex_qp_problem()
     n = c.size

@@ -96,6 +96,29 @@ def test_sparse_design_matches_dense_via_cvxpy(method):
     assert res.fun <= prob.value + tol + 1e-9
 
 
+@pytest.mark.parametrize("method", ["pairwise", "fcfw"])
+def test_sparse_high_dimensional_design_agrees_with_sklearn(method):
+    # n >> m, 2% non-zeros with Gaussian values (the benchmark's design, small):
+    # the constrained solution at radius ||x_alpha||_1 is scikit-learn's x_alpha
+    rng = np.random.default_rng(11)
+    m, n = 150, 1500
+    A = sp.random(m, n, density=0.02, format="csc", random_state=12,
+                  data_rvs=rng.standard_normal)
+    x_true = np.zeros(n)
+    x_true[rng.choice(n, 15, replace=False)] = rng.standard_normal(15)
+    b = A @ x_true + 0.01 * rng.standard_normal(m)
+    alpha = 0.2 * alpha_max(A, b)
+    radius, coef = radius_from_penalty(A, b, alpha, tol=1e-14)
+    assert 5 <= np.count_nonzero(coef) < m  # a sparse, unique-looking optimum
+    res = solve_lasso(A, b, radius, method, tol=1e-12, max_iter=100000)
+    assert res.success
+    assert rel_err(res.x, coef) <= 1e-6
+    assert penalty_from_radius(A, b, res.x) == pytest.approx(alpha, rel=1e-6)
+    # the certified gap bounds f(x) - f(x_alpha) from both sides
+    f_sk = 0.5 * float(np.sum((A @ coef - b) ** 2))
+    assert -1e-9 * f_sk <= res.fun - f_sk <= res.gap + 1e-9 * f_sk
+
+
 def test_warm_start_represents_the_point():
     x = np.array([0.5, 0.0, -0.25, 0.0])
     S = warm_start(x, 2.0)

@@ -192,6 +192,25 @@ def test_least_squares_tracker_consistent_after_random_moves(sparse):
     assert tr.n_atom_products == 12  # each atom's products computed once
 
 
+@pytest.mark.parametrize("density", [0.02, 0.3])
+def test_sparse_least_squares_tracker_with_sparse_atoms(density):
+    # sparse A and sparse atoms only: A^T A a through the rows of A (density 0.02: a
+    # column meets few rows) or one product with A^T (0.3), and directions of three
+    # atoms through one pass over their columns; every query against dense numpy
+    rng = np.random.default_rng(15)
+    m, n = 200, 60
+    A = sp.random(m, n, density=density, random_state=16, format="csr").toarray()
+    b = rng.standard_normal(m)
+    f = LeastSquares(sp.csr_matrix(A), b, refresh_every=10**9)
+    tr = _check_tracker(f, rng, (n,), kinds=("vertex", "multi"))
+    assert tr.n_gradient_calls == 1 and tr.n_incremental_updates == 300
+    for atom in [_random_atom(rng, n, "vertex"), _random_atom(rng, n, "multi")]:
+        Aa, Ha = tr.atom_products(atom)
+        a = atom.to_dense()
+        np.testing.assert_allclose(Aa, A @ a, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(Ha, A.T @ (A @ a), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_quadratic_tracker_consistent_after_random_moves(sparse):
     rng = np.random.default_rng(6)

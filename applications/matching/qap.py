@@ -1,4 +1,5 @@
-"""Quadratic assignment by Frank-Wolfe on the Birkhoff polytope (FAQ), with restarts and 2-opt."""
+"""Quadratic assignment by Frank-Wolfe on the Birkhoff polytope (FAQ), with restarts, 2-opt
+and a robust tabu search polish for time budgets."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .doubly_stochastic import (
     project_to_permutation,
     random_doubly_stochastic,
 )
-from .local_search import two_opt
+from .local_search import TabuSearch, two_opt
 from .objective import QAPObjective, check_qap_matrices, qap_value
 
 __all__ = ["solve_qap", "QAPResult", "QAPRun", "QAP_METHODS"]
@@ -30,6 +31,11 @@ __all__ = ["solve_qap", "QAPResult", "QAPRun", "QAP_METHODS"]
 #: relaxation solvers accepted by :func:`solve_qap` (when registered in the core)
 QAP_METHODS = ("fw", "away", "pairwise")
 _ACTIVE_SET_METHODS = ("away", "pairwise")
+_LOCAL_SEARCH = ("auto", "2opt", "tabu", "none")
+#: with a time limit and the tabu polish, the Frank-Wolfe runs get this share of the budget
+_RELAX_SHARE = 0.2
+#: tabu iterations per n when there is no time limit
+_TABU_ITER_PER_N = 200
 
 
 @dataclass
@@ -87,6 +93,10 @@ class QAPResult:
         Wall time in seconds.
     method : str
         The relaxation solver.
+    local_search : str
+        The local search used (``"2opt"``, ``"tabu"`` or ``"none"``).
+    tabu_iter : int
+        Iterations of the tabu search polish (0 without it).
     """
 
     permutation: np.ndarray
@@ -97,6 +107,8 @@ class QAPResult:
     nit: int = 0
     time: float = 0.0
     method: str = "fw"
+    local_search: str = "2opt"
+    tabu_iter: int = 0
 
     @property
     def col_ind(self) -> np.ndarray:
@@ -125,7 +137,7 @@ def _as_active_set(P: np.ndarray) -> ActiveSet:
 
 
 def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, start: str,
-                     method: str, local_search: bool, project_iterates: bool, tol: float,
+                     method: str, two_opt_polish: bool, project_iterates: bool, tol: float,
                      max_iter: int, time_limit: float | None, step_size: Any
                      ) -> tuple[QAPRun, np.ndarray, np.ndarray]:
     A, B = objective.A, objective.B
@@ -151,7 +163,7 @@ def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, sta
     candidates = [best["perm"]]
     if not np.array_equal(final, best["perm"]):
         candidates.append(final)
-    if local_search:
+    if two_opt_polish:
         for p in candidates:
             consider(two_opt(A, B, p)[0])
     run = QAPRun(start=start, relaxed_fun=float(res.fun), gap=float(res.gap), nit=int(res.nit),
@@ -167,7 +179,8 @@ def solve_qap(
     P0: str | np.ndarray = "barycenter",
     restarts: int = 0,
     rng: int | np.random.Generator | None = None,
-    local_search: bool = True,
+    local_search: bool | str = "auto",
+    tabu_iter: int | None = None,
     project_iterates: bool = True,
     tol: float = 1e-6,
     max_iter: int = 100,
@@ -182,7 +195,9 @@ def solve_qap(
     with a Frank-Wolfe method over :class:`~frankwolfe.Birkhoff` with exact
     line search, round to the nearest permutation (Hungarian method), then
     improve the permutation by 2-opt.  Optional restarts from random doubly
-    stochastic starts keep the best permutation.
+    stochastic starts keep the best permutation.  With a time budget, the
+    best rounded permutation is polished by a robust tabu search (Taillard
+    1991) for the rest of the budget.
 
     Parameters
     ----------
@@ -199,8 +214,17 @@ def solve_qap(
         Further runs, each from a random start ``(J/n + K)/2``.
     rng : int or numpy.random.Generator, optional
         Seed or generator for the random starts.
-    local_search : bool, default True
-        Run 2-opt on the rounded permutations (the result can only improve).
+    local_search : {"auto", "2opt", "tabu", "none"} or bool, default "auto"
+        ``"2opt"`` (or True): 2-opt on the rounded permutations of each run.
+        ``"tabu"``: a robust tabu search (:class:`TabuSearch`) from the best
+        rounded permutation of all runs; with ``time_limit`` the Frank-Wolfe
+        runs get a fifth of the budget and the tabu search the rest, without
+        it the search does ``tabu_iter`` iterations.  ``"none"`` (or False):
+        rounding only.  ``"auto"``: ``"tabu"`` when ``time_limit`` is given,
+        ``"2opt"`` otherwise.  Local search can only improve the result.
+    tabu_iter : int, optional
+        Iteration budget of the tabu search (default ``200 n`` without a
+        time limit, unbounded within one).
     project_iterates : bool, default True
         Round every Frank-Wolfe iterate, not only the last, and keep the best
         (one extra assignment problem per iteration).
@@ -214,7 +238,8 @@ def solve_qap(
         many restarts, short runs (5-10 iterations) find more in less time.
     time_limit : float, optional
         Wall-time budget in seconds for the whole call: no restart starts
-        after it, and a running Frank-Wolfe run stops at it.
+        after it, and a running Frank-Wolfe run stops at it (at a fifth of
+        it when the tabu search polishes).
     step_size : str or StepSize, default "exact"
         Step-size rule of the relaxation solver; ``"exact"`` is the closed
         form of :meth:`QAPObjective.exact_step`.
@@ -262,6 +287,14 @@ def solve_qap(
         raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
+    search = {True: "2opt", False: "none"}.get(local_search, local_search)  # type: ignore[call-overload]
+    if search not in _LOCAL_SEARCH:
+        raise ValueError(f"solve_qap: `local_search` must be one of {_LOCAL_SEARCH} or a bool, "
+                         f"got {local_search!r}")
+    if search == "auto":
+        search = "tabu" if time_limit is not None else "2opt"
+    if tabu_iter is not None and (int(tabu_iter) != tabu_iter or tabu_iter < 0):
+        raise ValueError(f"solve_qap: `tabu_iter` must be an integer >= 0, got {tabu_iter!r}")
     gen = np.random.default_rng(rng)
 
     if isinstance(P0, str):
@@ -280,10 +313,13 @@ def solve_qap(
     scale = float(np.abs(A).sum() * np.abs(B).sum()) / n**2
     abs_tol = tol * max(scale, np.finfo(float).tiny)
 
+    relax_limit = time_limit
+    if time_limit is not None and search == "tabu":
+        relax_limit = _RELAX_SHARE * time_limit
     best: tuple[float, np.ndarray, np.ndarray, float] | None = None
     runs: list[QAPRun] = []
     for r in range(int(restarts) + 1):
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t_start)
+        remaining = None if relax_limit is None else relax_limit - (time.perf_counter() - t_start)
         if remaining is not None and remaining <= 0 and r > 0:
             break
         if r == 0:
@@ -291,12 +327,48 @@ def solve_qap(
         else:
             P, label = random_doubly_stochastic(n, gen), "randomized"
         run, perm, x = _relax_and_round(
-            objective, lmo, P, label, method, local_search, project_iterates, abs_tol,
+            objective, lmo, P, label, method, search == "2opt", project_iterates, abs_tol,
             int(max_iter), None if remaining is None else max(remaining, 1e-9), step_size)
         runs.append(run)
         if best is None or run.fun < best[0]:
             best = (run.fun, perm, x, run.relaxed_fun)
     assert best is not None
-    return QAPResult(permutation=best[1], fun=best[0], x=best[2], relaxed_fun=best[3], runs=runs,
+    fun, perm = best[0], best[1]
+    n_tabu = 0
+    if search == "tabu" and n >= 2:
+        deadline = None if time_limit is None else t_start + time_limit
+        budget = _TABU_ITER_PER_N * n if tabu_iter is None and deadline is None else tabu_iter
+        ts = _tabu_polish(A, B, perm, gen, deadline, budget)
+        n_tabu = ts.n_iter
+        better = qap_value(A, B, ts.best_permutation)
+        if better < fun:
+            fun, perm = better, ts.best_permutation.copy()
+    return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
                      nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
-                     method=method)
+                     method=method, local_search=search, tabu_iter=n_tabu)
+
+
+def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.Generator,
+                 deadline: float | None, budget: int | None) -> TabuSearch:
+    """Tabu search from ``perm`` until ``deadline`` (perf_counter) or ``budget`` iterations,
+    in chunks of iterations sized to a few milliseconds so the deadline is kept."""
+    ts = TabuSearch(A, B, perm, rng=gen)
+    chunk = 8
+    left = budget
+    while left is None or left > 0:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            break
+        k = chunk if left is None else min(chunk, left)
+        ts.run(k)
+        spent = time.perf_counter() - now
+        if left is not None:
+            left -= k
+        if deadline is not None:
+            per_iter = max(spent / k, 1e-9)
+            # aim at chunks of ~2 ms, never past the deadline
+            chunk = int(max(1, min(4 * chunk, 0.002 / per_iter,
+                                   (deadline - time.perf_counter()) / per_iter)))
+        else:
+            chunk = min(4 * chunk, 1 << 16)
+    return ts

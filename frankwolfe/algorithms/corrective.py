@@ -78,6 +78,7 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
     free = w > 0
     n_iter = 0
     converged = False
+    polish_cap = 200000
     while n_iter < cap:
         n_iter += 1
         F = np.flatnonzero(free)
@@ -89,6 +90,9 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
             nu = float(np.dot(w, grad))  # the common gradient value on the support
             out = np.flatnonzero(~free)
             if out.size == 0:
+                # every weight free and non-negative: the KKT point up to the rounding of
+                # the solve, which a few pairwise steps polish (not the long run below)
+                polish_cap = 20 * k + 100
                 break
             j = out[int(np.argmin(grad[out]))]
             tol = 1e-13 * (float(np.abs(grad).max()) + abs(nu) + 1e-300)
@@ -120,7 +124,7 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
     if not converged:
         # degenerate (semidefinite) cases can cycle: finish with pairwise steps,
         # which converge linearly on f(Bw) + l^T w over the simplex
-        w, extra = _pairwise_polish(G, lin, w / w.sum(), 1e-14, 200000)
+        w, extra = _pairwise_polish(G, lin, w / w.sum(), 1e-14, polish_cap)
         w[w < 0] = 0.0
         w /= w.sum()
         n_iter += extra

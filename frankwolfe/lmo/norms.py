@@ -62,6 +62,19 @@ def _select_scalar(g: np.ndarray, lower: float, upper: float) -> np.ndarray:
     return out
 
 
+def _argmax_abs(g: np.ndarray) -> int:
+    """``argmax |g_i|`` (first index on ties, a nan wins) from the SIMD ``argmax`` and
+    ``argmin`` of ``g``: two read-only passes, no temporary ``|g|`` (an n-vector allocated
+    per call costs page faults on large n)."""
+    hi, lo = int(np.argmax(g)), int(np.argmin(g))
+    a, b = abs(g[hi]), abs(g[lo])
+    if a != a:
+        return hi
+    if b != b or b > a or (b == a and lo < hi):
+        return lo
+    return hi
+
+
 def _zero_atom(shape: tuple[int, ...]) -> Atom:
     return Atom.sparse([], [], shape, key=("zero",))
 
@@ -102,7 +115,7 @@ class L1Ball(SubsetOracle, LMO):
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = _check_direction(self, direction)
-        i = int(np.argmax(np.abs(flat)))
+        i = _argmax_abs(flat)
         sign = -1 if flat[i] > 0 else 1
         return Atom.sparse([i], [sign * self.radius], direction.shape, key=("e", i, sign))
 

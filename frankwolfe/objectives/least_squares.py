@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from ..atoms import Atom
 from ..errors import ShapeError
@@ -64,6 +65,13 @@ class LeastSquares(Objective):
     cached, an iteration costs O(m + n) instead of O(mn).  A new atom costs
     one product with ``A`` and one with ``A^T``.
 
+    For a sparse ``A``, ``A a`` is a column slice and ``A^T (A a)`` goes
+    through the rows of ``A`` that the column touches (a CSR copy of ``A``,
+    made on first use): a new vertex costs the non-zeros of those rows,
+    not a product with ``A^T``.  A direction combining many sparse atoms (a
+    fully corrective step) costs one pass over their columns and one
+    product with ``A^T``, not one n-vector per atom.
+
     Examples
     --------
     >>> import numpy as np
@@ -113,6 +121,15 @@ class LeastSquares(Objective):
         self.convex = True
         self.Atb = np.asarray(A.T @ b, dtype=float)
         self._smoothness: float | None = None
+        self._rows: Any = None
+
+    @property
+    def rows(self) -> Any:
+        """``A`` in CSR form (sparse ``A`` only; made once, on first use)."""
+        if self._rows is None:
+            self._rows = sp.csr_array(self.A)
+            self._rows.sort_indices()
+        return self._rows
 
     @property
     def smoothness(self) -> float:  # type: ignore[override]
@@ -182,9 +199,18 @@ class LeastSquaresTracker(ProductTracker):
     the value comes from the residual (O(m)) and the exact step is
     ``-<g, d> / ||A d||^2`` with ``A d`` from the same products.
     Counters are described in :mod:`frankwolfe.objectives.product_tracker`.
+
+    For a sparse ``A``, ``A^T A a`` is computed through the rows of ``A``
+    where ``A a`` is non-zero, and a direction of many sparse atoms (a
+    corrective step) gets ``A d`` from one pass over their columns and
+    ``H d`` from one product with ``A^T`` (see :class:`LeastSquares`).
     """
 
     objective: LeastSquares
+
+    def __init__(self, objective: LeastSquares, x: np.ndarray, **options: Any) -> None:
+        self._sparse = sp.issparse(objective.A)
+        super().__init__(objective, x, **options)
 
     def _recompute(self) -> None:
         obj = self.objective
@@ -200,7 +226,41 @@ class LeastSquaresTracker(ProductTracker):
             Aa = _column_combination(A, atom.indices, atom.values)
         else:
             Aa = np.asarray(A @ atom.to_dense().reshape(-1), dtype=float)
+        if self._sparse:  # A^T (A a) through the rows A a touches: no product with A^T
+            return Aa, self._add_transposed(np.zeros(obj.n), Aa, 1.0, Aa, 0.0)
         return Aa, np.asarray(A.T @ Aa, dtype=float)
+
+    def _products(self, direction: Any, need_hess: bool = False) -> Any:
+        terms = [(c, a) for c, a in direction.terms if c]
+        if not self._sparse or len(terms) <= 2 or not all(a.is_sparse for _, a in terms):
+            return super()._products(direction, need_hess)
+        # a long combination of sparse atoms on a sparse A (a corrective step): A d from
+        # one pass over their columns, H d from one product with A^T, instead of an
+        # m-vector and an n-vector per atom
+        memo = self._memo_for(direction)
+        xc = direction.x_coef
+        if memo.image is None:
+            idx = np.concatenate([a.indices for _, a in terms])
+            vals = np.concatenate([c * a.values for c, a in terms])
+            image = _column_combination(self.objective.A, idx, vals)
+            memo.image = image + xc * self._p if xc else image
+        if need_hess and memo.hess is None:
+            # H d = x_coef H x + A^T (A d - x_coef A x), H x = g + A^T b
+            change = memo.image - xc * self._p if xc else memo.image
+            hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
+            memo.hess = self._add_transposed(hess, change, 1.0, change, 0.0)
+        return memo
+
+    def _add_transposed(self, out: np.ndarray, u: np.ndarray, cu: float, v: np.ndarray,
+                        cv: float) -> np.ndarray:
+        """``out + A^T (cu u + cv v)`` (sparse ``A``); in place through the rows of ``A`` when
+        ``u`` and ``v`` have few non-zeros."""
+        if np.count_nonzero(u) + (np.count_nonzero(v) if cv else 0) > u.size // 8:
+            # many rows: a gather over the columns (CSC) beats a scatter of the rows
+            return out + self.objective.A.T @ (cu * u + cv * v)
+        rows = self.objective.rows
+        _add_rows_t(out, u, cu, v, cv, rows.indptr, rows.indices, rows.data)
+        return out
 
     def _hess_x(self) -> np.ndarray:
         return self._gf + self.objective.Atb
@@ -224,6 +284,27 @@ class LeastSquaresTracker(ProductTracker):
         return curv, curv
 
 
+@njit(cache=True, nogil=True)
+def _add_rows_t(out, u, cu, v, cv, indptr, indices, data):  # pragma: no cover - compiled
+    """``out += A^T (cu u + cv v)`` for ``A`` in CSR form, visiting only the rows
+    where ``cu u + cv v`` is non-zero."""
+    for i in range(u.shape[0]):
+        t = cu * u[i] + cv * v[i]
+        if t != 0.0:
+            for k in range(indptr[i], indptr[i + 1]):
+                out[indices[k]] += t * data[k]
+
+
+@njit(cache=True, nogil=True)
+def _add_columns(out, idx, vals, indptr, indices, data):  # pragma: no cover - compiled
+    """``out += A[:, idx] @ vals`` for ``A`` in CSC form (repeated columns add up)."""
+    for t in range(idx.shape[0]):
+        j = idx[t]
+        c = vals[t]
+        for k in range(indptr[j], indptr[j + 1]):
+            out[indices[k]] += c * data[k]
+
+
 def _column_combination(A: Any, idx: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """``A[:, idx] @ vals`` touching only the selected columns."""
     m = A.shape[0]
@@ -236,7 +317,10 @@ def _column_combination(A: Any, idx: np.ndarray, vals: np.ndarray) -> np.ndarray
             out = np.zeros(m)
             out[A.indices[lo:hi]] = A.data[lo:hi] * vals[0]
             return out
-        return np.asarray(A[:, idx] @ vals, dtype=float).ravel()
+        out = np.zeros(m)
+        _add_columns(out, np.asarray(idx, dtype=np.int64), np.asarray(vals, dtype=float),
+                     A.indptr, A.indices, A.data)
+        return out
     if idx.size == 1:
         return A[:, idx[0]] * vals[0]
     return A[:, idx] @ vals
