@@ -258,7 +258,7 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     return gap, score
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
     """Block kernel (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`)."""
     gap, score = _oracle(state, i, g)
@@ -297,7 +297,7 @@ def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
         g[base + f] += b * v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
     (their counts in ``cntf``, to be cleared by the caller); returns their number."""
@@ -314,7 +314,7 @@ def _transitions(state, i):  # pragma: no cover - compiled
     return ny
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
     (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
@@ -382,7 +382,7 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
     """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
     :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
@@ -478,7 +478,7 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
         g[d] += h[d] * gamma * dl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar

@@ -128,18 +128,6 @@ class _BlockEngine(Engine):
         self.gap_every = gap_every
         self.tol = tol
         self.rng = rng
-        self.lmos = domain.blocks
-        self.shapes = [domain.block_shape(i) for i in range(n)]
-        self.idx = [np.ascontiguousarray(a, dtype=np.int64) for a in domain.block_indices]
-        # contiguous ranges are updated through slices (views, no fancy-index copies)
-        self.sel: list[np.ndarray | slice] = []
-        for a in self.idx:
-            if a.size and a[-1] - a[0] == a.size - 1 and np.all(np.diff(a) == 1):
-                self.sel.append(slice(int(a[0]), int(a[-1]) + 1))
-            else:
-                self.sel.append(a)
-        self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
-        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
         self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
         self.G = np.inf  # latest certified global gap (cache threshold)
         self.k = 0  # block steps done
@@ -148,9 +136,14 @@ class _BlockEngine(Engine):
         self.misses = 0
         self.n_drop = 0
         self.last_gamma = np.nan
-        self.store = (BlockAtomStore(self.sizes, cache_size)
-                      if (cache or step.uses_active_set) else None)
+        self.cache_size = cache_size
+        self.lmos = None  # the Python blocks: built when the Python engine needs them
+        self.store = None
         order.start(self.est)
+        # per-step calls that cost more than their work, skipped when they do nothing
+        self._order_update = None if type(order).update is BlockOrder.update else order.update
+        self._plain_fw = not (cache or step.uses_active_set) and \
+            type(step).direction is FWStep.direction
         self.kern = None
         self.reason = self._static_reason() if compiled is not False else "compiled=False"
         self.Z = None
@@ -171,7 +164,29 @@ class _BlockEngine(Engine):
         self.certified = False
 
     # -- start ------------------------------------------------------------
+    def _python_blocks(self) -> None:
+        """Oracles, coordinate sets and offsets of the blocks (a domain may build them
+        lazily: a compiled run of its own kernels never asks)."""
+        if self.lmos is not None:
+            return
+        dom, n = self.dom, self.n
+        self.lmos = dom.blocks
+        self.shapes = [dom.block_shape(i) for i in range(n)]
+        self.idx = [np.ascontiguousarray(a, dtype=np.int64) for a in dom.block_indices]
+        # contiguous ranges are updated through slices (views, no fancy-index copies)
+        self.sel: list[np.ndarray | slice] = []
+        for a in self.idx:
+            if a.size and a[-1] - a[0] == a.size - 1 and np.all(np.diff(a) == 1):
+                self.sel.append(slice(int(a[0]), int(a[-1]) + 1))
+            else:
+                self.sel.append(a)
+        self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
+        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
+        if self.cache or self.block_step.uses_active_set:
+            self.store = BlockAtomStore(self.sizes, self.cache_size)
+
     def _start(self, x0: Any) -> None:
+        self._python_blocks()
         dom, n = self.dom, self.n
         Z = np.empty(int(self.off[-1]))
         if x0 is None and isinstance(dom, BlockDomainHooks):
@@ -242,6 +257,7 @@ class _BlockEngine(Engine):
         if self.f.compiled_block_objective() is None:
             return "the objective offers no compiled kernels (compiled_block_objective)"
         if not isinstance(self.dom, BlockDomainHooks):
+            self._python_blocks()
             if not all(type(b) is ProbabilitySimplex for b in self.lmos):
                 return ("the domain offers no compiled kernels (BlockDomainHooks) and not "
                         "every block is a ProbabilitySimplex")
@@ -374,9 +390,12 @@ class _BlockEngine(Engine):
         gap_i = -float(g @ d_fw)  # <g, z - s>
         gi = gap_i if gap_i > 0.0 else 0.0
         self.est[i] = gi
-        self.order.update(i, gi)
+        if self._order_update is not None:
+            self._order_update(i, gi)
 
-        if store is None:
+        if self._plain_fw:  # FWStep without active sets: its direction is d_fw (no call)
+            kind, a_row, d, gmax = "fw", -1, d_fw, 1.0
+        elif store is None:
             kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, None, None)
         else:
             A, W = store.rows(i)
@@ -385,7 +404,7 @@ class _BlockEngine(Engine):
                 s_row = store.add(i, atom.key, _block_vector(atom, z.size), 0.0, self.k)
             else:
                 store.stamps[i][s_row] = self.k
-        slope = float(g @ d)
+        slope = -gap_i if d is d_fw else float(g @ d)
         gamma = 0.0
         if slope < 0.0:
             self.view.at(ix, sel, g)
