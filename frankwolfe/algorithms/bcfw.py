@@ -157,6 +157,10 @@ class _BlockEngine(Engine):
         self.averaging = averaging
         self.tail_next = 1  # next pass at which a "tail" average restarts
         self.passes = 0
+        # time limit: stop a pass early enough for the closing certificate, whose cost is
+        # the last certificate's (or, before one, n block steps at the measured rate)
+        self.time_up = False
+        self._reserve: float | None = None
         # the outer loop: no certificate before the first pass (it would cost a pass and
         # would replace the "unvisited" estimates that gap sampling sweeps first)
         self.fx = float(objective.value(self.certified_point()))
@@ -328,10 +332,10 @@ class _BlockEngine(Engine):
             df += dfc
             t0 = t1
             if monitor.time_limit is not None and t0 < steps:
-                if monitor.out_of_time():
+                rate = chunk / max(time.perf_counter() - tic, 1e-9)  # steps per second
+                if self._time_up(monitor, n / rate):
                     break
                 # chunks of about _CHUNK_SECONDS: a clock read costs nothing next to them
-                rate = chunk / max(time.perf_counter() - tic, 1e-9)
                 chunk = int(min(steps, max(_TIME_CHECK_EVERY, rate * _CHUNK_SECONDS)))
         return float(df)
 
@@ -457,7 +461,18 @@ class _BlockEngine(Engine):
         return self.x
 
     def certificate(self) -> tuple[float, float]:
-        return self.gap_pass(self.certified_point(), refresh=(self.certify_kind == "last"))
+        tic = time.perf_counter()
+        out = self.gap_pass(self.certified_point(), refresh=(self.certify_kind == "last"))
+        self._reserve = time.perf_counter() - tic
+        return out
+
+    def _time_up(self, monitor: Monitor, pass_seconds: float) -> bool:
+        """Whether to stop the pass now: the time budget is spent, or would be by the
+        closing certificate (``pass_seconds``: n block steps at the measured rate)."""
+        reserve = self._reserve if self._reserve is not None else pass_seconds
+        if monitor.out_of_time() or monitor.elapsed() + reserve >= monitor.time_limit:
+            self.time_up = True
+        return self.time_up
 
     # -- the engine interface --------------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -472,7 +487,7 @@ class _BlockEngine(Engine):
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         return Observation(fx, gap, certified, self.certified_point(), None, self.last_gamma,
                            self.info(), {"n_block_steps": self.k,
-                                         "oracle_calls": self.n_oracle})
+                                         "oracle_calls": self.n_oracle}, self.time_up)
 
     def advance(self, p: int, monitor: Monitor) -> None:
         if self.averaging == "tail" and p + 1 >= self.tail_next:
@@ -496,9 +511,11 @@ class _BlockEngine(Engine):
                 picks = (self.order.next(float(u)) for u in unif)
             else:
                 picks = order
+            tic = time.perf_counter()
             for t, i in enumerate(picks):
                 self.step(int(i))
-                if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.out_of_time():
+                if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.time_limit is not None and \
+                        self._time_up(monitor, (time.perf_counter() - tic) * self.n / (t + 1)):
                     break
         self.passes = p + 1
         if self.cache and not np.isfinite(self.G):
@@ -633,8 +650,10 @@ def block_coordinate_frank_wolfe(
         (the start point, the compiled kernels and their numba compilation on
         first use) and callbacks count.  It is checked within passes (every
         256 Python block steps; compiled passes run in chunks of about 10 ms),
-        so a run stops mid-pass; the closing certificate (one oracle call per
-        block, when the stop fell between certificates) comes on top.
+        so a run stops mid-pass, early enough for the closing certificate (one
+        oracle call per block, when the stop fell between certificates) to
+        fit: its cost is taken from the last certificate pass, or estimated as
+        n block steps.
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates falls to ``tol``; it
