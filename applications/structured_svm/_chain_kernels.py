@@ -418,7 +418,8 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
                     if idv != 0:
                         f = offsets[j] + idv - 1
                         p = kk * F + f
-                        average_touch(avg, x, p)
+                        if avg_on:
+                            average_touch(avg, x, p)
                         x[p] += v
                         g[p] += hv
                         if fm:
@@ -443,13 +444,15 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
         c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         if c != 0.0:
             p = o + kk
-            average_touch(avg, x, p)
+            if avg_on:
+                average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
         c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         if c != 0.0:
             p = o + K + kk
-            average_touch(avg, x, p)
+            if avg_on:
+                average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
     o2 = o + 2 * K
@@ -459,7 +462,8 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
         c = Tf[i, code] - cntf[code]
         if c != 0.0:
             p = o2 + code
-            average_touch(avg, x, p)
+            if avg_on:
+                average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
     for q in range(ny):
@@ -467,13 +471,15 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
         if not tin[i, code]:
             c = -cntf[code]
             p = o2 + code
-            average_touch(avg, x, p)
+            if avg_on:
+                average_touch(avg, x, p)
             x[p] += v0 * c
             g[p] += hv0 * c
         cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
     if dl != 0.0:
-        average_touch(avg, x, d)
+        if avg_on:
+            average_touch(avg, x, d)
         x[d] += gamma * dl
         g[d] += h[d] * gamma * dl
 
