@@ -383,6 +383,15 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _move_entry(avg, avg_on, x, g, p, dx, dg):  # pragma: no cover - compiled
+    """``x[p] += dx``, ``g[p] += dg``, settling ``p`` in the average first."""
+    if avg_on:
+        average_touch(avg, x, p)
+    x[p] += dx
+    g[p] += dg
+
+
+@njit(cache=True, nogil=True, inline="always")
 def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
     """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
     :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
@@ -443,45 +452,26 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
     for kk in range(K):
         c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         if c != 0.0:
-            p = o + kk
-            if avg_on:
-                average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o + kk, v0 * c, hv0 * c)
         c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         if c != 0.0:
-            p = o + K + kk
-            if avg_on:
-                average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o + K + kk, v0 * c, hv0 * c)
     o2 = o + 2 * K
     ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         c = Tf[i, code] - cntf[code]
         if c != 0.0:
-            p = o2 + code
-            if avg_on:
-                average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
     for q in range(ny):
         code = ytr[q]
         if not tin[i, code]:
             c = -cntf[code]
-            p = o2 + code
-            if avg_on:
-                average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
         cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
     if dl != 0.0:
-        if avg_on:
-            average_touch(avg, x, d)
-        x[d] += gamma * dl
-        g[d] += h[d] * gamma * dl
+        _move_entry(avg, avg_on, x, g, d, gamma * dl, h[d] * gamma * dl)
 
 
 @njit(cache=True, nogil=True, inline="always")
