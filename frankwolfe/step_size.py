@@ -164,7 +164,7 @@ class ExactStep(StepSize):
         if slope >= 0:
             return 0.0
         gamma = tracker.exact_step(direction)
-        if np.isnan(gamma):
+        if gamma != gamma:  # NaN (a plain comparison: this runs once per block step)
             raise FloatingPointError("exact line search returned NaN")
         if gamma < 0:
             # A descent direction of a convex function has a non-negative

@@ -18,7 +18,8 @@ from frankwolfe import (
     block_coordinate_frank_wolfe,
     minimize,
 )
-from frankwolfe.blocks import GapSampler, LazyAverage
+from frankwolfe.algorithms.block_store import LazyAverage
+from frankwolfe.blocks import GapSampler
 
 # -- problems -----------------------------------------------------------------
 

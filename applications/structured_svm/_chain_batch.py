@@ -14,24 +14,17 @@ __all__ = ["chain_batch_decode", "chain_batch_oracle"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _batch_dense(Xf, off, Yf, w, K, augment, labels, best):  # pragma: no cover - compiled
+def _batch(Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
+           best):  # pragma: no cover - compiled
+    """Ids checked by ChainData; for ids the unary weights are feature-major (``wt``)."""
     n = off.size - 1
     for i in prange(n):
         lo, hi = off[i], off[i + 1]
         yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-        y, b = decode_dense(Xf[lo:hi], w, K, yt, augment)
-        labels[lo:hi] = y
-        best[i] = b
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _batch_ids(If, offsets, off, Yf, wt, w, K, F, augment, labels, best):  # pragma: no cover
-    """Ids checked by ChainData; unary weights feature-major (``wt``)."""
-    n = off.size - 1
-    for i in prange(n):
-        lo, hi = off[i], off[i + 1]
-        yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-        y, b = decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
+        if uses_ids:
+            y, b = decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
+        else:
+            y, b = decode_dense(Xf[lo:hi], w, K, yt, augment)
         labels[lo:hi] = y
         best[i] = b
 
@@ -101,11 +94,9 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
     old = numba.get_num_threads()
     numba.set_num_threads(_threads(n_jobs))
     try:
-        if data.uses_ids:
-            _batch_ids(data.If, data.offsets, data.off, Yf, to_feature_major(w, data.K, data.F),
-                       w, data.K, data.F, augment, labels, best)
-        else:
-            _batch_dense(data.Xf, data.off, Yf, w, data.K, augment, labels, best)
+        wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
+        _batch(data.Xf, data.If, data.offsets, data.off, Yf, wt, w, data.K, data.F,
+               data.uses_ids, augment, labels, best)
     finally:
         numba.set_num_threads(old)
     return labels, best

@@ -258,7 +258,7 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     return gap, score
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
     """Block kernel (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`)."""
     gap, score = _oracle(state, i, g)
@@ -297,7 +297,7 @@ def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
         g[base + f] += b * v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
     (their counts in ``cntf``, to be cleared by the caller); returns their number."""
@@ -314,7 +314,7 @@ def _transitions(state, i):  # pragma: no cover - compiled
     return ny
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
     (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
@@ -382,7 +382,16 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _move_entry(avg, avg_on, x, g, p, dx, dg):  # pragma: no cover - compiled
+    """``x[p] += dx``, ``g[p] += dg``, settling ``p`` in the average first."""
+    if avg_on:
+        average_touch(avg, x, p)
+    x[p] += dx
+    g[p] += dg
+
+
+@njit(cache=True, nogil=True, inline="always")
 def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
     """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
     :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
@@ -418,7 +427,8 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
                     if idv != 0:
                         f = offsets[j] + idv - 1
                         p = kk * F + f
-                        average_touch(avg, x, p)
+                        if avg_on:
+                            average_touch(avg, x, p)
                         x[p] += v
                         g[p] += hv
                         if fm:
@@ -442,43 +452,29 @@ def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
     for kk in range(K):
         c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         if c != 0.0:
-            p = o + kk
-            average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o + kk, v0 * c, hv0 * c)
         c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         if c != 0.0:
-            p = o + K + kk
-            average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o + K + kk, v0 * c, hv0 * c)
     o2 = o + 2 * K
     ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         c = Tf[i, code] - cntf[code]
         if c != 0.0:
-            p = o2 + code
-            average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
     for q in range(ny):
         code = ytr[q]
         if not tin[i, code]:
             c = -cntf[code]
-            p = o2 + code
-            average_touch(avg, x, p)
-            x[p] += v0 * c
-            g[p] += hv0 * c
+            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
         cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
     if dl != 0.0:
-        average_touch(avg, x, d)
-        x[d] += gamma * dl
-        g[d] += h[d] * gamma * dl
+        _move_entry(avg, avg_on, x, g, d, gamma * dl, h[d] * gamma * dl)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar

@@ -100,7 +100,11 @@ class StructuredSVM(BaseEstimator):
         loss-augmented pass plus prediction passes; it is excluded from the
         effective passes and from ``seconds``.
     time_limit : float, optional
-        Seconds of training.
+        Seconds of the solver, counted from its start (set-up, numba
+        compilation on first use and the history evaluations of
+        ``eval_every`` included) and checked within passes; the closing
+        certificate pass (BCFW: one oracle call per example) and the final
+        history evaluation come on top.
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW); -1: all cores.

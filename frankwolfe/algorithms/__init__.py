@@ -1,8 +1,11 @@
 """Frank-Wolfe algorithms.
 
-Every single-domain method is a :class:`Variant` run by the shared loop of
-:mod:`.loop`; block-coordinate Frank-Wolfe runs passes of block steps on the
-shared monitor and result machinery.
+One driver (:func:`.engine.drive`) runs every method: a single-domain method
+is a :class:`Variant` of the engine of :mod:`.loop` (an outer iteration is one
+step); block-coordinate Frank-Wolfe (:mod:`.bcfw`) is an engine whose outer
+iteration is a pass, built from block orders (:mod:`.block_orders`), block
+steps (:mod:`.block_steps`), the per-block store (:mod:`.block_store`) and the
+compiled protocol with its driver (:mod:`.compiled_blocks`).
 """
 
 from .away import away_step_frank_wolfe

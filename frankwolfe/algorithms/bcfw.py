@@ -128,18 +128,6 @@ class _BlockEngine(Engine):
         self.gap_every = gap_every
         self.tol = tol
         self.rng = rng
-        self.lmos = domain.blocks
-        self.shapes = [domain.block_shape(i) for i in range(n)]
-        self.idx = [np.ascontiguousarray(a, dtype=np.int64) for a in domain.block_indices]
-        # contiguous ranges are updated through slices (views, no fancy-index copies)
-        self.sel: list[np.ndarray | slice] = []
-        for a in self.idx:
-            if a.size and a[-1] - a[0] == a.size - 1 and np.all(np.diff(a) == 1):
-                self.sel.append(slice(int(a[0]), int(a[-1]) + 1))
-            else:
-                self.sel.append(a)
-        self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
-        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
         self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
         self.G = np.inf  # latest certified global gap (cache threshold)
         self.k = 0  # block steps done
@@ -148,9 +136,14 @@ class _BlockEngine(Engine):
         self.misses = 0
         self.n_drop = 0
         self.last_gamma = np.nan
-        self.store = (BlockAtomStore(self.sizes, cache_size)
-                      if (cache or step.uses_active_set) else None)
+        self.cache_size = cache_size
+        self.lmos = None  # the Python blocks: built when the Python engine needs them
+        self.store = None
         order.start(self.est)
+        # per-step calls that cost more than their work, skipped when they do nothing
+        self._order_update = None if type(order).update is BlockOrder.update else order.update
+        self._plain_fw = not (cache or step.uses_active_set) and \
+            type(step).direction is FWStep.direction
         self.kern = None
         self.reason = self._static_reason() if compiled is not False else "compiled=False"
         self.Z = None
@@ -164,6 +157,10 @@ class _BlockEngine(Engine):
         self.averaging = averaging
         self.tail_next = 1  # next pass at which a "tail" average restarts
         self.passes = 0
+        # time limit: stop a pass early enough for the closing certificate, whose cost is
+        # the last certificate's (or, before one, n block steps at the measured rate)
+        self.time_up = False
+        self._reserve: float | None = None
         # the outer loop: no certificate before the first pass (it would cost a pass and
         # would replace the "unvisited" estimates that gap sampling sweeps first)
         self.fx = float(objective.value(self.certified_point()))
@@ -171,7 +168,29 @@ class _BlockEngine(Engine):
         self.certified = False
 
     # -- start ------------------------------------------------------------
+    def _python_blocks(self) -> None:
+        """Oracles, coordinate sets and offsets of the blocks (a domain may build them
+        lazily: a compiled run of its own kernels never asks)."""
+        if self.lmos is not None:
+            return
+        dom, n = self.dom, self.n
+        self.lmos = dom.blocks
+        self.shapes = [dom.block_shape(i) for i in range(n)]
+        self.idx = [np.ascontiguousarray(a, dtype=np.int64) for a in dom.block_indices]
+        # contiguous ranges are updated through slices (views, no fancy-index copies)
+        self.sel: list[np.ndarray | slice] = []
+        for a in self.idx:
+            if a.size and a[-1] - a[0] == a.size - 1 and np.all(np.diff(a) == 1):
+                self.sel.append(slice(int(a[0]), int(a[-1]) + 1))
+            else:
+                self.sel.append(a)
+        self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
+        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
+        if self.cache or self.block_step.uses_active_set:
+            self.store = BlockAtomStore(self.sizes, self.cache_size)
+
     def _start(self, x0: Any) -> None:
+        self._python_blocks()
         dom, n = self.dom, self.n
         Z = np.empty(int(self.off[-1]))
         if x0 is None and isinstance(dom, BlockDomainHooks):
@@ -242,6 +261,7 @@ class _BlockEngine(Engine):
         if self.f.compiled_block_objective() is None:
             return "the objective offers no compiled kernels (compiled_block_objective)"
         if not isinstance(self.dom, BlockDomainHooks):
+            self._python_blocks()
             if not all(type(b) is ProbabilitySimplex for b in self.lmos):
                 return ("the domain offers no compiled kernels (BlockDomainHooks) and not "
                         "every block is a ProbabilitySimplex")
@@ -312,10 +332,10 @@ class _BlockEngine(Engine):
             df += dfc
             t0 = t1
             if monitor.time_limit is not None and t0 < steps:
-                if monitor.out_of_time():
+                rate = chunk / max(time.perf_counter() - tic, 1e-9)  # steps per second
+                if self._time_up(monitor, n / rate):
                     break
                 # chunks of about _CHUNK_SECONDS: a clock read costs nothing next to them
-                rate = chunk / max(time.perf_counter() - tic, 1e-9)
                 chunk = int(min(steps, max(_TIME_CHECK_EVERY, rate * _CHUNK_SECONDS)))
         return float(df)
 
@@ -374,9 +394,12 @@ class _BlockEngine(Engine):
         gap_i = -float(g @ d_fw)  # <g, z - s>
         gi = gap_i if gap_i > 0.0 else 0.0
         self.est[i] = gi
-        self.order.update(i, gi)
+        if self._order_update is not None:
+            self._order_update(i, gi)
 
-        if store is None:
+        if self._plain_fw:  # FWStep without active sets: its direction is d_fw (no call)
+            kind, a_row, d, gmax = "fw", -1, d_fw, 1.0
+        elif store is None:
             kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, None, None)
         else:
             A, W = store.rows(i)
@@ -385,7 +408,7 @@ class _BlockEngine(Engine):
                 s_row = store.add(i, atom.key, _block_vector(atom, z.size), 0.0, self.k)
             else:
                 store.stamps[i][s_row] = self.k
-        slope = float(g @ d)
+        slope = -gap_i if d is d_fw else float(g @ d)
         gamma = 0.0
         if slope < 0.0:
             self.view.at(ix, sel, g)
@@ -438,7 +461,18 @@ class _BlockEngine(Engine):
         return self.x
 
     def certificate(self) -> tuple[float, float]:
-        return self.gap_pass(self.certified_point(), refresh=(self.certify_kind == "last"))
+        tic = time.perf_counter()
+        out = self.gap_pass(self.certified_point(), refresh=(self.certify_kind == "last"))
+        self._reserve = time.perf_counter() - tic
+        return out
+
+    def _time_up(self, monitor: Monitor, pass_seconds: float) -> bool:
+        """Whether to stop the pass now: the time budget is spent, or would be by the
+        closing certificate (``pass_seconds``: n block steps at the measured rate)."""
+        reserve = self._reserve if self._reserve is not None else pass_seconds
+        if monitor.out_of_time() or monitor.elapsed() + reserve >= monitor.time_limit:
+            self.time_up = True
+        return self.time_up
 
     # -- the engine interface --------------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -453,7 +487,7 @@ class _BlockEngine(Engine):
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         return Observation(fx, gap, certified, self.certified_point(), None, self.last_gamma,
                            self.info(), {"n_block_steps": self.k,
-                                         "oracle_calls": self.n_oracle})
+                                         "oracle_calls": self.n_oracle}, self.time_up)
 
     def advance(self, p: int, monitor: Monitor) -> None:
         if self.averaging == "tail" and p + 1 >= self.tail_next:
@@ -477,9 +511,11 @@ class _BlockEngine(Engine):
                 picks = (self.order.next(float(u)) for u in unif)
             else:
                 picks = order
+            tic = time.perf_counter()
             for t, i in enumerate(picks):
                 self.step(int(i))
-                if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.out_of_time():
+                if (t + 1) % _TIME_CHECK_EVERY == 0 and monitor.time_limit is not None and \
+                        self._time_up(monitor, (time.perf_counter() - tic) * self.n / (t + 1)):
                     break
         self.passes = p + 1
         if self.cache and not np.isfinite(self.G):
@@ -614,8 +650,10 @@ def block_coordinate_frank_wolfe(
         (the start point, the compiled kernels and their numba compilation on
         first use) and callbacks count.  It is checked within passes (every
         256 Python block steps; compiled passes run in chunks of about 10 ms),
-        so a run stops mid-pass; the closing certificate (one oracle call per
-        block, when the stop fell between certificates) comes on top.
+        so a run stops mid-pass, early enough for the closing certificate (one
+        oracle call per block, when the stop fell between certificates) to
+        fit: its cost is taken from the last certificate pass, or estimated as
+        n block steps.
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates falls to ``tol``; it

@@ -190,10 +190,10 @@ def _avg_cum(kind, t, start):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def average_touch(avg, x, j):  # pragma: no cover - compiled
     """Settle coordinate ``j`` of the lazy average before step ``avg.k`` moves it
-    (touching a coordinate twice in one step adds zero the second time)."""
-    if avg.kind > 0:
-        avg.acc[j] += x[j] * (avg.ck1 - _avg_cum(avg.kind, avg.since[j], avg.start))
-        avg.since[j] = avg.k + 1
+    (touching a coordinate twice in one step adds zero the second time); call it only
+    when averaging is on (``avg.kind > 0``)."""
+    avg.acc[j] += x[j] * (avg.ck1 - _avg_cum(avg.kind, avg.since[j], avg.start))
+    avg.since[j] = avg.k + 1
 
 
 # -- the driver ---------------------------------------------------------------------

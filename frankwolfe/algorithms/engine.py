@@ -31,6 +31,8 @@ class Observation:
     ``gap`` is a certificate only when ``certified``; otherwise the history
     shows NaN and the stopping rule ignores it.  ``info`` becomes history
     columns (and the callback's ``info`` unless ``state_info`` is given).
+    ``time_up``: the engine stopped its last outer iteration early for the
+    time limit (keeping time for the closing certificate).
     """
 
     fun: float
@@ -41,6 +43,7 @@ class Observation:
     step_size: float = np.nan
     info: dict[str, Any] = field(default_factory=dict)
     state_info: dict[str, Any] | None = None
+    time_up: bool = False
 
 
 class Engine(ABC):
@@ -87,6 +90,8 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
                                   **(obs.info if obs.state_info is None else obs.state_info))
             status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
+            if status is None and obs.time_up:
+                status = Status.TIME_LIMIT
             if status is not None:
                 break
             engine.advance(k, monitor)
