@@ -31,7 +31,7 @@ import numpy as np
 
 from .._config import debug_enabled
 from ..atoms import Atom
-from ..errors import InfeasibleError, ShapeError
+from ..errors import ShapeError
 from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import IterationState, Monitor
@@ -227,14 +227,7 @@ class _BlockEngine(Engine):
                     )
                 if not np.all(np.isfinite(p)):
                     raise ValueError(f"x0: block {i} contains NaN or inf")
-                try:
-                    viol = self.lmos[i].violation(p.reshape(self.shapes[i]))
-                except NotImplementedError:
-                    viol = 0.0
-                if not viol <= 1e-8:
-                    raise InfeasibleError(
-                        f"x0: block {i} is not in {self.lmos[i]!r}: violation {viol:.3g} > 1e-08"
-                    )
+                self.lmos[i].check_feasible(p.reshape(self.shapes[i]), f"x0: block {i}")
                 v = p.reshape(-1)
                 Z[self.off[i]:self.off[i + 1]] = v
                 if self.store is not None:

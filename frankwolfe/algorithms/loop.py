@@ -22,7 +22,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import InfeasibleError, NonConvexError, ShapeError
+from ..errors import NonConvexError, ShapeError
 from ..lmo.base import LMO
 from ..monitor import IterationState, Monitor
 from ..objectives.base import Objective, Tracker
@@ -96,14 +96,7 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
         if shape is not None and x.shape != tuple(shape):
             raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {tuple(shape)}")
-    try:
-        viol = lmo.violation(x)
-    except NotImplementedError:
-        viol = 0.0
-    if not viol <= 1e-8:
-        raise InfeasibleError(
-            f"x0 is not in the domain {lmo!r}: violation {viol:.3g} > tolerance 1e-08"
-        )
+    lmo.check_feasible(x, "x0")
     return x, atom
 
 
