@@ -89,3 +89,21 @@ def test_compiled_availability_follows_the_strategies():
             block_coordinate_frank_wolfe(f, dom, step_size="short", compiled=True)
         with pytest.raises(ValueError, match="picks block by block"):
             block_coordinate_frank_wolfe(f, dom, sampling="max_gap", compiled=True)
+
+
+def test_block_store_keeps_a_convex_combination_when_residues_are_zeroed():
+    # a weight below the residue threshold is zeroed; the rest must be renormalized, or a
+    # later away step that drops the dominant atom leaves no active atom at all
+    from frankwolfe.algorithms.block_steps import AwayStep
+    from frankwolfe.algorithms.block_store import BlockAtomStore
+
+    store = BlockAtomStore(np.array([2]), max_size=10)
+    store.add(0, "a", np.array([1.0, 0.0]), 1.0 - 4e-16, 0)
+    store.add(0, "b", np.array([0.0, 1.0]), 4e-16, 0)
+    store.move(0, "fw", 0, -1, 1e-3, 1.0)  # scales b's weight under the threshold
+    W = store.rows(0)[1]
+    assert W[1] == 0.0 and W[0] == 1.0  # the one remaining atom carries the whole block
+    # so no away step can drop it (an away gap above the FW gap notwithstanding)
+    kind, row, d, gmax = AwayStep().direction(np.array([1.0, 0.0]), np.array([1.0, 0.0]),
+                                              np.zeros(2), -1.0, *store.rows(0))
+    assert kind == "fw"

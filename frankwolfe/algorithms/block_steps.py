@@ -52,8 +52,11 @@ class BlockStep(ABC):
 
 def _away_atom(z: np.ndarray, g: np.ndarray, atoms: np.ndarray, weights: np.ndarray
                ) -> tuple[int, float]:
-    """Row of the active atom with the largest ``<g, a>`` and its away gap."""
+    """Row of the active atom with the largest ``<g, a>`` and its away gap
+    (``(-1, -inf)`` when no atom is active)."""
     act = np.flatnonzero(weights > 0.0)
+    if act.size == 0:
+        return -1, -np.inf
     scores = atoms[act] @ g
     j = int(np.argmax(scores))
     return int(act[j]), float(scores[j]) - float(g @ z)
@@ -77,7 +80,7 @@ class AwayStep(BlockStep):
 
     def direction(self, z, g, d_fw, gap, atoms, weights):
         row, away_gap = _away_atom(z, g, atoms, weights)
-        w = float(weights[row])
+        w = float(weights[row]) if row >= 0 else 1.0
         if away_gap > gap and w < 1.0:
             return "away", row, z - atoms[row], w / (1.0 - w)
         return "fw", -1, d_fw, 1.0
@@ -92,6 +95,8 @@ class PairwiseStep(BlockStep):
 
     def direction(self, z, g, d_fw, gap, atoms, weights):
         row, _ = _away_atom(z, g, atoms, weights)
+        if row < 0:
+            return "fw", -1, d_fw, 1.0
         return "pairwise", row, d_fw + (z - atoms[row]), float(weights[row])
 
 
