@@ -73,10 +73,12 @@ class StructuredSVM(BaseEstimator):
     averaging : {"weighted", "uniform", "tail"}, bool or None, optional
         Averaging of the iterates; the averaged point is the one certified and
         returned.  ``"weighted"`` (or True): ``2/(k+2)`` weights (BCFW-wavg /
-        SSG-wavg); ``"uniform"``: the plain mean (SSG-avg); ``"tail"``: the mean over
-        a suffix by the doubling trick (BCFW-tavg: the core restarts it at passes
-        1, 2, 4, 8, ...; SSG-tavg and the extragradient: the 0.5-suffix mean, see
-        :mod:`._averaging`); False: none.  Default (None): weighted for ``"bcfw"``
+        SSG-wavg); ``"uniform"``: the plain mean (SSG-avg); ``"tail"``: the 0.5-suffix
+        mean by the doubling trick, between the last half and the last three quarters
+        of the run (BCFW-tavg: over the passes ``2^(j-1) + 1 .. P`` after ``P``
+        passes, ``2^j <= P < 2^(j+1)``, see ``block_coordinate_frank_wolfe``;
+        SSG-tavg and the extragradient: over iterates, see :mod:`._averaging`);
+        False: none.  Default (None): weighted for ``"bcfw"``
         with uniform or perm sampling and for ``"ssg"`` (BCFWstruct), none for
         ``"bcfw_pairwise"`` and for gap sampling (gapBCFW has none: the average
         lags behind pairwise steps' linear convergence and behind gap sampling,

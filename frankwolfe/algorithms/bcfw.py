@@ -155,7 +155,6 @@ class _BlockEngine(Engine):
         self.direction = BlockDirection()
         self.avg = LazyAverage(self.x, averaging) if averaging else None
         self.averaging = averaging
-        self.tail_next = 1  # next pass at which a "tail" average restarts
         self.passes = 0
         # time limit: stop a pass early enough for the closing certificate, whose cost is
         # the last certificate's (or, before one, n block steps at the measured rate)
@@ -483,9 +482,6 @@ class _BlockEngine(Engine):
                                          "oracle_calls": self.n_oracle}, self.time_up)
 
     def advance(self, p: int, monitor: Monitor) -> None:
-        if self.averaging == "tail" and p + 1 >= self.tail_next:
-            self.avg.restart(self.x, self.k)
-            self.tail_next *= 2
         order = self.order.pass_order(self.rng)
         if order is not None:
             order = np.asarray(order)
@@ -511,6 +507,8 @@ class _BlockEngine(Engine):
                         self._time_up(monitor, (time.perf_counter() - tic) * self.n / (t + 1)):
                     break
         self.passes = p + 1
+        if self.avg is not None:  # before the certificate: it is about the reported average
+            self.avg.end_pass(self.x, self.k, self.passes)
         if self.cache and not np.isfinite(self.G):
             # before any exact pass, the summed estimates serve as the global gap
             s = float(self.est.sum())
@@ -556,6 +554,7 @@ class _BlockEngine(Engine):
             extra["active_set_size"] = self.store.total_active()
         if self.avg is not None:
             extra["x_average"] = self.avg.value(self.x, self.k)
+            extra["average_window"] = self.avg.window(self.k)
         x_ret = extra["x_average"] if self.certify_kind == "average" else x_last
         out = dict(x=x_ret.copy(), n_oracle_calls=self.n_oracle, n_gradient_calls=self.k,
                    n_function_calls=self.passes, extra=extra)
@@ -654,8 +653,13 @@ def block_coordinate_frank_wolfe(
     averaging : {None, "weighted", "uniform", "tail"}, default None
         Also keep an average of the iterates: ``"weighted"`` is
         ``xbar <- k/(k+2) xbar + 2/(k+2) x`` per step (BCFW-wavg),
-        ``"uniform"`` the plain mean, ``"tail"`` the plain mean since the
-        last pass that was a power of two.  O(|block|) per step.
+        ``"uniform"`` the plain mean of ``x_0 .. x_K`` (``x_k``: the iterate
+        after ``k`` block steps), ``"tail"`` the 0.5-suffix average by the
+        doubling trick (BCFW-tavg): after ``P`` passes, ``2^j <= P < 2^(j+1)``,
+        the plain mean of the iterates of passes ``2^(j-1) + 1 .. P`` (after
+        pass 1: of ``x_0 .. x_n``), between the last half and the last three
+        quarters of the run; ``extra["average_window"]`` names the first and
+        last averaged iterate.  O(|block|) per step.
     certify : {"last", "average"}, default "last"
         Which iterate the certificate passes (and ``tol``) are about; that
         iterate is returned as ``x``.
@@ -702,7 +706,8 @@ def block_coordinate_frank_wolfe(
     Result
         ``x``, ``fun``, ``gap`` (certified), ``nit`` (passes) and counters;
         ``method`` is ``"bcfw"``.  ``extra`` holds ``engine``, ``block_order``,
-        ``block_step`` and ``step_size`` (the configuration), ``x_last``, ``x_average`` (with averaging),
+        ``block_step`` and ``step_size`` (the configuration), ``x_last``, ``x_average`` and
+        ``average_window`` (with averaging),
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
         n), ``cache_hits``, ``cache_misses``, ``active_set_size``.  The

@@ -132,24 +132,32 @@ class BlockAtomStore:
 class LazyAverage:
     """Running average of the iterates ``x_0, x_1, ...`` in O(|block|) per step.
 
-    ``kind``:
+    ``x_k`` is the iterate after ``k`` block steps.  ``kind``:
 
     * ``"weighted"`` - ``xbar <- k/(k+2) xbar + 2/(k+2) x`` after step ``k``
       (BCFW-wavg); iterate ``x_j`` gets weight proportional to ``j``;
     * ``"uniform"`` - the plain mean of ``x_0..x_K``;
-    * ``"tail"`` - the plain mean since the last restart; the caller restarts
-      at passes 1, 2, 4, 8, ... so the average covers at least the last half.
+    * ``"tail"`` - the 0.5-suffix average by the doubling trick (BCFW-tavg):
+      two epochs are kept, the previous one and the current one, and the
+      caller ends an epoch with :meth:`end_pass` after passes 1, 2, 4, 8, ...
+      After ``P`` passes of ``n`` steps, ``2^j <= P < 2^(j+1)``, the average is
+      the plain mean of the iterates of passes ``2^(j-1) + 1 .. P``, i.e. of
+      ``x_k`` for ``2^(j-1) n < k <= P n`` (after pass 1: of ``x_0 .. x_n``):
+      for ``P >= 2`` between the last half and the last three quarters of the run.
 
     Each coordinate keeps the accumulated weighted sum up to the step where
     it last changed; :meth:`touch` settles coordinates before they change
-    and :meth:`value` settles everything.
+    and :meth:`value` settles everything.  Ending an epoch settles everything
+    too (O(dim), once per doubling).
     """
 
     def __init__(self, x: np.ndarray, kind: str) -> None:
         self.kind = kind
         self.acc = np.zeros(x.size)
         self.since = np.zeros(x.size, dtype=np.int64)  # first iterate holding today's value
-        self.start = 0  # first averaged iterate ("tail" restarts move it)
+        self.start = 0  # first iterate of the current epoch ("tail" / restarts move it)
+        self.prev: np.ndarray | None = None  # sum of the previous epoch's iterates ("tail")
+        self.n_prev = 0  # and their number
 
     def _cum(self, t: np.ndarray | int) -> np.ndarray | float:
         """Sum of the weights of iterates ``start .. t-1``."""
@@ -164,14 +172,40 @@ class LazyAverage:
         self.since[idx] = k + 1
 
     def restart(self, x: np.ndarray, k: int) -> None:
-        """Start a new average at iterate ``x_k`` (O(dim))."""
+        """Start a new average at iterate ``x_k``, forgetting all before (O(dim))."""
         self.acc[:] = 0.0
         self.since[:] = k
         self.start = k
+        self.prev, self.n_prev = None, 0
+
+    def end_epoch(self, x: np.ndarray, k: int) -> None:
+        """End the current epoch with iterate ``x_k`` (``x`` holds it): it becomes the
+        previous epoch (the one before is dropped) and a new one starts at ``x_{k+1}``
+        (O(dim))."""
+        total = self._cum(k + 1)
+        self.prev = self.acc + x * (total - self._cum(self.since))
+        self.n_prev = int(total)
+        self.acc[:] = 0.0
+        self.since[:] = k + 1
+        self.start = k + 1
+
+    def end_pass(self, x: np.ndarray, k: int, passes: int) -> None:
+        """The doubling trick of ``"tail"``: end the epoch after pass 1, 2, 4, 8, ...
+        (``passes`` passes done, ``x`` holds ``x_k``); other kinds do nothing."""
+        if self.kind == "tail" and passes > 0 and passes & (passes - 1) == 0:
+            self.end_epoch(x, k)
+
+    def window(self, k: int) -> tuple[int, int]:
+        """``(first, last)``: the iterates ``x_first .. x_last`` the average at ``x_k``
+        is over (for ``"weighted"`` with weights proportional to ``j``)."""
+        return self.start - self.n_prev, k
 
     def value(self, x: np.ndarray, k: int) -> np.ndarray:
         """The average up to and including ``x_k`` (a new array)."""
         total = self._cum(k + 1)
-        if total <= 0:
+        if total + self.n_prev <= 0:
             return x.copy()
-        return (self.acc + x * (total - self._cum(self.since))) / total
+        s = self.acc + x * (total - self._cum(self.since))
+        if self.prev is not None:
+            s += self.prev
+        return s / (total + self.n_prev)

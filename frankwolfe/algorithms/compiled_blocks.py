@@ -155,8 +155,9 @@ class BlockDomainHooks:
 
 class Average(NamedTuple):
     """The lazy average (see :class:`~.block_store.LazyAverage`) inside a compiled step:
-    ``kind`` 0 (none), 1 (weighted), 2 (uniform / tail); ``ck1`` the cumulative
-    weight up to step ``k``."""
+    ``kind`` 0 (none), 1 (weighted), 2 (uniform, or the current epoch of tail: the plain
+    sum since iterate ``start``; the doubling trick ends epochs between passes, in
+    Python); ``ck1`` the cumulative weight up to step ``k``."""
 
     kind: int
     acc: np.ndarray
