@@ -88,7 +88,6 @@ def child_passes(data: str, solver: str, passes: int) -> dict:
 
 
 def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
-    import scipy.sparse as sp
 
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm import SSVMDual
@@ -97,14 +96,9 @@ def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
     model, X, Y = _load("ocr")
     n = len(X)
     lam = 1.0 / n
-    d = model.size_joint_feature
     # the objective, domain and start of StructuredSVM(solver="cutting_plane")
-    h = np.full(d + 1, lam)
-    h[-1] = 0.0
-    c = np.zeros(d + 1)
-    c[-1] = -1.0
-    objective = fw.QuadraticObjective(sp.diags_array(h, format="csr"), c)
     domain = SSVMDual(model, X, Y, lam)
+    objective = domain.dual_objective()  # declares its quadratic form to the corrective QP
     start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
     rows = []
     clock = {"last": time.perf_counter(), "eval": 0.0}

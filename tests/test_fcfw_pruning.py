@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, make_chain
@@ -15,13 +14,8 @@ from ssvm_reference import ssvm_dual_qp
 def _problem(lam):
     X, Y = make_chain(4, n_states=3, n_features=2, random_state=0)
     model = ChainModel(3, 2)
-    d = model.size_joint_feature
-    h = np.full(d + 1, lam)
-    h[-1] = 0.0
-    c = np.zeros(d + 1)
-    c[-1] = -1.0
-    objective = fw.QuadraticObjective(sp.diags_array(h, format="csr"), c)
     domain = SSVMDual(model, X, Y, lam)
+    objective = domain.dual_objective()  # declares its quadratic form to the corrective QP
     start = [domain.blocks[i].vertex(Y[i]) for i in range(len(X))]
     return model, X, Y, objective, domain, start
 
