@@ -526,6 +526,11 @@ class ActiveSet(AtomStore):
             self._w[:k] /= s
             if self._x is not None:
                 self._x /= s
+            # A subnormal weight divided by s > 1 can underflow to 0; an atom
+            # with weight 0 is no longer in the combination, so it leaves.
+            zero = np.flatnonzero(self._w[:k] <= _ZERO)
+            for i in zero[::-1]:
+                self._remove_slot(int(i))
         return abs(s - 1.0)
 
     def resum(self) -> np.ndarray:

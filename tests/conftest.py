@@ -4,8 +4,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import frankwolfe
+
+# CI runs must be repeatable: property tests draw the same examples on every
+# machine (explicit @example cases pin the edge cases found so far).
+# HYPOTHESIS_PROFILE=explore searches afresh.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", max_examples=500)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 frankwolfe.set_debug(True)
 
