@@ -117,17 +117,17 @@ def main() -> None:
     print(f"BCFW benchmark: n={n} simplices of dim {m} (dim={n * m}), {P} passes, "
           "uniform sampling, exact line search")
     # warm up numba (compilation is cached on disk after the first run)
-    block_coordinate_frank_wolfe(f, dom, max_passes=1, tol=0.0, random_state=0)
+    block_coordinate_frank_wolfe(f, dom, max_iter=1, tol=0.0, random_state=0)
     f_small, dom_small = problem(3, m)
     block_coordinate_frank_wolfe(CSRBlockQuadratic(f_small.Q, f_small.c), dom_small,
-                                 max_passes=1, tol=0.0, random_state=0, compiled=False)
+                                 max_iter=1, tol=0.0, random_state=0, compiled=False)
 
     # every timing is the best of --repeats (other jobs share this machine)
     res, per_pass = {}, {}
     for name, obj in (("compiled", f), ("python", f_py)):
         best = np.inf
         for r in range(R):
-            run = block_coordinate_frank_wolfe(obj, dom, max_passes=P + 1, gap_every=P + 1,
+            run = block_coordinate_frank_wolfe(obj, dom, max_iter=P + 1, gap_every=P + 1,
                                                tol=0.0, random_state=0,
                                                compiled=(name == "compiled"))
             best = min(best, float(np.min(_pass_times(run))))
@@ -177,7 +177,7 @@ def main() -> None:
         t0 = time.perf_counter()
         plain_python_pass(f, n, m, order, xl, Z)
         t_plain = min(t_plain, time.perf_counter() - t0)
-    one = block_coordinate_frank_wolfe(f, dom, max_passes=1, gap_every=10, tol=0.0,
+    one = block_coordinate_frank_wolfe(f, dom, max_iter=1, gap_every=10, tol=0.0,
                                        random_state=0)
     diff = float(np.max(np.abs(np.asarray(xl) - one.extra["x_last"])))
     print(f"  plain    : {t_plain:8.4f} s per pass (same iterate as ours after one pass: "

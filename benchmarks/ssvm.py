@@ -87,7 +87,7 @@ def measure(name: str, repeats: int, warm_passes: int) -> dict:
     # warm-up: compile, then reach a mid-run iterate (block marginals spread out)
     t0 = time.perf_counter()
     dom = SSVMDual(model, X, Y, lam)
-    res = block_coordinate_frank_wolfe(f, dom, max_passes=warm_passes, tol=0.0,
+    res = block_coordinate_frank_wolfe(f, dom, max_iter=warm_passes, tol=0.0,
                                        gap_every=10**6, random_state=0)
     t_warm = time.perf_counter() - t0
     warm_state = dom.export_state(res)
@@ -97,7 +97,7 @@ def measure(name: str, repeats: int, warm_passes: int) -> dict:
             dom = SSVMDual(model, X, Y, lam)
             dom.set_warm_start(warm_state)
             res = block_coordinate_frank_wolfe(
-                f, dom, max_passes=2, tol=0.0, gap_every=10**6, random_state=r,
+                f, dom, max_iter=2, tol=0.0, gap_every=10**6, random_state=r,
                 averaging="weighted" if kind == "wavg" else None)
             times = np.diff(res.history["time"])
             rows[kind].append(float(times[-1]))  # the second pass (the first pays setup)

@@ -179,7 +179,7 @@ def child_steps(lam_spec: str, passes: int) -> dict:
             fw.frank_wolfe(obj, dom, np.zeros(dom.dim), step_size=rule, max_iter=passes,
                            tol=0.0, callback=callback)
         else:
-            fw.block_coordinate_frank_wolfe(obj, dom, None, step_size=rule, max_passes=passes,
+            fw.block_coordinate_frank_wolfe(obj, dom, None, step_size=rule, max_iter=passes,
                                             tol=0.0, gap_every=10**9, random_state=0,
                                             callback=callback)
         out[name] = rows

@@ -96,8 +96,26 @@ def deprecated_keyword(func_name: str, kwargs: dict[str, Any], old: str, new: st
     kwargs[new] = kwargs.pop(old)
 
 
+def _run_entries() -> dict[str, list[str]]:
+    """The entries of :data:`RUN_PARAMETERS_DOC` by keyword (an entry: its lines)."""
+    entries: dict[str, list[str]] = {}
+    for ln in RUN_PARAMETERS_DOC.splitlines():
+        if ln and not ln.startswith(" "):
+            entries[ln.split(" :", 1)[0]] = []
+        entries[next(reversed(entries))].append(ln)
+    return entries
+
+
+def _documented(lines: list[str], indent: str) -> set[str]:
+    """The parameter names a "Parameters" section documents itself."""
+    return {name.strip() for ln in lines if ln.startswith(indent) and " : " in ln
+            and not ln[len(indent):].startswith(" ")
+            for part in [ln[len(indent):].split(" : ", 1)[0]] for name in part.split(",")}
+
+
 def _insert_parameters(doc: str | None) -> str | None:
-    """Append :data:`RUN_PARAMETERS_DOC` to the docstring's "Parameters" section."""
+    """Append :data:`RUN_PARAMETERS_DOC` to the docstring's "Parameters" section
+    (leaving out the run keywords the section documents itself)."""
     if not doc:
         return doc
     lines = doc.splitlines()
@@ -115,27 +133,39 @@ def _insert_parameters(doc: str | None) -> str | None:
             while end > start and not lines[end - 1].strip():
                 end -= 1
             break
-    block = [indent + ln if ln else ln for ln in RUN_PARAMETERS_DOC.splitlines()]
+    own = _documented(lines[start + 2:end], indent)
+    block = [indent + ln if ln else ln for name, entry in _run_entries().items()
+             if name not in own for ln in entry]
     return "\n".join(lines[:end] + block + lines[end:])
 
 
 def solver(
     aliases: dict[str, str] | None = None,
+    defaults: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator giving a solver the shared run keywords.
 
     The decorated function declares a keyword-only parameter
     ``options: RunOptions``; the public function replaces it by the
     keywords of :class:`RunOptions` (in its signature and its docstring's
-    "Parameters" section) and passes them in as one ``RunOptions``.
+    "Parameters" section) and passes them in as one ``RunOptions``.  A run
+    keyword the docstring documents itself (say, a budget counted in
+    passes) keeps that entry.
 
     Parameters
     ----------
     aliases : dict, optional
         ``{deprecated_keyword: new_keyword}``; the deprecated keyword is
         accepted with a :class:`DeprecationWarning` for one release.
+    defaults : dict, optional
+        ``{run_keyword: default}`` where the method's default differs from
+        :class:`RunOptions`'; the docstring must then document the keyword.
     """
     aliases = dict(aliases or {})
+    defaults = dict(defaults or {})
+    unknown = set(defaults) - set(_RUN_NAMES)
+    if unknown:
+        raise TypeError(f"@solver: defaults {sorted(unknown)} are not run keywords")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(func)
@@ -144,10 +174,15 @@ def solver(
         if "options" not in names:
             raise TypeError(f"@solver: {func.__name__} must declare a keyword `options`")
         at = names.index("options")
-        run = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
-                                 annotation=f.type) for f in fields(RunOptions)]
+        run = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                 default=defaults.get(f.name, f.default), annotation=f.type)
+               for f in fields(RunOptions)]
         public = sig.replace(parameters=params[:at] + run + params[at + 1:])
         name = func.__name__
+        own = {ln.strip().split(" : ", 1)[0] for ln in (func.__doc__ or "").splitlines()}
+        if set(defaults) - own:  # the shared entry would state the wrong default
+            raise TypeError(f"@solver: {name} changes the default of "
+                            f"{sorted(set(defaults) - own)} and must document them")
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -155,7 +190,8 @@ def solver(
                 deprecated_keyword(name, kwargs, old, new)
             if "options" in kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'options'")
-            opts = RunOptions(**{k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs})
+            opts = RunOptions(**{**defaults,
+                                 **{k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs}})
             return func(*args, options=opts, **kwargs)
 
         wrapper.__signature__ = public  # type: ignore[attr-defined]

@@ -143,7 +143,7 @@ def simplices():
 @pytest.mark.parametrize("sampling", ["uniform", "perm", "gap"])
 def test_product_of_simplices_matches_cvxpy(simplices, sampling):
     f, dom, x_ref = simplices
-    res = block_coordinate_frank_wolfe(f, dom, sampling=sampling, tol=1e-13, max_passes=2000,
+    res = block_coordinate_frank_wolfe(f, dom, sampling=sampling, tol=1e-13, max_iter=2000,
                                        random_state=3)
     assert res.success and res.gap <= 1e-13
     assert dom.is_feasible(res.x, tol=1e-12)
@@ -159,7 +159,7 @@ def test_gap_sampling_needs_fewer_block_steps(simplices):
     steps = {}
     for sampling in ("uniform", "gap"):
         res = block_coordinate_frank_wolfe(f, dom, sampling=sampling, tol=1e-6,
-                                           max_passes=2000, gap_every=1, random_state=3)
+                                           max_iter=2000, gap_every=1, random_state=3)
         assert res.success and res.gap <= 1e-6
         steps[sampling] = res.extra["n_block_steps"]
     print("block steps to gap 1e-6:", steps)
@@ -168,7 +168,7 @@ def test_gap_sampling_needs_fewer_block_steps(simplices):
 
 def test_minimize_method_bcfw(simplices):
     f, dom, x_ref = simplices
-    res = minimize(f, dom, method="bcfw", sampling="perm", tol=1e-13, max_passes=2000,
+    res = minimize(f, dom, method="bcfw", sampling="perm", tol=1e-13, max_iter=2000,
                    random_state=0)
     assert res.success and np.max(np.abs(res.x - x_ref)) <= 1e-6
 
@@ -187,7 +187,7 @@ def test_away_and_pairwise_reach_boundary_optimum():
     assert np.sum(x_ref < 1e-8) >= 10  # several active bounds
     for step_type in ("away", "pairwise"):
         res = block_coordinate_frank_wolfe(f, dom, step_type=step_type, tol=1e-13,
-                                           max_passes=3000, random_state=1)
+                                           max_iter=3000, random_state=1)
         assert res.success, res.message
         assert np.max(np.abs(res.x - x_ref)) <= 1e-6
         assert res.extra["n_drop_steps"] > 0
@@ -199,7 +199,7 @@ def test_ssvm_equivalence_with_algorithm4():
     passes = 15
     trace = []
     res = block_coordinate_frank_wolfe(
-        f, dom, x0, sampling="uniform", step_size="exact", tol=0.0, max_passes=passes,
+        f, dom, x0, sampling="uniform", step_size="exact", tol=0.0, max_iter=passes,
         gap_every=5, random_state=42, callback=lambda s: trace.append(s.x.copy()))
     ref = algorithm4(psis, losses, lam, passes, seed=42)
     assert len(trace) == passes + 1  # pass 0 (start) .. the last pass
@@ -224,12 +224,12 @@ def _best_gap_within(history, budget):
 
 def test_pairwise_with_cache_beats_plain_at_equal_oracle_calls():
     f, dom, x0, _ = ssvm_problem(n=40, d=30, lam=0.01, seed=1)
-    plain = block_coordinate_frank_wolfe(f, dom, x0, tol=0.0, max_passes=40, gap_every=1,
+    plain = block_coordinate_frank_wolfe(f, dom, x0, tol=0.0, max_iter=40, gap_every=1,
                                          random_state=0)
     budget = plain.n_oracle_calls
     fancy = block_coordinate_frank_wolfe(
         f, dom, x0, step_type="pairwise", cache=True, sampling="gap", tol=0.0,
-        max_passes=10_000, gap_every=1, random_state=0,
+        max_iter=10_000, gap_every=1, random_state=0,
         callback=lambda s: s.info["oracle_calls"] < budget)
     end_plain = _best_gap_within(plain.history, budget)
     end_fancy = _best_gap_within(fancy.history, budget)
@@ -245,10 +245,10 @@ def test_same_seed_same_result():
     f, dom, x0, _ = ssvm_problem(n=15, d=20, seed=2)
     for kw in ({"sampling": "uniform"}, {"sampling": "perm"},
                {"sampling": "gap", "step_type": "pairwise", "cache": True}):
-        a = block_coordinate_frank_wolfe(f, dom, x0, max_passes=8, tol=0.0, random_state=7, **kw)
-        b = block_coordinate_frank_wolfe(f, dom, x0, max_passes=8, tol=0.0,
+        a = block_coordinate_frank_wolfe(f, dom, x0, max_iter=8, tol=0.0, random_state=7, **kw)
+        b = block_coordinate_frank_wolfe(f, dom, x0, max_iter=8, tol=0.0,
                                          random_state=np.random.default_rng(7), **kw)
-        c = block_coordinate_frank_wolfe(f, dom, x0, max_passes=8, tol=0.0, random_state=8, **kw)
+        c = block_coordinate_frank_wolfe(f, dom, x0, max_iter=8, tol=0.0, random_state=8, **kw)
         assert np.array_equal(a.x, b.x)
         assert not np.array_equal(a.x, c.x)
 
@@ -256,7 +256,7 @@ def test_same_seed_same_result():
 def test_block_iterates_sum_to_x_and_stay_feasible():
     f, dom, x0, _ = ssvm_problem(n=12, d=15, seed=3)
     res = block_coordinate_frank_wolfe(f, dom, x0, step_type="away", sampling="gap",
-                                       max_passes=20, tol=0.0, random_state=0)
+                                       max_iter=20, tol=0.0, random_state=0)
     x = np.zeros(dom.dim)
     for ix, z in zip(dom.block_indices, res.extra["block_iterates"]):
         x[ix] += z
@@ -272,7 +272,7 @@ def test_block_iterates_sum_to_x_and_stay_feasible():
 def test_weighted_average_certified():
     f, dom = simplices_problem(n=10, m=3, seed=4)
     res = block_coordinate_frank_wolfe(f, dom, averaging="weighted", certify="average",
-                                       tol=1e-4, max_passes=5000, random_state=0)
+                                       tol=1e-4, max_iter=5000, random_state=0)
     assert res.success
     g = f.gradient(res.x)
     assert g @ res.x - g @ dom(g).to_dense() == pytest.approx(res.gap, abs=1e-12)
@@ -342,9 +342,9 @@ def test_bad_input():
 def test_compiled_pass_equals_python_steps(step_size):
     f, dom = simplices_problem(n=30, m=4, seed=2)
     with __import__("frankwolfe").debug(False):  # the compiled pass does not run in debug mode
-        fast = block_coordinate_frank_wolfe(f, dom, step_size=step_size, tol=0.0, max_passes=12,
+        fast = block_coordinate_frank_wolfe(f, dom, step_size=step_size, tol=0.0, max_iter=12,
                                             gap_every=5, random_state=0, compiled=True)
-    slow = block_coordinate_frank_wolfe(f, dom, step_size=step_size, tol=0.0, max_passes=12,
+    slow = block_coordinate_frank_wolfe(f, dom, step_size=step_size, tol=0.0, max_iter=12,
                                         gap_every=5, random_state=0, compiled=False)
     np.testing.assert_allclose(fast.x, slow.x, atol=1e-12)
     # f tracked incrementally by the compiled pass equals the evaluated one

@@ -51,7 +51,7 @@ def doubling_window(P: int) -> tuple[int, int]:
 def run(f, dom, P, compiled, **kw):
     kw = {"gap_every": 10**6, "random_state": 3} | kw
     with fw.debug(False):  # debug mode would keep the Python engine
-        return block_coordinate_frank_wolfe(f, dom, averaging="tail", max_passes=P, tol=0.0,
+        return block_coordinate_frank_wolfe(f, dom, averaging="tail", max_iter=P, tol=0.0,
                                             sampling="perm", compiled=compiled, **kw)
 
 

@@ -54,7 +54,7 @@ def test_fused_and_generic_compiled_drivers_equal_python_engine(ids, kw):
                 (name == "fused")
         with fw.debug(False):
             runs[name] = fw.block_coordinate_frank_wolfe(
-                f, dom, tol=0.0, max_passes=9, gap_every=3, random_state=7,
+                f, dom, tol=0.0, max_iter=9, gap_every=3, random_state=7,
                 compiled=compiled, **kw)
     ref = runs["python"]
     for name in ("fused", "generic"):
@@ -79,7 +79,7 @@ def test_fused_step_certified_gap_matches_primal_minus_dual():
     f = SSVMDualObjective(lam, model.size_joint_feature)
     with fw.debug(False):
         res = fw.block_coordinate_frank_wolfe(f, SSVMDual(model, X, Y, lam), tol=0.0,
-                                              max_passes=6, gap_every=3, random_state=0)
+                                              max_iter=6, gap_every=3, random_state=0)
     w = res.x[:-1]
     primal = batch_primal(model, X, Y, w, lam)["primal"]
     assert primal == pytest.approx(-res.fun + res.gap, abs=1e-12)

@@ -37,7 +37,7 @@ def test_user_cyclic_order_runs_through_public_api(compiled):
     f, dom, y = projection_problem()
     order = Cyclic(list(range(11, -1, -1)) + [0, 5])  # reversed, then two blocks again
     with fw.debug(False):
-        res = block_coordinate_frank_wolfe(f, dom, sampling=order, tol=1e-10, max_passes=500,
+        res = block_coordinate_frank_wolfe(f, dom, sampling=order, tol=1e-10, max_iter=500,
                                            gap_every=1, compiled=compiled)
     assert res.success and res.method == "bcfw"
     assert res.extra["block_order"] == "cyclic"
@@ -54,7 +54,7 @@ def test_user_order_through_minimize_equals_both_engines():
     for compiled in (True, False):
         with fw.debug(False):
             runs.append(minimize(f, dom, method="bcfw", sampling=Cyclic(np.arange(12)),
-                                 tol=0.0, max_passes=7, compiled=compiled))
+                                 tol=0.0, max_iter=7, compiled=compiled))
     np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
 
 

@@ -44,7 +44,7 @@ def test_exact_step_on_block_view_is_the_closed_form():
 def test_step_rules_on_block_steps_reach_closed_form_minimizer(rule, step_type):
     f, dom, y = projection_problem()
     res = block_coordinate_frank_wolfe(f, dom, step_type=step_type, step_size=rule, tol=1e-6,
-                                       max_passes=3000, random_state=0)
+                                       max_iter=3000, random_state=0)
     name = {"short": "ShortStep", "adaptive": "Adaptive"}.get(rule, type(rule).__name__)
     assert res.success and res.extra["step_size"].startswith(name)
     assert -1e-12 <= res.fun <= res.gap + 1e-12
@@ -54,7 +54,7 @@ def test_step_rules_on_block_steps_reach_closed_form_minimizer(rule, step_type):
 def test_armijo_backtracks_on_the_block_view():
     f, dom, y = projection_problem(seed=3)
     res = block_coordinate_frank_wolfe(f, dom, step_type="pairwise", step_size=Armijo(),
-                                       tol=1e-6, max_passes=3000, random_state=0)
+                                       tol=1e-6, max_iter=3000, random_state=0)
     assert res.success
     assert -1e-12 <= res.fun <= res.gap + 1e-12
 
@@ -71,7 +71,7 @@ class DampedFW(BlockStep):
 def test_user_block_step_runs_in_python_engine():
     f, dom, y = projection_problem(seed=2)
     res = block_coordinate_frank_wolfe(f, dom, step_type=DampedFW(), tol=1e-8,
-                                       max_passes=3000, random_state=0)
+                                       max_iter=3000, random_state=0)
     assert res.success and res.extra["engine"] == "python"
     assert res.extra["block_step"] == "damped"
     np.testing.assert_allclose(res.x, y, atol=1e-3)
@@ -82,7 +82,7 @@ def test_compiled_availability_follows_the_strategies():
     import frankwolfe as fw
 
     with fw.debug(False):
-        ok = block_coordinate_frank_wolfe(f, dom, max_passes=2, random_state=0)
+        ok = block_coordinate_frank_wolfe(f, dom, max_iter=2, random_state=0)
         assert ok.extra["engine"] == "compiled"
         assert isinstance(FWStep(), BlockStep)
         with pytest.raises(ValueError, match="no compiled form"):

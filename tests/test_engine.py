@@ -66,7 +66,7 @@ def test_callbacks_of_fw_and_bcfw_see_the_same_kind_of_state():
     seen = {}
     for name, run in (("fw", lambda cb: frank_wolfe(f, dom, max_iter=3, tol=0.0, callback=cb)),
                       ("bcfw", lambda cb: block_coordinate_frank_wolfe(
-                          f, dom, max_passes=3, tol=0.0, callback=cb, random_state=0))):
+                          f, dom, max_iter=3, tol=0.0, callback=cb, random_state=0))):
         states = []
         res = run(states.append)
         seen[name] = states
@@ -93,7 +93,7 @@ def test_time_limit_stops_within_a_pass(compiled, monkeypatch):
     f = QuadraticObjective(np.eye(n * m), -y)
     dom = ProductDomain([ProbabilitySimplex(dim=m) for _ in range(n)])
     with fw.debug(False):
-        res = block_coordinate_frank_wolfe(f, dom, max_passes=10, tol=0.0, time_limit=1e9,
+        res = block_coordinate_frank_wolfe(f, dom, max_iter=10, tol=0.0, time_limit=1e9,
                                            random_state=0, compiled=compiled)
     assert res.extra["engine"] == ("compiled" if compiled else "python")
     assert res.status == Status.TIME_LIMIT and res.nit == 1

@@ -62,6 +62,33 @@ def test_result_method_is_the_minimize_name(name):
     np.testing.assert_allclose(res.x, x_star, atol=1e-6)
 
 
+def _problem_for(primary):
+    """A small problem of the kind the method solves, its keywords and its optimum."""
+    f, dom, x_star = small_problem()
+    if primary == "saddle":
+        return BilinearObjective(np.eye(2)), (ProbabilitySimplex(), ProbabilitySimplex()), \
+            {"max_iter": 20}, None
+    if primary == "bcfw":
+        return f, fw.ProductDomain([dom]), {"tol": 1e-10, "random_state": 0}, x_star
+    extra = {"random_state": 0, "subsample": 2} if primary == "rafw" else {}
+    return f, dom, {"tol": 1e-10, "max_iter": 5000, **extra}, x_star
+
+
+ALIASES = {"frank_wolfe": "fw", "afw": "away", "pfw": "pairwise"}
+
+
+@pytest.mark.parametrize("name", fw.available_methods())
+def test_every_minimize_name_is_a_result_method_or_a_documented_alias(name):
+    primary = ALIASES.get(name, name)
+    assert primary in fw.available_methods()
+    f, dom, kw, x_star = _problem_for(primary)
+    res = minimize(f, dom, method=name, **kw)
+    assert res.method == primary
+    if x_star is not None:
+        assert res.success
+        np.testing.assert_allclose(res.x, x_star, atol=1e-6)
+
+
 def test_saddle_method_name_and_variant():
     M = np.array([[1.0, -1.0], [-1.0, 1.0]])
     for kw, variant in (({}, "fw"), ({"away": True}, "away"), ({"corrective": True}, "corrective")):
@@ -192,3 +219,79 @@ def test_warm_start_atoms_go_through_the_same_check():
     with pytest.raises(InfeasibleError, match="x0: atom 'far' of the warm-start ActiveSet is "
                                               "not in the domain ProbabilitySimplex"):
         fw.away_step_frank_wolfe(f, dom, bad)
+
+
+# -- block-coordinate FW: the same run keywords, its budget counted in passes -----------
+
+def two_blocks():
+    """Two simplex blocks, f = 1/2 ||x - y||^2: the optimum is the projection per block."""
+    y = np.array([0.9, 0.3, 0.2, 0.8])
+    f = FunctionObjective(lambda x: 0.5 * float((x - y) @ (x - y)), lambda x: x - y,
+                          exact_step=lambda x, d, g: -(g @ d) / (d @ d))
+    dom = fw.ProductDomain([ProbabilitySimplex(dim=2), ProbabilitySimplex(dim=2)])
+    return f, dom, np.array([0.8, 0.2, 0.2, 0.8])
+
+
+def test_bcfw_signature_has_the_run_keywords_with_a_budget_in_passes():
+    func = fw.block_coordinate_frank_wolfe
+    params = inspect.signature(func).parameters
+    for kw in RUN_KEYWORDS:
+        assert params[kw].kind is inspect.Parameter.KEYWORD_ONLY
+        assert f"\n    {kw} : " in func.__doc__, kw
+        if kw != "max_iter":
+            assert params[kw].default == getattr(RunOptions(), kw)
+    assert params["max_iter"].default == 100
+    assert "max_passes" not in params and "options" not in params
+    assert list(params)[:3] == ["objective", "domain", "x0"]
+    # one entry per keyword: BCFW's own wording of the budget replaces the shared one
+    assert func.__doc__.count("\n    max_iter : ") == 1
+    assert "\n    max_iter : int, default 100\n        Budget of passes" in func.__doc__
+
+
+def test_bcfw_max_passes_is_a_deprecated_alias_of_max_iter():
+    f, dom, _ = two_blocks()
+    with pytest.warns(DeprecationWarning, match=r"`max_passes` is deprecated.*use `max_iter`"):
+        old = fw.block_coordinate_frank_wolfe(f, dom, max_passes=7, tol=0.0, random_state=0)
+    new = fw.block_coordinate_frank_wolfe(f, dom, max_iter=7, tol=0.0, random_state=0)
+    assert old.nit == new.nit == 7 and old.status == new.status == fw.Status.MAX_ITER
+    assert new.extra["n_block_steps"] == 7 * dom.n_blocks  # the budget counts passes
+    np.testing.assert_array_equal(old.x, new.x)
+    with pytest.warns(DeprecationWarning, match="max_passes"):
+        via_minimize = minimize(f, dom, method="bcfw", max_passes=7, tol=0.0, random_state=0)
+    np.testing.assert_array_equal(via_minimize.x, new.x)
+    with pytest.raises(TypeError, match="both `max_iter` and its deprecated alias `max_passes`"):
+        fw.block_coordinate_frank_wolfe(f, dom, max_iter=7, max_passes=7)
+    with pytest.raises(ValueError, match="max_iter must be a non-negative integer, got -1"):
+        fw.block_coordinate_frank_wolfe(f, dom, max_iter=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fw.block_coordinate_frank_wolfe(f, dom, max_iter=2, random_state=0)
+
+
+def test_bcfw_history_every_thins_the_rows_and_keeps_the_last():
+    f, dom, _ = two_blocks()
+    res = fw.block_coordinate_frank_wolfe(f, dom, max_iter=10, tol=0.0, history_every=4,
+                                          random_state=0)
+    assert res.nit == 10
+    np.testing.assert_array_equal(res.history["iteration"], [0, 4, 8, 10])
+
+
+def test_bcfw_rtol_stops_with_a_certified_relative_error():
+    rng = np.random.default_rng(0)
+    n, m, big = 4, 10, 1e6
+    y = rng.uniform(0.0, 0.05, size=n * m)  # an interior optimum in every block
+    f = FunctionObjective(lambda x: big + 0.5 * float((x - y) @ (x - y)), lambda x: x - y,
+                          exact_step=lambda x, d, g: -(g @ d) / (d @ d), shape=y.shape)
+    dom = fw.ProductDomain([ProbabilitySimplex(dim=m) for _ in range(n)])
+    x_star = np.concatenate([project_simplex(y[i * m:(i + 1) * m]) for i in range(n)])
+    f_star = big + 0.5 * float(np.sum((x_star - y) ** 2))
+    rtol = 1e-11
+    res = fw.block_coordinate_frank_wolfe(f, dom, tol=0.0, rtol=rtol, max_iter=5000,
+                                          gap_every=1, random_state=0)
+    assert res.success and res.nit < 5000
+    assert res.gap <= rtol * (abs(res.fun) - res.gap)
+    assert -1e-16 * f_star <= res.fun - f_star <= rtol * f_star + 1e-16 * f_star
+    # without rtol the same budget does not certify an absolute gap of that size
+    absolute = fw.block_coordinate_frank_wolfe(f, dom, tol=1e-13, max_iter=res.nit,
+                                               gap_every=1, random_state=0)
+    assert not absolute.success

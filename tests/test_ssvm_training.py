@@ -48,7 +48,7 @@ def test_tiny_chain_dual_optimum_matches_cvxpy(tiny_chain, kw):
     model, X, Y, lam, f_ref = tiny_chain
     f = SSVMDualObjective(lam, model.size_joint_feature)
     res = fw.block_coordinate_frank_wolfe(f, SSVMDual(model, X, Y, lam), tol=1e-10,
-                                          max_passes=20000, gap_every=5, random_state=0, **kw)
+                                          max_iter=20000, gap_every=5, random_state=0, **kw)
     assert res.success, res.message
     assert res.fun == pytest.approx(f_ref, abs=1e-6)
     # strong duality: the primal objective at w equals minus the dual optimum
@@ -64,7 +64,7 @@ def test_tiny_chain_bcfw_certificate_brackets_cvxpy_optimum(tiny_chain, compiled
     f = SSVMDualObjective(lam, model.size_joint_feature)
     dom = SSVMDual(model, X, Y, lam, compiled=compiled)
     with fw.debug(False):
-        res = fw.block_coordinate_frank_wolfe(f, dom, tol=0.0, max_passes=3000, gap_every=50,
+        res = fw.block_coordinate_frank_wolfe(f, dom, tol=0.0, max_iter=3000, gap_every=50,
                                               random_state=0, compiled=compiled)
     assert res.extra["engine"] == ("compiled" if compiled else "python")
     gaps = res.history["gap"][np.isfinite(res.history["gap"])]
@@ -140,7 +140,7 @@ def test_compiled_chain_engine_equals_generic(ids, kw):
         dom = SSVMDual(model, X, Y, lam, compiled=compiled)
         with fw.debug(False):
             runs[compiled] = fw.block_coordinate_frank_wolfe(
-                f, dom, tol=0.0, max_passes=12, gap_every=4, random_state=5,
+                f, dom, tol=0.0, max_iter=12, gap_every=4, random_state=5,
                 compiled=compiled, **kw)
     fast, slow = runs[True], runs[False]
     assert fast.extra["engine"] == "compiled" and slow.extra["engine"] == "python"
@@ -304,7 +304,7 @@ def test_conll_slice_engines_agree():
     for compiled in (True, False):
         with fw.debug(False):
             runs.append(fw.block_coordinate_frank_wolfe(
-                f, SSVMDual(model, X, Y, lam, compiled=compiled), tol=0.0, max_passes=4,
+                f, SSVMDual(model, X, Y, lam, compiled=compiled), tol=0.0, max_iter=4,
                 gap_every=2, averaging="weighted", certify="average", random_state=0,
                 compiled=compiled))
     np.testing.assert_allclose(runs[0].x, runs[1].x, atol=1e-12)

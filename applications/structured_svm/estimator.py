@@ -298,7 +298,7 @@ class StructuredSVM(BaseEstimator):
             objective, domain, None, sampling=sampling,
             step_type="pairwise" if pairwise else "fw",
             cache=pairwise, cache_size=50 if pairwise else 100,
-            max_passes=int(self.max_passes), tol=self.tol, time_limit=self.time_limit,
+            max_iter=int(self.max_passes), tol=self.tol, time_limit=self.time_limit,
             gap_every=int(self.gap_every), averaging=avg,
             certify="average" if avg else "last", random_state=self.random_state,
             compiled=None if self.compiled else False, callback=callback,

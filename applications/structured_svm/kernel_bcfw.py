@@ -428,7 +428,7 @@ class KernelStructuredSVM(BaseEstimator):
         averaging = default_avg if self.averaging is None else bool(self.averaging)
         res = fw.block_coordinate_frank_wolfe(
             objective, domain, x0, sampling=self.sampling, step_type=self.step_type,
-            max_passes=int(self.max_passes), tol=self.tol, gap_every=int(self.gap_every),
+            max_iter=int(self.max_passes), tol=self.tol, gap_every=int(self.gap_every),
             averaging="weighted" if averaging else None,
             certify="average" if averaging else "last", random_state=self.random_state)
         alpha = np.asarray(res.x, dtype=float)

@@ -24,7 +24,7 @@ consume the random stream identically (see :mod:`.block_orders`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,8 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
-from ..monitor import IterationState, Monitor
+from ..monitor import Monitor
+from ..options import RunOptions, solver
 from ..objectives.base import Objective
 from ..result import Result
 from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make_step_size
@@ -113,7 +114,7 @@ class _BlockEngine(Engine):
     def __init__(self, objective: Objective, domain: ProductDomain, x0: Any, *,
                  order: BlockOrder, step: BlockStep, rule: StepSize, cache: bool,
                  cache_size: int, cache_factor: float, cache_nu: float,
-                 averaging: str | None, certify: str, gap_every: int, tol: float,
+                 averaging: str | None, certify: str, gap_every: int,
                  rng: np.random.Generator, compiled: bool | None) -> None:
         self.f = objective
         self.dom = domain
@@ -126,7 +127,6 @@ class _BlockEngine(Engine):
         self.cache_nu = float(cache_nu)
         self.certify_kind = certify
         self.gap_every = gap_every
-        self.tol = tol
         self.rng = rng
         self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
         self.G = np.inf  # latest certified global gap (cache threshold)
@@ -514,7 +514,7 @@ class _BlockEngine(Engine):
             s = float(self.est.sum())
             if np.isfinite(s):
                 self.G = s
-        heuristic = float(self.est.sum()) <= self.tol  # cheap sign of convergence
+        heuristic = monitor.converged(float(self.est.sum()), self.fx)  # cheap sign of convergence
         if (p + 1) % self.gap_every == 0 or heuristic:
             self.fx, self.gap = self.certificate()
             self.certified = True
@@ -563,6 +563,7 @@ class _BlockEngine(Engine):
         return out
 
 
+@solver(aliases={"max_passes": "max_iter"}, defaults={"max_iter": 100})
 def block_coordinate_frank_wolfe(
     objective: Objective,
     domain: ProductDomain,
@@ -571,9 +572,6 @@ def block_coordinate_frank_wolfe(
     sampling: str | BlockOrder = "uniform",
     step_type: str | BlockStep = "fw",
     step_size: str | StepSize | None = None,
-    max_passes: int = 100,
-    tol: float = 1e-6,
-    time_limit: float | None = None,
     gap_every: int = 10,
     averaging: str | None = None,
     certify: str = "last",
@@ -584,9 +582,7 @@ def block_coordinate_frank_wolfe(
     gap_degree: float = 1.0,
     random_state: int | np.random.Generator | None = None,
     compiled: bool | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    progress: bool = False,
+    options: RunOptions,
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
 
@@ -633,10 +629,10 @@ def block_coordinate_frank_wolfe(
         otherwise for FW steps), ``"short"`` (needs
         ``objective.smoothness``), ``"adaptive"`` (backtracking; O(dim) per
         trial, default otherwise for away / pairwise steps) or ``"armijo"``.
-    max_passes : int, default 100
-        Budget of passes; a pass is ``n`` block steps.
-    tol : float, default 1e-6
-        Stop when the certified gap is at most ``tol``.
+    max_iter : int, default 100
+        Budget of passes (the outer iterations of BCFW); a pass is ``n``
+        block steps, and ``Result.nit`` counts passes.  (``max_passes``, its
+        former name, is a deprecated alias for one release.)
     time_limit : float, optional
         Wall-time budget in seconds, counted from the call: validation, set-up
         (the start point, the compiled kernels and their numba compilation on
@@ -648,8 +644,8 @@ def block_coordinate_frank_wolfe(
         n block steps.
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
-        and whenever the sum of the block-gap estimates falls to ``tol``; it
-        counts as one effective pass.
+        and whenever the sum of the block-gap estimates meets ``tol`` (or
+        ``rtol``); it counts as one effective pass.
     averaging : {None, "weighted", "uniform", "tail"}, default None
         Also keep an average of the iterates: ``"weighted"`` is
         ``xbar <- k/(k+2) xbar + 2/(k+2) x`` per step (BCFW-wavg),
@@ -696,9 +692,11 @@ def block_coordinate_frank_wolfe(
     callback : callable, optional
         Called after each pass with an :class:`~frankwolfe.IterationState`
         (``k`` is the pass); return ``False`` to stop.
-    verbose : bool or int
+    verbose : bool or int, default False
         Print a table (an int sets the period in passes).
-    progress : bool
+    history_every : int, default 1
+        Period of the history records, in passes.
+    progress : bool, default False
         Show a tqdm progress bar over passes.
 
     Returns
@@ -749,9 +747,6 @@ def block_coordinate_frank_wolfe(
     certify = _check_choice("certify", certify, ("last", "average"))
     if certify == "average" and averaging is None:
         raise ValueError("certify='average' needs averaging ('weighted', 'uniform' or 'tail')")
-    max_passes = int(max_passes)
-    if max_passes < 0:
-        raise ValueError(f"max_passes must be a non-negative integer, got {max_passes!r}")
     gap_every = _positive_int("gap_every", gap_every)
     cache_size = _positive_int("cache_size", cache_size)
     if not (cache_factor >= 0 and cache_nu >= 0):
@@ -764,12 +759,11 @@ def block_coordinate_frank_wolfe(
            else np.random.default_rng(random_state))
     rule = _block_rule(step_size, objective, step)
     # the clock starts here: set-up and compilation count against time_limit
-    monitor = Monitor("bcfw", tol=tol, max_iter=max_passes, time_limit=time_limit,
-                      callback=callback, verbose=verbose, progress=progress)
+    monitor = options.monitor("bcfw")
     engine = _BlockEngine(objective, domain, x0, order=order, step=step, rule=rule, cache=cache,
                           cache_size=cache_size, cache_factor=cache_factor, cache_nu=cache_nu,
                           averaging=averaging, certify=certify, gap_every=gap_every,
-                          tol=monitor.tol, rng=rng, compiled=compiled)
+                          rng=rng, compiled=compiled)
     if compiled and engine.reason is not None:
         raise ValueError(f"compiled=True but the compiled pass is not available: {engine.reason}")
     return drive(engine, monitor)
