@@ -12,7 +12,7 @@ keywords, so a method writes only its own parameters::
                     options: RunOptions) -> Result:
         '''...numpydoc with the method's own parameters...'''
         return run_frank_wolfe(objective, domain, _Vanilla(), x0,
-                               step_size=step_size, **options.as_kwargs())
+                               step_size=step_size, options=options)
 
 Users still see and pass explicit keywords (``inspect.signature`` lists
 them); the method receives one :class:`RunOptions`.  ``aliases`` maps a
@@ -26,12 +26,13 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .monitor import IterationState, Monitor
 
-__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC", "deprecated_keyword"]
+__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC", "deprecated_keyword",
+           "legacy_run_keywords"]
 
 
 #: The numpydoc entries of the run keywords, inserted into every solver's docstring.
@@ -94,6 +95,24 @@ def deprecated_keyword(func_name: str, kwargs: dict[str, Any], old: str, new: st
         f"release; use `{new}`", DeprecationWarning, stacklevel=3,
     )
     kwargs[new] = kwargs.pop(old)
+
+
+def legacy_run_keywords(func_name: str, options: RunOptions | None,
+                        run_keywords: dict[str, Any]) -> RunOptions:
+    """``options`` (default ``RunOptions()``), or the run keywords given one by one: the
+    former spelling of a function that now takes a :class:`RunOptions`, deprecated."""
+    options = RunOptions() if options is None else options
+    if not run_keywords:
+        return options
+    unknown = sorted(set(run_keywords) - set(_RUN_NAMES))
+    if unknown:
+        raise TypeError(f"{func_name}() got unexpected keyword arguments {unknown}")
+    warnings.warn(
+        f"{func_name}(): passing the run keywords {sorted(run_keywords)} one by one is "
+        "deprecated and will be removed in the next release; pass options=RunOptions(...)",
+        DeprecationWarning, stacklevel=3,
+    )
+    return replace(options, **run_keywords)
 
 
 def _run_entries() -> dict[str, list[str]]:

@@ -193,7 +193,7 @@ def test_monitor_argument_validation():
         frank_wolfe(obj, ProbabilitySimplex(), callback=3)
     with pytest.raises(TypeError, match="objective must be an Objective, got function"):
         frank_wolfe(lambda x: x, ProbabilitySimplex())
-    with pytest.raises(TypeError, match="lmo must be an LMO, got str"):
+    with pytest.raises(TypeError, match="domain must be an LMO, got str"):
         frank_wolfe(obj, "simplex")
 
 

@@ -295,3 +295,26 @@ def test_bcfw_rtol_stops_with_a_certified_relative_error():
     absolute = fw.block_coordinate_frank_wolfe(f, dom, tol=1e-13, max_iter=res.nit,
                                                gap_every=1, random_state=0)
     assert not absolute.success
+
+
+# -- run_frank_wolfe (a user's Variant) takes one RunOptions ------------------------------
+
+class _UserFW(fw.algorithms.Variant):
+    name = "user_fw"
+
+    def direction(self, k, tracker, gradient, v, gap, g_dot_x):
+        return fw.Direction.frank_wolfe(v), 1.0, None
+
+
+def test_run_frank_wolfe_takes_run_options_and_the_loose_keywords_are_deprecated():
+    f, dom, x_star = small_problem()
+    run = fw.algorithms.run_frank_wolfe
+    res = run(f, dom, _UserFW(), options=RunOptions(tol=1e-10, max_iter=5000))
+    assert res.method == "user_fw" and res.success
+    np.testing.assert_allclose(res.x, x_star, atol=1e-6)
+    with pytest.warns(DeprecationWarning, match=r"run keywords \['max_iter', 'tol'\] one by one"):
+        old = run(f, dom, _UserFW(), tol=1e-10, max_iter=5000)
+    np.testing.assert_array_equal(old.x, res.x)
+    assert old.nit == res.nit
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['tolerance'\]"):
+        run(f, dom, _UserFW(), tolerance=1e-3)

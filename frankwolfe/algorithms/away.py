@@ -97,4 +97,4 @@ def away_step_frank_wolfe(
     """
     warm, start = split_start(x0)
     return run_frank_wolfe(objective, domain, _AwayStep(warm, resum_every, sparsify_tol), start,
-                           step_size=step_size, **options.as_kwargs())
+                           step_size=step_size, options=options)

@@ -167,7 +167,7 @@ def _conjugate_solver(memory: int, doc: str) -> Any:
             step_size: str | StepSize | None = None, delta: float = 1e-4,
             options: RunOptions) -> Result:
         return run_frank_wolfe(objective, domain, _Conjugate(memory, delta), x0,
-                               step_size=step_size, **options.as_kwargs())
+                               step_size=step_size, options=options)
 
     run.__name__ = run.__qualname__ = ("conjugate_frank_wolfe" if memory == 1
                                        else "biconjugate_frank_wolfe")

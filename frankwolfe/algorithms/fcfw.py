@@ -455,4 +455,4 @@ def fully_corrective_frank_wolfe(
         variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,
                                    cvxpy_options)
     return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
-                           **options.as_kwargs())
+                           options=options)

@@ -70,4 +70,4 @@ def frank_wolfe(
     array([0.6, 0.4, 0. ])
     """
     return run_frank_wolfe(objective, domain, _Vanilla(), x0, step_size=step_size,
-                           **options.as_kwargs())
+                           options=options)

@@ -15,7 +15,6 @@ logging, error handling, the certificate and the result are written once, in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,9 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
 from ..lmo.base import LMO
-from ..monitor import IterationState, Monitor
+from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker
+from ..options import RunOptions, legacy_run_keywords
 from .engine import Engine, Observation, drive
 from ..result import Result
 from ..step_size import StepSize, make_step_size
@@ -184,35 +184,30 @@ class _SingleDomainEngine(Engine):
 
 def run_frank_wolfe(
     objective: Objective,
-    lmo: LMO,
+    domain: LMO,
     variant: Variant,
     x0: Any = None,
     *,
     step_size: str | StepSize | None = None,
-    tol: float = 1e-6,
-    rtol: float = 0.0,
-    max_iter: int = 1000,
-    time_limit: float | None = None,
-    callback: Callable[[IterationState], Any] | None = None,
-    verbose: bool | int = False,
-    history_every: int = 1,
-    progress: bool = False,
+    options: RunOptions | None = None,
+    **run_keywords: Any,
 ) -> Result:
     """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared driver.
 
-    See :func:`frankwolfe.frank_wolfe` for the parameters.
+    ``options`` holds the run keywords (default ``RunOptions()``); passing
+    them one by one (``tol=...``) is deprecated.  See
+    :func:`frankwolfe.frank_wolfe` for the other parameters.
     """
+    options = legacy_run_keywords("run_frank_wolfe", options, run_keywords)
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
-    if not isinstance(lmo, LMO):
-        raise TypeError(f"lmo must be an LMO, got {type(lmo).__name__}")
-    monitor = Monitor(variant.name, tol=tol, rtol=rtol, max_iter=max_iter, time_limit=time_limit,
-                      callback=callback, verbose=verbose, history_every=history_every,
-                      progress=progress)
-    x, x0_atom = prepare_start(objective, lmo, x0)
+    if not isinstance(domain, LMO):
+        raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
+    monitor = options.monitor(variant.name)
+    x, x0_atom = prepare_start(objective, domain, x0)
     tracker = objective.tracker(x)
     rule = make_step_size(step_size, tracker)
     rule.reset()
     variant.n_oracle_calls = 0
-    variant.start(tracker, x0_atom, lmo)
-    return drive(_SingleDomainEngine(objective, lmo, variant, tracker, rule), monitor)
+    variant.start(tracker, x0_atom, domain)
+    return drive(_SingleDomainEngine(objective, domain, variant, tracker, rule), monitor)

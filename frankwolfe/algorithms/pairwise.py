@@ -118,4 +118,4 @@ def pairwise_frank_wolfe(
     """
     warm, start = split_start(x0)
     return run_frank_wolfe(objective, domain, _Pairwise(warm, resum_every, sparsify_tol, blended),
-                           start, step_size=step_size, **options.as_kwargs())
+                           start, step_size=step_size, options=options)

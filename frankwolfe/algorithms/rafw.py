@@ -237,4 +237,4 @@ def randomized_away_step_frank_wolfe(
     warm, start = split_start(x0)
     variant = _RandomizedAway(warm, resum_every, sparsify_tol, subsample, gap_every, rng)
     return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
-                           **options.as_kwargs())
+                           options=options)

@@ -940,7 +940,7 @@ def saddle_point_frank_wolfe(
     else:
         rule = _step_rule(step_size, C, nu, objective, domain_x, domain_y)
         variant = _SaddleFW(domain_x, domain_y, adapter)
-    res = run_frank_wolfe(adapter, joint, variant, z0, step_size=rule, **options.as_kwargs())
+    res = run_frank_wolfe(adapter, joint, variant, z0, step_size=rule, options=options)
     x, y = adapter.split(np.asarray(res.x))
     res.x = np.array(x)
     res.extra["y"] = np.array(y)
