@@ -19,7 +19,7 @@ from frankwolfe import (
     minimize,
 )
 from frankwolfe.algorithms.block_store import LazyAverage
-from frankwolfe.blocks import GapSampler
+from frankwolfe.algorithms.block_orders import GapSampling
 
 # -- problems -----------------------------------------------------------------
 
@@ -307,7 +307,8 @@ def test_lazy_average_matches_explicit_recursion(kind):
 
 def test_gap_sampler_frequencies_and_unvisited_first():
     est = np.array([np.inf, 1.0, np.inf, 3.0, 0.0, 4.0])
-    s = GapSampler(est, degree=1.0)
+    s = GapSampling(degree=1.0)
+    s.start(est)
     rng = np.random.default_rng(0)
     assert [s.draw(rng) for _ in range(1)] == [0]
     s.update(0, 2.0)
