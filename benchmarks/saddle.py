@@ -136,7 +136,7 @@ def face_table(budget: int) -> list[dict]:
             fwr = saddle_point_frank_wolfe(L, *simplices(), step_size="agnostic",
                                            max_iter=budget, tol=1e-10, history_every=budget)
             afw = saddle_point_frank_wolfe(L, *simplices(), away=True,
-                                           step_size="adaptive" if mu else "agnostic", C=C,
+                                           step_size="curvature" if mu else "agnostic", C=C,
                                            max_iter=budget, tol=1e-10, history_every=budget)
             cor = saddle_point_frank_wolfe(L, *simplices(), corrective=True, max_iter=budget,
                                            tol=1e-10, history_every=budget)
@@ -171,7 +171,7 @@ def defaults_table(tol: float = 1e-9, budget: int = 20_000) -> list[dict]:
         dt = time.perf_counter() - t
         agn = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="agnostic", tol=0.0,
                                        max_iter=dflt.nit, history_every=budget)
-        glob = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="adaptive",
+        glob = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="curvature",
                                         tol=tol, max_iter=budget, history_every=budget)
         back = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="backtracking",
                                         tol=tol, max_iter=budget, history_every=budget)

@@ -164,7 +164,7 @@ def test_spafw_linear_rate_on_face_equilibrium(m, n, k, seed):
     L = BilinearObjective(M, mu_x=mu, mu_y=mu)
     budget = 1500
     C = 4.0 * mu  # mu_x D_x^2 + mu_y D_y^2 with D^2 = 2 on a simplex
-    afw = saddle_point_frank_wolfe(L, *_simplices(), away=True, step_size="adaptive", C=C,
+    afw = saddle_point_frank_wolfe(L, *_simplices(), away=True, step_size="curvature", C=C,
                                    max_iter=budget, tol=1e-10, history_every=50)
     assert afw.success and afw.gap <= 1e-8, afw
     np.testing.assert_allclose(afw.x, xs, atol=1e-7)
@@ -173,7 +173,7 @@ def test_spafw_linear_rate_on_face_equilibrium(m, n, k, seed):
     assert sorted(a.key[1] for a in Sx.atoms) == list(I)
     assert sorted(a.key[1] for a in Sy.atoms) == list(J)
     assert afw.extra["n_away_steps"] > 0
-    for rule in ("agnostic", "adaptive"):
+    for rule in ("agnostic", "curvature"):
         spfw = saddle_point_frank_wolfe(L, *_simplices(), step_size=rule, C=C,
                                         max_iter=budget, tol=1e-10, history_every=50)
         assert spfw.nit == budget and spfw.gap > 1e-5, (rule, spfw.gap)
@@ -282,7 +282,7 @@ def test_bad_input_messages():
     with pytest.raises(ShapeError, match=r"domain_x has shape \(4,\) but the objective expects"):
         saddle_point_frank_wolfe(L, ProbabilitySimplex(dim=4), Y)
     with pytest.raises(ValueError, match="needs the curvature constant: pass C"):
-        saddle_point_frank_wolfe(L, X, Y, step_size="adaptive")
+        saddle_point_frank_wolfe(L, X, Y, step_size="curvature")
     with pytest.raises(ValueError, match="unknown saddle step_size 'exact'"):
         saddle_point_frank_wolfe(L, X, Y, step_size="exact")
     with pytest.raises(ValueError, match="`C` must be positive"):
@@ -533,7 +533,7 @@ def test_curvature_constant_and_default_rules():
     assert isinstance(_step_rule(None, None, 1.0, BilinearObjective(M), X, Y), Agnostic)
     local = _step_rule(None, None, 1.0, L, X, Y)
     assert isinstance(local, SaddleStep) and local.C is None
-    glob = _step_rule("adaptive", None, 1.0, L, X, Y)
+    glob = _step_rule("curvature", None, 1.0, L, X, Y)
     assert isinstance(glob, SaddleStep) and glob.C == pytest.approx(5.0)
 
     class Smooth(fw.SaddleObjective):  # no curvature_along: the global constant or backtracking

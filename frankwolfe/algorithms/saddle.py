@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +55,7 @@ _CORRECTIVE_ZERO = 1e-13
 
 
 class SaddleStep(StepSize):
-    """The adaptive saddle rule ``gamma = min(gamma_max, nu * g / (2 C))``.
+    """The curvature saddle rule ``gamma = min(gamma_max, nu * g / (2 C))``.
 
     ``g = -<r, d>`` is the gap of the chosen direction (the saddle gap for a
     Frank-Wolfe step, the away gap for an away step) and ``C`` the saddle
@@ -114,7 +115,7 @@ class SaddleStep(StepSize):
 
 
 class SaddleBacktracking(StepSize):
-    """The adaptive saddle rule with ``C`` estimated by backtracking.
+    """The curvature saddle rule with ``C`` estimated by backtracking.
 
     For a direction ``d = (d_x, d_y)`` and a step ``gamma`` the local
     curvature of ``L`` is
@@ -813,11 +814,11 @@ def saddle_point_frank_wolfe(
     qp_solver : str, optional
         cvxpy solver of the quadratic restricted game (default Clarabel).
     step_size : str or StepSize, optional
-        One of ``"agnostic"``, ``"fictitious"``, ``"adaptive"``, ``"local"``,
+        One of ``"agnostic"``, ``"fictitious"``, ``"curvature"``, ``"local"``,
         ``"backtracking"``, or a :class:`~frankwolfe.step_size.StepSize`.
         ``"agnostic"``: ``gamma = 2/(k+2)``.  ``"fictitious"``:
         ``gamma = 1/(k+1)``, which makes ``(x_k, y_k)`` the plain averages of
-        the best replies so far (fictitious play).  ``"adaptive"``:
+        the best replies so far (fictitious play).  ``"curvature"``:
         ``gamma = min(gamma_max, nu * g / (2 C))``, :class:`SaddleStep`, with
         the curvature constant ``C``.  ``"local"``: the same with ``C``
         replaced by the curvature of ``L`` along the direction taken,
@@ -829,12 +830,12 @@ def saddle_point_frank_wolfe(
         default is chosen so that SP-AFW reaches its linear rate on strongly
         convex-concave problems without a user-supplied constant:
 
-        1. ``"adaptive"`` when ``C`` is passed or ``objective.curvature`` is set;
+        1. ``"curvature"`` when ``C`` is passed or ``objective.curvature`` is set;
         2. else, when ``objective.strongly_convex_concave`` (a
            :class:`~frankwolfe.BilinearObjective` with ``mu_x, mu_y > 0``):
            ``"local"`` when the objective implements ``curvature_along`` (a
            :class:`~frankwolfe.BilinearObjective` does:
-           ``mu_x ||d_x||^2 + mu_y ||d_y||^2``); else ``"adaptive"`` with
+           ``mu_x ||d_x||^2 + mu_y ||d_y||^2``); else ``"curvature"`` with
            ``C = objective.curvature_constant(domain_x, domain_y)``, that is
            ``smoothness_x D_x^2 + smoothness_y D_y^2`` for the domains'
            Euclidean diameters (``D^2 = 2 r^2`` for a simplex of radius
@@ -843,10 +844,11 @@ def saddle_point_frank_wolfe(
         3. else ``"agnostic"`` (a pure bilinear game has ``C = 0``, and no
            step rule gives SP-FW a linear rate there).
     C : float, optional
-        Curvature constant of the adaptive rule (default:
+        Curvature constant of the curvature rule (default:
         ``objective.curvature_constant(domain_x, domain_y)``).
     nu : float, default 1.0
-        Damping of the adaptive rule.
+        Damping of the curvature rules (``"curvature"``, ``"local"``,
+        ``"backtracking"``).
     resum_every, sparsify_tol
         Drift control of the SP-AFW active sets, as in
         :func:`~frankwolfe.away_step_frank_wolfe`.
@@ -964,9 +966,9 @@ def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
     local = type(objective).curvature_along is not SaddleObjective.curvature_along
     if spec is None:
         if C is not None or objective.curvature is not None:
-            spec = "adaptive"
+            spec = "curvature"
         elif objective.strongly_convex_concave:
-            spec = "local" if local else "adaptive" if curvature is not None else "backtracking"
+            spec = "local" if local else "curvature" if curvature is not None else "backtracking"
         else:
             spec = "agnostic"
     if isinstance(spec, StepSize):
@@ -978,9 +980,17 @@ def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
         if name == "fictitious":  # 1/(k+1): z_k is the plain average of the best replies
             return Agnostic(1.0)
         if name == "adaptive":
+            warnings.warn(
+                "saddle_point_frank_wolfe(): step_size='adaptive' is deprecated and will be "
+                "removed in the next release; use step_size='curvature' (the same rule: "
+                "'adaptive' names the backtracking rule of minimization elsewhere)",
+                DeprecationWarning, stacklevel=4,
+            )
+            name = "curvature"
+        if name == "curvature":
             if curvature is None:
                 raise ValueError(
-                    "step_size='adaptive' needs the curvature constant: pass C=... "
+                    f"step_size={spec!r} needs the curvature constant: pass C=... "
                     f"(or set `curvature` on {type(objective).__name__}), or use "
                     "step_size='backtracking'"
                 )
@@ -995,7 +1005,7 @@ def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
         if name == "backtracking":
             return SaddleBacktracking(nu)
         raise ValueError(
-            f"unknown saddle step_size {spec!r}; choose 'agnostic', 'fictitious', 'adaptive', "
+            f"unknown saddle step_size {spec!r}; choose 'agnostic', 'fictitious', 'curvature', "
             "'local' or 'backtracking' or pass a StepSize (line searches on L do not apply to "
             "a saddle problem)"
         )

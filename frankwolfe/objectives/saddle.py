@@ -35,8 +35,8 @@ class SaddleObjective(ABC):
         Shapes of ``x`` and ``y`` when the objective knows them.
     curvature : float or None
         The saddle curvature constant ``C`` of Gidel et al. (2017) over the
-        domains in use, when known; the adaptive step rule
-        ``gamma = min(1, nu * gap / (2 C))`` reads it.
+        domains in use, when known; the curvature step rule
+        (``step_size="curvature"``, ``gamma = min(1, nu * gap / (2 C))``) reads it.
     smoothness_x, smoothness_y : float or None
         Lipschitz constants of ``x -> grad_x L(x, y)`` and
         ``y -> grad_y L(x, y)``, when known; with the domains' diameters
@@ -44,7 +44,8 @@ class SaddleObjective(ABC):
     strongly_convex_concave : bool
         Whether ``L`` is strongly convex in ``x`` and strongly concave in
         ``y`` (the regime where SP-AFW converges linearly); the solver then
-        defaults to the adaptive step.
+        defaults to a curvature step (``"local"``, ``"curvature"`` or
+        ``"backtracking"``).
     """
 
     shape_x: tuple[int, ...] | None = None
@@ -120,7 +121,7 @@ class BilinearObjective(SaddleObjective):
     curvature over domains of diameters ``D_x, D_y`` is
     ``mu_x D_x^2 + mu_y D_y^2`` (:meth:`curvature_constant`; the coupling
     ``x^T M y`` is linear in each player and adds nothing); it is zero for a
-    pure bilinear game, whose adaptive step then needs an explicit ``C``.
+    pure bilinear game, whose curvature step then needs an explicit ``C``.
 
     Examples
     --------
