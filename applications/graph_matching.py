@@ -212,7 +212,7 @@ class GraphMatchingResult:
 def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
                          data_home: str | os.PathLike[str] | None = None, kind: str = "abs",
                          lams: Sequence[float] = DEFAULT_LAMS, max_passes: int = 1000,
-                         tol: float = 1e-3, random_state: int | np.random.Generator | None = 0,
+                         tol: float = 1e-3, random_state: int | np.random.Generator | None = None,
                          **svm_params: Any) -> GraphMatchingResult:
     """Learn shape-context bin weights for matching CMU house frames ``B`` apart.
 
@@ -236,7 +236,9 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
     max_passes, tol : int, float
         BCFW budget and duality-gap target (the loss is a fraction in [0, 1]).
     random_state : int or numpy.random.Generator, optional
-        Seed of the BCFW block sampling; each ``lam`` gets the same seed.
+        Seed of the BCFW block sampling; each ``lam`` gets the same seed (with
+        ``None``, the default, fresh entropy drawn once per call).  A
+        ``Generator`` is shared: each ``lam`` continues its stream.
     **svm_params
         Further :class:`StructuredSVM` parameters (e.g. ``solver``, ``n_jobs``).
 
@@ -259,10 +261,11 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
 
     val_acc = np.empty(lam_arr.size)
     fitted: list[StructuredSVM] = []
+    shared = isinstance(random_state, np.random.Generator)
+    seed = None if shared else np.random.SeedSequence(random_state)
     for k, lam in enumerate(lam_arr):
-        # a fresh Generator per lam: every grid point sees the same block order
-        rs = (random_state if isinstance(random_state, np.random.Generator)
-              else np.random.default_rng(random_state))
+        # a fresh Generator per lam from one seed: every grid point sees the same block order
+        rs = random_state if shared else np.random.default_rng(seed)
         svm = StructuredSVM(model, lam=float(lam), max_passes=max_passes, tol=tol,
                             random_state=rs, **svm_params).fit(Xtr, Ytr)
         fitted.append(svm)
