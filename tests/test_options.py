@@ -318,3 +318,47 @@ def test_run_frank_wolfe_takes_run_options_and_the_loose_keywords_are_deprecated
     assert old.nit == res.nit
     with pytest.raises(TypeError, match=r"unexpected keyword arguments \['tolerance'\]"):
         run(f, dom, _UserFW(), tolerance=1e-3)
+
+
+# -- the former module frankwolfe.blocks -----------------------------------------------------
+
+def test_importing_from_frankwolfe_blocks_warns_and_names_the_new_module():
+    from frankwolfe.algorithms import block_orders, block_store, compiled_blocks
+    from frankwolfe.objectives import quadratic_kernels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import frankwolfe.blocks as old  # the import alone does not warn
+    for name, module in (("BlockAtomStore", block_store), ("LazyAverage", block_store),
+                         ("compiled_driver", compiled_blocks),
+                         ("csr_rows_dot", quadratic_kernels)):
+        with pytest.warns(DeprecationWarning, match=rf"import {name} from {module.__name__}"):
+            assert getattr(old, name) is getattr(module, name)
+    with pytest.warns(DeprecationWarning, match="block_orders.GapSampling"):
+        from frankwolfe.blocks import GapSampler
+    sampler = GapSampler(np.array([0.0, np.inf]), greedy=False)
+    assert isinstance(sampler, block_orders.GapSampling) and sampler.next(0.5) == 1
+    with pytest.raises(AttributeError, match="has no attribute 'GapSampling'"):
+        old.GapSampling
+
+
+# -- the saddle curvature rule has its own name -------------------------------------------
+
+def test_saddle_adaptive_is_a_deprecated_alias_of_curvature():
+    L = BilinearObjective(np.array([[1.0, -1.0], [-1.0, 1.0]]), mu_x=1.0, mu_y=1.0)
+    kw = dict(away=True, C=4.0, tol=1e-10, max_iter=500)
+    new = fw.saddle_point_frank_wolfe(L, ProbabilitySimplex(), ProbabilitySimplex(),
+                                      step_size="curvature", **kw)
+    with pytest.warns(DeprecationWarning, match=r"step_size='adaptive' is deprecated.*"
+                                                r"use step_size='curvature'"):
+        old = fw.saddle_point_frank_wolfe(L, ProbabilitySimplex(), ProbabilitySimplex(),
+                                          step_size="adaptive", **kw)
+    assert new.success and old.nit == new.nit
+    np.testing.assert_array_equal(old.x, new.x)
+    # matching pennies: the equilibrium is (1/2, 1/2) for both players
+    np.testing.assert_allclose(new.x, [0.5, 0.5], atol=1e-9)
+    np.testing.assert_allclose(new.extra["y"], [0.5, 0.5], atol=1e-9)
+    with pytest.warns(DeprecationWarning, match="'adaptive' is deprecated"), \
+            pytest.raises(ValueError, match="step_size='adaptive' needs the curvature constant"):
+        fw.saddle_point_frank_wolfe(BilinearObjective(np.eye(2)), ProbabilitySimplex(),
+                                    ProbabilitySimplex(), step_size="adaptive")
