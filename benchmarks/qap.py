@@ -94,7 +94,7 @@ def run(data: Path, seeds: int, repeats: int) -> list[dict]:
             v, t = _timed(_scipy_best_of, A, B, np.random.default_rng(seed))
             sp10.append(v)
             sp10_t.append(t)
-            r, t = _timed(solve_qap, A, B, restarts=RESTARTS, max_iter=RESTART_ITERS, rng=seed)
+            r, t = _timed(solve_qap, A, B, restarts=RESTARTS, max_iter=RESTART_ITERS, random_state=seed)
             our_r.append(r.fun)
             our_r_t.append(t)
             abl.append(_random_two_opt(A, B, np.random.default_rng(seed), RESTARTS + 1))

@@ -2,7 +2,7 @@
 
 For every instance and budget ``T`` (``--budgets``, default 0.05, 0.25, 1 s):
 
-* ours: ``solve_qap(A, B, time_limit=T, rng=seed)`` with its defaults (a
+* ours: ``solve_qap(A, B, time_limit=T, random_state=seed)`` with its defaults (a
   Frank-Wolfe FAQ run from the barycenter in a fifth of the budget, rounding,
   then the robust tabu search polish for the rest);
 * scipy: ``quadratic_assignment(A, B, method="faq", options={"P0":
@@ -124,7 +124,7 @@ def scipy_restarted(A: np.ndarray, B: np.ndarray, T: float, seed: int) -> tuple[
 
 def ours(A: np.ndarray, B: np.ndarray, T: float, seed: int) -> tuple[float, float, int]:
     t0 = time.perf_counter()
-    res = solve_qap(A, B, time_limit=T, rng=seed)
+    res = solve_qap(A, B, time_limit=T, random_state=seed)
     sec = time.perf_counter() - t0
     return qap_value(A, B, res.permutation), sec, res.tabu_iter
 

@@ -32,7 +32,7 @@ from typing import Any
 from .monitor import IterationState, Monitor
 
 __all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC", "deprecated_keyword",
-           "legacy_run_keywords"]
+           "renamed_keywords", "legacy_run_keywords"]
 
 
 #: The numpydoc entries of the run keywords, inserted into every solver's docstring.
@@ -95,6 +95,24 @@ def deprecated_keyword(func_name: str, kwargs: dict[str, Any], old: str, new: st
         f"release; use `{new}`", DeprecationWarning, stacklevel=3,
     )
     kwargs[new] = kwargs.pop(old)
+
+
+def renamed_keywords(aliases: dict[str, str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator accepting each deprecated keyword of ``aliases`` (``{old: new}``) for one
+    release, with a :class:`DeprecationWarning` (what :func:`solver` does for a solver)."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        name = func.__qualname__.replace(".__init__", "")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in aliases.items():
+                deprecated_keyword(name, kwargs, old, new)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def legacy_run_keywords(func_name: str, options: RunOptions | None,
@@ -203,10 +221,9 @@ def solver(
             raise TypeError(f"@solver: {name} changes the default of "
                             f"{sorted(set(defaults) - own)} and must document them")
 
+        @renamed_keywords(aliases)
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for old, new in aliases.items():
-                deprecated_keyword(name, kwargs, old, new)
             if "options" in kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'options'")
             opts = RunOptions(**{**defaults,

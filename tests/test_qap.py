@@ -220,7 +220,7 @@ def test_tabu_delta_table_matches_recomputation(kind):
     for seed in range(4):
         n = 5 + seed
         A, B = random_instance(60 + seed, n, kind)
-        ts = TabuSearch(A, B, np.random.default_rng(seed).permutation(n), rng=seed)
+        ts = TabuSearch(A, B, np.random.default_rng(seed).permutation(n), random_state=seed)
         scale = np.abs(A).sum() * np.abs(B).max()
         for _ in range(6):
             ts.run(5)
@@ -246,7 +246,7 @@ def test_tabu_polish_against_brute_force():
     for seed in range(15):
         n, kind = 6 + seed % 2, ("int", "sym", "real")[seed % 3]
         A, B = random_instance(70 + seed, n, kind)
-        res = solve_qap(A, B, local_search="tabu", tabu_iter=300, max_iter=5, rng=seed)
+        res = solve_qap(A, B, local_search="tabu", tabu_iter=300, max_iter=5, random_state=seed)
         assert res.local_search == "tabu" and res.tabu_iter == 300
         assert sorted(res.permutation.tolist()) == list(range(n))
         assert res.fun == pytest.approx(objective_sum(A, B, res.permutation), abs=1e-9)
@@ -258,14 +258,33 @@ def test_tabu_polish_against_brute_force():
 
 def test_time_limit_polishes_with_tabu_search():
     A, B = random_instance(80, 25, "sym")
-    res = solve_qap(A, B, time_limit=0.05, rng=0)
+    res = solve_qap(A, B, time_limit=0.05, random_state=0)
     assert res.local_search == "tabu" and res.tabu_iter > 0
     assert sorted(res.permutation.tolist()) == list(range(25))
     assert res.fun == pytest.approx(objective_sum(A, B, res.permutation), rel=1e-12)
     assert res.fun <= min(r.fun for r in res.runs)  # the polish only improves
-    r1 = solve_qap(A, B, local_search="tabu", tabu_iter=200, rng=3)
-    r2 = solve_qap(A, B, local_search="tabu", tabu_iter=200, rng=np.random.default_rng(3))
+    r1 = solve_qap(A, B, local_search="tabu", tabu_iter=200, random_state=3)
+    r2 = solve_qap(A, B, local_search="tabu", tabu_iter=200, random_state=np.random.default_rng(3))
     np.testing.assert_array_equal(r1.permutation, r2.permutation)
+
+
+def test_rng_is_a_deprecated_alias_of_random_state():
+    A, B = random_instance(82, 12, "sym")
+    kw = dict(local_search="tabu", tabu_iter=100, restarts=2, max_iter=5)
+    new = solve_qap(A, B, random_state=4, **kw)
+    with pytest.warns(DeprecationWarning, match=r"solve_qap\(\): the keyword `rng` is deprecated"):
+        old = solve_qap(A, B, rng=4, **kw)
+    np.testing.assert_array_equal(old.permutation, new.permutation)
+    assert old.fun == new.fun
+    p = np.arange(12)
+    with pytest.warns(DeprecationWarning, match=r"TabuSearch\(\): the keyword `rng`"):
+        TabuSearch(A, B, p, rng=5)
+    with pytest.warns(DeprecationWarning, match="`rng` is deprecated"):
+        P_old = random_doubly_stochastic(12, rng=np.random.default_rng(6))
+    P_new = random_doubly_stochastic(12, random_state=np.random.default_rng(6))
+    np.testing.assert_array_equal(P_old, P_new)
+    with pytest.raises(TypeError, match="both `random_state` and its deprecated alias `rng`"):
+        solve_qap(A, B, rng=1, random_state=1)
 
 
 def test_tabu_bad_input_is_named():
@@ -289,7 +308,7 @@ def test_restarts_against_brute_force():
     for seed in range(30):
         n, kind = 5 + seed % 3, ("int", "sym", "real")[(seed // 3) % 3]
         A, B = random_instance(seed, n, kind)
-        res = solve_qap(A, B, restarts=30, max_iter=10, rng=seed)
+        res = solve_qap(A, B, restarts=30, max_iter=10, random_state=seed)
         assert sorted(res.permutation.tolist()) == list(range(n))
         assert res.fun == pytest.approx(objective_sum(A, B, res.permutation), abs=1e-9)
         assert res.n_runs == 31
@@ -337,7 +356,7 @@ def test_active_set_methods(method):
     if method not in available_methods():
         pytest.skip(f"{method} not registered")
     A, B = random_instance(40, 7, "sym")
-    res = solve_qap(A, B, method=method, restarts=2, rng=0)
+    res = solve_qap(A, B, method=method, restarts=2, random_state=0)
     assert res.method == method
     assert res.fun == pytest.approx(objective_sum(A, B, res.permutation), abs=1e-9)
     assert res.fun >= brute_force(A, B) - 1e-9
@@ -350,8 +369,8 @@ def test_active_set_methods(method):
 
 def test_seeded_runs_are_reproducible():
     A, B = random_instance(50, 10, "int")
-    r1 = solve_qap(A, B, restarts=3, rng=7, P0="randomized")
-    r2 = solve_qap(A, B, restarts=3, rng=np.random.default_rng(7), P0="randomized")
+    r1 = solve_qap(A, B, restarts=3, random_state=7, P0="randomized")
+    r2 = solve_qap(A, B, restarts=3, random_state=np.random.default_rng(7), P0="randomized")
     np.testing.assert_array_equal(r1.permutation, r2.permutation)
     assert [r.fun for r in r1.runs] == [r.fun for r in r2.runs]
     assert all(r.start == "randomized" for r in r1.runs)
@@ -421,7 +440,7 @@ def test_qaplib_same_start_as_scipy_and_above_the_optimum(qaplib, name):
     assert res.fun == objective_sum(A, B, res.permutation)
     assert res.fun <= ref.fun
     assert res.fun >= QAPLIB_BEST[name]  # published optimum: nothing can beat it
-    many = solve_qap(A, B, restarts=14, max_iter=5, rng=0)
+    many = solve_qap(A, B, restarts=14, max_iter=5, random_state=0)
     assert QAPLIB_BEST[name] <= many.fun <= res.fun
 
 

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from frankwolfe.errors import InfeasibleError, ShapeError
+from frankwolfe.options import renamed_keywords
 
 __all__ = [
     "barycenter",
@@ -53,14 +54,18 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
     return P
 
 
-def random_doubly_stochastic(n: int, rng: np.random.Generator) -> np.ndarray:
+@renamed_keywords({"rng": "random_state"})
+def random_doubly_stochastic(n: int,
+                             random_state: int | np.random.Generator | None = None) -> np.ndarray:
     """A random start ``(J/n + K) / 2``, ``K`` the Sinkhorn scaling of a uniform matrix.
 
     The distribution of ``P0="randomized"`` in
     ``scipy.optimize.quadratic_assignment`` (which scales only to 1e-3;
-    here the start is doubly stochastic to rounding).
+    here the start is doubly stochastic to rounding).  ``random_state`` is a
+    seed or a ``numpy.random.Generator`` (``rng``, its former name, is a
+    deprecated alias for one release).
     """
-    K = sinkhorn(rng.uniform(size=(n, n)))
+    K = sinkhorn(np.random.default_rng(random_state).uniform(size=(n, n)))
     return 0.5 * (barycenter(n) + K)
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from frankwolfe.options import renamed_keywords
+
 __all__ = ["two_opt", "swap_deltas", "TabuSearch"]
 
 
@@ -220,8 +222,9 @@ class TabuSearch:
         Flow and distance matrices.
     permutation : (n,) array of int
         Start (0-based); not modified.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator of the random tenures.
+    random_state : int or numpy.random.Generator, optional
+        Seed or generator of the random tenures; ``rng``, its former name, is
+        a deprecated alias for one release.
 
     Attributes
     ----------
@@ -236,8 +239,9 @@ class TabuSearch:
         Iterations done.
     """
 
+    @renamed_keywords({"rng": "random_state"})
     def __init__(self, A: np.ndarray, B: np.ndarray, permutation: np.ndarray,
-                 rng: int | np.random.Generator | None = None) -> None:
+                 random_state: int | np.random.Generator | None = None) -> None:
         from .objective import qap_value
 
         self.A = np.ascontiguousarray(A, dtype=float)
@@ -247,7 +251,7 @@ class TabuSearch:
         if p.shape != (n,) or not np.array_equal(np.sort(p), np.arange(n)):
             raise ValueError(f"TabuSearch: `permutation` must be a permutation of 0..{n - 1}, "
                              f"got {permutation!r}")
-        self.rng = np.random.default_rng(rng)
+        self.rng = np.random.default_rng(random_state)
         self.permutation = p
         self.best_permutation = p.copy()
         self.delta = _all_deltas(self.A, self.B, p)

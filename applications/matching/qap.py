@@ -14,6 +14,7 @@ from frankwolfe.atoms import Atom
 from frankwolfe.lmo.matrix import Birkhoff
 from frankwolfe.minimize import available_methods, minimize
 from frankwolfe.monitor import IterationState
+from frankwolfe.options import renamed_keywords
 from frankwolfe.step_size import StepSize
 
 from .doubly_stochastic import (
@@ -171,6 +172,7 @@ def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, sta
     return run, best["perm"], res.x
 
 
+@renamed_keywords({"rng": "random_state"})
 def solve_qap(
     A: np.ndarray,
     B: np.ndarray,
@@ -178,7 +180,7 @@ def solve_qap(
     method: str = "fw",
     P0: str | np.ndarray = "barycenter",
     restarts: int = 0,
-    rng: int | np.random.Generator | None = None,
+    random_state: int | np.random.Generator | None = None,
     local_search: bool | str = "auto",
     tabu_iter: int | None = None,
     project_iterates: bool = True,
@@ -212,8 +214,9 @@ def solve_qap(
         ``scipy.optimize.quadratic_assignment``), or a doubly stochastic matrix.
     restarts : int, default 0
         Further runs, each from a random start ``(J/n + K)/2``.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator for the random starts.
+    random_state : int or numpy.random.Generator, optional
+        Seed or generator for the random starts (and the tabu search);
+        ``rng``, its former name, is a deprecated alias for one release.
     local_search : {"auto", "2opt", "tabu", "none"} or bool, default "auto"
         ``"2opt"`` (or True): 2-opt on the rounded permutations of each run.
         ``"tabu"``: a robust tabu search (:class:`TabuSearch`) from the best
@@ -295,7 +298,7 @@ def solve_qap(
         search = "tabu" if time_limit is not None else "2opt"
     if tabu_iter is not None and (int(tabu_iter) != tabu_iter or tabu_iter < 0):
         raise ValueError(f"solve_qap: `tabu_iter` must be an integer >= 0, got {tabu_iter!r}")
-    gen = np.random.default_rng(rng)
+    gen = np.random.default_rng(random_state)
 
     if isinstance(P0, str):
         if P0 == "barycenter":
@@ -352,7 +355,7 @@ def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.
                  deadline: float | None, budget: int | None) -> TabuSearch:
     """Tabu search from ``perm`` until ``deadline`` (perf_counter) or ``budget`` iterations,
     in chunks of iterations sized to a few milliseconds so the deadline is kept."""
-    ts = TabuSearch(A, B, perm, rng=gen)
+    ts = TabuSearch(A, B, perm, random_state=gen)
     chunk = 8
     left = budget
     while left is None or left > 0:
