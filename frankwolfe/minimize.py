@@ -42,7 +42,8 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
         Passed to the method: ``x0``, ``step_size``, the run keywords of
         :class:`~frankwolfe.options.RunOptions` (``tol``, ``rtol``,
         ``max_iter``, ``time_limit``, ``callback``, ``verbose``,
-        ``history_every``, ``progress``) and the method's own keywords.
+        ``history_every``, ``progress``; ``"bcfw"`` counts ``max_iter`` in
+        passes) and the method's own keywords.
 
     Returns
     -------

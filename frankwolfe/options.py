@@ -133,26 +133,19 @@ def legacy_run_keywords(func_name: str, options: RunOptions | None,
     return replace(options, **run_keywords)
 
 
-def _run_entries() -> dict[str, list[str]]:
-    """The entries of :data:`RUN_PARAMETERS_DOC` by keyword (an entry: its lines)."""
+def _entries(doc: str) -> dict[str, list[str]]:
+    """The numpydoc entries of ``doc`` (unindented) by keyword: each entry's lines."""
     entries: dict[str, list[str]] = {}
-    for ln in RUN_PARAMETERS_DOC.splitlines():
+    for ln in doc.splitlines():
         if ln and not ln.startswith(" "):
             entries[ln.split(" :", 1)[0]] = []
         entries[next(reversed(entries))].append(ln)
     return entries
 
 
-def _documented(lines: list[str], indent: str) -> set[str]:
-    """The parameter names a "Parameters" section documents itself."""
-    return {name.strip() for ln in lines if ln.startswith(indent) and " : " in ln
-            and not ln[len(indent):].startswith(" ")
-            for part in [ln[len(indent):].split(" : ", 1)[0]] for name in part.split(",")}
-
-
-def _insert_parameters(doc: str | None) -> str | None:
-    """Append :data:`RUN_PARAMETERS_DOC` to the docstring's "Parameters" section
-    (leaving out the run keywords the section documents itself)."""
+def _insert_parameters(doc: str | None, own: dict[str, list[str]] | None = None) -> str | None:
+    """Append :data:`RUN_PARAMETERS_DOC` to the docstring's "Parameters" section, with the
+    method's ``own`` wording of some entries (from :func:`_entries`) in their place."""
     if not doc:
         return doc
     lines = doc.splitlines()
@@ -170,24 +163,22 @@ def _insert_parameters(doc: str | None) -> str | None:
             while end > start and not lines[end - 1].strip():
                 end -= 1
             break
-    own = _documented(lines[start + 2:end], indent)
-    block = [indent + ln if ln else ln for name, entry in _run_entries().items()
-             if name not in own for ln in entry]
+    entries = {**_entries(RUN_PARAMETERS_DOC), **(own or {})}
+    block = [indent + ln if ln else ln for entry in entries.values() for ln in entry]
     return "\n".join(lines[:end] + block + lines[end:])
 
 
 def solver(
     aliases: dict[str, str] | None = None,
     defaults: dict[str, Any] | None = None,
+    doc: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator giving a solver the shared run keywords.
 
     The decorated function declares a keyword-only parameter
     ``options: RunOptions``; the public function replaces it by the
     keywords of :class:`RunOptions` (in its signature and its docstring's
-    "Parameters" section) and passes them in as one ``RunOptions``.  A run
-    keyword the docstring documents itself (say, a budget counted in
-    passes) keeps that entry.
+    "Parameters" section) and passes them in as one ``RunOptions``.
 
     Parameters
     ----------
@@ -196,13 +187,22 @@ def solver(
         accepted with a :class:`DeprecationWarning` for one release.
     defaults : dict, optional
         ``{run_keyword: default}`` where the method's default differs from
-        :class:`RunOptions`'; the docstring must then document the keyword.
+        :class:`RunOptions`'; ``doc`` must then describe the keyword.
+    doc : str, optional
+        The method's own wording of some run keywords (numpydoc entries,
+        unindented, as :data:`RUN_PARAMETERS_DOC`), for example a budget
+        counted in passes; they replace the shared entries.  (Not in the
+        method's docstring: the source's signature does not list them.)
     """
     aliases = dict(aliases or {})
     defaults = dict(defaults or {})
-    unknown = set(defaults) - set(_RUN_NAMES)
+    own = _entries(doc or "")
+    unknown = (set(defaults) | set(own)) - set(_RUN_NAMES)
     if unknown:
-        raise TypeError(f"@solver: defaults {sorted(unknown)} are not run keywords")
+        raise TypeError(f"@solver: {sorted(unknown)} are not run keywords")
+    if set(defaults) - set(own):  # the shared entry would state the wrong default
+        raise TypeError(f"@solver: a changed default needs its own `doc` entry: "
+                        f"{sorted(set(defaults) - set(own))}")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(func)
@@ -216,10 +216,6 @@ def solver(
                for f in fields(RunOptions)]
         public = sig.replace(parameters=params[:at] + run + params[at + 1:])
         name = func.__name__
-        own = {ln.strip().split(" : ", 1)[0] for ln in (func.__doc__ or "").splitlines()}
-        if set(defaults) - own:  # the shared entry would state the wrong default
-            raise TypeError(f"@solver: {name} changes the default of "
-                            f"{sorted(set(defaults) - own)} and must document them")
 
         @renamed_keywords(aliases)
         @functools.wraps(func)
@@ -231,7 +227,7 @@ def solver(
             return func(*args, options=opts, **kwargs)
 
         wrapper.__signature__ = public  # type: ignore[attr-defined]
-        wrapper.__doc__ = _insert_parameters(func.__doc__)
+        wrapper.__doc__ = _insert_parameters(func.__doc__, own)
         return wrapper
 
     return decorate

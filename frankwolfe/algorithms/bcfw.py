@@ -563,7 +563,33 @@ class _BlockEngine(Engine):
         return out
 
 
-@solver(aliases={"max_passes": "max_iter"}, defaults={"max_iter": 100})
+#: BCFW's wording of the shared run keywords: an outer iteration is a pass.
+_RUN_DOC = """\
+max_iter : int, default 100
+    Budget of passes (the outer iterations of BCFW); a pass is ``n``
+    block steps, and ``Result.nit`` counts passes.  (``max_passes``, its
+    former name, is a deprecated alias for one release.)
+time_limit : float, optional
+    Wall-time budget in seconds, counted from the call: validation, set-up
+    (the start point, the compiled kernels and their numba compilation on
+    first use) and callbacks count.  It is checked within passes (every
+    256 Python block steps; compiled passes run in chunks of about 10 ms),
+    so a run stops mid-pass, early enough for the closing certificate (one
+    oracle call per block, when the stop fell between certificates) to
+    fit: its cost is taken from the last certificate pass, or estimated as
+    n block steps.
+callback : callable, optional
+    Called after each pass with an :class:`~frankwolfe.IterationState`
+    (``k`` is the pass); return ``False`` to stop.
+verbose : bool or int, default False
+    Print a table (an int sets the period in passes).
+history_every : int, default 1
+    Period of the history records, in passes.
+progress : bool, default False
+    Show a tqdm progress bar over passes."""
+
+
+@solver(aliases={"max_passes": "max_iter"}, defaults={"max_iter": 100}, doc=_RUN_DOC)
 def block_coordinate_frank_wolfe(
     objective: Objective,
     domain: ProductDomain,
@@ -629,19 +655,6 @@ def block_coordinate_frank_wolfe(
         otherwise for FW steps), ``"short"`` (needs
         ``objective.smoothness``), ``"adaptive"`` (backtracking; O(dim) per
         trial, default otherwise for away / pairwise steps) or ``"armijo"``.
-    max_iter : int, default 100
-        Budget of passes (the outer iterations of BCFW); a pass is ``n``
-        block steps, and ``Result.nit`` counts passes.  (``max_passes``, its
-        former name, is a deprecated alias for one release.)
-    time_limit : float, optional
-        Wall-time budget in seconds, counted from the call: validation, set-up
-        (the start point, the compiled kernels and their numba compilation on
-        first use) and callbacks count.  It is checked within passes (every
-        256 Python block steps; compiled passes run in chunks of about 10 ms),
-        so a run stops mid-pass, early enough for the closing certificate (one
-        oracle call per block, when the stop fell between certificates) to
-        fit: its cost is taken from the last certificate pass, or estimated as
-        n block steps.
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates meets ``tol`` (or
@@ -689,15 +702,6 @@ def block_coordinate_frank_wolfe(
         direction is materialized.  ``None`` (default): use it when
         available; ``True``: raise when it is not.  ``extra["engine"]`` says
         which engine ran.
-    callback : callable, optional
-        Called after each pass with an :class:`~frankwolfe.IterationState`
-        (``k`` is the pass); return ``False`` to stop.
-    verbose : bool or int, default False
-        Print a table (an int sets the period in passes).
-    history_every : int, default 1
-        Period of the history records, in passes.
-    progress : bool, default False
-        Show a tqdm progress bar over passes.
 
     Returns
     -------
