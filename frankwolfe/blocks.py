@@ -61,7 +61,3 @@ def __getattr__(name: str) -> Any:
     if name == "GapSampler":
         return _gap_sampler
     return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
