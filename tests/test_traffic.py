@@ -15,7 +15,7 @@ from scipy import integrate, optimize
 
 from frankwolfe.applications.traffic import (
     AllOrNothing,
-    OriginBlocks,
+    AssignmentBlocks,
     Beckmann,
     Network,
     load_siouxfalls,
@@ -461,9 +461,11 @@ def test_siouxfalls_bfw_reaches_1e6(shared_data):
 
 
 # -- block-coordinate FW over origins ------------------------------------------------------
-def test_bcfw_parallel_routes_closed_form_to_1e10():
+@pytest.mark.parametrize("blocks", ["origin", "od"])
+def test_bcfw_parallel_routes_closed_form_to_1e10(blocks):
     net, x_b = _parallel_routes()
-    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=5000, random_state=0)
+    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=5000, random_state=0,
+                             blocks=blocks)
     assert res.success, res.message
     assert res.extra["relative_gap"] <= 1e-10
     np.testing.assert_allclose(res.x, [300.0, 0.0, x_b, 300.0 - x_b, 300.0], rtol=1e-8, atol=1e-6)
@@ -478,10 +480,12 @@ def test_bcfw_linear_two_routes_with_length_factor():
     np.testing.assert_allclose(res.x, [100.0, 100.0], rtol=1e-10)
 
 
-def test_bcfw_random_network_matches_cvxpy_and_reaches_1e10():
+@pytest.mark.parametrize("blocks", ["origin", "od"])
+def test_bcfw_random_network_matches_cvxpy_and_reaches_1e10(blocks):
     net = _random_network(12, 5, seed=7)
     x_ref, f_ref = _cvxpy_equilibrium(net)
-    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=20_000, random_state=1)
+    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=20_000, random_state=1,
+                             blocks=blocks)
     assert res.success, res.message
     assert relative_gap(net, res.x) <= 1e-10 * (1 + 1e-6)
     # cvxpy solves to ~1e-8: its optimum may only be above ours, by its own tolerance
@@ -490,24 +494,27 @@ def test_bcfw_random_network_matches_cvxpy_and_reaches_1e10():
     np.testing.assert_allclose(res.x[big], x_ref[big], rtol=2e-3)
 
 
-def test_bcfw_odd_network_to_1e10():
+@pytest.mark.parametrize("blocks", ["origin", "od"])
+def test_bcfw_odd_network_to_1e10(blocks):
     """Zero free-flow times, powers 1..5, coefficient 1e-70, constant costs, tolls,
     lengths and intrazonal demand."""
     net = _odd_network()
-    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=100_000, random_state=0)
+    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=100_000, random_state=0,
+                             blocks=blocks)
     assert res.success, res.message
     costs = net.link_costs(res.x)
     _, sp = _networkx_aon(net, costs)
     assert (costs @ res.x - sp) / (costs @ res.x) <= 1e-10 * (1 + 1e-6)
     assert AllOrNothing(net).violation(res.x) < 1e-12
     # every origin's flows are a flow of its own demand
-    for block, z in zip(OriginBlocks(net).blocks, res.extra["block_iterates"]):
+    for block, z in zip(AssignmentBlocks(net, by=blocks).blocks, res.extra["block_iterates"]):
         assert block.violation(z) < 1e-12
 
 
-def test_bcfw_route_flows_add_up_to_demand_and_link_flows():
+@pytest.mark.parametrize("blocks", ["origin", "od"])
+def test_bcfw_route_flows_add_up_to_demand_and_link_flows(blocks):
     net = _random_network(12, 5, seed=3)
-    res = traffic_assignment(net, "bcfw", rel_gap=1e-9, random_state=0)
+    res = traffic_assignment(net, "bcfw", rel_gap=1e-9, random_state=0, blocks=blocks)
     routes = route_flows(net, res)
     x = np.zeros(net.n_links)
     costs = net.link_costs(res.x)
@@ -545,10 +552,14 @@ def test_bcfw_warm_start_errors():
     net = _random_network(8, 3, seed=2)
     with pytest.raises(ValueError, match="link flows alone"):
         traffic_assignment(net, "bcfw", x0=np.zeros(net.n_links))
-    with pytest.raises(ShapeError, match="per-origin"):
+    with pytest.raises(ShapeError, match="per-block"):
         traffic_assignment(net, "bcfw", x0=[np.zeros(net.n_links)])
-    with pytest.raises(ValueError, match="keeps no per-origin flows"):
+    with pytest.raises(ValueError, match="keeps no per-block flows"):
         traffic_assignment(net, "bcfw", x0=traffic_assignment(net, "bfw"))
+    with pytest.raises(ValueError, match="'origin' or 'od'"):
+        traffic_assignment(net, "bcfw", blocks="link")
+    with pytest.raises(ValueError, match="route_flows: `result` keeps no active sets"):
+        route_flows(net, traffic_assignment(net, "bcfw", step_type="fw"))
 
 
 def test_parallel_all_or_nothing_equals_serial():

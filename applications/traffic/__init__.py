@@ -7,7 +7,7 @@ core's generic Frank-Wolfe methods:
 * :func:`read_tntp` and friends - readers for the TNTP formats;
 * :class:`Beckmann` - the Beckmann objective (gradient = link costs, exact line search);
 * :class:`AllOrNothing` - the flow-polytope LMO (shortest paths from every origin);
-* :class:`OriginBlocks` - the same polytope as a Minkowski sum over origins (blocks
+* :class:`AssignmentBlocks` - the same polytope as a Minkowski sum over origins (blocks
   of block-coordinate FW, atoms: shortest-path trees);
 * :func:`traffic_assignment` - FW / CFW / BFW / BCFW to a target relative gap;
 * :func:`route_flows` - route flows of a BCFW run (one decomposition of many).
@@ -16,14 +16,14 @@ core's generic Frank-Wolfe methods:
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
 from .network import Network, bpr_cost
-from .origins import OriginBlocks, OriginFlows
+from .blocks import AssignmentBlocks, ODFlows, OriginFlows
 from .routes import route_flows
 from .solve import METHODS, relative_gap, traffic_assignment
 from .tntp import load_siouxfalls, read_flows, read_net, read_tntp, read_trips
 
 __all__ = [
     "Network", "bpr_cost", "Beckmann", "AllOrNothing",
-    "OriginBlocks", "OriginFlows", "route_flows",
+    "AssignmentBlocks", "OriginFlows", "ODFlows", "route_flows",
     "traffic_assignment", "relative_gap", "METHODS",
     "read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls",
 ]

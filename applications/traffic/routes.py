@@ -27,9 +27,10 @@ def _tree_path(network: Network, links: np.ndarray, origin: int, dest: int) -> t
 def route_flows(network: Network, result: Result) -> dict[tuple[int, int], dict[tuple[int, ...], float]]:
     """Route flows of a ``traffic_assignment(..., method="bcfw")`` result.
 
-    Each origin's flows are a convex combination of shortest-path-tree
-    loadings (the block's active set, ``result.extra["active_sets"]``); the
-    route of OD pair ``(o, d)`` in a tree of weight ``w`` carries ``w * d_od``.
+    Each block's flows are a convex combination of shortest-path-tree (or,
+    with OD blocks, path) loadings: the block's active set,
+    ``result.extra["active_sets"]``; the route of OD pair ``(o, d)`` in a
+    tree of weight ``w`` carries ``w * d_od``.
 
     Parameters
     ----------
@@ -62,14 +63,15 @@ def route_flows(network: Network, result: Result) -> dict[tuple[int, int], dict[
     out: dict[tuple[int, int], dict[tuple[int, ...], float]] = {}
     for atoms in sets:
         for key, w in atoms:
-            if not (isinstance(key, tuple) and key[:1] == ("tree",)):
+            if not (isinstance(key, tuple) and key[:1] in (("tree",), ("path",))):
                 raise ValueError(
-                    f"route_flows: an origin's flows still hold a start point of weight {w:.3g} "
-                    "that is no tree (a warm start); its routes are unknown"
+                    f"route_flows: a block's flows still hold a start point of weight {w:.3g} "
+                    "that is no tree or path (a warm start); its routes are unknown"
                 )
-            _, o, raw = key
-            links = np.frombuffer(raw, dtype=np.int64)
-            for d in np.flatnonzero(network.demand[o] > 0):
+            o = key[1]
+            links = np.frombuffer(key[-1], dtype=np.int64)
+            dests = [key[2]] if key[0] == "path" else np.flatnonzero(network.demand[o] > 0)
+            for d in dests:
                 if d == o:
                     continue
                 route = _tree_path(network, links, o, int(d))

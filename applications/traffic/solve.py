@@ -18,7 +18,7 @@ from frankwolfe.result import Result, Status
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
 from .network import Network
-from .origins import OriginBlocks
+from .blocks import AssignmentBlocks
 
 __all__ = ["traffic_assignment", "relative_gap", "METHODS"]
 
@@ -44,7 +44,7 @@ def relative_gap(network: Network, flow: np.ndarray) -> float:
     return (tt - sp) / tt if tt > 0 else 0.0
 
 
-def _bcfw_start(domain: OriginBlocks, x0: Any) -> list[Any] | None:
+def _bcfw_start(domain: AssignmentBlocks, x0: Any) -> list[Any] | None:
     """Block starts of a bcfw warm start: the trees and weights of a previous run, or
     one link-flow vector per origin."""
     if x0 is None:
@@ -53,27 +53,27 @@ def _bcfw_start(domain: OriginBlocks, x0: Any) -> list[Any] | None:
         blocks = x0.extra.get("block_iterates")
         sets = x0.extra.get("active_sets")
         if sets is not None and len(sets) == domain.n_blocks and all(
-                k[:1] == ("tree",) for atoms in sets for k, _ in atoms):
+                k[:1] in (("tree",), ("path",)) for atoms in sets for k, _ in atoms):
             # the previous trees and weights: the active sets survive the warm start
             return [[(b.atom(k), w) for k, w in atoms] for b, atoms in zip(domain.blocks, sets)]
         if blocks is None:
             raise ValueError(
                 f"traffic_assignment: x0 is a result of method {x0.method!r}, which keeps no "
-                "per-origin flows; warm-start 'bcfw' from a 'bcfw' result (or start the link "
+                "per-block flows; warm-start 'bcfw' from a 'bcfw' result (or start the link "
                 "methods from x0.x)"
             )
         x0 = blocks
     if isinstance(x0, np.ndarray) and x0.dtype != object and x0.ndim == 1:
         raise ValueError(
-            "traffic_assignment: method 'bcfw' needs per-origin flows to start from (a 'bcfw' "
-            "Result or one link-flow vector per origin); link flows alone do not determine "
+            "traffic_assignment: method 'bcfw' needs per-block flows to start from (a 'bcfw' "
+            "Result or one link-flow vector per origin or OD pair); link flows alone do not determine "
             "them: start 'bfw' from link flows instead"
         )
     points = [np.asarray(p, dtype=float).reshape(-1) for p in x0]
     if len(points) != domain.n_blocks:
         raise ShapeError(
-            f"traffic_assignment: x0 has {len(points)} per-origin flow vectors, the network "
-            f"has {domain.n_blocks} origins with demand"
+            f"traffic_assignment: x0 has {len(points)} per-block flow vectors, the network "
+            f"has {domain.n_blocks} blocks ({domain.by}s with demand)"
         )
     return points
 
@@ -102,7 +102,7 @@ def traffic_assignment(
     method : {"bfw", "cfw", "fw", "bcfw"}, default "bfw"
         Bi-conjugate, conjugate or plain Frank-Wolfe on the link flows, all
         with exact line search on the Beckmann objective; or ``"bcfw"``:
-        block-coordinate Frank-Wolfe over origins (:class:`OriginBlocks`,
+        block-coordinate Frank-Wolfe over origins (:class:`AssignmentBlocks`,
         block atoms: shortest-path trees) with pairwise block steps, gap
         sampling and exact block line search, which converges linearly and
         reaches tight gaps (1e-8 .. 1e-12).
@@ -127,7 +127,9 @@ def traffic_assignment(
         Seed of the block order of ``"bcfw"``.
     **options
         Passed to the solver: ``delta`` for the conjugate methods,
-        ``step_size``; for ``"bcfw"`` ``step_type`` (default
+        ``step_size``; for ``"bcfw"`` ``blocks`` (``"origin"``, default, or
+        ``"od"``: one block per OD pair, path atoms; fewer passes, more
+        block steps per pass, see :class:`AssignmentBlocks`), ``step_type`` (default
         ``"pairwise"``), ``sampling`` (default ``"gap"``), ``gap_every``
         (default 5: a certificate every 5 passes) and the other keywords of
         :func:`~frankwolfe.block_coordinate_frank_wolfe`.
@@ -171,7 +173,7 @@ def traffic_assignment(
     common = dict(tol=0.0, time_limit=time_limit, callback=stop_on_relative_gap,
                   verbose=verbose)
     if key == "bcfw":
-        domain = OriginBlocks(network, n_jobs=n_jobs)
+        domain = AssignmentBlocks(network, by=options.pop("blocks", "origin"), n_jobs=n_jobs)
         options.setdefault("step_type", "pairwise")
         options.setdefault("sampling", "gap")
         options.setdefault("gap_every", 5)

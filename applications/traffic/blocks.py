@@ -1,4 +1,4 @@
-"""The flow polytope as a Minkowski sum over origins: the blocks of block-coordinate FW.
+"""The flow polytope as a Minkowski sum over origins (or OD pairs): the blocks of BCFW.
 
 The link flows of an assignment are ``x = sum_o x_o``, where ``x_o`` routes
 origin ``o``'s demand; the feasible ``x_o`` form the origin's flow polytope,
@@ -7,7 +7,9 @@ The oracle of a block (link costs -> vertex) loads the origin's demand on its
 shortest-path tree.  A vertex is stored as a sparse atom over the loaded
 links, keyed by the tree (the set of loaded links determines the path to
 every destination), so the per-block active sets of pairwise / away steps
-hold trees.
+hold trees.  Finer blocks: one per OD pair, whose vertices are paths
+(:class:`ODFlows`); the active sets then hold paths, as in path-based
+assignment algorithms.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from frankwolfe.lmo.product import ProductDomain
 from .assignment import AllOrNothing, _origin_tree
 from .network import Network
 
-__all__ = ["OriginFlows", "OriginBlocks"]
+__all__ = ["OriginFlows", "ODFlows", "AssignmentBlocks"]
 
 
 @njit(cache=True, nogil=True)
@@ -65,7 +67,7 @@ class _Scratch:
 
 
 class OriginFlows(LMO):
-    """Link flows of one origin's demand (one block of :class:`OriginBlocks`).
+    """Link flows of one origin's demand (one block of :class:`AssignmentBlocks`).
 
     Vertices: the origin's demand loaded on one path per destination.  The
     oracle for link costs ``c >= 0`` loads it on a shortest-path tree (one
@@ -111,18 +113,22 @@ class OriginFlows(LMO):
         s.flow[links] = 0.0  # the scratch flow vector stays zero between calls
         return links, flows, float(sp)
 
+    def key(self, links: np.ndarray) -> tuple:
+        """The key of the atom loading ``links`` (a tree: ``("tree", origin, bytes)``)."""
+        return ("tree", self.origin, links.tobytes())
+
     def extreme_point(self, direction: np.ndarray) -> Atom:
         links, flows, _ = self.tree(direction)
-        return Atom.sparse(links, flows, self.shape, key=("tree", self.origin, links.tobytes()))
+        return Atom.sparse(links, flows, self.shape, key=self.key(links))
 
     def atom(self, key: tuple) -> Atom:
-        """The tree atom of ``key`` (as made by :meth:`extreme_point`), loaded with this
-        origin's demand (for warm starts: the trees of a previous run)."""
-        if not (isinstance(key, tuple) and len(key) == 3 and key[0] == "tree"
-                and key[1] == self.origin):
-            raise ValueError(f"OriginFlows: {key!r:.60} is not a tree key of origin "
-                             f"{self.origin}")
-        links = np.frombuffer(key[2], dtype=np.int64)
+        """The atom of ``key`` (as made by :meth:`extreme_point`), loaded with this
+        block's demand (for warm starts: the trees of a previous run)."""
+        links = np.frombuffer(key[-1], dtype=np.int64) if isinstance(key, tuple) and \
+            isinstance(key[-1], bytes) else np.zeros(0, dtype=np.int64)
+        if key != self.key(links):
+            raise ValueError(f"{type(self).__name__}: {key!r:.60} is not a key of this block "
+                             f"({self!r})")
         a = self.aon
         vals = _tree_loads(links, a._head, a._tail, self.demand, self.origin,
                            a.network.n_nodes)
@@ -144,29 +150,70 @@ class OriginFlows(LMO):
         return {"origin": self.origin}
 
 
-class OriginBlocks(ProductDomain, BlockDomainHooks):
-    """The flow polytope of a :class:`Network` as the Minkowski sum of its origins'.
+class ODFlows(OriginFlows):
+    """Link flows of one OD pair's demand: its vertices are paths.
 
-    Block ``i`` is :class:`OriginFlows` of origin ``origins[i]`` (zones with
-    demand to other zones); every block spans all links, so the aggregate is
+    Parameters
+    ----------
+    aon : AllOrNothing
+    origin, destination : int
+        0-based zones.
+    """
+
+    def __init__(self, aon: AllOrNothing, origin: int, destination: int,
+                 scratch: _Scratch | None = None) -> None:
+        super().__init__(aon, origin, scratch)
+        self.destination = int(destination)
+        keep = self.demand[self.destination]
+        self.demand = np.zeros_like(self.demand)
+        self.demand[self.destination] = keep
+        self._supply[:] = 0.0
+        self._supply[self.origin] = keep
+        self._supply[self.destination] = -keep
+
+    def key(self, links: np.ndarray) -> tuple:
+        """The key of the path loading ``links``: ``("path", origin, destination, bytes)``."""
+        return ("path", self.origin, self.destination, links.tobytes())
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"origin": self.origin, "destination": self.destination}
+
+
+class AssignmentBlocks(ProductDomain, BlockDomainHooks):
+    """The flow polytope of a :class:`Network` as a Minkowski sum of blocks.
+
+    ``by="origin"``: block ``i`` is :class:`OriginFlows` of origin
+    ``origins[i]`` (zones with demand to other zones; atoms: shortest-path
+    trees).  ``by="od"``: one :class:`ODFlows` block per OD pair with
+    demand (atoms: paths).  Every block spans all links, so the aggregate is
     ``x = sum_i z_i``.  The natural start (:meth:`initial_block_points`) is
     the all-or-nothing loading at free-flow costs.
 
     Parameters
     ----------
     network : Network
+    by : {"origin", "od"}, default "origin"
     n_jobs : int, default 1
         Threads of the whole-network oracle (:class:`AllOrNothing`).
     """
 
-    def __init__(self, network: Network, n_jobs: int = 1) -> None:
+    def __init__(self, network: Network, by: str = "origin", n_jobs: int = 1) -> None:
+        if by not in ("origin", "od"):
+            raise ValueError(f"AssignmentBlocks: `by` must be 'origin' or 'od', got {by!r}")
         self.network = network
+        self.by = by
         self.aon = AllOrNothing(network, n_jobs=n_jobs)
         scratch = _Scratch(network.n_nodes, network.n_links)
         self.origins = self.aon.origins
-        blocks = [OriginFlows(self.aon, int(o), scratch) for o in self.origins]
+        if by == "origin":
+            blocks: list[OriginFlows] = [OriginFlows(self.aon, int(o), scratch)
+                                         for o in self.origins]
+        else:
+            blocks = [ODFlows(self.aon, int(o), int(d), scratch) for o in self.origins
+                      for d in range(network.n_zones)
+                      if d != o and network.demand[o, d] > 0]
         if not blocks:
-            raise ValueError("OriginBlocks: the network has no demand between zones")
+            raise ValueError("AssignmentBlocks: the network has no demand between zones")
         full = np.arange(network.n_links)
         super().__init__(blocks, [full] * len(blocks))
         self.shape = (network.n_links,)
@@ -196,4 +243,4 @@ class OriginBlocks(ProductDomain, BlockDomainHooks):
 
     def _repr_params(self) -> dict[str, Any]:
         return {"network": self.network.name or f"{self.network.n_links} links",
-                "origins": int(self.origins.size)}
+                "by": self.by, "blocks": self.n_blocks}
