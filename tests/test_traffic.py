@@ -532,8 +532,9 @@ def test_bcfw_route_flows_add_up_to_demand_and_link_flows(blocks):
 
 def test_bcfw_warm_start_after_capacity_cut_needs_fewer_passes(shared_data):
     """Scenario analysis: cut a link of median flow by 10%, re-equilibrate from the
-    previous trees.  Measured (SiouxFalls, seeds 0..2): 0.31-0.5 of the passes from
-    scratch (benchmarks/traffic.py --warm reports the times)."""
+    previous trees.  Measured (SiouxFalls, seeds 0..2): 0.22-0.29 of the oracle calls
+    and 0.23-0.29 of the block steps from scratch (benchmarks/traffic.py --warm
+    reports the times)."""
     import dataclasses
     net, _ = load_siouxfalls(shared_data)
     base = traffic_assignment(net, "bcfw", rel_gap=1e-10, random_state=0)
@@ -545,7 +546,8 @@ def test_bcfw_warm_start_after_capacity_cut_needs_fewer_passes(shared_data):
     assert cold.success and warm.success
     assert relative_gap(cut, warm.x) <= 1e-8 * (1 + 1e-6)
     np.testing.assert_allclose(warm.x, cold.x, rtol=1e-4, atol=1e-6 * cold.x.max())
-    assert warm.extra["effective_passes"] < 0.6 * cold.extra["effective_passes"]
+    assert warm.extra["effective_passes"] < cold.extra["effective_passes"] / 3
+    assert warm.extra["n_block_steps"] < cold.extra["n_block_steps"] / 3
 
 
 def test_bcfw_warm_start_errors():
@@ -559,7 +561,7 @@ def test_bcfw_warm_start_errors():
     with pytest.raises(ValueError, match="'origin' or 'od'"):
         traffic_assignment(net, "bcfw", blocks="link")
     with pytest.raises(ValueError, match="route_flows: `result` keeps no active sets"):
-        route_flows(net, traffic_assignment(net, "bcfw", step_type="fw"))
+        route_flows(net, traffic_assignment(net, "bcfw", step_type="fw", cache=False))
 
 
 def test_parallel_all_or_nothing_equals_serial():

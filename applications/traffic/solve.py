@@ -131,7 +131,9 @@ def traffic_assignment(
         ``"od"``: one block per OD pair, path atoms; fewer passes, more
         block steps per pass, see :class:`AssignmentBlocks`), ``step_type`` (default
         ``"pairwise"``), ``sampling`` (default ``"gap"``), ``gap_every``
-        (default 5: a certificate every 5 passes) and the other keywords of
+        (default 5: a certificate every 5 passes), ``cache`` (default True:
+        reuse stored trees when good enough), ``cache_size`` (default 20
+        inactive trees per block) and the other keywords of
         :func:`~frankwolfe.block_coordinate_frank_wolfe`.
 
     Returns
@@ -177,6 +179,11 @@ def traffic_assignment(
         options.setdefault("step_type", "pairwise")
         options.setdefault("sampling", "gap")
         options.setdefault("gap_every", 5)
+        # gapBCFW's cache: a block step reuses a stored tree when its gap is large
+        # enough, so most steps skip the shortest-path call (measured on SiouxFalls to
+        # 1e-10: a fifth of the oracle calls, 1.5x faster; warm starts gain most)
+        options.setdefault("cache", True)
+        options.setdefault("cache_size", 20)  # inactive trees kept per block (memory)
         res = solver(objective, domain, _bcfw_start(domain, x0), max_passes=max_iter,
                      random_state=random_state, **common, **options)
     else:
