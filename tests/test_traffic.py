@@ -212,6 +212,24 @@ def test_beckmann_exact_step_matches_scalar_minimization():
             assert ref.x > 1 - 1e-6
 
 
+def test_beckmann_block_hooks_match_network_costs_and_first_order_condition():
+    net = _odd_network()
+    obj = Beckmann(net)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 60, 8)
+    idx = np.array([6, 1, 4, 0])
+    np.testing.assert_allclose(obj.partial_gradient(x, idx), net.link_costs(x)[idx], rtol=1e-14)
+    d = np.array([-3.0, 5.0, -0.25, 2.0])  # a direction on the links idx only
+    g = obj.partial_gradient(x, idx)
+    gamma = obj.exact_step_block(x, idx, d, g)
+    full = np.zeros(8)
+    full[idx] = d
+    assert gamma > 0
+    # the block step solves sum_a c_a(x_a + gamma d_a) d_a = 0 (or stops where a flow hits 0)
+    y = x + gamma * full
+    assert abs(net.link_costs(y) @ full) <= 1e-9 * np.abs(g @ d) or np.isclose(y.min(), 0.0)
+
+
 def test_beckmann_rejects_wrong_shape():
     obj = Beckmann(_odd_network())
     with pytest.raises(ShapeError, match=r"shape \(8,\).*\(3,\)"):
