@@ -267,7 +267,10 @@ class _BlockEngine(Engine):
             vec = _block_vector(atom, size)
             v += wa * vec
             if self.store is not None:
-                self.store.add(i, atom.key, vec, float(wa), 0)
+                known = atom.key in self.store.keys[i]
+                row = self.store.add(i, atom.key, vec, float(wa), 0)
+                if known:  # the same atom twice: its weights add up
+                    self.store.weights[i][row] += wa
         Z[self.off[i]:self.off[i + 1]] = v
 
     # -- compiled passes ------------------------------------------------------
@@ -645,8 +648,8 @@ def block_coordinate_frank_wolfe(
         product, the full vector.  A block may also be given as its active
         set, a list of ``(Atom, weight)`` pairs (weights summing to 1): the
         block starts at their combination and, with away / pairwise steps,
-        keeps them as its atoms (a warm start that loses no structure).  Default: each block's oracle answer for the
-        all-ones direction.
+        keeps them as its atoms (a warm start that loses no structure).
+        Default: each block's oracle answer for the all-ones direction.
     sampling : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
         Block order.  ``"uniform"`` (the analysed one) draws
         ``rng.integers(n, size=n)`` per pass, ``"perm"`` a fresh
