@@ -535,8 +535,6 @@ def test_bcfw_route_flows_add_up_to_demand_and_link_flows(blocks):
     res = traffic_assignment(net, "bcfw", rel_gap=1e-9, random_state=0, blocks=blocks)
     routes = route_flows(net, res)
     x = np.zeros(net.n_links)
-    costs = net.link_costs(res.x)
-    _, sp_total = _networkx_aon(net, costs)
     for (o, d), paths in routes.items():
         assert sum(paths.values()) == pytest.approx(net.demand[o, d], rel=1e-12)
         for route, flow in paths.items():
@@ -589,7 +587,7 @@ def test_parallel_all_or_nothing_equals_serial():
     costs = np.random.default_rng(0).uniform(1, 5, net.n_links)
     one, sp1 = AllOrNothing(net).assign(costs)
     three, sp3 = AllOrNothing(net, n_jobs=3).assign(costs)
-    ref, sp_ref = _networkx_aon(net, costs)
+    _, sp_ref = _networkx_aon(net, costs)
     np.testing.assert_allclose(three, one, rtol=1e-12)
     assert sp3 == pytest.approx(sp_ref, rel=1e-12) and sp1 == pytest.approx(sp_ref, rel=1e-12)
     with pytest.raises(ValueError, match="n_jobs"):

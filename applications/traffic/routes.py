@@ -24,7 +24,8 @@ def _tree_path(network: Network, links: np.ndarray, origin: int, dest: int) -> t
     return tuple(reversed(path))
 
 
-def route_flows(network: Network, result: Result) -> dict[tuple[int, int], dict[tuple[int, ...], float]]:
+def route_flows(network: Network,
+                result: Result) -> dict[tuple[int, int], dict[tuple[int, ...], float]]:
     """Route flows of a ``traffic_assignment(..., method="bcfw")`` result.
 
     Each block's flows are a convex combination of shortest-path-tree (or,

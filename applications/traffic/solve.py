@@ -66,8 +66,8 @@ def _bcfw_start(domain: AssignmentBlocks, x0: Any) -> list[Any] | None:
     if isinstance(x0, np.ndarray) and x0.dtype != object and x0.ndim == 1:
         raise ValueError(
             "traffic_assignment: method 'bcfw' needs per-block flows to start from (a 'bcfw' "
-            "Result or one link-flow vector per origin or OD pair); link flows alone do not determine "
-            "them: start 'bfw' from link flows instead"
+            "Result or one link-flow vector per origin or OD pair); link flows alone do not "
+            "determine them: start 'bfw' from link flows instead"
         )
     points = [np.asarray(p, dtype=float).reshape(-1) for p in x0]
     if len(points) != domain.n_blocks:
