@@ -230,6 +230,23 @@ def test_beckmann_block_hooks_match_network_costs_and_first_order_condition():
     assert abs(net.link_costs(y) @ full) <= 1e-9 * np.abs(g @ d) or np.isclose(y.min(), 0.0)
 
 
+def test_beckmann_step_ignores_rounding_negative_flows():
+    # aggregate flows of block steps can end a hair below 0 on a link the direction
+    # empties; the step is still the root of phi', never negative.  Three parallel
+    # links with cost 1 + x (costs clipped at x = 0):
+    # phi'(g) = -1e-3 * 1 - (2 - g) + 1.001 (1 + 1.001 g) = 2.002001 g - 1
+    net = Network(init_node=[0, 0, 0], term_node=[1, 1, 1], free_flow_time=[1.0] * 3,
+                  capacity=[1.0] * 3, b=[1.0] * 3, power=[1.0] * 3,
+                  demand=[[0, 1.0], [0, 0]])
+    obj = Beckmann(net)
+    x = np.array([-2.25e-19, 1.0, 0.0])
+    d = np.array([-1e-3, -1.0, 1.001])
+    idx = np.arange(3)
+    g = obj.partial_gradient(x, idx)
+    assert obj.exact_step_block(x, idx, d, g) == pytest.approx(1 / 2.002001, rel=1e-12)
+    assert obj.exact_step_block(x, idx, -d, g) == 0.0  # ascent: no step
+
+
 def test_beckmann_rejects_wrong_shape():
     obj = Beckmann(_odd_network())
     with pytest.raises(ShapeError, match=r"shape \(8,\).*\(3,\)"):

@@ -96,7 +96,9 @@ def _line_search(x, d, t0, beta, cap, p, fixed):
     # the largest step keeping the flows non-negative bounds the search
     hi = np.inf
     for a in range(x.size):
-        if d[a] < 0.0:
+        # a flow at or below 0 is rounding residue (block steps update x by sums):
+        # it gives no bracket (the clipped costs keep phi convex beyond it)
+        if d[a] < 0.0 and x[a] > 0.0:
             r = -x[a] / d[a]
             if r < hi:
                 hi = r
