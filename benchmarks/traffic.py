@@ -1,7 +1,8 @@
-"""Traffic assignment on SiouxFalls: time to relative gap 1e-4 and 1e-6.
+"""Traffic assignment on SiouxFalls: time to relative gap 1e-4, 1e-6 and 1e-8.
 
-Our FW / CFW / BFW (``frankwolfe.applications.traffic``) side by side with AequilibraE's
-``bfw``, run in its own virtual environment (``benchmarks/.venvs/aequilibrae``,
+Our FW / CFW / BFW and block-coordinate FW over origins (``bcfw``: tree atoms,
+pairwise steps, gap sampling; ``frankwolfe.applications.traffic``) side by side
+with AequilibraE's ``bfw``, run in its own virtual environment (``benchmarks/.venvs/aequilibrae``,
 built on first use by :mod:`peers`).  Everything runs on one core: numba,
 BLAS and OpenMP are pinned to one thread and AequilibraE gets
 ``set_cores(1)`` before ``set_algorithm``.
@@ -11,9 +12,17 @@ oracle, the free-flow start and the iterations); for AequilibraE,
 ``TrafficAssignment.execute()`` (graph and matrix are built beforehand, its
 progress bars are disabled).  Each timing is the best of ``--repeats`` runs.
 
+``--warm``: scenario analysis.  Cut the capacity of the link of median
+equilibrium flow by 10% and re-equilibrate to 1e-8 with ``bcfw``, from scratch
+and from the previous run's trees (``x0=previous_result``); times and passes.
+
+``--grid N``: the same table on a made-up N x N grid (two-way links, BPR power 4,
+random capacities, every boundary node a zone), a larger network than SiouxFalls.
+
 Usage::
 
-    python benchmarks/traffic.py [--data DIR] [--repeats 3] [--no-peer] [--out FILE.json]
+    python benchmarks/traffic.py [--data DIR] [--repeats 3] [--no-peer] [--warm]
+                                 [--grid 20] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -34,10 +43,11 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frankwolfe.applications.traffic import Beckmann, load_siouxfalls, relative_gap, traffic_assignment  # noqa: E402
+from frankwolfe.applications.traffic import (Beckmann, Network, load_siouxfalls,  # noqa: E402
+                                             relative_gap, traffic_assignment)
 
 BEST_OBJECTIVE = 4231335.2871074397
-TARGETS = (1e-4, 1e-6)
+TARGETS = (1e-4, 1e-6, 1e-8)
 
 AEQ_SNIPPET = r"""
 import time
@@ -95,16 +105,85 @@ result = {"runs": runs, "version": version("aequilibrae")}
 """
 
 
-def _ours(net, method: str, target: float, repeats: int, max_iter: int) -> dict:
+def _ours(net, method: str, target: float, repeats: int, max_iter: int, **kw) -> dict:
     best = None
     for _ in range(repeats):
         t = time.perf_counter()
-        res = traffic_assignment(net, method, rel_gap=target, max_iter=max_iter)
+        res = traffic_assignment(net, method, rel_gap=target, max_iter=max_iter, **kw)
         t = time.perf_counter() - t
         if best is None or t < best["time"]:
             best = {"time": t, "iterations": res.nit, "rgap": res.extra["relative_gap"],
-                    "converged": bool(res.success), "flows": res.x, "fun": res.fun}
+                    "converged": bool(res.success), "flows": res.x, "fun": res.fun,
+                    "result": res}
     return best
+
+
+def grid_network(n: int, seed: int = 0) -> Network:
+    """A made-up n x n grid: two-way links, BPR (0.15, 4), random capacities and
+    free-flow times, every boundary node a zone with random demand to the others."""
+    rng = np.random.default_rng(seed)
+    node = np.arange(n * n).reshape(n, n)
+    pairs = [(node[i, j], node[i, j + 1]) for i in range(n) for j in range(n - 1)]
+    pairs += [(node[i, j], node[i + 1, j]) for i in range(n - 1) for j in range(n)]
+    tail = np.array([a for a, b in pairs] + [b for a, b in pairs])
+    head = np.array([b for a, b in pairs] + [a for a, b in pairs])
+    border = np.unique(np.concatenate([node[0], node[-1], node[:, 0], node[:, -1]]))
+    # zones first: renumber so the boundary nodes are 0 .. z-1
+    perm = np.concatenate([border, np.setdiff1d(np.arange(n * n), border)])
+    new = np.empty(n * n, dtype=np.int64)
+    new[perm] = np.arange(n * n)
+    z = border.size
+    m = tail.size
+    demand = rng.uniform(0, 40, (z, z)) * (rng.random((z, z)) < 0.5)
+    return Network(init_node=new[tail], term_node=new[head],
+                   free_flow_time=rng.uniform(1, 3, m), capacity=rng.uniform(300, 900, m),
+                   b=np.full(m, 0.15), power=np.full(m, 4.0), demand=demand, n_nodes=n * n,
+                   name=f"grid{n}")
+
+
+def _warm(net, repeats: int) -> dict:
+    """Re-equilibrate to 1e-8 after a 10% capacity cut on the link of median flow."""
+    import dataclasses
+
+    base = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=50_000, random_state=0)
+    a = int(np.argsort(base.x)[net.n_links // 2])
+    cap = net.capacity.copy()
+    cap[a] *= 0.9
+    cut = dataclasses.replace(net, capacity=cap)
+    out = {"link": a}
+    for name, x0 in (("scratch", None), ("warm", base)):
+        r = _ours(cut, "bcfw", 1e-8, repeats, 50_000, x0=x0, random_state=0)
+        out[name] = {"time": r["time"], "passes": r["iterations"],
+                     "effective_passes": r["result"].extra["effective_passes"],
+                     "rgap": r["rgap"]}
+    out["time_ratio"] = out["warm"]["time"] / out["scratch"]["time"]
+    out["pass_ratio"] = out["warm"]["effective_passes"] / out["scratch"]["effective_passes"]
+    print(f"warm start after a 10% capacity cut on link {a} (bcfw to 1e-8): scratch "
+          f"{out['scratch']['time']:.3f} s / {out['scratch']['effective_passes']:.0f} passes, "
+          f"warm {out['warm']['time']:.3f} s / {out['warm']['effective_passes']:.0f} passes; "
+          f"time ratio {out['time_ratio']:.2f}, pass ratio {out['pass_ratio']:.2f}")
+    return out
+
+
+def _grid(n: int, repeats: int, max_iter: int, time_limit: float) -> list[dict]:
+    net = grid_network(n)
+    rows = []
+    print(f"{net!r}, one core, best of {repeats}; time limit {time_limit:g} s per run")
+    for method in ("bfw", "bcfw"):
+        for target in TARGETS:
+            r = _ours(net, method, target, repeats, max_iter, time_limit=time_limit,
+                      random_state=0) if method == "bcfw" else \
+                _ours(net, method, target, repeats, max_iter, time_limit=time_limit)
+            res = r.pop("result")
+            r.pop("flows")
+            rows.append({"solver": f"frankwolfe {method}", "network": net.name,
+                         "target": target, **r})
+            print(f"  {method:<5} {target:>7.0e} {r['time']:>9.3f} s {r['iterations']:>6d} "
+                  f"iterations, rgap {r['rgap']:.2e}, converged {r['converged']}")
+            if method == "bcfw" and target == TARGETS[-1]:
+                print(f"  bcfw stored trees: {res.extra['active_set_size']} for "
+                      f"{np.count_nonzero(net.demand)} OD pairs")
+    return rows
 
 
 def _aequilibrae(net, repeats: int, max_iter: int) -> tuple[list[dict], str]:
@@ -127,17 +206,24 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--max-iter", type=int, default=50_000)
     ap.add_argument("--no-peer", action="store_true", help="skip AequilibraE")
     ap.add_argument("--out", default=None, help="write the table as JSON here")
+    ap.add_argument("--warm", action="store_true", help="also the warm-start scenario")
+    ap.add_argument("--grid", type=int, default=0, help="also a made-up N x N grid")
+    ap.add_argument("--grid-time-limit", type=float, default=120.0)
     args = ap.parse_args(argv)
 
     net, best_flows = load_siouxfalls(args.data)
     beck = Beckmann(net)
     traffic_assignment(net, "bfw", rel_gap=1e-2)  # compile / load the numba caches
+    traffic_assignment(net, "bcfw", rel_gap=1e-2)
     big = best_flows > 1e-3 * best_flows.max()
 
     rows = []
-    plan = [("bfw", t) for t in TARGETS] + [("cfw", t) for t in TARGETS] + [("fw", 1e-4)]
+    plan = ([("bcfw", t) for t in TARGETS] + [("bfw", t) for t in TARGETS]
+            + [("cfw", t) for t in TARGETS[:2]] + [("fw", 1e-4)])
     for method, target in plan:
-        r = _ours(net, method, target, args.repeats, args.max_iter)
+        kw = {"random_state": 0} if method == "bcfw" else {}
+        r = _ours(net, method, target, args.repeats, args.max_iter, **kw)
+        r.pop("result")
         rows.append({"solver": f"frankwolfe {method}", "target": target, **r})
     version = None
     if not args.no_peer:
@@ -160,9 +246,16 @@ def main(argv: list[str] | None = None) -> dict:
         for target in TARGETS:
             ours = next(r for r in rows if r["solver"] == "frankwolfe bfw" and r["target"] == target)
             peer = next(r for r in rows if r["solver"].startswith("aequilibrae") and r["target"] == target)
+            bc = next(r for r in rows if r["solver"] == "frankwolfe bcfw" and r["target"] == target)
             print(f"rgap {target:.0e}: aequilibrae bfw / frankwolfe bfw time ratio = "
-                  f"{peer['time'] / ours['time']:.1f}x")
+                  f"{peer['time'] / ours['time']:.1f}x, aequilibrae bfw / frankwolfe bcfw = "
+                  f"{peer['time'] / bc['time']:.1f}x, frankwolfe bfw / bcfw = "
+                  f"{ours['time'] / bc['time']:.1f}x")
     summary = {"network": "SiouxFalls", "threads": 1, "repeats": args.repeats, "rows": rows}
+    if args.warm:
+        summary["warm_start"] = _warm(net, args.repeats)
+    if args.grid:
+        summary["grid"] = _grid(args.grid, args.repeats, args.max_iter, args.grid_time_limit)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(summary, indent=1, default=float))

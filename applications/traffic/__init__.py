@@ -7,17 +7,23 @@ core's generic Frank-Wolfe methods:
 * :func:`read_tntp` and friends - readers for the TNTP formats;
 * :class:`Beckmann` - the Beckmann objective (gradient = link costs, exact line search);
 * :class:`AllOrNothing` - the flow-polytope LMO (shortest paths from every origin);
-* :func:`traffic_assignment` - FW / CFW / BFW to a target relative gap.
+* :class:`AssignmentBlocks` - the same polytope as a Minkowski sum over origins (blocks
+  of block-coordinate FW, atoms: shortest-path trees);
+* :func:`traffic_assignment` - FW / CFW / BFW / BCFW to a target relative gap;
+* :func:`route_flows` - route flows of a BCFW run (one decomposition of many).
 """
 
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
 from .network import Network, bpr_cost
+from .blocks import AssignmentBlocks, ODFlows, OriginFlows
+from .routes import route_flows
 from .solve import METHODS, relative_gap, traffic_assignment
 from .tntp import load_siouxfalls, read_flows, read_net, read_tntp, read_trips
 
 __all__ = [
     "Network", "bpr_cost", "Beckmann", "AllOrNothing",
+    "AssignmentBlocks", "OriginFlows", "ODFlows", "route_flows",
     "traffic_assignment", "relative_gap", "METHODS",
     "read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,12 @@ from frankwolfe.lmo.base import LMO
 from .network import Network
 
 __all__ = ["AllOrNothing"]
+
+
+def _check_jobs(n_jobs: Any) -> int:
+    if isinstance(n_jobs, bool) or int(n_jobs) != n_jobs or n_jobs < 1:
+        raise ValueError(f"`n_jobs` must be a positive integer (threads), got {n_jobs!r}")
+    return int(n_jobs)
 
 
 @njit(cache=True, nogil=True)
@@ -55,14 +62,68 @@ def _heap_pop(hk, hv, n):
 
 
 @njit(cache=True, nogil=True)
-def _all_or_nothing(cost, indptr, out_link, head, tail, demand, n_nodes, first_thru, flow):
-    """Load every OD demand on a shortest path; return (sum_od d * SP, bad origin, bad dest).
+def _origin_tree(cost, indptr, out_link, head, tail, demand_row, o, first_thru, flow, used,
+                 dist, pred, order, done, load, hk, hv):
+    """Load origin ``o``'s demand on its shortest-path tree.
 
-    One Dijkstra (binary heap, lazy deletion) per origin with demand, then
-    the demand is pushed down the shortest-path tree in reverse settling
-    order, so loading costs O(nodes) per origin.
+    One Dijkstra (binary heap, lazy deletion), then the demand is pushed down
+    the tree in reverse settling order (O(nodes)).  Adds the loads to
+    ``flow`` and writes the loaded links to ``used`` (in no particular
+    order); returns ``(sum_d d * SP, n_used, unreachable destination or -1)``.
     """
-    n_zones = demand.shape[0]
+    n_zones = demand_row.size
+    dist[:] = np.inf
+    pred[:] = -1
+    done[:] = False
+    dist[o] = 0.0
+    nh = _heap_push(hk, hv, 0, 0.0, o)
+    n_settled = 0
+    while nh > 0:
+        du, u, nh = _heap_pop(hk, hv, nh)
+        if done[u]:
+            continue
+        done[u] = True
+        order[n_settled] = u
+        n_settled += 1
+        # zones below the first through node end routes, they do not carry them
+        if u != o and u < first_thru:
+            continue
+        for e in range(indptr[u], indptr[u + 1]):
+            a = out_link[e]
+            w = head[a]
+            nd = du + cost[a]
+            if nd < dist[w]:
+                dist[w] = nd
+                pred[w] = a
+                nh = _heap_push(hk, hv, nh, nd, w)
+    total = 0.0
+    for z in range(n_zones):
+        dz = demand_row[z]
+        if z != o and dz > 0.0:
+            if not done[z]:
+                return np.nan, 0, z
+            total += dz * dist[z]
+            load[z] += dz
+    n_used = 0
+    for i in range(n_settled - 1, 0, -1):
+        v = order[i]
+        q = load[v]
+        if q != 0.0:
+            a = pred[v]
+            flow[a] += q
+            used[n_used] = a
+            n_used += 1
+            load[tail[a]] += q
+            load[v] = 0.0
+    load[o] = 0.0
+    return total, n_used, -1
+
+
+@njit(cache=True, nogil=True)
+def _all_or_nothing(cost, indptr, out_link, head, tail, demand, origins, n_nodes, first_thru,
+                    flow):
+    """Load every OD demand of ``origins`` on a shortest path; return
+    (sum_od d * SP, bad origin, bad dest)."""
     m = cost.size
     flow[:] = 0.0
     dist = np.empty(n_nodes)
@@ -70,56 +131,16 @@ def _all_or_nothing(cost, indptr, out_link, head, tail, demand, n_nodes, first_t
     order = np.empty(n_nodes, dtype=np.int64)
     done = np.zeros(n_nodes, dtype=np.bool_)
     load = np.zeros(n_nodes)
+    used = np.empty(n_nodes, dtype=np.int64)
     hk = np.empty(m + 1)
     hv = np.empty(m + 1, dtype=np.int64)
     total = 0.0
-    for o in range(n_zones):
-        row_sum = 0.0
-        for z in range(n_zones):
-            if z != o:
-                row_sum += demand[o, z]
-        if row_sum == 0.0:
-            continue
-        dist[:] = np.inf
-        pred[:] = -1
-        done[:] = False
-        dist[o] = 0.0
-        nh = _heap_push(hk, hv, 0, 0.0, o)
-        n_settled = 0
-        while nh > 0:
-            du, u, nh = _heap_pop(hk, hv, nh)
-            if done[u]:
-                continue
-            done[u] = True
-            order[n_settled] = u
-            n_settled += 1
-            # zones below the first through node end routes, they do not carry them
-            if u != o and u < first_thru:
-                continue
-            for e in range(indptr[u], indptr[u + 1]):
-                a = out_link[e]
-                w = head[a]
-                nd = du + cost[a]
-                if nd < dist[w]:
-                    dist[w] = nd
-                    pred[w] = a
-                    nh = _heap_push(hk, hv, nh, nd, w)
-        for z in range(n_zones):
-            dz = demand[o, z]
-            if z != o and dz > 0.0:
-                if not done[z]:
-                    return np.nan, o, z
-                total += dz * dist[z]
-                load[z] += dz
-        for i in range(n_settled - 1, 0, -1):
-            v = order[i]
-            q = load[v]
-            if q != 0.0:
-                a = pred[v]
-                flow[a] += q
-                load[tail[a]] += q
-                load[v] = 0.0
-        load[o] = 0.0
+    for o in origins:
+        sp, _, bad = _origin_tree(cost, indptr, out_link, head, tail, demand[o], o, first_thru,
+                                  flow, used, dist, pred, order, done, load, hk, hv)
+        if bad >= 0:
+            return np.nan, o, bad
+        total += sp
     return total, -1, -1
 
 
@@ -137,14 +158,18 @@ class AllOrNothing(LMO):
     Parameters
     ----------
     network : Network
+    n_jobs : int, default 1
+        Threads over the origins (the shortest-path kernel releases the GIL).
 
     Attributes
     ----------
+    origins : ndarray of int
+        Zones with demand to other zones.
     last_shortest_path_cost : float
         ``sum_od d_od * SP_od`` of the last call (equal to ``<c, y>``).
     """
 
-    def __init__(self, network: Network) -> None:
+    def __init__(self, network: Network, n_jobs: int = 1) -> None:
         self.network = network
         self.shape = (network.n_links,)
         order = np.argsort(network.init_node, kind="stable")
@@ -156,7 +181,27 @@ class AllOrNothing(LMO):
         self._demand = np.ascontiguousarray(network.demand, dtype=float)
         self._supply = network.net_supply()
         self._scale = max(float(np.abs(network.demand).sum() - np.trace(network.demand)), 1e-300)
+        self.origins = network.origins()
+        self.n_jobs = _check_jobs(n_jobs)
+        self._pool: ThreadPoolExecutor | None = None
         self.last_shortest_path_cost = np.nan
+
+    def check_costs(self, costs: np.ndarray) -> np.ndarray:
+        """``costs`` as a contiguous float array, checked (shape, finite, non-negative)."""
+        c = np.ascontiguousarray(costs, dtype=float)
+        if c.shape != self.shape:
+            raise ShapeError(f"AllOrNothing: `costs` must have shape {self.shape}, got {c.shape}")
+        if c.size and not (c.min() >= 0.0 and np.isfinite(c).all()):
+            raise OracleError(
+                f"AllOrNothing: link costs must be finite and non-negative for shortest paths; "
+                f"got minimum {c.min()!r}"
+            )
+        return c
+
+    def _load(self, c: np.ndarray, origins: np.ndarray, flow: np.ndarray) -> tuple[float, int, int]:
+        return _all_or_nothing(c, self._indptr, self._out_link, self._head, self._tail,
+                               self._demand, origins, self.network.n_nodes,
+                               self.network.first_thru_node, flow)
 
     def assign(self, costs: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """All-or-nothing link flows for link ``costs``, and ``sum_od d * SP``.
@@ -168,18 +213,22 @@ class AllOrNothing(LMO):
         out : ndarray, optional
             Array to write the flows into.
         """
-        c = np.ascontiguousarray(costs, dtype=float)
-        if c.shape != self.shape:
-            raise ShapeError(f"AllOrNothing: `costs` must have shape {self.shape}, got {c.shape}")
-        if c.size and not (c.min() >= 0.0 and np.isfinite(c).all()):
-            raise OracleError(
-                f"AllOrNothing: link costs must be finite and non-negative for shortest paths; "
-                f"got minimum {c.min()!r}"
-            )
+        c = self.check_costs(costs)
         flow = np.empty(self.shape) if out is None else out
-        total, o, z = _all_or_nothing(c, self._indptr, self._out_link, self._head, self._tail,
-                                      self._demand, self.network.n_nodes,
-                                      self.network.first_thru_node, flow)
+        jobs = min(self.n_jobs, self.origins.size)
+        if jobs <= 1:
+            total, o, z = self._load(c, self.origins, flow)
+        else:
+            # threads over chunks of origins (the kernel releases the GIL), own flow buffers
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.n_jobs)
+            chunks = np.array_split(self.origins, jobs)
+            bufs = [flow] + [np.empty(self.shape) for _ in chunks[1:]]
+            parts = list(self._pool.map(self._load, [c] * jobs, chunks, bufs))
+            for b in bufs[1:]:
+                flow += b
+            total = sum(p[0] for p in parts)
+            o, z = next(((p[1], p[2]) for p in parts if p[1] >= 0), (-1, -1))
         if o >= 0:
             raise InfeasibleError(
                 f"AllOrNothing: zone {z + 1} cannot be reached from zone {o + 1} (1-based), "

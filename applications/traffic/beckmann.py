@@ -34,6 +34,19 @@ def _value_grad(x, t0, beta, cap, p, fixed):
 
 
 @njit(cache=True, nogil=True)
+def _grad_at(x, idx, t0, beta, cap, p, fixed):
+    # the link costs at the links idx only (block-coordinate steps)
+    g = np.empty(idx.size)
+    for j in range(idx.size):
+        a = idx[j]
+        g[j] = t0[a] + fixed[a]
+        if beta[a] != 0.0:
+            xa = x[a] if x[a] > 0.0 else 0.0
+            g[j] += beta[a] * (xa / cap[a]) ** p[a]
+    return g
+
+
+@njit(cache=True, nogil=True)
 def _hess_diag(x, beta, cap, p):
     m = x.size
     h = np.zeros(m)
@@ -83,7 +96,9 @@ def _line_search(x, d, t0, beta, cap, p, fixed):
     # the largest step keeping the flows non-negative bounds the search
     hi = np.inf
     for a in range(x.size):
-        if d[a] < 0.0:
+        # a flow at or below 0 is rounding residue (block steps update x by sums):
+        # it gives no bracket (the clipped costs keep phi convex beyond it)
+        if d[a] < 0.0 and x[a] > 0.0:
             r = -x[a] / d[a]
             if r < hi:
                 hi = r
@@ -172,6 +187,17 @@ class Beckmann(Objective):
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         return self.value_and_gradient(x)[1]
+
+    def partial_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        return _grad_at(self._check(x), np.asarray(indices, dtype=np.int64), self._t0,
+                        self._beta, self._cap, self._p, self._fixed)
+
+    def exact_step_block(self, x: np.ndarray, indices: np.ndarray, direction: np.ndarray,
+                         partial_gradient: np.ndarray) -> float:
+        d = np.zeros(self.shape[0])
+        d[indices] = direction
+        return float(_line_search(self._check(x), d, self._t0, self._beta, self._cap,
+                                  self._p, self._fixed))
 
     def link_costs(self, x: np.ndarray) -> np.ndarray:
         """Generalized link costs at flows ``x`` (the gradient)."""

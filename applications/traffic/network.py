@@ -151,6 +151,12 @@ class Network:
         """Sum of all trips, intrazonal ones included."""
         return float(self.demand.sum())
 
+    def origins(self) -> np.ndarray:
+        """Zones with demand to other zones (intrazonal trips load no link)."""
+        dem = self.demand.copy()
+        np.fill_diagonal(dem, 0.0)
+        return np.flatnonzero(dem.sum(axis=1) > 0).astype(np.int64)
+
     @property
     def fixed_cost(self) -> np.ndarray:
         """The flow-independent part of the generalized cost (tolls, lengths)."""

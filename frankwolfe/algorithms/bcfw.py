@@ -75,6 +75,12 @@ def _block_vector(atom: Atom, m: int) -> np.ndarray:
     return np.array(atom.to_dense(), dtype=float).reshape(-1)
 
 
+def _is_active_set(p: Any) -> bool:
+    """Whether a block's start is given as ``(Atom, weight)`` pairs."""
+    return isinstance(p, (list, tuple)) and len(p) > 0 and all(
+        isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], Atom) for e in p)
+
+
 def _block_rule(spec: str | StepSize | None, objective: Objective, step: BlockStep) -> StepSize:
     """The step rule of the block steps (a :mod:`frankwolfe.step_size` object)."""
     if spec is None:
@@ -218,6 +224,9 @@ class _BlockEngine(Engine):
                 if len(parts) != n:
                     raise ShapeError(f"x0 has {len(parts)} block points, expected {n}")
             for i, p in enumerate(parts):
+                if _is_active_set(p):
+                    self._start_active_set(i, p, Z)
+                    continue
                 p = np.asarray(p, dtype=float)
                 if p.size != self.sizes[i]:
                     raise ShapeError(
@@ -237,6 +246,32 @@ class _BlockEngine(Engine):
         for i in range(n):
             np.add.at(x, self.idx[i], Z[self.off[i]:self.off[i + 1]])
         self.x = x
+
+    def _start_active_set(self, i: int, atoms: Sequence[tuple[Atom, float]],
+                          Z: np.ndarray) -> None:
+        """Start block ``i`` at the convex combination ``atoms`` (``(Atom, weight)``
+        pairs), which become its active set (a warm start that keeps the atoms)."""
+        w = np.array([float(wa) for _, wa in atoms])
+        if not (np.all(np.isfinite(w)) and w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-9):
+            raise ValueError(
+                f"x0: block {i}'s active set must have non-negative weights summing to 1, got "
+                f"sum {w.sum()!r} and minimum {w.min()!r}"
+            )
+        w /= w.sum()
+        size = int(self.sizes[i])
+        v = np.zeros(size)
+        for (atom, _), wa in zip(atoms, w):
+            if atom.nnz > size or int(np.prod(atom.shape)) != size:
+                raise ShapeError(f"x0: an atom of block {i} has shape {atom.shape}, expected "
+                                 f"{self.shapes[i]}")
+            vec = _block_vector(atom, size)
+            v += wa * vec
+            if self.store is not None:
+                known = atom.key in self.store.keys[i]
+                row = self.store.add(i, atom.key, vec, float(wa), 0)
+                if known:  # the same atom twice: its weights add up
+                    self.store.weights[i][row] += wa
+        Z[self.off[i]:self.off[i + 1]] = v
 
     # -- compiled passes ------------------------------------------------------
     def _static_reason(self) -> str | None:
@@ -552,6 +587,7 @@ class _BlockEngine(Engine):
         }
         if self.store is not None:
             extra["active_set_size"] = self.store.total_active()
+            extra["active_sets"] = [self.store.active(i) for i in range(n)]
         if self.avg is not None:
             extra["x_average"] = self.avg.value(self.x, self.k)
             extra["average_window"] = self.avg.window(self.k)
@@ -629,10 +665,13 @@ def block_coordinate_frank_wolfe(
     domain : ProductDomain
         Blocks with disjoint (Cartesian product) or overlapping (Minkowski
         sum) coordinate sets.
-    x0 : ndarray or sequence of ndarray, optional
+    x0 : ndarray or sequence, optional
         Start: a list of block points (any domain) or, for a Cartesian
-        product, the full vector.  Default: each block's oracle answer for the
-        all-ones direction.
+        product, the full vector.  A block may also be given as its active
+        set, a list of ``(Atom, weight)`` pairs (weights summing to 1): the
+        block starts at their combination and, with away / pairwise steps,
+        keeps them as its atoms (a warm start that loses no structure).
+        Default: each block's oracle answer for the all-ones direction.
     sampling : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
         Block order.  ``"uniform"`` (the analysed one) draws
         ``rng.integers(n, size=n)`` per pass, ``"perm"`` a fresh
@@ -712,7 +751,9 @@ def block_coordinate_frank_wolfe(
         ``average_window`` (with averaging),
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
-        n), ``cache_hits``, ``cache_misses``, ``active_set_size``.  The
+        n), ``cache_hits``, ``cache_misses``, ``active_set_size`` and
+        ``active_sets`` (with away / pairwise steps or the cache: per block, the
+        ``(key, weight)`` of its atoms of positive weight).  The
         history has one row per pass with ``effective_passes``,
         ``oracle_calls``, ``time``, ``fun``, ``gap`` (NaN between
         certificates), ``gap_estimate`` (sum of block-gap estimates) and

@@ -94,6 +94,14 @@ class BlockAtomStore:
         c = int(self.count[i])
         return 0 if c == 0 else int(np.count_nonzero(self.weights[i][:c] > 0.0))
 
+    def active(self, i: int) -> list[tuple[Hashable, float]]:
+        """``(key, weight)`` of the atoms with positive weight in block ``i``."""
+        c = int(self.count[i])
+        if c == 0:
+            return []
+        w = self.weights[i][:c]
+        return [(k, float(w[r])) for k, r in self.keys[i].items() if w[r] > 0.0]
+
     def total_active(self) -> int:
         """Sum of the active-set sizes over the blocks."""
         return sum(self.active_size(i) for i in range(len(self.keys)))

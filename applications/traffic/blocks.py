@@ -1,0 +1,246 @@
+"""The flow polytope as a Minkowski sum over origins (or OD pairs): the blocks of BCFW.
+
+The link flows of an assignment are ``x = sum_o x_o``, where ``x_o`` routes
+origin ``o``'s demand; the feasible ``x_o`` form the origin's flow polytope,
+whose vertices are the loadings of its demand on one path per destination.
+The oracle of a block (link costs -> vertex) loads the origin's demand on its
+shortest-path tree.  A vertex is stored as a sparse atom over the loaded
+links, keyed by the tree (the set of loaded links determines the path to
+every destination), so the per-block active sets of pairwise / away steps
+hold trees.  Finer blocks: one per OD pair, whose vertices are paths
+(:class:`ODFlows`); the active sets then hold paths, as in path-based
+assignment algorithms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks
+from frankwolfe.atoms import Atom
+from frankwolfe.errors import InfeasibleError
+from frankwolfe.lmo.base import LMO
+from frankwolfe.lmo.product import ProductDomain
+
+from .assignment import AllOrNothing, _origin_tree
+from .network import Network
+
+__all__ = ["OriginFlows", "ODFlows", "AssignmentBlocks"]
+
+
+@njit(cache=True, nogil=True)
+def _tree_loads(links, head, tail, demand_row, origin, n_nodes):
+    """Loads of ``links`` (a tree's loaded links, increasing) when every destination's
+    demand follows the tree path from ``origin``."""
+    into = np.full(n_nodes, -1, dtype=np.int64)
+    for j in range(links.size):
+        into[head[links[j]]] = j
+    val = np.zeros(links.size)
+    for d in range(demand_row.size):
+        q = demand_row[d]
+        if q > 0.0 and d != origin:
+            v = d
+            while v != origin:
+                j = into[v]
+                val[j] += q
+                v = tail[links[j]]
+    return val
+
+
+class _Scratch:
+    """Work arrays of the per-origin shortest-path kernel (shared by the blocks of one
+    domain: the block steps run one at a time)."""
+
+    def __init__(self, n_nodes: int, n_links: int) -> None:
+        self.flow = np.zeros(n_links)
+        self.used = np.empty(max(n_nodes, 1), dtype=np.int64)
+        self.dist = np.empty(n_nodes)
+        self.pred = np.empty(n_nodes, dtype=np.int64)
+        self.order = np.empty(n_nodes, dtype=np.int64)
+        self.done = np.zeros(n_nodes, dtype=np.bool_)
+        self.load = np.zeros(n_nodes)
+        self.hk = np.empty(n_links + 1)
+        self.hv = np.empty(n_links + 1, dtype=np.int64)
+
+
+class OriginFlows(LMO):
+    """Link flows of one origin's demand (one block of :class:`AssignmentBlocks`).
+
+    Vertices: the origin's demand loaded on one path per destination.  The
+    oracle for link costs ``c >= 0`` loads it on a shortest-path tree (one
+    Dijkstra, numba) and returns a sparse atom over the loaded links, keyed
+    by them.
+
+    Parameters
+    ----------
+    aon : AllOrNothing
+        The network's all-or-nothing oracle (graph arrays, demand).
+    origin : int
+        0-based zone index.
+    """
+
+    def __init__(self, aon: AllOrNothing, origin: int, scratch: _Scratch | None = None) -> None:
+        net = aon.network
+        self.aon = aon
+        self.origin = int(origin)
+        self.shape = (net.n_links,)
+        self._scratch = scratch if scratch is not None else _Scratch(net.n_nodes, net.n_links)
+        row = aon._demand[self.origin].copy()
+        row[self.origin] = 0.0
+        self.demand = row
+        self._supply = np.zeros(net.n_nodes)
+        self._supply[: row.size] -= row
+        self._supply[self.origin] += row.sum()
+
+    def tree(self, costs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(links, flows, sum_d d * SP)``: the shortest-path loading of this origin
+        (links increasing)."""
+        a, s = self.aon, self._scratch
+        c = a.check_costs(costs)
+        sp, n_used, bad = _origin_tree(c, a._indptr, a._out_link, a._head, a._tail, self.demand,
+                                       self.origin, a.network.first_thru_node, s.flow, s.used,
+                                       s.dist, s.pred, s.order, s.done, s.load, s.hk, s.hv)
+        if bad >= 0:
+            raise InfeasibleError(
+                f"OriginFlows: zone {bad + 1} cannot be reached from zone {self.origin + 1} "
+                f"(1-based), which has demand {self.demand[bad]:g} to it"
+            )
+        links = np.sort(s.used[:n_used])
+        flows = s.flow[links].copy()
+        s.flow[links] = 0.0  # the scratch flow vector stays zero between calls
+        return links, flows, float(sp)
+
+    def key(self, links: np.ndarray) -> tuple:
+        """The key of the atom loading ``links`` (a tree: ``("tree", origin, bytes)``)."""
+        return ("tree", self.origin, links.tobytes())
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        links, flows, _ = self.tree(direction)
+        return Atom.sparse(links, flows, self.shape, key=self.key(links))
+
+    def atom(self, key: tuple) -> Atom:
+        """The atom of ``key`` (as made by :meth:`extreme_point`), loaded with this
+        block's demand (for warm starts: the trees of a previous run)."""
+        links = np.frombuffer(key[-1], dtype=np.int64) if isinstance(key, tuple) and \
+            isinstance(key[-1], bytes) else np.zeros(0, dtype=np.int64)
+        if key != self.key(links):
+            raise ValueError(f"{type(self).__name__}: {key!r:.60} is not a key of this block "
+                             f"({self!r})")
+        a = self.aon
+        vals = _tree_loads(links, a._head, a._tail, self.demand, self.origin,
+                           a.network.n_nodes)
+        return Atom.sparse(links, vals, self.shape, key=key)
+
+    def violation(self, x: np.ndarray) -> float:
+        """Negativity plus this origin's flow-conservation residual, relative to its demand."""
+        x = np.asarray(x, dtype=float).reshape(-1)
+        if x.shape != self.shape:
+            return np.inf
+        net = self.aon.network
+        out = np.bincount(net.init_node, weights=x, minlength=net.n_nodes)
+        inc = np.bincount(net.term_node, weights=x, minlength=net.n_nodes)
+        residual = float(np.abs(out - inc - self._supply).max(initial=0.0))
+        neg = max(0.0, -float(x.min(initial=0.0)))
+        return max(residual, neg) / max(float(self.demand.sum()), 1e-300)
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"origin": self.origin}
+
+
+class ODFlows(OriginFlows):
+    """Link flows of one OD pair's demand: its vertices are paths.
+
+    Parameters
+    ----------
+    aon : AllOrNothing
+    origin, destination : int
+        0-based zones.
+    """
+
+    def __init__(self, aon: AllOrNothing, origin: int, destination: int,
+                 scratch: _Scratch | None = None) -> None:
+        super().__init__(aon, origin, scratch)
+        self.destination = int(destination)
+        keep = self.demand[self.destination]
+        self.demand = np.zeros_like(self.demand)
+        self.demand[self.destination] = keep
+        self._supply[:] = 0.0
+        self._supply[self.origin] = keep
+        self._supply[self.destination] = -keep
+
+    def key(self, links: np.ndarray) -> tuple:
+        """The key of the path loading ``links``: ``("path", origin, destination, bytes)``."""
+        return ("path", self.origin, self.destination, links.tobytes())
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"origin": self.origin, "destination": self.destination}
+
+
+class AssignmentBlocks(ProductDomain, BlockDomainHooks):
+    """The flow polytope of a :class:`Network` as a Minkowski sum of blocks.
+
+    ``by="origin"``: block ``i`` is :class:`OriginFlows` of origin
+    ``origins[i]`` (zones with demand to other zones; atoms: shortest-path
+    trees).  ``by="od"``: one :class:`ODFlows` block per OD pair with
+    demand (atoms: paths).  Every block spans all links, so the aggregate is
+    ``x = sum_i z_i``.  The natural start (:meth:`initial_block_points`) is
+    the all-or-nothing loading at free-flow costs.
+
+    Parameters
+    ----------
+    network : Network
+    by : {"origin", "od"}, default "origin"
+    n_jobs : int, default 1
+        Threads of the whole-network oracle (:class:`AllOrNothing`).
+    """
+
+    def __init__(self, network: Network, by: str = "origin", n_jobs: int = 1) -> None:
+        if by not in ("origin", "od"):
+            raise ValueError(f"AssignmentBlocks: `by` must be 'origin' or 'od', got {by!r}")
+        self.network = network
+        self.by = by
+        self.aon = AllOrNothing(network, n_jobs=n_jobs)
+        scratch = _Scratch(network.n_nodes, network.n_links)
+        self.origins = self.aon.origins
+        if by == "origin":
+            blocks: list[OriginFlows] = [OriginFlows(self.aon, int(o), scratch)
+                                         for o in self.origins]
+        else:
+            blocks = [ODFlows(self.aon, int(o), int(d), scratch) for o in self.origins
+                      for d in range(network.n_zones)
+                      if d != o and network.demand[o, d] > 0]
+        if not blocks:
+            raise ValueError("AssignmentBlocks: the network has no demand between zones")
+        full = np.arange(network.n_links)
+        super().__init__(blocks, [full] * len(blocks))
+        self.shape = (network.n_links,)
+
+    def block_points_at(self, costs: np.ndarray) -> list[np.ndarray]:
+        """Every origin's shortest-path loading for link ``costs`` (dense block points)."""
+        pts = []
+        for b in self.blocks:
+            links, flows, _ = b.tree(costs)
+            z = np.zeros(self.network.n_links)
+            z[links] = flows
+            pts.append(z)
+        return pts
+
+    def initial_block_points(self) -> list[Any]:
+        """Every origin on its free-flow shortest-path tree, as a one-atom active set
+        (so the tree stays known to the active set and to :func:`route_flows`)."""
+        costs = self.network.link_costs(np.zeros(self.network.n_links))
+        return [[(b.extreme_point(costs), 1.0)] for b in self.blocks]
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        flow, _ = self.aon.assign(direction)
+        return Atom(flow)
+
+    def violation(self, x: np.ndarray) -> float:
+        return self.aon.violation(x)
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"network": self.network.name or f"{self.network.n_links} links",
+                "by": self.by, "blocks": self.n_blocks}
