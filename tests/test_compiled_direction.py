@@ -91,3 +91,30 @@ def test_chain_fast_paths_decline_for_subclasses_that_change_the_model():
                                rtol=1e-15)
     with pytest.raises(ValueError, match="labelling 1 has length"):
         ChainModel(3, 2).batch_loss(Y, [Yp[0], Yp[1][:-1]] + Yp[2:])
+
+
+def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path):
+    """No writable cache folder: the pass is compiled in memory and runs as the Python
+    engine does."""
+    import frankwolfe as fw
+    from frankwolfe.algorithms import compiled_blocks
+    from frankwolfe.applications.structured_svm import (ChainModel, SSVMDual, SSVMDualObjective,
+                                                        make_chain)
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setattr(compiled_blocks, "_cache_dir", lambda: blocker / "drivers")
+    monkeypatch.setattr(compiled_blocks, "_DRIVERS", {})
+    X, Y = make_chain(12, n_states=3, n_features=4, random_state=1)
+    model = ChainModel(3, 4)
+    runs = []
+    for compiled in (True, False):
+        f = SSVMDualObjective(0.1, model.size_joint_feature)
+        with fw.debug(False):
+            runs.append(fw.block_coordinate_frank_wolfe(
+                f, SSVMDual(model, X, Y, 0.1, compiled=compiled), tol=0.0, max_passes=4,
+                gap_every=2, random_state=3, averaging="weighted", compiled=compiled))
+    assert runs[0].extra["engine"] == "compiled" and not (blocker / "drivers").exists()
+    np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(runs[0].extra["x_average"], runs[1].extra["x_average"],
+                               rtol=0, atol=1e-12)

@@ -37,7 +37,7 @@ from numba import njit
 from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, structured_direction
 
 from ._chain_data import chain_data
-from .models._viterbi import _viterbi, unary_dense, unary_ids_fm
+from .models._viterbi import unary_dense, unary_ids_fm, viterbi_core
 
 __all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
            "chain_describe", "chain_moved", "chain_sync"]
@@ -58,11 +58,17 @@ class ChainState(NamedTuple):
     fparams: np.ndarray  # (lam, n)
     iparams: np.ndarray  # (K, F, d, uses_ids)
     # oracle scratch: unary scores, augmented scores, pair weights, labelling, c_t,
-    # transition counts, sparse accumulator and marks, (loss, length) of the labelling
+    # transition counts, sparse accumulator and marks, (loss, length) of the labelling;
+    # Viterbi scratch (transposed transitions, back pointers, scores, arguments)
     u: np.ndarray
     ua: np.ndarray
     wp: np.ndarray
     ys: np.ndarray
+    wtr: np.ndarray
+    back: np.ndarray
+    vscore: np.ndarray
+    vnew: np.ndarray
+    varg: np.ndarray
     coef: np.ndarray
     cnt: np.ndarray
     acc: np.ndarray
@@ -231,7 +237,9 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     npair = 2 * K + K * K
     for a in range(npair):
         wp[a] = c * g[o + a]
-    ystar, _ = _viterbi(ua[:L], wp, K, 0, Yf[lo:lo + L], False)
+    viterbi_core(ua[:L], wp, 0, K, state.wtr, state.back, state.vscore, state.vnew, state.varg,
+                 ys)
+    ystar = ys
     # scores of the true labelling, the vertex and the current marginals under g
     o_tr = o + 2 * K
     s_true = g[o + Yf[lo]] + g[o + K + Yf[lo + L - 1]]
@@ -245,7 +253,6 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
             wrong += 1
         for k in range(K):
             s_bar += mu[lo + t, k] * u[t, k]
-        ys[t] = ystar[t]
     for t in range(L - 1):
         s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
         s_star += g[o_tr + ystar[t] + K * ystar[t + 1]]
@@ -563,7 +570,9 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
         iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
-        ys=np.empty(Lmax, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
+        ys=np.empty(Lmax, dtype=np.int64), wtr=np.empty(K * K),
+        back=np.empty((Lmax, K), dtype=np.int64), vscore=np.empty(K), vnew=np.empty(K),
+        varg=np.empty(K, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
         acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
         gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids else 0),
         mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),

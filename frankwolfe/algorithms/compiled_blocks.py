@@ -357,74 +357,120 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       one oracle call per block; with ``refresh`` the block-gap estimates are
       replaced by the exact block gaps.
     """
-    direction, commit = blocks.direction, blocks.commit
     curvature = blocks.curvature if fused else _no_curvature
     describe = blocks.describe if fused else _no_describe
     moved = (blocks.moved or _no_moved) if fused else _no_moved
     sync = blocks.sync if fused else _no_sync
-    line, update = objective.line, objective.update
-    key = (direction, commit, curvature, describe, moved, sync, line, update, rule, fused)
+    kernels = {"direction": blocks.direction, "commit": blocks.commit, "curvature": curvature,
+               "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
+               "update": objective.update, "rule": rule}
+    key = (tuple(kernels.values()), bool(fused))
     hit = _DRIVERS.get(key)
-    if hit is not None:
-        return hit
+    if hit is None:
+        hit = _build_driver(kernels, bool(fused))
+        _DRIVERS[key] = hit
+    return hit
 
-    @njit(nogil=True)
-    def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-                 avg_start, resync, idx, val, sd):  # pragma: no cover - compiled
-        if fused and resync:
-            sync(dstate, g)
-        gamma = np.nan
-        df = 0.0
-        est = picker.est
-        for t in range(t0, t1):
-            if picker.mode == 0:
-                i = picker.order[t]
-            else:
-                i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
-            nnz, gap, score = direction(dstate, i, g, not fused, idx, val)
-            gi = gap if gap > 0.0 else 0.0
-            est[i] = gi
-            if picker.mode == 1:
-                tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
-            gamma = 0.0
-            if gap > 0.0:
-                if fused:
-                    slope, curv = -gap, curvature(dstate, i, h)
-                else:
-                    slope, curv = line(odata, x, g, idx, val, nnz)
-                gamma = rule(rparams, k / n, slope, curv, 1.0)
-                if gamma > 0.0:
-                    ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
-                    avg = Average(avg_kind, acc, since, avg_start, ck1, k)
-                    df += gamma * (slope + 0.5 * gamma * curv)
-                    if fused:
-                        describe(dstate, i, sd)
-                        apply_direction(sd, gamma, h, x, g, avg)
-                        moved(dstate, sd, g)
-                    else:
-                        if avg_kind > 0:
-                            for a in range(nnz):
-                                average_touch(avg, x, idx[a])
-                        update(odata, x, g, idx, val, nnz, gamma)
-                    commit(dstate, i, gamma)
-            k += 1
-        return k, gamma, df
 
-    @njit(nogil=True)
-    def certify(dstate, g, est, refresh, idx, val):  # pragma: no cover - compiled
-        n = est.size
-        total = 0.0
-        scores = 0.0
-        for i in range(n):
-            nnz, gap, score = direction(dstate, i, g, False, idx, val)
-            total += gap
-            scores += score
-            if refresh:
-                est[i] = gap if gap > 0.0 else 0.0
-        return total, scores
+# -- building the driver: numba cannot cache a closure over kernels, so when every
+# kernel is an importable module-level function the pass template is written out as a
+# small module that imports them, and numba caches that (no LLVM compilation, and none
+# of its memory, after the first run of a kernel combination)
 
-    _DRIVERS[key] = (run_pass, certify)
-    return run_pass, certify
+_HELPERS = ("Average", "_avg_cum", "average_touch", "apply_direction", "gap_pick",
+            "gap_weight", "tree_set")
+
+
+def _import_path(fn: Any) -> tuple[str, str] | None:
+    """``(module, name)`` under which ``fn`` can be imported again, else ``None``."""
+    import sys
+
+    py = getattr(fn, "py_func", None)
+    mod = getattr(py, "__module__", None)
+    name = getattr(py, "__qualname__", "")
+    if mod is None or "." in name or "<" in name:
+        return None
+    if getattr(sys.modules.get(mod), name, None) is not fn:
+        return None
+    return mod, name
+
+
+def _sources_stamp(modules: list[str]) -> str:
+    """Hash of the size and mtime of every source file of the packages of ``modules``
+    (numba's cache does not see changes of the functions a cached function calls)."""
+    import hashlib
+    import sys
+    from pathlib import Path
+
+    roots = set()
+    for mod in modules:
+        path = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve().parent
+        while (path.parent / "__init__.py").exists():
+            path = path.parent
+        roots.add(path)
+    h = hashlib.sha1()
+    for root in sorted(roots):
+        for f in sorted(root.rglob("*.py")):
+            st = f.stat()
+            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> Any:
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or \
+        str(Path.home() / ".cache")
+    return Path(base) / "frankwolfe" / "drivers"
+
+
+def _build_driver(kernels: dict[str, Any], fused: bool) -> tuple[Callable, Callable]:
+    import importlib.util
+    import inspect
+    import os
+    import sys
+    import tempfile
+
+    from . import _pass_template
+
+    source = inspect.getsource(_pass_template)
+    paths = {name: _import_path(fn) for name, fn in kernels.items()}
+    if all(p is not None for p in paths.values()):
+        mods = sorted({p[0] for p in paths.values()} | {__name__})
+        stamp = _sources_stamp(mods)
+        ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
+        import hashlib
+
+        tag = hashlib.sha1(f"{ident};{fused};{stamp}".encode()).hexdigest()[:20]
+        head = ["from numba import njit",
+                f"from {__name__} import {', '.join(_HELPERS)}"]
+        head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
+        head += [f"FUSED = {fused}", ""]
+        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
+                "certify = njit(nogil=True, cache=True)(certify)", ""]
+        text = "\n".join(head) + "\n" + source + "\n".join(tail)
+        try:
+            folder = _cache_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"_fw_pass_{tag}.py"
+            if not path.exists() or path.read_text() != text:
+                fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
+                os.replace(tmp, path)  # atomic: concurrent processes see whole files
+            name = f"_fw_pass_{tag}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            return module.run_pass, module.certify
+        except OSError:
+            pass  # no writable cache folder: compile in memory
+    ns: dict[str, Any] = {name: globals()[name] for name in _HELPERS}
+    ns.update(kernels, FUSED=fused)
+    exec(compile(source, inspect.getsourcefile(_pass_template), "exec"), ns)
+    return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
 
 
 def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:
