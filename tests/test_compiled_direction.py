@@ -118,3 +118,20 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
     np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
     np.testing.assert_allclose(runs[0].extra["x_average"], runs[1].extra["x_average"],
                                rtol=0, atol=1e-12)
+
+
+def test_chain_data_reads_consecutive_views_in_place_and_copies_otherwise():
+    from frankwolfe.applications.structured_svm import ChainModel
+    from frankwolfe.applications.structured_svm._chain_data import ChainData
+
+    rng = np.random.default_rng(2)
+    flat = rng.standard_normal((9, 3))
+    X = np.split(flat, [2, 5])
+    Y = [np.zeros(len(x), dtype=np.int64) for x in X]
+    d = ChainData(ChainModel(2, 3), X, Y)
+    assert np.shares_memory(d.Xf, flat)
+    np.testing.assert_array_equal(d.Xf, flat)
+    shuffled = [X[1], X[0], X[2]]  # views, but not in order: a copy
+    d = ChainData(ChainModel(2, 3), shuffled, [Y[1], Y[0], Y[2]])
+    assert not np.shares_memory(d.Xf, flat)
+    np.testing.assert_array_equal(d.Xf, np.concatenate(shuffled))
