@@ -560,7 +560,8 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     Tf = T.reshape(n, K * K)  # a view: the block state stays (mu, T, lbar)
     tin = Tf != 0.0
     tcnt = np.count_nonzero(tin, axis=1).astype(np.int64)
-    tlist = np.zeros((n, K * K), dtype=np.int32)
+    # transition codes b K + a: 16 bits while K^2 fits (half the memory of the list)
+    tlist = np.zeros((n, K * K), dtype=np.int16 if K * K < 2**15 else np.int32)
     rows, cols = np.nonzero(tin)
     tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
     cnt = np.zeros((K, K))
@@ -587,7 +588,9 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         _aggregate(state, x, np.empty(max_nnz, dtype=np.int64), np.empty(max_nnz))
 
     def block_points() -> tuple:
-        return ("marginals", (mu.copy(), T.copy(), lbar.copy()))
+        # the run's own arrays, no copy: these kernels serve one run (the domain builds
+        # new ones per run, and a warm start copies what it is given)
+        return ("marginals", (mu, T, lbar))
 
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
