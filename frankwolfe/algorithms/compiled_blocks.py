@@ -402,17 +402,20 @@ def _sources_stamp(modules: list[str]) -> str:
     import sys
     from pathlib import Path
 
-    roots = set()
+    files = set()
     for mod in modules:
-        path = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve().parent
+        file = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve()
+        path = file.parent
+        if not (path / "__init__.py").exists():  # a top-level module or script
+            files.add(file)
+            continue
         while (path.parent / "__init__.py").exists():
             path = path.parent
-        roots.add(path)
+        files.update(path.rglob("*.py"))
     h = hashlib.sha1()
-    for root in sorted(roots):
-        for f in sorted(root.rglob("*.py")):
-            st = f.stat()
-            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    for f in sorted(files):
+        st = f.stat()
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()[:16]
 
 
