@@ -20,7 +20,13 @@ Each timing is the median of ``--repeats`` runs (other jobs share this
 machine).  Targets (issue 5): OCR pass <= 2 x bare and <= 0.25 s; CoNLL pass
 <= 3 s with peak memory <= 4 GB.
 
+With ``--baseline DIR`` the same measurements also run on the code checked out
+in ``DIR`` (e.g. ``git worktree add /tmp/before REV``), with that checkout's
+own copy of this script, alternating with ours data set by data set in the
+same run, for a before/after table (ratios after/before).
+
 Run: .venv/bin/python benchmarks/ssvm.py [--data ocr conll] [--repeats 5]
+         [--baseline /tmp/before]
 Writes benchmarks/results/ssvm.json.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -130,27 +137,59 @@ def measure(name: str, repeats: int, warm_passes: int) -> dict:
     return out
 
 
+def run_child(code: Path, name: str, args: argparse.Namespace) -> dict:
+    """One data set in a fresh subprocess, on the code checked out in ``code``."""
+    env = dict(os.environ)
+    if code != ROOT:
+        # the installed layout: frankwolfe.applications is the top-level applications/
+        link = code / "frankwolfe" / "applications"
+        if not link.exists():
+            link.symlink_to(code / "applications")
+        env["PYTHONPATH"] = str(code)
+    proc = subprocess.run([sys.executable, str(code / "benchmarks" / "ssvm.py"), "--one", name,
+                           "--repeats", str(args.repeats), "--warm-passes",
+                           str(args.warm_passes)], capture_output=True, text=True, env=env,
+                          cwd=str(code))
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child ({code}, {name}) failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"], choices=["ocr", "conll"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warm-passes", type=int, default=5)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="checkout of the code to compare with (side by side)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:  # child process: one data set, JSON on stdout
         print(json.dumps(measure(args.one, args.repeats, args.warm_passes)))
         return
+    sides = [("after", ROOT)]
+    if args.baseline is not None:
+        sides.insert(0, ("before", args.baseline.resolve()))
     results = []
+    print(f"load {os.getloadavg()[0]:.2f}")
     for name in args.data:
-        proc = subprocess.run([sys.executable, __file__, "--one", name, "--repeats",
-                               str(args.repeats), "--warm-passes", str(args.warm_passes)],
-                              capture_output=True, text=True, check=True)
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
-        results.append(r)
-        print(f"{name}: n={r['n']} d={r['d']}  pass {r['pass_s']:.4f} s  bare oracle "
-              f"{r['bare_oracle_s']:.4f} s  ratio {r['ratio_pass_over_bare']:.2f}  "
-              f"wavg pass {r['wavg_pass_s']:.4f} s (ratio {r['ratio_wavg_over_bare']:.2f})  "
-              f"peak RSS {r['peak_rss_gb']:.2f} GB")
+        row = {}
+        for side, code in sides:
+            r = run_child(code, name, args)
+            r["side"] = side
+            row[side] = r
+            results.append(r)
+            print(f"{name} {side:6s}: n={r['n']} d={r['d']}  pass {r['pass_s']:.4f} s  bare "
+                  f"oracle {r['bare_oracle_s']:.4f} s  ratio {r['ratio_pass_over_bare']:.2f}  "
+                  f"wavg pass {r['wavg_pass_s']:.4f} s (ratio {r['ratio_wavg_over_bare']:.2f})  "
+                  f"peak RSS {r['peak_rss_gb']:.3f} GB", flush=True)
+        if "before" in row:
+            b, a = row["before"], row["after"]
+            print(f"{name} after/before: pass {a['pass_s'] / b['pass_s']:.3f}  wavg "
+                  f"{a['wavg_pass_s'] / b['wavg_pass_s']:.3f}  bare "
+                  f"{a['bare_oracle_s'] / b['bare_oracle_s']:.3f}  peak RSS "
+                  f"{a['peak_rss_gb'] / b['peak_rss_gb']:.3f}", flush=True)
+    print(f"load {os.getloadavg()[0]:.2f}")
     out = ROOT / "benchmarks" / "results" / "ssvm.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=1))

@@ -1,4 +1,4 @@
-"""The fused compiled block step (CompiledBlocks.step) and the chain model's
+"""The fused compiled block step (CompiledBlocks.describe) and the chain model's
 feature-major oracle: checked against the Python engine, brute-force enumeration
 of labellings and numpy Gram matrices."""
 
@@ -135,5 +135,5 @@ def test_token_gram_is_inner_product_of_unary_features(ids):
 
 
 def test_compiled_blocks_step_needs_sync():
-    with pytest.raises(ValueError, match="`step` and `sync` go together"):
-        CompiledBlocks(None, None, (), 1, None, step=lambda: None)
+    with pytest.raises(ValueError, match="`describe` and `sync` go together"):
+        CompiledBlocks(None, None, (), 1, None, describe=lambda: None)

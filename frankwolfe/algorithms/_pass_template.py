@@ -1,0 +1,69 @@
+"""Source of the core's compiled block pass (see
+:func:`frankwolfe.algorithms.compiled_blocks.compiled_driver`).
+
+Not executed from here: ``compiled_driver`` binds the free names below to one
+combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
+``describe``, ``moved``, ``sync``; the objective's ``line``, ``update``; the step
+rule ``rule``; ``FUSED``; the helpers of ``compiled_blocks``) and compiles the two
+functions with numba: written out as a module that imports the kernels (then numba
+caches the machine code across processes), or in memory when a kernel cannot be
+imported by name.
+"""
+# ruff: noqa: F821 (the free names are bound by compiled_driver)
+
+import numpy as np
+
+
+def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
+             avg_start, resync, idx, val, sd):  # pragma: no cover - compiled
+    if FUSED and resync:
+        sync(dstate, g)
+    gamma = np.nan
+    df = 0.0
+    est = picker.est
+    for t in range(t0, t1):
+        if picker.mode == 0:
+            i = picker.order[t]
+        else:
+            i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
+        nnz, gap, score = direction(dstate, i, g, not FUSED, idx, val)
+        gi = gap if gap > 0.0 else 0.0
+        est[i] = gi
+        if picker.mode == 1:
+            tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
+        gamma = 0.0
+        if gap > 0.0:
+            if FUSED:
+                slope, curv = -gap, curvature(dstate, i, h)
+            else:
+                slope, curv = line(odata, x, g, idx, val, nnz)
+            gamma = rule(rparams, k / n, slope, curv, 1.0)
+            if gamma > 0.0:
+                ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
+                avg = Average(avg_kind, acc, since, avg_start, ck1, k)
+                df += gamma * (slope + 0.5 * gamma * curv)
+                if FUSED:
+                    describe(dstate, i, sd)
+                    apply_direction(sd, gamma, h, x, g, avg)
+                    moved(dstate, sd, g)
+                else:
+                    if avg_kind > 0:
+                        for a in range(nnz):
+                            average_touch(avg, x, idx[a])
+                    update(odata, x, g, idx, val, nnz, gamma)
+                commit(dstate, i, gamma)
+        k += 1
+    return k, gamma, df
+
+
+def certify(dstate, g, est, refresh, idx, val):  # pragma: no cover - compiled
+    n = est.size
+    total = 0.0
+    scores = 0.0
+    for i in range(n):
+        nnz, gap, score = direction(dstate, i, g, False, idx, val)
+        total += gap
+        scores += score
+        if refresh:
+            est[i] = gap if gap > 0.0 else 0.0
+    return total, scores
