@@ -102,3 +102,26 @@ def test_online_eg_backtracking_budget(tiny):
     assert np.all(steps[1:] >= 1.0) and np.all(steps[1:] <= 6.0)
     assert np.any(steps > 1.0)  # some steps were retried (an uninformative run otherwise)
     np.testing.assert_allclose(np.array(effs) * n, np.round(np.array(effs) * n), atol=1e-9)
+
+
+@pytest.mark.parametrize("max_passes", [1.0, 2.5, 7.3])
+def test_online_eg_effective_pass_budget_is_hard(tiny, max_passes):
+    # backtracking retries count as oracle calls: the run stops at the call budget
+    # floor(max_passes * n), inside a pass if need be, never beyond it
+    from frankwolfe.applications.structured_svm import online_eg
+
+    model, X, Y, _ = tiny
+    n = len(X)
+    effs = []
+    out = online_eg(model, X, Y, LAM, max_passes=max_passes, random_state=1,
+                    callback=lambda p, eff, point: effs.append(eff))
+    budget = int(np.floor(max_passes * n))
+    assert out["oracle_calls"] == budget  # every trial is one call: the budget is used up
+    assert out["effective_passes"] <= max_passes
+    assert all(e <= max_passes for e in effs)
+    # an estimator's history ends within the budget too
+    budget_passes = int(np.ceil(max_passes))
+    svm = StructuredSVM(model, lam=LAM, solver="online_eg", max_passes=budget_passes, tol=0,
+                        eval_every=1, random_state=1).fit(X, Y)
+    h = svm.history_["effective_passes"]
+    assert np.all(h <= budget_passes) and h[-1] == budget_passes
