@@ -14,9 +14,10 @@ its own peak memory):
   not timed).
 * ``cutting_plane``: the n-slack cutting plane (per-block fully corrective FW)
   on OCR-large at lambda = 1/n for ``--cp-passes`` passes with the inactive-atom
-  pruning (``prune_after``, default 10) and, for comparison, without it
-  (``--cp-unpruned-passes``); per pass: working-set size (block vertices kept),
-  seconds, primal, dual and certified gap.
+  pruning (``prune_after``, default 10), one run per corrective sweep budget
+  (``--cp-max-sweeps``, default 100, the estimator's) and, for comparison,
+  without pruning (``--cp-unpruned-passes``); per pass: working-set size (block
+  vertices kept), seconds, corrective sweeps, primal, dual and certified gap.
 
 * ``compare``: the qualitative comparison of the BCFW paper's Figure 1 at reduced
   size: BCFW, BCFW-wavg, SSG, SSG-wavg, online-EG and batch FW on OCR-large
@@ -87,7 +88,8 @@ def child_passes(data: str, solver: str, passes: int) -> dict:
             "gap": float(h["gap"][-1])}
 
 
-def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
+def child_cutting_plane(passes: int, prune_after: int | None, max_sweeps: int,
+                        tol: float) -> dict:
 
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm import SSVMDual
@@ -116,10 +118,11 @@ def child_cutting_plane(passes: int, prune_after: int | None) -> dict:
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         clock["last"] = time.perf_counter()  # the evaluation is not part of the pass time
 
-    fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True, corrective_tol=1e-3,
-                                    prune_after=prune_after, max_iter=passes, tol=0.0,
-                                    callback=callback)
-    return {"prune_after": prune_after, "lam": lam, "rows": rows}
+    fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True, corrective_tol=tol,
+                                    corrective_max_sweeps=max_sweeps, prune_after=prune_after,
+                                    max_iter=passes, tol=0.0, callback=callback)
+    return {"prune_after": prune_after, "corrective_max_sweeps": max_sweeps,
+            "corrective_tol": tol, "lam": lam, "rows": rows}
 
 
 COMPARE = {"BCFW": dict(solver="bcfw", averaging=False),
@@ -206,6 +209,9 @@ def main() -> None:
     ap.add_argument("--cp-passes", type=int, default=30)
     ap.add_argument("--cp-unpruned-passes", type=int, default=10)
     ap.add_argument("--prune-after", type=int, default=10)
+    ap.add_argument("--cp-max-sweeps", type=int, nargs="+", default=[100],
+                    help="corrective_max_sweeps of the pruned runs (one run each)")
+    ap.add_argument("--cp-tol", type=float, default=1e-3, help="corrective_tol")
     a = ap.parse_args()
     out_dir = ROOT / "benchmarks" / "results"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -250,12 +256,16 @@ def main() -> None:
                                                    for k, p, dl in rows))
     else:
         res = []
-        for prune, passes in ((a.prune_after, a.cp_passes), (None, a.cp_unpruned_passes)):
+        runs = [(a.prune_after, a.cp_passes, sweeps) for sweeps in a.cp_max_sweeps]
+        runs.append((None, a.cp_unpruned_passes, a.cp_max_sweeps[0]))
+        for prune, passes, max_sweeps in runs:
             if passes <= 0:
                 continue
-            r = _spawn(["cutting_plane", str(passes), str(prune)])
+            r = _spawn(["cutting_plane", str(passes), str(prune), str(max_sweeps),
+                        str(a.cp_tol)])
             res.append(r)
-            print(f"prune_after={prune}")
+            print(f"prune_after={prune} corrective_max_sweeps={max_sweeps} "
+                  f"corrective_tol={a.cp_tol}")
             print(f"{'pass':>4} {'working set':>11} {'seconds':>8} {'QP sweeps':>9} "
                   f"{'primal':>9} {'gap':>9} {'peak MB':>8}")
             sweeps = 0
@@ -276,7 +286,8 @@ def _child(argv: list[str]) -> None:
     elif job == "steps":
         r = child_steps(argv[1], int(argv[2]))
     else:
-        r = child_cutting_plane(int(argv[1]), None if argv[2] == "None" else int(argv[2]))
+        r = child_cutting_plane(int(argv[1]), None if argv[2] == "None" else int(argv[2]),
+                                int(argv[3]), float(argv[4]))
     print(json.dumps(r))
 
 

@@ -51,3 +51,32 @@ def test_prune_after_must_be_a_positive_integer():
         with pytest.raises(ValueError, match="prune_after"):
             fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True,
                                             prune_after=bad, max_iter=2)
+
+
+@pytest.mark.parametrize("max_sweeps", [1, 3])
+def test_corrective_sweep_budget_is_kept_and_the_run_converges(max_sweeps):
+    lam = 0.1
+    model, X, Y, objective, domain, start = _problem(lam)
+    f_star = ssvm_dual_qp(model, X, Y, lam)
+    sweeps = []
+
+    def callback(s):
+        sweeps.append(s.info["n_qp_iterations"])
+
+    res = fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True,
+                                          corrective_max_sweeps=max_sweeps, prune_after=3,
+                                          tol=0.0, max_iter=300, callback=callback)
+    assert np.all(np.diff(np.concatenate([[0], sweeps])) <= max_sweeps)
+    assert res.extra["n_qp_iterations"] <= max_sweeps * res.nit
+    assert -1e-9 <= res.fun - f_star <= res.gap + 1e-9
+    # f(start) - f_star is 1.1e-2: a budget of one sweep still converges (more slowly
+    # than exact corrections, which reach 1e-10 in 54 iterations)
+    assert res.fun - f_star <= 1e-4
+
+
+def test_corrective_max_sweeps_must_be_a_positive_integer():
+    _, _, _, objective, domain, start = _problem(0.1)
+    for bad in (0, -2, 2.5, True):
+        with pytest.raises(ValueError, match="corrective_max_sweeps"):
+            fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True,
+                                            corrective_max_sweeps=bad, max_iter=2)

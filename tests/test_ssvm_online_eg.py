@@ -102,3 +102,61 @@ def test_online_eg_backtracking_budget(tiny):
     assert np.all(steps[1:] >= 1.0) and np.all(steps[1:] <= 6.0)
     assert np.any(steps > 1.0)  # some steps were retried (an uninformative run otherwise)
     np.testing.assert_allclose(np.array(effs) * n, np.round(np.array(effs) * n), atol=1e-9)
+
+
+@pytest.mark.parametrize("max_passes", [1.0, 2.5, 7.3])
+def test_online_eg_effective_pass_budget_is_hard(tiny, max_passes):
+    # backtracking retries count as oracle calls: the run stops at the call budget
+    # floor(max_passes * n), inside a pass if need be, never beyond it
+    from frankwolfe.applications.structured_svm import online_eg
+
+    model, X, Y, _ = tiny
+    n = len(X)
+    effs = []
+    out = online_eg(model, X, Y, LAM, max_passes=max_passes, random_state=1,
+                    callback=lambda p, eff, point: effs.append(eff))
+    budget = int(np.floor(max_passes * n))
+    assert out["oracle_calls"] == budget  # every trial is one call: the budget is used up
+    assert out["effective_passes"] <= max_passes
+    assert all(e <= max_passes for e in effs)
+    # an estimator's history ends within the budget too
+    budget_passes = int(np.ceil(max_passes))
+    svm = StructuredSVM(model, lam=LAM, solver="online_eg", max_passes=budget_passes, tol=0,
+                        eval_every=1, random_state=1).fit(X, Y)
+    h = svm.history_["effective_passes"]
+    assert np.all(h <= budget_passes) and h[-1] == budget_passes
+
+
+def test_coupling_norm_between_brute_force_bounds():
+    # ||A|| = sup ||1/n sum_i sum_y z_i(y) psi_i(y)|| over 1/n sum ||z_i||_1^2 <= 1 lies
+    # between max_i max_y ||psi_i(y)|| / sqrt(n) (all weight on one example) and
+    # sqrt(mean_i max_y ||psi_i(y)||^2) (Cauchy-Schwarz); labellings enumerated
+    import itertools
+
+    from frankwolfe.applications.structured_svm.extragradient import coupling_norm
+
+    X, Y = make_chain(6, n_states=3, n_features=3, length=(2, 4), noise=1.5, random_state=1)
+    model = ChainModel(3, 3)
+    d = model.size_joint_feature
+    R = []
+    for x, y in zip(X, Y):
+        best = 0.0
+        for yy in itertools.product(range(3), repeat=len(y)):
+            idx, val = model.psi(x, y, np.array(yy))
+            v = np.zeros(d)
+            np.add.at(v, idx, val)
+            best = max(best, float(np.linalg.norm(v)))
+        R.append(best)
+    R = np.array(R)
+    est = coupling_norm(model, X, Y, rounds=6)
+    n = len(X)
+    assert R.max() / np.sqrt(n) * (1 - 1e-12) <= est <= np.sqrt(np.mean(R * R)) * (1 + 1e-12)
+
+
+def test_dual_extragradient_step_size_choices(tiny):
+    model, X, Y, _ = tiny
+    auto = dual_extragradient(model, X, Y, LAM, max_passes=2)
+    bound = dual_extragradient(model, X, Y, LAM, max_passes=2, step_size="bound")
+    assert auto["step_size"] > bound["step_size"]  # the estimate is below the safe bound
+    with pytest.raises(ValueError, match="step_size"):
+        dual_extragradient(model, X, Y, LAM, max_passes=2, step_size="big")

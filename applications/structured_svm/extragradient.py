@@ -22,12 +22,18 @@ with chain-factored log-potentials (:mod:`._expectation`), so ``T`` costs one
 forward-backward per example.  An iteration costs two passes of marginals
 (at ``v`` and at ``u_t``), counted as two effective passes.
 
-The default step is ``eta = 1 / Lip`` with ``Lip = lam / c_w + sqrt(mean_i R_i^2 /
-c_w)`` a Lipschitz bound of ``F`` in the norm ``c_w ||w||^2 + 1/n sum_i
-||z_i||_1^2`` (distributions over labellings), with ``R_i >= max_y ||psi_i(y)||``
-from the features.  The bound is safe but loose (on small problems steps
-30 times larger stay stable), so the method is slow with it; ``step_size`` and
-``c_w`` are the knobs.
+The step is ``eta = 1 / Lip`` with ``Lip = lam / c_w + ||A|| / sqrt(c_w)``, where
+``||A||`` is the norm of the coupling ``z -> 1/n sum_i sum_y z_i(y) psi_i(y)`` from
+the norm ``sqrt(1/n sum_i ||z_i||_1^2)`` (distributions over labellings) to the
+Euclidean norm of ``w``; ``Lip`` is then the Lipschitz constant of ``F`` in the
+norm ``c_w ||w||^2 + 1/n sum_i ||z_i||_1^2``.  The default (``step_size="auto"``)
+estimates ``||A||`` from the data by a few rounds of the power method for this
+(l1, l2) norm (:func:`coupling_norm`: each round one Viterbi decoding per example
+and sign), a lower bound of ``||A||`` (the rounds converge in about four); the safe bound
+``sqrt(mean_i R_i^2)`` with ``R_i >= max_y ||psi_i(y)||`` from the feature norms
+(``step_size="bound"``) is 3.5 times the estimate on OCR-large and 2.1 times on a
+small chain.  ``1 / Lip`` is the worst-case step of the method's analysis: on small
+problems steps ten times larger still converge (``step_size`` as a number).
 
 Certificates at the averaged point ``(w_bar, z_bar)``: the primal ``P(w_bar)``
 (a loss-augmented pass), the dual ``D(z_bar) = ell(z_bar) - lam/2 ||w(z_bar)||^2``,
@@ -47,7 +53,7 @@ import numpy as np
 from ._averaging import RunningAverage
 from ._expectation import ChainDualPoint, add_potentials, chain_dual_data
 
-__all__ = ["dual_extragradient", "restricted_gap"]
+__all__ = ["dual_extragradient", "restricted_gap", "coupling_norm"]
 
 
 def _lipschitz(data: Any, lam: float, c_w: float) -> float:
@@ -62,6 +68,48 @@ def _lipschitz(data: Any, lam: float, c_w: float) -> float:
     return lam / c_w + float(np.sqrt(np.mean(R * R) / c_w))
 
 
+def coupling_norm(model: Any, X: Sequence[Any], Y: Sequence[Any], rounds: int = 4,
+                  random_state: int | np.random.Generator | None = 0) -> float:
+    """Power-method estimate of ``||A|| = sup ||1/n sum_i sum_y z_i(y) psi_i(y)||`` over
+    ``1/n sum_i ||z_i||_1^2 <= 1``, ``psi_i(y) = phi_i(y) - phi_i(y_i)`` (a lower bound).
+
+    For a direction ``w`` the best ``z`` puts on example ``i`` the weight ``t_i``
+    proportional to ``m_i = max_y |<w, psi_i(y)>|`` on the maximizing labelling (two
+    Viterbi decodings, at ``w`` and ``-w``); the value is ``sqrt(mean m_i^2) / ||w||``
+    and the next direction is ``A z``.
+    """
+    rng = (random_state if isinstance(random_state, np.random.Generator)
+           else np.random.default_rng(random_state))
+    d = model.size_joint_feature
+    n = len(X)
+    w = rng.standard_normal(d)
+    est = 0.0
+    for _ in range(rounds):
+        m = np.zeros(n)
+        parts = []
+        for i, (x, y) in enumerate(zip(X, Y)):
+            truth = model.score(x, y, w)
+            best, part = 0.0, None
+            for sign in (1.0, -1.0):
+                yh, top = model.decode_with_score(x, sign * w)
+                if top - sign * truth > best:  # max_y <sign w, phi(y)> - <sign w, phi(y_i)>
+                    best, part = top - sign * truth, (sign, yh)
+            m[i] = best
+            parts.append(part)
+        rms = float(np.sqrt(np.mean(m * m)))
+        nw = float(np.linalg.norm(w))
+        if rms == 0.0 or nw == 0.0:
+            break
+        est = max(est, rms / nw)
+        v = np.zeros(d)
+        for i, part in enumerate(parts):
+            if part is not None:  # t_i sign psi_i(y*) with t_i = m_i / rms
+                idx, val = model.psi(X[i], part[1], Y[i])  # phi(y*) - phi(y_i)
+                v[idx] += (m[i] / rms) * part[0] * val
+        w = v / n
+    return est
+
+
 def restricted_gap(primal: float, dual: float, w_of_z: np.ndarray, lam: float,
                    radius: float) -> float:
     """``P(w_bar) - min_{||w|| <= radius} L(w, z_bar)``; ``L(w, z_bar) = lam/2 ||w - w(z_bar)||^2
@@ -71,7 +119,7 @@ def restricted_gap(primal: float, dual: float, w_of_z: np.ndarray, lam: float,
 
 
 def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
-                       max_passes: float = 50, step_size: float | None = None,
+                       max_passes: float = 50, step_size: float | str = "auto",
                        c_w: float = 1.0, averaging: str | None = "uniform",
                        time_limit: float | None = None,
                        callback: Callable[[int, float, dict[str, Any]], Any] | None = None
@@ -86,8 +134,11 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         Regularization ``> 0``.
     max_passes : float
         Budget of effective passes (two per iteration).
-    step_size : float, optional
-        ``eta``; default ``1 / Lip`` (see the module notes).
+    step_size : float or {"auto", "bound"}, default "auto"
+        ``eta``, or ``1 / Lip`` from the power-method estimate of the coupling's
+        norm (``"auto"``, costs ``2 * rounds`` Viterbi passes before the first
+        iteration, not counted as passes of marginals) or from the feature norms'
+        safe bound (``"bound"``); see the module notes.
     c_w : float
         Weight of the Euclidean prox term of ``w`` against the entropies.
     averaging : {"uniform", "tail", "weighted", None}, default "uniform"
@@ -118,7 +169,16 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     if not (np.isfinite(c_w) and c_w > 0):
         raise ValueError(f"dual_extragradient: `c_w` must be a positive number, got {c_w!r}")
     data = chain_dual_data(model, X, Y, "dual_extragradient")
-    eta = 1.0 / _lipschitz(data, lam, c_w) if step_size is None else float(step_size)
+    if isinstance(step_size, str):
+        if step_size not in ("auto", "bound"):
+            raise ValueError("dual_extragradient: `step_size` must be a positive number, "
+                             f"'auto' or 'bound', got {step_size!r}")
+        if step_size == "auto":
+            eta = 1.0 / (lam / c_w + coupling_norm(model, X, Y) / np.sqrt(c_w))
+        else:
+            eta = 1.0 / _lipschitz(data, lam, c_w)
+    else:
+        eta = float(step_size)
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"dual_extragradient: `step_size` must be a positive number, "
                          f"got {step_size!r}")

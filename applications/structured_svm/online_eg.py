@@ -41,10 +41,12 @@ __all__ = ["online_eg"]
 
 @njit(cache=True, nogil=True)
 def _eg_steps(Xf, If, offsets, off, Yf, K, F, uses_ids, gram, goff, lam, order, w, theta,
-              theta_e, mu, T, etas, max_halvings, Lmax):  # pragma: no cover - compiled
+              theta_e, mu, T, etas, max_halvings, Lmax, budget):  # pragma: no cover - compiled
     """EG steps on the examples of ``order``; updates the point and ``w`` in place.
+    Stops before a forward-backward call beyond ``budget`` (the example under way is
+    left unchanged, as after a rejected trial).
 
-    Returns ``(forward-backward calls, change of ell * n)``.
+    Returns ``(forward-backward calls, change of ell * n, whole order done)``.
     """
     n = off.size - 1
     s = np.empty((Lmax, K))
@@ -72,6 +74,8 @@ def _eg_steps(Xf, If, offsets, off, Yf, K, F, uses_ids, gram, goff, lam, order, 
         eta = etas[i]
         accepted = False
         for trial in range(max_halvings + 1):
+            if calls >= budget:
+                return calls, dell_total, False
             if trial > 0:
                 eta *= 0.5
             for t in range(L):
@@ -127,7 +131,7 @@ def _eg_steps(Xf, If, offsets, off, Yf, K, F, uses_ids, gram, goff, lam, order, 
                 theta_e[i, a, b] = edge[a, b]
                 T[i, a, b] = T_new[a, b]
         dell_total += dl
-    return calls, dell_total
+    return calls, dell_total, True
 
 
 def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
@@ -144,7 +148,10 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
     lam : float
         Regularization ``> 0``.
     max_passes : float
-        Budget of effective passes (forward-backward calls / n, retries included).
+        Budget of effective passes (forward-backward calls / n, retries included),
+        kept exactly: the run stops before the call that would exceed
+        ``floor(max_passes * n)`` calls, in the middle of a pass if need be (that
+        last, partial pass is counted in ``passes`` but not shown to ``callback``).
     eta0 : float
         Initial per-example step (the paper's 0.5).
     sampling : {"uniform", "perm"}
@@ -180,14 +187,17 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
     calls = 0  # the uniform start has closed-form marginals (1/K, (L-1)/K^2)
     t0 = time.perf_counter()
     p = 0
-    while calls / n < max_passes:
+    budget = int(np.floor(max_passes * n))
+    while calls < budget:
         p += 1
         order = rng.integers(n, size=n) if sampling == "uniform" else rng.permutation(n)
-        c, dl = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K, data.F,
+        c, _, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K, data.F,
                           data.uses_ids, gram, goff, float(lam), order.astype(np.int64), w,
                           point.theta, point.theta_e, point.mu, point.T, etas,
-                          2 if p == 1 else 5, data.Lmax)
+                          2 if p == 1 else 5, data.Lmax, budget - calls)
         calls += int(c)
+        if not done:  # the budget ended the pass: reported by the return value only
+            break
         if callback is not None and callback(p, calls / n, point) is False:
             break
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:

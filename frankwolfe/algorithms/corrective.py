@@ -24,6 +24,9 @@ from numba import njit
 from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
+from ..step_size import ExactStep
+from .compiled_pairwise import compiled_pairwise_driver, sweep_picker
+from .working_set import working_set_blocks
 
 __all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
 
@@ -368,130 +371,21 @@ def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
 # -- corrective solves over a product of per-block hulls ------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _block_pairwise_qp(ptr, idx, val, members, bptr, w, x, g, q_ptr, q_idx, q_val,
-                       rtol, atol, max_sweeps, work, mark):  # pragma: no cover - compiled
-    """Block-coordinate pairwise Frank-Wolfe with exact steps on ``1/2 x^T Q x + c^T x``.
-
-    Atom ``j`` is the sparse vector ``(idx, val)[ptr[j]:ptr[j+1]]``; block ``b`` owns the
-    atoms ``members[bptr[b]:bptr[b+1]]`` and its weights lie on a simplex.  ``x = sum w a``
-    and ``g = Q x + c`` are updated in place.  Stops when the restricted Frank-Wolfe gap
-    ``sum_b (sum_a w_a <g, a> - min_a <g, a>)`` is at most ``max(atol, rtol * gap_0)``.
-    Returns ``(sweeps, final restricted gap, first restricted gap)``.
-    """
-    n_blocks = bptr.size - 1
-    gap0 = -1.0
-    total = 0.0
-    target = 0.0
-    sweep = 0
-    bgap = np.zeros(n_blocks)
-    full = True
-    since_full = 0
-    while sweep < max_sweeps:
-        sweep += 1
-        total = 0.0
-        # after a full sweep, visit only the blocks holding most of the gap (their
-        # scores are where the work goes); a full sweep every 8 sweeps, and before
-        # stopping, measures every block again
-        skip = 0.0 if full else 0.1 * target / n_blocks
-        for b in range(n_blocks):
-            lo, hi = bptr[b], bptr[b + 1]
-            if hi - lo < 2 or bgap[b] < skip:
-                continue
-            # one pairwise step per visit: measured faster overall than several (each
-            # needs the block's scores again); the loop only provides `break`
-            while True:
-                s_min = np.inf
-                s_away = -np.inf
-                jf = -1
-                ja = -1
-                avg = 0.0
-                for m in range(lo, hi):
-                    j = members[m]
-                    s = 0.0
-                    for p in range(ptr[j], ptr[j + 1]):
-                        s += g[idx[p]] * val[p]
-                    if s < s_min:
-                        s_min = s
-                        jf = j
-                    if w[j] > 0.0:
-                        avg += w[j] * s
-                        if s > s_away:
-                            s_away = s
-                            ja = j
-                bgap[b] = max(avg - s_min, 0.0)
-                total += bgap[b]
-                slope = s_away - s_min
-                if ja < 0 or ja == jf or slope <= 0.0:
-                    break
-                # d = a_f - a_a as a scattered vector in work (positions marked)
-                for p in range(ptr[jf], ptr[jf + 1]):
-                    i = idx[p]
-                    if mark[i] == 0:
-                        mark[i] = 1
-                    work[i] += val[p]
-                for p in range(ptr[ja], ptr[ja + 1]):
-                    i = idx[p]
-                    if mark[i] == 0:
-                        mark[i] = 1
-                    work[i] -= val[p]
-                # curvature d^T Q d through the rows of Q at the support of d (Q symmetric)
-                curv = 0.0
-                for p in range(ptr[jf], ptr[jf + 1]):
-                    i = idx[p]
-                    if mark[i] == 1:
-                        mark[i] = 2
-                        di = work[i]
-                        for r in range(q_ptr[i], q_ptr[i + 1]):
-                            curv += di * q_val[r] * work[q_idx[r]]
-                for p in range(ptr[ja], ptr[ja + 1]):
-                    i = idx[p]
-                    if mark[i] == 1:
-                        mark[i] = 2
-                        di = work[i]
-                        for r in range(q_ptr[i], q_ptr[i + 1]):
-                            curv += di * q_val[r] * work[q_idx[r]]
-                gamma = w[ja]
-                if curv > 0.0:
-                    gamma = min(gamma, slope / curv)
-                drop = gamma >= w[ja]
-                w[jf] += gamma
-                w[ja] = 0.0 if drop else w[ja] - gamma
-                # x += gamma d, g += gamma Q d; then clear the work vector
-                for t in range(2):
-                    j = jf if t == 0 else ja
-                    for p in range(ptr[j], ptr[j + 1]):
-                        i = idx[p]
-                        if mark[i] == 2:
-                            mark[i] = 0
-                            di = gamma * work[i]
-                            x[i] += di
-                            for r in range(q_ptr[i], q_ptr[i + 1]):
-                                g[q_idx[r]] += di * q_val[r]
-                            work[i] = 0.0
-                break
-        if gap0 < 0.0:
-            gap0 = total
-            target = max(atol, rtol * gap0)
-        if full and total <= target:
-            break
-        since_full += 1
-        full = since_full >= 8 or total <= target
-        if full:
-            since_full = 0
-    return sweep, total, gap0
-
-
 class BlockQuadraticQP:
     """``min 1/2 x^T Q x + c^T x`` over ``x = sum_b sum_{a in S_b} w_a a`` with one
     simplex of weights per block ``b`` (the product of the per-block convex hulls).
 
     The corrective QP of fully corrective Frank-Wolfe on a
     :class:`~frankwolfe.ProductDomain`: the hull of the *joint* atoms would be a
-    much smaller set.  Solved by block-coordinate pairwise Frank-Wolfe with
-    exact steps (numba), which decreases ``f`` monotonically and converges
-    linearly on this polytope; a sweep costs O(total nnz of the atoms + nnz of
-    the rows of ``Q`` they touch).
+    much smaller set.  Solved by the core's compiled block machinery on the
+    working-set domain (:mod:`.working_set`, each block the hull of its atoms):
+    sweeps of pairwise block steps (:func:`.compiled_pairwise.compiled_pairwise_driver`)
+    with the exact line search of :class:`~frankwolfe.step_size.ExactStep`,
+    which decrease ``f`` monotonically and converge linearly on this polytope; a
+    sweep costs O(total nnz of the atoms + nnz of the rows of ``Q`` they touch).
+    After a full sweep, sweeps visit only the blocks holding most of the gap
+    (a full sweep every 8 sweeps, and before stopping, measures every block
+    again).
 
     Parameters
     ----------
@@ -503,14 +397,13 @@ class BlockQuadraticQP:
 
     def __init__(self, objective: QuadraticObjective, n: int) -> None:
         Q = objective.Q
-        Q = sp.csr_array(Q) if sp.issparse(Q) else sp.csr_array(np.asarray(Q))
-        self.q = (Q.indptr.astype(np.int64), Q.indices.astype(np.int64),
-                  Q.data.astype(float))
+        self.Q = sp.csr_array(Q) if sp.issparse(Q) else sp.csr_array(np.asarray(Q))
         self.c = np.asarray(objective.c, dtype=float).reshape(-1)
-        self.Q = Q
         self.n = int(n)
-        self.work = np.zeros(self.n)
-        self.mark = np.zeros(self.n, dtype=np.int8)
+        # the objective's kernels (slope, curvature and update along a sparse direction)
+        # and the exact line search, as the block driver uses them everywhere
+        self.kernels = objective.compiled_block_objective()
+        self.rule, self.rparams = ExactStep().compiled()
 
     def solve(self, atoms: Sequence[Atom], blocks: np.ndarray, w: np.ndarray,
               rtol: float = 1e-10, atol: float = 0.0, max_sweeps: int = 10000
@@ -544,21 +437,69 @@ class BlockQuadraticQP:
         if blocks.shape != (k,) or w.shape != (k,):
             raise ValueError(f"BlockQuadraticQP.solve: `blocks` and `w` must have shape ({k},), "
                              f"got {blocks.shape} and {w.shape}")
-        ptr, idx, val = _stack_atoms(atoms)
-        order = np.argsort(blocks, kind="stable")
-        ids, starts = np.unique(blocks[order], return_index=True)
+        return self.solve_stacked(stack_atoms(atoms), blocks, w, rtol, atol, max_sweeps)
+
+    def solve_stacked(self, table: tuple[np.ndarray, np.ndarray, np.ndarray],
+                      blocks: np.ndarray, w: np.ndarray, rtol: float = 1e-10,
+                      atol: float = 0.0, max_sweeps: int = 10000,
+                      x0: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, int, float]:
+        """:meth:`solve` with the atoms as a table ``(ptr, idx, val)`` of
+        :func:`stack_atoms` (sorted unique indices per atom); ``w`` is updated in place.
+        ``x0``: the point ``sum w a`` when the caller has it (saves a pass over the
+        table); the returned point is then the one the steps moved (not re-summed)."""
+        ptr, idx, val = table
+        k = ptr.size - 1
+        order = np.argsort(blocks, kind="stable").astype(np.int64)
+        _, starts = np.unique(blocks[order], return_index=True)
         bptr = np.append(starts, k).astype(np.int64)
-        x = np.zeros(self.n)
-        np.add.at(x, idx, np.repeat(w, np.diff(ptr)) * val)
+        n_blocks = bptr.size - 1
+        x = table_combine(table, w, self.n) if x0 is None else np.array(x0, dtype=float)
         g = self.Q @ x + self.c
-        sweeps, gap, _ = _block_pairwise_qp(ptr, idx, val, order.astype(np.int64), bptr, w, x,
-                                            g, *self.q, float(rtol), float(atol),
-                                            int(max_sweeps), self.work, self.mark)
+        dkern, pair = working_set_blocks(ptr, idx, val, order, bptr, w, self.n)
+        run_pass = compiled_pairwise_driver(dkern, pair, self.kernels, self.rule)
+        bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
+        est = np.zeros(n_blocks)
+        multi = np.flatnonzero(np.diff(bptr) >= 2)  # a lone atom cannot move
+        gap0, target, full, since_full, sweep, total = -1.0, 0.0, True, 0, 0, 0.0
+        while sweep < max_sweeps:
+            sweep += 1
+            # after a full sweep, visit only the blocks holding most of the gap (their
+            # scores are where the work goes)
+            visit = multi if full else multi[est[multi] >= 0.1 * target / n_blocks]
+            run_pass(0, visit.size, sweep_picker(visit, est), dkern.state, self.kernels.data,
+                     x, g, self.rparams, 0, n_blocks, *bufs)
+            total = float(est.sum())
+            if gap0 < 0.0:
+                gap0 = total
+                target = max(atol, rtol * gap0)
+            if full and total <= target:
+                break
+            since_full += 1
+            full = since_full >= 8 or total <= target
+            if full:
+                since_full = 0
         # pairwise steps keep each block's sum up to rounding; no renormalization here, so
         # that w - w0 stays a direction of tiny, exactly representable moves
-        x = np.zeros(self.n)
-        np.add.at(x, idx, np.repeat(w, np.diff(ptr)) * val)
-        return w, x, int(sweeps), float(gap)
+        return w, (table_combine(table, w, self.n) if x0 is None else x), int(sweep), total
+
+
+@njit(cache=True, nogil=True)
+def _combine_rows(ptr, idx, val, coef, out):  # pragma: no cover - compiled
+    for j in range(coef.size):
+        c = coef[j]
+        if c != 0.0:
+            for p in range(ptr[j], ptr[j + 1]):
+                out[idx[p]] += c * val[p]
+
+
+def table_combine(table: tuple[np.ndarray, np.ndarray, np.ndarray], coef: np.ndarray,
+                  n: int) -> np.ndarray:
+    """``sum_j coef_j a_j`` (length ``n``) for the atoms of a :func:`stack_atoms` table,
+    in O(nnz of the atoms with ``coef_j != 0``)."""
+    out = np.zeros(n)
+    _combine_rows(*table, np.asarray(coef, dtype=float), out)
+    return out
 
 
 def combine_atoms(atoms: Sequence[Atom], coef: np.ndarray, n: int) -> np.ndarray:
@@ -567,15 +508,12 @@ def combine_atoms(atoms: Sequence[Atom], coef: np.ndarray, n: int) -> np.ndarray
     where ``x_new - x_old`` would cancel."""
     coef = np.asarray(coef, dtype=float)
     js = np.flatnonzero(coef)
-    out = np.zeros(n)
-    if js.size:
-        ptr, idx, val = _stack_atoms([atoms[j] for j in js])
-        np.add.at(out, idx, np.repeat(coef[js], np.diff(ptr)) * val)
-    return out
+    return table_combine(stack_atoms([atoms[j] for j in js]), coef[js], n)
 
 
-def _stack_atoms(atoms: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR-like ``(ptr, flat indices, values)`` of the atoms."""
+def stack_atoms(atoms: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR-like ``(ptr, flat indices, values)`` of the atoms, each atom's indices
+    sorted and unique (repeated indices summed)."""
     idx_list, val_list = [], []
     for a in atoms:
         if a.is_sparse:
@@ -591,4 +529,27 @@ def _stack_atoms(atoms: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray, np.ndar
     np.cumsum(sizes, out=ptr[1:])
     idx = np.concatenate(idx_list).astype(np.int64) if idx_list else np.zeros(0, np.int64)
     val = np.concatenate(val_list).astype(float) if val_list else np.zeros(0)
+    return _sorted_rows(ptr, idx, val)
+
+
+def _sorted_rows(ptr: np.ndarray, idx: np.ndarray, val: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The table with sorted unique indices in every row (vectorized; a no-op check
+    when they already are, as the sparse atoms of the oracles usually give them)."""
+    if idx.size < 2:
+        return ptr, idx, val
+    row = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    step = np.diff(idx)
+    same_row = row[1:] == row[:-1]
+    if not np.any(same_row & (step <= 0)):
+        return ptr, idx, val
+    order = np.lexsort((idx, row))
+    row, idx, val = row[order], idx[order], val[order]
+    first = np.ones(idx.size, dtype=bool)
+    first[1:] = (row[1:] != row[:-1]) | (idx[1:] != idx[:-1])
+    starts = np.flatnonzero(first)
+    val = np.add.reduceat(val, starts)
+    idx, row = idx[starts], row[starts]
+    ptr = np.zeros(ptr.size, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=ptr.size - 1), out=ptr[1:])
     return ptr, idx, val

@@ -26,7 +26,7 @@ from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
 from .corrective import (BlockQuadraticQP, GramModel, combine_atoms, cvxpy_weights,
-                         has_gram_structure, simplex_qp)
+                         has_gram_structure, simplex_qp, stack_atoms, table_combine)
 from .loop import Variant, run_frank_wolfe
 
 __all__ = ["fully_corrective_frank_wolfe"]
@@ -184,6 +184,11 @@ class _BlockCorrective(Variant):
         self.block_atoms: list[Atom] = []  # the same in block coordinates
         self.blocks: list[int] = []
         self.index: dict[Any, int] = {}
+        # the embedded atoms as one CSR table for the corrective QP, grown by the new
+        # atoms of each iteration (a Python pass over every atom per solve would cost
+        # more than the solve's sweeps on large working sets)
+        self.table = stack_atoms([])
+        self._pending: list[Atom] = []
         for i, a in enumerate(self.block_start):
             self._add(i, a)
         self.w = np.ones(len(self.atoms))
@@ -199,7 +204,18 @@ class _BlockCorrective(Variant):
             self.atoms.append(e)
             self.block_atoms.append(a)
             self.blocks.append(i)
+            self._pending.append(e)
         return j
+
+    def _stacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The table of all atoms (the pending ones appended)."""
+        if self._pending:
+            ptr, idx, val = self.table
+            p2, i2, v2 = stack_atoms(self._pending)
+            self.table = (np.concatenate((ptr, p2[1:] + ptr[-1])), np.concatenate((idx, i2)),
+                          np.concatenate((val, v2)))
+            self._pending = []
+        return self.table
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
@@ -226,8 +242,10 @@ class _BlockCorrective(Variant):
             # the restricted gap at w0 is at most the outer gap, so the corrective step is
             # accurate to corrective_tol times the outer gap (an approximate correction
             # in the sense of Lacoste-Julien and Jaggi, 2015, when corrective_tol < 1)
-            w, _, sweeps, _ = self.qp.solve(self.atoms, blocks, w0, rtol=self.corrective_tol,
-                                            max_sweeps=self.max_sweeps)
+            w, _, sweeps, _ = self.qp.solve_stacked(self._stacked(), blocks, w0.copy(),
+                                                    rtol=self.corrective_tol,
+                                                    max_sweeps=self.max_sweeps,
+                                                    x0=tracker.x.reshape(-1))
             self.counts["n_corrective_qp"] += 1
             self.counts["n_qp_iterations"] += sweeps
         else:
@@ -240,7 +258,10 @@ class _BlockCorrective(Variant):
         # d = sum (w - w0) a, not x_c - x: near the optimum the step is ~gap^2 and the
         # slope <g, x_c> - <g, x> would drown in cancellation (the step rule then stalls)
         dw = _balanced(w - w0, w, blocks)
-        delta = combine_atoms(self.atoms, dw, tracker.x.size)
+        if self.qp is not None:
+            delta = table_combine(self._stacked(), dw, tracker.x.size)
+        else:
+            delta = combine_atoms(self.atoms, dw, tracker.x.size)
         w = w0 + dw
         step = Atom(delta.reshape(tracker.x.shape), key=("corrective", k))
         return Direction(0.0, ((1.0, step),)), 1.0, ("corrective", w0, w)
@@ -267,6 +288,10 @@ class _BlockCorrective(Variant):
         if not drop.any():
             return
         keep = np.flatnonzero(~drop)
+        ptr, idx, val = self._stacked()
+        rows = np.repeat(~drop, np.diff(ptr))
+        self.table = (np.concatenate(([0], np.cumsum(np.diff(ptr)[keep]))).astype(np.int64),
+                      idx[rows], val[rows])
         self.atoms = [self.atoms[j] for j in keep]
         self.block_atoms = [self.block_atoms[j] for j in keep]
         self.blocks = [self.blocks[j] for j in keep]
@@ -341,6 +366,7 @@ def fully_corrective_frank_wolfe(
     cvxpy_options: dict[str, Any] | None = None,
     blocks: str | bool = "auto",
     corrective_tol: float = 1e-8,
+    corrective_max_sweeps: int = 10000,
     prune_after: int | None = None,
     step_size: str | StepSize | None = None,
     options: RunOptions,
@@ -396,6 +422,16 @@ def fully_corrective_frank_wolfe(
         value at the warm start (itself at most the outer gap).  Values below
         1 keep the linear rate of exact corrections; 1e-3 is plenty in
         practice, smaller values match an exact solve.
+    corrective_max_sweeps : int, default 10000
+        Block mode, quadratic objectives: budget of one corrective solve, in
+        sweeps of its block steps (a sweep visits every block holding two
+        atoms or more, or, between full sweeps, those holding most of the
+        gap).  The solve is warm-started at the previous weights, so a small
+        budget still makes the progress of a block-coordinate pass and more;
+        it bounds the time of an iteration when the QP is ill-conditioned
+        (the n-slack cutting plane at small regularization), at the price of
+        a less exact correction.  The certified gap is the outer one either
+        way.
     prune_after : int, optional
         Block mode: drop a block vertex from its working set once its weight
         has been exactly 0 after this many consecutive corrective solves
@@ -442,13 +478,18 @@ def fully_corrective_frank_wolfe(
         raise ValueError(f"`prune_after` must be a positive integer or None, got {prune_after!r}")
     if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
         raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
+    if isinstance(corrective_max_sweeps, bool) or not isinstance(
+            corrective_max_sweeps, (int, np.integer)) or corrective_max_sweeps < 1:
+        raise ValueError("`corrective_max_sweeps` must be a positive integer, got "
+                         f"{corrective_max_sweeps!r}")
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
     if product and blocks is not False:
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
-                                            10000, cvxpy_solver, cvxpy_options, prune_after)
+                                            int(corrective_max_sweeps), cvxpy_solver,
+                                            cvxpy_options, prune_after)
         variant.name = _FullyCorrective.name  # one method name for both modes
     else:
         warm, start = split_start(x0)

@@ -54,7 +54,8 @@ def csr_block_quad(indptr, indices, data, rows, v):
         r = rows[a]
         s = 0.0
         for p in range(indptr[r], indptr[r + 1]):
-            b = _in_sorted(rows, indices[p])
+            c = indices[p]
+            b = a if c == r else _in_sorted(rows, c)  # the diagonal needs no search
             if b >= 0:
                 s += data[p] * v[b]
         curv += v[a] * s
