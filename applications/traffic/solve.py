@@ -184,7 +184,7 @@ def traffic_assignment(
         # 1e-10: a fifth of the oracle calls, 1.5x faster; warm starts gain most)
         options.setdefault("cache", True)
         options.setdefault("cache_size", 20)  # inactive trees kept per block (memory)
-        res = solver(objective, domain, _bcfw_start(domain, x0), max_passes=max_iter,
+        res = solver(objective, domain, _bcfw_start(domain, x0), max_iter=max_iter,
                      random_state=random_state, **common, **options)
     else:
         lmo = AllOrNothing(network, n_jobs=n_jobs)
