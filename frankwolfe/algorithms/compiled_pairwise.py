@@ -19,15 +19,13 @@ block step as an option.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from .block_orders import gap_pick, gap_weight, tree_set
-from .compiled_blocks import CompiledBlocks, CompiledObjective, Picker
+from .compiled_blocks import CompiledBlocks, CompiledObjective
 
-__all__ = ["PairwiseKernels", "compiled_pairwise_driver", "sweep_picker"]
+__all__ = ["PairwiseKernels", "compiled_pairwise_driver"]
 
 
 class PairwiseKernels:
@@ -59,10 +57,11 @@ def compiled_pairwise_driver(blocks: CompiledBlocks, pairwise: PairwiseKernels,
                              objective: CompiledObjective, rule: Callable) -> Callable:
     """The (memoized) numba pass of pairwise block steps for these kernels.
 
-    ``run_pass(t0, t1, picker, dstate, odata, x, g, rparams, k, n, idx, val) ->
-    (k, last_gamma, df)`` runs the steps ``t0 .. t1 - 1`` (blocks from the
-    :class:`~.compiled_blocks.Picker`): the block's Frank-Wolfe gap (recorded in
-    ``picker.est``), then, when it is positive, the pairwise direction, the step
+    ``run_pass(t0, t1, order, est, dstate, odata, x, g, rparams, k, n, idx, val) ->
+    (k, last_gamma, df)`` runs the steps ``t0 .. t1 - 1`` on the blocks
+    ``order[t]`` (a pass order drawn up front; gap sampling is the Frank-Wolfe
+    driver's only): the block's Frank-Wolfe gap (recorded in ``est``), then,
+    when it is positive, the pairwise direction, the step
     ``rule(rparams, k / n, slope, curv, gamma_max)`` along it and the updates of
     ``x``, ``g`` (the objective's kernels) and the weights (``move``).  ``df`` is the
     exact change of ``f``.  Certificates: the ``certify`` of
@@ -76,21 +75,14 @@ def compiled_pairwise_driver(blocks: CompiledBlocks, pairwise: PairwiseKernels,
         return hit
 
     @njit(nogil=True)
-    def run_pass(t0, t1, picker, dstate, odata, x, g, rparams, k, n, idx,
+    def run_pass(t0, t1, order, est, dstate, odata, x, g, rparams, k, n, idx,
                  val):  # pragma: no cover - compiled
         gamma = np.nan
         df = 0.0
-        est = picker.est
         for t in range(t0, t1):
-            if picker.mode == 0:
-                i = picker.order[t]
-            else:
-                i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
+            i = order[t]
             _, gap, _ = direction(dstate, i, g, False, idx, val)
-            gi = gap if gap > 0.0 else 0.0
-            est[i] = gi
-            if picker.mode == 1:
-                tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
+            est[i] = gap if gap > 0.0 else 0.0
             gamma = 0.0
             if gap > 0.0:
                 nnz, gmax = away(dstate, i, g, idx, val)
@@ -107,7 +99,3 @@ def compiled_pairwise_driver(blocks: CompiledBlocks, pairwise: PairwiseKernels,
     _DRIVERS[key] = run_pass
     return run_pass
 
-
-def sweep_picker(order: np.ndarray, est: np.ndarray) -> Any:
-    """A :class:`~.compiled_blocks.Picker` visiting ``order`` (mode 0)."""
-    return Picker(0, order, np.zeros(0), est, np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))

@@ -25,7 +25,7 @@ from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
-from .compiled_pairwise import compiled_pairwise_driver, sweep_picker
+from .compiled_pairwise import compiled_pairwise_driver
 from .working_set import working_set_blocks
 
 __all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
@@ -467,8 +467,8 @@ class BlockQuadraticQP:
             # after a full sweep, visit only the blocks holding most of the gap (their
             # scores are where the work goes)
             visit = multi if full else multi[est[multi] >= 0.1 * target / n_blocks]
-            run_pass(0, visit.size, sweep_picker(visit, est), dkern.state, self.kernels.data,
-                     x, g, self.rparams, 0, n_blocks, *bufs)
+            run_pass(0, visit.size, visit, est, dkern.state, self.kernels.data, x, g,
+                     self.rparams, 0, n_blocks, *bufs)
             total = float(est.sum())
             if gap0 < 0.0:
                 gap0 = total
