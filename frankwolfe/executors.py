@@ -132,8 +132,12 @@ class _Shard:
     scheduler on another worker when this one dies, since the bytes travel in the task)."""
 
     def __init__(self, payload: bytes) -> None:
+        self.payload = payload
         self.blocks = pickle.loads(payload)
         self.lock = threading.Lock()  # one round at a time per shard: blocks share scratch
+
+    def __reduce__(self):  # when Dask moves a shard to another worker
+        return _Shard, (self.payload,)
 
 
 def _load_shard(payload: bytes) -> _Shard:

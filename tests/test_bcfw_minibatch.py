@@ -120,3 +120,22 @@ def test_bad_mini_batch_input(problem):
     with debug(False), pytest.raises(ValueError, match="compiled=True but .* mini-batch rounds"):
         block_coordinate_frank_wolfe(f, dom, batch_size=4, compiled=True)
     assert repr(ThreadExecutor(3)) == "ThreadExecutor(n_jobs=3)"
+
+
+def test_structured_svm_batch_size_one_is_serial_and_threads_agree():
+    from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+
+    X, Y = make_chain(40, n_states=3, n_features=4, random_state=1)
+    kw = dict(tol=0.0, max_passes=10, gap_every=5, random_state=0, compiled=False)
+    serial = StructuredSVM(ChainModel(3, 4), **kw).fit(X, Y)
+    one = StructuredSVM(ChainModel(3, 4), batch_size=1, **kw).fit(X, Y)
+    np.testing.assert_array_equal(one.w_, serial.w_)
+    np.testing.assert_array_equal(one.history_["rounds"], serial.history_["rounds"])
+    assert list(serial.history_["rounds"]) == [200, 400]  # a serial block step is a round
+    # 2 threads: the same oracle answers, so the same iterates as 1 thread
+    t1 = StructuredSVM(ChainModel(3, 4), batch_size=8, n_jobs=1, **kw).fit(X, Y)
+    t2 = StructuredSVM(ChainModel(3, 4), batch_size=8, n_jobs=2, **kw).fit(X, Y)
+    np.testing.assert_array_equal(t1.w_, t2.w_)
+    assert list(t2.history_["rounds"]) == [25, 50]
+    with pytest.raises(ValueError, match="batch_size and client serve solver='bcfw'"):
+        StructuredSVM(ChainModel(3, 4), solver="fw", batch_size=4).fit(X, Y)

@@ -494,8 +494,9 @@ class _BlockEngine(Engine):
         if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         return Observation(fx, gap, certified, self.certified_point(), None, self.last_gamma,
-                           self.info(), {"n_block_steps": self.k,
-                                         "oracle_calls": self.n_oracle}, self.time_up)
+                           self.info(), {"n_block_steps": self.k, "oracle_calls": self.n_oracle,
+                                         **(self.batch.info() if self.batch else {})},
+                           self.time_up)
 
     def advance(self, p: int, monitor: Monitor) -> None:
         order = self.order.pass_order(self.rng)
