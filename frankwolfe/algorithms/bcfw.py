@@ -572,7 +572,8 @@ class _BlockEngine(Engine):
         if self.batch is not None:
             extra.update(batch_size=self.batch.tau, rounds=self.batch.rounds,
                          executor=repr(self.batch.executor),
-                         oracle_seconds=self.batch.oracle_seconds)
+                         oracle_seconds=self.batch.oracle_seconds,
+                         certificate_oracle_seconds=self.batch.certificate_seconds)
         if self.store is not None:
             extra["active_set_size"] = self.store.total_active()
         if self.avg is not None:
@@ -758,8 +759,9 @@ def block_coordinate_frank_wolfe(
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
         n), ``cache_hits``, ``cache_misses``, ``active_set_size``; with
-        mini-batches also ``batch_size``, ``rounds``, ``executor`` and
-        ``oracle_seconds`` (wall time of the oracle phases), and the history
+        mini-batches also ``batch_size``, ``rounds``, ``executor``,
+        ``oracle_seconds`` and ``certificate_oracle_seconds`` (wall time of the
+        oracle phases of the rounds and of the certificate passes), and the history
         a ``rounds`` column.  The
         history has one row per pass with ``effective_passes``,
         ``oracle_calls``, ``time``, ``fun``, ``gap`` (NaN between
