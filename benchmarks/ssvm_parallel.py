@@ -39,19 +39,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import frankwolfe as fw  # noqa: E402
-from frankwolfe.applications.structured_svm import (ChainModel, load_conll2000,  # noqa: E402
-                                                    load_ocr)
 from frankwolfe.applications.structured_svm.dual import SSVMDual  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from ssvm import load  # noqa: E402  (the data sets and their models, as benchmarks/ssvm.py)
+
 RESULTS = ROOT / "benchmarks" / "results"
-
-
-def load(name: str):
-    if name == "ocr":
-        X, Y, _, _ = load_ocr("ocr2")
-        return ChainModel(26, 129), X, Y
-    X, Y, _, _, info = load_conll2000(return_info=True)
-    return ChainModel(info["n_states"], info["feature_sizes"]), X, Y
 
 
 def passes_to_gap(name: str, taus: list[int], max_passes: int, gap_every: int) -> dict:
@@ -119,16 +112,19 @@ def wall_time(tau_div: int) -> dict:
     # warm-up (numba compilation of the decoders in this process)
     fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_passes=1, tol=0.0,
                                     gap_every=10**6, random_state=0)
-    for label, kw in (("1 thread", {"n_jobs": 1}), ("2 threads", {"n_jobs": 2})):
-        r = _one_pass(f, dom, tau, **kw)
-        r["peak_rss_mb_main"] = _rss_mb()
-        out["runs"][label] = r
-        print(label, r, flush=True)
+    for rep in range(2):  # alternated, the faster of two (other jobs share the machine)
+        for label, kw in (("1 thread", {"n_jobs": 1}), ("2 threads", {"n_jobs": 2})):
+            r = _one_pass(f, dom, tau, **kw)
+            r["peak_rss_mb_main"] = _rss_mb()
+            if label not in out["runs"] or r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
+                out["runs"][label] = r
+            print(label, r, flush=True)
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, memory_limit=0) as cl, Client(cl) as c:
-            ex = fw.DaskExecutor(c)
-            _one_pass(f, dom, tau, executor=ex)  # ships the shards, compiles on workers
+            # warm-up: the closing certificate alone loads the decoders on the workers
+            fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_passes=0, tol=0.0,
+                                            executor=c)
             # round-trip latency of an empty task
             lat = []
             for _ in range(20):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -39,15 +40,29 @@ class Executor(ABC):
 
     name: str = "custom"
 
-    def start(self, blocks: Sequence[Any]) -> None:
+    #: asks for the whole gradient once per round (:meth:`map_gradient`) instead of the
+    #: blocks' slices: cheaper to ship when the blocks' coordinates overlap
+    whole_gradient: bool = False
+
+    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
+              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
         """Once per run, before any :meth:`map`: the block oracles (``blocks[i]`` is the
-        LMO of block ``i``)."""
+        LMO of block ``i``), their coordinates ``indices[i]`` in the gradient and the
+        shapes of their directions."""
         self.blocks = blocks
+        self.indices = indices
+        self.shapes = shapes
 
     @abstractmethod
     def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
         """``[blocks[i](d) for i, d in zip(which, directions)]``, in that order (the
         directions are the block gradients, already shaped as the blocks expect)."""
+
+    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
+        """As :meth:`map` with the directions ``gradient[indices[i]]`` (reshaped), for
+        executors with :attr:`whole_gradient`."""
+        return self.map(which, [gradient[self.indices[i]].reshape(self.shapes[i])
+                                for i in which])
 
     def close(self) -> None:
         """Release what :meth:`start` acquired (called at the end of the run)."""
@@ -89,8 +104,8 @@ class ThreadExecutor(Executor):
         self.n_jobs = _n_threads(n_jobs)
         self._pool: ThreadPoolExecutor | None = None
 
-    def start(self, blocks):
-        super().start(blocks)
+    def start(self, blocks, indices=None, shapes=None):
+        super().start(blocks, indices, shapes)
         if self._pool is None and self.n_jobs > 1:
             self._pool = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="frankwolfe-oracle")
 
@@ -133,7 +148,7 @@ class _Shard:
 
     def __init__(self, payload: bytes) -> None:
         self.payload = payload
-        self.blocks = pickle.loads(payload)
+        self.blocks, self.indices, self.shapes = pickle.loads(payload)
         self.lock = threading.Lock()  # one round at a time per shard: blocks share scratch
 
     def __reduce__(self):  # when Dask moves a shard to another worker
@@ -144,9 +159,10 @@ def _load_shard(payload: bytes) -> _Shard:
     return _Shard(payload)
 
 
-def _shard_map(shard: _Shard, local: list[int], directions: list[np.ndarray]) -> list[Atom]:
+def _shard_map(shard: _Shard, local: list[int], gradient: np.ndarray) -> list[Atom]:
     with shard.lock:
-        return [shard.blocks[j](d) for j, d in zip(local, directions)]
+        return [shard.blocks[j](gradient[shard.indices[j]].reshape(shard.shapes[j]))
+                for j in local]
 
 
 def _is_client(obj: Any) -> bool:
@@ -157,7 +173,9 @@ class DaskExecutor(Executor):
     """The oracles on a ``dask.distributed`` cluster, blocks sharded over its workers.
 
     :meth:`start` pickles the blocks (they must be picklable) into one
-    contiguous shard per worker and has each worker build its shard once
+    contiguous shard per worker and has each worker build its shard once, and waits
+    until they are built.  Per round the gradient goes once to each worker involved
+    (``dask.distributed.Client.scatter``), and each shard reads its blocks' slices
     (kept in the worker's memory between rounds).  A round sends each shard
     the gradients of its requested blocks and gathers the atoms.
 
@@ -191,8 +209,12 @@ class DaskExecutor(Executor):
         self.retries = int(retries)
         self.bytes_out = 0  # gradients sent, for the cost model
 
-    def start(self, blocks):
-        super().start(blocks)
+    whole_gradient = True
+
+    def start(self, blocks, indices=None, shapes=None):
+        if indices is None or shapes is None:
+            raise ValueError("DaskExecutor.start needs the blocks' indices and shapes")
+        super().start(blocks, indices, shapes)
         n = len(blocks)
         try:
             workers = sorted(self.client.scheduler_info()["workers"])
@@ -206,42 +228,56 @@ class DaskExecutor(Executor):
         self.local = np.arange(n) - cuts[self.owner]
         self.shards = []
         for s in range(m):
-            part = list(blocks[cuts[s]:cuts[s + 1]])
+            a, b = int(cuts[s]), int(cuts[s + 1])
+            part = list(blocks[a:b])
             try:
-                payload = _dumps(part)
+                payload = _dumps((part, list(indices[a:b]), list(shapes[a:b])))
             except Exception as err:
                 bad = next((int(cuts[s]) + j for j, b in enumerate(part) if not _picklable(b)),
                            int(cuts[s]))
                 raise TypeError(
                     f"DaskExecutor: the block LMOs must be picklable to run on a cluster; "
                     f"block {bad} ({type(blocks[bad]).__name__}) is not: {err}") from err
-            self.shards.append(self.client.submit(
-                _load_shard, payload, pure=False, workers=[workers[s % len(workers)]],
-                allow_other_workers=True, retries=self.retries))
+            with warnings.catch_warnings():  # the bytes travel in the task on purpose
+                warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+                self.shards.append(self.client.submit(
+                    _load_shard, payload, pure=False, workers=[workers[s % len(workers)]],
+                    allow_other_workers=True, retries=self.retries))
+        from distributed import wait
+
+        wait(self.shards)  # the shards are in place before the first round (set-up time)
 
     def map(self, which, directions):
+        # block slices of one gradient are what the engine hands out; a user calling map
+        # directly gets the same answers through a gradient assembled from them
+        g = np.zeros(1 + max((int(self.indices[i].max(initial=-1)) for i in which), default=0))
+        for i, d in zip(which, directions):
+            g[self.indices[i]] = np.asarray(d, dtype=float).reshape(-1)
+        return self.map_gradient(which, g)
+
+    def map_gradient(self, which, gradient):
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
         futures, positions = [], []
-        for s in np.unique(owner):
-            pos = np.flatnonzero(owner == s)
-            dirs = [directions[p] for p in pos]
-            self.bytes_out += sum(d.nbytes for d in dirs)
-            futures.append(self.client.submit(_shard_map, self.shards[s],
-                                              self.local[which[pos]].tolist(), dirs,
-                                              pure=False, retries=self.retries))
-            positions.append(pos)
+        shards = np.unique(owner)
         try:
+            if getattr(self.client, "status", "running") in ("closing", "closed"):
+                raise OSError("the client is closed")
+            g = self.client.scatter(np.ascontiguousarray(gradient, dtype=float),
+                                    broadcast=shards.size > 1, hash=False)
+            self.bytes_out += gradient.nbytes * shards.size
+            for s in shards:
+                pos = np.flatnonzero(owner == s)
+                futures.append(self.client.submit(_shard_map, self.shards[s],
+                                                  self.local[which[pos]].tolist(), g,
+                                                  pure=False, retries=self.retries))
+                positions.append(pos)
             answers = self.client.gather(futures)
-        except (OSError, TimeoutError) as err:
-            raise ExecutorError(f"DaskExecutor: the cluster was lost during a round of "
-                                f"{which.size} block oracles ({err!r})") from err
         except Exception as err:
-            if type(err).__name__ in ("CancelledError", "KilledWorker", "CommClosedError",
-                                      "FutureCancelledError"):
-                raise ExecutorError(f"DaskExecutor: the cluster was lost during a round of "
-                                    f"{which.size} block oracles ({err!r})") from err
-            raise
+            if not _cluster_lost(err):
+                raise  # an oracle's own error, as raised on the worker
+            raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
+                                f"round of {which.size} block oracles ({err!r})") from err
         out: list[Any] = [None] * which.size
         for pos, atoms in zip(positions, answers):
             for p, a in zip(pos, atoms):
@@ -258,6 +294,16 @@ class DaskExecutor(Executor):
 
     def __repr__(self) -> str:
         return f"DaskExecutor(n_shards={self.n_shards}, retries={self.retries})"
+
+
+_LOST = {"ClosedClientError", "CancelledError", "FutureCancelledError", "CommClosedError",
+         "KilledWorker"}
+
+
+def _cluster_lost(err: BaseException) -> bool:
+    """Whether ``err`` says the cluster (not an oracle) failed."""
+    return isinstance(err, (OSError, TimeoutError)) or any(
+        c.__name__ in _LOST for c in type(err).__mro__)
 
 
 def _picklable(obj: Any) -> bool:

@@ -97,6 +97,27 @@ def test_unpicklable_block_gets_a_clear_error(cluster):
         fw.block_coordinate_frank_wolfe(f, dom, batch_size=2, executor=client)
 
 
+def test_lost_client_raises_with_the_last_good_iterate():
+    f = fw.QuadraticObjective(np.eye(20), -0.3 * np.ones(20))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2) for _ in range(10)])
+    kw = dict(batch_size=5, tol=0.0, random_state=0)
+    ref = fw.block_coordinate_frank_wolfe(f, dom, max_passes=2, **kw)  # 2 passes, serial
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cl:
+        client = distributed.Client(cl)
+
+        def lose(state):
+            if state.k == 2:
+                client.close()
+
+        with pytest.raises(fw.ExecutorError, match="cluster or the client was lost") as info:
+            fw.block_coordinate_frank_wolfe(f, dom, executor=client, max_passes=5,
+                                            callback=lose, **kw)
+    res = info.value.result
+    assert not res.success and res.nit == 2
+    np.testing.assert_array_equal(res.x, ref.x)
+
+
 def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
     """Runs last: it kills one of the two workers after pass 2."""
     client, workers = cluster

@@ -53,7 +53,7 @@ class MiniBatch:
         """Ship the engine's block oracles to the executor (once per run)."""
         engine._python_blocks()
         self._eng = engine
-        self.executor.start(engine.lmos)
+        self.executor.start(engine.lmos, engine.idx, engine.shapes)
 
     def close(self) -> None:
         self.executor.close()
@@ -62,10 +62,13 @@ class MiniBatch:
         shape = self._eng.shapes[i]
         return g if len(shape) == 1 else g.reshape(shape)
 
-    def _answers(self, which: list[int], dirs: list[np.ndarray],
+    def _answers(self, which: list[int], dirs: list[np.ndarray] | np.ndarray,
                  certificate: bool = False) -> list[Atom]:
+        """The oracle answers of blocks ``which`` for their directions (a list) or the
+        whole gradient (an array, for executors that ship it whole)."""
         tic = time.perf_counter()
-        atoms = self.executor.map(which, dirs)
+        atoms = (self.executor.map_gradient(which, dirs) if isinstance(dirs, np.ndarray)
+                 else self.executor.map(which, dirs))
         if certificate:
             self.certificate_seconds += time.perf_counter() - tic
         else:
@@ -99,13 +102,17 @@ class MiniBatch:
         f, x = eng.f, eng.x
         tic = time.perf_counter()
         done = 0
+        whole = self.executor.whole_gradient
         for batch in self._rounds(order):
-            dirs = []
-            for i in batch:
-                g = f.partial_gradient(x, eng.idx[i])
-                if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
-                    g = np.asarray(g, dtype=float).reshape(-1)
-                dirs.append(self._direction(g, i))
+            if whole:  # one vector per round for the executor to ship
+                dirs: Any = np.asarray(f.gradient(x), dtype=float).reshape(-1)
+            else:
+                dirs = []
+                for i in batch:
+                    g = f.partial_gradient(x, eng.idx[i])
+                    if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
+                        g = np.asarray(g, dtype=float).reshape(-1)
+                    dirs.append(self._direction(g, i))
             for i, atom in zip(batch, self._answers(batch, dirs)):
                 eng.step(int(i), atom)
             self.rounds += 1
@@ -117,7 +124,8 @@ class MiniBatch:
     def certificate_atoms(self, g: np.ndarray) -> list[Atom]:
         """The oracle answers of all blocks at the full gradient ``g`` (a certificate)."""
         eng = self._eng
-        dirs = [self._direction(g[eng.idx[i]], i) for i in range(eng.n)]
+        dirs = g if self.executor.whole_gradient else \
+            [self._direction(g[eng.idx[i]], i) for i in range(eng.n)]
         return self._answers(list(range(eng.n)), dirs, certificate=True)
 
     def info(self) -> dict[str, Any]:
