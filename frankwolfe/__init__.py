@@ -25,7 +25,9 @@ from .algorithms import (
 from .algorithms.saddle import _minimize_saddle
 from .atoms import Atom
 from .direction import Direction
-from .errors import FrankWolfeError, InfeasibleError, NonConvexError, OracleError, ShapeError
+from .errors import (ExecutorError, FrankWolfeError, InfeasibleError, NonConvexError,
+                     OracleError, ShapeError)
+from .executors import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
 from .lmo import (
     LMO,
     Birkhoff,
@@ -98,6 +100,9 @@ __all__ = [
     "StepSize", "Agnostic", "ShortStep", "ExactStep", "Adaptive", "Armijo", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
+    "ExecutorError",
+    # executors of mini-batch BCFW
+    "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",
 ]
 

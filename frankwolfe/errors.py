@@ -26,3 +26,8 @@ class OracleError(FrankWolfeError, ValueError):
 
 class NonConvexError(FrankWolfeError, ValueError):
     """Negative curvature met on an objective declared convex."""
+
+
+class ExecutorError(FrankWolfeError, RuntimeError):
+    """An executor lost its workers (e.g. the Dask cluster or client went away); the
+    solver attaches the result so far (its last good iterate) as ``err.result``."""

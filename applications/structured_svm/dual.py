@@ -28,6 +28,7 @@ Two block representations, one algorithm:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,6 +150,9 @@ class SSVMDualObjective(Objective):
         return f"SSVMDualObjective(lam={self.lam!r}, d={self.d})"
 
 
+_LOCAL = threading.local()  # work vectors of the other threads (mini-batch executors)
+
+
 class SSVMBlockOracle(LMO):
     """Block ``P_i = conv{(psi_i(y)/(lam n), L_i(y)/n)}`` restricted to its coordinates.
 
@@ -168,7 +172,8 @@ class SSVMBlockOracle(LMO):
     n : int
         Number of examples (the ``1/n`` scaling).
     scratch : ndarray
-        Shared length-``d`` work vector (only the support is written).
+        Shared length-``d`` work vector (only the support is written); other threads
+        than the main one use one of their own, so blocks may be asked concurrently.
     """
 
     def __init__(self, model: StructuredModel, x: Any, y: Any, support: np.ndarray, lam: float,
@@ -186,6 +191,10 @@ class SSVMBlockOracle(LMO):
         """The labelling that the oracle picks for ``direction``."""
         gw, gl = direction[:-1], float(direction[-1])
         w = self.scratch
+        if threading.current_thread() is not threading.main_thread():
+            w = getattr(_LOCAL, "w", None)
+            if w is None or w.size != self.scratch.size:
+                w = _LOCAL.w = np.zeros(self.scratch.size)
         if gl < 0:
             w[self.support] = gw / (self.lam * -gl)
             return self.model.loss_augmented_decode(self.x, self.y, w)

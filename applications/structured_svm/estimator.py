@@ -29,8 +29,8 @@ __all__ = ["StructuredSVM"]
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
 _AVERAGING = (None, True, False, "weighted", "uniform", "tail")
-_COLUMNS = ("passes", "effective_passes", "oracle_calls", "seconds", "primal", "dual", "gap",
-            "train_error", "test_error")
+_COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
+            "gap", "train_error", "test_error")
 
 
 class StructuredSVM(BaseEstimator):
@@ -110,6 +110,7 @@ class StructuredSVM(BaseEstimator):
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW); -1: all cores.
+        With ``batch_size`` (and no ``client``) also the threads of a round's oracles.
     verbose : bool or int
         Progress bar and a printed table.
     warm_start : bool, default False
@@ -118,6 +119,18 @@ class StructuredSVM(BaseEstimator):
     compiled : bool, default True
         Let the core run whole BCFW passes in numba when the model offers kernels
         (:class:`~.ChainModel`); False forces the generic Python path.
+    batch_size : int, optional
+        Mini-batch BCFW (solvers ``"bcfw"``; Wang et al., ICML 2016): each round
+        decodes ``batch_size`` examples at the same ``w`` in parallel (``n_jobs``
+        threads, or the workers of ``client``), then applies their block steps with
+        line search.  Rounds run in the generic block engine (the compiled pass serves
+        serial runs); ``1`` is serial BCFW iterate for iterate.  See the page
+        "Training on a cluster".
+    client : dask.distributed.Client, optional
+        Run the oracles of each round (and of the certificate passes) on a Dask
+        cluster: the examples are sharded over its workers once; per round only the
+        examples' parts of ``w`` go out and sparse vertices come back.  Implies
+        ``batch_size`` 1 when that is not given.
 
     Attributes
     ----------
@@ -126,7 +139,9 @@ class StructuredSVM(BaseEstimator):
     lam_ : float
         The regularization used.
     history_ : frankwolfe.History
-        Columns ``passes``, ``effective_passes``, ``oracle_calls``, ``seconds``,
+        Columns ``passes``, ``effective_passes``, ``oracle_calls``, ``rounds``
+        (BCFW: rounds of parallel oracle calls so far, one per block step when
+        serial; NaN for the other solvers), ``seconds`` (wall time),
         ``primal``, ``dual`` (NaN for SSG), ``gap`` (certified duality gap, NaN
         for SSG), ``train_error`` and ``test_error`` (mean task loss).
     result_ : frankwolfe.Result or dict
@@ -157,6 +172,8 @@ class StructuredSVM(BaseEstimator):
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "compiled": ["boolean"],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "client": "no_validation",  # a dask.distributed.Client (duck-typed)
     }
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
@@ -166,7 +183,8 @@ class StructuredSVM(BaseEstimator):
                  time_limit: float | None = None,
                  random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
                  verbose: bool | int = False, warm_start: bool = False,
-                 compiled: bool = True) -> None:
+                 compiled: bool = True, batch_size: int | None = None,
+                 client: Any = None) -> None:
         self.model = model
         self.lam = lam
         self.solver = solver
@@ -182,10 +200,15 @@ class StructuredSVM(BaseEstimator):
         self.verbose = verbose
         self.warm_start = warm_start
         self.compiled = compiled
+        self.batch_size = batch_size
+        self.client = client
 
     # -- checks ---------------------------------------------------------------
     def _check(self, n: int) -> float:
         self._validate_params()  # the declarative _parameter_constraints
+        if (self.batch_size is not None or self.client is not None) and self.solver != "bcfw":
+            raise ValueError(f"StructuredSVM: batch_size and client serve solver='bcfw', got "
+                             f"solver={self.solver!r}")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:
@@ -244,7 +267,7 @@ class StructuredSVM(BaseEstimator):
         return self
 
     def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
-                  dual: float | None) -> float:
+                  dual: float | None, rounds: float = np.nan) -> float:
         """Record one history row; returns the duality gap (NaN without a dual value)."""
         t0 = time.perf_counter()
         X, Y, X_test, Y_test = self._data
@@ -256,7 +279,7 @@ class StructuredSVM(BaseEstimator):
         test = (mean_loss(model, Y_test, batch_predict(model, X_test, w, nj))
                 if X_test is not None else np.nan)
         self.history_.append(passes=p, effective_passes=eff, oracle_calls=calls,
-                             seconds=seconds, primal=primal,
+                             rounds=rounds, seconds=seconds, primal=primal,
                              dual=dual if dual is not None else np.nan, gap=gap,
                              train_error=train, test_error=test)
         if self.verbose:
@@ -284,7 +307,8 @@ class StructuredSVM(BaseEstimator):
                 return None
             calls = int(s.info["oracle_calls"])
             gap = self._evaluate(p, calls / n, calls, s.time - self._eval_time,
-                                 s.x[:-1], -s.fun)
+                                 s.x[:-1], -s.fun,
+                                 s.info.get("rounds", s.info["n_block_steps"]))
             last_eval[0] = p
             if gap <= self.tol:
                 return False
@@ -302,14 +326,21 @@ class StructuredSVM(BaseEstimator):
             gap_every=int(self.gap_every), averaging=avg,
             certify="average" if avg else "last", random_state=self.random_state,
             compiled=None if self.compiled else False, callback=callback,
-            progress=bool(self.verbose))
+            progress=bool(self.verbose), **self._mini_batch())
         self.result_ = res
         self.w_ = np.array(res.x[:-1])
         self._state = domain.export_state(res)
         if last_eval[0] != res.nit:
             calls = res.n_oracle_calls
             self._evaluate(res.nit, calls / n, calls, res.time - self._eval_time, self.w_,
-                           -res.fun)
+                           -res.fun, res.extra.get("rounds", res.extra["n_block_steps"]))
+
+    def _mini_batch(self) -> dict[str, Any]:
+        """Keywords of the core BCFW for ``batch_size`` / ``client`` (none when unset)."""
+        if self.batch_size is None and self.client is None:
+            return {}
+        return {"batch_size": self.batch_size, "executor": self.client,
+                "n_jobs": None if self.client is not None else self.n_jobs}
 
     def _fit_fw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
         domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)

@@ -32,6 +32,7 @@ import numpy as np
 from .._config import debug_enabled
 from ..atoms import Atom
 from ..errors import ShapeError
+from ..executors import Executor, make_executor
 from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
@@ -45,6 +46,7 @@ from .block_store import BlockAtomStore, LazyAverage
 from .compiled_blocks import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
                               simplex_blocks, structured_direction)
 from .engine import Engine, Observation, drive
+from .minibatch import MiniBatch
 
 __all__ = ["block_coordinate_frank_wolfe"]
 
@@ -121,7 +123,9 @@ class _BlockEngine(Engine):
                  order: BlockOrder, step: BlockStep, rule: StepSize, cache: bool,
                  cache_size: int, cache_factor: float, cache_nu: float,
                  averaging: str | None, certify: str, gap_every: int,
-                 rng: np.random.Generator, compiled: bool | None) -> None:
+                 rng: np.random.Generator, compiled: bool | None,
+                 batch: MiniBatch | None = None) -> None:
+        self.batch = batch  # mini-batch rounds (None: serial block steps)
         self.f = objective
         self.dom = domain
         self.n = n = domain.n_blocks
@@ -171,6 +175,10 @@ class _BlockEngine(Engine):
         self.fx = float(objective.value(self.certified_point()))
         self.gap = np.inf
         self.certified = False
+        if self.kern is not None:
+            self.batch = None  # rounds of one block in this process: the compiled pass
+        if self.batch is not None:
+            self.batch.start(self)
 
     # -- start ------------------------------------------------------------
     def _python_blocks(self) -> None:
@@ -276,6 +284,8 @@ class _BlockEngine(Engine):
     # -- compiled passes ------------------------------------------------------
     def _static_reason(self) -> str | None:
         """Why the compiled pass cannot run, as far as options and the objective go."""
+        if self.batch is not None and (self.batch.tau > 1 or self.batch.parallel):
+            return "mini-batch rounds (batch_size > 1 or a parallel executor) run in Python"
         if self.order.stepwise and self.order.compiled_tree() is None:
             return (f"the block order {self.order!r} picks block by block in Python "
                     "(orders drawing whole passes and gap sampling are compiled)")
@@ -388,7 +398,9 @@ class _BlockEngine(Engine):
         return float(fx), float(g @ x) - float(scores)
 
     # -- one block step (the Python engine) ---------------------------------------
-    def step(self, i: int) -> None:
+    def step(self, i: int, atom: Atom | None = None) -> None:
+        """Block step ``i``; ``atom``: its oracle's answer when already asked (a mini-batch
+        round asks at the round's point)."""
         f, x, store = self.f, self.x, self.store
         ix, sel = self.idx[i], self.sel[i]
         z = self.Z[self.off[i]:self.off[i + 1]]
@@ -398,7 +410,6 @@ class _BlockEngine(Engine):
 
         # Frank-Wolfe atom: from the cache when its gap is large enough, else the oracle
         s_row = -1
-        atom = None
         if self.cache and store.count[i]:
             A, _ = store.rows(i)
             scores = A @ g
@@ -410,8 +421,9 @@ class _BlockEngine(Engine):
                 s_row = r
                 d_fw = A[r] - z
         if s_row < 0:
-            shape = self.shapes[i]
-            atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
+            if atom is None:
+                shape = self.shapes[i]
+                atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
             self.n_oracle += 1
             if self.cache:
                 self.misses += 1
@@ -467,9 +479,10 @@ class _BlockEngine(Engine):
         g = np.asarray(g, dtype=float).reshape(-1)
         total = float(g @ x)
         gaps = np.empty(self.n) if refresh else None
+        atoms = self.batch.certificate_atoms(g) if self.batch is not None else None
         for i in range(self.n):
             gi = g[self.idx[i]]
-            atom = self.lmos[i](gi.reshape(self.shapes[i]))
+            atom = self.lmos[i](gi.reshape(self.shapes[i])) if atoms is None else atoms[i]
             self.n_oracle += 1
             sc = atom.dot(gi)
             total -= sc
@@ -506,17 +519,21 @@ class _BlockEngine(Engine):
     # -- the engine interface --------------------------------------------------------
     def info(self) -> dict[str, Any]:
         calls = self.hits + self.misses
-        return {"effective_passes": self.n_oracle / self.n, "oracle_calls": self.n_oracle,
-                "gap_estimate": float(self.est.sum()),
-                "cache_hit_rate": (self.hits / calls) if calls else np.nan}
+        out = {"effective_passes": self.n_oracle / self.n, "oracle_calls": self.n_oracle,
+               "gap_estimate": float(self.est.sum()),
+               "cache_hit_rate": (self.hits / calls) if calls else np.nan}
+        if self.batch is not None:
+            out.update(self.batch.info())
+        return out
 
     def observe(self, p: int) -> Observation | str:
         fx, gap, certified = self.fx, self.gap, self.certified
         if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         return Observation(fx, gap, certified, self.certified_point(), None, self.last_gamma,
-                           self.info(), {"n_block_steps": self.k,
-                                         "oracle_calls": self.n_oracle}, self.time_up)
+                           self.info(), {"n_block_steps": self.k, "oracle_calls": self.n_oracle,
+                                         **(self.batch.info() if self.batch else {})},
+                           self.time_up)
 
     def advance(self, p: int, monitor: Monitor) -> None:
         order = self.order.pass_order(self.rng)
@@ -530,6 +547,8 @@ class _BlockEngine(Engine):
             order = order.astype(np.int64, copy=False)
         if self.kern is not None:
             df = self.compiled_pass(order, monitor)
+        elif self.batch is not None:
+            self.batch.run_pass(order, monitor)
         else:
             if order is None:
                 # one uniform number per step, drawn per pass (as the compiled pass)
@@ -587,6 +606,11 @@ class _BlockEngine(Engine):
             "cache_misses": self.misses,
             "n_drop_steps": self.n_drop,
         }
+        if self.batch is not None:
+            extra.update(batch_size=self.batch.tau, rounds=self.batch.rounds,
+                         executor=repr(self.batch.executor),
+                         oracle_seconds=self.batch.oracle_seconds,
+                         certificate_oracle_seconds=self.batch.certificate_seconds)
         if self.store is not None:
             extra["active_set_size"] = self.store.total_active()
             extra["active_sets"] = [self.store.active(i) for i in range(n)]
@@ -646,6 +670,9 @@ def block_coordinate_frank_wolfe(
     gap_degree: float = 1.0,
     random_state: int | np.random.Generator | None = None,
     compiled: bool | None = None,
+    batch_size: int | None = None,
+    n_jobs: int | None = None,
+    executor: Executor | Any = None,
     options: RunOptions,
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
@@ -743,6 +770,27 @@ def block_coordinate_frank_wolfe(
         direction is materialized.  ``None`` (default): use it when
         available; ``True``: raise when it is not.  ``extra["engine"]`` says
         which engine ran.
+    batch_size : int, optional
+        Mini-batch BCFW (Wang et al., ICML 2016; :mod:`.minibatch`): each round
+        takes the next ``batch_size`` blocks of the order, asks their oracles at
+        the same point (in parallel through ``executor``), then applies their
+        block steps one after the other, each with its line search at the
+        current iterate; certificate passes ask all oracles through the same
+        executor.  ``1`` is serial BCFW iterate for iterate (same seed, same
+        steps).  Rounds run in the Python engine (the compiled pass serves
+        ``batch_size`` None or 1 without a parallel executor).  Does not combine
+        with ``cache``.
+    n_jobs : int, optional
+        Threads for the oracles of a round (a :class:`~frankwolfe.ThreadExecutor`;
+        ``-1``: one per core) when ``executor`` is not given.
+    executor : Executor or dask.distributed.Client, optional
+        Where the oracles of a round run (:mod:`frankwolfe.executors`): a
+        :class:`~frankwolfe.SerialExecutor`, :class:`~frankwolfe.ThreadExecutor`,
+        a ``dask.distributed.Client`` (wrapped in a
+        :class:`~frankwolfe.DaskExecutor`: the blocks must be picklable) or a
+        user's :class:`~frankwolfe.Executor`.  A lost cluster raises
+        :class:`~frankwolfe.errors.ExecutorError` with the result so far (its
+        last good iterate) as ``err.result``.
 
     Returns
     -------
@@ -755,7 +803,11 @@ def block_coordinate_frank_wolfe(
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
         n), ``cache_hits``, ``cache_misses``, ``active_set_size`` and
         ``active_sets`` (with away / pairwise steps or the cache: per block, the
-        ``(key, weight)`` of its atoms of positive weight).  The
+        ``(key, weight)`` of its atoms of positive weight); with
+        mini-batches also ``batch_size``, ``rounds``, ``executor``,
+        ``oracle_seconds`` and ``certificate_oracle_seconds`` (wall time of the
+        oracle phases of the rounds and of the certificate passes), and the history
+        a ``rounds`` column.  The
         history has one row per pass with ``effective_passes``,
         ``oracle_calls``, ``time``, ``fun``, ``gap`` (NaN between
         certificates), ``gap_estimate`` (sum of block-gap estimates) and
@@ -805,12 +857,31 @@ def block_coordinate_frank_wolfe(
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
     rule = _block_rule(step_size, objective, step)
+    batch = _mini_batch(batch_size, n_jobs, executor, cache)
     # the clock starts here: set-up and compilation count against time_limit
     monitor = options.monitor("bcfw")
     engine = _BlockEngine(objective, domain, x0, order=order, step=step, rule=rule, cache=cache,
                           cache_size=cache_size, cache_factor=cache_factor, cache_nu=cache_nu,
                           averaging=averaging, certify=certify, gap_every=gap_every,
-                          rng=rng, compiled=compiled)
-    if compiled and engine.reason is not None:
-        raise ValueError(f"compiled=True but the compiled pass is not available: {engine.reason}")
-    return drive(engine, monitor)
+                          rng=rng, compiled=compiled, batch=batch)
+    try:
+        if compiled and engine.reason is not None:
+            raise ValueError(
+                f"compiled=True but the compiled pass is not available: {engine.reason}")
+        return drive(engine, monitor)
+    finally:
+        if batch is not None:
+            batch.close()
+
+
+def _mini_batch(batch_size: Any, n_jobs: Any, executor: Any, cache: bool) -> MiniBatch | None:
+    """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
+    1 in this process: the compiled pass may then serve)."""
+    if batch_size is None and executor is None and n_jobs in (None, 1):
+        return None
+    tau = 1 if batch_size is None else _positive_int("batch_size", batch_size)
+    ex = make_executor(executor, n_jobs)
+    if cache:
+        raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
+                         "executor): a round asks its oracles before any cached atom is scored")
+    return MiniBatch(tau, ex)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NonConvexError
+from ..errors import ExecutorError, NonConvexError
 from ..monitor import Monitor
 from ..result import Result, Status
 
@@ -75,8 +75,9 @@ class Engine(ABC):
 def drive(engine: Engine, monitor: Monitor) -> Result:
     """Run ``engine`` until the monitor says stop; the :class:`~frankwolfe.Result`.
 
-    A :class:`~frankwolfe.errors.NonConvexError` raised by the engine leaves
-    with the result so far (``err.result``: the last good point).
+    A :class:`~frankwolfe.errors.NonConvexError` or
+    :class:`~frankwolfe.errors.ExecutorError` raised by the engine leaves with the
+    result so far (``err.result``: the last good point).
     """
     k = 0
     try:
@@ -96,7 +97,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 break
             engine.advance(k, monitor)
             k += 1
-    except NonConvexError as err:
+    except (NonConvexError, ExecutorError) as err:
         err.result = monitor.finish(  # type: ignore[attr-defined]
             status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
         raise

@@ -1,0 +1,141 @@
+"""Mini-batch BCFW (Wang et al., ICML 2016): batch_size=1 is serial BCFW, iterate for
+iterate; larger batches reach the cvxpy optimum; executors agree; faults keep the iterate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frankwolfe import (
+    Executor,
+    ExecutorError,
+    SerialExecutor,
+    ThreadExecutor,
+    block_coordinate_frank_wolfe,
+    debug,
+)
+
+from test_bcfw import cvxpy_solution, simplices_problem
+
+N, M = 30, 3
+
+
+@pytest.fixture(scope="module")
+def problem():
+    f, dom = simplices_problem(N, M, seed=1)
+    return f, dom, cvxpy_solution(f, N, M)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "perm", "gap"])
+def test_batch_size_one_is_serial_bcfw_python_engine(problem, sampling):
+    f, dom, _ = problem
+    kw = dict(sampling=sampling, max_iter=6, tol=0.0, gap_every=3, random_state=5,
+              averaging="weighted", compiled=False)
+    serial = block_coordinate_frank_wolfe(f, dom, **kw)
+    batched = block_coordinate_frank_wolfe(f, dom, batch_size=1, **kw)
+    assert batched.extra["rounds"] == 6 * N and batched.extra["batch_size"] == 1
+    np.testing.assert_array_equal(batched.x, serial.x)
+    np.testing.assert_array_equal(batched.extra["x_last"], serial.extra["x_last"])
+    np.testing.assert_array_equal(batched.history["gap"], serial.history["gap"])
+    assert batched.n_oracle_calls == serial.n_oracle_calls
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "gap"])
+def test_batch_size_one_is_serial_bcfw_compiled_engine(problem, sampling):
+    f, dom, _ = problem
+    kw = dict(sampling=sampling, max_iter=6, tol=0.0, random_state=5)
+    with debug(False):  # the compiled pass does not run in debug mode
+        serial = block_coordinate_frank_wolfe(f, dom, **kw)
+        batched = block_coordinate_frank_wolfe(f, dom, batch_size=1, **kw)
+    assert serial.extra["engine"] == batched.extra["engine"] == "compiled"
+    np.testing.assert_array_equal(batched.x, serial.x)
+    # and the Python rounds of one block agree with the compiled pass up to rounding
+    python = block_coordinate_frank_wolfe(f, dom, batch_size=1, compiled=False, **kw)
+    np.testing.assert_allclose(python.x, serial.x, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("tau", [4, 16, N])
+@pytest.mark.parametrize("sampling", ["uniform", "perm", "gap"])
+def test_mini_batches_reach_the_cvxpy_optimum(problem, tau, sampling):
+    f, dom, x_ref = problem
+    f_star = f.value(x_ref)
+    res = block_coordinate_frank_wolfe(f, dom, batch_size=tau, sampling=sampling, tol=1e-7,
+                                       max_iter=3000, random_state=0)
+    assert res.success, res.message
+    assert res.extra["engine"] == "python"
+    assert -1e-9 <= res.fun - f_star <= res.gap + 1e-9
+    assert np.abs(res.x - x_ref).max() < 1e-3
+    assert res.extra["rounds"] == pytest.approx(res.nit * N / tau, abs=res.nit)
+
+
+def test_threads_give_the_serial_executor_iterates(problem):
+    f, dom, _ = problem
+    kw = dict(batch_size=8, sampling="gap", max_iter=5, tol=0.0, random_state=2)
+    one = block_coordinate_frank_wolfe(f, dom, executor=SerialExecutor(), **kw)
+    two = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
+    assert two.extra["executor"] == "ThreadExecutor(n_jobs=2)"
+    np.testing.assert_array_equal(one.x, two.x)
+    assert one.gap == two.gap
+
+
+class _Dying(Executor):
+    """Answers ``rounds`` rounds, then loses its 'cluster'."""
+
+    def __init__(self, rounds: int) -> None:
+        self.left = rounds
+
+    def map(self, which, directions):
+        if self.left == 0:
+            raise ExecutorError("the cluster went away")
+        self.left -= 1
+        return [self.blocks[i](d) for i, d in zip(which, directions)]
+
+
+def test_lost_executor_raises_with_the_last_good_iterate(problem):
+    f, dom, _ = problem
+    kw = dict(batch_size=5, max_iter=4, tol=0.0, random_state=1)
+    with pytest.raises(ExecutorError, match="went away") as info:
+        block_coordinate_frank_wolfe(f, dom, executor=_Dying(7), **kw)
+    res = info.value.result
+    assert not res.success
+    # 7 rounds of 5 block steps happened: the same as a run that stops there
+    ref = block_coordinate_frank_wolfe(f, dom, executor=_Dying(10 ** 9), **kw)
+    assert res.extra["rounds"] == 7 and res.extra["n_block_steps"] == 35
+    assert np.all(np.isfinite(res.x))
+    blocks = np.asarray(res.x).reshape(N, M)
+    np.testing.assert_allclose(blocks.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert ref.extra["rounds"] == 4 * N // 5
+
+
+def test_bad_mini_batch_input(problem):
+    f, dom, _ = problem
+    with pytest.raises(ValueError, match="batch_size must be a positive integer, got 0"):
+        block_coordinate_frank_wolfe(f, dom, batch_size=0)
+    with pytest.raises(ValueError, match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):
+        block_coordinate_frank_wolfe(f, dom, n_jobs=0)
+    with pytest.raises(ValueError, match="cache=True does not combine with mini-batches"):
+        block_coordinate_frank_wolfe(f, dom, batch_size=4, cache=True)
+    with pytest.raises(TypeError, match="executor must be an Executor, a dask"):
+        block_coordinate_frank_wolfe(f, dom, executor="threads")
+    with debug(False), pytest.raises(ValueError, match="compiled=True but .* mini-batch rounds"):
+        block_coordinate_frank_wolfe(f, dom, batch_size=4, compiled=True)
+    assert repr(ThreadExecutor(3)) == "ThreadExecutor(n_jobs=3)"
+
+
+def test_structured_svm_batch_size_one_is_serial_and_threads_agree():
+    from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+
+    X, Y = make_chain(40, n_states=3, n_features=4, random_state=1)
+    kw = dict(tol=0.0, max_iter=10, gap_every=5, random_state=0, compiled=False)
+    serial = StructuredSVM(ChainModel(3, 4), **kw).fit(X, Y)
+    one = StructuredSVM(ChainModel(3, 4), batch_size=1, **kw).fit(X, Y)
+    np.testing.assert_array_equal(one.w_, serial.w_)
+    np.testing.assert_array_equal(one.history_["rounds"], serial.history_["rounds"])
+    assert list(serial.history_["rounds"]) == [200, 400]  # a serial block step is a round
+    # 2 threads: the same oracle answers, so the same iterates as 1 thread
+    t1 = StructuredSVM(ChainModel(3, 4), batch_size=8, n_jobs=1, **kw).fit(X, Y)
+    t2 = StructuredSVM(ChainModel(3, 4), batch_size=8, n_jobs=2, **kw).fit(X, Y)
+    np.testing.assert_array_equal(t1.w_, t2.w_)
+    assert list(t2.history_["rounds"]) == [25, 50]
+    with pytest.raises(ValueError, match="batch_size and client serve solver='bcfw'"):
+        StructuredSVM(ChainModel(3, 4), solver="fw", batch_size=4).fit(X, Y)

@@ -1,0 +1,139 @@
+"""Mini-batch BCFW on a real Dask cluster: a `dask scheduler` and two `dask worker`
+processes on 127.0.0.1; training through them against serial training, and a worker
+killed mid-run."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+from frankwolfe.applications.structured_svm.dual import SSVMDual
+
+distributed = pytest.importorskip("distributed")
+
+N_EX = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """``(client, worker processes)``; the workers run without nannies, so killing one
+    is a lost worker (no restart)."""
+    dask = str(Path(sys.executable).parent / "dask")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], **quiet)]
+    workers = [subprocess.Popen([dask, "worker", addr, "--host", "127.0.0.1", "--nthreads", "1",
+                                 "--no-nanny", "--no-dashboard", "--memory-limit", "0",
+                                 "--name", f"w{k}"], **quiet) for k in range(2)]
+    procs += workers
+    client = None
+    try:
+        client = distributed.Client(addr, timeout="60s")
+        client.wait_for_workers(2, timeout=60)
+        yield client, workers
+    finally:
+        if client is not None:
+            client.close()
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+@pytest.fixture(scope="module")
+def chain():
+    X, Y = make_chain(N_EX, n_states=3, n_features=4, random_state=0)
+    return X, Y
+
+
+def test_training_through_the_cluster_matches_serial_training(cluster, chain):
+    client, _ = cluster
+    X, Y = chain
+    kw = dict(lam=1.0 / N_EX, tol=0.1, max_passes=200, gap_every=5, random_state=0)
+    # serial BCFW, generic engine (the compiled one would pay its numba compilation here)
+    serial = StructuredSVM(ChainModel(3, 4), compiled=False, **kw).fit(X, Y)
+    remote = StructuredSVM(ChainModel(3, 4), batch_size=20, client=client, **kw).fit(X, Y)
+    assert remote.result_.extra["executor"].startswith("DaskExecutor")
+    g_s, g_r = serial.result_.gap, remote.result_.gap
+    assert g_s <= 0.1 and g_r <= 0.1
+    # both duals are certified within their gaps of the same optimum
+    assert abs(remote.result_.fun - serial.result_.fun) <= g_s + g_r + 1e-12
+    assert remote.history_["rounds"][-1] == remote.result_.extra["rounds"] > 0
+    # the cluster answers as this process would: the same iterates as in-process rounds
+    here = StructuredSVM(ChainModel(3, 4), batch_size=20, n_jobs=1, **kw).fit(X, Y)
+    np.testing.assert_allclose(remote.w_, here.w_, rtol=0, atol=1e-12)
+
+
+def test_unpicklable_block_gets_a_clear_error(cluster):
+    client, _ = cluster
+
+    class Local(fw.ProbabilitySimplex):  # a class defined in a function: cloudpickle copes,
+        def __reduce__(self):  # but this one refuses outright
+            raise TypeError("no pickling here")
+
+    f = fw.QuadraticObjective(np.eye(4), -np.ones(4))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2), Local(dim=2)])
+    with pytest.raises(TypeError, match=r"block LMOs must be picklable .* block 1 \(Local\)"):
+        fw.block_coordinate_frank_wolfe(f, dom, batch_size=2, executor=client)
+
+
+def test_lost_client_raises_with_the_last_good_iterate():
+    f = fw.QuadraticObjective(np.eye(20), -0.3 * np.ones(20))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2) for _ in range(10)])
+    kw = dict(batch_size=5, tol=0.0, random_state=0)
+    ref = fw.block_coordinate_frank_wolfe(f, dom, max_iter=2, **kw)  # 2 passes, serial
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cl:
+        client = distributed.Client(cl)
+
+        def lose(state):
+            if state.k == 2:
+                client.close()
+
+        with pytest.raises(fw.ExecutorError, match="cluster or the client was lost") as info:
+            fw.block_coordinate_frank_wolfe(f, dom, executor=client, max_iter=5,
+                                            callback=lose, **kw)
+    res = info.value.result
+    assert not res.success and res.nit == 2
+    np.testing.assert_array_equal(res.x, ref.x)
+
+
+def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
+    """Runs last: it kills one of the two workers after pass 2."""
+    client, workers = cluster
+    X, Y = chain
+    dom = SSVMDual(ChainModel(3, 4), X, Y, 1.0 / N_EX, compiled=False)
+    f = dom.dual_objective()
+    kw = dict(batch_size=20, max_iter=12, tol=0.0, gap_every=4, random_state=3)
+    ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+
+    def kill(state):
+        if state.k == 2:
+            workers[1].kill()
+            workers[1].wait(timeout=30)
+
+    res = fw.block_coordinate_frank_wolfe(f, dom, executor=client, callback=kill, **kw)
+    assert workers[1].poll() is not None and len(client.scheduler_info()["workers"]) == 1
+    assert res.nit == 12 and res.extra["n_block_steps"] == ref.extra["n_block_steps"]
+    assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
