@@ -112,7 +112,7 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
         f = SSVMDualObjective(0.1, model.size_joint_feature)
         with fw.debug(False):
             runs.append(fw.block_coordinate_frank_wolfe(
-                f, SSVMDual(model, X, Y, 0.1, compiled=compiled), tol=0.0, max_passes=4,
+                f, SSVMDual(model, X, Y, 0.1, compiled=compiled), tol=0.0, max_iter=4,
                 gap_every=2, random_state=3, averaging="weighted", compiled=compiled))
     assert runs[0].extra["engine"] == "compiled" and not (blocker / "drivers").exists()
     np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
