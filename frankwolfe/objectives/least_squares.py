@@ -14,6 +14,8 @@ from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
     ProductTracker,
+    SparseProduct,
+    add_scaled,
     _comb3,
     _comb_sq_norm,
     _half_sq_dist,
@@ -26,6 +28,8 @@ __all__ = ["LeastSquares", "LeastSquaresTracker"]
 
 #: below this many rows or columns sigma_max comes from the small Gram matrix
 _DENSE_SVD_MAX = 1000
+#: ``A^T A a`` is kept sparse when at most this fraction of it is non-zero (sparse ``A``)
+_SPARSE_HESS = 0.25
 
 
 class LeastSquares(Objective):
@@ -227,7 +231,8 @@ class LeastSquaresTracker(ProductTracker):
         else:
             Aa = np.asarray(A @ atom.to_dense().reshape(-1), dtype=float)
         if self._sparse:  # A^T (A a) through the rows A a touches: no product with A^T
-            return Aa, self._add_transposed(np.zeros(obj.n), Aa, 1.0, Aa, 0.0)
+            return Aa, SparseProduct.of(self._add_transposed(np.zeros(obj.n), Aa, 1.0, Aa, 0.0),
+                                        _SPARSE_HESS)
         return Aa, np.asarray(A.T @ Aa, dtype=float)
 
     def _products(self, direction: Any, need_hess: bool = False) -> Any:
@@ -271,7 +276,15 @@ class LeastSquaresTracker(ProductTracker):
     def _gradient_after(self, s: float, gx: float, ha: np.ndarray, ca: float,
                         hb: np.ndarray, cb: float) -> np.ndarray:
         # g + gamma H d with H x = g + A^T b:  s g + gx A^T b + ca H a + cb H b
-        return _comb3(self._gf, s, self.objective.Atb, gx, ha, ca, hb, cb)
+        atb = self.objective.Atb
+        if not (isinstance(ha, SparseProduct) or isinstance(hb, SparseProduct)):
+            return _comb3(self._gf, s, atb, gx, ha, ca, hb, cb)
+        # sparse H a (sparse A): touch only their entries after the dense part
+        out = self._gf.copy() if s == 1.0 and gx == 0.0 else \
+            _comb3(self._gf, s, atb, gx, atb, 0.0, atb, 0.0)
+        add_scaled(out, ca, ha)
+        add_scaled(out, cb, hb)
+        return out
 
     def _curvature(self, memo: Any) -> tuple[float, float]:
         pair = self._atom_pair(memo.direction)
