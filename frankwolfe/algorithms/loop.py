@@ -108,7 +108,9 @@ def _all_finite(a: np.ndarray) -> bool:
     """Whether every entry of ``a`` is finite: ``a . a`` is NaN or inf when one is not (one
     BLAS pass, no temporary); only an overflowing sum needs the entrywise check."""
     flat = a.reshape(-1)
-    return bool(np.isfinite(np.dot(flat, flat))) or bool(np.all(np.isfinite(a)))
+    with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
+        s = np.dot(flat, flat)
+    return bool(np.isfinite(s)) or bool(np.all(np.isfinite(a)))
 
 
 def _sparse_indices(d: Direction) -> np.ndarray | None:

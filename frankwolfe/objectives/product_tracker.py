@@ -186,15 +186,6 @@ class SparseProduct:
         """Bytes held (for the cache budget)."""
         return self.indices.nbytes + self.values.nbytes
 
-    @classmethod
-    def of(cls, dense: np.ndarray, max_fraction: float) -> np.ndarray | SparseProduct:
-        """``dense`` as a :class:`SparseProduct` when at most ``max_fraction`` of it is
-        non-zero, else ``dense`` itself."""
-        nz = np.flatnonzero(dense)
-        if nz.size > max_fraction * dense.size:
-            return dense
-        return cls(nz, dense[nz], dense.size)
-
 
 @njit(cache=True, nogil=True)
 def _scatter_add(out, idx, vals, c):  # pragma: no cover - compiled
@@ -234,11 +225,14 @@ def atom_inner(a: Atom, b: Atom) -> float:
     return float(np.dot(a.values[ia], b.values[ib]))
 
 
+_UNSET = object()
+
+
 class _DirectionProducts:
     """Products of one direction at one tracker state (reused by the
     exact step, the trial values and the move that follows)."""
 
-    __slots__ = ("direction", "version", "image", "hess", "slope", "curvature", "scale")
+    __slots__ = ("direction", "version", "image", "hess", "slope", "curvature", "scale", "pair")
 
     def __init__(self, direction: Direction, version: int) -> None:
         self.direction = direction
@@ -248,6 +242,7 @@ class _DirectionProducts:
         self.slope: float | None = None
         self.curvature: float | None = None
         self.scale = 0.0
+        self.pair: Any = _UNSET  # the (at most two) atoms' products, see _atom_pair
 
 
 class ProductTracker(Tracker):
@@ -396,6 +391,16 @@ class ProductTracker(Tracker):
     ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         """The products of a direction's (at most two) atoms, padded with a zero
         term; ``None`` for longer directions (handled by the generic path)."""
+        memo = self._memo
+        if memo is not None and memo.direction is direction and memo.version == self._version:
+            if memo.pair is _UNSET:  # the line search and the move ask for the same pair
+                memo.pair = self._find_pair(direction)
+            return memo.pair
+        return self._find_pair(direction)
+
+    def _find_pair(
+        self, direction: Direction
+    ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         terms = direction.terms
         if len(terms) > 2:
             return None
