@@ -75,7 +75,9 @@ class LeastSquares(Objective):
     For a sparse ``A``, ``A a`` is a column slice and ``A^T (A a)`` goes
     through the rows of ``A`` that the column touches (a CSR copy of ``A``,
     made on first use): a new vertex costs the non-zeros of those rows,
-    not a product with ``A^T``.  A direction combining many sparse atoms (a
+    not a product with ``A^T``, and when ``A^T A a`` has few non-zeros it is
+    cached as a :class:`~frankwolfe.objectives.product_tracker.SparseProduct`,
+    so that a move updates the gradient in O(its non-zeros) plus one copy.  A direction combining many sparse atoms (a
     fully corrective step) costs one pass over their columns and one
     product with ``A^T``, not one n-vector per atom.
 
