@@ -1,7 +1,7 @@
 """The sparse fast paths of the loop and the least-squares tracker, checked with dense numpy.
 
-Sparse ``A^T A a`` products (:class:`SparseProduct`), ``<g, x>`` over the support
-of ``x``, the last good iterate kept as the entries a sparse move changed, and the
+Sparse ``A^T A a`` products (:class:`SparseProduct`), the certificate on a sparse
+design, the last good iterate kept as the entries a sparse move changed, and the
 finiteness check by one dot product.
 """
 
@@ -51,8 +51,8 @@ def test_sparse_hessian_products_and_moves_match_dense_numpy():
 
 
 def test_pairwise_gap_on_sparse_design_is_the_gap_at_the_returned_point():
-    # <g, x> is taken over a superset of x's support: the certificate must equal the
-    # Frank-Wolfe gap of the returned x computed from scratch
+    # the certificate (gradient kept incrementally) must equal the Frank-Wolfe gap of the
+    # returned x computed from scratch
     A, b, r = _sparse_problem(2)
     radius = 0.5 * r
     f = LeastSquares(A, b)

@@ -149,63 +149,6 @@ class _PointBefore:
         return out
 
 
-class _Support:
-    """A superset of the non-zero entries of the iterate, so that ``<g, x>`` costs
-    O(support) instead of O(n) while the moves combine ``x`` with sparse atoms
-    (``x <- s x + sum c_i a_i`` adds no non-zero outside the atoms' indices).
-
-    Rebuilt from ``x`` (one pass) when the tracker replaces its array, every
-    ``_RESCAN`` moves (dropped atoms leave the superset), and never trusted after a
-    dense atom until then; above an eighth of ``n`` the plain dot product is used.
-    """
-
-    _RESCAN = 100
-
-    def __init__(self, x: np.ndarray) -> None:
-        self._rescan(x)
-
-    def _rescan(self, x: np.ndarray) -> None:
-        flat = x.reshape(-1)
-        self.x = x
-        self.moves = 0
-        idx = np.flatnonzero(flat)
-        if idx.size > flat.size // 8:
-            self.idx, self.mask = None, None
-        else:
-            self.idx = idx
-            self.mask = np.zeros(flat.size, dtype=bool)
-            self.mask[idx] = True
-
-    def dot(self, g: np.ndarray, x: np.ndarray) -> float:
-        """``<g, x>`` (``x`` the tracker's current array)."""
-        if x is not self.x or self.moves >= self._RESCAN:
-            self._rescan(x)
-        if self.idx is None:
-            return float(np.vdot(g, x))
-        idx = self.idx
-        return float(np.dot(g.reshape(-1)[idx], x.reshape(-1)[idx]))
-
-    def moved(self, idx: np.ndarray | None) -> None:
-        """The iterate moved along atoms touching ``idx`` (``None``: a dense atom)."""
-        self.moves += 1
-        if self.idx is None:
-            return
-        if idx is None:
-            self.idx = self.mask = None
-            return
-        mask = self.mask
-        if idx.size <= 4:  # a pairwise or Frank-Wolfe step between vertices
-            if all(mask[i] for i in idx.tolist()):
-                return
-        new = idx[~mask[idx]]
-        if new.size:
-            new = np.unique(new)
-            self.mask[new] = True
-            self.idx = np.concatenate((self.idx, new))
-            if self.idx.size > self.mask.size // 8:
-                self.idx = self.mask = None
-
-
 class _SingleDomainEngine(Engine):
     """One Frank-Wolfe step per outer iteration (the variant supplies the direction)."""
 
@@ -220,7 +163,6 @@ class _SingleDomainEngine(Engine):
         self.last_good: tuple[_PointBefore, float, float] | None = None  # (x, f, gap) before a move
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         self.step: tuple | None = None  # what observe() found for advance(): (g, v, gap, g_dot_x)
-        self.support = _Support(tracker.x)
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
@@ -243,7 +185,10 @@ class _SingleDomainEngine(Engine):
                     f"bound {f_prev + change:.12g}, on an objective declared convex "
                     "(set objective.convex = False if that is intended)"
                 )
-        g_dot_x = self.support.dot(g, tracker.x)
+        # the full product, summed like the trackers' own <g, x>: a slope computed from
+        # another summation order can change sign near the optimum and the line search
+        # would see a descent direction as an ascent one
+        g_dot_x = float(np.vdot(g, tracker.x))
         v, gap_k, certified = self.variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
         if not np.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
@@ -260,7 +205,6 @@ class _SingleDomainEngine(Engine):
         self.gamma = float(self.rule(k, tracker, d, slope, gamma_max))
         self.prev_step = (f, self.gamma * slope)
         tracker.move(d, self.gamma)
-        self.support.moved(idx)
         variant.after_step(d, self.gamma, dinfo)
 
     def certify(self, last: Observation) -> tuple[float, float]:
