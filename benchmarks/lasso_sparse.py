@@ -8,6 +8,8 @@ Designs (``--design``, all by default), each from one seeded Generator:
 
 * ``sparse``: ``A`` 2000 x 50,000 scipy.sparse with 0.5% non-zeros at
   uniform positions, standard Gaussian values;
+* ``wide``: ``A`` 5000 x 20,000 scipy.sparse with 1% non-zeros, standard
+  Gaussian values (a second sparse shape: more rows per column);
 * ``text``: ``A`` 20,000 x 100,000, 100 term draws per row with column
   probabilities following a power law ``p_j ~ 1 / (j + 1)`` (Zipf, as word
   frequencies), repeated draws summed, standard Gaussian values per draw;
@@ -66,7 +68,7 @@ from lasso import rel_err, timed  # noqa: E402
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
-DESIGNS = ("sparse", "text", "dense")
+DESIGNS = ("sparse", "wide", "text", "dense")
 OURS = {"PFW": ("pairwise", [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]),
         "FCFW": ("fcfw", [1e-3, 1e-4, 1e-6, 1e-8, 1e-10])}
 SK_TOLS = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
@@ -79,6 +81,10 @@ def make_design(design: str, seed: int, quick: bool = False) -> dict[str, Any]:
     if design == "sparse":
         m, n, k = 2000 // scale, 50000 // scale, 100 // scale
         A = sp.random(m, n, density=0.005, format="csc", random_state=rng,
+                      data_rvs=rng.standard_normal)
+    elif design == "wide":
+        m, n, k = 5000 // scale, 20000 // scale, 100 // scale
+        A = sp.random(m, n, density=0.01, format="csc", random_state=rng,
                       data_rvs=rng.standard_normal)
     elif design == "text":
         m, n, k = 20000 // scale, 100000 // scale, 100 // scale

@@ -30,6 +30,7 @@ and drop/pin bookkeeping on top of it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
@@ -597,7 +598,7 @@ class ActiveSet(AtomStore):
     # -- internals -----------------------------------------------------------
     @staticmethod
     def _check_gamma(gamma: float) -> None:
-        if not (np.isfinite(gamma) and gamma >= 0):
+        if not (math.isfinite(gamma) and gamma >= 0):
             raise ValueError(f"ActiveSet: the step `gamma` must be finite and >= 0, got {gamma!r}")
 
     def _clear(self) -> None:

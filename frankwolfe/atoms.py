@@ -152,7 +152,10 @@ class Atom:
         """Inner product ``<g, atom>`` (Frobenius for matrices), O(nnz)."""
         if self._dense is not None:
             return float(np.vdot(g, self._dense))
-        return float(np.dot(g.reshape(-1)[self.indices], self.values))
+        idx = self.indices
+        if idx.size == 1:  # a vertex e_i (the usual sparse atom): no fancy indexing
+            return float(g.reshape(-1)[idx[0]]) * float(self.values[0])
+        return float(np.dot(g.reshape(-1)[idx], self.values))
 
     def add_to(self, out: np.ndarray, alpha: float = 1.0) -> None:
         """In place ``out += alpha * atom`` (``out`` must be C-contiguous)."""
@@ -160,7 +163,11 @@ class Atom:
             out += alpha * self._dense
         else:
             flat = out.reshape(-1)  # a view: the iterate is kept C-contiguous
-            flat[self.indices] += alpha * self.values  # indices are unique
+            idx = self.indices
+            if idx.size == 1:
+                flat[idx[0]] += alpha * self.values[0]
+            else:
+                flat[idx] += alpha * self.values  # indices are unique
 
     def sq_norm(self) -> float:
         """Squared Euclidean (Frobenius) norm."""

@@ -207,7 +207,7 @@ def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray
 def has_gram_structure(objective: Any, tracker: Any) -> bool:
     """Whether corrective solves can use :class:`GramModel` (a quadratic with cached products)."""
     return (isinstance(objective, LeastSquares) or objective.as_quadratic() is objective) \
-        and hasattr(tracker, "atom_products")
+        and hasattr(tracker, "atom_image")
 
 
 class GramModel:
@@ -254,7 +254,7 @@ class GramModel:
         return np.fromiter((self.index[a.key] for a in atoms), dtype=np.int64, count=len(atoms))
 
     def _add(self, atom: Atom) -> None:
-        img = np.asarray(self.tracker.atom_products(atom)[0], dtype=float)
+        img = np.asarray(self.tracker.atom_image(atom), dtype=float)
         k = len(self.atoms)
         if self.images is None:
             self.images = np.zeros((8, img.size))

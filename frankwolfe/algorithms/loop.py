@@ -104,6 +104,51 @@ def _tangent_slack(f: float, change: float) -> float:
     return 1e-10 * (abs(f) + 1.0) + 1e-6 * abs(change)
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every entry of ``a`` is finite: ``a . a`` is NaN or inf when one is not (one
+    BLAS pass, no temporary); only an overflowing sum needs the entrywise check."""
+    flat = a.reshape(-1)
+    with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
+        s = np.dot(flat, flat)
+    return bool(np.isfinite(s)) or bool(np.all(np.isfinite(a)))
+
+
+def _sparse_indices(d: Direction) -> np.ndarray | None:
+    """The flat indices the atoms of ``d`` touch (repeats possible); ``None`` when one is
+    dense."""
+    terms = d.terms
+    if not all(a.is_sparse for _, a in terms):
+        return None
+    if len(terms) == 1:
+        return terms[0][1].indices
+    return np.concatenate([a.indices for _, a in terms]) if terms else np.zeros(0, np.int64)
+
+
+class _PointBefore:
+    """The iterate before a move, kept for the error path without copying ``x`` each
+    iteration: a move along sparse atoms alone (``x_coef == 0``) changes only their
+    entries, so those are saved; any other move saves a copy.
+
+    The tracker either moves ``x`` in place (only those entries change) or replaces it
+    (the saved array then stays as it was); both restore exactly.
+    """
+
+    __slots__ = ("x", "idx", "old")
+
+    def __init__(self, x: np.ndarray, d: Direction, idx: np.ndarray | None) -> None:
+        if idx is not None and not d.x_coef:
+            self.x, self.idx, self.old = x, idx, x.reshape(-1)[idx]
+        else:
+            self.x, self.idx, self.old = x.copy(), None, None
+
+    def get(self) -> np.ndarray:
+        if self.idx is None:
+            return self.x
+        out = self.x.copy()
+        out.reshape(-1)[self.idx] = self.old  # a repeated index saved the same old value
+        return out
+
+
 class _SingleDomainEngine(Engine):
     """One Frank-Wolfe step per outer iteration (the variant supplies the direction)."""
 
@@ -115,7 +160,7 @@ class _SingleDomainEngine(Engine):
         self.tracker = tracker
         self.rule = rule
         self.gamma = np.nan
-        self.last_good: tuple[np.ndarray, float, float] | None = None  # (x, f, gap) before a move
+        self.last_good: tuple[_PointBefore, float, float] | None = None  # (x, f, gap) before a move
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         self.step: tuple | None = None  # what observe() found for advance(): (g, v, gap, g_dot_x)
 
@@ -126,7 +171,7 @@ class _SingleDomainEngine(Engine):
             raise ShapeError(
                 f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
             )
-        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+        if not (np.isfinite(f) and _all_finite(g)):
             what = "value" if not np.isfinite(f) else "gradient"
             where = "x0" if k == 0 else f"iteration {k}"
             keep = "no good iterate exists" if self.last_good is None else \
@@ -140,6 +185,9 @@ class _SingleDomainEngine(Engine):
                     f"bound {f_prev + change:.12g}, on an objective declared convex "
                     "(set objective.convex = False if that is intended)"
                 )
+        # the full product, summed like the trackers' own <g, x>: a slope computed from
+        # another summation order can change sign near the optimum and the line search
+        # would see a descent direction as an ascent one
         g_dot_x = float(np.vdot(g, tracker.x))
         v, gap_k, certified = self.variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
         if not np.isfinite(gap_k):
@@ -152,7 +200,8 @@ class _SingleDomainEngine(Engine):
         f, g, v, gap_k, g_dot_x, certified = self.step
         d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
         slope = d.dot(g, g_dot_x)
-        self.last_good = (tracker.snapshot(), f, gap_k if certified else np.nan)
+        idx = _sparse_indices(d)
+        self.last_good = (_PointBefore(tracker.x, d, idx), f, gap_k if certified else np.nan)
         self.gamma = float(self.rule(k, tracker, d, slope, gamma_max))
         self.prev_step = (f, self.gamma * slope)
         tracker.move(d, self.gamma)
@@ -179,7 +228,7 @@ class _SingleDomainEngine(Engine):
         if self.last_good is None:
             return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
         x, f, gap = self.last_good
-        return dict(out, x=x, fun=f, gap=gap)
+        return dict(out, x=x.get(), fun=f, gap=gap)
 
 
 def run_frank_wolfe(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -40,7 +42,7 @@ def _dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
 def _check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
     """Return ``direction`` flattened, after checking its size against ``lmo.shape``."""
     flat = direction.reshape(-1)
-    if lmo.shape is not None and flat.size != int(np.prod(lmo.shape)):
+    if lmo.shape is not None and flat.size != math.prod(lmo.shape):
         raise ShapeError(
             f"{lmo!r}: `direction` has shape {direction.shape} ({flat.size} entries), "
             f"expected {int(np.prod(lmo.shape))} entries (shape {lmo.shape})"

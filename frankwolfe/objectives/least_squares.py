@@ -14,6 +14,8 @@ from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
     ProductTracker,
+    SparseProduct,
+    add_scaled,
     _comb3,
     _comb_sq_norm,
     _half_sq_dist,
@@ -26,6 +28,11 @@ __all__ = ["LeastSquares", "LeastSquaresTracker"]
 
 #: below this many rows or columns sigma_max comes from the small Gram matrix
 _DENSE_SVD_MAX = 1000
+#: ``A^T u`` scatters the rows where ``u`` is non-zero while they hold at most this
+#: fraction of the non-zeros of ``A`` (a scatter costs about twice a gather)
+_ROWS_MAX = 0.5
+#: ``A^T A a`` is kept sparse when at most this fraction of it is non-zero (sparse ``A``)
+_SPARSE_HESS = 0.25
 
 
 class LeastSquares(Objective):
@@ -68,7 +75,9 @@ class LeastSquares(Objective):
     For a sparse ``A``, ``A a`` is a column slice and ``A^T (A a)`` goes
     through the rows of ``A`` that the column touches (a CSR copy of ``A``,
     made on first use): a new vertex costs the non-zeros of those rows,
-    not a product with ``A^T``.  A direction combining many sparse atoms (a
+    not a product with ``A^T``, and when ``A^T A a`` has few non-zeros it is
+    cached as a :class:`~frankwolfe.objectives.product_tracker.SparseProduct`,
+    so that a move updates the gradient in O(its non-zeros) plus one copy.  A direction combining many sparse atoms (a
     fully corrective step) costs one pass over their columns and one
     product with ``A^T``, not one n-vector per atom.
 
@@ -210,6 +219,7 @@ class LeastSquaresTracker(ProductTracker):
 
     def __init__(self, objective: LeastSquares, x: np.ndarray, **options: Any) -> None:
         self._sparse = sp.issparse(objective.A)
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None  # zeroed n-vectors
         super().__init__(objective, x, **options)
 
     def _recompute(self) -> None:
@@ -227,8 +237,22 @@ class LeastSquaresTracker(ProductTracker):
         else:
             Aa = np.asarray(A @ atom.to_dense().reshape(-1), dtype=float)
         if self._sparse:  # A^T (A a) through the rows A a touches: no product with A^T
-            return Aa, self._add_transposed(np.zeros(obj.n), Aa, 1.0, Aa, 0.0)
+            return Aa, self._sparse_hessian_product(Aa)
         return Aa, np.asarray(A.T @ Aa, dtype=float)
+
+    def _sparse_hessian_product(self, u: np.ndarray) -> np.ndarray | SparseProduct:
+        """``A^T u`` (sparse ``A``) as a :class:`SparseProduct` when it has few non-zeros."""
+        rows = self.objective.rows
+        touched = np.flatnonzero(u)
+        work = int(np.sum(rows.indptr[touched + 1] - rows.indptr[touched]))
+        n = self.objective.n
+        if work > _SPARSE_HESS * n:  # too many entries for a sparse product
+            return self._add_transposed(np.zeros(n), u, 1.0, u, 0.0)
+        if self._scratch is None:
+            self._scratch = (np.zeros(n), np.zeros(n, dtype=np.bool_))
+        idx, vals = _rows_t_sparse(u, touched, rows.indptr, rows.indices, rows.data, work,
+                                   *self._scratch)
+        return SparseProduct(idx, vals, n)
 
     def _products(self, direction: Any, need_hess: bool = False) -> Any:
         terms = [(c, a) for c, a in direction.terms if c]
@@ -255,10 +279,12 @@ class LeastSquaresTracker(ProductTracker):
                         cv: float) -> np.ndarray:
         """``out + A^T (cu u + cv v)`` (sparse ``A``); in place through the rows of ``A`` when
         ``u`` and ``v`` have few non-zeros."""
-        if np.count_nonzero(u) + (np.count_nonzero(v) if cv else 0) > u.size // 8:
-            # many rows: a gather over the columns (CSC) beats a scatter of the rows
-            return out + self.objective.A.T @ (cu * u + cv * v)
         rows = self.objective.rows
+        touched = np.flatnonzero(u if not cv else (u != 0) | (v != 0))
+        work = int(np.sum(rows.indptr[touched + 1] - rows.indptr[touched]))
+        if work > _ROWS_MAX * rows.nnz:
+            # most of A: a gather over the columns (CSC) beats a scatter of the rows
+            return out + self.objective.A.T @ (cu * u + cv * v)
         _add_rows_t(out, u, cu, v, cv, rows.indptr, rows.indices, rows.data)
         return out
 
@@ -271,7 +297,15 @@ class LeastSquaresTracker(ProductTracker):
     def _gradient_after(self, s: float, gx: float, ha: np.ndarray, ca: float,
                         hb: np.ndarray, cb: float) -> np.ndarray:
         # g + gamma H d with H x = g + A^T b:  s g + gx A^T b + ca H a + cb H b
-        return _comb3(self._gf, s, self.objective.Atb, gx, ha, ca, hb, cb)
+        atb = self.objective.Atb
+        if not (isinstance(ha, SparseProduct) or isinstance(hb, SparseProduct)):
+            return _comb3(self._gf, s, atb, gx, ha, ca, hb, cb)
+        # sparse H a (sparse A): touch only their entries after the dense part
+        out = self._gf.copy() if s == 1.0 and gx == 0.0 else \
+            _comb3(self._gf, s, atb, gx, atb, 0.0, atb, 0.0)
+        add_scaled(out, ca, ha)
+        add_scaled(out, cb, hb)
+        return out
 
     def _curvature(self, memo: Any) -> tuple[float, float]:
         pair = self._atom_pair(memo.direction)
@@ -293,6 +327,32 @@ def _add_rows_t(out, u, cu, v, cv, indptr, indices, data):  # pragma: no cover -
         if t != 0.0:
             for k in range(indptr[i], indptr[i + 1]):
                 out[indices[k]] += t * data[k]
+
+
+@njit(cache=True, nogil=True)
+def _rows_t_sparse(u, touched, indptr, indices, data, work, acc, seen):  # pragma: no cover
+    """``A^T u`` for ``A`` in CSR form and ``u`` non-zero on the rows ``touched`` (at most
+    ``work`` entries of ``A``), as sorted ``(indices, values)``.  ``acc`` and ``seen`` are
+    zero n-vectors, left zero again."""
+    idx = np.empty(work, dtype=np.int64)
+    cnt = 0
+    for i in touched:
+        t = u[i]
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            if not seen[j]:
+                seen[j] = True
+                idx[cnt] = j
+                cnt += 1
+            acc[j] += t * data[k]
+    idx = np.sort(idx[:cnt])
+    vals = np.empty(cnt)
+    for t in range(cnt):
+        j = idx[t]
+        vals[t] = acc[j]
+        acc[j] = 0.0
+        seen[j] = False
+    return idx, vals
 
 
 @njit(cache=True, nogil=True)

@@ -41,7 +41,8 @@ from ..errors import NonConvexError, ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES, AtomCache
 from .base import Objective, Tracker
 
-__all__ = ["ProductTracker", "line_minimizer", "check_tracker_options"]
+__all__ = ["ProductTracker", "SparseProduct", "add_scaled", "line_minimizer",
+           "check_tracker_options"]
 
 _EPS = np.finfo(float).eps
 
@@ -159,6 +160,57 @@ def _quad_value(x, p, c):  # pragma: no cover - compiled
     return acc
 
 
+class SparseProduct:
+    """A per-atom product with few non-zeros, stored as flat ``indices`` and ``values``.
+
+    A sparse design's ``A^T A e_j`` touches only the columns that share a row
+    with column ``j``: stored densely, every move would stream n-vectors
+    through memory to add a few thousand entries.
+    """
+
+    __slots__ = ("indices", "values", "size")
+
+    def __init__(self, indices: np.ndarray, values: np.ndarray, size: int) -> None:
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.values = np.asarray(values, dtype=float)
+        self.size = int(size)
+
+    def to_dense(self) -> np.ndarray:
+        """The product as a dense flat array (a new array)."""
+        out = np.zeros(self.size)
+        out[self.indices] = self.values
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held (for the cache budget)."""
+        return self.indices.nbytes + self.values.nbytes
+
+
+@njit(cache=True, nogil=True)
+def _scatter_add(out, idx, vals, c):  # pragma: no cover - compiled
+    """``out[idx] += c * vals`` (indices unique)."""
+    for t in range(idx.shape[0]):
+        out[idx[t]] += c * vals[t]
+
+
+@njit(cache=True, nogil=True)
+def _axpy(out, c, h):  # pragma: no cover - compiled
+    """``out += c * h`` without a temporary."""
+    for i in range(out.shape[0]):
+        out[i] += c * h[i]
+
+
+def add_scaled(out: np.ndarray, c: float, h: np.ndarray | SparseProduct) -> None:
+    """In place ``out += c * h`` for a dense or :class:`SparseProduct` ``h`` (flat ``out``)."""
+    if not c:
+        return
+    if isinstance(h, SparseProduct):
+        _scatter_add(out, h.indices, h.values, float(c))
+    else:
+        _axpy(out, float(c), h)
+
+
 def atom_inner(a: Atom, b: Atom) -> float:
     """``<a, b>`` for two atoms, O(nnz) when both are sparse."""
     if a is b:
@@ -173,11 +225,14 @@ def atom_inner(a: Atom, b: Atom) -> float:
     return float(np.dot(a.values[ia], b.values[ib]))
 
 
+_UNSET = object()
+
+
 class _DirectionProducts:
     """Products of one direction at one tracker state (reused by the
     exact step, the trial values and the move that follows)."""
 
-    __slots__ = ("direction", "version", "image", "hess", "slope", "curvature", "scale")
+    __slots__ = ("direction", "version", "image", "hess", "slope", "curvature", "scale", "pair")
 
     def __init__(self, direction: Direction, version: int) -> None:
         self.direction = direction
@@ -187,6 +242,7 @@ class _DirectionProducts:
         self.slope: float | None = None
         self.curvature: float | None = None
         self.scale = 0.0
+        self.pair: Any = _UNSET  # the (at most two) atoms' products, see _atom_pair
 
 
 class ProductTracker(Tracker):
@@ -268,7 +324,16 @@ class ProductTracker(Tracker):
 
     # -- per-atom products -----------------------------------------------------
     def atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
-        """The cached products of ``atom``, computed on a miss."""
+        """The cached products of ``atom``, computed on a miss (dense arrays)."""
+        return tuple(p.to_dense() if isinstance(p, SparseProduct) else p
+                     for p in self._stored_products(atom))
+
+    def atom_image(self, atom: Atom) -> np.ndarray:
+        """The cached image ``M a`` of ``atom`` (``A a``, ``Q a``), computed on a miss."""
+        return self._stored_products(atom)[0]
+
+    def _stored_products(self, atom: Atom) -> tuple[np.ndarray | SparseProduct, ...]:
+        """The cached products of ``atom`` as stored (sparse ones as :class:`SparseProduct`)."""
         prods = self.cache.get(atom.key)
         if prods is None:
             if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
@@ -297,19 +362,19 @@ class ProductTracker(Tracker):
             if self._image_is_hessian:
                 for c, a in direction.terms:
                     if c:
-                        image += c * self.atom_products(a)[0]
+                        image += c * self._stored_products(a)[0]
                 hess = image
             elif need_hess:
                 hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
                 for c, a in direction.terms:
                     if c:
-                        ma, ha = self.atom_products(a)
+                        ma, ha = self._stored_products(a)
                         image += c * ma
-                        hess += c * ha
+                        add_scaled(hess, c, ha)
             else:
                 for c, a in direction.terms:
                     if c:
-                        image += c * self.atom_products(a)[0]
+                        image += c * self._stored_products(a)[0]
             memo.image = image
             memo.hess = hess
         if need_hess and memo.hess is None:
@@ -317,7 +382,7 @@ class ProductTracker(Tracker):
             hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
             for c, a in direction.terms:
                 if c:
-                    hess += c * self.atom_products(a)[1]
+                    add_scaled(hess, c, self._stored_products(a)[1])
             memo.hess = hess
         return memo
 
@@ -326,15 +391,25 @@ class ProductTracker(Tracker):
     ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         """The products of a direction's (at most two) atoms, padded with a zero
         term; ``None`` for longer directions (handled by the generic path)."""
+        memo = self._memo
+        if memo is not None and memo.direction is direction and memo.version == self._version:
+            if memo.pair is _UNSET:  # the line search and the move ask for the same pair
+                memo.pair = self._find_pair(direction)
+            return memo.pair
+        return self._find_pair(direction)
+
+    def _find_pair(
+        self, direction: Direction
+    ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         terms = direction.terms
         if len(terms) > 2:
             return None
         if len(terms) == 2:
             (ca, a), (cb, b) = terms
-            return (ca, self.atom_products(a)), (cb, self.atom_products(b))
+            return (ca, self._stored_products(a)), (cb, self._stored_products(b))
         if len(terms) == 1:
             ca, a = terms[0]
-            pa = self.atom_products(a)
+            pa = self._stored_products(a)
             return (ca, pa), (0.0, pa)
         z = (np.zeros_like(self._p), np.zeros_like(self._xf))
         return (0.0, z), (0.0, z)
