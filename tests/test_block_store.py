@@ -61,10 +61,11 @@ def test_sparse_table_equals_dense_table_through_evictions():
 
 
 def test_auto_storage_by_density():
-    store = BlockAtomStore(np.array([10, 100, 100]), max_size=4)
+    m = BlockAtomStore.SPARSE_MIN_SIZE
+    store = BlockAtomStore(np.array([10, m, m]), max_size=4)
     store.add(0, "a", np.eye(10)[0], 1.0, 0)  # small block: dense
-    store.add(1, "a", np.eye(100)[0], 1.0, 0)  # one nonzero of 100: sparse
-    store.add(2, "a", np.ones(100), 1.0, 0)  # dense atom: dense
+    store.add(1, "a", np.eye(m)[0], 1.0, 0)  # one nonzero: sparse
+    store.add(2, "a", np.ones(m), 1.0, 0)  # dense atom: dense
     assert store.sparse.tolist() == [False, True, False]
     with pytest.raises(ValueError, match="atom_storage"):
         BlockAtomStore(np.array([3]), max_size=4, storage="csr")

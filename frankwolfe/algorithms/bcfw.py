@@ -589,6 +589,7 @@ class _BlockEngine(Engine):
         if self.store is not None:
             extra["active_set_size"] = self.store.total_active()
             extra["active_sets"] = [self.store.active(i) for i in range(n)]
+            extra["atom_store_bytes"] = self.store.nbytes
         if self.avg is not None:
             extra["x_average"] = self.avg.value(self.x, self.k)
             extra["average_window"] = self.avg.window(self.k)
@@ -716,7 +717,7 @@ def block_coordinate_frank_wolfe(
         How the per-block atoms of the cache and active sets are stored: rows
         of a dense array, or only their nonzeros (a shortest-path tree over a
         network's links: O(nnz) instead of O(block size) memory per atom).
-        ``"auto"`` picks sparse for a block of at least 32 coordinates whose
+        ``"auto"`` picks sparse for a block of at least 1024 coordinates whose
         first atom has at most a third of them nonzero.  The iterates agree
         up to the order of summation in the atom scores.
     gap_degree : float, default 1
@@ -758,9 +759,10 @@ def block_coordinate_frank_wolfe(
         ``average_window`` (with averaging),
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
-        n), ``cache_hits``, ``cache_misses``, ``active_set_size`` and
-        ``active_sets`` (with away / pairwise steps or the cache: per block, the
-        ``(key, weight)`` of its atoms of positive weight).  The
+        n), ``cache_hits``, ``cache_misses``, ``active_set_size``,
+        ``atom_store_bytes`` (memory of the stored atoms) and ``active_sets``
+        (with away / pairwise steps or the cache: per block, the ``(key,
+        weight)`` of its atoms of positive weight).  The
         history has one row per pass with ``effective_passes``,
         ``oracle_calls``, ``time``, ``fun``, ``gap`` (NaN between
         certificates), ``gap_estimate`` (sum of block-gap estimates) and

@@ -100,8 +100,10 @@ class BlockAtomStore:
         against 8, and its gather is slower than a dense dot).
     """
 
-    #: smallest block stored sparsely by ``storage="auto"`` (dense is cheap below)
-    SPARSE_MIN_SIZE = 32
+    #: smallest block stored sparsely by ``storage="auto"``: below, a dense atom costs
+    #: at most 8 KB and BLAS scores it fastest (and small networks keep their
+    #: established rounding: the iterates of dense and sparse differ in the last bits)
+    SPARSE_MIN_SIZE = 1024
 
     def __init__(self, sizes: np.ndarray, max_size: int, storage: str = "auto") -> None:
         if storage not in STORAGES:
