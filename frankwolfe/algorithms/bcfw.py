@@ -718,7 +718,7 @@ def block_coordinate_frank_wolfe(
         of a dense array, or only their nonzeros (a shortest-path tree over a
         network's links: O(nnz) instead of O(block size) memory per atom).
         ``"auto"`` picks sparse for a block of at least 1024 coordinates whose
-        first atom has at most a third of them nonzero.  The iterates agree
+        first atom has at most half of them nonzero.  The iterates agree
         up to the order of summation in the atom scores.
     gap_degree : float, default 1
         Exponent of gap sampling.
