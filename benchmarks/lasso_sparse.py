@@ -37,7 +37,7 @@ scikit-learn's.
 
 Usage::
 
-    flock /work/bench.lock .venv/bin/python benchmarks/lasso_sparse.py --baseline main
+    .venv/bin/python benchmarks/lasso_sparse.py --baseline main
     .venv/bin/python benchmarks/lasso_sparse.py --design sparse --quick
 """
 

@@ -29,7 +29,7 @@ Instances: the four shipped QAPLIB ones (chr12a, had12, nug12, tai12a, from
 
 Single thread.  Usage::
 
-    flock /work/bench.lock .venv/bin/python benchmarks/qap_time.py
+    .venv/bin/python benchmarks/qap_time.py
     .venv/bin/python benchmarks/qap_time.py --quick
 """
 

@@ -19,7 +19,7 @@ Three parts (``--part``):
   and 100x CoNLL-sized data, and checked against the 1- and 2-worker runs.
 
 Run (under the bench lock):
-    flock /work/bench.lock env OPENBLAS_NUM_THREADS=1 .venv/bin/python \
+    env OPENBLAS_NUM_THREADS=1 .venv/bin/python \
         benchmarks/ssvm_parallel.py --part all
 Writes benchmarks/results/ssvm_parallel.json and .png.
 """

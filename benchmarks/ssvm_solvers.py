@@ -30,9 +30,9 @@ its own peak memory):
 
 Run under the bench lock with one BLAS thread, e.g.::
 
-    OPENBLAS_NUM_THREADS=1 flock /work/bench.lock .venv/bin/python \
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python \
         benchmarks/ssvm_solvers.py passes --data ocr conll --passes 5
-    OPENBLAS_NUM_THREADS=1 flock /work/bench.lock .venv/bin/python \
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python \
         benchmarks/ssvm_solvers.py cutting_plane --cp-passes 30
 
 Writes ``benchmarks/results/ssvm_solvers_<job>.json``.

@@ -8,7 +8,7 @@ times are the solvers'.
 
 Regenerate the committed figure with::
 
-    flock /work/bench.lock python benchmarks/traffic_convergence.py \\
+    python benchmarks/traffic_convergence.py \\
         --out docs/img/traffic_siouxfalls_convergence.png
 """
 

@@ -618,3 +618,19 @@ def test_siouxfalls_bcfw_reaches_1e10_and_best_known(shared_data):
     assert relative_gap(net, res.x) <= 1e-10 * (1 + 1e-6)
     assert abs(res.fun - SIOUX_BEST_OBJECTIVE) <= 1e-10 * SIOUX_BEST_OBJECTIVE
     assert np.abs(res.x - best).max() <= 1e-6 * best.max()
+
+
+def test_bcfw_sparse_tree_storage_same_iterates_as_dense():
+    """Trees stored by their loaded links (atom_storage="sparse") take the same steps as
+    dense rows over all links; both match cvxpy's equilibrium."""
+    net = _random_network(12, 5, seed=7)
+    x_ref, f_ref = _cvxpy_equilibrium(net)
+    runs = {s: traffic_assignment(net, "bcfw", rel_gap=1e-9, max_iter=20_000, random_state=1,
+                                  atom_storage=s) for s in ("dense", "sparse")}
+    d, s = runs["dense"], runs["sparse"]
+    assert d.success and s.success, (d.message, s.message)
+    assert d.nit == s.nit and d.extra["cache_hits"] == s.extra["cache_hits"]
+    np.testing.assert_allclose(s.x, d.x, rtol=1e-12, atol=1e-12 * d.x.max())
+    assert -1e-9 * f_ref <= f_ref - s.fun <= 1e-6 * f_ref
+    big = x_ref > 1e-3 * x_ref.max()
+    np.testing.assert_allclose(s.x[big], x_ref[big], rtol=2e-3)

@@ -42,7 +42,7 @@ from ..result import Result
 from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make_step_size
 from .block_orders import BlockOrder, make_block_order
 from .block_steps import BlockDirection, BlockStep, BlockView, FWStep, make_block_step
-from .block_store import BlockAtomStore, LazyAverage
+from .block_store import STORAGES, BlockAtomStore, LazyAverage
 from .compiled_blocks import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
                               simplex_blocks, structured_direction)
 from .engine import Engine, Observation, drive
@@ -121,7 +121,7 @@ class _BlockEngine(Engine):
 
     def __init__(self, objective: Objective, domain: ProductDomain, x0: Any, *,
                  order: BlockOrder, step: BlockStep, rule: StepSize, cache: bool,
-                 cache_size: int, cache_factor: float, cache_nu: float,
+                 cache_size: int, cache_factor: float, cache_nu: float, atom_storage: str,
                  averaging: str | None, certify: str, gap_every: int,
                  rng: np.random.Generator, compiled: bool | None,
                  batch: MiniBatch | None = None) -> None:
@@ -147,6 +147,7 @@ class _BlockEngine(Engine):
         self.n_drop = 0
         self.last_gamma = np.nan
         self.cache_size = cache_size
+        self.atom_storage = atom_storage
         self.lmos = None  # the Python blocks: built when the Python engine needs them
         self.store = None
         order.start(self.est)
@@ -200,7 +201,7 @@ class _BlockEngine(Engine):
         self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
         self.off = np.concatenate(([0], np.cumsum(self.sizes)))
         if self.cache or self.block_step.uses_active_set:
-            self.store = BlockAtomStore(self.sizes, self.cache_size)
+            self.store = BlockAtomStore(self.sizes, self.cache_size, self.atom_storage)
 
     def _start(self, x0: Any) -> None:
         self._python_blocks()
@@ -614,6 +615,7 @@ class _BlockEngine(Engine):
         if self.store is not None:
             extra["active_set_size"] = self.store.total_active()
             extra["active_sets"] = [self.store.active(i) for i in range(n)]
+            extra["atom_store_bytes"] = self.store.nbytes
         if self.avg is not None:
             extra["x_average"] = self.avg.value(self.x, self.k)
             extra["average_window"] = self.avg.window(self.k)
@@ -667,6 +669,7 @@ def block_coordinate_frank_wolfe(
     cache_size: int = 100,
     cache_factor: float = 0.25,
     cache_nu: float = 0.01,
+    atom_storage: str = "auto",
     gap_degree: float = 1.0,
     random_state: int | np.random.Generator | None = None,
     compiled: bool | None = None,
@@ -748,6 +751,13 @@ def block_coordinate_frank_wolfe(
         Bound on the inactive cached atoms per block.
     cache_factor, cache_nu : float
         Cache thresholds (gapBCFW defaults 0.25 and 0.01).
+    atom_storage : {"auto", "dense", "sparse"}, default "auto"
+        How the per-block atoms of the cache and active sets are stored: rows
+        of a dense array, or only their nonzeros (a shortest-path tree over a
+        network's links: O(nnz) instead of O(block size) memory per atom).
+        ``"auto"`` picks sparse for a block of at least 1024 coordinates whose
+        first atom has at most half of them nonzero.  The iterates agree
+        up to the order of summation in the atom scores.
     gap_degree : float, default 1
         Exponent of gap sampling.
     random_state : int or numpy.random.Generator, optional
@@ -801,9 +811,10 @@ def block_coordinate_frank_wolfe(
         ``average_window`` (with averaging),
         ``block_iterates`` (list of block points), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
-        n), ``cache_hits``, ``cache_misses``, ``active_set_size`` and
-        ``active_sets`` (with away / pairwise steps or the cache: per block, the
-        ``(key, weight)`` of its atoms of positive weight); with
+        n), ``cache_hits``, ``cache_misses``, ``active_set_size``,
+        ``atom_store_bytes`` (memory of the stored atoms) and ``active_sets``
+        (with away / pairwise steps or the cache: per block, the ``(key,
+        weight)`` of its atoms of positive weight); with
         mini-batches also ``batch_size``, ``rounds``, ``executor``,
         ``oracle_seconds`` and ``certificate_oracle_seconds`` (wall time of the
         oracle phases of the rounds and of the certificate passes), and the history
@@ -852,6 +863,8 @@ def block_coordinate_frank_wolfe(
         raise ValueError(
             f"cache_factor and cache_nu must be >= 0, got {cache_factor!r}, {cache_nu!r}"
         )
+    if atom_storage not in STORAGES:
+        raise ValueError(f"atom_storage must be one of {STORAGES}, got {atom_storage!r}")
     if not (np.isfinite(gap_degree) and gap_degree >= 0):
         raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
@@ -862,8 +875,8 @@ def block_coordinate_frank_wolfe(
     monitor = options.monitor("bcfw")
     engine = _BlockEngine(objective, domain, x0, order=order, step=step, rule=rule, cache=cache,
                           cache_size=cache_size, cache_factor=cache_factor, cache_nu=cache_nu,
-                          averaging=averaging, certify=certify, gap_every=gap_every,
-                          rng=rng, compiled=compiled, batch=batch)
+                          atom_storage=atom_storage, averaging=averaging, certify=certify,
+                          gap_every=gap_every, rng=rng, compiled=compiled, batch=batch)
     try:
         if compiled and engine.reason is not None:
             raise ValueError(

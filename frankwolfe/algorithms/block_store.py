@@ -1,9 +1,10 @@
 """Per-block bookkeeping of block-coordinate Frank-Wolfe, O(|block|) per step.
 
 * :class:`BlockAtomStore` - per-block atoms (dense rows over the block's
-  coordinates), active-set weights and last-use stamps: the oracle cache and
-  the active set of away / pairwise block steps (gapBCFW keeps both in one
-  table of labellings).
+  coordinates, or a CSR pool of their nonzeros when they are sparse),
+  active-set weights and last-use stamps: the oracle cache and the active set
+  of away / pairwise block steps (gapBCFW keeps both in one table of
+  labellings).
 * :class:`LazyAverage` - the weighted / uniform / tail average of the
   iterates, updated lazily per coordinate so a block step never touches the
   whole vector.
@@ -12,19 +13,80 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
+from numba import njit
 
-__all__ = ["BlockAtomStore", "LazyAverage"]
+__all__ = ["BlockAtomStore", "LazyAverage", "SparseRows"]
+
+
+@njit(cache=True, nogil=True)
+def _rows_dot(ptr, idx, val, rows, g):
+    """``<a_r, g>`` for the rows ``r`` in ``rows`` of a CSR pool."""
+    out = np.empty(rows.size)
+    for k in range(rows.size):
+        r = rows[k]
+        s = 0.0
+        for j in range(ptr[r], ptr[r + 1]):
+            s += val[j] * g[idx[j]]
+        out[k] = s
+    return out
+
+
+class SparseRows:
+    """Rows of a block's sparse atom pool with the two operations block steps use
+    on a dense ``(rows, m)`` array: ``rows @ g`` (scores) and ``rows[r]`` (a dense
+    row, a new array); ``rows[sel]`` with an index array or mask selects rows."""
+
+    __slots__ = ("ptr", "idx", "val", "m", "sel")
+
+    def __init__(self, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray, m: int,
+                 sel: np.ndarray) -> None:
+        self.ptr, self.idx, self.val, self.m, self.sel = ptr, idx, val, m, sel
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.sel.size, self.m)
+
+    def __len__(self) -> int:
+        return self.sel.size
+
+    def __matmul__(self, g: np.ndarray) -> np.ndarray:
+        return _rows_dot(self.ptr, self.idx, self.val, self.sel, g)
+
+    def __getitem__(self, key: Any) -> np.ndarray | SparseRows:
+        if isinstance(key, (int, np.integer)):
+            r = int(self.sel[key])
+            a, b = self.ptr[r], self.ptr[r + 1]
+            v = np.zeros(self.m)
+            v[self.idx[a:b]] = self.val[a:b]
+            return v
+        return SparseRows(self.ptr, self.idx, self.val, self.m,
+                          np.ascontiguousarray(self.sel[key], dtype=np.int64))
+
+    def toarray(self) -> np.ndarray:
+        """The rows as a dense array."""
+        return np.array([self[k] for k in range(len(self))]).reshape(len(self), self.m)
+
+
+#: storage names of :class:`BlockAtomStore`
+STORAGES = ("auto", "dense", "sparse")
 
 
 class BlockAtomStore:
     """Atoms, weights and use stamps of every block.
 
-    Block ``i`` holds up to ``max_size`` inactive atoms as rows of a dense
-    ``(rows, m_i)`` array; atoms with positive weight (the block's active
-    set) are never evicted, so a block may exceed ``max_size`` while they
-    are needed.  Eviction removes the least recently used inactive atom.
+    Block ``i`` holds up to ``max_size`` inactive atoms; atoms with positive
+    weight (the block's active set) are never evicted, so a block may exceed
+    ``max_size`` while they are needed.  Eviction removes the least recently
+    used inactive atom.  The atoms of a block are stored either as rows of a
+    dense ``(rows, m_i)`` array or, for sparse atoms (a shortest-path tree
+    over all links of a network), as a CSR pool: row offsets, int32 / int64
+    indices and values of the nonzeros, kept compact and in row order.
+    :meth:`rows` hands out a dense array or a :class:`SparseRows`; both give
+    the same scores ``rows @ g`` and dense rows ``rows[r]`` up to the order
+    of summation.
 
     Parameters
     ----------
@@ -32,17 +94,54 @@ class BlockAtomStore:
         Number of coordinates ``m_i`` of each block.
     max_size : int
         Bound on the number of stored inactive atoms per block.
+    storage : {"auto", "dense", "sparse"}, default "auto"
+        ``"auto"`` decides per block from its first stored atom: sparse when
+        the block has at least :attr:`SPARSE_MIN_SIZE` coordinates and the
+        atom at most half of them nonzero (a sparse entry costs 12 bytes
+        against 8 per coordinate: at half density 6 against 8).
     """
 
-    def __init__(self, sizes: np.ndarray, max_size: int) -> None:
+    #: smallest block stored sparsely by ``storage="auto"``: below, a dense atom costs
+    #: at most 8 KB and BLAS scores it fastest (and small networks keep their
+    #: established rounding: the iterates of dense and sparse differ in the last bits)
+    SPARSE_MIN_SIZE = 1024
+
+    def __init__(self, sizes: np.ndarray, max_size: int, storage: str = "auto") -> None:
+        if storage not in STORAGES:
+            raise ValueError(f"atom_storage must be one of {STORAGES}, got {storage!r}")
         n = len(sizes)
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.max_size = int(max_size)
+        self.storage = storage
         self.mats: list[np.ndarray | None] = [None] * n
         self.weights: list[np.ndarray | None] = [None] * n
         self.stamps: list[np.ndarray | None] = [None] * n
         self.keys: list[dict[Hashable, int]] = [{} for _ in range(n)]
         self.count = np.zeros(n, dtype=np.int64)
+        self.sparse = np.zeros(n, dtype=bool)
+        # sparse blocks: row offsets (capacity + 1), nonzero indices and values
+        self.ptr: list[np.ndarray | None] = [None] * n
+        self.idx: list[np.ndarray | None] = [None] * n
+        self.val: list[np.ndarray | None] = [None] * n
+
+    def _allocate(self, i: int, vec: np.ndarray) -> None:
+        """First atom of block ``i``: choose its storage and allocate."""
+        cap, m = 4, int(self.sizes[i])
+        nnz = int(np.count_nonzero(vec))
+        if self.storage == "auto":
+            sparse = m >= self.SPARSE_MIN_SIZE and 2 * nnz <= m
+        else:
+            sparse = self.storage == "sparse"
+        self.sparse[i] = sparse
+        if sparse:
+            self.ptr[i] = np.zeros(cap + 1, dtype=np.int64)
+            self.idx[i] = np.empty(max(cap * nnz, 16),
+                                   dtype=np.int32 if m < 2**31 else np.int64)
+            self.val[i] = np.empty(self.idx[i].size)
+        else:
+            self.mats[i] = np.empty((cap, m))
+        self.weights[i] = np.zeros(cap)
+        self.stamps[i] = np.zeros(cap, dtype=np.int64)
 
     def add(self, i: int, key: Hashable, vec: np.ndarray, weight: float, stamp: int) -> int:
         """Store ``vec`` under ``key`` in block ``i`` (or find it); return its row."""
@@ -52,11 +151,8 @@ class BlockAtomStore:
             self.stamps[i][row] = stamp
             return row
         c = int(self.count[i])
-        if self.mats[i] is None:
-            cap = 4
-            self.mats[i] = np.empty((cap, self.sizes[i]))
-            self.weights[i] = np.zeros(cap)
-            self.stamps[i] = np.zeros(cap, dtype=np.int64)
+        if self.weights[i] is None:
+            self._allocate(i, vec)
         w = self.weights[i]
         if c >= self.max_size:
             inactive = np.flatnonzero(w[:c] <= 0.0)
@@ -66,28 +162,67 @@ class BlockAtomStore:
                 del keys[old]
                 self._write(i, row, key, vec, weight, stamp)
                 return row
-        if c == self.mats[i].shape[0]:
-            cap = 2 * c
-            for name in ("mats", "weights", "stamps"):
+        if c == w.shape[0]:
+            names = ("weights", "stamps") + (("ptr",) if self.sparse[i] else ("mats",))
+            for name in names:
                 arr = getattr(self, name)[i]
-                new = np.zeros((cap,) + arr.shape[1:], dtype=arr.dtype)
-                new[:c] = arr[:c]
+                new = np.zeros((2 * arr.shape[0],) + arr.shape[1:], dtype=arr.dtype)
+                new[:arr.shape[0]] = arr
                 getattr(self, name)[i] = new
+        if self.sparse[i]:
+            self.ptr[i][c + 1] = self.ptr[i][c]  # an empty row to write into
         self.count[i] = c + 1
         self._write(i, c, key, vec, weight, stamp)
         return c
 
     def _write(self, i: int, row: int, key: Hashable, vec: np.ndarray, weight: float,
                stamp: int) -> None:
-        self.mats[i][row] = vec
+        if self.sparse[i]:
+            self._write_sparse(i, row, vec)
+        else:
+            self.mats[i][row] = vec
         self.weights[i][row] = weight
         self.stamps[i][row] = stamp
         self.keys[i][key] = row
 
-    def rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Views ``(atoms, weights)`` of the stored rows of block ``i``."""
+    def _write_sparse(self, i: int, row: int, vec: np.ndarray) -> None:
+        """Row ``row`` of block ``i``'s pool becomes ``vec``'s nonzeros; the rows after
+        it shift when the length changes (the pool stays compact, in row order)."""
+        nz = np.flatnonzero(vec)
+        ptr, c = self.ptr[i], int(self.count[i])
+        a, b, end = int(ptr[row]), int(ptr[row + 1]), int(ptr[c])
+        delta = nz.size - (b - a)
+        if delta:
+            if end + delta > self.idx[i].size:
+                cap = max(2 * self.idx[i].size, end + delta)
+                for name in ("idx", "val"):
+                    arr = getattr(self, name)[i]
+                    new = np.empty(cap, dtype=arr.dtype)
+                    new[:end] = arr[:end]
+                    getattr(self, name)[i] = new
+            idx, val = self.idx[i], self.val[i]
+            idx[b + delta:end + delta] = idx[b:end].copy()
+            val[b + delta:end + delta] = val[b:end].copy()
+            ptr[row + 1:c + 1] += delta
+        self.idx[i][a:a + nz.size] = nz
+        self.val[i][a:a + nz.size] = vec[nz]
+
+    def rows(self, i: int) -> tuple[np.ndarray | SparseRows, np.ndarray]:
+        """Views ``(atoms, weights)`` of the stored rows of block ``i`` (atoms: a dense
+        array or, for a sparse block, a :class:`SparseRows`)."""
         c = int(self.count[i])
+        if self.sparse[i]:
+            return (SparseRows(self.ptr[i], self.idx[i], self.val[i], int(self.sizes[i]),
+                               np.arange(c)), self.weights[i][:c])
         return self.mats[i][:c], self.weights[i][:c]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the stored arrays (allocated capacity; the key dicts not counted)."""
+        total = 0
+        for name in ("mats", "weights", "stamps", "ptr", "idx", "val"):
+            total += sum(a.nbytes for a in getattr(self, name) if a is not None)
+        return total
 
     def active_size(self, i: int) -> int:
         """Number of atoms with positive weight in block ``i``."""
