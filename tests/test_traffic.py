@@ -565,8 +565,9 @@ def test_bcfw_route_flows_add_up_to_demand_and_link_flows(blocks):
 
 def test_bcfw_warm_start_after_capacity_cut_needs_fewer_passes(shared_data):
     """Scenario analysis: cut a link of median flow by 10%, re-equilibrate from the
-    previous trees.  Measured (SiouxFalls, seeds 0..2): 0.22-0.29 of the oracle calls
-    and 0.23-0.29 of the block steps from scratch (benchmarks/traffic.py --warm
+    previous trees.  One run's ratio depends on rounding (a last-bit difference can
+    flip a cache decision: seeds 0..2 gave 0.14-0.45 of the passes from scratch), so
+    the claim is checked summed over three seeds (benchmarks/traffic.py --warm
     reports the times)."""
     import dataclasses
     net, _ = load_siouxfalls(shared_data)
@@ -574,13 +575,17 @@ def test_bcfw_warm_start_after_capacity_cut_needs_fewer_passes(shared_data):
     cap = net.capacity.copy()
     cap[int(np.argsort(base.x)[net.n_links // 2])] *= 0.9
     cut = dataclasses.replace(net, capacity=cap)
-    cold = traffic_assignment(cut, "bcfw", rel_gap=1e-8, random_state=0)
-    warm = traffic_assignment(cut, "bcfw", rel_gap=1e-8, x0=base, random_state=0)
-    assert cold.success and warm.success
-    assert relative_gap(cut, warm.x) <= 1e-8 * (1 + 1e-6)
-    np.testing.assert_allclose(warm.x, cold.x, rtol=1e-4, atol=1e-6 * cold.x.max())
-    assert warm.extra["effective_passes"] < cold.extra["effective_passes"] / 3
-    assert warm.extra["n_block_steps"] < cold.extra["n_block_steps"] / 3
+    totals = np.zeros((2, 2))  # [cold, warm] x [effective passes, block steps]
+    for seed in range(3):
+        cold = traffic_assignment(cut, "bcfw", rel_gap=1e-8, random_state=seed)
+        warm = traffic_assignment(cut, "bcfw", rel_gap=1e-8, x0=base, random_state=seed)
+        assert cold.success and warm.success
+        assert relative_gap(cut, warm.x) <= 1e-8 * (1 + 1e-6)
+        np.testing.assert_allclose(warm.x, cold.x, rtol=1e-4, atol=1e-6 * cold.x.max())
+        for row, res in enumerate((cold, warm)):
+            totals[row] += res.extra["effective_passes"], res.extra["n_block_steps"]
+    print("warm/cold (passes, block steps):", totals[1] / totals[0])
+    assert np.all(totals[1] < totals[0] / 3)
 
 
 def test_bcfw_warm_start_errors():
