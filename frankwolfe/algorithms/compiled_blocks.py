@@ -9,7 +9,9 @@ direction, the commit of a step, and for a fused fast path the curvature of
 its direction and the direction in a structured form, :class:`StructuredDirection`,
 instead of materialized); an objective answers its own through
 :class:`CompiledObjective` (slope and curvature along a sparse direction,
-the update of ``x`` and ``grad f``).  The driver of this module owns the
+the update of ``x`` and ``grad f``).  The driver of this module (one pass
+loop, ``_pass_template``; the block step - Frank-Wolfe, or pairwise with a domain's
+:class:`PairwiseKernels` - chosen when it is compiled) owns the
 order of the blocks, the step size (the numba form of the
 :class:`~frankwolfe.step_size.StepSize`, see ``StepSize.compiled``), the
 averaging, the updates of ``x`` and ``grad f`` and the block-gap estimates.
