@@ -3,8 +3,9 @@
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
-``describe``, ``moved``, ``sync``; the objective's ``line``, ``update``; the step
-rule ``rule``; ``FUSED``; the helpers of ``compiled_blocks``) and compiles the two
+``describe``, ``moved``, ``sync``, ``away``, ``move``; the objective's ``line``,
+``update``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE``; the
+helpers of ``compiled_blocks``) and compiles the two
 functions with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.
@@ -26,18 +27,23 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
             i = picker.order[t]
         else:
             i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
-        nnz, gap, score = direction(dstate, i, g, not FUSED, idx, val)
+        nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
         if picker.mode == 1:
             tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
         gamma = 0.0
-        if gap > 0.0:
+        gmax = 1.0  # the largest step: 1 for FW, the away atom's weight for pairwise
+        move_ok = gap > 0.0
+        if move_ok and PAIRWISE:  # weight moves from the away atom a to s_i (d = s_i - a)
+            nnz, gmax = away(dstate, i, g, idx, val)
+            move_ok = nnz > 0 and gmax > 0.0
+        if move_ok:
             if FUSED:
                 slope, curv = -gap, curvature(dstate, i, h)
             else:
                 slope, curv = line(odata, x, g, idx, val, nnz)
-            gamma = rule(rparams, k / n, slope, curv, 1.0)
+            gamma = rule(rparams, k / n, slope, curv, gmax)
             if gamma > 0.0:
                 ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
                 avg = Average(avg_kind, acc, since, avg_start, ck1, k)
@@ -51,7 +57,10 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                         for a in range(nnz):
                             average_touch(avg, x, idx[a])
                     update(odata, x, g, idx, val, nnz, gamma)
-                commit(dstate, i, gamma)
+                if PAIRWISE:
+                    move(dstate, i, gamma)
+                else:
+                    commit(dstate, i, gamma)
         k += 1
     return k, gamma, df
 

@@ -9,7 +9,9 @@ direction, the commit of a step, and for a fused fast path the curvature of
 its direction and the direction in a structured form, :class:`StructuredDirection`,
 instead of materialized); an objective answers its own through
 :class:`CompiledObjective` (slope and curvature along a sparse direction,
-the update of ``x`` and ``grad f``).  The driver of this module owns the
+the update of ``x`` and ``grad f``).  The driver of this module (one pass
+loop, ``_pass_template``; the block step - Frank-Wolfe, or pairwise with a domain's
+:class:`PairwiseKernels` - chosen when it is compiled) owns the
 order of the blocks, the step size (the numba form of the
 :class:`~frankwolfe.step_size.StepSize`, see ``StepSize.compiled``), the
 averaging, the updates of ``x`` and ``grad f`` and the block-gap estimates.
@@ -31,7 +33,7 @@ from numba import njit
 
 from .block_orders import gap_pick, gap_weight, tree_set
 
-__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "Average",
+__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels", "Average",
            "StructuredDirection", "structured_direction", "apply_direction", "average_touch",
            "compiled_driver", "fused_driver", "simplex_blocks"]
 
@@ -118,6 +120,30 @@ class CompiledBlocks:
     def fused(self) -> bool:
         """Whether the domain offers the fused kernels."""
         return self.describe is not None
+
+
+class PairwiseKernels:
+    """What a domain adds to its :class:`CompiledBlocks` for compiled pairwise block
+    steps (``compiled_driver(..., pairwise=...)``): a domain whose blocks keep their
+    points as weights on stored atoms also answers which active atom ``a`` of block
+    ``i`` has the largest score ``<g, a>`` and what ``s_i - a`` is.
+
+    Parameters
+    ----------
+    away : numba function
+        ``away(state, i, g, idx, val) -> (nnz, gamma_max)``: for the vertex ``s_i``
+        of the last ``direction`` call, the active atom ``a`` of block ``i`` with the
+        largest ``<g, a>``; writes ``s_i - a`` as ``nnz`` sorted unique indices /
+        values into ``idx`` / ``val`` and returns the weight of ``a`` (``nnz = 0``:
+        no pairwise move, e.g. ``a = s_i``).
+    move : numba function
+        ``move(state, i, gamma)``: weight ``gamma`` from ``a`` to ``s_i`` (``a`` is
+        dropped, its weight exactly 0, when ``gamma`` is ``gamma_max``).
+    """
+
+    def __init__(self, away, move) -> None:
+        self.away = away
+        self.move = move
 
 
 class CompiledObjective:
@@ -334,12 +360,28 @@ def _no_sync(state, g):  # pragma: no cover - compiled
     return None
 
 
+@njit(cache=True, nogil=True)
+def _no_away(state, i, g, idx, val):  # pragma: no cover - compiled
+    return 0, 0.0
+
+
+@njit(cache=True, nogil=True)
+def _no_move(state, i, gamma):  # pragma: no cover - compiled
+    return None
+
+
 _DRIVERS: dict = {}
 
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
-                    fused: bool = False) -> tuple[Callable, Callable]:
+                    fused: bool = False, pairwise: PairwiseKernels | None = None
+                    ) -> tuple[Callable, Callable]:
     """The (memoized) numba pass and certificate functions for these kernels.
+
+    The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
+    (``gamma <= 1``, fused or materialized) by default; with ``pairwise`` the
+    pairwise steps ``d = s_i - a`` of the domain's :class:`PairwiseKernels`
+    (``gamma <= w_a``, materialized; not with ``fused``).
 
     Returns ``(run_pass, certify)``:
 
@@ -351,23 +393,30 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       (:func:`apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
       calls ``sync(dstate, g)``); otherwise the direction is materialized into
       ``idx`` / ``val`` and the objective's ``line`` / ``update`` kernels serve.
-      Either way the step size is ``rule(rparams, k / n, slope, curv, 1)`` and the
-      average is settled here.
+      Either way the step size is ``rule(rparams, k / n, slope, curv, gamma_max)``
+      (``gamma_max`` 1, or the away weight for pairwise steps) and the average is
+      settled here.
     * ``certify(dstate, g, est, refresh, idx, val) -> (sum_gap, sum_score)``:
       one oracle call per block; with ``refresh`` the block-gap estimates are
       replaced by the exact block gaps.
     """
+    if fused and pairwise is not None:
+        raise ValueError("compiled_driver: pairwise steps materialize their direction; "
+                         "give `pairwise` only with fused=False")
     curvature = blocks.curvature if fused else _no_curvature
     describe = blocks.describe if fused else _no_describe
     moved = (blocks.moved or _no_moved) if fused else _no_moved
     sync = blocks.sync if fused else _no_sync
     kernels = {"direction": blocks.direction, "commit": blocks.commit, "curvature": curvature,
                "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
-               "update": objective.update, "rule": rule}
-    key = (tuple(kernels.values()), bool(fused))
+               "update": objective.update, "rule": rule,
+               "away": _no_away if pairwise is None else pairwise.away,
+               "move": _no_move if pairwise is None else pairwise.move}
+    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None}
+    key = (tuple(kernels.values()), tuple(flags.values()))
     hit = _DRIVERS.get(key)
     if hit is None:
-        hit = _build_driver(kernels, bool(fused))
+        hit = _build_driver(kernels, flags)
         _DRIVERS[key] = hit
     return hit
 
@@ -428,7 +477,8 @@ def _cache_dir() -> Any:
     return Path(base) / "frankwolfe" / "drivers"
 
 
-def _build_driver(kernels: dict[str, Any], fused: bool) -> tuple[Callable, Callable]:
+def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
+                  ) -> tuple[Callable, Callable]:
     import importlib.util
     import inspect
     import os
@@ -445,11 +495,11 @@ def _build_driver(kernels: dict[str, Any], fused: bool) -> tuple[Callable, Calla
         ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
         import hashlib
 
-        tag = hashlib.sha1(f"{ident};{fused};{stamp}".encode()).hexdigest()[:20]
+        tag = hashlib.sha1(f"{ident};{flags};{stamp}".encode()).hexdigest()[:20]
         head = ["from numba import njit",
                 f"from {__name__} import {', '.join(_HELPERS)}"]
         head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
-        head += [f"FUSED = {fused}", ""]
+        head += [f"{k} = {v}" for k, v in flags.items()] + [""]
         tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
                 "certify = njit(nogil=True, cache=True)(certify)", ""]
         text = "\n".join(head) + "\n" + source + "\n".join(tail)
@@ -471,7 +521,7 @@ def _build_driver(kernels: dict[str, Any], fused: bool) -> tuple[Callable, Calla
         except OSError:
             pass  # no writable cache folder: compile in memory
     ns: dict[str, Any] = {name: globals()[name] for name in _HELPERS}
-    ns.update(kernels, FUSED=fused)
+    ns.update(kernels, **flags)
     exec(compile(source, inspect.getsourcefile(_pass_template), "exec"), ns)
     return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
 

@@ -25,7 +25,7 @@ from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
-from .compiled_pairwise import compiled_pairwise_driver
+from .compiled_blocks import Picker, compiled_driver, structured_direction
 from .working_set import working_set_blocks
 
 __all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
@@ -379,7 +379,8 @@ class BlockQuadraticQP:
     :class:`~frankwolfe.ProductDomain`: the hull of the *joint* atoms would be a
     much smaller set.  Solved by the core's compiled block machinery on the
     working-set domain (:mod:`.working_set`, each block the hull of its atoms):
-    sweeps of pairwise block steps (:func:`.compiled_pairwise.compiled_pairwise_driver`)
+    sweeps of pairwise block steps (:func:`.compiled_blocks.compiled_driver` with
+    ``pairwise``)
     with the exact line search of :class:`~frankwolfe.step_size.ExactStep`,
     which decrease ``f`` monotonically and converge linearly on this polytope; a
     sweep costs O(total nnz of the atoms + nnz of the rows of ``Q`` they touch).
@@ -457,8 +458,11 @@ class BlockQuadraticQP:
         x = table_combine(table, w, self.n) if x0 is None else np.array(x0, dtype=float)
         g = self.Q @ x + self.c
         dkern, pair = working_set_blocks(ptr, idx, val, order, bptr, w, self.n)
-        run_pass = compiled_pairwise_driver(dkern, pair, self.kernels, self.rule)
+        run_pass, _ = compiled_driver(dkern, self.kernels, self.rule, pairwise=pair)
         bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
+        # no averaging, no fused direction: empty records of the driver's arguments
+        no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
+        h, sd = np.zeros(0), structured_direction(0, 0, 0, np.zeros((0, 0)))
         est = np.zeros(n_blocks)
         multi = np.flatnonzero(np.diff(bptr) >= 2)  # a lone atom cannot move
         gap0, target, full, since_full, sweep, total = -1.0, 0.0, True, 0, 0, 0.0
@@ -467,8 +471,10 @@ class BlockQuadraticQP:
             # after a full sweep, visit only the blocks holding most of the gap (their
             # scores are where the work goes)
             visit = multi if full else multi[est[multi] >= 0.1 * target / n_blocks]
-            run_pass(0, visit.size, visit, est, dkern.state, self.kernels.data, x, g,
-                     self.rparams, 0, n_blocks, *bufs)
+            picker = Picker(0, visit, np.zeros(0), est, np.zeros(2), 1, 1.0,
+                            np.zeros(1, dtype=np.int64))
+            run_pass(0, visit.size, picker, dkern.state, self.kernels.data, h, x, g,
+                     self.rparams, 0, n_blocks, *no_avg, False, *bufs, sd)
             total = float(est.sum())
             if gap0 < 0.0:
                 gap0 = total
