@@ -34,8 +34,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# numba's cache of another version lives apart: the two suites may run side by side
 test-min: $(STAMP_MIN)
-	$(VENV_MIN)/bin/python -m pytest -q
+	NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
