@@ -8,11 +8,16 @@ target is rendered in the API reference, plain code otherwise (no warning). A
 leading ``~`` shows the last component only, as in Sphinx. Names are resolved in
 the scope of the documented object, so ``:class:`Objective``` in a core module
 links to ``frankwolfe.Objective``'s entry.
+
+It also shows the public signature of the solvers decorated with ``@solver`` (the run
+keywords it injects at import time), which the static source does not list.
 """
 
 from __future__ import annotations
 
 import html
+import importlib
+import inspect
 import re
 
 import griffe
@@ -29,8 +34,37 @@ def _resolve(obj: griffe.Object, name: str) -> str:
     return f"{full}.{rest}" if rest else full
 
 
+def _decorated_by_solver(obj: griffe.Object) -> bool:
+    return obj.is_function and any(
+        str(d.value).split("(")[0].rsplit(".", 1)[-1] == "solver" for d in obj.decorators)
+
+
+def _public_signature(obj: griffe.Function) -> None:
+    """``@solver`` replaces ``options: RunOptions`` by the run keywords at import time;
+    the static source does not show them, so take the signature and the docstring
+    ("Parameters" with the run keywords' entries) from the imported function."""
+    module, _, name = obj.path.rpartition(".")
+    func = getattr(importlib.import_module(module), name)
+    old = {p.name: p for p in obj.parameters}
+    params = []
+    for p in inspect.signature(func).parameters.values():
+        if p.name in old:
+            params.append(old[p.name])
+            continue
+        annotation = p.annotation if isinstance(p.annotation, str) else inspect.formatannotation(
+            p.annotation)
+        params.append(griffe.Parameter(
+            p.name, annotation=annotation, kind=griffe.ParameterKind(p.kind.description),
+            default=None if p.default is inspect.Parameter.empty else repr(p.default)))
+    obj.parameters = griffe.Parameters(*params)
+    if obj.docstring is not None and func.__doc__:
+        obj.docstring.value = inspect.cleandoc(func.__doc__)
+
+
 class SphinxRoles(griffe.Extension):
     def on_object(self, *, obj: griffe.Object, **kwargs) -> None:
+        if _decorated_by_solver(obj):
+            _public_signature(obj)
         docstring = obj.docstring
         if docstring is None or ":" not in docstring.value:
             return
