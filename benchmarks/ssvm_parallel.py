@@ -13,6 +13,10 @@ Three parts (``--part``):
 * ``time``: wall seconds per pass on CoNLL at tau = n/16 with the oracles on 1
   thread, 2 threads, a LocalCluster of 1 worker and one of 2 workers (processes,
   one thread each), in one run; peak memory (max RSS) of each process.
+  The thread rows run twice: with the dual's batch block oracle (one numba
+  call per thread and round, GIL released) and with the blocks asked one by one
+  (``compiled=False``), with the 2-thread speed-ups of a pass and of its oracle phase.
+* ``threads``: only those thread rows (no Dask).
 * the cost model (always, from the ``time`` measurements): oracle seconds per
   example, server seconds per block update, bytes per round and the round-trip
   latency of the local cluster, projected to 8 / 32 / 128 workers on CoNLL-sized
@@ -89,36 +93,55 @@ def _rss_mb() -> float:
 def _one_pass(f, dom, tau, **kw) -> dict:
     """Seconds of one pass of block steps (no certificate inside: gap_every huge; the
     closing certificate is timed separately)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
                                           gap_every=10**6, random_state=0, **kw)
     total = time.perf_counter() - t0
+    cpu = time.process_time() - c0  # ~ total on one core; up to 2 x total when 2 threads run
     h = res.history
     pass_s = float(h["time"][1] - h["time"][0])
-    return {"pass_seconds": pass_s, "total_seconds": total,
+    return {"pass_seconds": pass_s, "total_seconds": total, "cpu_per_wall": cpu / total,
             "rounds": res.extra["rounds"],
             "oracle_seconds": res.extra["oracle_seconds"]}
 
 
-def wall_time(tau_div: int) -> dict:
-    from distributed import Client, LocalCluster
-
+def wall_time(tau_div: int, dask: bool = True) -> dict:
     model, X, Y = load("conll")
     n = len(X)
     tau = max(1, n // tau_div)
     dom = SSVMDual(model, X, Y, 1.0 / n)
+    # the blocks asked one by one (no batch block oracle): the per-block Python path
+    per_block = SSVMDual(model, X, Y, 1.0 / n, compiled=False)
     f = dom.dual_objective()
     out = {"n": n, "tau": tau, "runs": {}}
     # warm-up (numba compilation of the decoders in this process)
-    fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
-                                    gap_every=10**6, random_state=0)
+    for d in (dom, per_block):
+        fw.block_coordinate_frank_wolfe(f, d, batch_size=tau, max_iter=1, tol=0.0,
+                                        gap_every=10**6, random_state=0)
+    rows = (("1 thread", dom, 1), ("2 threads", dom, 2),
+            ("1 thread, per block", per_block, 1), ("2 threads, per block", per_block, 2))
     for rep in range(2):  # alternated, the faster of two (other jobs share the machine)
-        for label, kw in (("1 thread", {"n_jobs": 1}), ("2 threads", {"n_jobs": 2})):
-            r = _one_pass(f, dom, tau, **kw)
+        for label, d, jobs in rows:
+            r = _one_pass(f, d, tau, n_jobs=jobs)
             r["peak_rss_mb_main"] = _rss_mb()
             if label not in out["runs"] or r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
                 out["runs"][label] = r
             print(label, r, flush=True)
+    runs = out["runs"]
+    for suffix in ("", ", per block"):
+        one, two = runs["1 thread" + suffix], runs["2 threads" + suffix]
+        out["speedup" + suffix.replace(", ", " ")] = {
+            "pass": one["pass_seconds"] / two["pass_seconds"],
+            "oracle_phase": one["oracle_seconds"] / two["oracle_seconds"]}
+    print({k: v for k, v in out.items() if k.startswith("speedup")}, flush=True)
+    if dask:
+        _dask_wall_time(f, dom, tau, out)
+    return out
+
+
+def _dask_wall_time(f, dom, tau: int, out: dict) -> None:
+    from distributed import Client, LocalCluster
+
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, memory_limit=0) as cl, Client(cl) as c:
@@ -141,7 +164,6 @@ def wall_time(tau_div: int) -> dict:
             label = f"dask {workers} worker" + ("s" if workers > 1 else "")
             out["runs"][label] = r
             print(label, r, flush=True)
-    return out
 
 
 def cost_model(t: dict) -> dict:
@@ -212,8 +234,9 @@ def plot(passes: dict, path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["passes", "time", "all", "model"], default="all",
-                    help="model: recompute the cost model from the saved time measurements")
+    ap.add_argument("--part", choices=["passes", "time", "threads", "all", "model"], default="all",
+                    help="model: recompute the cost model from the saved time measurements; "
+                         "threads: only the thread rows of time (no Dask)")
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"])
     ap.add_argument("--max-passes", type=int, default=60)
     ap.add_argument("--gap-every", type=int, default=2)
@@ -234,6 +257,9 @@ def main() -> None:
         out["cost_model"] = cost_model(out["time"])
         path.write_text(json.dumps(out, indent=1))
         print(json.dumps(out["cost_model"], indent=1))
+    if args.part == "threads":
+        out["threads"] = wall_time(16, dask=False)
+        path.write_text(json.dumps(out, indent=1))
     if args.part == "model":
         plot(out["passes"], RESULTS / "ssvm_parallel.png")
         out["cost_model"] = cost_model(out["time"])

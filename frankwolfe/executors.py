@@ -64,6 +64,13 @@ class Executor(ABC):
         return self.map(which, [gradient[self.indices[i]].reshape(self.shapes[i])
                                 for i in which])
 
+    def use_batch_oracle(self, oracle: Any) -> bool:
+        """Offered after :meth:`start`: the domain's batch block oracle (see
+        :meth:`~frankwolfe.ProductDomain.batch_block_oracle`), a callable ``(which,
+        gradient) -> atoms``.  Returns whether this executor uses it (default: no);
+        an executor that does sets :attr:`whole_gradient` for this run."""
+        return False
+
     def close(self) -> None:
         """Release what :meth:`start` acquired (called at the end of the run)."""
 
@@ -71,14 +78,36 @@ class Executor(ABC):
         return f"{type(self).__name__}()"
 
 
-class SerialExecutor(Executor):
-    """The oracles one after the other, in this thread."""
+class _InProcess(Executor):
+    """Executors of this process: they take the domain's batch block oracle."""
 
-    name = "serial"
+    _batch: Any = None
+
+    def start(self, blocks, indices=None, shapes=None):
+        super().start(blocks, indices, shapes)
+        self._batch = None
+        self.whole_gradient = False
+
+    def use_batch_oracle(self, oracle):
+        self._batch = oracle
+        self.whole_gradient = oracle is not None
+        return self.whole_gradient
 
     def map(self, which, directions):
         blocks = self.blocks
         return [blocks[i](d) for i, d in zip(which, directions)]
+
+    def map_gradient(self, which, gradient):
+        if self._batch is None:
+            return super().map_gradient(which, gradient)
+        return list(self._batch(which, gradient))
+
+
+class SerialExecutor(_InProcess):
+    """The oracles one after the other, in this thread (in one call of the domain's
+    batch block oracle when it offers one)."""
+
+    name = "serial"
 
 
 def _n_threads(n_jobs: int) -> int:
@@ -89,8 +118,9 @@ def _n_threads(n_jobs: int) -> int:
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
-class ThreadExecutor(Executor):
-    """The oracles split into ``n_jobs`` contiguous chunks, one thread each.
+class ThreadExecutor(_InProcess):
+    """The oracles split into ``n_jobs`` contiguous chunks, one thread each (one call of
+    the domain's batch block oracle per chunk when it offers one).
 
     Parameters
     ----------
@@ -109,18 +139,24 @@ class ThreadExecutor(Executor):
         if self._pool is None and self.n_jobs > 1:
             self._pool = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="frankwolfe-oracle")
 
-    def _chunk(self, which, directions):
-        blocks = self.blocks
-        return [blocks[i](d) for i, d in zip(which, directions)]
-
-    def map(self, which, directions):
+    def _split(self, call, which, directions=None, gradient=None):
+        """``call`` on ``n_jobs`` contiguous chunks of ``which`` in the pool, in order."""
         m = len(which)
-        if self._pool is None or m < 2:
-            return self._chunk(which, directions)
         cuts = np.linspace(0, m, min(self.n_jobs, m) + 1).astype(int)
-        futures = [self._pool.submit(self._chunk, which[a:b], directions[a:b])
+        futures = [self._pool.submit(call, which[a:b], directions[a:b]
+                                     if directions is not None else gradient)
                    for a, b in zip(cuts[:-1], cuts[1:])]
         return [atom for f in futures for atom in f.result()]
+
+    def map(self, which, directions):
+        if self._pool is None or len(which) < 2:
+            return super().map(which, directions)
+        return self._split(super().map, which, directions=directions)
+
+    def map_gradient(self, which, gradient):
+        if self._batch is None or self._pool is None or len(which) < 2:
+            return super().map_gradient(which, gradient)
+        return self._split(self._batch, which, gradient=gradient)
 
     def close(self):
         if self._pool is not None:

@@ -7,10 +7,13 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ._chain_data import ChainData
-from .models._viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
+from frankwolfe import Atom
 
-__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
+from ._chain_data import ChainData
+from .models._viterbi import (decode_dense, decode_ids, decode_ids_fm, features_dense, features_ids,
+                              score_dense, score_ids, to_feature_major)
+
+__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "ChainBlockVertices"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -168,3 +171,117 @@ class ChainBatchOracles:
         """The decoding of every sequence."""
         labels, _ = chain_batch_decode(self.data, w, False, n_jobs)
         return np.split(labels, self.data.off[1:-1])
+
+
+# -- block vertices of a list of examples (the dual domain's batch block oracle) ------
+
+@njit(cache=True, nogil=True)
+def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, augment,
+                    active, aoff, rest, scale, n, labels, loff, voff):  # pragma: no cover - compiled
+    """For each example ``which[k]``: its (loss-augmented) Viterbi labelling, written at
+    ``labels[loff[k]:loff[k + 1]]``, and the block vertex ``(psi / (lam n), L / n)`` over
+    the block's coordinates (``feature_support`` then ``l``), entries ``voff[k] ..
+    voff[k + 1] - 1`` of the returned ``(pos, val)``.  The same decoders and feature
+    maps as :class:`~.models.ChainModel` per example, so the same answers bit for bit."""
+    cap = 1024
+    pos = np.empty(cap, dtype=np.int64)
+    val = np.empty(cap)
+    m = 0
+    tail = K * F
+    for k in range(which.size):
+        i = which[k]
+        lo, hi = off[i], off[i + 1]
+        L = hi - lo
+        yt = Yf[lo:hi] if augment else np.zeros(L, dtype=np.int64)
+        if uses_ids:
+            y, _, _ = decode_ids(If[lo:hi], offsets, sizes, w, K, F, yt, augment)
+            idx, v, _ = features_ids(If[lo:hi], offsets, sizes, Yf[lo:hi], y, True, K, F)
+        else:
+            y, _ = decode_dense(Xf[lo:hi], w, K, yt, augment)
+            idx, v = features_dense(Xf[lo:hi], Yf[lo:hi], y, True, K)
+        labels[loff[k]:loff[k + 1]] = y
+        wrong = 0
+        for t in range(L):
+            if y[t] != Yf[lo + t]:
+                wrong += 1
+        need = m + idx.size + 1
+        if need > cap:
+            while cap < need:
+                cap *= 2
+            pos2 = np.empty(cap, dtype=np.int64)
+            val2 = np.empty(cap)
+            pos2[:m] = pos[:m]
+            val2[:m] = val[:m]
+            pos, val = pos2, val2
+        act = active[aoff[i]:aoff[i + 1]]
+        na = act.size
+        for e in range(idx.size):
+            c = idx[e]
+            if c < tail:  # unary k * F + f sits at k * na + rank(f) in the support
+                pos[m] = (c // F) * na + np.searchsorted(act, c % F)
+            else:
+                pos[m] = K * na + (c - tail)
+            val[m] = v[e] * scale
+            m += 1
+        if wrong:
+            pos[m] = K * na + rest  # the l coordinate, last of the block
+            val[m] = (wrong / L) / n
+            m += 1
+        voff[k + 1] = m
+    return pos[:m].copy(), val[:m].copy()
+
+
+class ChainBlockVertices:
+    """The dual domain's batch block oracle for a chain model (see
+    :meth:`~frankwolfe.algorithms.compiled_blocks.BlockDomainHooks.batch_block_oracle`):
+    the vertices of blocks ``which`` at one gradient ``(lam w, -1)`` in one numba call
+    that releases the GIL, so that threads answering disjoint chunks run in parallel.
+    Answers equal :meth:`~.dual.SSVMBlockOracle.extreme_point` block by block.
+
+    Parameters
+    ----------
+    data : ChainData
+        The training set, with its labels.
+    supports : sequence of ndarray
+        ``feature_support(x_i)`` of every example (sorted).
+    lam : float
+    """
+
+    def __init__(self, data: ChainData, supports: Any, lam: float) -> None:
+        self.data = data
+        K, F = data.K, data.F
+        # a support is K copies of the example's active features (shifted by k F), then
+        # the d - K F shared coordinates: the first copy is all a position needs
+        na = np.array([(s.size - (data.d - K * F)) // K for s in supports], dtype=np.int64)
+        self.aoff = np.concatenate(([0], np.cumsum(na))).astype(np.int64)
+        self.active = np.concatenate([s[:a] for s, a in zip(supports, na)]).astype(np.int64) \
+            if len(supports) else np.zeros(0, dtype=np.int64)
+        self.rest = data.d - K * F
+        self.lam = float(lam)
+        self.n = data.n
+        self.scale = 1.0 / (self.lam * self.n)
+        self.sizes = na * K + self.rest + 1  # block dimensions
+
+    def __call__(self, which: Any, gradient: np.ndarray) -> list[Atom]:
+        from frankwolfe.errors import OracleError
+
+        data = self.data
+        gl = float(gradient[-1])
+        if gl > 0:
+            raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
+                              f"<= 0 (the dual gradient has -1 there), got {gl!r}")
+        augment = gl < 0
+        w = gradient[:-1] / (self.lam * -gl) if augment else gradient[:-1]
+        which = np.asarray(which, dtype=np.int64)
+        lens = data.off[which + 1] - data.off[which]
+        loff = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        labels = np.empty(int(loff[-1]), dtype=np.int64)
+        voff = np.zeros(which.size + 1, dtype=np.int64)
+        pos, val = _block_vertices(which, data.Xf, data.If, data.offsets, data.sizes, data.off,
+                                   data.Yf, w, data.K, data.F, data.uses_ids, augment,
+                                   self.active, self.aoff, self.rest, self.scale,
+                                   float(self.n), labels, loff, voff)
+        sizes = self.sizes
+        return [Atom.sparse(pos[voff[k]:voff[k + 1]], val[voff[k]:voff[k + 1]],
+                            (int(sizes[i]),), key=tuple(labels[loff[k]:loff[k + 1]].tolist()))
+                for k, i in enumerate(which.tolist())]

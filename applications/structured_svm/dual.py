@@ -386,6 +386,20 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         return self.model.compiled_dual_blocks(self.X, self.Y, self.lam,
                                                warm.compiled if warm is not None else None)
 
+    def batch_block_oracle(self) -> Any:
+        """The chain model's batch block oracle (vertices of a list of examples in one
+        numba call that releases the GIL; :class:`._chain_batch.ChainBlockVertices`), or
+        ``None`` (other models, or ``compiled=False``: the blocks one by one)."""
+        if not self.compiled:
+            return None
+        from ._chain_batch import ChainBatchOracles, ChainBlockVertices
+
+        batch = self.model.batch_oracles(self.X, self.Y)
+        if not isinstance(batch, ChainBatchOracles):
+            return None
+        supports = [ix[:-1] for ix in self.block_indices]
+        return ChainBlockVertices(batch.data, supports, self.lam)
+
     # -- LMO of the whole sum (batch Frank-Wolfe) ----------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:
         direction = np.asarray(direction, dtype=float)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ..executors import Executor, SerialExecutor
+from ..lmo.product import ProductDomain
 from ..monitor import Monitor
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +55,10 @@ class MiniBatch:
         engine._python_blocks()
         self._eng = engine
         self.executor.start(engine.lmos, engine.idx, engine.shapes)
+        oracle = engine.dom.batch_block_oracle() if isinstance(engine.dom, ProductDomain) \
+            else None
+        if oracle is not None:
+            self.executor.use_batch_oracle(oracle)
 
     def close(self) -> None:
         self.executor.close()

@@ -12,7 +12,7 @@ the blocks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -111,6 +111,15 @@ class ProductDomain(LMO):
         """Call block ``i``'s oracle on the block part of a full direction."""
         g = np.asarray(direction, dtype=float)[self.block_indices[i]]
         return self.blocks[i](g.reshape(self.block_shape(i)))
+
+    def batch_block_oracle(self) -> Callable[[Sequence[int], np.ndarray], list[Atom]] | None:
+        """A callable ``(which, gradient) -> atoms`` answering the oracles of blocks
+        ``which`` at the full gradient in one call (the same atoms as ``blocks[i]`` at
+        their slices, in that order; safe to call from several threads on disjoint
+        lists), or ``None`` (default: the blocks are asked one by one).  Mini-batch
+        rounds hand it one chunk of a round per thread, so a domain whose kernels
+        release the GIL answers in parallel."""
+        return None
 
     def embed(self, i: int, atom: Atom) -> Atom:
         """The block atom scattered into the common space (a sparse atom)."""
