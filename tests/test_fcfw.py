@@ -21,6 +21,7 @@ from frankwolfe import (
     minimize,
 )
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, simplex_qp
+from qp_reference import assert_block_qp_optimal
 from ssvm_reference import ssvm_dual_qp
 
 
@@ -225,15 +226,7 @@ def test_block_qp_matches_cvxpy(seed):
         w0[np.flatnonzero(blocks == b)[0]] = 1.0
     qp = BlockQuadraticQP(QuadraticObjective(Q, c), n)
     w, x, sweeps, gap = qp.solve(atoms, blocks, w0, rtol=1e-14, max_sweeps=100000)
-    wv = cp.Variable(k, nonneg=True)
-    xv = V.T @ wv
-    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(xv, cp.psd_wrap(Q)) + c @ xv),
-                      [cp.sum(wv[blocks == b]) == 1 for b in range(groups)])
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    assert np.all(w >= 0)
-    np.testing.assert_allclose(np.bincount(blocks, weights=w), 1.0, atol=1e-12)
-    np.testing.assert_allclose(x, V.T @ w, atol=1e-12)
-    assert abs(0.5 * x @ Q @ x + c @ x - prob.value) <= 1e-8 * max(1.0, abs(prob.value))
+    assert_block_qp_optimal(w, x, V, Q, c, blocks, groups)
 
 
 def _recording_chain():

@@ -12,6 +12,7 @@ from frankwolfe.algorithms.compiled_blocks import compiled_driver
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
 from frankwolfe.step_size import ExactStep
+from qp_reference import assert_block_qp_optimal
 
 
 def _atoms(rng, k, n):
@@ -122,13 +123,4 @@ def test_block_qp_with_repeated_indices_matches_cvxpy(seed):
         w0[np.flatnonzero(blocks == b)[0]] = 1.0
     w, x, sweeps, gap = BlockQuadraticQP(QuadraticObjective(Q, c), n).solve(
         atoms, blocks, w0, rtol=1e-14, max_sweeps=100000)
-    wv = cp.Variable(k, nonneg=True)
-    xv = V.T @ wv
-    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(xv, cp.psd_wrap(Q)) + c @ xv),
-                      [cp.sum(wv[blocks == b]) == 1 for b in range(groups)])
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    assert np.all(w >= 0)
-    np.testing.assert_allclose(np.bincount(blocks, weights=w), 1.0, atol=1e-12)
-    np.testing.assert_allclose(x, V.T @ w, atol=1e-12)
-    fx = 0.5 * x @ Q @ x + c @ x
-    assert -1e-8 * max(1.0, abs(prob.value)) <= fx - prob.value <= 1e-8 * max(1.0, abs(prob.value))
+    assert_block_qp_optimal(w, x, V, Q, c, blocks, groups)
