@@ -551,7 +551,14 @@ def test_curvature_constant_and_default_rules():
 
     rule = _step_rule(None, None, 1.0, Smooth(), X, Y)
     assert isinstance(rule, SaddleStep) and rule.C == pytest.approx(4.0)
-    assert isinstance(_step_rule(None, None, 1.0, Smooth(), X, fw.Box(0.0, 1.0, dim=5)),
+    box = _step_rule(None, None, 1.0, Smooth(), X, fw.Box(0.0, 1.0, dim=5))
+    assert isinstance(box, SaddleStep) and box.C == pytest.approx(2.0 + 5.0)  # [0, 1]^5: D^2 = 5
+
+    class UnknownDiameterBox(fw.Box):  # a user's domain that does not say its diameter
+        def diameter(self, shape=None):
+            return None
+
+    assert isinstance(_step_rule(None, None, 1.0, Smooth(), X, UnknownDiameterBox(0.0, 1.0, dim=5)),
                       SaddleBacktracking)
     with pytest.raises(ValueError, match="step_size='local' needs Smooth.curvature_along"):
         _step_rule("local", None, 1.0, Smooth(), X, Y)
@@ -578,9 +585,13 @@ def test_backtracking_step_converges_linearly_without_a_diameter():
     # interior saddle: x - p + B y = 0 and B'x - y + q = 0
     K = np.block([[np.eye(2), B], [B.T, -np.eye(2)]])
     sol = np.linalg.solve(K, np.concatenate([p, -q]))
-    box = fw.Box(0.0, 1.0, dim=2)
-    res = saddle_point_frank_wolfe(Quad(), box, fw.Box(0.0, 1.0, dim=2), away=True, tol=1e-9,
-                                   max_iter=3000)
+    class UnknownDiameterBox(fw.Box):  # a user's domain that does not say its diameter
+        def diameter(self, shape=None):
+            return None
+
+    box = UnknownDiameterBox(0.0, 1.0, dim=2)
+    res = saddle_point_frank_wolfe(Quad(), box, UnknownDiameterBox(0.0, 1.0, dim=2), away=True,
+                                   tol=1e-9, max_iter=3000)
     assert box.diameter() is None
     assert res.success and res.nit < 3000
     # mu = 1 on both sides: gap >= 1/2 |z - z*|^2

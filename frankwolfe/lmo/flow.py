@@ -215,6 +215,7 @@ class FlowPolytope(LMO):
             raise ValueError("FlowPolytope: the graph has no edges")
         self.tails, self.heads = tails, heads
         self.capacity = cap
+        self._diameter: float | None = None
         self.n_nodes, self.n_edges = n, m
         self.shape = (m,)
         self.edges = [(self.nodes[t], self.nodes[h])
@@ -463,6 +464,31 @@ class FlowPolytope(LMO):
         # simplex basis itself, i.e. a vertex
         return linprog(cost, A_eq=self.incidence, b_eq=self.supplies, bounds=self._bounds,
                        method="highs-ds", options={"presolve": False})
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """An upper bound on ``max ||u - v||_2`` over feasible flows.
+
+        * One source and sink, no capacities: the vertices are ``value`` times
+          path indicators, so ``||u - v||^2 = value^2 |P xor Q| <= 2 value^2 L``
+          with ``L`` the largest number of edges on a source-sink path (one
+          longest-path oracle call, computed once).
+        * Otherwise: a feasible flow splits into source-sink paths, carrying at
+          most the total supply ``S`` in all, and cycles, each through a
+          capacitated edge, carrying at most the sum ``C`` of the finite
+          capacities in all; so ``0 <= x_e <= min(capacity_e, S + C)`` and the
+          bound is the norm of that vector.
+        """
+        if self._diameter is None:
+            if self.method == "path":
+                longest = int(np.count_nonzero(self.extreme_point(-np.ones(self.n_edges))
+                                               .to_dense()))
+                self._diameter = self._value * float(np.sqrt(2.0 * longest))
+            else:
+                cap = self.capacity
+                total = float(self.supplies[self.supplies > 0].sum())
+                total += float(cap[np.isfinite(cap)].sum())
+                self._diameter = float(np.linalg.norm(np.minimum(cap, total)))
+        return self._diameter
 
     # -- oracle -------------------------------------------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:

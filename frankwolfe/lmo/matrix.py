@@ -162,6 +162,10 @@ class NuclearNormBall(LMO):
             u1, v1 = u[:, 0], vt[0]
         return Atom(-self.radius * np.outer(u1, v1))
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float:
+        """``2 * radius`` (exact): ``||X||_F <= ||X||_*``, attained at ``+-radius * u v^T``."""
+        return 2.0 * self.radius
+
     def violation(self, x: np.ndarray) -> float:
         x = _dense(x)
         if x.ndim != 2 or (self.shape and x.shape != self.shape):
@@ -217,6 +221,15 @@ class Spectrahedron(LMO):
             _, vecs = eigsh(sym, k=1, which="SA", v0=_start_vector(n))
             v = vecs[:, 0]
         return Atom(self.trace * np.outer(v, v))
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """``sqrt(2) * trace`` (exact for ``n >= 2``, attained at ``trace * e_1 e_1^T`` and
+        ``trace * e_2 e_2^T``): ``||X - Y||_F^2 = ||X||_F^2 + ||Y||_F^2 - 2 <X, Y>`` with
+        ``||X||_F <= tr X`` and ``<X, Y> >= 0`` for PSD ``X, Y``.  ``0`` for ``n = 1``."""
+        n = self.dim if self.dim is not None else (shape[0] if shape else None)
+        if n == 1:
+            return 0.0
+        return float(np.sqrt(2.0)) * self.trace
 
     def violation(self, x: np.ndarray) -> float:
         x = _dense(x)

@@ -268,6 +268,22 @@ class LpBall(LMO):
         w *= np.sign(flat)
         return Atom(w.reshape(direction.shape))
 
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """``2 * radius * n^max(0, 1/2 - 1/p)`` (exact).
+
+        ``||x||_2 <= n^(1/2 - 1/p) ||x||_p`` for ``p >= 2``, attained at
+        ``+-radius * n^(-1/p) * (1, ..., 1)``; ``||x||_2 <= ||x||_p`` for
+        ``p <= 2``, attained at ``+-radius * e_1``.  ``None`` for ``p > 2`` when
+        the dimension is unknown.
+        """
+        if self.p <= 2.0:
+            return 2.0 * self.radius
+        shape = self.shape if self.shape is not None else shape
+        if shape is None:
+            return None
+        n = int(np.prod(shape))
+        return 2.0 * self.radius * float(n) ** (0.5 - 1.0 / self.p)
+
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_p - radius) / radius`` (``inf`` for non-finite ``x``)."""
         return max(0.0, _lp_norm(x, self.p) - self.radius) / self.radius
@@ -383,6 +399,19 @@ class Box(SubsetOracle, LMO):
         # Scale of the box for a relative violation; a single point {c} uses |c| or 1.
         scale = max(float(np.max(up - lo)), float(np.max(np.maximum(np.abs(lo), np.abs(up)))))
         self._scale = scale if scale > 0 else 1.0
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        """``||upper - lower||_2``, the distance between two opposite corners (exact).
+
+        With scalar bounds the dimension comes from the domain or ``shape``;
+        ``None`` when neither gives it.
+        """
+        if isinstance(self._lo_flat, np.ndarray):
+            return float(np.linalg.norm(self._up_flat - self._lo_flat))
+        shape = self.shape if self.shape is not None else shape
+        if shape is None:
+            return None
+        return (self._up_flat - self._lo_flat) * float(np.sqrt(int(np.prod(shape))))
 
     def _pattern_key(self, upper_mask: np.ndarray) -> tuple[str, int, bytes]:
         if self._free is not None:
