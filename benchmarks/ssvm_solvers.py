@@ -24,6 +24,13 @@ its own peak memory):
   (``--lams``), ``--seeds`` runs of the stochastic ones; per method the median
   (min-max) primal suboptimality against the best dual value seen in the panel
   and the test error at the evaluated passes.
+* ``eg_step``: the dual extragradient's step rules side by side, the adaptive
+  backtracking step (the default) against ``"auto"`` (``1/Lip`` from the
+  power method, the old default), on OCR-large at ``--lams`` for
+  ``--eg-passes`` effective passes (each rule in its own subprocess); reported:
+  the certified gap of the averaged point (primal by a loss-augmented pass,
+  not counted) at the first iteration reaching each of ``--eg-checkpoints``,
+  the steps accepted and rejected.
 * ``steps``: Figure 2, exact line search against the predefined steps,
   ``2n/(k+2n)`` for BCFW and ``2/(k+2)`` for batch FW (the core solvers on the
   SSVM dual); per pass the primal and the dual.
@@ -34,6 +41,8 @@ Run under the bench lock with one BLAS thread, e.g.::
         benchmarks/ssvm_solvers.py passes --data ocr conll --passes 5
     OPENBLAS_NUM_THREADS=1 .venv/bin/python \
         benchmarks/ssvm_solvers.py cutting_plane --cp-passes 30
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python \
+        benchmarks/ssvm_solvers.py eg_step --lams 0.01 1/n --eg-passes 100
 
 Writes ``benchmarks/results/ssvm_solvers_<job>.json``.
 """
@@ -70,7 +79,7 @@ def child_passes(data: str, solver: str, passes: int) -> dict:
 
     model, X, Y = _load(data)
     # warm-up on a few examples: numba compilation / cache loading is not a pass
-    StructuredSVM(model, max_passes=1, tol=0.0, gap_every=10**9, eval_every=10**9,
+    StructuredSVM(model, max_passes=4, tol=0.0, gap_every=10**9, eval_every=10**9,
                   random_state=0, **SOLVERS[solver]).fit(X[:50], Y[:50])
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     svm = StructuredSVM(model, max_passes=passes, tol=0.0, gap_every=10**9, eval_every=10**9,
@@ -155,6 +164,44 @@ def child_compare(lam_spec: str, passes: int, seeds: int, every: int) -> dict:
     return {"lam": lam_spec, "best_dual": float(best_dual), "runs": runs}
 
 
+def child_eg_step(lam_spec: str, rule: str, passes: int, checkpoints: list[int]) -> dict:
+    from frankwolfe.applications.structured_svm.extragradient import dual_extragradient
+    from frankwolfe.applications.structured_svm.oracles import batch_primal
+
+    model, X, Y = _load("ocr")
+    n = len(X)
+    lam = 1.0 / n if lam_spec == "1/n" else float(lam_spec)
+    rows, todo, steps = [], sorted(checkpoints), []  # seconds include the step set-up
+
+    def certify(it, eff, w_bar, point_bar, seconds):
+        _, _, dual = point_bar.image()
+        primal = batch_primal(model, X, Y, w_bar, lam)["primal"]
+        rows.append({"iteration": it, "effective_passes": eff, "primal": primal, "dual": dual,
+                     "gap": primal - dual, "seconds": seconds})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    clock = {"eval": 0.0}
+
+    def callback(it, eff, state):
+        steps.append(state["step_size"])
+        if todo and eff >= todo[0] and eff < passes:
+            while todo and eff >= todo[0]:
+                todo.pop(0)
+            t1 = time.perf_counter()
+            certify(it, eff, state["w_bar"], state["point_bar"], t1 - t0 - clock["eval"])
+            clock["eval"] += time.perf_counter() - t1
+
+    out = dual_extragradient(model, X, Y, lam, max_passes=passes, step_size=rule,
+                             callback=callback)
+    certify(out["iterations"], out["effective_passes"], out["w"], out["point_bar"],
+            time.perf_counter() - t0 - clock["eval"])
+    return {"lam": lam_spec, "rule": rule, "rows": rows, "rejected": out["rejected"],
+            "iterations": out["iterations"], "first_step": steps[0] if steps else None,
+            "step_min": min(steps, default=None), "step_max": max(steps, default=None),
+            "last_step": out["step_size"]}
+
+
 def child_steps(lam_spec: str, passes: int) -> dict:
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm import SSVMDual, SSVMDualObjective
@@ -199,7 +246,10 @@ def _spawn(args: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("job", choices=["passes", "cutting_plane", "compare", "steps"])
+    ap.add_argument("job", choices=["passes", "cutting_plane", "compare", "steps", "eg_step"])
+    ap.add_argument("--eg-passes", type=int, default=100)
+    ap.add_argument("--eg-checkpoints", type=int, nargs="+", default=[40])
+    ap.add_argument("--eg-rules", nargs="+", default=["auto", "adaptive"])
     ap.add_argument("--lams", nargs="+", default=["0.01", "1/n"])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--eval-every", type=int, default=2)
@@ -247,6 +297,19 @@ def main() -> None:
                          f"({sub[:, j].min():.4f}-{sub[:, j].max():.4f}) "
                          f"err {np.median(err[:, j]):.4f}" for j in range(sub.shape[1])]
                 print(f"  {name:10s} " + " | ".join(cells))
+    elif a.job == "eg_step":
+        res = []
+        for lam in a.lams:
+            for rule in a.eg_rules:
+                r = _spawn(["eg_step", lam, rule, str(a.eg_passes),
+                            ",".join(map(str, a.eg_checkpoints))])
+                res.append(r)
+                cells = " | ".join(f"pass {x['effective_passes']:g}: gap {x['gap']:.4g} "
+                                   f"(primal {x['primal']:.4f}, {x['seconds']:.0f} s)"
+                                   for x in r["rows"])
+                print(f"OCR-large lambda={lam:5s} step={rule:9s} {cells}; {r['iterations']} "
+                      f"iterations, {r['rejected']} rejected, steps {r['step_min']:.3g}-"
+                      f"{r['step_max']:.3g}", flush=True)
     elif a.job == "steps":
         res = [_spawn(["steps", lam, str(a.passes)]) for lam in a.lams]
         for r in res:
@@ -283,6 +346,8 @@ def _child(argv: list[str]) -> None:
         r = child_passes(argv[1], argv[2], int(argv[3]))
     elif job == "compare":
         r = child_compare(argv[1], int(argv[2]), int(argv[3]), int(argv[4]))
+    elif job == "eg_step":
+        r = child_eg_step(argv[1], argv[2], int(argv[3]), [int(c) for c in argv[4].split(",")])
     elif job == "steps":
         r = child_steps(argv[1], int(argv[2]))
     else:

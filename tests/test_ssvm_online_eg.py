@@ -48,22 +48,27 @@ def test_online_eg_reaches_dual_optimum(tiny):
     assert svm.primal(X, Y) == pytest.approx(h["primal"][-1], rel=1e-12, abs=1e-12)
 
 
-def test_dual_extragradient_reaches_dual_optimum(tiny):
+@pytest.mark.parametrize("step_size, c_w, passes", [("adaptive", 1.0, 3000), (0.5, 0.25, 12000)])
+def test_dual_extragradient_reaches_dual_optimum(tiny, step_size, c_w, passes):
     model, X, Y, d_star = tiny
     rows = []
 
     def record(it, eff, state):
-        if it % 200 == 0:
+        if it % 100 == 0:
             w_dual, _, dual = state["point_bar"].image()
             primal = batch_primal(model, X, Y, state["w_bar"], LAM)["primal"]
             rows.append((primal, dual, primal - dual))
         return None
 
-    out = dual_extragradient(model, X, Y, LAM, max_passes=12000, step_size=0.5, c_w=0.25,
+    out = dual_extragradient(model, X, Y, LAM, max_passes=passes, step_size=step_size, c_w=c_w,
                              averaging="tail", callback=record)
     h = {k: np.array(v) for k, v in zip(("primal", "dual", "gap"), zip(*rows))}
+    assert len(rows) >= 10
     _check_certificates(h, d_star)
     assert -TOL <= d_star - out["dual"] <= 1e-5
+    # every trial (two passes of marginals) is counted, within the budget
+    assert out["effective_passes"] == 2 * (out["iterations"] + out["rejected"]) <= passes
+    assert (out["rejected"] > 0) == (step_size == "adaptive")
 
 
 def test_dual_extragradient_estimator_certifies_every_row(tiny):
@@ -72,7 +77,8 @@ def test_dual_extragradient_estimator_certifies_every_row(tiny):
                         eval_every=20).fit(X, Y)
     h = svm.history_
     _check_certificates(h, d_star)
-    assert h["effective_passes"][-1] == pytest.approx(2 * h["passes"][-1])
+    # two passes of marginals per iteration and per rejected trial of the adaptive step
+    assert h["effective_passes"][-1] == 2 * (h["passes"][-1] + svm.result_["rejected"])
     # the restricted saddle gap (Taskar et al.) never exceeds the certified gap
     for (it, rg), gap in zip(svm.restricted_gaps_, h["gap"]):
         assert rg <= gap + TOL
@@ -154,9 +160,176 @@ def test_coupling_norm_between_brute_force_bounds():
 
 
 def test_dual_extragradient_step_size_choices(tiny):
+    model, X, Y, d_star = tiny
+    runs = {rule: dual_extragradient(model, X, Y, LAM, max_passes=200, step_size=rule)
+            for rule in ("adaptive", "auto", "bound")}
+    steps = {rule: out["step_size"] for rule, out in runs.items()}
+    assert steps["auto"] > steps["bound"]  # the estimate is below the safe bound
+    # the local check accepts steps far beyond 1 / Lip, and the dual gets closer to the
+    # optimum at equal passes (the old default's 1/Lip is the worst case of the analysis)
+    assert steps["adaptive"] > 5 * steps["auto"]
+    sub = {rule: d_star - out["dual"] for rule, out in runs.items()}
+    assert -TOL <= sub["adaptive"] <= 0.1 * sub["auto"]
+    assert -TOL <= sub["auto"] <= sub["bound"]
+    for bad in ("big", 0.0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="step_size"):
+            dual_extragradient(model, X, Y, LAM, max_passes=2, step_size=bad)
+
+
+@pytest.mark.parametrize("max_passes", [1.0, 2.0, 7.3, 40.0])
+def test_dual_extragradient_pass_budget_is_hard(tiny, max_passes, monkeypatch):
+    # every pass of marginals (rejected trials of the adaptive step included) is counted,
+    # and none is started beyond floor(max_passes * n) forward-backward calls
+    from frankwolfe.applications.structured_svm import _expectation
+
     model, X, Y, _ = tiny
-    auto = dual_extragradient(model, X, Y, LAM, max_passes=2)
-    bound = dual_extragradient(model, X, Y, LAM, max_passes=2, step_size="bound")
-    assert auto["step_size"] > bound["step_size"]  # the estimate is below the safe bound
-    with pytest.raises(ValueError, match="step_size"):
-        dual_extragradient(model, X, Y, LAM, max_passes=2, step_size="big")
+    n = len(X)
+    passes = []
+    real = _expectation.ChainDualPoint.marginals
+
+    def counted(self, *args, **kwargs):
+        passes.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_expectation.ChainDualPoint, "marginals", counted)
+    out = dual_extragradient(model, X, Y, LAM, max_passes=max_passes)
+    done = len(passes) - 2  # the two ChainDualPoint constructors' marginals of theta = 0
+    assert out["oracle_calls"] == done * n <= np.floor(max_passes * n)
+    assert out["effective_passes"] == done == 2 * (out["iterations"] + out["rejected"])
+    assert np.floor(max_passes * n) - out["oracle_calls"] < 2 * n  # no affordable trial left
+    if max_passes == 40.0:
+        assert out["rejected"] > 0  # the budget counted rejected trials (informative run)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "perm"])
+def test_online_eg_step_scheme_matches_enumerated_reference(sampling):
+    # the paper's scheme written out over every labelling (no chain factoring, no Gram
+    # matrices): per-example steps from 0.5, halved until the dual objective
+    # lam/2 ||w||^2 - ell decreases (at most 2 halvings in the first pass, 5 later; no
+    # decrease leaves the example unchanged), an accepted step times 1.05 on the next visit
+    import itertools
+
+    from frankwolfe.applications.structured_svm import online_eg
+
+    lam, passes, seed = 0.05, 4, 3
+    X, Y = make_chain(5, n_states=3, n_features=2, length=(2, 4), noise=2.0, random_state=2)
+    model = ChainModel(3, 2)
+    n, d = len(X), model.size_joint_feature
+    phis, losses = [], []
+    for x, y in zip(X, Y):
+        labs = [np.array(t) for t in itertools.product(range(3), repeat=len(y))]
+        phis.append(np.array([model.joint_feature(x, yy) for yy in labs]))
+        losses.append(np.array([model.loss(y, yy) for yy in labs]))
+    phi_true = sum(model.joint_feature(x, y) for x, y in zip(X, Y))
+    p = [np.full(len(l), 1.0 / len(l)) for l in losses]
+
+    def image(p):
+        w = (phi_true - sum(q @ P for q, P in zip(p, phis))) / (lam * n)
+        ell = sum(q @ l for q, l in zip(p, losses)) / n
+        return w, ell, lam / 2 * w @ w - ell
+
+    rng = np.random.default_rng(seed)
+    etas = np.full(n, 0.5)
+    calls, halvings = 0, []
+    for k in range(passes):
+        order = rng.integers(n, size=n) if sampling == "uniform" else rng.permutation(n)
+        for i in order:
+            w, _, f = image(p)
+            g = phis[i] @ w + losses[i]
+            eta = etas[i]
+            for trial in range((2 if k == 0 else 5) + 1):
+                if trial:
+                    eta /= 2
+                q = p[i] * np.exp(eta * (g - g.max()))
+                q /= q.sum()
+                calls += 1
+                if image(p[:i] + [q] + p[i + 1:])[2] < f:
+                    p[i] = q
+                    etas[i] = 1.05 * eta
+                    halvings.append(trial)
+                    break
+            else:
+                etas[i] = eta
+                halvings.append(-1)
+    w_ref, ell_ref, f_ref = image(p)
+    assert calls > passes * n and max(halvings) >= 1  # the scheme retried some steps
+    out = online_eg(model, X, Y, lam, max_passes=10 * passes, sampling=sampling,
+                    random_state=seed, callback=lambda k, eff, pt: k < passes)
+    assert out["passes"] == passes and out["oracle_calls"] == calls
+    np.testing.assert_allclose(out["w"], w_ref, rtol=0, atol=1e-10)
+    assert out["dual"] == pytest.approx(-f_ref, rel=0, abs=1e-12)
+    assert out["ell"] == pytest.approx(ell_ref, rel=0, abs=1e-12)
+
+
+def _gibbs(theta, theta_e, lo, L, K):
+    """Every labelling of one example and its probability under chain log-potentials."""
+    import itertools
+
+    labs = [np.array(y) for y in itertools.product(range(K), repeat=L)]
+    s = np.array([theta[lo + np.arange(L), y].sum() + theta_e[y[:-1], y[1:]].sum() for y in labs])
+    p = np.exp(s - s.max())
+    return labs, p / p.sum()
+
+
+@pytest.mark.parametrize("uses_ids", [False, True])
+def test_prox_excess_matches_enumeration(uses_ids):
+    # the adaptive step's test quantity eta <F(u) - F(v), u - v+> - D(u, v) - D(v+, u),
+    # computed from images and log-partitions, against sums over every labelling; also
+    # the solver's marginal kernel (potentials theta + eta * loss-augmented scores)
+    from frankwolfe.applications.structured_svm._expectation import (ChainDualPoint,
+                                                                     chain_dual_data)
+    from frankwolfe.applications.structured_svm.extragradient import _prox_excess
+
+    rng = np.random.default_rng(4)
+    K, lam, c_w, eta = 3, 0.2, 0.7, 0.9
+    if uses_ids:
+        model = ChainModel(K, (1, 3, 2))
+        X = [np.column_stack([np.ones(L, dtype=np.int64), rng.integers(0, 4, size=L),
+                              rng.integers(0, 3, size=L)]) for L in (1, 3, 4)]
+    else:
+        model = ChainModel(K, 2)
+        X = [rng.normal(size=(L, 2)) for L in (1, 3, 4)]
+    Y = [rng.integers(0, K, size=len(x)) for x in X]
+    n, d = len(X), model.size_joint_feature
+    data = chain_dual_data(model, X, Y, "dual_extragradient")
+    pt = ChainDualPoint(data, lam)
+    pt.theta[...] = rng.normal(size=pt.theta.shape)
+    pt.theta_e[...] = rng.normal(size=pt.theta_e.shape)
+    w_v, w_u, w_p = (rng.normal(size=d) for _ in range(3))
+    pts = {}
+    for name, w, e in (("v", w_v, 0.0), ("u", w_v, eta), ("p", w_u, eta)):
+        mu, T, a = np.empty_like(pt.mu), np.empty_like(pt.T), np.empty(n)
+        pt.marginals(w, e, mu, T, a)
+        wz, ell, _ = pt.image(mu, T)
+        pts[name] = (wz, ell, a)
+    got, _ = _prox_excess(lam, n, c_w, eta, pt.phi_true, (w_v, pts["v"][0], pts["v"][2]),
+                          (w_u, pts["u"][0], pts["u"][1], pts["u"][2]),
+                          (w_p, pts["p"][0], pts["p"][2]))
+    # the reference: distributions over labellings, g_i(w)(y) = <w, phi_i(y)> + L_i(y)
+    ephi = {k: np.zeros(d) for k in "vup"}
+    kl_uv = kl_pu = lin_z = 0.0
+    for i, (x, y) in enumerate(zip(X, Y)):
+        lo, L = int(data.off[i]), len(y)
+        labs, p_v = _gibbs(pt.theta, pt.theta_e[i], lo, L, K)
+        phis = np.array([np.asarray(model.joint_feature(x, yy).todense() if uses_ids
+                                    else model.joint_feature(x, yy)) for yy in labs])
+        loss = np.array([model.loss(y, yy) for yy in labs])
+        g_v, g_u = phis @ w_v + loss, phis @ w_u + loss
+        p_u = p_v * np.exp(eta * (g_v - g_v.max()))
+        p_u /= p_u.sum()
+        p_p = p_v * np.exp(eta * (g_u - g_u.max()))
+        p_p /= p_p.sum()
+        for k, p in (("v", p_v), ("u", p_u), ("p", p_p)):
+            ephi[k] += p @ phis
+        kl_uv += float(p_u @ np.log(p_u / p_v))
+        kl_pu += float(p_p @ np.log(p_p / p_u))
+        lin_z += float(-(g_u - g_v) / n @ (p_u - p_p))
+    phi_true = sum(np.asarray(model.joint_feature(x, y).todense() if uses_ids
+                              else model.joint_feature(x, y)) for x, y in zip(X, Y))
+    wz = {k: (phi_true - ephi[k]) / (lam * n) for k in "vup"}
+    for k in "vup":  # the kernel's marginals and images are the enumeration's
+        np.testing.assert_allclose(pts[k][0], wz[k], rtol=0, atol=1e-12)
+    lhs = eta * (lam * float((w_u - wz["u"] - w_v + wz["v"]) @ (w_u - w_p)) + lin_z)
+    ref = (lhs - 0.5 * c_w * float((w_u - w_v) @ (w_u - w_v)) - kl_uv / n
+           - 0.5 * c_w * float((w_p - w_u) @ (w_p - w_u)) - kl_pu / n)
+    assert abs(got - ref) <= 1e-10 * max(1.0, abs(ref))

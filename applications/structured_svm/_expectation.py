@@ -95,15 +95,18 @@ def add_expected_features(Xf, If, offsets, lo, L, K, F, uses_ids, mu, T, scale,
 
 @njit(cache=True, nogil=True)
 def marginals_of(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, eta, augment,
-                 mu, T, Lmax):  # pragma: no cover - compiled
-    """Marginals of every example under ``theta + eta * (scores at w [+ loss])``: the
-    entropic prox step of the extragradient method (``eta = 0``: of ``theta`` itself)."""
+                 mu, T, logz, theta_out, theta_e_out, Lmax):  # pragma: no cover - compiled
+    """Marginals (and log-partitions ``logz``) of every example under ``theta + eta *
+    (scores at w [+ loss])``: the entropic prox step of the extragradient method
+    (``eta = 0``: of ``theta`` itself).  Those log-potentials are also written to
+    ``theta_out``/``theta_e_out`` unless these have no rows."""
     n = off.size - 1
     s = np.empty((Lmax, K))
     node = np.empty((Lmax, K))
     tr = np.empty((K, K))
     edge = np.empty((K, K))
     empty = np.empty((0, K, K))
+    keep = theta_out.shape[0] > 0
     transitions(w, K, F, tr)
     for i in range(n):
         lo = off[i]
@@ -121,27 +124,14 @@ def marginals_of(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, et
         for a in range(K):
             for b in range(K):
                 edge[a, b] = theta_e[i, a, b] + eta * tr[a, b]
-        chain_marginals(node[:L], edge, mu[lo:lo + L], empty, T[i])
-
-
-@njit(cache=True, nogil=True)
-def add_potentials(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, eta,
-                   Lmax):  # pragma: no cover - compiled
-    """``theta += eta * (loss-augmented scores at w)`` on every example (node and edges)."""
-    n = off.size - 1
-    s = np.empty((Lmax, K))
-    tr = np.empty((K, K))
-    transitions(w, K, F, tr)
-    for i in range(n):
-        lo = off[i]
-        L = off[i + 1] - lo
-        node_scores(Xf, If, offsets, lo, L, K, F, uses_ids, w, s)
-        for t in range(L):
-            for k in range(K):
-                theta[lo + t, k] += eta * (s[t, k] + (1.0 / L if k != Yf[lo + t] else 0.0))
-        for a in range(K):
-            for b in range(K):
-                theta_e[i, a, b] += eta * tr[a, b]
+        logz[i] = chain_marginals(node[:L], edge, mu[lo:lo + L], empty, T[i])
+        if keep:
+            for t in range(L):
+                for k in range(K):
+                    theta_out[lo + t, k] = node[t, k]
+            for a in range(K):
+                for b in range(K):
+                    theta_e_out[i, a, b] = edge[a, b]
 
 
 @njit(cache=True, nogil=True)
@@ -196,15 +186,22 @@ class ChainDualPoint:
         return dual_image(d.Xf, d.If, d.offsets, d.off, d.Yf, d.K, d.F, d.uses_ids, mu, T, d.d)
 
     def marginals(self, w: np.ndarray | None = None, eta: float = 0.0,
-                  mu: np.ndarray | None = None, T: np.ndarray | None = None
+                  mu: np.ndarray | None = None, T: np.ndarray | None = None,
+                  logz: np.ndarray | None = None,
+                  theta_out: tuple[np.ndarray, np.ndarray] | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
-        """Marginals of ``theta + eta * (loss-augmented scores at w)`` (into ``mu``, ``T``)."""
+        """Marginals of ``theta + eta * (loss-augmented scores at w)`` (into ``mu``, ``T``;
+        the log-partitions into ``logz``, those log-potentials into ``theta_out``)."""
         d = self.data
         mu = np.empty_like(self.mu) if mu is None else mu
         T = np.empty_like(self.T) if T is None else T
         w = np.zeros(d.d) if w is None else w
+        logz = np.empty(d.n) if logz is None else logz
+        if theta_out is None:
+            theta_out = (np.empty((0, d.K)), np.empty((0, d.K, d.K)))
         marginals_of(d.Xf, d.If, d.offsets, d.off, d.Yf, d.K, d.F, d.uses_ids, w, self.theta,
-                     self.theta_e, float(eta), True, mu, T, d.Lmax)
+                     self.theta_e, float(eta), True, mu, T, logz, theta_out[0], theta_out[1],
+                     d.Lmax)
         return mu, T
 
     def refresh(self) -> None:
