@@ -402,8 +402,11 @@ def claims(found: dict) -> list[tuple[str, bool, str]]:
         if figure in ("1", "5") and "BCFW-wavg" in cs:
             p, v = at_last(cs, list(cs), "subopt")
             best_m = min(v, key=v.get)
-            res.append((f"{panel}: BCFW-wavg lowest primal suboptimality of all methods "
-                        f"(pass {p})", best_m == "BCFW-wavg",
+            expected = [m for m in FIGURES[figure][1]
+                        if not (m in NO_MARGINALS and panel.startswith("house"))]
+            res.append((f"{panel}: BCFW-wavg lowest primal suboptimality of the "
+                        f"{len(v)} of {len(expected)} methods run (pass {p})",
+                        best_m == "BCFW-wavg",
                         ", ".join(f"{m} {x:.4g}" for m, x in sorted(v.items(), key=lambda t: t[1]))))
         if figure in ("1", "5") and "BCFW-wavg" in cs and "SSG-wavg" in cs:
             p, v = at_last(cs, ["BCFW-wavg", "SSG-wavg"], "test_error")
