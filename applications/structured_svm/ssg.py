@@ -72,7 +72,9 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     that is formed; when the supports cover more than a quarter of ``w`` (dense
     features, e.g. OCR) the whole ``s * v`` is formed instead, which is cheaper
     than gathering.  The iterates equal those of the dense update
-    ``w <- (1 - eta) w + ...`` up to rounding.
+    ``w <- (1 - eta) w + ...`` up to rounding (where two labellings tie to
+    rounding, e.g. integer features on weights still zero, either update may
+    decode the other one and the runs part).
     """
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"ssg: `lam` must be a positive number, got {lam!r}")
