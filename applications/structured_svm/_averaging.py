@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RunningAverage", "AVERAGING"]
+__all__ = ["RunningAverage", "ScaledAverage", "AVERAGING"]
 
 AVERAGING = ("uniform", "weighted", "tail")
 
@@ -62,3 +62,89 @@ class RunningAverage:
             return self.cur
         a = self.n_prev / (self.n_prev + self.n_cur)
         return tuple(a * p + (1.0 - a) * c for p, c in zip(self.prev, self.cur))
+
+
+class ScaledAverage:
+    """The averages of :class:`RunningAverage` over iterates ``w = s v`` kept scaled.
+
+    For solvers whose step shrinks the whole iterate and then changes few
+    coordinates (SSG: ``w <- (1 - eta) w + sparse``), stored as a scalar ``s``
+    times a vector ``v`` so a step costs O(changed coordinates).  The average
+    is kept in the same spirit as ``abar = a_u u + a_v v`` (two scalars and one
+    more vector, the lazy averaging of Xu 2011 / Bottou's averaged SGD): adding
+    the iterate changes only the scalars, and a change of ``v`` on a few
+    coordinates is compensated on the same coordinates of ``u``.  The 0.5-suffix
+    ("tail") average keeps the finished epoch as a dense vector (O(d) once per
+    epoch, log2 of the steps in all).  Same averages as :class:`RunningAverage`
+    up to rounding.
+
+    Parameters
+    ----------
+    kind : {"uniform", "weighted", "tail"}
+    v : ndarray
+        The scaled iterate's vector (held by reference: the solver changes it
+        in place and reports every change through :meth:`v_changed`,
+        :meth:`v_rescaled` and :meth:`v_reset`).
+    s : float
+        The first iterate is ``s * v``.
+    """
+
+    _TINY = 1e-100  # renormalize u before a_u underflows
+
+    def __init__(self, kind: str, v: np.ndarray, s: float) -> None:
+        if kind not in AVERAGING:
+            raise ValueError(f"averaging must be one of {list(AVERAGING)} or None, got {kind!r}")
+        self.kind = kind
+        self.v = v
+        self.u = np.zeros_like(v)
+        self.a_u, self.a_v = 1.0, float(s)  # abar = a_u u + a_v v = the first iterate
+        self.prev: np.ndarray | None = None  # tail: the finished epoch's mean
+        self.n_cur, self.n_prev, self.t, self.next_epoch = 1, 0, 1, 2
+
+    def v_changed(self, idx: np.ndarray, delta: np.ndarray) -> None:
+        """``v[idx]`` has just been increased by ``delta``: keep the average as it was."""
+        if self.a_v != 0.0:
+            self.u[idx] -= (self.a_v / self.a_u) * delta
+
+    def v_rescaled(self, factor: float) -> None:
+        """``v`` has just been multiplied by ``factor`` (non-zero)."""
+        self.a_v /= factor
+
+    def fold(self) -> None:
+        """Move the whole average into ``u`` (O(d)), before ``v`` is overwritten."""
+        self.u *= self.a_u
+        self.u += self.a_v * self.v
+        self.a_u, self.a_v = 1.0, 0.0
+
+    def update(self, s: float) -> None:
+        """Add the next iterate ``s * v``."""
+        self.t += 1
+        if self.kind == "weighted":
+            rho = 2.0 / self.t
+        else:
+            if self.kind == "tail" and self.t == self.next_epoch:
+                self.prev = self._current()
+                self.n_prev, self.n_cur = self.n_cur, 0
+                self.next_epoch *= 2
+            self.n_cur += 1
+            rho = 1.0 / self.n_cur
+        if rho >= 1.0:  # the average restarts at this iterate
+            self.u[...] = 0.0
+            self.a_u, self.a_v = 1.0, s
+            return
+        self.a_u *= 1.0 - rho
+        self.a_v = (1.0 - rho) * self.a_v + rho * s
+        if self.a_u < self._TINY:
+            self.u *= self.a_u
+            self.a_u = 1.0
+
+    def _current(self) -> np.ndarray:
+        return self.a_u * self.u + self.a_v * self.v
+
+    def value(self) -> np.ndarray:
+        """The current average as a new dense array (O(d))."""
+        cur = self._current()
+        if self.kind != "tail" or self.n_prev == 0:
+            return cur
+        a = self.n_prev / (self.n_prev + self.n_cur)
+        return a * self.prev + (1.0 - a) * cur

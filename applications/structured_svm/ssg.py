@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ._averaging import AVERAGING, RunningAverage
+from ._averaging import AVERAGING, ScaledAverage
 from .models.base import StructuredModel
 
 __all__ = ["ssg"]
+
+_RENORMALIZE = 1e-9  # fold s into v below this scale (v grows like 1/s)
 
 
 def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
@@ -62,8 +64,17 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
 
     Notes
     -----
-    One step costs one oracle call plus O(d) (the shrinkage of ``w`` and the
-    average are dense).
+    One step costs one oracle call plus O(nnz of ``psi``) and O(size of the
+    example's feature support): ``w`` is kept as ``s * v`` (the shrinkage
+    scales ``s``; ``v`` is renormalized when ``s`` falls below
+    ``_RENORMALIZE``) and the averages lazily (:class:`._averaging.ScaledAverage`).
+    The oracle reads ``w`` only on ``model.feature_support(x)``, which is all
+    that is formed; when the supports cover more than a quarter of ``w`` (dense
+    features, e.g. OCR) the whole ``s * v`` is formed instead, which is cheaper
+    than gathering.  The iterates equal those of the dense update
+    ``w <- (1 - eta) w + ...`` up to rounding (where two labellings tie to
+    rounding, e.g. integer features on weights still zero, either update may
+    decode the other one and the runs part).
     """
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"ssg: `lam` must be a positive number, got {lam!r}")
@@ -76,30 +87,53 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
     n, d = len(X), model.size_joint_feature
-    w = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
-    if w.shape != (d,):
-        raise ValueError(f"ssg: `w0` must have shape ({d},), got {w.shape}")
-    avg = RunningAverage(kind, (w,)) if kind is not None else None
+    v = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
+    if v.shape != (d,):
+        raise ValueError(f"ssg: `w0` must have shape ({d},), got {v.shape}")
+    s = 1.0  # w = s * v
+    avg = ScaledAverage(kind, v, s) if kind is not None else None
+    w_view = np.zeros(d)  # s * v, exact on the support the oracle reads
+    sample = [model.feature_support(X[i]).size for i in range(min(n, 10))]
+    gather = float(np.median(sample)) <= d / 4
     k = 0
     t0 = time.perf_counter()
     p = 0
     for p in range(1, max_passes + 1):
         order = rng.integers(n, size=n) if sampling == "uniform" else rng.permutation(n)
         for i in order:
-            ystar = model.loss_augmented_decode(X[i], Y[i], w)
+            if gather:
+                sup = model.feature_support(X[i])
+                w_view[sup] = s * v[sup]
+            else:
+                np.multiply(v, s, out=w_view)
+            ystar = model.loss_augmented_decode(X[i], Y[i], w_view)
             idx, val = model.psi(X[i], Y[i], ystar)
             step = 1.0 / (k + 1)
-            w *= 1.0 - step
-            w[idx] += val * (step / lam)
+            if step >= 1.0:  # w <- 0 * w + ...: the start is forgotten
+                if avg is not None:
+                    avg.fold()
+                v[...] = 0.0
+                s = 1.0
+            else:
+                s *= 1.0 - step
+            delta = val * (step / lam / s)
+            v[idx] += delta
             if avg is not None:
-                avg.update((w,))
+                avg.v_changed(idx, delta)
+                avg.update(s)
+            if s < _RENORMALIZE:
+                v *= s
+                if avg is not None:
+                    avg.v_rescaled(s)
+                s = 1.0
             k += 1
         if callback is not None:
-            stop = callback(p, avg.value()[0] if avg is not None else w, k,
+            stop = callback(p, avg.value() if avg is not None else s * v, k,
                             time.perf_counter() - t0)
             if stop is False:
                 break
         if time_limit is not None and time.perf_counter() - t0 >= time_limit:
             break
-    wbar = np.array(avg.value()[0]) if avg is not None else None
+    wbar = avg.value() if avg is not None else None
+    w = s * v
     return {"w": w, "w_average": wbar, "passes": p, "oracle_calls": k}
