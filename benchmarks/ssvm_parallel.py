@@ -13,9 +13,14 @@ Three parts (``--part``):
 * ``time``: wall seconds per pass on CoNLL at tau = n/16 with the oracles on 1
   thread, 2 threads, a LocalCluster of 1 worker and one of 2 workers (processes,
   one thread each), in one run; peak memory (max RSS) of each process.
-  The thread rows run twice: with the dual's batch block oracle (one numba
-  call per thread and round, GIL released) and with the blocks asked one by one
-  (``compiled=False``), with the 2-thread speed-ups of a pass and of its oracle phase.
+  The thread rows run three ways: compiled rounds (the chain kernels' round
+  kernels: one numba call per thread for the oracles, GIL released, then one
+  compiled call for the round's block steps), Python rounds with the dual's batch
+  block oracle (``compiled=False`` to the solver: the block steps in Python), and
+  the blocks asked one by one (``SSVMDual(compiled=False)``); with the 2-thread
+  speed-ups of a pass and of its oracle phase.  Rows alternate, best of
+  ``--repeats``.  ``peak_rss_mb_compiled_rounds``: the process's max RSS after
+  the compiled rounds ran, before the Python paths built their dense blocks.
 * ``threads``: only those thread rows (no Dask).
 * the cost model (always, from the ``time`` measurements): oracle seconds per
   example, server seconds per block update, bytes per round and the round-trip
@@ -105,7 +110,7 @@ def _one_pass(f, dom, tau, **kw) -> dict:
             "oracle_seconds": res.extra["oracle_seconds"]}
 
 
-def wall_time(tau_div: int, dask: bool = True) -> dict:
+def wall_time(tau_div: int, dask: bool = True, repeats: int = 2) -> dict:
     model, X, Y = load("conll")
     n = len(X)
     tau = max(1, n // tau_div)
@@ -114,25 +119,38 @@ def wall_time(tau_div: int, dask: bool = True) -> dict:
     per_block = SSVMDual(model, X, Y, 1.0 / n, compiled=False)
     f = dom.dual_objective()
     out = {"n": n, "tau": tau, "runs": {}}
-    # warm-up (numba compilation of the decoders in this process)
-    for d in (dom, per_block):
-        fw.block_coordinate_frank_wolfe(f, d, batch_size=tau, max_iter=1, tol=0.0,
-                                        gap_every=10**6, random_state=0)
-    rows = (("1 thread", dom, 1), ("2 threads", dom, 2),
-            ("1 thread, per block", per_block, 1), ("2 threads, per block", per_block, 2))
-    for rep in range(2):  # alternated, the faster of two (other jobs share the machine)
-        for label, d, jobs in rows:
-            r = _one_pass(f, d, tau, n_jobs=jobs)
+    # warm-up (numba compilation of the decoders in this process); the compiled rounds
+    # first, to read their peak memory before the Python paths build dense blocks
+    compiled, python = {}, {"compiled": False}
+    for jobs in (1, 2):
+        _one_pass(f, dom, tau, n_jobs=jobs)
+    out["peak_rss_mb_compiled_rounds"] = _rss_mb()
+    for d, kw in ((dom, python), (per_block, compiled)):
+        _one_pass(f, d, tau, **kw)
+    rows = (("1 thread", dom, 1, compiled), ("2 threads", dom, 2, compiled),
+            ("1 thread, python steps", dom, 1, python),
+            ("2 threads, python steps", dom, 2, python),
+            ("1 thread, per block", per_block, 1, compiled),
+            ("2 threads, per block", per_block, 2, compiled))
+    samples: dict = {}
+    for rep in range(repeats):  # alternated, the fastest (other jobs share the machine)
+        for label, d, jobs, kw in rows:
+            r = _one_pass(f, d, tau, n_jobs=jobs, **kw)
             r["peak_rss_mb_main"] = _rss_mb()
+            samples.setdefault(label, []).append(r)
             if label not in out["runs"] or r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
                 out["runs"][label] = r
             print(label, r, flush=True)
     runs = out["runs"]
-    for suffix in ("", ", per block"):
+    for suffix in ("", ", python steps", ", per block"):
         one, two = runs["1 thread" + suffix], runs["2 threads" + suffix]
+        # the best of each, and the median of the per-repeat ratios (side by side)
+        ratios = [a["pass_seconds"] / b["pass_seconds"]
+                  for a, b in zip(samples["1 thread" + suffix], samples["2 threads" + suffix])]
         out["speedup" + suffix.replace(", ", " ")] = {
             "pass": one["pass_seconds"] / two["pass_seconds"],
-            "oracle_phase": one["oracle_seconds"] / two["oracle_seconds"]}
+            "oracle_phase": one["oracle_seconds"] / two["oracle_seconds"],
+            "pass_median_of_repeats": float(np.median(ratios))}
     print({k: v for k, v in out.items() if k.startswith("speedup")}, flush=True)
     if dask:
         _dask_wall_time(f, dom, tau, out)
@@ -240,6 +258,8 @@ def main() -> None:
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"])
     ap.add_argument("--max-passes", type=int, default=60)
     ap.add_argument("--gap-every", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=2,
+                    help="threads: alternated repeats of each thread row (the best is kept)")
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "ssvm_parallel.json"
@@ -258,7 +278,7 @@ def main() -> None:
         path.write_text(json.dumps(out, indent=1))
         print(json.dumps(out["cost_model"], indent=1))
     if args.part == "threads":
-        out["threads"] = wall_time(16, dask=False)
+        out["threads"] = wall_time(16, dask=False, repeats=args.repeats)
         path.write_text(json.dumps(out, indent=1))
     if args.part == "model":
         plot(out["passes"], RESULTS / "ssvm_parallel.png")

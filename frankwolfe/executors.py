@@ -44,6 +44,10 @@ class Executor(ABC):
     #: blocks' slices: cheaper to ship when the blocks' coordinates overlap
     whole_gradient: bool = False
 
+    #: runs its calls in this process (:meth:`chunks`): compiled mini-batch rounds, whose
+    #: oracles write the vertices into the domain's memory, need that
+    in_process: bool = False
+
     def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
               shapes: Sequence[tuple[int, ...]] | None = None) -> None:
         """Once per run, before any :meth:`map`: the block oracles (``blocks[i]`` is the
@@ -71,6 +75,11 @@ class Executor(ABC):
         an executor that does sets :attr:`whole_gradient` for this run."""
         return False
 
+    def chunks(self, call: Any, which: Sequence[int], arg: Any) -> list[Any]:
+        """``[call(chunk, arg) for chunk in ...]`` over contiguous chunks of ``which`` that
+        cover it in order, run by this executor (for executors :attr:`in_process`)."""
+        raise NotImplementedError(f"{type(self).__name__} runs no calls in this process")
+
     def close(self) -> None:
         """Release what :meth:`start` acquired (called at the end of the run)."""
 
@@ -82,6 +91,7 @@ class _InProcess(Executor):
     """Executors of this process: they take the domain's batch block oracle."""
 
     _batch: Any = None
+    in_process = True
 
     def start(self, blocks, indices=None, shapes=None):
         super().start(blocks, indices, shapes)
@@ -100,7 +110,10 @@ class _InProcess(Executor):
     def map_gradient(self, which, gradient):
         if self._batch is None:
             return super().map_gradient(which, gradient)
-        return list(self._batch(which, gradient))
+        return [atom for part in self.chunks(self._batch, which, gradient) for atom in part]
+
+    def chunks(self, call, which, arg):
+        return [call(which, arg)]
 
 
 class SerialExecutor(_InProcess):
@@ -139,24 +152,28 @@ class ThreadExecutor(_InProcess):
         if self._pool is None and self.n_jobs > 1:
             self._pool = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="frankwolfe-oracle")
 
-    def _split(self, call, which, directions=None, gradient=None):
-        """``call`` on ``n_jobs`` contiguous chunks of ``which`` in the pool, in order."""
-        m = len(which)
+    def _cuts(self, m: int) -> list[tuple[int, int]]:
         cuts = np.linspace(0, m, min(self.n_jobs, m) + 1).astype(int)
-        futures = [self._pool.submit(call, which[a:b], directions[a:b]
-                                     if directions is not None else gradient)
-                   for a, b in zip(cuts[:-1], cuts[1:])]
-        return [atom for f in futures for atom in f.result()]
+        return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
 
     def map(self, which, directions):
         if self._pool is None or len(which) < 2:
             return super().map(which, directions)
-        return self._split(super().map, which, directions=directions)
+        serial = super().map
+        futures = [self._pool.submit(serial, which[a:b], directions[a:b])
+                   for a, b in self._cuts(len(which))]
+        return [atom for f in futures for atom in f.result()]
 
-    def map_gradient(self, which, gradient):
-        if self._batch is None or self._pool is None or len(which) < 2:
-            return super().map_gradient(which, gradient)
-        return self._split(self._batch, which, gradient=gradient)
+    def chunks(self, call, which, arg):
+        """``call`` on ``n_jobs`` contiguous chunks of ``which`` in the pool, in order (the
+        last chunk in the calling thread, which would otherwise wait idle)."""
+        if self._pool is None or len(which) < 2:
+            return [call(which, arg)]
+        cuts = self._cuts(len(which))
+        futures = [self._pool.submit(call, which[a:b], arg) for a, b in cuts[:-1]]
+        a, b = cuts[-1]
+        last = call(which[a:b], arg)
+        return [f.result() for f in futures] + [last]
 
     def close(self):
         if self._pool is not None:

@@ -1,12 +1,13 @@
 """The SSVM dual's batch block oracle (chain models): the same atoms as the blocks asked
-one by one, hence the same mini-batch iterates, serial or on threads."""
+one by one, hence the same mini-batch iterates, serial or on threads; and the compiled
+rounds (the chain kernels' round kernels) take the Python rounds' block steps."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from frankwolfe import block_coordinate_frank_wolfe
+from frankwolfe import block_coordinate_frank_wolfe, debug
 from frankwolfe.applications.structured_svm import ChainModel
 from frankwolfe.applications.structured_svm.dual import SSVMDual
 from frankwolfe.errors import OracleError
@@ -66,8 +67,9 @@ def test_batch_oracle_only_for_the_compiled_chain_model():
 def test_mini_batch_iterates_with_and_without_the_batch_oracle(ids, sampling):
     model, X, Y = _chain(ids)
     lam = 0.05
+    # the Python rounds (the compiled engine takes the round kernels, not this hook)
     kw = dict(batch_size=8, sampling=sampling, max_iter=4, tol=0.0, gap_every=2,
-              random_state=2)
+              random_state=2, compiled=False)
     runs = {}
     for name, dom, n_jobs in (("blocks", SSVMDual(model, X, Y, lam, compiled=False), 1),
                               ("serial", _Counted(model, X, Y, lam), 1),
@@ -83,3 +85,36 @@ def test_mini_batch_iterates_with_and_without_the_batch_oracle(ids, sampling):
         np.testing.assert_array_equal(runs[name].x, ref.x)
         np.testing.assert_array_equal(runs[name].history["gap"], ref.history["gap"])
         assert runs[name].extra["rounds"] == ref.extra["rounds"]
+
+
+@pytest.mark.parametrize("ids", [False, True])
+@pytest.mark.parametrize("tau", [4, 16])
+@pytest.mark.parametrize("sampling", ["uniform", "gap"])
+def test_compiled_rounds_take_the_python_rounds_steps(ids, tau, sampling):
+    """The compiled step phase (the core's driver at the stored vertices) against the
+    Python one (the engine's step() per block at the batch oracle's atoms): the same
+    picks and vertices, so the same iterates up to rounding; threads change nothing."""
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=tau, sampling=sampling, max_iter=5, tol=0.0, gap_every=2,
+              random_state=4)
+    python = block_coordinate_frank_wolfe(f, dom, compiled=False, **kw)
+    with debug(False):  # the compiled engine does not run in debug mode
+        compiled = block_coordinate_frank_wolfe(f, dom, compiled=True, **kw)
+        threads = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
+    assert python.extra["engine"] == "python"
+    assert compiled.extra["engine"] == threads.extra["engine"] == "compiled"
+    for res in (compiled, threads):
+        assert res.extra["rounds"] == python.extra["rounds"] == 5 * -(-len(X) // tau)
+        assert res.n_oracle_calls == python.n_oracle_calls
+        np.testing.assert_allclose(res.x, python.x, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(res.history["gap"], python.history["gap"], rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_allclose(res.extra["block_gaps"], python.extra["block_gaps"],
+                                   rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(threads.x, compiled.x)
+    # the gaps are certified: the rounds reach the optimum the serial run certifies
+    serial = block_coordinate_frank_wolfe(f, dom, max_iter=200, tol=1e-10, random_state=0)
+    f_star = serial.fun
+    assert -serial.gap - 1e-9 <= compiled.fun - f_star <= compiled.gap + 1e-9

@@ -1,34 +1,44 @@
-"""Batch oracles of the chain model over a whole data set (threads over examples)."""
+"""Batch oracles of the chain model over a whole data set (threads over examples), and
+the dual's batch block oracles (the vertices of a list of examples at one gradient):
+as atoms for the Python engine, as stored labellings for compiled mini-batch rounds."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from frankwolfe import Atom
+from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
 
 from ._chain_data import ChainData
+from ._chain_kernels import _emit
 from .models._viterbi import (decode_dense, decode_ids, decode_ids_fm, features_dense, features_ids,
                               score_dense, score_ids, to_feature_major)
 
-__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "ChainBlockVertices"]
+__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "ChainBlockVertices",
+           "ChainRoundTable", "chain_rounds", "chain_recall"]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pragma: no cover
+    """(Loss-augmented) Viterbi of sequence ``i``: ids checked by ChainData; for ids the
+    unary weights are feature-major (``wt``)."""
+    lo, hi = off[i], off[i + 1]
+    yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
+    if uses_ids:
+        return decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
+    return decode_dense(Xf[lo:hi], w, K, yt, augment)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _batch(Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
            best):  # pragma: no cover - compiled
-    """Ids checked by ChainData; for ids the unary weights are feature-major (``wt``)."""
     n = off.size - 1
     for i in prange(n):
-        lo, hi = off[i], off[i + 1]
-        yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-        if uses_ids:
-            y, b = decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
-        else:
-            y, b = decode_dense(Xf[lo:hi], w, K, yt, augment)
-        labels[lo:hi] = y
+        y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
+        labels[off[i]:off[i + 1]] = y
         best[i] = b
 
 
@@ -285,3 +295,157 @@ class ChainBlockVertices:
         return [Atom.sparse(pos[voff[k]:voff[k + 1]], val[voff[k]:voff[k + 1]],
                             (int(sizes[i]),), key=tuple(labels[loff[k]:loff[k + 1]].tolist()))
                 for k, i in enumerate(which.tolist())]
+
+
+# -- compiled mini-batch rounds: the vertices as stored labellings ------------------------
+
+class ChainRoundTable(NamedTuple):
+    """The vertex of every block from its last round oracle (a typed record): labelling
+    ``labels[off[i]:off[i + 1]]`` and its normalized Hamming loss ``loss[i]``."""
+
+    labels: np.ndarray
+    loss: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _round_vertices(which, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
+                    loss):  # pragma: no cover - compiled
+    for k in range(which.size):
+        i = which[k]
+        y, _ = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
+        lo = off[i]
+        L = off[i + 1] - lo
+        wrong = 0
+        for t in range(L):
+            labels[lo + t] = y[t]
+            if y[t] != Yf[lo + t]:
+                wrong += 1
+        loss[i] = wrong / L
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unary_at(Xf, If, offsets, K, F, uses_ids, row, k, g, gT, fm):  # pragma: no cover
+    """``<g[k F : (k+1) F], features of token row>`` (summed as the model's kernels); with
+    ``fm`` the unary part of ``g`` is read from its feature-major copy ``gT`` (the same
+    numbers, the ``K`` of an attribute in one cache line or two)."""
+    s = 0.0
+    if uses_ids and fm:
+        for j in range(If.shape[1]):
+            v = If[row, j]
+            if v != 0:
+                s += gT[(offsets[j] + v - 1) * K + k]
+    elif uses_ids:
+        for j in range(If.shape[1]):
+            v = If[row, j]
+            if v != 0:
+                s += g[k * F + offsets[j] + v - 1]
+    else:
+        base = k * F
+        for f in range(F):
+            s += g[base + f] * Xf[row, f]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compiled
+    """The round kernel ``recall`` (see
+    :class:`frankwolfe.algorithms.compiled_blocks.RoundKernels`): block ``i``'s gap and
+    vertex score at ``g`` for the labelling stored in ``table``, as the chain kernels'
+    ``direction`` computes them for the labelling its oracle finds, leaving it where
+    their ``curvature`` / ``describe`` / ``commit`` read it.  The unary scores are
+    needed only at the labels the vertex, the truth and the marginals use (a few of
+    ``K`` per token): no Viterbi, no full score table."""
+    Xf, If, offsets = state.Xf, state.If, state.offsets
+    off, Yf, mu, lbar = state.off, state.Yf, state.mu, state.lbar
+    ys, info = state.ys, state.info
+    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
+    lam, n = state.fparams[0], state.fparams[1]
+    K, F, d, uses_ids = state.iparams[0], state.iparams[1], state.iparams[2], state.iparams[3]
+    lo = off[i]
+    L = off[i + 1] - lo
+    for t in range(L):
+        ys[t] = table.labels[lo + t]
+    loss_s = table.loss[i]
+    info[0] = loss_s
+    info[1] = L
+    o = K * F
+    o_tr = o + 2 * K
+    s_true = g[o + Yf[lo]] + g[o + K + Yf[lo + L - 1]]
+    s_star = g[o + ys[0]] + g[o + K + ys[L - 1]]
+    s_bar = 0.0
+    fm = state.mode[0] == 1
+    for t in range(L):
+        yt, ya = Yf[lo + t], ys[t]
+        for k in range(K):
+            m = mu[lo + t, k]
+            if m != 0.0 or k == yt or k == ya:
+                u = _unary_at(Xf, If, offsets, K, F, uses_ids, lo + t, k, g, state.gT, fm)
+                if k == yt:
+                    s_true += u
+                if k == ya:
+                    s_star += u
+                s_bar += m * u
+    for t in range(L - 1):
+        s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
+        s_star += g[o_tr + ys[t] + K * ys[t + 1]]
+    for k in range(K):
+        s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
+    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
+        code = tlist[i, q]
+        s_bar += Tf[i, code] * g[o_tr + code]
+    gl = g[d]
+    ln = lam * n
+    score = (s_true - s_star) / ln + gl * loss_s / n
+    gap = (s_star - s_bar) / ln + gl * (lbar[i] - loss_s) / n
+    nnz = 0
+    if want:
+        nnz = _emit(state, i, ys, idx, val, 1.0 / ln)
+        idx[nnz] = d
+        val[nnz] = (loss_s - lbar[i]) / n
+        nnz += 1
+    return nnz, gap, score
+
+
+def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
+    """The :class:`~frankwolfe.algorithms.compiled_blocks.RoundKernels` of the chain
+    kernels ``blocks`` (:func:`._chain_kernels.chain_blocks`): a round's oracles decode
+    at the weights ``w = g_w / (lam (-g_l))``, computed once per round, with the same
+    decoders as :class:`ChainBlockVertices` (so the same labellings)."""
+    from frankwolfe.errors import OracleError
+
+    state = blocks.state
+    lam = float(state.fparams[0])
+    K, F, d, uses_ids = (int(v) for v in state.iparams)
+    table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
+                            np.zeros(state.off.size - 1))
+    o = K * F
+    # the round's weights, written in place each round (no fresh pages per round)
+    w = np.zeros(d)
+    wt = np.zeros(o if uses_ids else 0)
+
+    def point(g: np.ndarray) -> tuple:
+        gl = float(g[d])
+        if gl > 0:
+            raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
+                              f"<= 0 (the dual gradient has -1 there), got {gl!r}")
+        s = lam * -gl if gl < 0 else 1.0
+        if not uses_ids:
+            np.divide(g[:d], s, out=w)
+            return w, wt, gl < 0
+        # the unary weights feature-major: from the kernels' synced copy of g when on
+        # (the fused path; contiguous, no transpose), else transposed; decode_ids_fm
+        # reads only the pair part of w
+        if state.mode[0] == 1:
+            np.divide(state.gT, s, out=wt)
+        else:
+            wt[:] = to_feature_major(g[:d] / s, K, F)
+        np.divide(g[o:d], s, out=w[o:])
+        return w, wt, gl < 0
+
+    def vertices(which: Any, p: tuple) -> None:
+        w, wt, augment = p
+        _round_vertices(np.asarray(which, dtype=np.int64), state.Xf, state.If, state.offsets,
+                        state.off, state.Yf, wt, w, K, F, uses_ids, augment, table.labels,
+                        table.loss)
+
+    return RoundKernels(point, vertices, chain_recall, table)

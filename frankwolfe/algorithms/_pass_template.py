@@ -3,9 +3,10 @@
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
-``describe``, ``moved``, ``sync``, ``away``, ``move``; the objective's ``line``,
-``update``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE``; the
-helpers of ``compiled_blocks``) and compiles the two
+``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``; the objective's
+``line``, ``update``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE``;
+``ROUNDS``: vertices read from the round's ``table`` instead of asked; the helpers of
+``compiled_blocks``) and compiles the two
 functions with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.
@@ -16,21 +17,24 @@ import numpy as np
 
 
 def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd):  # pragma: no cover - compiled
+             avg_start, resync, idx, val, sd, table=None):  # pragma: no cover - compiled
     if FUSED and resync:
         sync(dstate, g)
     gamma = np.nan
     df = 0.0
     est = picker.est
     for t in range(t0, t1):
-        if picker.mode == 0:
-            i = picker.order[t]
-        else:
+        if picker.mode == 1:
             i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
-        nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
+        else:
+            i = picker.order[t]
+        if ROUNDS:
+            nnz, gap, score = recall(dstate, table, i, g, not FUSED, idx, val)
+        else:
+            nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
-        if picker.mode == 1:
+        if picker.mode != 0:
             tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
         gamma = 0.0
         gmax = 1.0  # the largest step: 1 for FW, the away atom's weight for pairwise
@@ -65,12 +69,15 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
     return k, gamma, df
 
 
-def certify(dstate, g, est, refresh, idx, val):  # pragma: no cover - compiled
+def certify(dstate, g, est, refresh, idx, val, table=None):  # pragma: no cover - compiled
     n = est.size
     total = 0.0
     scores = 0.0
     for i in range(n):
-        nnz, gap, score = direction(dstate, i, g, False, idx, val)
+        if ROUNDS:
+            nnz, gap, score = recall(dstate, table, i, g, False, idx, val)
+        else:
+            nnz, gap, score = direction(dstate, i, g, False, idx, val)
         total += gap
         scores += score
         if refresh:

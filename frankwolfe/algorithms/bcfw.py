@@ -156,6 +156,7 @@ class _BlockEngine(Engine):
         self._plain_fw = not (cache or step.uses_active_set) and \
             type(step).direction is FWStep.direction
         self.kern = None
+        self.rounds = None  # the domain's RoundKernels when mini-batch rounds run compiled
         self.reason = self._static_reason() if compiled is not False else "compiled=False"
         self.Z = None
         if self.reason is None:
@@ -176,7 +177,7 @@ class _BlockEngine(Engine):
         self.fx = float(objective.value(self.certified_point()))
         self.gap = np.inf
         self.certified = False
-        if self.kern is not None:
+        if self.kern is not None and self.rounds is None:
             self.batch = None  # rounds of one block in this process: the compiled pass
         if self.batch is not None:
             self.batch.start(self)
@@ -283,10 +284,19 @@ class _BlockEngine(Engine):
         Z[self.off[i]:self.off[i + 1]] = v
 
     # -- compiled passes ------------------------------------------------------
+    def _wants_rounds(self) -> bool:
+        """Whether the run takes mini-batch rounds (not serial block steps)."""
+        return self.batch is not None and (self.batch.tau > 1 or self.batch.parallel)
+
     def _static_reason(self) -> str | None:
         """Why the compiled pass cannot run, as far as options and the objective go."""
-        if self.batch is not None and (self.batch.tau > 1 or self.batch.parallel):
-            return "mini-batch rounds (batch_size > 1 or a parallel executor) run in Python"
+        if self._wants_rounds():
+            if not self.batch.executor.in_process:
+                return (f"mini-batch rounds on {self.batch.executor!r} run in Python (compiled "
+                        "rounds keep the vertices in this process)")
+            if not isinstance(self.dom, BlockDomainHooks):
+                return ("mini-batch rounds run in Python unless the domain's compiled kernels "
+                        "offer round kernels (CompiledBlocks.rounds)")
         if self.order.stepwise and self.order.compiled_tree() is None:
             return (f"the block order {self.order!r} picks block by block in Python "
                     "(orders drawing whole passes and gap sampling are compiled)")
@@ -316,6 +326,13 @@ class _BlockEngine(Engine):
                 self.reason = "the domain's compiled_blocks() declined this start point"
                 self._start(x0)
                 return
+            if self._wants_rounds():
+                if dkern.rounds is None:
+                    self.reason = ("mini-batch rounds run in Python unless the domain's "
+                                   "compiled kernels offer round kernels (CompiledBlocks.rounds)")
+                    self._start(x0)
+                    return
+                self.rounds = dkern.rounds
             # the domain owns the block iterates in its own parametrization
             x = np.zeros(self.dom.dim)
             dkern.start(x)
@@ -333,13 +350,43 @@ class _BlockEngine(Engine):
         self._h = okern.hessian_diag if self._fused else np.zeros(0)
         self._sd = dkern.layout if self._fused else structured_direction(0, 0, 0, np.zeros((0, 0)))
         kernel, self._rparams = self.rule.compiled()
-        self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused)
+        self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
+                                       rounds=self.rounds is not None)
         self._need_sync = True
+
+    def compiled_steps(self, picker: Picker, t0: int, t1: int) -> float:
+        """Block steps ``t0 .. t1 - 1`` of ``picker`` in one call of the compiled driver
+        (with round kernels: at the vertices stored by the round's oracles); the
+        change of f."""
+        dkern, okern = self.kern
+        avg = self.avg
+        if avg is None:
+            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
+        else:
+            akind = 1 if avg.kind == "weighted" else 2
+            acc, since, astart = avg.acc, avg.since, avg.start
+        idx, val = self._bufs
+        args = (t0, t1, picker, dkern.state, okern.data, self._h, self.x, self.g, self._rparams,
+                self.k, self.n, akind, acc, since, astart, self._need_sync, idx, val, self._sd)
+        run_pass = self._driver[0]
+        k, self.last_gamma, df = (run_pass(*args) if self.rounds is None
+                                  else run_pass(*args, self.rounds.table))
+        self._need_sync = False
+        self.n_oracle += int(k) - self.k
+        self.k = int(k)
+        return float(df)
+
+    def synced_gradient(self) -> np.ndarray:
+        """The tracked gradient, with what the domain's fused kernels derive from it
+        brought up to date (before a round's oracles read it)."""
+        if self._fused and self._need_sync:
+            dkern = self.kern[0]
+            dkern.sync(dkern.state, self.g)
+            self._need_sync = False
+        return self.g
 
     def compiled_pass(self, order: np.ndarray | None, monitor: Monitor) -> float:
         """One compiled pass (stopped early at the time limit); the change of f."""
-        dkern, okern = self.kern
-        run_pass = self._driver[0]
         n = self.n
         if order is None:  # gap sampling: the tree of the order, one uniform per step
             tree, tsize, degree, nextu = self.order.compiled_tree()
@@ -350,26 +397,12 @@ class _BlockEngine(Engine):
             steps = order.size
             picker = Picker(0, order, np.zeros(0), self.est, np.zeros(2), 1, 1.0,
                             np.zeros(1, dtype=np.int64))
-        avg = self.avg
-        if avg is None:
-            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
-        else:
-            akind = 1 if avg.kind == "weighted" else 2
-            acc, since, astart = avg.acc, avg.since, avg.start
-        idx, val = self._bufs
         df = 0.0
         t0, chunk = 0, (steps if monitor.time_limit is None else min(steps, _TIME_CHECK_EVERY))
         while t0 < steps:
             t1 = min(steps, t0 + chunk)
             tic = time.perf_counter()
-            k, self.last_gamma, dfc = run_pass(
-                t0, t1, picker, dkern.state, okern.data, self._h, self.x, self.g,
-                self._rparams, self.k, n, akind, acc, since, astart, self._need_sync, idx, val,
-                self._sd)
-            self._need_sync = False
-            self.n_oracle += int(k) - self.k
-            self.k = int(k)
-            df += dfc
+            df += self.compiled_steps(picker, t0, t1)
             t0 = t1
             if monitor.time_limit is not None and t0 < steps:
                 rate = chunk / max(time.perf_counter() - tic, 1e-9)  # steps per second
@@ -389,7 +422,12 @@ class _BlockEngine(Engine):
         if self._fused:
             dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
             self._need_sync = True
-        total, scores = certify(dkern.state, g, self.est, refresh, idx, val)
+        if self.rounds is None:
+            total, scores = certify(dkern.state, g, self.est, refresh, idx, val)
+        else:  # the oracles through the round machinery, then the gaps at their vertices
+            self.batch.store_vertices(list(range(self.n)), g, certificate=True)
+            total, scores = certify(dkern.state, g, self.est, refresh, idx, val,
+                                    self.rounds.table)
         self.n_oracle += self.n
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient
@@ -546,10 +584,10 @@ class _BlockEngine(Engine):
                     f"{type(self.order).__name__}.pass_order must return a 1-d integer array "
                     f"of block indices in [0, {self.n}), got {order!r:.80}")
             order = order.astype(np.int64, copy=False)
-        if self.kern is not None:
+        if self.batch is not None:
+            df = self.batch.run_pass(order, monitor)
+        elif self.kern is not None:
             df = self.compiled_pass(order, monitor)
-        elif self.batch is not None:
-            self.batch.run_pass(order, monitor)
         else:
             if order is None:
                 # one uniform number per step, drawn per pass (as the compiled pass)
@@ -787,9 +825,13 @@ def block_coordinate_frank_wolfe(
         block steps one after the other, each with its line search at the
         current iterate; certificate passes ask all oracles through the same
         executor.  ``1`` is serial BCFW iterate for iterate (same seed, same
-        steps).  Rounds run in the Python engine (the compiled pass serves
-        ``batch_size`` None or 1 without a parallel executor).  Does not combine
-        with ``cache``.
+        steps).  Rounds run compiled when the domain's compiled kernels offer
+        round kernels (:class:`~frankwolfe.algorithms.compiled_blocks.RoundKernels`;
+        the chain SSVM dual does) and the executor runs in this process: the
+        oracles of a round in one call per thread, its block steps in one call
+        of the compiled driver; otherwise in the Python engine.  (``batch_size``
+        None or 1 without a parallel executor is the serial compiled pass.)  Does
+        not combine with ``cache``.
     n_jobs : int, optional
         Threads for the oracles of a round (a :class:`~frankwolfe.ThreadExecutor`;
         ``-1``: one per core) when ``executor`` is not given.

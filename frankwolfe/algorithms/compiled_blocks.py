@@ -33,7 +33,8 @@ from numba import njit
 
 from .block_orders import gap_pick, gap_weight, tree_set
 
-__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels", "Average",
+__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
+           "RoundKernels", "Average",
            "StructuredDirection", "structured_direction", "apply_direction", "average_touch",
            "compiled_driver", "fused_driver", "simplex_blocks"]
 
@@ -89,11 +90,14 @@ class CompiledBlocks:
     accepts : callable, optional
         ``accepts(h) -> bool``: whether the fused kernels handle this
         Hessian diagonal (Python, once; default: any).
+    rounds : RoundKernels, optional
+        What mini-batch rounds need to run compiled (the oracles of a round asked
+        at one point, in parallel, their block steps then taken by the driver).
     """
 
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
                  describe=None, sync=None, curvature=None, accepts=None, layout=None,
-                 moved=None) -> None:
+                 moved=None, rounds=None) -> None:
         if (describe is None) != (sync is None):
             raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
                              "neither), with `curvature` and `layout`")
@@ -115,6 +119,7 @@ class CompiledBlocks:
         self.layout = layout
         self.moved = moved
         self.accepts = accepts
+        self.rounds = rounds
 
     @property
     def fused(self) -> bool:
@@ -144,6 +149,39 @@ class PairwiseKernels:
     def __init__(self, away, move) -> None:
         self.away = away
         self.move = move
+
+
+class RoundKernels:
+    """What a domain adds to its :class:`CompiledBlocks` for compiled mini-batch rounds
+    (:mod:`~frankwolfe.algorithms.minibatch`): the oracles of a round's blocks answered
+    at the round's point, each block's vertex kept in a table, then the block steps
+    taken by the core's driver (``compiled_driver(..., rounds=True)``), each with its
+    line search at the current iterate, as in a compiled pass.
+
+    Parameters
+    ----------
+    point : callable
+        ``point(g) -> p``: what the oracles of a round read from the gradient ``g``
+        (Python, once per round: e.g. the weights ``g`` stands for), handed to every
+        chunk of :attr:`vertices`.
+    vertices : callable
+        ``vertices(which, p)``: the oracle answers of blocks ``which`` at ``p``, written
+        into ``table`` (Python; one numba call that releases the GIL: several threads
+        call it at once on disjoint lists).
+    recall : numba function
+        ``recall(state, table, i, g, want, idx, val) -> (nnz, gap, score)``: as
+        :attr:`CompiledBlocks.direction` for the vertex of block ``i`` stored in
+        ``table`` (no oracle call): the block gap and vertex score at ``g``, and the
+        direction when ``want``; what ``commit`` (and the fused kernels) then read.
+    table : NamedTuple
+        The typed record of the stored vertices, handed to ``recall``.
+    """
+
+    def __init__(self, point, vertices, recall, table) -> None:
+        self.point = point
+        self.vertices = vertices
+        self.recall = recall
+        self.table = table
 
 
 class CompiledObjective:
@@ -210,8 +248,9 @@ class Average(NamedTuple):
 
 
 class Picker(NamedTuple):
-    """How a compiled pass picks its blocks: ``order`` (mode 0) or gap sampling from
-    the sum tree (mode 1, one uniform number per step from ``unif``)."""
+    """How a compiled pass picks its blocks: ``order`` (mode 0), gap sampling from the
+    sum tree (mode 1, one uniform number per step from ``unif``) or ``order`` with the
+    sum tree kept up to date (mode 2: the blocks of a round, picked by gap sampling)."""
 
     mode: int
     order: np.ndarray
@@ -370,23 +409,32 @@ def _no_move(state, i, gamma):  # pragma: no cover - compiled
     return None
 
 
+@njit(cache=True, nogil=True)
+def _no_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compiled
+    return 0, 0.0, 0.0
+
+
 _DRIVERS: dict = {}
 
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
-                    fused: bool = False, pairwise: PairwiseKernels | None = None
-                    ) -> tuple[Callable, Callable]:
+                    fused: bool = False, pairwise: PairwiseKernels | None = None,
+                    rounds: bool = False) -> tuple[Callable, Callable]:
     """The (memoized) numba pass and certificate functions for these kernels.
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
     (``gamma <= 1``, fused or materialized) by default; with ``pairwise`` the
     pairwise steps ``d = s_i - a`` of the domain's :class:`PairwiseKernels`
-    (``gamma <= w_a``, materialized; not with ``fused``).
+    (``gamma <= w_a``, materialized; not with ``fused``).  With ``rounds`` the
+    blocks' vertices are not asked but read from the domain's :class:`RoundKernels`
+    table (its ``recall`` kernel serves for ``direction``): the step phase of
+    mini-batch rounds, whose oracles were answered beforehand at the round's point.
 
     Returns ``(run_pass, certify)``:
 
     * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-      acc, since, avg_start, resync, idx, val, sd) -> (k, last_gamma, df)`` runs the
+      acc, since, avg_start, resync, idx, val, sd, table=None) -> (k, last_gamma,
+      df)`` runs the
       block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`Picker`),
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
       the curvature and the structured direction ``sd`` and moves along it itself
@@ -396,13 +444,16 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       Either way the step size is ``rule(rparams, k / n, slope, curv, gamma_max)``
       (``gamma_max`` 1, or the away weight for pairwise steps) and the average is
       settled here.
-    * ``certify(dstate, g, est, refresh, idx, val) -> (sum_gap, sum_score)``:
-      one oracle call per block; with ``refresh`` the block-gap estimates are
-      replaced by the exact block gaps.
+    * ``certify(dstate, g, est, refresh, idx, val, table=None) -> (sum_gap,
+      sum_score)``: one oracle call (or stored vertex) per block; with ``refresh``
+      the block-gap estimates are replaced by the exact block gaps.
     """
     if fused and pairwise is not None:
         raise ValueError("compiled_driver: pairwise steps materialize their direction; "
                          "give `pairwise` only with fused=False")
+    if rounds and (blocks.rounds is None or pairwise is not None):
+        raise ValueError("compiled_driver: rounds=True needs the domain's RoundKernels "
+                         "(CompiledBlocks.rounds) and Frank-Wolfe block steps")
     curvature = blocks.curvature if fused else _no_curvature
     describe = blocks.describe if fused else _no_describe
     moved = (blocks.moved or _no_moved) if fused else _no_moved
@@ -411,8 +462,9 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
                "update": objective.update, "rule": rule,
                "away": _no_away if pairwise is None else pairwise.away,
-               "move": _no_move if pairwise is None else pairwise.move}
-    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None}
+               "move": _no_move if pairwise is None else pairwise.move,
+               "recall": blocks.rounds.recall if rounds else _no_recall}
+    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds)}
     key = (tuple(kernels.values()), tuple(flags.values()))
     hit = _DRIVERS.get(key)
     if hit is None:

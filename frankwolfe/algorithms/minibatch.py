@@ -16,6 +16,15 @@ new one), so a round does not ask the same block twice at the same point.
 Certificate passes ask all ``n`` oracles at one point through the same
 executor.  The engine stays :class:`~.bcfw._BlockEngine`: this module only
 schedules its oracle calls.
+
+On the compiled engine (a domain whose compiled kernels offer
+:class:`~.compiled_blocks.RoundKernels`, an executor of this process) a round
+is two calls: the executor has the domain store the ``tau`` vertices at the
+round's point (``point`` once, then ``vertices`` per chunk of blocks, one
+thread each), then the core's compiled driver takes the ``tau`` block steps
+at those vertices (``compiled_driver(..., rounds=True)``), each with its
+line search at the current iterate: the same steps as the Python rounds, up
+to rounding.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from ..atoms import Atom
 from ..executors import Executor, SerialExecutor
 from ..lmo.product import ProductDomain
 from ..monitor import Monitor
+from .compiled_blocks import Picker
 
 if TYPE_CHECKING:  # pragma: no cover
     from .bcfw import _BlockEngine
@@ -52,8 +62,11 @@ class MiniBatch:
 
     def start(self, engine: _BlockEngine) -> None:
         """Ship the engine's block oracles to the executor (once per run)."""
-        engine._python_blocks()
         self._eng = engine
+        if engine.rounds is not None:  # compiled rounds: the domain's round kernels answer
+            self.executor.start((), None, None)
+            return
+        engine._python_blocks()
         self.executor.start(engine.lmos, engine.idx, engine.shapes)
         oracle = engine.dom.batch_block_oracle() if isinstance(engine.dom, ProductDomain) \
             else None
@@ -101,9 +114,45 @@ class MiniBatch:
                         eng._order_update(i, 0.0)
             yield batch
 
-    def run_pass(self, order: np.ndarray | None, monitor: Monitor) -> None:
-        """One pass (``n`` block steps, or ``order.size``) in rounds of ``tau``."""
+    def store_vertices(self, which: list[int], g: np.ndarray, certificate: bool = False
+                       ) -> None:
+        """Compiled rounds: the domain stores the vertices of blocks ``which`` at the
+        gradient ``g`` (its point computed once, the chunks through the executor)."""
+        rk = self._eng.rounds
+        tic = time.perf_counter()
+        self.executor.chunks(rk.vertices, which, rk.point(g))
+        if certificate:
+            self.certificate_seconds += time.perf_counter() - tic
+        else:
+            self.oracle_seconds += time.perf_counter() - tic
+
+    def _compiled_pass(self, order: np.ndarray | None, monitor: Monitor) -> float:
         eng = self._eng
+        tree = eng.order.compiled_tree() if order is None else None
+        tic = time.perf_counter()
+        done = 0
+        df = 0.0
+        for batch in self._rounds(order):
+            self.store_vertices(batch, eng.synced_gradient())
+            which = np.asarray(batch, dtype=np.int64)
+            # the picks are made; with gap sampling the steps keep its sum tree current
+            picker = (Picker(0, which, np.zeros(0), eng.est, np.zeros(2), 1, 1.0,
+                             np.zeros(1, dtype=np.int64)) if tree is None
+                      else Picker(2, which, np.zeros(0), eng.est, *tree))
+            df += eng.compiled_steps(picker, 0, which.size)
+            self.rounds += 1
+            done += which.size
+            if monitor.time_limit is not None and \
+                    eng._time_up(monitor, (time.perf_counter() - tic) * eng.n / done):
+                break
+        return df
+
+    def run_pass(self, order: np.ndarray | None, monitor: Monitor) -> float:
+        """One pass (``n`` block steps, or ``order.size``) in rounds of ``tau``; the change
+        of f on the compiled engine (else 0)."""
+        eng = self._eng
+        if eng.rounds is not None:
+            return self._compiled_pass(order, monitor)
         f, x = eng.f, eng.x
         tic = time.perf_counter()
         done = 0
@@ -125,6 +174,7 @@ class MiniBatch:
             if monitor.time_limit is not None and \
                     eng._time_up(monitor, (time.perf_counter() - tic) * eng.n / done):
                 break
+        return 0.0
 
     def certificate_atoms(self, g: np.ndarray) -> list[Atom]:
         """The oracle answers of all blocks at the full gradient ``g`` (a certificate)."""

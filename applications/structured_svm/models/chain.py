@@ -319,12 +319,16 @@ class ChainModel(StructuredModel):
 
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
-        """Kernels storing block ``i`` as label marginals (see :mod:`.._chain_dual`)."""
+        """Kernels storing block ``i`` as label marginals (see :mod:`.._chain_dual`), with
+        the round kernels of compiled mini-batch rounds."""
         if not self._kernels_apply():
             return None
+        from .._chain_batch import chain_rounds
         from .._chain_dual import chain_blocks
 
-        return chain_blocks(self, X, Y, lam, warm)
+        blocks = chain_blocks(self, X, Y, lam, warm)
+        blocks.rounds = chain_rounds(blocks)
+        return blocks
 
     def batch_oracles(self, X: Sequence[Any], Y: Sequence[Any] | None = None) -> Any:
         """Numba batch oracles over flattened token arrays (threads over examples)."""
