@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -135,76 +136,145 @@ def wall_time(tau_div: int, dask: bool = True) -> dict:
             "oracle_phase": one["oracle_seconds"] / two["oracle_seconds"]}
     print({k: v for k, v in out.items() if k.startswith("speedup")}, flush=True)
     if dask:
-        _dask_wall_time(f, dom, tau, out)
+        out["dask"] = dask_wall_time(tau_div)
     return out
 
 
-def _dask_wall_time(f, dom, tau: int, out: dict) -> None:
+class _Timed:
+    """An executor that adds up the wall time of its rounds (the oracle phase)."""
+
+    seconds = 0.0
+
+    def map_gradient(self, which, gradient):
+        t0 = time.perf_counter()
+        try:
+            return super().map_gradient(which, gradient)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+
+class _TimedSerial(_Timed, fw.SerialExecutor):
+    pass
+
+
+class _TimedDask(_Timed, fw.DaskExecutor):
+    pass
+
+
+def _steady_pass(f, dom, tau: int, ex) -> dict:
+    """The second of three passes (the first ships the whole point to the workers, the
+    last pays the closing certificate): wall seconds, its oracle phase, its bytes."""
+    snap: dict = {}
+
+    def record(s):
+        snap[s.k] = (ex.seconds, getattr(ex, "bytes_out", 0), getattr(ex, "bytes_in", 0),
+                     time.process_time())
+
+    res = fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=3, tol=0.0,
+                                          gap_every=10**6, random_state=0, executor=ex,
+                                          callback=record)
+    h = res.history
+    wall = float(h["time"][2] - h["time"][1])
+    (o1, b1, i1, c1), (o2, b2, i2, c2) = snap[1], snap[2]
+    rounds = int(h["rounds"][2] - h["rounds"][1])
+    return {"pass_seconds": wall, "oracle_seconds": o2 - o1, "rounds": rounds,
+            "cpu_per_wall_main": (c2 - c1) / wall,
+            "bytes_out_per_round": (b2 - b1) / rounds, "bytes_in_per_round": (i2 - i1) / rounds,
+            "whole_vectors_sent": getattr(ex, "whole_updates", 0)}
+
+
+def _vm_peak_mb(reset: bool = False) -> float:
+    """This process's peak resident memory (VmHWM, Linux); ``reset``: restart it here."""
+    status = Path("/proc/self/status").read_text()
+    peak = float(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmHWM")))
+    if reset:
+        Path("/proc/self/clear_refs").write_text("5")
+    return peak / 1024.0
+
+
+def _worker_memory() -> dict:
+    import psutil
+
+    return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+            "rss_mb": psutil.Process().memory_info().rss / 2**20}
+
+
+def _probe(c, W: int, nbytes: int) -> dict:
+    """Round-trip latency of an empty task; the time of W empty tasks in one round; the
+    time to ship ``nbytes`` to a worker in a task and get an int back."""
+    def median(fn, reps=15):
+        ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return float(np.median(ts))
+
+    lat = median(lambda: c.submit(int, 1, pure=False).result())
+    many = median(lambda: c.gather([c.submit(int, 1, pure=False) for _ in range(8 * W)]))
+    blob = np.ones(nbytes // 8)
+    ship = median(lambda: c.submit(len, blob, pure=False).result(), reps=7)
+    return {"latency_seconds": lat, "task_seconds": (many - lat) / (8 * W - 1),
+            "ship_bytes": blob.nbytes, "ship_bytes_per_second": blob.nbytes / max(ship - lat, 1e-9)}
+
+
+def dask_wall_time(tau_div: int = 16, reps: int = 2) -> dict:
+    """CoNLL at tau = n / tau_div: seconds per pass and of its oracle phase in process (one
+    thread, batch oracle) and on LocalClusters of 1 and 2 worker processes (one thread
+    each), alternated, the faster of ``reps``; memory of every process."""
+    import warnings
+
     from distributed import Client, LocalCluster
 
-    for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=0) as cl, Client(cl) as c:
-            # warm-up: the closing certificate alone loads the decoders on the workers
-            fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=0, tol=0.0,
-                                            executor=c)
-            # round-trip latency of an empty task
-            lat = []
-            for _ in range(20):
-                t0 = time.perf_counter()
-                c.submit(int, 1, pure=False).result()
-                lat.append(time.perf_counter() - t0)
-            ex = fw.DaskExecutor(c)
-            r = _one_pass(f, dom, tau, executor=ex)
-            r["latency_seconds"] = float(np.median(lat))
-            r["bytes_out_per_round"] = ex.bytes_out / max(r["rounds"], 1)
-            rss = c.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
-            r["peak_rss_mb_workers"] = sorted(rss.values())
-            r["peak_rss_mb_main"] = _rss_mb()
-            label = f"dask {workers} worker" + ("s" if workers > 1 else "")
-            out["runs"][label] = r
-            print(label, r, flush=True)
-
-
-def cost_model(t: dict) -> dict:
-    """Seconds per pass with ``W`` workers and ``R`` rounds per pass:
-
-        T = n t_srv + R (lat + W B / bw) + n t_orc / W
-
-    ``t_orc``: oracle seconds per example (in process), ``t_srv``: the server's seconds
-    per block update (pass minus oracle phase, in process), ``lat``: round-trip
-    latency of an empty task, ``B``: the gradient's bytes (sent by the client to each
-    worker every round), ``bw``: bytes per second of that shipping (serialization and
-    transfer), calibrated on the 1-worker run (its oracle phase minus the in-process
-    one).  The 2-worker run checks the model."""
-    n, tau = t["n"], t["tau"]
-    one = t["runs"]["1 thread"]
-    t_orc = one["oracle_seconds"] / n
-    t_srv = (one["pass_seconds"] - one["oracle_seconds"]) / n
-    d1 = t["runs"]["dask 1 worker"]
-    rounds = d1["rounds"]
-    lat = d1["latency_seconds"]
-    B = d1["bytes_out_per_round"]  # one worker: the gradient once
-    ship = (d1["oracle_seconds"] - one["oracle_seconds"]) / rounds - lat  # per round
-    bw = B / max(ship, 1e-9)
-
-    def T(nn: int, W: int, R: float) -> float:
-        return nn * t_srv + R * (lat + W * B / bw) + nn * t_orc / W
-
-    check = {"1 worker (calibration)": {"predicted": T(n, 1, rounds),
-                                        "measured": d1["pass_seconds"]},
-             "2 workers (check)": {"predicted": T(n, 2, rounds),
-                                   "measured": t["runs"]["dask 2 workers"]["pass_seconds"]}}
-    proj = {}
-    for scale in (1, 100):
-        for W in (8, 32, 128):
-            sec = T(n * scale, W, 16)  # tau = n/16: 16 rounds per pass
-            proj[f"{scale}x CoNLL, {W} workers, tau=n/16"] = {
-                "seconds_per_pass": sec, "passes_per_second": 1.0 / sec,
-                "server_share": n * scale * t_srv / sec}
-    return {"t_oracle_per_example": t_orc, "t_server_per_block_update": t_srv,
-            "latency_seconds": lat, "bytes_per_round_per_worker": B,
-            "shipping_bytes_per_second": bw, "tau": tau, "check": check, "projection": proj}
+    model, X, Y = load("conll")
+    n = len(X)
+    tau = max(1, n // tau_div)
+    dom = SSVMDual(model, X, Y, 1.0 / n)
+    f = dom.dual_objective()
+    out: dict = {"n": n, "tau": tau, "d": dom.dim, "load_before": os.getloadavg(), "runs": {}}
+    fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                    gap_every=10**6, random_state=0)  # warm-up in process
+    out["peak_rss_mb_main_before_dask"] = _vm_peak_mb(reset=True)
+    clusters, probes = {}, {}
+    warnings.filterwarnings("ignore", "Port 8787", UserWarning)
+    for W in (1, 2):
+        cl = LocalCluster(n_workers=W, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit=0)
+        c = Client(cl)
+        # warm-up: shards built and the kernels loaded on the workers
+        fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                        gap_every=10**6, executor=c)
+        probes[W] = _probe(c, W, 250_000)
+        clusters[W] = (cl, c)
+    try:
+        for rep in range(reps):
+            rows = [("in process, 1 thread", lambda: _TimedSerial())]
+            rows += [(f"dask {W} worker" + ("s" if W > 1 else ""),
+                      lambda W=W: _TimedDask(clusters[W][1])) for W in (1, 2)]
+            for label, make in rows:
+                r = _steady_pass(f, dom, tau, make())
+                print(label, r, flush=True)
+                if label not in out["runs"] or \
+                        r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
+                    out["runs"][label] = r
+        for W, (cl, c) in clusters.items():
+            label = f"dask {W} worker" + ("s" if W > 1 else "")
+            out["runs"][label].update(probes[W])
+            out["runs"][label]["workers"] = sorted(c.run(_worker_memory).values(),
+                                                   key=lambda m: m["peak_rss_mb"])
+    finally:
+        for cl, c in clusters.values():
+            c.close()
+            cl.close()
+    out["peak_rss_mb_main_during_dask"] = _vm_peak_mb()
+    out["load_after"] = os.getloadavg()
+    base = out["runs"]["in process, 1 thread"]
+    one, two = out["runs"]["dask 1 worker"], out["runs"]["dask 2 workers"]
+    out["speedup"] = {"2 vs 1 worker, pass": one["pass_seconds"] / two["pass_seconds"],
+                      "2 vs 1 worker, oracle phase": one["oracle_seconds"] / two["oracle_seconds"],
+                      "2 workers vs in process, pass": base["pass_seconds"] / two["pass_seconds"]}
+    print(out["speedup"], flush=True)
+    return out
 
 
 def plot(passes: dict, path: Path) -> None:
@@ -234,7 +304,8 @@ def plot(passes: dict, path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["passes", "time", "threads", "all", "model"], default="all",
+    ap.add_argument("--part", choices=["passes", "time", "threads", "dask", "all", "model"],
+                    default="all",
                     help="model: recompute the cost model from the saved time measurements; "
                          "threads: only the thread rows of time (no Dask)")
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"])
@@ -257,6 +328,11 @@ def main() -> None:
         out["cost_model"] = cost_model(out["time"])
         path.write_text(json.dumps(out, indent=1))
         print(json.dumps(out["cost_model"], indent=1))
+    if args.part == "dask":
+        out["dask"] = dask_wall_time(16)
+        out["cost_model"] = cost_model(out["dask"])
+        path.write_text(json.dumps(out, indent=1))
+        print_cost_model(out["cost_model"])
     if args.part == "threads":
         out["threads"] = wall_time(16, dask=False)
         path.write_text(json.dumps(out, indent=1))
