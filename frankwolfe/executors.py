@@ -10,9 +10,9 @@ executor may run them anywhere.  An executor is a small strategy object:
   kernels do; the blocks must tolerate concurrent calls);
 * :class:`DaskExecutor` runs them on a ``dask.distributed`` cluster: the
   blocks are sharded over the workers once (each worker keeps its shard,
-  and whatever the blocks compile or cache, between rounds); per round only
-  the blocks' gradients go out and the oracles' atoms (sparse vertices) come
-  back.
+  and whatever the blocks compile or cache, between rounds, and its own copy
+  of the point the oracles read); per round only what changed in that point
+  goes out and the oracles' atoms (sparse vertices, packed) come back.
 
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import pickle
 import threading
+import time
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -196,9 +197,6 @@ class _Update:
     def nbytes(self) -> int:
         return self.values.nbytes + (0 if self.indices is None else self.indices.nbytes)
 
-    def __reduce__(self):
-        return _Update, (self.base, self.version, self.values, self.indices, self.start)
-
     def apply(self, shard: _Shard) -> bool:
         """Update ``shard.point``; False when the shard does not hold version ``base`` (a
         shard rebuilt or copied since: it needs the whole vector)."""
@@ -291,9 +289,10 @@ def _load_shard(payload: bytes) -> _Shard:
 
 def _shard_round(shard: _Shard, update: _Update, local: list[int]) -> tuple | None:
     """A round's task on a worker: bring the shard's point up to date, then the oracles of
-    its blocks ``local``, packed (:func:`_pack`); None when the shard needs the whole
-    vector first."""
+    its blocks ``local``: their atoms packed (:func:`_pack`) and the seconds it took;
+    None when the shard needs the whole vector first."""
     with shard.lock:
+        tic = time.perf_counter()
         if not update.apply(shard):
             return None
         x = shard.point
@@ -302,7 +301,7 @@ def _shard_round(shard: _Shard, update: _Update, local: list[int]) -> tuple | No
         else:
             atoms = [shard.blocks[j](x[shard.indices[j]].reshape(shard.shapes[j]))
                      for j in local]
-        return _pack(atoms)
+        return _pack(atoms), time.perf_counter() - tic
 
 
 def _pack(atoms: list[Atom]) -> tuple:
@@ -353,9 +352,10 @@ class DaskExecutor(Executor):
     the new values at the changed coordinates, or a dense slice when that is
     smaller; the whole vector the first time and to a shard rebuilt or moved since
     (it answers that it needs it, and gets it in the same round).  The oracles'
-    atoms come back packed, a few arrays per shard.  :attr:`bytes_out` and
-    :attr:`bytes_in` count the arrays shipped and :attr:`whole_updates` the whole
-    vectors sent, for the cost model.
+    atoms come back packed, a few arrays per shard.  For the cost model,
+    :attr:`bytes_out` and :attr:`bytes_in` count the arrays shipped,
+    :attr:`whole_updates` the whole vectors sent and :attr:`worker_seconds` the
+    rounds' critical path on the workers (per round, the slowest shard's task).
 
     Faults: the shard tasks carry their bytes, so when a worker dies the
     scheduler rebuilds its shard elsewhere and re-runs the round's tasks
@@ -389,6 +389,7 @@ class DaskExecutor(Executor):
         self.bytes_out = 0  # point updates sent (arrays' bytes), for the cost model
         self.bytes_in = 0  # and packed atoms received
         self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
+        self.worker_seconds = 0.0  # per round the slowest shard's task, on its worker
         self.shards: list[Any] = []
         self._log = _PointLog()
 
@@ -468,7 +469,8 @@ class DaskExecutor(Executor):
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
                                 f"round of {which.size} block oracles ({err!r})") from err
         out: list[Any] = [None] * which.size
-        for pos, packed in zip(positions, answers):
+        self.worker_seconds += max(sec for _, sec in answers)
+        for pos, (packed, _) in zip(positions, answers):
             self.bytes_in += sum(a.nbytes for a in packed if isinstance(a, np.ndarray))
             for p, a in zip(pos, _unpack(packed)):
                 out[p] = a
