@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -153,76 +154,255 @@ def wall_time(tau_div: int, dask: bool = True, repeats: int = 2) -> dict:
             "pass_median_of_repeats": float(np.median(ratios))}
     print({k: v for k, v in out.items() if k.startswith("speedup")}, flush=True)
     if dask:
-        _dask_wall_time(f, dom, tau, out)
+        out["dask"] = dask_wall_time(tau_div)
     return out
 
 
-def _dask_wall_time(f, dom, tau: int, out: dict) -> None:
+class _Timed:
+    """An executor that adds up the wall time of its rounds (the oracle phase)."""
+
+    seconds = 0.0
+
+    def map_gradient(self, which, gradient):
+        t0 = time.perf_counter()
+        try:
+            return super().map_gradient(which, gradient)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+
+class _TimedSerial(_Timed, fw.SerialExecutor):
+    pass
+
+
+class _TimedDask(_Timed, fw.DaskExecutor):
+    pass
+
+
+def _steady_pass(f, dom, tau: int, ex) -> dict:
+    """The second of three passes (the first ships the whole point to the workers, the
+    last pays the closing certificate): wall seconds, its oracle phase, its bytes."""
+    snap: dict = {}
+
+    def record(s):
+        snap[s.k] = (ex.seconds, getattr(ex, "bytes_out", 0), getattr(ex, "bytes_in", 0),
+                     getattr(ex, "worker_seconds", np.nan), time.process_time())
+
+    res = fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=3, tol=0.0,
+                                          gap_every=10**6, random_state=0, executor=ex,
+                                          callback=record)
+    h = res.history
+    wall = float(h["time"][2] - h["time"][1])
+    (o1, b1, i1, w1, c1), (o2, b2, i2, w2, c2) = snap[1], snap[2]
+    rounds = int(h["rounds"][2] - h["rounds"][1])
+    return {"pass_seconds": wall, "oracle_seconds": o2 - o1, "rounds": rounds,
+            "worker_seconds": w2 - w1,
+            "cpu_per_wall_main": (c2 - c1) / wall,
+            "bytes_out_per_round": (b2 - b1) / rounds, "bytes_in_per_round": (i2 - i1) / rounds,
+            "whole_vectors_sent": getattr(ex, "whole_updates", 0)}
+
+
+def _vm_peak_mb(reset: bool = False) -> float:
+    """This process's peak resident memory (VmHWM, Linux: unlike ``ru_maxrss``, which a
+    process started by another inherits from it, its own); ``reset``: restart it here."""
+    status = Path("/proc/self/status").read_text()
+    peak = float(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmHWM")))
+    if reset:
+        Path("/proc/self/clear_refs").write_text("5")
+    return peak / 1024.0
+
+
+def _worker_memory() -> dict:
+    import psutil
+
+    return {"peak_rss_mb": _vm_peak_mb(), "rss_mb": psutil.Process().memory_info().rss / 2**20}
+
+
+def _probe(c, W: int, nbytes: int) -> dict:
+    """Round-trip latency of an empty task; the time of W empty tasks in one round; the
+    time to ship ``nbytes`` to a worker in a task and get an int back."""
+    def median(fn, reps=15):
+        ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return float(np.median(ts))
+
+    lat = median(lambda: c.submit(int, 1, pure=False).result())
+    many = median(lambda: c.gather([c.submit(int, 1, pure=False) for _ in range(8 * W)]))
+    blob = np.ones(nbytes // 8)
+    ship = median(lambda: c.submit(len, blob, pure=False).result(), reps=7)
+    return {"latency_seconds": lat, "task_seconds": (many - lat) / (8 * W - 1),
+            "ship_bytes": blob.nbytes, "ship_bytes_per_second": blob.nbytes / max(ship - lat, 1e-9)}
+
+
+def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
+    """CoNLL at tau = n / tau_div: seconds per pass and of its oracle phase in process (one
+    thread, batch oracle) and on LocalClusters of 1 and 2 worker processes (one thread
+    each), alternated, the fastest of ``reps`` (all of them kept: ``"all"``); memory of
+    every process."""
+    import warnings
+
     from distributed import Client, LocalCluster
 
-    for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=0) as cl, Client(cl) as c:
-            # warm-up: the closing certificate alone loads the decoders on the workers
-            fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=0, tol=0.0,
-                                            executor=c)
-            # round-trip latency of an empty task
-            lat = []
-            for _ in range(20):
-                t0 = time.perf_counter()
-                c.submit(int, 1, pure=False).result()
-                lat.append(time.perf_counter() - t0)
-            ex = fw.DaskExecutor(c)
-            r = _one_pass(f, dom, tau, executor=ex)
-            r["latency_seconds"] = float(np.median(lat))
-            r["bytes_out_per_round"] = ex.bytes_out / max(r["rounds"], 1)
-            rss = c.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
-            r["peak_rss_mb_workers"] = sorted(rss.values())
-            r["peak_rss_mb_main"] = _rss_mb()
-            label = f"dask {workers} worker" + ("s" if workers > 1 else "")
-            out["runs"][label] = r
-            print(label, r, flush=True)
+    model, X, Y = load("conll")
+    n = len(X)
+    tau = max(1, n // tau_div)
+    dom = SSVMDual(model, X, Y, 1.0 / n)
+    f = dom.dual_objective()
+    out: dict = {"n": n, "tau": tau, "d": dom.dim, "load_before": os.getloadavg(), "runs": {}}
+    fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                    gap_every=10**6, random_state=0)  # warm-up in process
+    out["peak_rss_mb_main_before_dask"] = _vm_peak_mb(reset=True)
+    clusters, probes = {}, {}
+    warnings.filterwarnings("ignore", "Port 8787", UserWarning)
+    for W in (1, 2):
+        cl = LocalCluster(n_workers=W, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit=0)
+        c = Client(cl)
+        # warm-up: shards built and the kernels loaded on the workers
+        fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                        gap_every=10**6, executor=c)
+        probes[W] = _probe(c, W, 4_000_000)  # big enough for the transfer to dominate
+        clusters[W] = (cl, c)
+    try:
+        for rep in range(reps):
+            rows = [("in process, 1 thread", lambda: _TimedSerial())]
+            rows += [(f"dask {W} worker" + ("s" if W > 1 else ""),
+                      lambda W=W: _TimedDask(clusters[W][1])) for W in (1, 2)]
+            for label, make in rows:
+                r = _steady_pass(f, dom, tau, make())
+                print(label, r, flush=True)
+                out.setdefault("all", {}).setdefault(label, []).append(r["pass_seconds"])
+                if label not in out["runs"] or \
+                        r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
+                    out["runs"][label] = r
+        for W, (cl, c) in clusters.items():
+            label = f"dask {W} worker" + ("s" if W > 1 else "")
+            out["runs"][label].update(probes[W])
+            out["runs"][label]["workers"] = sorted(c.run(_worker_memory).values(),
+                                                   key=lambda m: m["peak_rss_mb"])
+    finally:
+        for cl, c in clusters.values():
+            c.close()
+            cl.close()
+    out["peak_rss_mb_main_during_dask"] = _vm_peak_mb()
+    out["load_after"] = os.getloadavg()
+    base = out["runs"]["in process, 1 thread"]
+    one, two = out["runs"]["dask 1 worker"], out["runs"]["dask 2 workers"]
+    out["speedup"] = {"2 vs 1 worker, pass": one["pass_seconds"] / two["pass_seconds"],
+                      "2 vs 1 worker, oracle phase": one["oracle_seconds"] / two["oracle_seconds"],
+                      "2 workers vs in process, pass": base["pass_seconds"] / two["pass_seconds"],
+                      "2 vs 1 worker, pass, medians": float(
+                          np.median(out["all"]["dask 1 worker"])
+                          / np.median(out["all"]["dask 2 workers"]))}
+    print(out["speedup"], flush=True)
+    return out
 
 
-def cost_model(t: dict) -> dict:
-    """Seconds per pass with ``W`` workers and ``R`` rounds per pass:
+def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
+    """Seconds per pass on ``W`` workers, ``R`` rounds of ``tau`` blocks per pass:
 
-        T = n t_srv + R (lat + W B / bw) + n t_orc / W
+        T = n t_srv + n t_orc / W * s(W) + R * (lat + W t_task + c0
+                                                 + (W B_out + B_in) / bw)
 
-    ``t_orc``: oracle seconds per example (in process), ``t_srv``: the server's seconds
-    per block update (pass minus oracle phase, in process), ``lat``: round-trip
-    latency of an empty task, ``B``: the gradient's bytes (sent by the client to each
-    worker every round), ``bw``: bytes per second of that shipping (serialization and
-    transfer), calibrated on the 1-worker run (its oracle phase minus the in-process
-    one).  The 2-worker run checks the model."""
-    n, tau = t["n"], t["tau"]
-    one = t["runs"]["1 thread"]
-    t_orc = one["oracle_seconds"] / n
+    Calibrated on the 1-worker run of ``dask_wall_time``: ``t_srv`` the server's seconds
+    per block update (the pass minus its oracle phase), ``t_orc`` the workers' seconds
+    per example (their tasks' own clocks: point update and oracles), ``c0`` the rest
+    of a round's overhead (the client's O(d) diff of the point, packing, waking up).
+    Measured apart: ``lat`` the round trip of an empty task, ``t_task`` the scheduler's
+    cost of one more task in a round, ``bw`` the bytes per second of shipping a task's
+    arguments (probes of the local cluster); ``B_out`` the point update per worker and
+    round, ``B_in`` the packed atoms per round (counted by the executor); ``s(W)`` the
+    straggler factor of a round (the largest of ``W`` binomial shares of ``tau``
+    random blocks, Gaussian approximation).  The 2-worker run checks the model.
+
+    Projected to ``W`` = 8, 32, 128 at tau = n/16 on CoNLL-sized data and on 100x as many
+    examples (the same features): ``B_out`` grows with the coordinates a round changes
+    (measured per block step) up to the dense vector (8 d bytes), ``B_in`` with tau.
+    Time to the certified gap that tau = n/16 reaches in ``passes`` effective passes
+    (measured on CoNLL; the same number of passes assumed at 100x)."""
+    n, tau, d = t["n"], t["tau"], t["d"]
+    base = t["runs"]["in process, 1 thread"]
+    one, two = t["runs"]["dask 1 worker"], t["runs"]["dask 2 workers"]
+    R1 = one["rounds"]
     t_srv = (one["pass_seconds"] - one["oracle_seconds"]) / n
-    d1 = t["runs"]["dask 1 worker"]
-    rounds = d1["rounds"]
-    lat = d1["latency_seconds"]
-    B = d1["bytes_out_per_round"]  # one worker: the gradient once
-    ship = (d1["oracle_seconds"] - one["oracle_seconds"]) / rounds - lat  # per round
-    bw = B / max(ship, 1e-9)
+    t_orc = one["worker_seconds"] / n
+    lat, t_task, bw = one["latency_seconds"], one["task_seconds"], one["ship_bytes_per_second"]
+    b_out = one["bytes_out_per_round"]  # one worker: the update once per round
+    b_in_per_block = one["bytes_in_per_round"] * R1 / n
+    changes_per_block = b_out / 12.0 / tau  # an index (4 B) and a value (8 B) per change
 
-    def T(nn: int, W: int, R: float) -> float:
-        return nn * t_srv + R * (lat + W * B / bw) + nn * t_orc / W
+    def straggle(W: int, tau_: float) -> float:
+        if W == 1:
+            return 1.0
+        share = tau_ / W
+        return 1.0 + np.sqrt(2.0 * np.log(W) * share * (1 - 1 / W)) / share
 
-    check = {"1 worker (calibration)": {"predicted": T(n, 1, rounds),
-                                        "measured": d1["pass_seconds"]},
-             "2 workers (check)": {"predicted": T(n, 2, rounds),
-                                   "measured": t["runs"]["dask 2 workers"]["pass_seconds"]}}
+    def overhead(W: int, tau_: float, c0: float) -> float:
+        B_out = min(12.0 * changes_per_block * tau_, 8.0 * d)
+        return lat + W * t_task + c0 + (W * B_out + b_in_per_block * tau_) / bw
+
+    c0 = (one["oracle_seconds"] - one["worker_seconds"]) / R1 - overhead(1, tau, 0.0)
+
+    def T(nn: int, W: int, R: int) -> tuple[float, float, float, float]:
+        tau_ = nn / R
+        srv, orc = nn * t_srv, nn * t_orc / W * straggle(W, tau_)
+        com = R * overhead(W, tau_, c0)
+        return srv + orc + com, srv, orc, com
+
+    check = {}
+    for W, row in ((1, one), (2, two)):
+        total, srv, orc, com = T(n, W, R1)
+        check[f"{W} worker" + ("s" if W > 1 else "")] = {
+            "role": "calibration" if W == 1 else "check",
+            "predicted_pass": total, "measured_pass": row["pass_seconds"],
+            "predicted_workers": orc, "measured_workers": row["worker_seconds"],
+            "predicted_oracle_phase": orc + com, "measured_oracle_phase": row["oracle_seconds"]}
     proj = {}
     for scale in (1, 100):
         for W in (8, 32, 128):
-            sec = T(n * scale, W, 16)  # tau = n/16: 16 rounds per pass
-            proj[f"{scale}x CoNLL, {W} workers, tau=n/16"] = {
-                "seconds_per_pass": sec, "passes_per_second": 1.0 / sec,
-                "server_share": n * scale * t_srv / sec}
+            total, srv, orc, com = T(n * scale, W, 16)  # tau = n/16: 16 rounds per pass
+            proj[f"{scale}x CoNLL, {W} workers"] = {
+                "n": n * scale, "workers": W, "seconds_per_pass": total,
+                "passes_per_second": 1.0 / total, "server": srv, "oracles": orc,
+                "rounds_overhead": com, "minutes_to_gap": passes * total / 60.0}
+    in_process = (base["pass_seconds"]) / n
+    serial = {f"{scale}x CoNLL, in process (1 thread)": n * scale * in_process
+              for scale in (1, 100)}
     return {"t_oracle_per_example": t_orc, "t_server_per_block_update": t_srv,
-            "latency_seconds": lat, "bytes_per_round_per_worker": B,
-            "shipping_bytes_per_second": bw, "tau": tau, "check": check, "projection": proj}
+            "latency_seconds": lat, "task_seconds": t_task, "ship_bytes_per_second": bw,
+            "bytes_out_per_round_per_worker": b_out, "bytes_in_per_block": b_in_per_block,
+            "changes_per_block": changes_per_block, "c0_per_round": c0, "tau": tau,
+            "passes_to_gap": passes, "gap": gap, "check": check, "projection": proj,
+            "in_process_seconds_per_pass": serial}
+
+
+def print_cost_model(m: dict) -> None:
+    """The cost model as Markdown tables."""
+    print(f"t_orc {m['t_oracle_per_example'] * 1e6:.1f} us/example, t_srv "
+          f"{m['t_server_per_block_update'] * 1e6:.1f} us/update, lat "
+          f"{m['latency_seconds'] * 1e3:.1f} ms, t_task {m['task_seconds'] * 1e3:.2f} ms, "
+          f"bw {m['ship_bytes_per_second'] / 1e6:.0f} MB/s, B_out "
+          f"{m['bytes_out_per_round_per_worker'] / 1e3:.0f} kB/round/worker, B_in "
+          f"{m['bytes_in_per_block'] / 1e3:.2f} kB/block, c0 {m['c0_per_round'] * 1e3:.1f} ms/round")
+    print("\n| Dask run | s/pass: model | measured | workers' critical path: model | measured "
+          "| oracle phase: model | measured |")
+    print("|---|---|---|---|---|---|---|")
+    for k, v in m["check"].items():
+        print(f"| {k} ({v['role']}) | {v['predicted_pass']:.2f} | {v['measured_pass']:.2f} | "
+              f"{v['predicted_workers']:.2f} | {v['measured_workers']:.2f} | "
+              f"{v['predicted_oracle_phase']:.2f} | {v['measured_oracle_phase']:.2f} |")
+    print(f"\n| data, workers | s/pass | passes/s | server | oracles | rounds' overhead | "
+          f"to gap {m['gap']} ({m['passes_to_gap']:g} passes) |")
+    print("|---|---|---|---|---|---|---|")
+    for k, v in m["projection"].items():
+        print(f"| {k} | {v['seconds_per_pass']:.2f} | {v['passes_per_second']:.3g} | "
+              f"{v['server']:.2f} | {v['oracles']:.2f} | {v['rounds_overhead']:.2f} | "
+              f"{v['minutes_to_gap']:.1f} min |")
+    for k, v in m["in_process_seconds_per_pass"].items():
+        print(f"| {k} | {v:.2f} | {1 / v:.3g} | | | | {m['passes_to_gap'] * v / 60:.1f} min |")
 
 
 def plot(passes: dict, path: Path) -> None:
@@ -252,7 +432,8 @@ def plot(passes: dict, path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=["passes", "time", "threads", "all", "model"], default="all",
+    ap.add_argument("--part", choices=["passes", "time", "threads", "dask", "all", "model"],
+                    default="all",
                     help="model: recompute the cost model from the saved time measurements; "
                          "threads: only the thread rows of time (no Dask)")
     ap.add_argument("--data", nargs="+", default=["ocr", "conll"])
@@ -274,17 +455,23 @@ def main() -> None:
         plot(out["passes"], RESULTS / "ssvm_parallel.png")
     if args.part in ("time", "all"):
         out["time"] = wall_time(16)
-        out["cost_model"] = cost_model(out["time"])
+        out["cost_model"] = cost_model(out["time"]["dask"])
         path.write_text(json.dumps(out, indent=1))
-        print(json.dumps(out["cost_model"], indent=1))
+        print_cost_model(out["cost_model"])
+    if args.part == "dask":
+        out["dask"] = dask_wall_time(16)
+        out["cost_model"] = cost_model(out["dask"])
+        path.write_text(json.dumps(out, indent=1))
+        print_cost_model(out["cost_model"])
     if args.part == "threads":
         out["threads"] = wall_time(16, dask=False, repeats=args.repeats)
         path.write_text(json.dumps(out, indent=1))
     if args.part == "model":
-        plot(out["passes"], RESULTS / "ssvm_parallel.png")
-        out["cost_model"] = cost_model(out["time"])
+        if "passes" in out:
+            plot(out["passes"], RESULTS / "ssvm_parallel.png")
+        out["cost_model"] = cost_model(out["dask"] if "dask" in out else out["time"]["dask"])
         path.write_text(json.dumps(out, indent=1))
-        print(json.dumps(out["cost_model"], indent=1))
+        print_cost_model(out["cost_model"])
 
 
 if __name__ == "__main__":

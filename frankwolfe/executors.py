@@ -10,17 +10,19 @@ executor may run them anywhere.  An executor is a small strategy object:
   kernels do; the blocks must tolerate concurrent calls);
 * :class:`DaskExecutor` runs them on a ``dask.distributed`` cluster: the
   blocks are sharded over the workers once (each worker keeps its shard,
-  and whatever the blocks compile or cache, between rounds); per round only
-  the blocks' gradients go out and the oracles' atoms (sparse vertices) come
-  back.
+  and whatever the blocks compile or cache, between rounds, and its own copy
+  of the point the oracles read); per round only what changed in that point
+  goes out and the oracles' atoms (sparse vertices, packed) come back.
 
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
 """
 
 from __future__ import annotations
 
+import math
 import pickle
 import threading
+import time
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -195,27 +197,157 @@ def _dumps(obj: Any) -> bytes:
         return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+class _Update:
+    """What brings a shard's copy of the round's point to ``version``: the whole vector
+    (``base`` None), or, on top of version ``base``, the new values at ``indices`` or a
+    dense slice of them from ``start``.  New values, not differences, so the shard's copy
+    is the client's vector bit for bit."""
+
+    __slots__ = ("base", "version", "indices", "start", "values")
+
+    def __init__(self, base: int | None, version: int, values: np.ndarray,
+                 indices: np.ndarray | None = None, start: int = 0) -> None:
+        self.base, self.version, self.values = base, version, values
+        self.indices, self.start = indices, start
+
+    @property
+    def nbytes(self) -> int:
+        return self.values.nbytes + (0 if self.indices is None else self.indices.nbytes)
+
+    def apply(self, shard: _Shard) -> bool:
+        """Update ``shard.point``; False when the shard does not hold version ``base`` (a
+        shard rebuilt or copied since: it needs the whole vector)."""
+        if self.base is None:
+            shard.point = np.array(self.values, dtype=float)  # writable, its own memory
+        elif shard.version == self.version:
+            return True  # a re-run of this round's task: applied already
+        elif shard.version != self.base:
+            return False
+        elif self.indices is None:
+            shard.point[self.start:self.start + self.values.size] = self.values
+        else:
+            shard.point[self.indices] = self.values
+        shard.version = self.version
+        return True
+
+
+class _PointLog:
+    """The client's side of the shipping: the last vector sent (one copy), its version, and
+    the coordinates that changed at each of the latest versions, from which a shard that
+    sat out rounds gets the union."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self.keep = keep
+        self.last: np.ndarray | None = None
+        self.version = 0
+        self.changed: dict[int, np.ndarray] = {}
+
+    def advance(self, g: np.ndarray) -> None:
+        """Record ``g`` (contiguous float64) as the round's point."""
+        if self.last is None or self.last.shape != g.shape:
+            self.last = g.copy()
+            self.changed.clear()
+            self.version += 1
+            return
+        # bit patterns: a sign of zero or a NaN payload changes as the float does
+        changed = np.flatnonzero(g.view(np.int64) != self.last.view(np.int64))
+        if changed.size == 0:
+            return
+        self.last[changed] = g[changed]
+        self.version += 1
+        self.changed[self.version] = changed
+        total = sum(c.size for c in self.changed.values())
+        while len(self.changed) > self.keep or total > g.size:  # older shards: whole vector
+            total -= self.changed.pop(min(self.changed)).size
+
+    def update(self, base: int | None) -> _Update:
+        """The update from version ``base`` (None: none held) to the current one: sparse
+        (new values at the changed coordinates) or a dense slice, whichever is smaller,
+        or the whole vector."""
+        v, last = self.version, self.last
+        if base == v:
+            return _Update(base, v, last[:0].copy(), start=0)
+        if base is None or any(u not in self.changed for u in range(base + 1, v + 1)):
+            return _Update(None, v, last.copy())
+        parts = [self.changed[u] for u in range(base + 1, v + 1)]
+        idx = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+        itype = np.int32 if last.size < 2**31 else np.int64
+        if (hi - lo) * last.itemsize <= idx.size * (last.itemsize + np.dtype(itype).itemsize):
+            return _Update(base, v, last[lo:hi].copy(), start=lo)
+        return _Update(base, v, last[idx], indices=idx.astype(itype))
+
+
 class _Shard:
     """A worker's blocks (built once on the worker from the pickled shard; rebuilt by the
-    scheduler on another worker when this one dies, since the bytes travel in the task)."""
+    scheduler on another worker when this one dies, since the bytes travel in the task)
+    and its copy of the round's point (``version`` says which: see :class:`_Update`).
+
+    The payload holds either the shard's batch oracle (``batch``: one call per round) or
+    its block LMOs with their coordinates and shapes (one call per block)."""
 
     def __init__(self, payload: bytes) -> None:
         self.payload = payload
-        self.blocks, self.indices, self.shapes = pickle.loads(payload)
+        self.blocks, self.indices, self.shapes, self.batch = pickle.loads(payload)
+        self.point: np.ndarray | None = None
+        self.version: int | None = None
         self.lock = threading.Lock()  # one round at a time per shard: blocks share scratch
 
-    def __reduce__(self):  # when Dask moves a shard to another worker
+    def __reduce__(self):  # when Dask moves a shard to another worker: without its point
         return _Shard, (self.payload,)
+
+    def __sizeof__(self) -> int:  # what the scheduler weighs before moving a shard
+        return len(self.payload) + (0 if self.point is None else self.point.nbytes)
 
 
 def _load_shard(payload: bytes) -> _Shard:
     return _Shard(payload)
 
 
-def _shard_map(shard: _Shard, local: list[int], gradient: np.ndarray) -> list[Atom]:
+def _shard_round(shard: _Shard, update: _Update, local: list[int]) -> tuple | None:
+    """A round's task on a worker: bring the shard's point up to date, then the oracles of
+    its blocks ``local``: their atoms packed (:func:`_pack`) and the seconds it took;
+    None when the shard needs the whole vector first."""
     with shard.lock:
-        return [shard.blocks[j](gradient[shard.indices[j]].reshape(shard.shapes[j]))
-                for j in local]
+        tic = time.perf_counter()
+        if not update.apply(shard):
+            return None
+        x = shard.point
+        if shard.batch is not None:
+            atoms = shard.batch(local, x)
+        else:
+            atoms = [shard.blocks[j](x[shard.indices[j]].reshape(shard.shapes[j]))
+                     for j in local]
+        return _pack(atoms), time.perf_counter() - tic
+
+
+def _pack(atoms: list[Atom]) -> tuple:
+    """Sparse atoms as a few arrays (a handful of message parts, not two per atom), their
+    indices in 32 bits when they fit."""
+    if not atoms or not all(a.is_sparse for a in atoms):
+        return ("atoms", atoms)
+    sizes = np.fromiter((a.indices.size for a in atoms), dtype=np.int64, count=len(atoms))
+    off = np.concatenate(([0], np.cumsum(sizes)))
+    shapes = [a.shape for a in atoms]
+    small = max(math.prod(sh) for sh in shapes) < 2**31
+    idx = np.concatenate([a.indices for a in atoms]).astype(np.int32 if small else np.int64)
+    return ("sparse", off, idx, np.concatenate([a.values for a in atoms]), shapes,
+            [a._key for a in atoms])
+
+
+def _unpack(packed: tuple) -> list[Atom]:
+    if packed[0] == "atoms":
+        return packed[1]
+    _, off, idx, val, shapes, keys = packed
+    idx = idx.astype(np.int64)
+    out = []
+    for k, (shape, key) in enumerate(zip(shapes, keys)):
+        # the atoms were checked where they were made: rebuilt without Atom's checks
+        a = Atom.__new__(Atom)
+        a.shape, a._key, a._dense = shape, key, None
+        a.indices, a.values = idx[off[k]:off[k + 1]], val[off[k]:off[k + 1]]
+        out.append(a)
+    return out
 
 
 def _is_client(obj: Any) -> bool:
@@ -225,12 +357,22 @@ def _is_client(obj: Any) -> bool:
 class DaskExecutor(Executor):
     """The oracles on a ``dask.distributed`` cluster, blocks sharded over its workers.
 
-    :meth:`start` pickles the blocks (they must be picklable) into one
-    contiguous shard per worker and has each worker build its shard once, and waits
-    until they are built.  Per round the gradient goes once to each worker involved
-    (``dask.distributed.Client.scatter``), and each shard reads its blocks' slices
-    (kept in the worker's memory between rounds).  A round sends each shard
-    the gradients of its requested blocks and gathers the atoms.
+    The blocks (they must be picklable) go in one contiguous shard per worker, each
+    built once on its worker and kept there with whatever its oracles compile or
+    cache; when the domain's batch block oracle can be cut into shards (a ``shard(range)``
+    method, as the chain SSVM dual's), a shard holds only that piece and answers its
+    blocks of a round in one call.  The shards are built when the solver hands over the
+    batch oracle (set-up time), else before the first round.
+
+    Each shard keeps its own copy of the point the oracles read (the gradient).  A
+    round sends each shard involved only what changed since the version it holds:
+    the new values at the changed coordinates, or a dense slice when that is
+    smaller; the whole vector the first time and to a shard rebuilt or moved since
+    (it answers that it needs it, and gets it in the same round).  The oracles'
+    atoms come back packed, a few arrays per shard.  For the cost model,
+    :attr:`bytes_out` and :attr:`bytes_in` count the arrays shipped,
+    :attr:`whole_updates` the whole vectors sent and :attr:`worker_seconds` the
+    rounds' critical path on the workers (per round, the slowest shard's task).
 
     Faults: the shard tasks carry their bytes, so when a worker dies the
     scheduler rebuilds its shard elsewhere and re-runs the round's tasks
@@ -250,6 +392,7 @@ class DaskExecutor(Executor):
     """
 
     name = "dask"
+    whole_gradient = True
 
     def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2) -> None:
         if not _is_client(client):
@@ -260,37 +403,54 @@ class DaskExecutor(Executor):
         self.client = client
         self.n_shards = n_shards
         self.retries = int(retries)
-        self.bytes_out = 0  # gradients sent, for the cost model
-
-    whole_gradient = True
+        self.bytes_out = 0  # point updates sent (arrays' bytes), for the cost model
+        self.bytes_in = 0  # and packed atoms received
+        self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
+        self.worker_seconds = 0.0  # per round the slowest shard's task, on its worker
+        self.shards: list[Any] = []
+        self._log = _PointLog()
 
     def start(self, blocks, indices=None, shapes=None):
         if indices is None or shapes is None:
             raise ValueError("DaskExecutor.start needs the blocks' indices and shapes")
         super().start(blocks, indices, shapes)
+        self.close()
         n = len(blocks)
         try:
-            workers = sorted(self.client.scheduler_info()["workers"])
+            self._workers = sorted(self.client.scheduler_info()["workers"])
         except Exception as err:
             raise ExecutorError(f"DaskExecutor: the cluster does not answer ({err!r})") from err
-        if not workers:
+        if not self._workers:
             raise ExecutorError("DaskExecutor: the cluster has no workers")
-        m = max(1, min(n, self.n_shards or len(workers)))
-        cuts = np.linspace(0, n, m + 1).astype(np.int64)
-        self.owner = np.repeat(np.arange(m), np.diff(cuts))
-        self.local = np.arange(n) - cuts[self.owner]
-        self.shards = []
-        for s in range(m):
+        m = max(1, min(n, self.n_shards or len(self._workers)))
+        self._cuts = np.linspace(0, n, m + 1).astype(np.int64)
+        self.owner = np.repeat(np.arange(m), np.diff(self._cuts))
+        self.local = np.arange(n) - self._cuts[self.owner]
+        self._seen: list[int | None] = [None] * m  # the point's version each shard holds
+
+    def use_batch_oracle(self, oracle):
+        if oracle is None or not callable(getattr(oracle, "shard", None)):
+            return False  # the blocks one by one on the workers
+        self._build(oracle)
+        return True
+
+    def _build(self, batch: Any = None) -> None:
+        """Pickle the shards and have each built on its worker (waits for them)."""
+        cuts, workers = self._cuts, self._workers
+        for s in range(cuts.size - 1):
             a, b = int(cuts[s]), int(cuts[s + 1])
-            part = list(blocks[a:b])
-            try:
-                payload = _dumps((part, list(indices[a:b]), list(shapes[a:b])))
-            except Exception as err:
-                bad = next((int(cuts[s]) + j for j, b in enumerate(part) if not _picklable(b)),
-                           int(cuts[s]))
-                raise TypeError(
-                    f"DaskExecutor: the block LMOs must be picklable to run on a cluster; "
-                    f"block {bad} ({type(blocks[bad]).__name__}) is not: {err}") from err
+            if batch is not None:
+                payload = _dumps((None, None, None, batch.shard(range(a, b))))
+            else:
+                part = list(self.blocks[a:b])
+                try:
+                    payload = _dumps((part, list(self.indices[a:b]), list(self.shapes[a:b]),
+                                      None))
+                except Exception as err:
+                    bad = next((a + j for j, blk in enumerate(part) if not _picklable(blk)), a)
+                    raise TypeError(
+                        f"DaskExecutor: the block LMOs must be picklable to run on a cluster; "
+                        f"block {bad} ({type(self.blocks[bad]).__name__}) is not: {err}") from err
             with warnings.catch_warnings():  # the bytes travel in the task on purpose
                 warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
                 self.shards.append(self.client.submit(
@@ -298,7 +458,7 @@ class DaskExecutor(Executor):
                     allow_other_workers=True, retries=self.retries))
         from distributed import wait
 
-        wait(self.shards)  # the shards are in place before the first round (set-up time)
+        wait(self.shards)  # the shards are in place before the first round
 
     def map(self, which, directions):
         # block slices of one gradient are what the engine hands out; a user calling map
@@ -309,36 +469,56 @@ class DaskExecutor(Executor):
         return self.map_gradient(which, g)
 
     def map_gradient(self, which, gradient):
+        if not self.shards:
+            self._build()
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
-        futures, positions = [], []
-        shards = np.unique(owner)
+        shards = np.unique(owner).tolist()
+        positions = [np.flatnonzero(owner == s) for s in shards]
+        self._log.advance(np.ascontiguousarray(gradient, dtype=float).reshape(-1))
         try:
             if getattr(self.client, "status", "running") in ("closing", "closed"):
                 raise OSError("the client is closed")
-            g = self.client.scatter(np.ascontiguousarray(gradient, dtype=float),
-                                    broadcast=shards.size > 1, hash=False)
-            self.bytes_out += gradient.nbytes * shards.size
-            for s in shards:
-                pos = np.flatnonzero(owner == s)
-                futures.append(self.client.submit(_shard_map, self.shards[s],
-                                                  self.local[which[pos]].tolist(), g,
-                                                  pure=False, retries=self.retries))
-                positions.append(pos)
-            answers = self.client.gather(futures)
+            answers = self._round(shards, [self.local[which[p]].tolist() for p in positions])
         except Exception as err:
             if not _cluster_lost(err):
                 raise  # an oracle's own error, as raised on the worker
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
                                 f"round of {which.size} block oracles ({err!r})") from err
         out: list[Any] = [None] * which.size
-        for pos, atoms in zip(positions, answers):
-            for p, a in zip(pos, atoms):
+        self.worker_seconds += max(sec for _, sec in answers)
+        for pos, (packed, _) in zip(positions, answers):
+            self.bytes_in += sum(a.nbytes for a in packed if isinstance(a, np.ndarray))
+            for p, a in zip(pos, _unpack(packed)):
                 out[p] = a
         return out
 
+    def _round(self, shards: list[int], local: list[list[int]]) -> list[tuple]:
+        """Each shard's packed answers; a shard that no longer holds the version its update
+        builds on (rebuilt or moved) is asked again with the whole vector."""
+        answers: list[Any] = [None] * len(shards)
+        todo = list(range(len(shards)))
+        for whole in (False, True):
+            futures = []
+            for k in todo:
+                s = shards[k]
+                up = self._log.update(None if whole else self._seen[s])
+                self.bytes_out += up.nbytes
+                self.whole_updates += up.base is None
+                with warnings.catch_warnings():  # a whole vector travels in its task
+                    warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+                    futures.append(self.client.submit(_shard_round, self.shards[s], up, local[k],
+                                                      pure=False, retries=self.retries))
+            for k, got in zip(todo, self.client.gather(futures)):
+                answers[k] = got
+                self._seen[shards[k]] = None if got is None else self._log.version
+            todo = [k for k in todo if answers[k] is None]
+            if not todo:
+                return answers
+        raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
+
     def close(self):
-        for f in getattr(self, "shards", []):
+        for f in self.shards:
             try:
                 f.release()
             except Exception:  # the client may be gone already

@@ -51,13 +51,14 @@ def cluster():
     finally:
         if client is not None:
             client.close()
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        for group in (workers, procs[:1]):  # the workers first: they leave without retrying
+            for p in group:
+                p.terminate()
+            for p in group:
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +83,75 @@ def test_training_through_the_cluster_matches_serial_training(cluster, chain):
     # the cluster answers as this process would: the same iterates as in-process rounds
     here = StructuredSVM(ChainModel(3, 4), batch_size=20, n_jobs=1, **kw).fit(X, Y)
     np.testing.assert_allclose(remote.w_, here.w_, rtol=0, atol=1e-12)
+
+
+def test_point_updates_rebuild_the_clients_vector_bit_for_bit():
+    """What a shard holds after the updates is the client's vector byte for byte: sparse
+    changes, a dense stretch, a sign of zero, a NaN; a shard that sat out rounds gets the
+    union, one too far behind or rebuilt (no point) the whole vector."""
+    from types import SimpleNamespace
+
+    from frankwolfe.executors import _PointLog
+
+    rng = np.random.default_rng(0)
+    log = _PointLog(keep=4)
+    g = rng.standard_normal(1000)
+    g[5] = 0.0
+    log.advance(g)
+    every, lagging = (SimpleNamespace(point=None, version=None) for _ in range(2))
+    for shard in (every, lagging):
+        up = log.update(shard.version)
+        assert up.base is None and up.apply(shard)
+    kinds = []
+    for r in range(10):
+        g = g.copy()
+        if r == 3:
+            g[100:400] = rng.standard_normal(300)  # dense: a slice is smaller
+        elif r == 4:
+            g[5] = -0.0  # equal to 0.0 as floats, not as bits
+        elif r == 6:
+            g[7] = np.nan
+        elif r != 8:  # r == 8: nothing changes
+            g[rng.choice(1000, 20, replace=False)] += 1.0
+        log.advance(g)
+        up = log.update(every.version)
+        kinds.append("empty" if up.values.size == 0 else
+                     "slice" if up.indices is None else f"sparse {up.indices.size}")
+        assert up.apply(every)
+        assert every.point.tobytes() == g.tobytes()
+        if r in (1, 3, 9):  # the lagging shard: the union of 2 rounds, then of 3 too far back
+            up = log.update(lagging.version)
+            assert (up.base is None) == (r == 9) and up.apply(lagging)
+            assert lagging.point.tobytes() == g.tobytes()
+    # one changed value: a slice of one (8 bytes) beats an index and a value
+    assert kinds == ["sparse 20"] * 3 + ["slice", "slice", "sparse 20", "slice", "sparse 20",
+                                         "empty", "sparse 20"]
+    rebuilt = SimpleNamespace(point=None, version=None)  # a shard built again elsewhere
+    assert not log.update(every.version - 1).apply(rebuilt)
+    assert log.update(None).apply(rebuilt) and rebuilt.point.tobytes() == g.tobytes()
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_a_shard_of_the_batch_oracle_answers_as_the_blocks(ids):
+    """What a worker holds: the chain batch oracle cut to blocks 10..19, pickled, answers
+    them (numbered from 0) as the blocks' own oracles do, with the whole set's scaling."""
+    import pickle
+
+    from test_bcfw_fused import _chain  # 25 chains, dense features or attribute ids
+
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    shard = pickle.loads(pickle.dumps(dom.batch_block_oracle().shard(range(10, 20))))
+    assert shard.data.n == 10
+    g = np.random.default_rng(1).normal(size=dom.dim)
+    g[-1] = -0.7
+    for j, a in zip([4, 0, 9], shard([4, 0, 9], g)):
+        ref = dom.blocks[10 + j](g[dom.block_indices[10 + j]])
+        assert a.key == ref.key and a.shape == ref.shape
+        np.testing.assert_array_equal(a.indices, ref.indices)
+        np.testing.assert_array_equal(a.values, ref.values)
+    with pytest.raises(ValueError, match=r"contiguous range within range\(0, 25\)"):
+        dom.batch_block_oracle().shard(range(20, 30))
 
 
 def test_unpicklable_block_gets_a_clear_error(cluster):
@@ -132,8 +202,12 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
             workers[1].kill()
             workers[1].wait(timeout=30)
 
-    res = fw.block_coordinate_frank_wolfe(f, dom, executor=client, callback=kill, **kw)
+    ex = fw.DaskExecutor(client)
+    res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
     assert workers[1].poll() is not None and len(client.scheduler_info()["workers"]) == 1
     assert res.nit == 12 and res.extra["n_block_steps"] == ref.extra["n_block_steps"]
     assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    # the shard rebuilt on the surviving worker asked for the whole point, once; the
+    # other rounds sent updates only
+    assert ex.whole_updates == 3

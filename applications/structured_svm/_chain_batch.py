@@ -4,6 +4,7 @@ as atoms for the Python engine, as stored labellings for compiled mini-batch rou
 
 from __future__ import annotations
 
+import copy
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -295,6 +296,21 @@ class ChainBlockVertices:
         return [Atom.sparse(pos[voff[k]:voff[k + 1]], val[voff[k]:voff[k + 1]],
                             (int(sizes[i]),), key=tuple(labels[loff[k]:loff[k + 1]].tolist()))
                 for k, i in enumerate(which.tolist())]
+
+    def shard(self, blocks: range) -> ChainBlockVertices:
+        """The oracle of the contiguous blocks ``blocks`` alone, holding only their
+        examples and answering them as blocks ``0, ..., len(blocks) - 1`` (what one
+        cluster worker keeps: :class:`~frankwolfe.DaskExecutor`)."""
+        a, b = blocks.start, blocks.stop
+        if blocks.step != 1 or not 0 <= a <= b <= self.aoff.size - 1:
+            raise ValueError(f"ChainBlockVertices.shard: blocks must be a contiguous range "
+                             f"within range(0, {self.aoff.size - 1}), got {blocks!r}")
+        out = copy.copy(self)  # lam, n and the 1/(lam n) scale stay the whole set's
+        out.data = self.data.subset(a, b)
+        out.aoff = self.aoff[a:b + 1] - self.aoff[a]
+        out.active = self.active[self.aoff[a]:self.aoff[b]]
+        out.sizes = self.sizes[a:b]
+        return out
 
 
 # -- compiled mini-batch rounds: the vertices as stored labellings ------------------------

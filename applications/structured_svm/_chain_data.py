@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,20 @@ class ChainData:
         self.F = model.n_unary
         self.d = model.size_joint_feature
         self._gram: tuple[np.ndarray, np.ndarray] | None = None
+
+    def subset(self, start: int, stop: int) -> ChainData:
+        """The sequences ``start, ..., stop - 1`` alone (views of their rows), e.g. the shard
+        of the data set that one cluster worker keeps."""
+        out = copy.copy(self)
+        lo, hi = int(self.off[start]), int(self.off[stop])
+        out.off = self.off[start:stop + 1] - lo
+        out.n = int(stop - start)
+        out.Lmax = int(np.diff(out.off).max(initial=0))
+        out.If = self.If[lo:hi] if self.If.size else self.If
+        out.Xf = self.Xf[lo:hi] if self.Xf.size else self.Xf
+        out.Yf = self.Yf[lo:hi] if self.Yf.size else self.Yf
+        out._gram = None
+        return out
 
     def gram(self) -> tuple[np.ndarray, np.ndarray]:
         """Token Gram matrices of all sequences, flat, and their offsets (computed once)."""

@@ -118,7 +118,10 @@ class ProductDomain(LMO):
         their slices, in that order; safe to call from several threads on disjoint
         lists), or ``None`` (default: the blocks are asked one by one).  Mini-batch
         rounds hand it one chunk of a round per thread, so a domain whose kernels
-        release the GIL answers in parallel."""
+        release the GIL answers in parallel.  An oracle that also has a method
+        ``shard(blocks: range)`` returning the (picklable) oracle of those contiguous
+        blocks alone, numbered from 0, is cut into one piece per cluster worker by
+        :class:`~frankwolfe.DaskExecutor`."""
         return None
 
     def embed(self, i: int, atom: Atom) -> Atom:
