@@ -12,6 +12,7 @@ corrective QP with the same machinery on the working-set domain (:mod:`.working_
 
 from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
+from .compiled_pairwise import compiled_pairwise_frank_wolfe, supports_compiled_pairwise
 from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from .fcfw import fully_corrective_frank_wolfe
 from .frank_wolfe import frank_wolfe
@@ -24,6 +25,8 @@ __all__ = [
     "frank_wolfe",
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
+    "compiled_pairwise_frank_wolfe",
+    "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe",
     "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe",
