@@ -8,6 +8,9 @@ steps (:mod:`.block_steps`), the per-block store (:mod:`.block_store`) and the
 compiled protocol with its one driver (:mod:`.compiled_blocks`: Frank-Wolfe or
 pairwise block steps).  Fully corrective FW on a product domain solves its
 corrective QP with the same machinery on the working-set domain (:mod:`.working_set`).
+Least squares over the l1 ball or the simplex can run compiled end to end
+(:mod:`.compiled_pairwise`: corrective rounds and pairwise steps in numba, a chunk
+of them per outer iteration of the same driver).
 """
 
 from .away import away_step_frank_wolfe
