@@ -10,7 +10,10 @@ cached products ``A e_i`` make an iteration O(m + n)) and
 a signed support).
 
 * :func:`solve_lasso` - one problem, any of ``"fw"``, ``"away"``,
-  ``"pairwise"``, ``"rafw"``, ``"fcfw"``;
+  ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"compiled"`` (the core's compiled
+  pairwise method with corrective rounds,
+  :func:`frankwolfe.compiled_pairwise_frank_wolfe`), or ``"auto"`` (the default:
+  ``"compiled"`` for a scipy.sparse ``A``, ``"pairwise"`` for a dense one);
 * :func:`lasso_path` - a regularization path over radii, each problem warm
   started from the previous solution's active set;
 * :func:`penalty_from_radius`, :func:`radius_from_penalty`, :func:`alpha_max`
@@ -65,16 +68,26 @@ METHODS = {
     "pfw": fw.pairwise_frank_wolfe,
     "rafw": fw.randomized_away_step_frank_wolfe,
     "fcfw": fw.fully_corrective_frank_wolfe,
+    "compiled": fw.compiled_pairwise_frank_wolfe,
+    "auto": None,  # chosen per problem by _choose
 }
+#: keywords of the compiled method besides the run keywords ("auto" picks it only then)
+_COMPILED_OPTIONS = {"corrective", "refresh_every", "cache_bytes", "tol", "rtol", "max_iter",
+                     "time_limit", "callback", "verbose", "history_every", "progress"}
 
 
-def _solver(method: str) -> Any:
+def _solver(method: str, A: Any = None, options: Any = ()) -> Any:
     try:
-        return METHODS[str(method).lower()]
+        solver = METHODS[str(method).lower()]
     except KeyError:
         raise ValueError(
             f"`method` must be one of {sorted(METHODS)}, got {method!r}"
         ) from None
+    if solver is None:  # "auto": the compiled method where it is the faster one
+        # on a dense A the Python path's BLAS products are faster
+        compiled = sp.issparse(A) and set(options) <= _COMPILED_OPTIONS
+        solver = fw.compiled_pairwise_frank_wolfe if compiled else fw.pairwise_frank_wolfe
+    return solver
 
 
 def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
@@ -148,7 +161,7 @@ def solve_lasso(
     A: Any,
     b: Any,
     radius: float,
-    method: str = "pairwise",
+    method: str = "auto",
     x0: np.ndarray | ActiveSet | None = None,
     *,
     tol: float = 1e-8,
@@ -164,9 +177,13 @@ def solve_lasso(
     b : array_like, shape (m,)
     radius : float
         The l1 bound, positive.
-    method : str, default "pairwise"
+    method : str, default "auto"
         ``"fw"``, ``"away"`` (``"afw"``), ``"pairwise"`` (``"pfw"``),
-        ``"rafw"`` or ``"fcfw"``.
+        ``"rafw"``, ``"fcfw"``, ``"compiled"``
+        (:func:`frankwolfe.compiled_pairwise_frank_wolfe`: pairwise steps and
+        corrective rounds in numba, the fastest on a sparse ``A``) or
+        ``"auto"``: ``"compiled"`` for a scipy.sparse ``A`` (unless ``options``
+        holds keywords only the other methods take), ``"pairwise"`` otherwise.
     x0 : ndarray or ActiveSet, optional
         Warm start.  An array is converted with :func:`warm_start` for the
         active-set methods (shrunk into the ball if needed); default: the
@@ -195,7 +212,7 @@ def solve_lasso(
     """
     A, b = _check_problem(A, b)
     radius = _check_radius(radius)
-    solver = _solver(method)
+    solver = _solver(method, A, options)
     n = A.shape[1]
     f = objective if objective is not None else LeastSquares(A, b)
     lmo = L1Ball(radius, dim=n)
@@ -245,7 +262,7 @@ def lasso_path(
     A: Any,
     b: Any,
     radii: Sequence[float] | np.ndarray,
-    method: str = "pairwise",
+    method: str = "auto",
     *,
     tol: float = 1e-8,
     max_iter: int = 10000,
@@ -352,7 +369,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     ----------
     radius : float, default 1.0
         The l1 bound on the coefficients.
-    method : str, default "pairwise"
+    method : str, default "auto"
         See :func:`solve_lasso`.
     tol : float, default 1e-8
         Target Frank-Wolfe gap.
@@ -392,7 +409,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         "warm_start": ["boolean"],
     }
 
-    def __init__(self, radius: float = 1.0, method: str = "pairwise", tol: float = 1e-8,
+    def __init__(self, radius: float = 1.0, method: str = "auto", tol: float = 1e-8,
                  max_iter: int = 10000, fit_intercept: bool = True,
                  warm_start: bool = False) -> None:
         self.radius = radius

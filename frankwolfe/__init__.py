@@ -15,12 +15,14 @@ from .algorithms import (
     away_step_frank_wolfe,
     biconjugate_frank_wolfe,
     block_coordinate_frank_wolfe,
+    compiled_pairwise_frank_wolfe,
     conjugate_frank_wolfe,
     frank_wolfe,
     fully_corrective_frank_wolfe,
     pairwise_frank_wolfe,
     randomized_away_step_frank_wolfe,
     saddle_point_frank_wolfe,
+    supports_compiled_pairwise,
 )
 from .algorithms.saddle import _minimize_saddle
 from .atoms import Atom
@@ -65,6 +67,7 @@ for _names, _solver in (
     (("fw", "frank_wolfe"), frank_wolfe),
     (("away", "afw"), away_step_frank_wolfe),
     (("pairwise", "pfw"), pairwise_frank_wolfe),
+    (("compiled_pairwise",), compiled_pairwise_frank_wolfe),
     (("rafw",), randomized_away_step_frank_wolfe),
     (("fcfw",), fully_corrective_frank_wolfe),
     (("bcfw",), block_coordinate_frank_wolfe),
@@ -90,6 +93,7 @@ __all__ = [
     "FlowPolytope",
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
+    "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking",

@@ -81,7 +81,7 @@ def test_path_warm_starts_and_matches_cvxpy():
     assert np.all(warm.gaps <= 1e-9)
 
 
-@pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw"])
+@pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw", "compiled", "auto"])
 def test_sparse_design_matches_dense_via_cvxpy(method):
     rng = np.random.default_rng(2)
     A = sp.random(60, 90, density=0.2, random_state=3, format="csr")
@@ -93,10 +93,12 @@ def test_sparse_design_matches_dense_via_cvxpy(method):
     tol = 1e-3 if method == "fw" else 1e-9  # vanilla FW is sublinear
     res = solve_lasso(A, b, radius, method, tol=tol, max_iter=50000)
     assert res.success
-    assert res.fun <= prob.value + tol + 1e-9
+    assert -1e-7 <= res.fun - prob.value <= res.gap + 1e-7
+    if method == "auto":  # a sparse A: the compiled method (its counters)
+        assert "n_corrective_steps" in res.extra
 
 
-@pytest.mark.parametrize("method", ["pairwise", "fcfw"])
+@pytest.mark.parametrize("method", ["pairwise", "fcfw", "compiled"])
 def test_sparse_high_dimensional_design_agrees_with_sklearn(method):
     # n >> m, 2% non-zeros with Gaussian values (the benchmark's design, small):
     # the constrained solution at radius ||x_alpha||_1 is scikit-learn's x_alpha
@@ -117,6 +119,20 @@ def test_sparse_high_dimensional_design_agrees_with_sklearn(method):
     # the certified gap bounds f(x) - f(x_alpha) from both sides
     f_sk = 0.5 * float(np.sum((A @ coef - b) ** 2))
     assert -1e-9 * f_sk <= res.fun - f_sk <= res.gap + 1e-9 * f_sk
+
+
+def test_compiled_path_warm_starts_and_matches_pairwise():
+    rng = np.random.default_rng(4)
+    A = sp.random(100, 400, density=0.05, format="csc", random_state=5,
+                  data_rvs=rng.standard_normal)
+    b = A @ (rng.standard_normal(400) * (rng.random(400) < 0.05)) + 0.01 * rng.standard_normal(100)
+    radii = np.linspace(0.5, 3.0, 5)
+    warm = lasso_path(A, b, radii, "compiled", tol=1e-10)
+    cold = lasso_path(A, b, radii, "compiled", tol=1e-10, warm=False)
+    ref = lasso_path(A, b, radii, "pairwise", tol=1e-10, max_iter=100000)
+    assert warm.n_iter[1:].sum() <= cold.n_iter[1:].sum()
+    for a, r in zip(warm.results, ref.results):
+        assert -1e-9 <= a.fun - r.fun + r.gap and a.fun - r.fun <= a.gap + 1e-9
 
 
 def test_warm_start_represents_the_point():

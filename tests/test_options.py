@@ -70,6 +70,8 @@ def _problem_for(primary):
             {"max_iter": 20}, None
     if primary == "bcfw":
         return f, fw.ProductDomain([dom]), {"tol": 1e-10, "random_state": 0}, x_star
+    if primary == "compiled_pairwise":  # least squares only: the same problem as A = I
+        return fw.LeastSquares(np.eye(4), [0.8, 0.6, -0.2, -0.5]), dom, {"tol": 1e-10}, x_star
     extra = {"random_state": 0, "subsample": 2} if primary == "rafw" else {}
     return f, dom, {"tol": 1e-10, "max_iter": 5000, **extra}, x_star
 

@@ -8,10 +8,14 @@ steps (:mod:`.block_steps`), the per-block store (:mod:`.block_store`) and the
 compiled protocol with its one driver (:mod:`.compiled_blocks`: Frank-Wolfe or
 pairwise block steps).  Fully corrective FW on a product domain solves its
 corrective QP with the same machinery on the working-set domain (:mod:`.working_set`).
+Least squares over the l1 ball or the simplex can run compiled end to end
+(:mod:`.compiled_pairwise`: corrective rounds and pairwise steps in numba, a chunk
+of them per outer iteration of the same driver).
 """
 
 from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
+from .compiled_pairwise import compiled_pairwise_frank_wolfe, supports_compiled_pairwise
 from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from .fcfw import fully_corrective_frank_wolfe
 from .frank_wolfe import frank_wolfe
@@ -24,6 +28,8 @@ __all__ = [
     "frank_wolfe",
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
+    "compiled_pairwise_frank_wolfe",
+    "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe",
     "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe",

@@ -55,8 +55,11 @@ class Engine(ABC):
         not finite (the run then stops with ``Status.ERROR``)."""
 
     @abstractmethod
-    def advance(self, k: int, monitor: Monitor) -> None:
-        """Outer iteration ``k`` (the monitor answers ``out_of_time()`` mid-way)."""
+    def advance(self, k: int, monitor: Monitor) -> int | None:
+        """Outer iteration ``k`` (the monitor answers ``out_of_time()`` mid-way).
+
+        Returns how many iterations it counts for (``None``: one); an engine
+        running a chunk of compiled steps per outer iteration counts its steps."""
 
     @abstractmethod
     def certify(self, last: Observation) -> tuple[float, float]:
@@ -95,8 +98,8 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 status = Status.TIME_LIMIT
             if status is not None:
                 break
-            engine.advance(k, monitor)
-            k += 1
+            ran = engine.advance(k, monitor)
+            k += 1 if ran is None else ran
     except (NonConvexError, ExecutorError) as err:
         err.result = monitor.finish(  # type: ignore[attr-defined]
             status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))

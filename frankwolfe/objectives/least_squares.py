@@ -12,6 +12,7 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
+from .design_kernels import Design, make_design
 from .product_tracker import (
     ProductTracker,
     SparseProduct,
@@ -131,6 +132,8 @@ class LeastSquares(Objective):
         self.Atb = np.asarray(A.T @ b, dtype=float)
         self._smoothness: float | None = None
         self._rows: Any = None
+        self._sparse_A = sp.issparse(A)
+        self._design: Design | None = None
 
     @property
     def rows(self) -> Any:
@@ -180,6 +183,13 @@ class LeastSquares(Objective):
         Ad = np.asarray(self.A @ d, dtype=float)
         curv = float(np.dot(Ad, Ad))
         return float(line_minimizer(float(np.dot(g, d)), curv, curv, True, "LeastSquares"))
+
+    def compiled_design(self) -> Design:
+        """``A`` and ``b`` as the typed record of the compiled kernels
+        (:mod:`frankwolfe.objectives.design_kernels`; made once, on first use)."""
+        if self._design is None:
+            self._design = make_design(self.A, self.b, self.rows if self._sparse_A else None)
+        return self._design
 
     def tracker(self, x: np.ndarray) -> LeastSquaresTracker:
         """A :class:`LeastSquaresTracker` at ``x`` (copied)."""

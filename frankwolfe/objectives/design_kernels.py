@@ -1,0 +1,238 @@
+"""Compiled kernels of a design matrix ``A``: the products a quadratic objective
+``1/2 ||A x - b||^2`` needs along coordinate directions.
+
+A :class:`Design` is the typed record of ``A`` (dense, or scipy.sparse in both
+CSC and CSR form) and ``b`` handed to numba; the kernels answer questions about
+columns of ``A`` (its image ``A e_j``, the Gram column ``A^T A e_j``, inner
+products of columns) and recompute ``A x`` and the gradient exactly.  They hold
+no step logic: the core's compiled driver
+(:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
+
+One record type serves both kinds of ``A`` (the unused part is empty), so one
+compiled driver, cached on disk, serves both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+__all__ = ["Design", "make_design", "column_work", "gram_column", "add_gram_column",
+           "column_dot", "column_sq_norm", "add_column", "exact_products", "extend_gram",
+           "half_sq_residual"]
+
+
+class Design(NamedTuple):
+    """``A`` and ``b`` of ``1/2 ||A x - b||^2`` for compiled kernels.
+
+    ``dense`` selects the part in use: ``A`` (``(m, n)`` C-ordered) or the
+    CSC arrays ``cp, ci, cd`` with the CSR arrays ``rp, ri, rd`` (sorted
+    indices, no duplicates).
+    """
+
+    dense: bool
+    m: int
+    n: int
+    A: np.ndarray
+    cp: np.ndarray
+    ci: np.ndarray
+    cd: np.ndarray
+    rp: np.ndarray
+    ri: np.ndarray
+    rd: np.ndarray
+    b: np.ndarray
+
+
+def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
+    """The :class:`Design` of ``A`` (dense, or canonical CSC with its CSR copy ``rows``)."""
+    empty_i = np.zeros(1, dtype=np.int32)
+    empty_f = np.zeros(0)
+    b = np.ascontiguousarray(b, dtype=float)
+    m, n = A.shape
+    if not sp.issparse(A):
+        return Design(True, m, n, np.ascontiguousarray(A, dtype=float), empty_i, empty_i,
+                      empty_f, empty_i, empty_i, empty_f, b)
+    if A.nnz >= 2**31:
+        raise ValueError(f"compiled design: A has {A.nnz} non-zeros, more than int32 indices "
+                         "address")
+    rows = sp.csr_array(A) if rows is None else rows
+
+    def i32(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int32)
+
+    return Design(False, m, n, np.zeros((0, 0)), i32(A.indptr), i32(A.indices),
+                  np.ascontiguousarray(A.data, dtype=float), i32(rows.indptr),
+                  i32(rows.indices), np.ascontiguousarray(rows.data, dtype=float), b)
+
+
+@njit(cache=True, nogil=True)
+def column_work(D, j):  # pragma: no cover - compiled
+    """Entries of ``A`` read by :func:`add_gram_column` for column ``j``."""
+    if D.dense:
+        return D.m * D.n
+    w = 0
+    for k in range(D.cp[j], D.cp[j + 1]):
+        i = D.ci[k]
+        w += D.rp[i + 1] - D.rp[i]
+    return w
+
+
+@njit(cache=True, nogil=True)
+def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
+    """``out += c A^T A e_j``, through the rows of ``A`` that column ``j`` touches."""
+    if D.dense:
+        A = D.A
+        for i in range(D.m):
+            t = c * A[i, j]
+            if t != 0.0:
+                row = A[i]
+                for k in range(D.n):
+                    out[k] += t * row[k]
+        return
+    for k in range(D.cp[j], D.cp[j + 1]):
+        i = D.ci[k]
+        t = c * D.cd[k]
+        for kk in range(D.rp[i], D.rp[i + 1]):
+            out[D.ri[kk]] += t * D.rd[kk]
+
+
+@njit(cache=True, nogil=True)
+def gram_column(D, j, out):  # pragma: no cover - compiled
+    """``out = A^T A e_j``."""
+    out[:] = 0.0
+    add_gram_column(D, j, 1.0, out)
+
+
+@njit(cache=True, nogil=True)
+def column_dot(D, i, j):  # pragma: no cover - compiled
+    """``<A e_i, A e_j>``."""
+    s = 0.0
+    if D.dense:
+        for r in range(D.m):
+            s += D.A[r, i] * D.A[r, j]
+        return s
+    a, ae = D.cp[i], D.cp[i + 1]
+    c, ce = D.cp[j], D.cp[j + 1]
+    while a < ae and c < ce:  # merge of two sorted row lists
+        ra, rc = D.ci[a], D.ci[c]
+        if ra == rc:
+            s += D.cd[a] * D.cd[c]
+            a += 1
+            c += 1
+        elif ra < rc:
+            a += 1
+        else:
+            c += 1
+    return s
+
+
+@njit(cache=True, nogil=True)
+def column_sq_norm(D, j):  # pragma: no cover - compiled
+    """``||A e_j||^2``."""
+    s = 0.0
+    if D.dense:
+        for r in range(D.m):
+            s += D.A[r, j] * D.A[r, j]
+        return s
+    for k in range(D.cp[j], D.cp[j + 1]):
+        s += D.cd[k] * D.cd[k]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def add_column(D, j, c, p):  # pragma: no cover - compiled
+    """``p += c A e_j``."""
+    if D.dense:
+        for r in range(D.m):
+            p[r] += c * D.A[r, j]
+        return
+    for k in range(D.cp[j], D.cp[j + 1]):
+        p[D.ci[k]] += c * D.cd[k]
+
+
+@njit(cache=True, nogil=True)
+def exact_products(D, x, support, k, p, g):  # pragma: no cover - compiled
+    """``p = A x`` (``x`` non-zero only on ``support[:k]``, repeats allowed) and
+    ``g = A^T (p - b)``, from scratch."""
+    p[:] = 0.0
+    seen = np.zeros(D.n, dtype=np.bool_)
+    for t in range(k):
+        j = support[t]
+        if not seen[j] and x[j] != 0.0:
+            seen[j] = True
+            add_column(D, j, x[j], p)
+    r = p - D.b
+    if D.dense:
+        g[:] = 0.0
+        for i in range(D.m):
+            t = r[i]
+            if t != 0.0:
+                row = D.A[i]
+                for c in range(D.n):
+                    g[c] += t * row[c]
+        return
+    for j in range(D.n):
+        s = 0.0
+        for kk in range(D.cp[j], D.cp[j + 1]):
+            s += D.cd[kk] * r[D.ci[kk]]
+        g[j] = s
+
+
+@njit(cache=True, nogil=True)
+def extend_gram(D, js, pos, first_new, count, G):  # pragma: no cover - compiled
+    """Fill the rows and columns ``first_new:count`` of ``G[u, v] = <A e_{js[u]}, A e_{js[v]}>``
+    (sparse ``A``; ``pos[js[u]] = u``, -1 for the other coordinates; rows ``u < first_new``
+    already filled).
+
+    Each new column takes the cheaper of two ways: the rows it touches, restricted to
+    the numbered coordinates (reads ``column_work`` entries), or its image ``A e_j``
+    against the numbered columns (reads their non-zeros)."""
+    if count <= first_new:
+        return
+    img = np.zeros(D.m)
+    at = np.empty(count, dtype=np.int64)
+    val = np.empty(count)
+    known = 0  # non-zeros of the columns numbered before u
+    for u in range(first_new):
+        j = js[u]
+        known += D.cp[j + 1] - D.cp[j]
+    for u in range(first_new, count):
+        j = js[u]
+        lo, hi = D.cp[j], D.cp[j + 1]
+        for v in range(u + 1):
+            G[u, v] = 0.0
+        if column_work(D, j) <= known + (hi - lo):
+            for k in range(lo, hi):
+                i = D.ci[k]
+                a = D.cd[k]
+                for kk in range(D.rp[i], D.rp[i + 1]):
+                    v = pos[D.ri[kk]]
+                    if v >= 0 and v <= u:
+                        G[u, v] += a * D.rd[kk]
+        else:
+            for k in range(lo, hi):
+                img[D.ci[k]] = D.cd[k]
+            for v in range(u + 1):
+                jv = js[v]
+                t = 0.0
+                for kk in range(D.cp[jv], D.cp[jv + 1]):
+                    t += D.cd[kk] * img[D.ci[kk]]
+                G[u, v] = t
+            for k in range(lo, hi):
+                img[D.ci[k]] = 0.0
+        for v in range(u):
+            G[v, u] = G[u, v]
+        known += hi - lo
+
+
+@njit(cache=True, nogil=True)
+def half_sq_residual(D, p):  # pragma: no cover - compiled
+    """``1/2 ||p - b||^2``."""
+    s = 0.0
+    for i in range(D.m):
+        t = p[i] - D.b[i]
+        s += t * t
+    return 0.5 * s
