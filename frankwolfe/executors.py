@@ -15,6 +15,9 @@ executor may run them anywhere.  An executor is a small strategy object:
   goes out and the oracles' atoms (sparse vertices, packed) come back.
 
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
+The executors of this process (serial, threads) also run compiled rounds: the
+domain's round kernels store the vertices of a chunk of blocks per call
+(:meth:`Executor.chunks`), one call per thread.
 """
 
 from __future__ import annotations
