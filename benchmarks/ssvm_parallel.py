@@ -272,7 +272,9 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
             rows += [(f"dask {W} worker" + ("s" if W > 1 else ""),
                       lambda W=W: _TimedDask(clusters[W][1])) for W in (1, 2)]
             for label, make in rows:
+                _vm_peak_mb(reset=True)
                 r = _steady_pass(f, dom, tau, make())
+                r["peak_rss_mb_main"] = _vm_peak_mb()
                 print(label, r, flush=True)
                 out.setdefault("all", {}).setdefault(label, []).append(r["pass_seconds"])
                 if label not in out["runs"] or \
@@ -379,6 +381,24 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
             "in_process_seconds_per_pass": serial}
 
 
+def print_dask(t: dict) -> None:
+    """The ``dask_wall_time`` measurements as a Markdown table."""
+    print(f"load average {t['load_before'][0]:.1f} before, {t['load_after'][0]:.1f} after; "
+          f"main process peak {t['peak_rss_mb_main_during_dask']:.0f} MB")
+    print("\n| oracles on | s/pass | oracle phase s | workers' critical path s | "
+          "sent per round (all workers) | received per round | all s/pass | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, r in t["runs"].items():
+        mem = [f"main {r.get('peak_rss_mb_main', float('nan')):.0f}"]
+        mem += [f"worker {w['peak_rss_mb']:.0f}" for w in r.get("workers", [])]
+        print(f"| {label} | {r['pass_seconds']:.2f} | {r['oracle_seconds']:.2f} | "
+              f"{r['worker_seconds']:.2f} | {r['bytes_out_per_round'] / 1e3:.0f} kB | "
+              f"{r['bytes_in_per_round'] / 1e6:.2f} MB | "
+              f"{', '.join(f'{x:.2f}' for x in t['all'][label]) if 'all' in t else ''} | "
+              f"{', '.join(mem)} |")
+    print({k: round(v, 3) for k, v in t["speedup"].items()})
+
+
 def print_cost_model(m: dict) -> None:
     """The cost model as Markdown tables."""
     print(f"t_orc {m['t_oracle_per_example'] * 1e6:.1f} us/example, t_srv "
@@ -462,6 +482,7 @@ def main() -> None:
         out["dask"] = dask_wall_time(16)
         out["cost_model"] = cost_model(out["dask"])
         path.write_text(json.dumps(out, indent=1))
+        print_dask(out["dask"])
         print_cost_model(out["cost_model"])
     if args.part == "threads":
         out["threads"] = wall_time(16, dask=False, repeats=args.repeats)
