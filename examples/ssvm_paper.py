@@ -295,9 +295,16 @@ def best_duals(found: dict) -> dict[str, float]:
     return best
 
 
+def missing_methods(figure: str, panel: str, cs: dict) -> list[str]:
+    """The methods of ``figure`` that apply to ``panel`` and have no finished run."""
+    return [m for m in FIGURES[figure][1] if m not in cs
+            and not (m in NO_MARGINALS and panel.startswith("house"))]
+
+
 def draw(figure: str, panel: str, cs: dict[str, dict]):
     """The figure of one panel: primal suboptimality and test error, the legend in an axes
-    of its own (no curve hidden), log axes whose limits hold every curve and band."""
+    of its own (no curve hidden, and naming the methods not run yet), log axes whose limits
+    hold every curve and band."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no window, works without a display
@@ -349,6 +356,10 @@ def draw(figure: str, panel: str, cs: dict[str, dict]):
     axes[2].axis("off")
     axes[2].legend(handles, labels, loc="center left", fontsize=8, frameon=False,
                    title="median; band: min-max\nover seeds", title_fontsize=8)
+    missing = missing_methods(figure, panel, cs) if figure in FIGURES else []
+    if missing:
+        axes[2].text(0.0, 0.02, "not run yet:\n" + "\n".join(missing), fontsize=8,
+                     color="0.35", transform=axes[2].transAxes, va="bottom")
     fig.tight_layout()
     return fig
 
@@ -439,8 +450,7 @@ def print_table(found: dict) -> None:
     best = best_duals(found)
     for (figure, panel), rows in sorted(found.items()):
         cs = curves(rows, best.get(panel, np.nan))
-        missing = [m for m in FIGURES[figure][1] if m not in cs
-                   and not (m in NO_MARGINALS and panel.startswith("house"))]
+        missing = missing_methods(figure, panel, cs)
         print(f"\nfigure {figure}, {panel}: median primal suboptimality / test error "
               f"at passes 1, 10, last; not run yet: {', '.join(missing) or 'none'}")
         for name, c in cs.items():
