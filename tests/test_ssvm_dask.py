@@ -208,6 +208,10 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
     assert res.nit == 12 and res.extra["n_block_steps"] == ref.extra["n_block_steps"]
     assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
-    # the shard rebuilt on the surviving worker asked for the whole point, once; the
-    # other rounds sent updates only
-    assert ex.whole_updates == 3
+    # The first round sends each shard the whole point and the shard rebuilt on the
+    # surviving worker asks for it again: at least 3.  When the scheduler notices the dead
+    # worker only after a round task was sent, Dask reruns that task on a freshly rebuilt
+    # copy, which asks once more, so the exact count depends on timing (the protocol itself
+    # is pinned by test_point_updates_rebuild_the_clients_vector_bit_for_bit); most rounds
+    # still send updates only.
+    assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
