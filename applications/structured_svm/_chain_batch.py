@@ -15,8 +15,8 @@ from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
 
 from ._chain_data import ChainData
 from ._chain_kernels import _emit
-from .models._viterbi import (decode_dense, decode_ids, decode_ids_fm, features_dense, features_ids,
-                              score_dense, score_ids, to_feature_major)
+from .models._viterbi import (_viterbi, decode_dense, decode_ids, decode_ids_fm, features_dense,
+                              features_ids, score_dense, score_ids, to_feature_major)
 
 __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "ChainBlockVertices",
            "ChainRoundTable", "chain_rounds", "chain_recall"]
@@ -324,11 +324,26 @@ class ChainRoundTable(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def _round_vertices(which, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
+def _round_vertices(which, Xf, If, offsets, off, Yf, gt, s, w, K, F, uses_ids, augment, labels,
                     loss):  # pragma: no cover - compiled
+    """For ids the unary weights are ``gt / s`` (``gt`` feature-major), divided where they
+    are read: each thread divides what its examples use, and the quotients are those
+    of ``w = g / s`` (the same labellings as :class:`ChainBlockVertices`)."""
     for k in range(which.size):
         i = which[k]
-        y, _ = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
+        if uses_ids:
+            lo, hi = off[i], off[i + 1]
+            unary = np.zeros((hi - lo, K))
+            for t in range(hi - lo):
+                for j in range(If.shape[1]):
+                    v = If[lo + t, j]
+                    if v != 0:
+                        base = (offsets[j] + v - 1) * K
+                        for c in range(K):
+                            unary[t, c] += gt[base + c] / s
+            y, _ = _viterbi(unary, w, K, F, Yf[lo:hi], augment)
+        else:
+            y, _ = _decode(i, Xf, If, offsets, off, Yf, gt, w, K, F, uses_ids, augment)
         lo = off[i]
         L = off[i + 1] - lo
         wrong = 0
@@ -435,9 +450,8 @@ def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
     table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
                             np.zeros(state.off.size - 1))
     o = K * F
-    # the round's weights, written in place each round (no fresh pages per round)
+    # the round's pair weights (dense features: all weights), written in place
     w = np.zeros(d)
-    wt = np.zeros(o if uses_ids else 0)
 
     def point(g: np.ndarray) -> tuple:
         gl = float(g[d])
@@ -447,21 +461,19 @@ def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
         s = lam * -gl if gl < 0 else 1.0
         if not uses_ids:
             np.divide(g[:d], s, out=w)
-            return w, wt, gl < 0
-        # the unary weights feature-major: from the kernels' synced copy of g when on
-        # (the fused path; contiguous, no transpose), else transposed; decode_ids_fm
-        # reads only the pair part of w
-        if state.mode[0] == 1:
-            np.divide(state.gT, s, out=wt)
-        else:
-            wt[:] = to_feature_major(g[:d] / s, K, F)
+            return w, np.zeros(0), 1.0, gl < 0
+        # the unary weights: the kernels' feature-major copy of g when it is on (the
+        # fused path, synced), divided by s where the oracles read it (in parallel);
+        # else transposed and divided here.  The Viterbi reads only the pair part of w.
         np.divide(g[o:d], s, out=w[o:])
-        return w, wt, gl < 0
+        if state.mode[0] == 1:
+            return w, state.gT, s, gl < 0
+        return w, to_feature_major(g[:d] / s, K, F), 1.0, gl < 0
 
     def vertices(which: Any, p: tuple) -> None:
-        w, wt, augment = p
+        w, gt, s, augment = p
         _round_vertices(np.asarray(which, dtype=np.int64), state.Xf, state.If, state.offsets,
-                        state.off, state.Yf, wt, w, K, F, uses_ids, augment, table.labels,
+                        state.off, state.Yf, gt, s, w, K, F, uses_ids, augment, table.labels,
                         table.loss)
 
     return RoundKernels(point, vertices, chain_recall, table)
