@@ -22,10 +22,16 @@ Three parts (``--part``):
   ``--repeats``.  ``peak_rss_mb_compiled_rounds``: the process's max RSS after
   the compiled rounds ran, before the Python paths built their dense blocks.
 * ``threads``: only those thread rows (no Dask).
-* the cost model (always, from the ``time`` measurements): oracle seconds per
-  example, server seconds per block update, bytes per round and the round-trip
-  latency of the local cluster, projected to 8 / 32 / 128 workers on CoNLL-sized
-  and 100x CoNLL-sized data, and checked against the 1- and 2-worker runs.
+* ``dask``: in one run, the in-process single thread against LocalClusters of 1
+  and 2 worker processes (the workers keep their piece of the batch oracle and
+  their copy of the point, updated per round by the changed coordinates): seconds
+  per pass, oracle phase, the workers' critical path, bytes per round, each
+  process's own peak memory, and probes of the cluster for the cost model.
+* the cost model (after ``time`` and ``dask``; ``model`` recomputes it from the
+  saved run): oracle seconds per example, server seconds per block update, bytes
+  per round and the round-trip latency of the local cluster, calibrated on the
+  1-worker run, checked on the 2-worker run, projected to 8 / 32 / 128 workers on
+  CoNLL-sized and 100x CoNLL-sized data (:func:`cost_model`).
 
 Run (under the bench lock):
     env OPENBLAS_NUM_THREADS=1 .venv/bin/python \
