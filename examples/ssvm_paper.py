@@ -313,6 +313,7 @@ def draw(figure: str, panel: str, cs: dict[str, dict]):
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), gridspec_kw={"width_ratios": [4, 4, 2.3]})
     colors = {name: f"C{k % 10}" for k, name in enumerate(METHODS)}
+    colors["dual extragradient"] = "black"  # the 11th method: C0 is BCFW's
     styles = {name: ("--" if name in DETERMINISTIC else "-") for name in METHODS}
     handles, labels = [], []
     drawn: list[list[np.ndarray]] = [[], []]
