@@ -25,7 +25,7 @@ the lines (the last one per data, tau and settings) and prints the table and
 writes the plot.
 
 Run (compute-only: the passes are the measurement, not the seconds):
-    env FRANKWOLFE_DATA=../shared/data OPENBLAS_NUM_THREADS=1 nice -n 19 \
+    env FRANKWOLFE_DATA=path/to/data OPENBLAS_NUM_THREADS=1 nice -n 19 \
         .venv/bin/python benchmarks/ssvm_minibatch_passes.py --data ocr --tau 16 \
         --max-passes 1500      # --tau 1, 16, 256, n/16; --data conll --max-passes 80
     .venv/bin/python benchmarks/ssvm_minibatch_passes.py --report \
