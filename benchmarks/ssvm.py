@@ -111,9 +111,9 @@ def _pass_oracle(direction, state, g, order, idx, val, keep, ys_out, off):
 # Loss-augmented Viterbi for the same chain model, written from scratch: unary scores
 # as dot products with the (K, F) weights (dense features; fastest of the layouts tried
 # without exploiting zeros) or sums of feature-major (F, K) rows (attribute ids),
-# start / end biases, transitions M[b, a]
-# (y_t = a -> y_{t+1} = b), normalized Hamming loss; preallocated scratch, ties to the
-# lowest state (strict >), labelling written to ys[lo:hi].
+# start / end biases, transitions M[b, a] (y_t = a -> y_{t+1} = b, read transposed),
+# normalized Hamming loss; preallocated scratch, ties to the lowest state (strict >),
+# labelling written to ys[lo:hi].
 
 @njit(nogil=True, fastmath=True, inline="always")
 def _tight_unary_dense(Xf, lo, L, W, u):
@@ -141,7 +141,9 @@ def _tight_unary_ids(If, offsets, lo, L, WT, u):
 
 
 @njit(nogil=True, inline="always")
-def _tight_viterbi(u, L, Yf, lo, start, end, M, back, score, new, ys):
+def _tight_viterbi(u, L, Yf, lo, start, end, MT, back, score, new, ys):
+    # MT[a, b]: transition a -> b (the transposed M, made once per w): the inner loop
+    # runs over the target state with unit stride
     K = start.size
     inv = 1.0 / L
     for k in range(K):
@@ -149,17 +151,17 @@ def _tight_viterbi(u, L, Yf, lo, start, end, M, back, score, new, ys):
     for t in range(1, L):
         yt = Yf[lo + t]
         for b in range(K):
-            best = score[0] + M[b, 0]
-            arg = 0
-            for a in range(1, K):
-                s = score[a] + M[b, a]
-                if s > best:
-                    best = s
-                    arg = a
-            new[b] = best + u[t, b] + (0.0 if b == yt else inv)
-            back[t, b] = arg
+            new[b] = score[0] + MT[0, b]
+            back[t, b] = 0
+        for a in range(1, K):
+            sa = score[a]
+            for b in range(K):
+                s = sa + MT[a, b]
+                if s > new[b]:
+                    new[b] = s
+                    back[t, b] = a
         for b in range(K):
-            score[b] = new[b]
+            score[b] = new[b] + u[t, b] + (0.0 if b == yt else inv)
     best = score[0] + end[0]
     arg = 0
     for k in range(1, K):
@@ -174,24 +176,24 @@ def _tight_viterbi(u, L, Yf, lo, start, end, M, back, score, new, ys):
 
 
 @njit(nogil=True, fastmath=True)  # inlined helpers take the caller's flags
-def _tight_dense(Xf, off, Yf, W, start, end, M, order, u, back, score, new, ys):
+def _tight_dense(Xf, off, Yf, W, start, end, MT, order, u, back, score, new, ys):
     s = 0.0
     for i in order:
         lo = off[i]
         L = off[i + 1] - lo
         _tight_unary_dense(Xf, lo, L, W, u)
-        s += _tight_viterbi(u, L, Yf, lo, start, end, M, back, score, new, ys)
+        s += _tight_viterbi(u, L, Yf, lo, start, end, MT, back, score, new, ys)
     return s
 
 
 @njit(nogil=True, fastmath=True)
-def _tight_ids(If, offsets, off, Yf, WT, start, end, M, order, u, back, score, new, ys):
+def _tight_ids(If, offsets, off, Yf, WT, start, end, MT, order, u, back, score, new, ys):
     s = 0.0
     for i in order:
         lo = off[i]
         L = off[i + 1] - lo
         _tight_unary_ids(If, offsets, lo, L, WT, u)
-        s += _tight_viterbi(u, L, Yf, lo, start, end, M, back, score, new, ys)
+        s += _tight_viterbi(u, L, Yf, lo, start, end, MT, back, score, new, ys)
     return s
 
 
@@ -253,6 +255,7 @@ def oracle_calls(model, X, Y, lam: float, data, warm_state, w: np.ndarray, round
     WT = np.ascontiguousarray(w[:o].reshape(K, F).T)
     start, end = w[o:o + K].copy(), w[o + K:o + 2 * K].copy()
     M = np.ascontiguousarray(w[o + 2 * K:].reshape(K, K))  # M[b, a]: a -> b
+    MT = np.ascontiguousarray(M.T)
     N, Lmax = int(data.off[-1]), int(np.diff(data.off).max())
     scratch = (np.empty((Lmax, K)), np.empty((Lmax, K), dtype=np.int64), np.empty(K),
                np.empty(K))
@@ -272,7 +275,7 @@ def oracle_calls(model, X, Y, lam: float, data, warm_state, w: np.ndarray, round
                              keep, ys)
 
         def tight(order, ys):
-            return _tight_ids(data.If, data.offsets, data.off, data.Yf, WT, start, end, M,
+            return _tight_ids(data.If, data.offsets, data.off, data.Yf, WT, start, end, MT,
                               order, *scratch, ys)
     else:
         def bare(order, keep, ys):
@@ -281,7 +284,7 @@ def oracle_calls(model, X, Y, lam: float, data, warm_state, w: np.ndarray, round
         W = np.ascontiguousarray(w[:o].reshape(K, F))
 
         def tight(order, ys):
-            return _tight_dense(data.Xf, data.off, data.Yf, W, start, end, M, order,
+            return _tight_dense(data.Xf, data.off, data.Yf, W, start, end, MT, order,
                                 *scratch, ys)
 
     def ours(order, keep, ys):
