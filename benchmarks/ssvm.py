@@ -443,8 +443,9 @@ def main() -> None:
             b, a = row["before"], row["after"]
             print(f"{name} after/before: pass {a['pass_s'] / b['pass_s']:.3f}  wavg "
                   f"{a['wavg_pass_s'] / b['wavg_pass_s']:.3f}  pass kernel oracle "
-                  f"{a['oracle_s'] / b['oracle_s']:.3f} (over tight {b['ratio_oracle_over_tight']:.3f}"
-                  f" -> {a['ratio_oracle_over_tight']:.3f})  peak RSS "
+                  f"{a['oracle_s'] / b['oracle_s']:.3f} (over tight "
+                  f"{b['ratio_oracle_over_tight']:.3f} -> {a['ratio_oracle_over_tight']:.3f})  "
+                  f"peak RSS "
                   f"{a['peak_rss_gb'] / b['peak_rss_gb']:.3f}", flush=True)
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     out = ROOT / "benchmarks" / "results" / "ssvm.json"

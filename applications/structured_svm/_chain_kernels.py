@@ -22,9 +22,9 @@ token Gram matrices and :func:`chain_describe` hands it to the driver as scaled
 token feature rows plus the few pair and loss entries
 (:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`); for
 attribute ids and sparse dense rows (OCR's pixels) the kernels keep a feature-major
-copy of the unary gradient (:func:`chain_sync`, :func:`chain_moved`).  The transition marginals ``T_i`` are a
-few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
-description and commit off the full ``K x K`` table.
+copy of the unary gradient (:func:`chain_sync`, :func:`chain_moved`).  The transition
+marginals ``T_i`` are a few nonzeros of ``K^2``; a per-block list of them keeps
+scores, curvature, description and commit off the full ``K x K`` table.
 """
 
 from __future__ import annotations
@@ -599,11 +599,13 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     sized = d + 1 if data.uses_ids else 1
     xptr, xcol, xval = data.token_csr()
     state = ChainState(
-        Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If, offsets=data.offsets.astype(np.int64), off=data.off,
+        Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If,
+        offsets=data.offsets.astype(np.int64), off=data.off,
         Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
         iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
-        ys=np.empty(Lmax, dtype=np.int64), vnew=np.empty(K), coef=np.empty((Lmax, K)), cnt=cnt,
+        ys=np.empty(Lmax, dtype=np.int64), vnew=np.empty(K), coef=np.empty((Lmax, K)),
+        cnt=cnt,
         acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
         gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids or xptr.size else 0),
         mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
