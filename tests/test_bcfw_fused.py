@@ -32,6 +32,11 @@ def _chain(ids: bool):
         X, Y = make_chain(25, n_states=4, n_features=5, n_templates=3, random_state=3)
         return ChainModel(4, [5, 5, 5]), X, Y
     X, Y = make_chain(25, n_states=4, n_features=5, random_state=3)
+    # mostly zeros (as OCR's pixels): the kernels then read sparse rows and keep a
+    # feature-major gradient copy, which the fused moves must keep up to date
+    keep = np.random.default_rng(4)
+    X = [x * (keep.random(x.shape) < 0.4) for x in X]
+    assert sum(np.count_nonzero(x) for x in X) < sum(x.size for x in X) / 2
     return ChainModel(4, 5), X, Y
 
 
@@ -88,11 +93,16 @@ def test_fused_step_certified_gap_matches_primal_minus_dual():
     assert primal == pytest.approx(-res.fun + res.gap, abs=1e-12)
 
 
+def _phi(model, x, y):
+    phi = model.joint_feature(x, y)  # sparse for attribute ids, dense otherwise
+    return np.asarray(phi.todense() if hasattr(phi, "todense") else phi).ravel()
+
+
 def _brute_force_decode(model, x, y_true, w):
     best, arg = -np.inf, None
     for lab in itertools.product(range(model.n_states), repeat=len(y_true)):
         lab = np.array(lab)
-        phi = np.asarray(model.joint_feature(x, lab).todense()).ravel()
+        phi = _phi(model, x, lab)
         v = float(phi @ w) + float(np.mean(lab != y_true))
         if v > best + 1e-12:
             best, arg = v, lab
@@ -117,6 +127,58 @@ def test_feature_major_oracle_matches_enumeration():
     labels, _ = chain_batch_decode(chain_data(model, X, Y), w, True)
     ref = np.concatenate([model.loss_augmented_decode(x, y, w) for x, y in zip(X, Y)])
     np.testing.assert_array_equal(labels, ref)
+
+
+def _sparse_rows_chain(kind, rng):
+    """Small random chains whose features take each unary path of the pass's oracle."""
+    K, F = 3, 6
+    if kind == "ids":
+        model = ChainModel(K, [4, 3, 5])
+        X, Y = make_chain(10, n_states=K, n_features=4, n_templates=3, length=(1, 5),
+                          random_state=rng)
+        return model, [np.minimum(x, [4, 3, 5]) for x in X], Y
+    X, Y = make_chain(10, n_states=K, n_features=F, length=(1, 5), random_state=rng)
+    if kind == "binary":  # sparse rows without values
+        X = [(rng.random(x.shape) < 0.4).astype(float) for x in X]
+    elif kind == "sparse":  # sparse rows with values
+        X = [x * (rng.random(x.shape) < 0.4) for x in X]
+    return ChainModel(K, F), X, Y
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "binary", "ids"])
+@pytest.mark.parametrize("synced", [False, True])
+def test_pass_oracle_matches_enumeration(kind, synced):
+    """The oracle the compiled pass calls (``direction``, label-major gradient or, after
+    ``sync``, its feature-major copy over sparse rows / ids): its labelling maximizes the
+    loss-augmented score at ``w = g_w / (lam (-g_l))`` over all labellings, and its
+    score and gap are ``<g, A_i s_i>`` and ``<g, A_i (z_i - s_i)>`` recomputed from the
+    enumerated optimum's joint features."""
+    rng = np.random.default_rng(5)
+    model, X, Y = _sparse_rows_chain(kind, rng)
+    lam, n = 0.3, len(X)
+    blocks = SSVMDual(model, X, Y, lam).compiled_blocks(None)
+    st = blocks.state
+    assert (st.xptr.size > 0) == (kind in ("sparse", "binary"))
+    assert (st.xval.size > 0) == (kind == "sparse")
+    d = model.size_joint_feature
+    for trial in range(3):
+        g = np.append(rng.normal(size=d), -rng.uniform(0.5, 2.0))
+        if synced:
+            blocks.sync(st, g)
+        w = g[:d] / (lam * -g[d])
+        idx, val = np.empty(blocks.max_nnz, dtype=np.int64), np.empty(blocks.max_nnz)
+        for i, (x, y) in enumerate(zip(X, Y)):
+            nnz, gap, score = blocks.direction(st, i, g, False, idx, val)
+            lab, best = _brute_force_decode(model, x, y, w)
+            L = len(y)
+            np.testing.assert_array_equal(st.ys[:L], lab)
+            phi = [_phi(model, x, yy) for yy in (y, lab)]
+            loss = float(np.mean(lab != y))
+            ref = g[:d] @ (phi[0] - phi[1]) / (lam * n) + g[d] * loss / n
+            scale = np.abs(g[:d]) @ (np.abs(phi[0]) + np.abs(phi[1])) / (lam * n) + 1.0
+            assert -1e-12 * scale <= score - ref <= 1e-12 * scale
+            # the blocks start at the true labellings (A_i z_i = 0)
+            assert -1e-12 * scale <= gap + ref <= 1e-12 * scale
 
 
 @pytest.mark.parametrize("ids", [False, True])

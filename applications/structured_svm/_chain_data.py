@@ -66,6 +66,30 @@ class ChainData:
         self.F = model.n_unary
         self.d = model.size_joint_feature
         self._gram: tuple[np.ndarray, np.ndarray] | None = None
+        self._csr: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def token_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The dense token rows as sparse rows ``(ptr, col, val)`` (computed once), or
+        empty arrays when they would not pay: attribute ids, or rows more than half
+        full.  ``val`` is empty when every nonzero is 1 (binary features, as OCR's
+        pixels): the oracle then sums weight rows without multiplying.
+
+        A token's unary scores are then ``sum_p val[p] * Wt[col[p]]`` over its few
+        nonzeros, with ``Wt`` the feature-major ``(F, K)`` weights: a third of the dot
+        products' time on OCR (23% nonzero).
+        """
+        if self._csr is None:
+            nnz = np.count_nonzero(self.Xf) if self.Xf.size else 0
+            if self.uses_ids or nnz > self.Xf.size // 2:
+                empty = np.zeros(0, dtype=np.int64)
+                self._csr = (empty, empty.astype(np.int32), np.zeros(0))
+            else:
+                ptr = np.empty(self.Xf.shape[0] + 1, dtype=np.int64)
+                col = np.empty(nnz, dtype=np.int16 if self.F < 2**15 else np.int32)
+                val = np.empty(nnz)
+                binary = _sparse_rows(self.Xf, ptr, col, val)
+                self._csr = (ptr, col, np.zeros(0) if binary else val)
+        return self._csr
 
     def subset(self, start: int, stop: int) -> ChainData:
         """The sequences ``start, ..., stop - 1`` alone (views of their rows), e.g. the shard
@@ -134,6 +158,25 @@ def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
     _CACHE.insert(0, (model, X, Y, data))
     del _CACHE[4:]
     return data
+
+
+@njit(cache=True, nogil=True)
+def _sparse_rows(Xf, ptr, col, val):  # pragma: no cover - compiled
+    """Fill the sparse rows of ``Xf`` (sized by the caller); returns whether every
+    nonzero is 1."""
+    binary = True
+    p = 0
+    ptr[0] = 0
+    for r in range(Xf.shape[0]):
+        for f in range(Xf.shape[1]):
+            v = Xf[r, f]
+            if v != 0.0:
+                col[p] = f
+                val[p] = v
+                binary = binary and v == 1.0
+                p += 1
+        ptr[r + 1] = p
+    return binary
 
 
 @njit(cache=True, nogil=True)

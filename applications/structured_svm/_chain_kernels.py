@@ -21,10 +21,10 @@ is never materialized: :func:`chain_curvature` computes its curvature from the
 token Gram matrices and :func:`chain_describe` hands it to the driver as scaled
 token feature rows plus the few pair and loss entries
 (:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`); for
-attribute ids the kernels keep a feature-major copy of the unary gradient
-(:func:`chain_sync`, :func:`chain_moved`).  The transition marginals ``T_i`` are a
-few nonzeros of ``K^2``; a per-block list of them keeps scores, curvature,
-description and commit off the full ``K x K`` table.
+attribute ids and sparse dense rows (OCR's pixels) the kernels keep a feature-major
+copy of the unary gradient (:func:`chain_sync`, :func:`chain_moved`).  The transition
+marginals ``T_i`` are a few nonzeros of ``K^2``; a per-block list of them keeps
+scores, curvature, description and commit off the full ``K x K`` table.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from numba import njit
 from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, structured_direction
 
 from ._chain_data import chain_data
-from .models._viterbi import unary_dense, unary_ids_fm, viterbi_core
+from .models._viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
 
 __all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
            "chain_describe", "chain_moved", "chain_sync"]
@@ -46,8 +46,12 @@ __all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "cha
 class ChainState(NamedTuple):
     """The block state and scratch arrays the chain kernels share (a typed record)."""
 
-    # data (ChainData) and block iterates: marginals mu (tokens x K), T (n x K x K), lbar (n)
+    # data (ChainData: dense rows, their sparse form (ptr, col, val) when it pays, ids)
+    # and block iterates: marginals mu (tokens x K), T (n x K x K), lbar (n)
     Xf: np.ndarray
+    xptr: np.ndarray
+    xcol: np.ndarray
+    xval: np.ndarray
     If: np.ndarray
     offsets: np.ndarray
     off: np.ndarray
@@ -57,26 +61,22 @@ class ChainState(NamedTuple):
     lbar: np.ndarray
     fparams: np.ndarray  # (lam, n)
     iparams: np.ndarray  # (K, F, d, uses_ids)
-    # oracle scratch: unary scores, augmented scores, pair weights, labelling, c_t,
-    # transition counts, sparse accumulator and marks, (loss, length) of the labelling;
-    # Viterbi scratch (transposed transitions, back pointers, scores, arguments)
+    # oracle scratch: unary scores, augmented scores, pair weights (max_sum's layout),
+    # labelling, a K-row for max_sum, c_t, transition counts, sparse accumulator and
+    # marks, (loss, length) of the labelling
     u: np.ndarray
     ua: np.ndarray
     wp: np.ndarray
     ys: np.ndarray
-    wtr: np.ndarray
-    back: np.ndarray
-    vscore: np.ndarray
     vnew: np.ndarray
-    varg: np.ndarray
     coef: np.ndarray
     cnt: np.ndarray
     acc: np.ndarray
     mark: np.ndarray
     info: np.ndarray
-    # fused kernels: token Gram matrices, feature-major gradient copy (ids) and its
-    # validity flag (set by chain_sync), supports of c_t, label marks (distinct labels
-    # of the unary row terms)
+    # fused kernels: token Gram matrices, feature-major gradient copy (ids, sparse rows)
+    # and its validity flag (set by chain_sync), supports of c_t, label marks (distinct
+    # labels of the unary row terms)
     gram: np.ndarray
     goff: np.ndarray
     gT: np.ndarray
@@ -116,6 +116,27 @@ def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out, gT, fm):  # pragma: n
                         out[t, k] += g[k * F + f]
     else:
         unary_dense(Xf[lo:lo + L], g, K, out)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _unary_sparse(xptr, xcol, xval, lo, L, gT, K, out):  # pragma: no cover - compiled
+    """``out[t, k]`` of the dense model from the tokens' sparse rows and the feature-major
+    unary gradient ``gT`` (one contiguous K-row per nonzero; no products when the
+    features are binary, ``xval`` empty)."""
+    binary = xval.size == 0
+    W = gT.reshape((gT.size // K, K))  # 2-d indexing: faster than row slices
+    for t in range(L):
+        for k in range(K):
+            out[t, k] = 0.0
+        for p in range(xptr[lo + t], xptr[lo + t + 1]):
+            f = xcol[p]
+            if binary:
+                for k in range(K):
+                    out[t, k] += W[f, k]
+            else:
+                v = xval[p]
+                for k in range(K):
+                    out[t, k] += v * W[f, k]
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -224,7 +245,10 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     L = off[i + 1] - lo
     gl = g[d]
     c = 1.0 / (lam * -gl) if gl < 0.0 else 1.0 / lam
-    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u, gT, mode[0] == 1)
+    if mode[0] == 1 and not uses_ids:
+        _unary_sparse(state.xptr, state.xcol, state.xval, lo, L, gT, K, u)
+    else:
+        _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u, gT, mode[0] == 1)
     # loss-augmented decoding at w = g_w / (lam (-g_l)), scaled as the model's oracle
     # does it (unscaled scores would break exact ties differently from the Python engine)
     inv = 1.0 / L if gl < 0.0 else 0.0
@@ -234,11 +258,8 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
         yt = Yf[lo + t]
         ua[t, yt] -= inv
     o = K * F
-    npair = 2 * K + K * K
-    for a in range(npair):
-        wp[a] = c * g[o + a]
-    viterbi_core(ua[:L], wp, 0, K, state.wtr, state.back, state.vscore, state.vnew, state.varg,
-                 ys)
+    pair_weights(g, o, K, c, wp)
+    max_sum(ua, L, wp, K, state.vnew, ys)
     ystar = ys
     # scores of the true labelling, the vertex and the current marginals under g
     o_tr = o + 2 * K
@@ -288,11 +309,11 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def chain_sync(state, g):  # pragma: no cover - compiled
-    """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features:
-    the oracle then reads the ``K`` weights of an attribute contiguously)."""
+    """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features
+    and sparse rows: the oracle then reads the ``K`` weights of a feature contiguously)."""
     gT, mode, iparams = state.gT, state.mode, state.iparams
     K, F, uses_ids = iparams[0], iparams[1], iparams[3]
-    if uses_ids:
+    if uses_ids or state.xptr.size > 0:
         for k in range(K):
             src = k * F
             for f in range(F):
@@ -457,11 +478,21 @@ def chain_describe(state, i, sd):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def chain_moved(state, sd, g):  # pragma: no cover - compiled
     """After the driver's move along ``sd``: the feature-major gradient copy follows
-    ``g`` on the unary row terms (attribute ids, when the copy is in use)."""
+    ``g`` on the unary row terms (when the copy is in use): the ids of the rows, or
+    the nonzeros of sparse dense rows (the only entries a row term changes)."""
     if state.mode[0] != 1:
         return
     gT, If, offsets = state.gT, state.If, state.offsets
     K, F = state.iparams[0], state.iparams[1]
+    if state.iparams[3] == 0:
+        xptr, xcol = state.xptr, state.xcol
+        for r in range(sd.counts[1]):
+            b, row = sd.base[r], sd.row[r]
+            kk = b // F
+            for p in range(xptr[row], xptr[row + 1]):
+                f = xcol[p]
+                gT[f * K + kk] = g[b + f]
+        return
     m = If.shape[1]
     for r in range(sd.counts[1]):
         b, row = sd.base[r], sd.row[r]
@@ -566,16 +597,17 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     tlist[rows, np.arange(rows.size) - np.repeat(np.cumsum(tcnt) - tcnt, tcnt)] = cols
     cnt = np.zeros((K, K))
     sized = d + 1 if data.uses_ids else 1
+    xptr, xcol, xval = data.token_csr()
     state = ChainState(
-        Xf=data.Xf, If=data.If, offsets=data.offsets.astype(np.int64), off=data.off,
+        Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If,
+        offsets=data.offsets.astype(np.int64), off=data.off,
         Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
         iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
-        ys=np.empty(Lmax, dtype=np.int64), wtr=np.empty(K * K),
-        back=np.empty((Lmax, K), dtype=np.int64), vscore=np.empty(K), vnew=np.empty(K),
-        varg=np.empty(K, dtype=np.int64), coef=np.empty((Lmax, K)), cnt=cnt,
+        ys=np.empty(Lmax, dtype=np.int64), vnew=np.empty(K), coef=np.empty((Lmax, K)),
+        cnt=cnt,
         acc=np.zeros(sized), mark=np.zeros(sized, dtype=np.bool_), info=np.zeros(2),
-        gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids else 0),
+        gram=gram, goff=goff, gT=np.zeros(K * F if data.uses_ids or xptr.size else 0),
         mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
         nsupp=np.empty(Lmax, dtype=np.int64), kmark=np.zeros(K, dtype=np.bool_),
         Tf=Tf, tlist=tlist, tcnt=tcnt, tin=tin, ytr=np.empty(Lmax, dtype=np.int64),
