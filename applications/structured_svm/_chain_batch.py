@@ -14,7 +14,7 @@ from frankwolfe import Atom
 from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
 
 from ._chain_data import ChainData
-from ._chain_kernels import _emit
+from ._chain_kernels import _add_pair_scores, _emit
 from .models._viterbi import (_viterbi, decode_dense, decode_ids, decode_ids_fm, features_dense,
                               features_ids, score_dense, score_ids, to_feature_major)
 
@@ -416,14 +416,8 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
                 if k == ya:
                     s_star += u
                 s_bar += m * u
-    for t in range(L - 1):
-        s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
-        s_star += g[o_tr + ys[t] + K * ys[t + 1]]
-    for k in range(K):
-        s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
-    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
-        code = tlist[i, q]
-        s_bar += Tf[i, code] * g[o_tr + code]
+    s_true, s_star, s_bar = _add_pair_scores(g, Yf, ys, mu, Tf, tlist, tcnt, i, lo, L, K, o,
+                                             o_tr, s_true, s_star, s_bar)
     gl = g[d]
     ln = lam * n
     score = (s_true - s_star) / ln + gl * loss_s / n

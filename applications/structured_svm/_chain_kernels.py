@@ -228,6 +228,23 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     return nnz
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_pair_scores(g, Yf, ys, mu, Tf, tlist, tcnt, i, lo, L, K, o, o_tr, s_true, s_star,
+                     s_bar):  # pragma: no cover - compiled
+    """Adds the transition and start/end parts of ``<g, psi>`` for the truth, the labelling
+    ``ys`` and the block's marginals to ``s_true``, ``s_star``, ``s_bar`` (in the one order
+    both the oracle's and the rounds' gap use, so the two agree to the bit)."""
+    for t in range(L - 1):
+        s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
+        s_star += g[o_tr + ys[t] + K * ys[t + 1]]
+    for k in range(K):
+        s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
+    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
+        code = tlist[i, q]
+        s_bar += Tf[i, code] * g[o_tr + code]
+    return s_true, s_star, s_bar
+
+
 @njit(cache=True, nogil=True)
 def _oracle(state, i, g):  # pragma: no cover - compiled
     """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
@@ -274,14 +291,8 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
             wrong += 1
         for k in range(K):
             s_bar += mu[lo + t, k] * u[t, k]
-    for t in range(L - 1):
-        s_true += g[o_tr + Yf[lo + t] + K * Yf[lo + t + 1]]
-        s_star += g[o_tr + ystar[t] + K * ystar[t + 1]]
-    for k in range(K):
-        s_bar += mu[lo, k] * g[o + k] + mu[lo + L - 1, k] * g[o + K + k]
-    for q in range(tcnt[i]):  # nonzero transition marginals only (a few of K^2)
-        code = tlist[i, q]
-        s_bar += Tf[i, code] * g[o_tr + code]
+    s_true, s_star, s_bar = _add_pair_scores(g, Yf, ystar, mu, Tf, tlist, tcnt, i, lo, L, K, o,
+                                             o_tr, s_true, s_star, s_bar)
     loss_s = wrong / L
     info[0] = loss_s
     info[1] = L
