@@ -12,9 +12,10 @@ on OCR at tau = 1 gap sampling with FW steps was the fastest per pass (certified
 gap after 99 effective passes: 0.271, against 0.325 uniform + FW and 0.343 gap
 sampling + pairwise), so it is the setting for every tau; ``--sampling uniform``
 gives the control with uniform sampling.  tau = 1 runs as serial BCFW (the
-compiled pass), tau > 1 as mini-batch rounds in the Python engine (the oracles of
-a round at one point, then the tau block steps one by one, each with its line
-search).  Effective passes are oracle calls / n, certificate passes included.
+compiled pass), tau > 1 as mini-batch rounds (the oracles of a round at one
+point, then the tau block steps one by one, each with its line search; compiled
+when the domain offers round kernels, as the chain dual does, and identical to
+the Python rounds to 1e-12).  Effective passes are oracle calls / n, certificate passes included.
 
 One process runs one (data, tau) and appends one JSON line to
 ``benchmarks/results/minibatch_passes.jsonl`` when it ends (target reached, pass
