@@ -165,16 +165,27 @@ def wall_time(tau_div: int, dask: bool = True, repeats: int = 2) -> dict:
 
 
 class _Timed:
-    """An executor that adds up the wall time of its rounds (the oracle phase)."""
+    """An executor that adds up the wall time of its rounds (the oracle phase): atoms
+    (Python rounds), the round kernels' chunks in process or table rows from the workers
+    (compiled rounds)."""
 
     seconds = 0.0
 
-    def map_gradient(self, which, gradient):
+    def _timed(self, name, *args):
         t0 = time.perf_counter()
         try:
-            return super().map_gradient(which, gradient)
+            return getattr(super(), name)(*args)
         finally:
             self.seconds += time.perf_counter() - t0
+
+    def map_gradient(self, which, gradient):
+        return self._timed("map_gradient", which, gradient)
+
+    def chunks(self, call, which, arg):
+        return self._timed("chunks", call, which, arg)
+
+    def rows(self, which, gradient):
+        return self._timed("rows", which, gradient)
 
 
 class _TimedSerial(_Timed, fw.SerialExecutor):
@@ -205,7 +216,7 @@ def _steady_pass(f, dom, tau: int, ex) -> dict:
             "worker_seconds": w2 - w1,
             "cpu_per_wall_main": (c2 - c1) / wall,
             "bytes_out_per_round": (b2 - b1) / rounds, "bytes_in_per_round": (i2 - i1) / rounds,
-            "whole_vectors_sent": getattr(ex, "whole_updates", 0)}
+            "whole_vectors_sent": getattr(ex, "whole_updates", 0), "engine": res.extra["engine"]}
 
 
 def _vm_peak_mb(reset: bool = False) -> float:
