@@ -24,7 +24,8 @@ Three parts (``--part``):
 * ``threads``: only those thread rows (no Dask).
 * ``dask``: in one run, the in-process single thread against LocalClusters of 1
   and 2 worker processes (the workers keep their piece of the batch oracle and
-  their copy of the point, updated per round by the changed coordinates): seconds
+  their copy of the point, updated per round by the changed coordinates; all
+  rows run compiled rounds, the workers returning labellings and losses): seconds
   per pass, oracle phase, the workers' critical path, bytes per round, each
   process's own peak memory, and probes of the cluster for the cost model.
 * the cost model (after ``time`` and ``dask``; ``model`` recomputes it from the
@@ -333,7 +334,8 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
     Measured apart: ``lat`` the round trip of an empty task, ``t_task`` the scheduler's
     cost of one more task in a round, ``bw`` the bytes per second of shipping a task's
     arguments (probes of the local cluster); ``B_out`` the point update per worker and
-    round, ``B_in`` the packed atoms per round (counted by the executor); ``s(W)`` the
+    round, ``B_in`` the answers per round (packed atoms for Python rounds, the
+    domain's table rows for compiled ones; counted by the executor); ``s(W)`` the
     straggler factor of a round (the largest of ``W`` binomial shares of ``tau``
     random blocks, Gaussian approximation).  The 2-worker run checks the model.
 

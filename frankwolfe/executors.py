@@ -17,7 +17,10 @@ executor may run them anywhere.  An executor is a small strategy object:
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
 The executors of this process (serial, threads) also run compiled rounds: the
 domain's round kernels store the vertices of a chunk of blocks per call
-(:meth:`Executor.chunks`), one call per thread.
+(:meth:`Executor.chunks`), one call per thread.  :class:`DaskExecutor` runs them
+too (:meth:`Executor.rows`): its workers return their blocks' table rows (for the
+chain SSVM, labellings and losses), which the domain's round kernels store here
+before the core's compiled block steps.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ round's point (``point`` once, then ``vertices`` per chunk of blocks, one
 thread each), then the core's compiled driver takes the ``tau`` block steps
 at those vertices (``compiled_driver(..., rounds=True)``), each with its
 line search at the current iterate: the same steps as the Python rounds, up
-to rounding.  An executor outside this process that :attr:`~frankwolfe.executors.
-Executor.serves_rows` (Dask) runs the same rounds when the round kernels can
-``store`` rows and the domain's batch block oracle computes them (``rows``):
+to rounding.  An executor outside this process that ``serves_rows`` (Dask)
+runs the same rounds when the round kernels can ``store`` rows and the
+domain's batch block oracle computes them (``rows``):
 the oracles of a round return their blocks' table rows (opaque to the core),
 stored into the domain's table before the compiled block steps.
 """
