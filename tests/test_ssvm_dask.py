@@ -179,6 +179,38 @@ def test_a_shard_of_the_batch_oracle_answers_as_the_blocks(ids):
         dom.batch_block_oracle().shard(range(20, 30))
 
 
+@pytest.mark.parametrize("ids", [False, True])
+def test_a_shards_table_rows_are_the_blocks_labellings(ids):
+    """What a worker returns for compiled rounds: the labellings of its blocks (small
+    integers, in the order asked) and their Hamming losses, as the blocks' own oracles
+    decode them; stored by the round kernels at the blocks' places."""
+    import pickle
+
+    from test_bcfw_fused import _chain
+
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    shard = pickle.loads(pickle.dumps(dom.batch_block_oracle().shard(range(10, 20))))
+    g = np.random.default_rng(1).normal(size=dom.dim)
+    g[-1] = -0.7
+    labels, loss = shard.rows([4, 0, 9], g)
+    assert labels.dtype == np.int8 and loss.shape == (3,)
+    lo = 0
+    for j, ls in zip([4, 0, 9], loss):
+        key = dom.blocks[10 + j](g[dom.block_indices[10 + j]]).key
+        y = labels[lo:lo + len(key)]
+        lo += len(key)
+        assert tuple(y.tolist()) == key
+        assert ls == pytest.approx(np.mean(y != Y[10 + j]), abs=1e-15)
+    assert lo == labels.size
+    kern = dom.compiled_blocks(None)
+    rounds, off = kern.rounds, kern.state.off
+    rounds.store(np.array([14, 10, 19]), (labels, loss))
+    np.testing.assert_array_equal(rounds.table.loss[[14, 10, 19]], loss)
+    stored = np.concatenate([rounds.table.labels[off[i]:off[i + 1]] for i in (14, 10, 19)])
+    np.testing.assert_array_equal(stored, labels)
+
+
 def test_unpicklable_block_gets_a_clear_error(cluster):
     client, _ = cluster
 
