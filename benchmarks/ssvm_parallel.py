@@ -24,7 +24,8 @@ Three parts (``--part``):
 * ``threads``: only those thread rows (no Dask).
 * ``dask``: in one run, the in-process single thread against LocalClusters of 1
   and 2 worker processes (the workers keep their piece of the batch oracle and
-  their copy of the point, updated per round by the changed coordinates): seconds
+  their copy of the point, updated per round by the changed coordinates; all
+  rows run compiled rounds, the workers returning labellings and losses): seconds
   per pass, oracle phase, the workers' critical path, bytes per round, each
   process's own peak memory, and probes of the cluster for the cost model.
 * the cost model (after ``time`` and ``dask``; ``model`` recomputes it from the
@@ -165,16 +166,27 @@ def wall_time(tau_div: int, dask: bool = True, repeats: int = 2) -> dict:
 
 
 class _Timed:
-    """An executor that adds up the wall time of its rounds (the oracle phase)."""
+    """An executor that adds up the wall time of its rounds (the oracle phase): atoms
+    (Python rounds), the round kernels' chunks in process or table rows from the workers
+    (compiled rounds)."""
 
     seconds = 0.0
 
-    def map_gradient(self, which, gradient):
+    def _timed(self, name, *args):
         t0 = time.perf_counter()
         try:
-            return super().map_gradient(which, gradient)
+            return getattr(super(), name)(*args)
         finally:
             self.seconds += time.perf_counter() - t0
+
+    def map_gradient(self, which, gradient):
+        return self._timed("map_gradient", which, gradient)
+
+    def chunks(self, call, which, arg):
+        return self._timed("chunks", call, which, arg)
+
+    def rows(self, which, gradient):
+        return self._timed("rows", which, gradient)
 
 
 class _TimedSerial(_Timed, fw.SerialExecutor):
@@ -205,7 +217,7 @@ def _steady_pass(f, dom, tau: int, ex) -> dict:
             "worker_seconds": w2 - w1,
             "cpu_per_wall_main": (c2 - c1) / wall,
             "bytes_out_per_round": (b2 - b1) / rounds, "bytes_in_per_round": (i2 - i1) / rounds,
-            "whole_vectors_sent": getattr(ex, "whole_updates", 0)}
+            "whole_vectors_sent": getattr(ex, "whole_updates", 0), "engine": res.extra["engine"]}
 
 
 def _vm_peak_mb(reset: bool = False) -> float:
@@ -322,7 +334,8 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
     Measured apart: ``lat`` the round trip of an empty task, ``t_task`` the scheduler's
     cost of one more task in a round, ``bw`` the bytes per second of shipping a task's
     arguments (probes of the local cluster); ``B_out`` the point update per worker and
-    round, ``B_in`` the packed atoms per round (counted by the executor); ``s(W)`` the
+    round, ``B_in`` the answers per round (packed atoms for Python rounds, the
+    domain's table rows for compiled ones; counted by the executor); ``s(W)`` the
     straggler factor of a round (the largest of ``W`` binomial shares of ``tau``
     random blocks, Gaussian approximation).  The 2-worker run checks the model.
 

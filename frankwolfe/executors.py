@@ -17,7 +17,10 @@ executor may run them anywhere.  An executor is a small strategy object:
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
 The executors of this process (serial, threads) also run compiled rounds: the
 domain's round kernels store the vertices of a chunk of blocks per call
-(:meth:`Executor.chunks`), one call per thread.
+(:meth:`Executor.chunks`), one call per thread.  :class:`DaskExecutor` runs them
+too (:meth:`Executor.rows`): its workers return their blocks' table rows (for the
+chain SSVM, labellings and losses), which the domain's round kernels store here
+before the core's compiled block steps.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ class Executor(ABC):
     #: oracles write the vertices into the domain's memory, need that
     in_process: bool = False
 
+    #: answers :meth:`rows` (runs the batch oracle's ``rows`` where the oracle lives):
+    #: compiled mini-batch rounds then run outside this process too
+    serves_rows: bool = False
+
     def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
               shapes: Sequence[tuple[int, ...]] | None = None) -> None:
         """Once per run, before any :meth:`map`: the block oracles (``blocks[i]`` is the
@@ -79,6 +86,13 @@ class Executor(ABC):
         gradient) -> atoms``.  Returns whether this executor uses it (default: no);
         an executor that does sets :attr:`whole_gradient` for this run."""
         return False
+
+    def rows(self, which: Sequence[int], gradient: np.ndarray) -> list[tuple[np.ndarray, Any]]:
+        """For executors that :attr:`serves_rows`: the batch oracle's (see
+        :meth:`use_batch_oracle`) ``rows(which_k, gradient)`` for pieces ``which_k`` of
+        ``which``, as ``(which_k, rows)`` pairs (the rows are the domain's own, opaque:
+        its round kernels' ``store`` writes them into its table)."""
+        raise NotImplementedError(f"{type(self).__name__} computes no table rows")
 
     def chunks(self, call: Any, which: Sequence[int], arg: Any) -> list[Any]:
         """``[call(chunk, arg) for chunk in ...]`` over contiguous chunks of ``which`` that
@@ -307,15 +321,19 @@ def _load_shard(payload: bytes) -> _Shard:
     return _Shard(payload)
 
 
-def _shard_round(shard: _Shard, update: _Update, local: list[int]) -> tuple | None:
+def _shard_round(shard: _Shard, update: _Update, local: list[int], rows: bool = False
+                 ) -> tuple | None:
     """A round's task on a worker: bring the shard's point up to date, then the oracles of
-    its blocks ``local``: their atoms packed (:func:`_pack`) and the seconds it took;
-    None when the shard needs the whole vector first."""
+    its blocks ``local``: their atoms packed (:func:`_pack`), or with ``rows`` the batch
+    oracle's table rows, and the seconds it took; None when the shard needs the whole
+    vector first."""
     with shard.lock:
         tic = time.perf_counter()
         if not update.apply(shard):
             return None
         x = shard.point
+        if rows:
+            return shard.batch.rows(local, x), time.perf_counter() - tic
         if shard.batch is not None:
             atoms = shard.batch(local, x)
         else:
@@ -396,6 +414,7 @@ class DaskExecutor(Executor):
 
     name = "dask"
     whole_gradient = True
+    serves_rows = True
 
     def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2) -> None:
         if not _is_client(client):
@@ -411,6 +430,7 @@ class DaskExecutor(Executor):
         self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
         self.worker_seconds = 0.0  # per round the slowest shard's task, on its worker
         self.shards: list[Any] = []
+        self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
 
     def start(self, blocks, indices=None, shapes=None):
@@ -418,6 +438,7 @@ class DaskExecutor(Executor):
             raise ValueError("DaskExecutor.start needs the blocks' indices and shapes")
         super().start(blocks, indices, shapes)
         self.close()
+        self._oracle = None
         n = len(blocks)
         try:
             self._workers = sorted(self.client.scheduler_info()["workers"])
@@ -434,6 +455,7 @@ class DaskExecutor(Executor):
     def use_batch_oracle(self, oracle):
         if oracle is None or not callable(getattr(oracle, "shard", None)):
             return False  # the blocks one by one on the workers
+        self._oracle = oracle
         self._build(oracle)
         return True
 
@@ -474,6 +496,27 @@ class DaskExecutor(Executor):
     def map_gradient(self, which, gradient):
         if not self.shards:
             self._build()
+        out: list[Any] = [None] * len(which)
+        for pos, (packed, _) in self._ask(which, gradient, False):
+            self.bytes_in += sum(a.nbytes for a in packed if isinstance(a, np.ndarray))
+            for p, a in zip(pos, _unpack(packed)):
+                out[p] = a
+        return out
+
+    def rows(self, which, gradient):
+        if not self.shards or not callable(getattr(self._oracle, "rows", None)):
+            raise NotImplementedError("DaskExecutor.rows needs a batch oracle with `rows` "
+                                      "and `shard` (use_batch_oracle)")
+        which = np.asarray(which, dtype=np.int64)
+        out = []
+        for pos, (rows, _) in self._ask(which, gradient, True):
+            self.bytes_in += sum(a.nbytes for a in rows if isinstance(a, np.ndarray))
+            out.append((which[pos], rows))
+        return out
+
+    def _ask(self, which, gradient, rows: bool) -> list[tuple[np.ndarray, tuple]]:
+        """One round on the shards owning blocks ``which``: per shard, the positions of its
+        blocks in ``which`` and its answer."""
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
         shards = np.unique(owner).tolist()
@@ -482,21 +525,18 @@ class DaskExecutor(Executor):
         try:
             if getattr(self.client, "status", "running") in ("closing", "closed"):
                 raise OSError("the client is closed")
-            answers = self._round(shards, [self.local[which[p]].tolist() for p in positions])
+            answers = self._round(shards, [self.local[which[p]].tolist() for p in positions],
+                                  rows)
         except Exception as err:
             if not _cluster_lost(err):
                 raise  # an oracle's own error, as raised on the worker
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
                                 f"round of {which.size} block oracles ({err!r})") from err
-        out: list[Any] = [None] * which.size
         self.worker_seconds += max(sec for _, sec in answers)
-        for pos, (packed, _) in zip(positions, answers):
-            self.bytes_in += sum(a.nbytes for a in packed if isinstance(a, np.ndarray))
-            for p, a in zip(pos, _unpack(packed)):
-                out[p] = a
-        return out
+        return list(zip(positions, answers))
 
-    def _round(self, shards: list[int], local: list[list[int]]) -> list[tuple]:
+    def _round(self, shards: list[int], local: list[list[int]], rows: bool = False
+               ) -> list[tuple]:
         """Each shard's packed answers; a shard that no longer holds the version its update
         builds on (rebuilt or moved) is asked again with the whole vector."""
         answers: list[Any] = [None] * len(shards)
@@ -511,7 +551,7 @@ class DaskExecutor(Executor):
                 with warnings.catch_warnings():  # a whole vector travels in its task
                     warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
                     futures.append(self.client.submit(_shard_round, self.shards[s], up, local[k],
-                                                      pure=False, retries=self.retries))
+                                                      rows, pure=False, retries=self.retries))
             for k, got in zip(todo, self.client.gather(futures)):
                 answers[k] = got
                 self._seen[shards[k]] = None if got is None else self._log.version

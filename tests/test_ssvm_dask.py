@@ -85,6 +85,31 @@ def test_training_through_the_cluster_matches_serial_training(cluster, chain):
     np.testing.assert_allclose(remote.w_, here.w_, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("ids", [False, True])
+def test_compiled_rounds_through_the_cluster_are_the_serial_compiled_rounds(cluster, ids):
+    """A compiled chain domain through the cluster: the workers send labellings and losses
+    (table rows), the client takes the compiled block steps; the same iterates and
+    certified gaps as compiled rounds in this process (whose vertices are checked against
+    the blocks' own oracles in test_ssvm_batch_oracle)."""
+    from test_bcfw_fused import _chain  # 25 chains, dense features or attribute ids
+
+    client, _ = cluster
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=6, max_iter=6, tol=0.0, gap_every=2, random_state=2)
+    ex = fw.DaskExecutor(client)
+    with fw.debug(False):  # the compiled engine does not run in debug mode
+        ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+        res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, **kw)
+    assert ref.extra["engine"] == res.extra["engine"] == "compiled"
+    assert res.extra["rounds"] == ref.extra["rounds"] > 0
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    for key in ("gap", "fun"):
+        np.testing.assert_allclose(res.history[key], ref.history[key], rtol=0, atol=1e-12)
+    assert ex.bytes_in > 0  # the rows came from the workers
+
+
 def test_point_updates_rebuild_the_clients_vector_bit_for_bit():
     """What a shard holds after the updates is the client's vector byte for byte: sparse
     changes, a dense stretch, a sign of zero, a NaN; a shard that sat out rounds gets the
@@ -152,6 +177,38 @@ def test_a_shard_of_the_batch_oracle_answers_as_the_blocks(ids):
         np.testing.assert_array_equal(a.values, ref.values)
     with pytest.raises(ValueError, match=r"contiguous range within range\(0, 25\)"):
         dom.batch_block_oracle().shard(range(20, 30))
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_a_shards_table_rows_are_the_blocks_labellings(ids):
+    """What a worker returns for compiled rounds: the labellings of its blocks (small
+    integers, in the order asked) and their Hamming losses, as the blocks' own oracles
+    decode them; stored by the round kernels at the blocks' places."""
+    import pickle
+
+    from test_bcfw_fused import _chain
+
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    shard = pickle.loads(pickle.dumps(dom.batch_block_oracle().shard(range(10, 20))))
+    g = np.random.default_rng(1).normal(size=dom.dim)
+    g[-1] = -0.7
+    labels, loss = shard.rows([4, 0, 9], g)
+    assert labels.dtype == np.int8 and loss.shape == (3,)
+    lo = 0
+    for j, ls in zip([4, 0, 9], loss):
+        key = dom.blocks[10 + j](g[dom.block_indices[10 + j]]).key
+        y = labels[lo:lo + len(key)]
+        lo += len(key)
+        assert tuple(y.tolist()) == key
+        assert ls == pytest.approx(np.mean(y != Y[10 + j]), abs=1e-15)
+    assert lo == labels.size
+    kern = dom.compiled_blocks(None)
+    rounds, off = kern.rounds, kern.state.off
+    rounds.store(np.array([14, 10, 19]), (labels, loss))
+    np.testing.assert_array_equal(rounds.table.loss[[14, 10, 19]], loss)
+    stored = np.concatenate([rounds.table.labels[off[i]:off[i + 1]] for i in (14, 10, 19)])
+    np.testing.assert_array_equal(stored, labels)
 
 
 def test_unpicklable_block_gets_a_clear_error(cluster):

@@ -297,6 +297,23 @@ class ChainBlockVertices:
                             (int(sizes[i]),), key=tuple(labels[loff[k]:loff[k + 1]].tolist()))
                 for k, i in enumerate(which.tolist())]
 
+    def rows(self, which: Any, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The round table rows of blocks ``which`` at ``gradient`` (what
+        :func:`chain_rounds`' ``store`` takes): their labellings, concatenated in the order
+        of ``which`` (the smallest integer type that holds ``K`` labels), and their
+        normalized Hamming losses; decoded by the round kernels' decoders at the
+        weights derived from ``gradient`` as their ``point`` does, so the same labellings
+        bit for bit (what a :class:`~frankwolfe.DaskExecutor` worker answers)."""
+        data = self.data
+        w, gt, augment = _round_weights(np.asarray(gradient, dtype=float), self.lam, data.K,
+                                        data.F, data.d, data.uses_ids)
+        which = np.asarray(which, dtype=np.int64)
+        labels = np.empty(int(data.off[-1]), dtype=np.int64)
+        loss = np.empty(data.n)
+        _round_vertices(which, data.Xf, data.If, data.offsets, data.off, data.Yf, gt, 1.0, w,
+                        data.K, data.F, data.uses_ids, augment, labels, loss)
+        return labels[_block_rows(data.off, which)].astype(_label_type(data.K)), loss[which]
+
     def shard(self, blocks: range) -> ChainBlockVertices:
         """The oracle of the contiguous blocks ``blocks`` alone, holding only their
         examples and answering them as blocks ``0, ..., len(blocks) - 1`` (what one
@@ -431,38 +448,58 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
     return nnz, gap, score
 
 
+def _round_weights(g: np.ndarray, lam: float, K: int, F: int, d: int, uses_ids: bool
+                   ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(w, gt, augment)``: the weights ``w = g_w / s`` (``s = lam (-g_l)``, or 1 when
+    ``g_l = 0``) the round's oracles decode at and for ids their unary part
+    feature-major (``gt``, else empty)."""
+    gl = float(g[d])
+    if gl > 0:
+        from frankwolfe.errors import OracleError
+
+        raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
+                          f"<= 0 (the dual gradient has -1 there), got {gl!r}")
+    s = lam * -gl if gl < 0 else 1.0
+    w = g[:d] / s
+    return w, (to_feature_major(w, K, F) if uses_ids else np.zeros(0)), gl < 0
+
+
+def _block_rows(off: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """The token positions of blocks ``which``, concatenated in that order."""
+    lens = off[which + 1] - off[which]
+    starts = np.repeat(off[which] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+    return starts + np.arange(int(lens.sum()))
+
+
+def _label_type(K: int) -> np.dtype:
+    return np.dtype(np.int8 if K <= 127 else np.int16 if K <= 32767 else np.int32)
+
+
 def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
     """The :class:`~frankwolfe.algorithms.compiled_blocks.RoundKernels` of the chain
     kernels ``blocks`` (:func:`._chain_kernels.chain_blocks`): a round's oracles decode
     at the weights ``w = g_w / (lam (-g_l))``, computed once per round, with the same
     decoders as :class:`ChainBlockVertices` (so the same labellings)."""
-    from frankwolfe.errors import OracleError
-
     state = blocks.state
     lam = float(state.fparams[0])
     K, F, d, uses_ids = (int(v) for v in state.iparams)
     table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
                             np.zeros(state.off.size - 1))
     o = K * F
-    # the round's pair weights (dense features: all weights), written in place
+    # the round's pair weights on the fused ids path, written in place
     w = np.zeros(d)
 
     def point(g: np.ndarray) -> tuple:
         gl = float(g[d])
-        if gl > 0:
-            raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
-                              f"<= 0 (the dual gradient has -1 there), got {gl!r}")
+        if gl > 0 or not uses_ids or state.mode[0] != 1:
+            wr, gt, augment = _round_weights(g, lam, K, F, d, uses_ids)
+            return wr, gt, 1.0, augment
+        # the unary weights: the kernels' feature-major copy of g (the fused path,
+        # synced), divided by s where the oracles read it (in parallel): the same
+        # quotients.  The Viterbi reads only the pair part of w.
         s = lam * -gl if gl < 0 else 1.0
-        if not uses_ids:
-            np.divide(g[:d], s, out=w)
-            return w, np.zeros(0), 1.0, gl < 0
-        # the unary weights: the kernels' feature-major copy of g when it is on (the
-        # fused path, synced), divided by s where the oracles read it (in parallel);
-        # else transposed and divided here.  The Viterbi reads only the pair part of w.
         np.divide(g[o:d], s, out=w[o:])
-        if state.mode[0] == 1:
-            return w, state.gT, s, gl < 0
-        return w, to_feature_major(g[:d] / s, K, F), 1.0, gl < 0
+        return w, state.gT, s, gl < 0
 
     def vertices(which: Any, p: tuple) -> None:
         w, gt, s, augment = p
@@ -470,4 +507,10 @@ def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
                         state.off, state.Yf, gt, s, w, K, F, uses_ids, augment, table.labels,
                         table.loss)
 
-    return RoundKernels(point, vertices, chain_recall, table)
+    def store(which: Any, rows: tuple) -> None:
+        labels, loss = rows
+        which = np.asarray(which, dtype=np.int64)
+        table.labels[_block_rows(state.off, which)] = labels
+        table.loss[which] = loss
+
+    return RoundKernels(point, vertices, chain_recall, table, store)

@@ -183,6 +183,13 @@ class _BlockEngine(Engine):
             self.batch.start(self)
 
     # -- start ------------------------------------------------------------
+    def batch_oracle(self) -> Any:
+        """The domain's batch block oracle (asked once; ``None``: none)."""
+        if not hasattr(self, "_batch_oracle"):
+            self._batch_oracle = (self.dom.batch_block_oracle()
+                                  if isinstance(self.dom, ProductDomain) else None)
+        return self._batch_oracle
+
     def _python_blocks(self) -> None:
         """Oracles, coordinate sets and offsets of the blocks (a domain may build them
         lazily: a compiled run of its own kernels never asks)."""
@@ -291,9 +298,12 @@ class _BlockEngine(Engine):
     def _static_reason(self) -> str | None:
         """Why the compiled pass cannot run, as far as options and the objective go."""
         if self._wants_rounds():
-            if not self.batch.executor.in_process:
-                return (f"mini-batch rounds on {self.batch.executor!r} run in Python (compiled "
-                        "rounds keep the vertices in this process)")
+            ex = self.batch.executor
+            if not ex.in_process and not (ex.serves_rows and callable(
+                    getattr(self.batch_oracle(), "rows", None))):
+                return (f"mini-batch rounds on {ex!r} run in Python (compiled rounds keep the "
+                        "vertices in this process, or take them as table rows from executors "
+                        "that serve them, for batch block oracles with `rows`)")
             if not isinstance(self.dom, BlockDomainHooks):
                 return ("mini-batch rounds run in Python unless the domain's compiled kernels "
                         "offer round kernels (CompiledBlocks.rounds)")
@@ -330,6 +340,12 @@ class _BlockEngine(Engine):
                 if dkern.rounds is None:
                     self.reason = ("mini-batch rounds run in Python unless the domain's "
                                    "compiled kernels offer round kernels (CompiledBlocks.rounds)")
+                    self._start(x0)
+                    return
+                if not self.batch.executor.in_process and dkern.rounds.store is None:
+                    self.reason = ("mini-batch rounds outside this process run in Python "
+                                   "unless the domain's round kernels can store table rows "
+                                   "(RoundKernels.store)")
                     self._start(x0)
                     return
                 self.rounds = dkern.rounds

@@ -175,13 +175,20 @@ class RoundKernels:
         direction when ``want``; what ``commit`` (and the fused kernels) then read.
     table : NamedTuple
         The typed record of the stored vertices, handed to ``recall``.
+    store : callable, optional
+        ``store(which, rows)``: write into ``table`` the rows of blocks ``which``
+        computed elsewhere (opaque to the core: what the domain's batch block
+        oracle's ``rows(which, gradient)`` returns, e.g. on the workers of a
+        :class:`~frankwolfe.DaskExecutor`).  With it, rounds run compiled on
+        executors outside this process too.
     """
 
-    def __init__(self, point, vertices, recall, table) -> None:
+    def __init__(self, point, vertices, recall, table, store=None) -> None:
         self.point = point
         self.vertices = vertices
         self.recall = recall
         self.table = table
+        self.store = store
 
 
 class CompiledObjective:

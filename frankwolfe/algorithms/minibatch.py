@@ -24,7 +24,11 @@ round's point (``point`` once, then ``vertices`` per chunk of blocks, one
 thread each), then the core's compiled driver takes the ``tau`` block steps
 at those vertices (``compiled_driver(..., rounds=True)``), each with its
 line search at the current iterate: the same steps as the Python rounds, up
-to rounding.
+to rounding.  An executor outside this process that ``serves_rows`` (Dask)
+runs the same rounds when the round kernels can ``store`` rows and the
+domain's batch block oracle computes them (``rows``):
+the oracles of a round return their blocks' table rows (opaque to the core),
+stored into the domain's table before the compiled block steps.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ import numpy as np
 
 from ..atoms import Atom
 from ..executors import Executor, SerialExecutor
-from ..lmo.product import ProductDomain
 from ..monitor import Monitor
 from .compiled_blocks import Picker
 
@@ -63,13 +66,12 @@ class MiniBatch:
     def start(self, engine: _BlockEngine) -> None:
         """Ship the engine's block oracles to the executor (once per run)."""
         self._eng = engine
-        if engine.rounds is not None:  # compiled rounds: the domain's round kernels answer
-            self.executor.start((), None, None)
+        if engine.rounds is not None and self.executor.in_process:
+            self.executor.start((), None, None)  # the domain's round kernels answer here
             return
         engine._python_blocks()
         self.executor.start(engine.lmos, engine.idx, engine.shapes)
-        oracle = engine.dom.batch_block_oracle() if isinstance(engine.dom, ProductDomain) \
-            else None
+        oracle = engine.batch_oracle()
         if oracle is not None:
             self.executor.use_batch_oracle(oracle)
 
@@ -120,7 +122,11 @@ class MiniBatch:
         gradient ``g`` (its point computed once, the chunks through the executor)."""
         rk = self._eng.rounds
         tic = time.perf_counter()
-        self.executor.chunks(rk.vertices, which, rk.point(g))
+        if self.executor.in_process:
+            self.executor.chunks(rk.vertices, which, rk.point(g))
+        else:  # the batch oracle's table rows from where it runs, stored here
+            for part, rows in self.executor.rows(which, g):
+                rk.store(part, rows)
         if certificate:
             self.certificate_seconds += time.perf_counter() - tic
         else:
