@@ -480,6 +480,8 @@ def main() -> None:
     ap.add_argument("--gap-every", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=2,
                     help="threads: alternated repeats of each thread row (the best is kept)")
+    ap.add_argument("--tau-div", type=int, default=16,
+                    help="time, threads, dask: batch size tau = n // TAU_DIV (default n/16)")
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "ssvm_parallel.json"
@@ -493,18 +495,18 @@ def main() -> None:
             path.write_text(json.dumps(out, indent=1))
         plot(out["passes"], RESULTS / "ssvm_parallel.png")
     if args.part in ("time", "all"):
-        out["time"] = wall_time(16)
+        out["time"] = wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["time"]["dask"])
         path.write_text(json.dumps(out, indent=1))
         print_cost_model(out["cost_model"])
     if args.part == "dask":
-        out["dask"] = dask_wall_time(16)
+        out["dask"] = dask_wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["dask"])
         path.write_text(json.dumps(out, indent=1))
         print_dask(out["dask"])
         print_cost_model(out["cost_model"])
     if args.part == "threads":
-        out["threads"] = wall_time(16, dask=False, repeats=args.repeats)
+        out["threads"] = wall_time(args.tau_div, dask=False, repeats=args.repeats)
         path.write_text(json.dumps(out, indent=1))
     if args.part == "model":
         if "passes" in out:
