@@ -28,6 +28,8 @@ __all__ = ["StructuredSVM"]
 
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
+#: new planes between corrective solves of the cutting plane (SVMstruct's -n default)
+_CP_BLOCKS_PER_STEP = 100
 _AVERAGING = (None, True, False, "weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
@@ -462,11 +464,15 @@ class StructuredSVM(BaseEstimator):
         objective = domain.dual_objective()
         n = len(X)
         every = self._every
+        # the corrective QP is re-solved every _CP_BLOCKS_PER_STEP new planes (SVMstruct's
+        # n-slack default, its -n 100): a pass is `cycle` iterations of the core
+        cycle = -(-n // _CP_BLOCKS_PER_STEP)
 
         def callback(s: fw.IterationState) -> bool | None:
-            p = s.k
-            if p and p % every == 0:
-                self._evaluate(p, p, p * n, s.time - self._eval_time, s.x[:-1], -s.fun)
+            p = s.k // cycle
+            if s.k and s.k % cycle == 0 and p % every == 0:
+                calls = int(s.info["block_oracle_calls"])
+                self._evaluate(p, calls / n, calls, s.time - self._eval_time, s.x[:-1], -s.fun)
             return None
 
         # one working set of labellings per example (n-slack): the corrective QP runs over
@@ -477,13 +483,17 @@ class StructuredSVM(BaseEstimator):
         # the QP is ill-conditioned and an unbounded solve took 205 s at pass 12 on
         # OCR-large (1/n), 9 s with the budget, 72% of its dual progress
         res = method(objective, domain, start, blocks=True, corrective_tol=1e-3,
-                     corrective_max_sweeps=200, prune_after=10, max_iter=int(self.max_passes),
+                     corrective_max_sweeps=200, prune_after=10,
+                     blocks_per_step=_CP_BLOCKS_PER_STEP, gap_every=int(self.gap_every),
+                     max_iter=int(self.max_passes) * cycle,
                      tol=self.tol, time_limit=self.time_limit, callback=callback,
                      progress=bool(self.verbose))
         self.result_ = res
         self.w_ = np.array(res.x[:-1])
-        if res.nit % every or res.nit == 0:
-            self._evaluate(res.nit, res.nit, res.n_oracle_calls * n,
+        last = res.nit / cycle
+        if not len(self.history_) or self.history_["passes"][-1] != last:
+            calls = int(res.extra["block_oracle_calls"])
+            self._evaluate(last, calls / n, calls,
                            res.time - self._eval_time, self.w_, -res.fun)
 
     # -- prediction ----------------------------------------------------------------

@@ -443,16 +443,18 @@ class BlockQuadraticQP:
     def solve_stacked(self, table: tuple[np.ndarray, np.ndarray, np.ndarray],
                       blocks: np.ndarray, w: np.ndarray, rtol: float = 1e-10,
                       atol: float = 0.0, max_sweeps: int = 10000,
-                      x0: np.ndarray | None = None
+                      x0: np.ndarray | None = None, span: tuple[int, int] | None = None
                       ) -> tuple[np.ndarray, np.ndarray, int, float]:
         """:meth:`solve` with the atoms as a table ``(ptr, idx, val)`` of
         :func:`stack_atoms` (sorted unique indices per atom); ``w`` is updated in place.
         ``x0``: the point ``sum w a`` when the caller has it (saves a pass over the
-        table); the returned point is then the one the steps moved (not re-summed)."""
+        table); the returned point is then the one the steps moved (not re-summed).
+        ``span = (lo, hi)``: move only the weights of the blocks ``lo <= b < hi`` (the
+        others stay fixed; the gap is then theirs only)."""
         ptr, idx, val = table
         k = ptr.size - 1
         order = np.argsort(blocks, kind="stable").astype(np.int64)
-        _, starts = np.unique(blocks[order], return_index=True)
+        ids, starts = np.unique(blocks[order], return_index=True)
         bptr = np.append(starts, k).astype(np.int64)
         n_blocks = bptr.size - 1
         x = table_combine(table, w, self.n) if x0 is None else np.array(x0, dtype=float)
@@ -464,7 +466,10 @@ class BlockQuadraticQP:
         no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
         h, sd = np.zeros(0), structured_direction(0, 0, 0, np.zeros((0, 0)))
         est = np.zeros(n_blocks)
-        multi = np.flatnonzero(np.diff(bptr) >= 2)  # a lone atom cannot move
+        multi = np.diff(bptr) >= 2  # a lone atom cannot move
+        if span is not None:
+            multi &= (ids >= span[0]) & (ids < span[1])
+        multi = np.flatnonzero(multi)
         gap0, target, full, since_full, sweep, total = -1.0, 0.0, True, 0, 0, 0.0
         while sweep < max_sweeps:
             sweep += 1
@@ -505,6 +510,25 @@ def table_combine(table: tuple[np.ndarray, np.ndarray, np.ndarray], coef: np.nda
     in O(nnz of the atoms with ``coef_j != 0``)."""
     out = np.zeros(n)
     _combine_rows(*table, np.asarray(coef, dtype=float), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _row_dots(ptr, idx, val, rows, g, out):  # pragma: no cover - compiled
+    for r in range(rows.size):
+        j = rows[r]
+        s = 0.0
+        for p in range(ptr[j], ptr[j + 1]):
+            s += g[idx[p]] * val[p]
+        out[r] = s
+
+
+def table_dots(table: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
+               g: np.ndarray) -> np.ndarray:
+    """``<a_j, g>`` for the atoms ``j`` in ``rows`` of a :func:`stack_atoms` table."""
+    rows = np.asarray(rows, dtype=np.int64)
+    out = np.empty(rows.size)
+    _row_dots(*table, rows, np.ascontiguousarray(g, dtype=float).reshape(-1), out)
     return out
 
 

@@ -26,7 +26,8 @@ from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
 from .corrective import (BlockQuadraticQP, GramModel, combine_atoms, cvxpy_weights,
-                         has_gram_structure, simplex_qp, stack_atoms, table_combine)
+                         has_gram_structure, simplex_qp, stack_atoms, table_combine,
+                         table_dots)
 from .loop import Variant, run_frank_wolfe
 
 __all__ = ["fully_corrective_frank_wolfe"]
@@ -143,14 +144,27 @@ class _BlockCorrective(Variant):
     cutting-plane method, until it has had weight exactly 0 after
     ``prune_after`` consecutive corrective solves (then it is dropped; the
     oracle may bring it back later).
+
+    With ``blocks_per_step = m`` smaller than the number of blocks, an
+    iteration calls the oracles of the next ``m`` blocks only (in order,
+    cyclically) at the current iterate and then re-solves the corrective QP,
+    as SVMstruct's n-slack method re-solves its QP every ``-n`` new
+    constraints: the later blocks of a pass see the planes the earlier ones
+    added.  Such an iteration's gap covers its blocks only (not a
+    certificate); the pruning counts are then taken at the end of each cycle
+    over the blocks.
     """
 
     name = "fully_corrective_frank_wolfe"
 
     def __init__(self, block_start: Any, corrective: str, corrective_tol: float,
                  max_sweeps: int, cvxpy_solver: str | None,
-                 cvxpy_options: dict[str, Any] | None, prune_after: int | None = None) -> None:
+                 cvxpy_options: dict[str, Any] | None, prune_after: int | None = None,
+                 blocks_per_step: int | None = None, gap_every: int | None = None) -> None:
         self.block_start = block_start
+        self.blocks_per_step = blocks_per_step
+        self.gap_every = gap_every
+        self.block_calls = 0
         self.prune_after = prune_after
         self.corrective = corrective
         self.corrective_tol = float(corrective_tol)
@@ -188,15 +202,21 @@ class _BlockCorrective(Variant):
         # atoms of each iteration (a Python pass over every atom per solve would cost
         # more than the solve's sweeps on large working sets)
         self.table = stack_atoms([])
+        self._cap = (0, 0)  # rows and nonzeros the arrays behind self.table can hold
         self._pending: list[Atom] = []
+        self.batch = lmo.batch_block_oracle()
         for i, a in enumerate(self.block_start):
             self._add(i, a)
         self.w = np.ones(len(self.atoms))
         self.zero_runs = np.zeros(len(self.atoms), dtype=np.int64)  # consecutive zero solves
-        self._new: list[tuple[int, Atom]] = []
+        self._new: list[tuple[int, Atom, Atom]] = []  # (block, vertex, embedded vertex)
+        n_blocks = lmo.n_blocks
+        self.step_blocks = (n_blocks if self.blocks_per_step is None
+                            else min(int(self.blocks_per_step), n_blocks))
+        self.span = (0, n_blocks)  # the blocks of the current iteration
 
-    def _add(self, i: int, a: Atom) -> int:
-        e = self.lmo.embed(i, a)
+    def _add(self, i: int, a: Atom, e: Atom | None = None) -> int:
+        e = self.lmo.embed(i, a) if e is None else e
         j = self.index.get(e.key)
         if j is None:
             j = len(self.atoms)
@@ -210,31 +230,84 @@ class _BlockCorrective(Variant):
     def _stacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The table of all atoms (the pending ones appended)."""
         if self._pending:
+            # appended in place to arrays of doubling capacity: a copy of the whole table
+            # per iteration would cost more than the corrective sweeps of small iterations
             ptr, idx, val = self.table
             p2, i2, v2 = stack_atoms(self._pending)
-            self.table = (np.concatenate((ptr, p2[1:] + ptr[-1])), np.concatenate((idx, i2)),
-                          np.concatenate((val, v2)))
+            k, nnz = ptr.size - 1, ptr[-1]
+            k2, nnz2 = k + p2.size - 1, nnz + i2.size
+            if k2 + 1 > self._cap[0] or nnz2 > self._cap[1]:
+                cap = (max(2 * self._cap[0], k2 + 1), max(2 * self._cap[1], nnz2))
+                bp, bi, bv = np.empty(cap[0], np.int64), np.empty(cap[1], np.int64), \
+                    np.empty(cap[1])
+                bp[: k + 1], bi[:nnz], bv[:nnz] = ptr, idx, val
+                self._cap = cap
+            else:
+                bp, bi, bv = ptr.base, idx.base, val.base
+            bp[k + 1: k2 + 1] = p2[1:] + nnz
+            bi[nnz:nnz2], bv[nnz:nnz2] = i2, v2
+            self.table = (bp[: k2 + 1], bi[:nnz2], bv[:nnz2])
             self._pending = []
         return self.table
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
         lmo = self.lmo
-        new = [(i, lmo.block_extreme_point(i, gradient)) for i in range(lmo.n_blocks)]
-        self.n_oracle_calls += 1  # one pass over the blocks = one oracle call of the domain
-        self._new = new
-        embedded = [lmo.embed(i, a) for i, a in new]
-        s = sum(e.dot(gradient) for e in embedded)
-        v = np.zeros(tracker.x.size)
-        for e in embedded:
+        n_blocks = lmo.n_blocks
+        lo = self.span[1] % n_blocks
+        hi = min(lo + self.step_blocks, n_blocks)
+        self.span = (lo, hi)
+        # with blocks_per_step, a cycle's first iteration calls every block's oracle every
+        # gap_every cycles: a certificate (one more oracle call); only its blocks get planes
+        certify = hi - lo == n_blocks or (
+            lo == 0 and k > 0 and self.gap_every is not None
+            and (k // -(-n_blocks // self.step_blocks)) % self.gap_every == 0)
+        which = range(n_blocks) if certify else range(lo, hi)
+        answers = (self.batch(list(which), gradient) if self.batch is not None
+                   else [lmo.block_extreme_point(i, gradient) for i in which])
+        new = [(i, a, lmo.embed(i, a)) for i, a in zip(which, answers)]
+        self.block_calls += len(new)
+        self.n_oracle_calls += int(certify and hi < n_blocks) + int(hi == n_blocks)
+        self._new = new[lo:hi] if certify else new
+        v, s = self._joint(new, gradient)
+        if hi - lo == n_blocks:
+            self._fw_vertex = v
+            return v, g_dot_x - s, True
+        # the iteration's block vertices with the other blocks' points (the direction of
+        # the plain Frank-Wolfe fallback); the iteration's gap is its blocks' only
+        vs, s_span = self._joint(self._new, gradient) if certify else (v, s)
+        mask = self._span_mask(np.asarray(self.blocks, dtype=np.int64))
+        rows = np.flatnonzero(mask & (self.w > 0))
+        z_dot_g = float(self.w[rows] @ table_dots(self._stacked(), rows, gradient))
+        rest = tracker.x.reshape(-1) - table_combine(self._stacked(), np.where(mask, self.w, 0.0),
+                                                     tracker.x.size)
+        self._fw_vertex = Atom((vs.to_dense().reshape(-1) + rest).reshape(tracker.x.shape))
+        if certify:
+            return v, g_dot_x - s, True
+        return self._fw_vertex, z_dot_g - s_span, False
+
+    @staticmethod
+    def _joint(new: list[tuple[int, Atom, Atom]], gradient: np.ndarray) -> tuple[Atom, float]:
+        """The sum of the embedded block vertices and its product with the gradient."""
+        s = sum(e.dot(gradient) for _, _, e in new)
+        v = np.zeros(gradient.size)
+        for _, _, e in new:
             e.add_to(v)
-        joint = Atom(v.reshape(tracker.x.shape), key=("product", tuple(a.key for _, a in new)))
-        return joint, g_dot_x - s, True
+        key = ("product", tuple(e.key for _, _, e in new))
+        return Atom(v.reshape(gradient.shape), key=key), s
+
+    def _qp_span(self) -> tuple[int, int] | None:
+        """The blocks a corrective solve moves: those of the iteration, all of them at the
+        end of a cycle (so that every cycle ends fully corrective)."""
+        return None if self.span[1] == self.lmo.n_blocks else self.span
+
+    def _span_mask(self, blocks: np.ndarray) -> np.ndarray:
+        return (blocks >= self.span[0]) & (blocks < self.span[1])
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
-        for i, a in self._new:
-            self._add(i, a)
+        for i, a, e in self._new:
+            self._add(i, a, e)
         w0 = np.zeros(len(self.atoms))
         w0[: self.w.size] = self.w
         blocks = np.asarray(self.blocks, dtype=np.int64)
@@ -245,7 +318,8 @@ class _BlockCorrective(Variant):
             w, _, sweeps, _ = self.qp.solve_stacked(self._stacked(), blocks, w0.copy(),
                                                     rtol=self.corrective_tol,
                                                     max_sweeps=self.max_sweeps,
-                                                    x0=tracker.x.reshape(-1))
+                                                    x0=tracker.x.reshape(-1),
+                                                    span=self._qp_span())
             self.counts["n_corrective_qp"] += 1
             self.counts["n_qp_iterations"] += sweeps
         else:
@@ -254,7 +328,7 @@ class _BlockCorrective(Variant):
             self.counts["n_corrective_cvxpy"] += 1
             if w is None:
                 self.counts["n_corrective_failures"] += 1
-                return Direction.frank_wolfe(v), 1.0, ("fw", w0, v)
+                return Direction.frank_wolfe(self._fw_vertex), 1.0, ("fw", w0, self._fw_vertex)
         # d = sum (w - w0) a, not x_c - x: near the optimum the step is ~gap^2 and the
         # slope <g, x_c> - <g, x> would drown in cancellation (the step rule then stalls)
         dw = _balanced(w - w0, w, blocks)
@@ -269,13 +343,14 @@ class _BlockCorrective(Variant):
     def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
         kind, w_old, w_new = info
         if kind == "fw":  # weights of the new block vertices are known: one per block
-            w = (1.0 - gamma) * w_old
-            for i, a in self._new:
-                w[self.index[self.lmo.embed(i, a).key]] += gamma
+            w = w_old.copy()
+            w[self._span_mask(np.asarray(self.blocks, dtype=np.int64))] *= 1.0 - gamma
+            for _, _, e in self._new:
+                w[self.index[e.key]] += gamma
         else:
             w = w_new if gamma >= 1.0 else (1.0 - gamma) * w_old + gamma * w_new
         self.w = w
-        if self.prune_after is not None:
+        if self.prune_after is not None and self.span[1] == self.lmo.n_blocks:
             self._prune()
 
     def _prune(self) -> None:
@@ -295,6 +370,7 @@ class _BlockCorrective(Variant):
         self.atoms = [self.atoms[j] for j in keep]
         self.block_atoms = [self.block_atoms[j] for j in keep]
         self.blocks = [self.blocks[j] for j in keep]
+        self._cap = (0, 0)  # fresh arrays: the next append reallocates
         self.w = self.w[keep]
         self.zero_runs = runs[keep]
         self.index = {a.key: j for j, a in enumerate(self.atoms)}
@@ -302,6 +378,7 @@ class _BlockCorrective(Variant):
 
     def info(self) -> dict[str, Any]:
         return {"active_set_size": int(np.count_nonzero(self.w > 0)),
+                "block_oracle_calls": self.block_calls,
                 "working_set_size": len(self.atoms),
                 "n_qp_iterations": self.counts["n_qp_iterations"]}
 
@@ -313,6 +390,7 @@ class _BlockCorrective(Variant):
             sets.append(ActiveSet([self.block_atoms[j] for j in js], self.w[js], keep_x=True))
         extra = dict(self.counts)
         extra["n_block_atoms"] = len(self.atoms)
+        extra["block_oracle_calls"] = self.block_calls
         return sets, extra
 
 
@@ -368,6 +446,8 @@ def fully_corrective_frank_wolfe(
     corrective_tol: float = 1e-8,
     corrective_max_sweeps: int = 10000,
     prune_after: int | None = None,
+    blocks_per_step: int | None = None,
+    gap_every: int | None = None,
     step_size: str | StepSize | None = None,
     options: RunOptions,
     resum_every: int = 100,
@@ -440,7 +520,27 @@ def fully_corrective_frank_wolfe(
         again later.  Default None keeps every vertex met (the working sets
         grow by up to one vertex per block and iteration); 10 is a good
         choice for the n-slack cutting plane (it bounds the OCR working sets
-        with the same primal curve).
+        with the same primal curve).  With ``blocks_per_step``, counted at
+        the end of each cycle over the blocks instead.
+    blocks_per_step : int, optional
+        Block mode: call the oracles of this many blocks per iteration (the
+        next ones, cyclically, at the current iterate) before each
+        corrective solve, as SVMstruct's n-slack cutting plane re-solves its
+        QP every ``-n`` new constraints; a cycle over all blocks then takes
+        ``ceil(n_blocks / blocks_per_step)`` iterations and counts as one
+        oracle call.  The later blocks of a cycle see the planes of the
+        earlier ones, which avoids the zig-zag of planes all cut at one
+        point (at the start every block's plane is cut at the same point).
+        Such an iteration's gap covers its blocks only and is not a
+        certificate (the history shows NaN; the returned point is certified
+        by one more oracle call when the run stops, and every ``gap_every``
+        cycles).  Default None: all blocks, a certified gap every iteration.
+    gap_every : int, optional
+        With ``blocks_per_step``: every this many cycles, the first
+        iteration of the next cycle calls every block's oracle (its gap is a
+        certificate, so ``tol`` can stop the run there; one more oracle call,
+        counted); only the iteration's own blocks take their planes from it.
+        Default None: no certificate before the run stops.
     step_size : str or StepSize, optional
         Rule along ``d = x_c - x`` (``gamma_max = 1``); the default exact
         line search gives ``gamma = 1``.
@@ -476,6 +576,13 @@ def fully_corrective_frank_wolfe(
     if prune_after is not None and (isinstance(prune_after, bool) or prune_after < 1
                                     or int(prune_after) != prune_after):
         raise ValueError(f"`prune_after` must be a positive integer or None, got {prune_after!r}")
+    if blocks_per_step is not None and (isinstance(blocks_per_step, bool) or not isinstance(
+            blocks_per_step, (int, np.integer)) or blocks_per_step < 1):
+        raise ValueError("`blocks_per_step` must be a positive integer or None, got "
+                         f"{blocks_per_step!r}")
+    if gap_every is not None and (isinstance(gap_every, bool) or not isinstance(
+            gap_every, (int, np.integer)) or gap_every < 1):
+        raise ValueError(f"`gap_every` must be a positive integer or None, got {gap_every!r}")
     if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
         raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
     if isinstance(corrective_max_sweeps, bool) or not isinstance(
@@ -489,7 +596,8 @@ def fully_corrective_frank_wolfe(
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
                                             int(corrective_max_sweeps), cvxpy_solver,
-                                            cvxpy_options, prune_after)
+                                            cvxpy_options, prune_after, blocks_per_step,
+                                            gap_every)
         variant.name = _FullyCorrective.name  # one method name for both modes
     else:
         warm, start = split_start(x0)
