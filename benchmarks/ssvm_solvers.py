@@ -13,9 +13,12 @@ its own peak memory):
   memory of the process and the final certified gap (one evaluation at the end,
   not timed).
 * ``cutting_plane``: the n-slack cutting plane (per-block fully corrective FW)
-  on OCR-large at lambda = 1/n for ``--cp-passes`` passes with the inactive-atom
-  pruning (``prune_after``, default 10), one run per corrective sweep budget
-  (``--cp-max-sweeps``, default 100, the estimator's) and, for comparison,
+  on OCR-large at ``--cp-lam`` (default 1/n) for ``--cp-passes`` passes with the
+  inactive-atom pruning (``prune_after``, default 10), one run per corrective
+  sweep budget (``--cp-max-sweeps``, default 200, the estimator's) and per
+  ``blocks_per_step`` (``--cp-blocks-per-step``, default 100, the estimator's;
+  0: every plane of a pass cut at one point, the rule before issue 11) and,
+  for comparison,
   without pruning (``--cp-unpruned-passes``); per pass: working-set size (block
   vertices kept), seconds, corrective sweeps, primal, dual and certified gap.
 
@@ -98,7 +101,7 @@ def child_passes(data: str, solver: str, passes: int) -> dict:
 
 
 def child_cutting_plane(passes: int, prune_after: int | None, max_sweeps: int,
-                        tol: float) -> dict:
+                        tol: float, lam_spec: str = "1/n", blocks_per_step: int = 0) -> dict:
 
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm import SSVMDual
@@ -106,7 +109,9 @@ def child_cutting_plane(passes: int, prune_after: int | None, max_sweeps: int,
 
     model, X, Y = _load("ocr")
     n = len(X)
-    lam = 1.0 / n
+    lam = 1.0 / n if lam_spec == "1/n" else float(lam_spec)
+    bps = blocks_per_step or None  # 0: every block's plane at one point per pass
+    cycle = -(-n // bps) if bps else 1
     # the objective, domain and start of StructuredSVM(solver="cutting_plane")
     domain = SSVMDual(model, X, Y, lam)
     objective = domain.dual_objective()  # declares its quadratic form to the corrective QP
@@ -115,10 +120,12 @@ def child_cutting_plane(passes: int, prune_after: int | None, max_sweeps: int,
     clock = {"last": time.perf_counter(), "eval": 0.0}
 
     def callback(s):
+        if s.k % cycle:
+            return
         now = time.perf_counter()
         seconds = now - clock["last"]
         primal = batch_primal(model, X, Y, np.array(s.x[:-1]), lam)["primal"]
-        rows.append({"pass": s.k, "seconds": seconds,
+        rows.append({"pass": s.k // cycle, "seconds": seconds,
                      "working_set_size": int(s.info["working_set_size"]),
                      "active_set_size": int(s.info["active_set_size"]),
                      "qp_sweeps_total": int(s.info["n_qp_iterations"]),
@@ -129,9 +136,10 @@ def child_cutting_plane(passes: int, prune_after: int | None, max_sweeps: int,
 
     fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True, corrective_tol=tol,
                                     corrective_max_sweeps=max_sweeps, prune_after=prune_after,
-                                    max_iter=passes, tol=0.0, callback=callback)
+                                    blocks_per_step=bps, max_iter=passes * cycle, tol=0.0,
+                                    callback=callback)
     return {"prune_after": prune_after, "corrective_max_sweeps": max_sweeps,
-            "corrective_tol": tol, "lam": lam, "rows": rows}
+            "corrective_tol": tol, "lam": lam, "blocks_per_step": bps, "rows": rows}
 
 
 COMPARE = {"BCFW": dict(solver="bcfw", averaging=False),
@@ -259,9 +267,13 @@ def main() -> None:
     ap.add_argument("--cp-passes", type=int, default=30)
     ap.add_argument("--cp-unpruned-passes", type=int, default=10)
     ap.add_argument("--prune-after", type=int, default=10)
-    ap.add_argument("--cp-max-sweeps", type=int, nargs="+", default=[100],
+    ap.add_argument("--cp-max-sweeps", type=int, nargs="+", default=[200],
                     help="corrective_max_sweeps of the pruned runs (one run each)")
     ap.add_argument("--cp-tol", type=float, default=1e-3, help="corrective_tol")
+    ap.add_argument("--cp-lam", default="1/n", help="lambda of the cutting-plane runs")
+    ap.add_argument("--cp-blocks-per-step", type=int, nargs="+", default=[100],
+                    help="blocks_per_step of the pruned runs (one run each; 0: all blocks' "
+                         "planes at one point, the estimator's rule before issue 11)")
     a = ap.parse_args()
     out_dir = ROOT / "benchmarks" / "results"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -319,16 +331,17 @@ def main() -> None:
                                                    for k, p, dl in rows))
     else:
         res = []
-        runs = [(a.prune_after, a.cp_passes, sweeps) for sweeps in a.cp_max_sweeps]
-        runs.append((None, a.cp_unpruned_passes, a.cp_max_sweeps[0]))
-        for prune, passes, max_sweeps in runs:
+        runs = [(a.prune_after, a.cp_passes, sweeps, bps) for bps in a.cp_blocks_per_step
+                for sweeps in a.cp_max_sweeps]
+        runs.append((None, a.cp_unpruned_passes, a.cp_max_sweeps[0], a.cp_blocks_per_step[0]))
+        for prune, passes, max_sweeps, bps in runs:
             if passes <= 0:
                 continue
             r = _spawn(["cutting_plane", str(passes), str(prune), str(max_sweeps),
-                        str(a.cp_tol)])
+                        str(a.cp_tol), a.cp_lam, str(bps)])
             res.append(r)
-            print(f"prune_after={prune} corrective_max_sweeps={max_sweeps} "
-                  f"corrective_tol={a.cp_tol}")
+            print(f"lambda={a.cp_lam} blocks_per_step={bps or 'all'} prune_after={prune} "
+                  f"corrective_max_sweeps={max_sweeps} corrective_tol={a.cp_tol}")
             print(f"{'pass':>4} {'working set':>11} {'seconds':>8} {'QP sweeps':>9} "
                   f"{'primal':>9} {'gap':>9} {'peak MB':>8}")
             sweeps = 0
@@ -352,7 +365,7 @@ def _child(argv: list[str]) -> None:
         r = child_steps(argv[1], int(argv[2]))
     else:
         r = child_cutting_plane(int(argv[1]), None if argv[2] == "None" else int(argv[2]),
-                                int(argv[3]), float(argv[4]))
+                                int(argv[3]), float(argv[4]), argv[5], int(argv[6]))
     print(json.dumps(r))
 
 
