@@ -64,7 +64,8 @@ class StructuredSVM(BaseEstimator):
         stochastic subgradient; ``"cutting_plane"``: the n-slack cutting-plane
         method as fully corrective Frank-Wolfe with one working set of labellings
         per example (the corrective QP runs over the product of the per-example
-        hulls of the labellings seen); ``"online_eg"``: online exponentiated
+        hulls of the labellings seen), re-solved every 100 new labellings as in
+        SVMstruct (over those examples' weights; over all once per pass); ``"online_eg"``: online exponentiated
         gradient (Collins et al., JMLR 2008) and ``"dual_extragradient"`` (Taskar et
         al., JMLR 2006), both on label marginals (ChainModel only; see
         :mod:`.online_eg`, :mod:`.extragradient`; the latter's restricted saddle gaps
