@@ -147,3 +147,27 @@ def test_blocks_per_step_and_gap_every_bad_input():
             with pytest.raises(ValueError, match=name):
                 fw.fully_corrective_frank_wolfe(domain.dual_objective(), domain, start,
                                                 blocks=True, max_iter=2, **{name: bad})
+
+
+def test_estimator_cutting_plane_with_several_steps_per_pass_reaches_cvxpy_optimum():
+    """150 examples: the estimator's cutting plane takes two corrective steps per pass
+    (100 planes each); the gap_every certificates stop it at tol."""
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    X, Y = make_chain(150, n_states=2, n_features=2, length=(2, 3), noise=1.0, random_state=3)
+    model = ChainModel(2, 2)
+    lam = 0.1
+    f_ref = ssvm_dual_qp(model, X, Y, lam)
+    svm = StructuredSVM(model, lam=lam, solver="cutting_plane", tol=1e-7, gap_every=1,
+                        max_passes=200, eval_every=1).fit(X, Y)
+    res = svm.result_
+    assert res.success, res.message
+    assert -1e-9 <= res.fun - f_ref <= res.gap + 1e-9
+    assert res.gap <= 1e-7
+    h = svm.history_
+    # every recorded (certified) gap bounds the true suboptimality of its dual point
+    assert np.all(-h["dual"] - f_ref >= -1e-9)
+    assert np.all(-h["dual"] - f_ref <= h["gap"] + 1e-9)
+    # a pass is 150 oracle calls, each certificate one more pass
+    assert np.all(np.diff(h["effective_passes"]) >= 1.0)
+    assert h["effective_passes"][-1] > h["passes"][-1]
