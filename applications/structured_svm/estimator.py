@@ -98,7 +98,9 @@ class StructuredSVM(BaseEstimator):
         Stop when the certified duality gap is at most ``tol`` (BCFWstruct's
         ``gap_threshold``).
     gap_every : int, default 10
-        BCFW certificate pass every this many passes (counted as a pass).
+        BCFW certificate pass every this many passes (counted as a pass); the
+        cutting plane's too when a pass takes several corrective steps (more
+        than 100 examples).
     eval_every : int, optional
         Record a history row (primal, dual, gap, train / test error) every this
         many passes; default ``gap_every``.  An evaluation costs one
