@@ -641,6 +641,9 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     if data.uses_ids:
         layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, ids=data.If,
                                       id_offsets=state.offsets)
+    elif xptr.size:  # sparse rows (OCR's pixels): the driver moves their stored entries
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K,
+                                      sparse=(xptr, xcol, xval))
     else:
         layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, dense=data.Xf)
     return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
