@@ -27,11 +27,20 @@ def _fill(sd, entries, rows):
     sd.counts[2] = len(segs)
 
 
-@pytest.mark.parametrize("ids", [False, True])
-def test_apply_direction_matches_numpy(ids):
+@pytest.mark.parametrize("kind", ["dense", "ids", "sparse", "binary"])
+def test_apply_direction_matches_numpy(kind):
     rng = np.random.default_rng(0)
     F, N, D = 6, 5, 30
-    if ids:
+    if kind in ("sparse", "binary"):  # CSR rows, a third of the entries stored
+        dense_rows = rng.standard_normal((N, F)) * (rng.random((N, F)) < 0.35)
+        dense_rows[1] = 0.0  # an empty row
+        if kind == "binary":
+            dense_rows = (dense_rows != 0).astype(float)
+        ptr = np.concatenate([[0], np.cumsum(np.count_nonzero(dense_rows, axis=1))])
+        col = np.nonzero(dense_rows)[1].astype(np.int16)
+        vals = np.zeros(0) if kind == "binary" else dense_rows[dense_rows != 0]
+        sd = structured_direction(4, 4, 4, sparse=(ptr, col, vals))
+    elif kind == "ids":
         R = rng.integers(0, 3, size=(N, 2))  # two categorical columns with values 1..2
         off = np.array([0, 2])
         dense_rows = np.zeros((N, 4))
@@ -65,6 +74,14 @@ def test_apply_direction_matches_numpy(ids):
     touched = d != 0
     np.testing.assert_allclose(acc[touched], x0[touched] * (2 + 3 + 4), rtol=1e-15)
     assert np.all(acc[~touched] == 0) and np.all(since[touched] == k + 1)
+
+
+def test_structured_direction_checks_its_rows():
+    with pytest.raises(ValueError, match="exactly one of `dense`, `ids` and `sparse`"):
+        structured_direction(1, 1, 1, dense=np.zeros((2, 2)),
+                             sparse=(np.zeros(3, dtype=np.int64), np.zeros(0), np.zeros(0)))
+    with pytest.raises(ValueError, match="2 columns, 1 values"):
+        structured_direction(1, 1, 1, sparse=(np.array([0, 2]), np.array([0, 1]), np.ones(1)))
 
 
 def test_compiled_blocks_layout_is_typed():

@@ -18,9 +18,10 @@ they answer oracle and geometry questions, the core's driver decides the step,
 moves ``x`` and the gradient ``g = (lam w, -1)`` and keeps the averages.  With
 the fused kernels (used when the objective's Hessian is diagonal) the direction
 is never materialized: :func:`chain_curvature` computes its curvature from the
-token Gram matrices and :func:`chain_describe` hands it to the driver as scaled
-token feature rows plus the few pair and loss entries
-(:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`); for
+token Gram matrices and, on the way, writes it for the driver as scaled token
+feature rows (sparse rows when the features are mostly zero) plus the few pair and
+loss entries (:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`,
+what :func:`chain_describe` hands over); for
 attribute ids and sparse dense rows (OCR's pixels) the kernels keep a feature-major
 copy of the unary gradient (:func:`chain_sync`, :func:`chain_moved`).  The transition
 marginals ``T_i`` are a few nonzeros of ``K^2``; a per-block list of them keeps
@@ -93,6 +94,8 @@ class ChainState(NamedTuple):
     tin: np.ndarray
     ytr: np.ndarray
     cntf: np.ndarray
+    # the layout the driver applies (chain_curvature writes the direction into it)
+    sd: Any
 
 
 # -- unary scores ------------------------------------------------------------------
@@ -245,7 +248,9 @@ def _add_pair_scores(g, Yf, ys, mu, Tf, tlist, tcnt, i, lo, L, K, o, o_tr, s_tru
     return s_true, s_star, s_bar
 
 
-@njit(cache=True, nogil=True)
+# inlined: a call passes the whole state record (dozens of arrays) by value, ~8% of the
+# oracle's time on OCR
+@njit(cache=True, nogil=True, inline="always")
 def _oracle(state, i, g):  # pragma: no cover - compiled
     """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
     and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
@@ -350,6 +355,13 @@ def _transitions(state, i):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _entry(sd, ne, p, v):  # pragma: no cover - compiled
+    sd.idx[ne] = p
+    sd.val[ne] = v
+    return ne + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
     (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
@@ -358,20 +370,28 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     ``d`` has unary part ``sum_t x_t (x) c_t`` with ``c_t = mu_t - e(y*_t)`` (scaled by
     ``1/(lam n)``), so its squared norm is ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the
     example's token Gram matrix ``G`` (precomputed): O(L * |supp c| * L) instead of a
-    pass over the direction.  Leaves ``c_t`` and its support for :func:`chain_describe`.
+    pass over the direction.  The terms of ``d`` are met on the way, so they are written
+    into the domain's :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`
+    (``state.sd``, the layout the driver hands to :func:`chain_describe`) here: the
+    unary part as one row term per token and nonzero ``c_t[k]`` (tokens whose marginal
+    already sits on ``y*`` cost nothing), the start / end biases, the transitions and the
+    loss coordinate as entries.
     """
     off, mu, lbar = state.off, state.mu, state.lbar
     ys, coef, info = state.ys, state.coef, state.info
     gram, goff = state.gram, state.goff
-    supp, nsupp = state.supp, state.nsupp
+    supp, nsupp, kmark = state.supp, state.nsupp, state.kmark
     Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
     tin, ytr, cntf = state.tin, state.ytr, state.cntf
+    sd = state.sd
     lam, n = state.fparams[0], state.fparams[1]
-    K, d = state.iparams[0], state.iparams[2]
+    K, F, d = state.iparams[0], state.iparams[1], state.iparams[2]
     lo = off[i]
     L = off[i + 1] - lo
     sc = 1.0 / (lam * n)
-    # c_t = mu_t - e(y*_t) and its support
+    # c_t = mu_t - e(y*_t), its support and the row terms
+    nr = 0
+    ns = 0
     for t in range(L):
         yt = ys[t]
         m = 0
@@ -383,7 +403,17 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
             if v != 0.0:
                 supp[t, m] = kk
                 m += 1
+                sd.row[nr] = lo + t
+                sd.base[nr] = kk * F
+                sd.coef[nr] = sc * v
+                nr += 1
+                if not kmark[kk]:
+                    kmark[kk] = True
+                    sd.seg[ns] = kk * F
+                    ns += 1
         nsupp[t] = m
+    for q in range(ns):
+        kmark[sd.seg[q] // F] = False
     # squared norm of the direction: unary part through the Gram matrix, then pairs
     G0 = goff[i]
     cu = 0.0
@@ -396,86 +426,31 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
                 s2 += gram[row + t2] * coef[t2, kk]
             cu += coef[t, kk] * s2
     last = lo + L - 1
+    o = K * F
+    ne = 0
     cp = 0.0
     for kk in range(K):
         v = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
         cp += v * v
+        if v != 0.0:
+            ne = _entry(sd, ne, o + kk, sc * v)
         v = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
         cp += v * v
+        if v != 0.0:
+            ne = _entry(sd, ne, o + K + kk, sc * v)
     # entries of T_i - counts of y*'s transitions: the nonzero marginals and the new ones
+    o2 = o + 2 * K
     ny = _transitions(state, i)
     for q in range(tcnt[i]):
         code = tlist[i, q]
         v = Tf[i, code] - cntf[code]
         cp += v * v
+        if v != 0.0:
+            ne = _entry(sd, ne, o2 + code, sc * v)
     for q in range(ny):
         code = ytr[q]
         if not tin[i, code]:
             cp += cntf[code] * cntf[code]
-        cntf[code] = 0.0
-    dl = (info[0] - lbar[i]) / n
-    return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _entry(sd, ne, p, v):  # pragma: no cover - compiled
-    sd.idx[ne] = p
-    sd.val[ne] = v
-    return ne + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def chain_describe(state, i, sd):  # pragma: no cover - compiled
-    """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
-    :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`: the unary part
-    ``sum_t x_t (x) c_t / (lam n)`` as one row term per token and nonzero ``c_t[k]``
-    (tokens whose marginal already sits on ``y*`` cost nothing), then the start / end
-    biases, the transitions and the loss coordinate as entries."""
-    off, mu, lbar = state.off, state.mu, state.lbar
-    ys, coef, info = state.ys, state.coef, state.info
-    supp, nsupp, kmark = state.supp, state.nsupp, state.kmark
-    Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
-    tin, ytr, cntf = state.tin, state.ytr, state.cntf
-    lam, n = state.fparams[0], state.fparams[1]
-    K, F, d = state.iparams[0], state.iparams[1], state.iparams[2]
-    lo = off[i]
-    L = off[i + 1] - lo
-    last = lo + L - 1
-    sc = 1.0 / (lam * n)
-    nr = 0
-    ns = 0
-    for t in range(L):
-        for a in range(nsupp[t]):
-            kk = supp[t, a]
-            sd.row[nr] = lo + t
-            sd.base[nr] = kk * F
-            sd.coef[nr] = sc * coef[t, kk]
-            nr += 1
-            if not kmark[kk]:
-                kmark[kk] = True
-                sd.seg[ns] = kk * F
-                ns += 1
-    for q in range(ns):
-        kmark[sd.seg[q] // F] = False
-    o = K * F
-    ne = 0
-    for kk in range(K):
-        c = mu[lo, kk] - (1.0 if ys[0] == kk else 0.0)
-        if c != 0.0:
-            ne = _entry(sd, ne, o + kk, sc * c)
-        c = mu[last, kk] - (1.0 if ys[L - 1] == kk else 0.0)
-        if c != 0.0:
-            ne = _entry(sd, ne, o + K + kk, sc * c)
-    o2 = o + 2 * K
-    ny = _transitions(state, i)
-    for q in range(tcnt[i]):
-        code = tlist[i, q]
-        c = Tf[i, code] - cntf[code]
-        if c != 0.0:
-            ne = _entry(sd, ne, o2 + code, sc * c)
-    for q in range(ny):
-        code = ytr[q]
-        if not tin[i, code]:
             ne = _entry(sd, ne, o2 + code, -sc * cntf[code])
         cntf[code] = 0.0
     dl = (info[0] - lbar[i]) / n
@@ -484,6 +459,16 @@ def chain_describe(state, i, sd):  # pragma: no cover - compiled
     sd.counts[0] = ne
     sd.counts[1] = nr
     sd.counts[2] = ns
+    return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
+
+
+@njit(cache=True, nogil=True, inline="always")
+def chain_describe(state, i, sd):  # pragma: no cover - compiled
+    """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
+    :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`: already written
+    by :func:`chain_curvature` into the layout ``state.sd``, which is ``sd`` (the layout
+    :func:`chain_blocks` gives the driver); nothing is left to do."""
+    return None
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -609,9 +594,19 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     cnt = np.zeros((K, K))
     sized = d + 1 if data.uses_ids else 1
     xptr, xcol, xval = data.token_csr()
+    offsets = data.offsets.astype(np.int64)
+    # the direction the driver applies: token rows (or their ids) as row terms
+    if data.uses_ids:
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, ids=data.If,
+                                      id_offsets=offsets)
+    elif xptr.size:  # sparse rows (OCR's pixels): the driver moves their stored entries
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K,
+                                      sparse=(xptr, xcol, xval))
+    else:
+        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, dense=data.Xf)
     state = ChainState(
         Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If,
-        offsets=data.offsets.astype(np.int64), off=data.off,
+        offsets=offsets, off=data.off,
         Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
         iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
@@ -622,7 +617,7 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         mode=np.zeros(1, dtype=np.int64), supp=np.empty((Lmax, K), dtype=np.int64),
         nsupp=np.empty(Lmax, dtype=np.int64), kmark=np.zeros(K, dtype=np.bool_),
         Tf=Tf, tlist=tlist, tcnt=tcnt, tin=tin, ytr=np.empty(Lmax, dtype=np.int64),
-        cntf=cnt.reshape(K * K))
+        cntf=cnt.reshape(K * K), sd=layout)
     # unary entries: at most K slices of F (dense) or L m K ids, plus the pair part and l
     unary_cap = K * F if not data.uses_ids else Lmax * data.If.shape[1] * K
     max_nnz = min(unary_cap, K * F) + 2 * K + K * K + 1
@@ -638,11 +633,6 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
 
-    if data.uses_ids:
-        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, ids=data.If,
-                                      id_offsets=state.offsets)
-    else:
-        layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, dense=data.Xf)
     return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
                           describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
                           layout=layout, moved=chain_moved, accepts=accepts)
