@@ -39,6 +39,8 @@ test: $(STAMP)
 # that old numba compiles cold, and the floors are about behaviour, not speed (the
 # kernels are not fastmath-dependent beyond rounding, which the tests' tolerances take);
 # the cache then holds unoptimized code, so it stays in .venv-min, away from benchmarks.
+# At O0 numba declines to cache some functions ("dynamic globals" NumbaWarnings): a warm
+# rerun compiles those again, cheaply.
 test-min: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q
 
