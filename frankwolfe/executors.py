@@ -231,6 +231,14 @@ class _Update:
     def nbytes(self) -> int:
         return self.values.nbytes + (0 if self.indices is None else self.indices.nbytes)
 
+    def changed(self) -> np.ndarray | slice | None:
+        """The coordinates this update writes (None: all of them)."""
+        if self.base is None:
+            return None
+        if self.indices is None:
+            return slice(self.start, self.start + self.values.size)
+        return self.indices
+
     def apply(self, shard: _Shard) -> bool:
         """Update ``shard.point``; False when the shard does not hold version ``base`` (a
         shard rebuilt or copied since: it needs the whole vector)."""
@@ -321,17 +329,23 @@ def _load_shard(payload: bytes) -> _Shard:
     return _Shard(payload)
 
 
-def _shard_round(shard: _Shard, update: _Update, local: list[int], rows: bool = False
+def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool = False
                  ) -> tuple | None:
     """A round's task on a worker: bring the shard's point up to date, then the oracles of
     its blocks ``local``: their atoms packed (:func:`_pack`), or with ``rows`` the batch
     oracle's table rows, and the seconds it took; None when the shard needs the whole
-    vector first."""
+    vector first.  A batch oracle with a ``follow(point, changed)`` method is told of
+    every change of the point (it may keep quantities derived from it up to date at the
+    cost of the change, not of the whole vector)."""
     with shard.lock:
         tic = time.perf_counter()
+        fresh = shard.version != update.version or update.base is None
         if not update.apply(shard):
             return None
         x = shard.point
+        follow = getattr(shard.batch, "follow", None)
+        if fresh and follow is not None:
+            follow(x, update.changed())
         if rows:
             return shard.batch.rows(local, x), time.perf_counter() - tic
         if shard.batch is not None:
@@ -389,8 +403,13 @@ class DaskExecutor(Executor):
     round sends each shard involved only what changed since the version it holds:
     the new values at the changed coordinates, or a dense slice when that is
     smaller; the whole vector the first time and to a shard rebuilt or moved since
-    (it answers that it needs it, and gets it in the same round).  The oracles'
-    atoms come back packed, a few arrays per shard.  For the cost model,
+    (it answers that it needs it, and gets it in the same round).  A batch
+    oracle's shard with a ``follow(point, changed)`` method is told of each
+    change (``changed``: the coordinates written, an index array or a slice;
+    None: the whole vector), so that what it derives from the point (the chain
+    SSVM's feature-major weights) costs the change per round, not the whole
+    vector.  The oracles' atoms come back packed, a few arrays per shard.  For
+    the cost model,
     :attr:`bytes_out` and :attr:`bytes_in` count the arrays shipped,
     :attr:`whole_updates` the whole vectors sent and :attr:`worker_seconds` the
     rounds' critical path on the workers (per round, the slowest shard's task).
@@ -434,8 +453,8 @@ class DaskExecutor(Executor):
         self._log = _PointLog()
 
     def start(self, blocks, indices=None, shapes=None):
-        if indices is None or shapes is None:
-            raise ValueError("DaskExecutor.start needs the blocks' indices and shapes")
+        # without indices and shapes only a batch oracle with `shard` can answer (checked
+        # when the shards are built)
         super().start(blocks, indices, shapes)
         self.close()
         self._oracle = None
@@ -466,6 +485,9 @@ class DaskExecutor(Executor):
             a, b = int(cuts[s]), int(cuts[s + 1])
             if batch is not None:
                 payload = _dumps((None, None, None, batch.shard(range(a, b))))
+            elif self.indices is None or self.shapes is None:
+                raise ValueError("DaskExecutor: the blocks' indices and shapes are needed "
+                                 "(start) unless a batch oracle with `shard` answers")
             else:
                 part = list(self.blocks[a:b])
                 try:
@@ -525,8 +547,8 @@ class DaskExecutor(Executor):
         try:
             if getattr(self.client, "status", "running") in ("closing", "closed"):
                 raise OSError("the client is closed")
-            answers = self._round(shards, [self.local[which[p]].tolist() for p in positions],
-                                  rows)
+            # int arrays, not lists: Dask walks a list argument element by element
+            answers = self._round(shards, [self.local[which[p]] for p in positions], rows)
         except Exception as err:
             if not _cluster_lost(err):
                 raise  # an oracle's own error, as raised on the worker
@@ -535,7 +557,7 @@ class DaskExecutor(Executor):
         self.worker_seconds += max(sec for _, sec in answers)
         return list(zip(positions, answers))
 
-    def _round(self, shards: list[int], local: list[list[int]], rows: bool = False
+    def _round(self, shards: list[int], local: list[np.ndarray], rows: bool = False
                ) -> list[tuple]:
         """Each shard's packed answers; a shard that no longer holds the version its update
         builds on (rebuilt or moved) is asked again with the whole vector."""

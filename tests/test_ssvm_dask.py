@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +29,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """``(client, worker processes)``; the workers run without nannies, so killing one
-    is a lost worker (no restart)."""
+@contextmanager
+def _cluster():
+    """``(client, worker processes)``: a `dask scheduler` and two `dask worker` processes
+    on 127.0.0.1; the workers run without nannies, so killing one is a lost worker (no
+    restart)."""
     dask = str(Path(sys.executable).parent / "dask")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     port = _free_port()
@@ -59,6 +61,12 @@ def cluster():
                     p.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     p.kill()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with _cluster() as c:
+        yield c
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +219,40 @@ def test_a_shards_table_rows_are_the_blocks_labellings(ids):
     np.testing.assert_array_equal(stored, labels)
 
 
+@pytest.mark.parametrize("ids", [False, True])
+def test_a_shard_following_its_point_answers_as_the_blocks(ids):
+    """A worker's shard told of each in-place change of its point (``follow``: a slice,
+    indices, the whole vector) answers rows as the blocks' own oracles decode at that
+    point; a vector it does not follow is read whole."""
+    import pickle
+
+    from test_bcfw_fused import _chain
+
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    shard = pickle.loads(pickle.dumps(dom.batch_block_oracle().shard(range(10, 20))))
+    rng = np.random.default_rng(2)
+    g = rng.normal(size=dom.dim)
+    g[-1] = -0.7
+
+    def check(point):
+        labels, _ = shard.rows(np.arange(10), point)
+        keys = [dom.blocks[10 + j](point[dom.block_indices[10 + j]]).key for j in range(10)]
+        assert tuple(labels.tolist()) == sum(keys, ())
+
+    shard.follow(g, None)
+    check(g)
+    # scores shifted enough to change labellings: the followed copy must see them
+    for changed in (slice(3, 40), rng.choice(dom.dim - 1, 25, replace=False)):
+        g[changed] = 3.0 * rng.normal(size=g[changed].size)
+        g[-1] = rng.uniform(-2.0, -0.1)
+        shard.follow(g, changed if isinstance(changed, slice) else np.sort(changed))
+        check(g)
+    other = g.copy()
+    other[:30] = rng.normal(size=30)  # not followed: read whole
+    check(other)
+
+
 def test_unpicklable_block_gets_a_clear_error(cluster):
     client, _ = cluster
 
@@ -272,3 +314,32 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
     # is pinned by test_point_updates_rebuild_the_clients_vector_bit_for_bit); most rounds
     # still send updates only.
     assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
+
+
+def test_killed_worker_compiled_rounds_complete_with_the_same_iterates():
+    """Compiled rounds through a cluster (the workers send table rows) lose a worker after
+    pass 2: its shard is rebuilt on the other worker, which gets the whole point, and the
+    run ends with the iterates and certified gaps of compiled rounds in this process."""
+    from test_bcfw_fused import _chain  # 25 chains with attribute ids
+
+    model, X, Y = _chain(True)
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=6, max_iter=10, tol=0.0, gap_every=3, random_state=4)
+    with fw.debug(False):  # the compiled engine does not run in debug mode
+        ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+        with _cluster() as (client, workers):
+            def kill(state):
+                if state.k == 2:
+                    workers[1].kill()
+                    workers[1].wait(timeout=30)
+
+            ex = fw.DaskExecutor(client)
+            res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
+            assert workers[1].poll() is not None
+            assert len(client.scheduler_info()["workers"]) == 1
+    assert ref.extra["engine"] == res.extra["engine"] == "compiled"
+    assert res.nit == 10 and res.extra["rounds"] == ref.extra["rounds"]
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
+    assert ex.whole_updates >= 3  # both shards at the start, the rebuilt one again

@@ -253,8 +253,8 @@ class ChainBlockVertices:
     ----------
     data : ChainData
         The training set, with its labels.
-    supports : sequence of ndarray
-        ``feature_support(x_i)`` of every example (sorted).
+    supports : iterable of ndarray
+        ``feature_support(x_i)`` of every example (sorted), in order.
     lam : float
     """
 
@@ -262,16 +262,49 @@ class ChainBlockVertices:
         self.data = data
         K, F = data.K, data.F
         # a support is K copies of the example's active features (shifted by k F), then
-        # the d - K F shared coordinates: the first copy is all a position needs
-        na = np.array([(s.size - (data.d - K * F)) // K for s in supports], dtype=np.int64)
-        self.aoff = np.concatenate(([0], np.cumsum(na))).astype(np.int64)
-        self.active = np.concatenate([s[:a] for s, a in zip(supports, na)]).astype(np.int64) \
-            if len(supports) else np.zeros(0, dtype=np.int64)
+        # the d - K F shared coordinates: the first copy is all a position needs (one
+        # support at a time: the whole supports take K times the memory)
         self.rest = data.d - K * F
+        first = [s[:(s.size - self.rest) // K].copy() for s in supports]
+        na = np.array([a.size for a in first], dtype=np.int64)
+        self.aoff = np.concatenate(([0], np.cumsum(na))).astype(np.int64)
+        self.active = np.concatenate(first).astype(np.int64) if first \
+            else np.zeros(0, dtype=np.int64)
         self.lam = float(lam)
         self.n = data.n
         self.scale = 1.0 / (self.lam * self.n)
         self.sizes = na * K + self.rest + 1  # block dimensions
+        self._unfollow()
+
+    def _unfollow(self) -> None:
+        self._followed: np.ndarray | None = None  # the point :meth:`follow` keeps up with
+        self._gT: np.ndarray | None = None  # its unary part, feature-major (ids only)
+        self._w: np.ndarray | None = None  # the round's pair weights, written in place
+
+    def follow(self, gradient: np.ndarray, changed: Any = None) -> None:
+        """Keep up with ``gradient``, a vector changed in place only at ``changed`` (an
+        index array or a slice; None: anywhere) since the last call: with attribute
+        ids the feature-major copy of its unary part is updated at the changed
+        coordinates only, and :meth:`rows` at that vector reads it, divided by the
+        scale where the oracles read it (as the in-process round kernels do: the same
+        quotients), instead of deriving the weights from the whole vector each round
+        (what a :class:`~frankwolfe.DaskExecutor` worker calls after each point
+        update)."""
+        data = self.data
+        if not data.uses_ids:
+            return
+        K, F = data.K, data.F
+        o = K * F
+        if changed is None or self._gT is None or gradient is not self._followed:
+            self._gT = to_feature_major(gradient[:o], K, F)
+            self._w = np.zeros(data.d)
+        else:
+            idx = np.arange(changed.start, changed.stop) if isinstance(changed, slice) \
+                else np.asarray(changed)
+            idx = idx[idx < o]
+            k, f = np.divmod(idx, F)
+            self._gT[f * K + k] = gradient[idx]
+        self._followed = gradient
 
     def __call__(self, which: Any, gradient: np.ndarray) -> list[Atom]:
         from frankwolfe.errors import OracleError
@@ -305,13 +338,21 @@ class ChainBlockVertices:
         weights derived from ``gradient`` as their ``point`` does, so the same labellings
         bit for bit (what a :class:`~frankwolfe.DaskExecutor` worker answers)."""
         data = self.data
-        w, gt, augment = _round_weights(np.asarray(gradient, dtype=float), self.lam, data.K,
-                                        data.F, data.d, data.uses_ids)
+        K, F, d = data.K, data.F, data.d
+        gl = float(gradient[d]) if gradient is self._followed else 1.0
+        if gl <= 0:  # the followed feature-major copy, divided where it is read
+            s = self.lam * -gl if gl < 0 else 1.0
+            w, gt, augment = self._w, self._gT, gl < 0
+            np.divide(gradient[K * F:d], s, out=w[K * F:])
+        else:
+            w, gt, augment = _round_weights(np.asarray(gradient, dtype=float), self.lam, K, F,
+                                            d, data.uses_ids)
+            s = 1.0
         which = np.asarray(which, dtype=np.int64)
         labels = np.empty(int(data.off[-1]), dtype=np.int64)
         loss = np.empty(data.n)
-        _round_vertices(which, data.Xf, data.If, data.offsets, data.off, data.Yf, gt, 1.0, w,
-                        data.K, data.F, data.uses_ids, augment, labels, loss)
+        _round_vertices(which, data.Xf, data.If, data.offsets, data.off, data.Yf, gt, s, w,
+                        K, F, data.uses_ids, augment, labels, loss)
         return labels[_block_rows(data.off, which)].astype(_label_type(data.K)), loss[which]
 
     def shard(self, blocks: range) -> ChainBlockVertices:
@@ -323,6 +364,7 @@ class ChainBlockVertices:
             raise ValueError(f"ChainBlockVertices.shard: blocks must be a contiguous range "
                              f"within range(0, {self.aoff.size - 1}), got {blocks!r}")
         out = copy.copy(self)  # lam, n and the 1/(lam n) scale stay the whole set's
+        out._unfollow()
         out.data = self.data.subset(a, b)
         out.aoff = self.aoff[a:b + 1] - self.aoff[a]
         out.active = self.active[self.aoff[a]:self.aoff[b]]

@@ -397,7 +397,10 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         batch = self.model.batch_oracles(self.X, self.Y)
         if not isinstance(batch, ChainBatchOracles):
             return None
-        supports = [ix[:-1] for ix in self.block_indices]
+        # the Python blocks only when built already (a GB on CoNLL-2000): the supports
+        # are the model's, one example at a time
+        supports = ((ix[:-1] for ix in self._indices) if self._blocks is not None else
+                    (np.asarray(self.model.feature_support(x), dtype=np.int64) for x in self.X))
         return ChainBlockVertices(batch.data, supports, self.lam)
 
     # -- LMO of the whole sum (batch Frank-Wolfe) ----------------------------

@@ -69,6 +69,14 @@ class MiniBatch:
         if engine.rounds is not None and self.executor.in_process:
             self.executor.start((), None, None)  # the domain's round kernels answer here
             return
+        if engine.rounds is not None:
+            # table rows from the shards of the batch oracle: the blocks' own oracles never
+            # run, and the Python blocks (GBs for a large training set) are not built
+            self.executor.start([None] * engine.n)
+            if not self.executor.use_batch_oracle(engine.batch_oracle()):
+                raise RuntimeError(f"{self.executor!r} declined the batch block oracle that "
+                                   "compiled rounds outside this process take rows from")
+            return
         engine._python_blocks()
         self.executor.start(engine.lmos, engine.idx, engine.shapes)
         oracle = engine.batch_oracle()
