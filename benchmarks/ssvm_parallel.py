@@ -278,7 +278,7 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
     for W in (1, 2):
         cl = LocalCluster(n_workers=W, threads_per_worker=1, processes=True,
                           dashboard_address=None, memory_limit=0)
-        c = Client(cl)
+        c = Client(cl, direct_to_workers=True)  # actor calls straight to the workers
         # warm-up: shards built and the kernels loaded on the workers
         fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
                                         gap_every=10**6, executor=c)

@@ -329,6 +329,18 @@ def _load_shard(payload: bytes) -> _Shard:
     return _Shard(payload)
 
 
+class _ShardActor:
+    """A shard held by a Dask actor on its worker: a round is a method call sent straight
+    to that worker (about 2 ms on a local cluster, against 10 ms for a task, which goes
+    through the scheduler and back)."""
+
+    def __init__(self, payload: bytes) -> None:
+        self.shard = _Shard(payload)
+
+    def round(self, update: _Update, local: np.ndarray, rows: bool = False) -> tuple | None:
+        return _shard_round(self.shard, update, local, rows)
+
+
 def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool = False
                  ) -> tuple | None:
     """A round's task on a worker: bring the shard's point up to date, then the oracles of
@@ -414,10 +426,17 @@ class DaskExecutor(Executor):
     :attr:`whole_updates` the whole vectors sent and :attr:`worker_seconds` the
     rounds' critical path on the workers (per round, the slowest shard's task).
 
-    Faults: the shard tasks carry their bytes, so when a worker dies the
-    scheduler rebuilds its shard elsewhere and re-runs the round's tasks
-    (``retries`` more for tasks that raise); no block update is lost since the
-    steps are applied only once all answers are in.  When the cluster or the
+    Each shard is a Dask actor (``actors=True``, the default): a round is one
+    method call per shard, straight to its worker.  With ``actors=False`` each
+    round submits one task per shard through the scheduler (about 8 ms more
+    per round on a local cluster), and Dask itself re-runs lost tasks.
+
+    Faults: when a worker dies, its shard is rebuilt on another worker (an
+    actor is created again from the shard's bytes; a task carries them, so the
+    scheduler rebuilds it and re-runs the round's task), gets the whole point
+    and answers the round again; no block update is lost since the steps are
+    applied only once all answers are in.  ``retries`` bounds the rebuilds per
+    round (and is Dask's retries of a failed task).  When the cluster or the
     client is gone, :meth:`map` raises :class:`~frankwolfe.errors.ExecutorError`
     (the solver attaches the result so far, its last good iterate, as
     ``err.result``).
@@ -428,14 +447,18 @@ class DaskExecutor(Executor):
     n_shards : int, optional
         Number of shards (default: the number of workers at :meth:`start`).
     retries : int, default 2
-        Dask retries of a failed oracle task.
+        Rebuilds of lost shards per round; Dask retries of a failed task.
+    actors : bool, default True
+        Shards as Dask actors (rounds as direct calls) or as data that round
+        tasks read (rounds through the scheduler).
     """
 
     name = "dask"
     whole_gradient = True
     serves_rows = True
 
-    def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2) -> None:
+    def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2,
+                 actors: bool = True) -> None:
         if not _is_client(client):
             raise TypeError(f"client must be a dask.distributed.Client, got "
                             f"{type(client).__name__}")
@@ -443,12 +466,17 @@ class DaskExecutor(Executor):
             raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
         self.client = client
         self.n_shards = n_shards
+        if int(retries) != retries or retries < 0:
+            raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
         self.retries = int(retries)
+        self.actors = bool(actors)
         self.bytes_out = 0  # point updates sent (arrays' bytes), for the cost model
         self.bytes_in = 0  # and packed atoms received
         self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
         self.worker_seconds = 0.0  # per round the slowest shard's task, on its worker
-        self.shards: list[Any] = []
+        self.shards: list[Any] = []  # per shard its future (a task's data, or an actor)
+        self._payloads: list[bytes] = []  # per shard its bytes (to rebuild an actor)
+        self._proxies: list[Any] = []  # per shard its actor (actors=True)
         self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
 
@@ -498,14 +526,40 @@ class DaskExecutor(Executor):
                     raise TypeError(
                         f"DaskExecutor: the block LMOs must be picklable to run on a cluster; "
                         f"block {bad} ({type(self.blocks[bad]).__name__}) is not: {err}") from err
-            with warnings.catch_warnings():  # the bytes travel in the task on purpose
-                warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-                self.shards.append(self.client.submit(
-                    _load_shard, payload, pure=False, workers=[workers[s % len(workers)]],
-                    allow_other_workers=True, retries=self.retries))
+            self._payloads.append(payload)
+            self.shards.append(self._place(payload, workers[s % len(workers)]))
         from distributed import wait
 
         wait(self.shards)  # the shards are in place before the first round
+        if self.actors:
+            self._proxies = [f.result() for f in self.shards]
+
+    def _place(self, payload: bytes, worker: str | None) -> Any:
+        """The future of a shard built from ``payload`` on ``worker`` (None: anywhere)."""
+        with warnings.catch_warnings():  # the bytes travel in the task on purpose
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            where = dict(workers=[worker], allow_other_workers=True) if worker else {}
+            if self.actors:
+                return self.client.submit(_ShardActor, payload, actor=True, pure=False, **where)
+            return self.client.submit(_load_shard, payload, pure=False, retries=self.retries,
+                                      **where)
+
+    def _rebuild(self, s: int) -> None:
+        """Shard ``s``'s actor again, on a worker alive (its own was lost)."""
+        if getattr(self.client, "status", "running") in ("closing", "closed"):
+            raise OSError("the client is closed")
+        if not self.client.scheduler_info()["workers"]:
+            raise OSError("the cluster has no workers left")
+        self._seen[s] = None
+        for attempt in range(self.retries + 1):
+            # the scheduler may place it on the dead worker before it notices: again
+            self.shards[s] = self._place(self._payloads[s], None)
+            try:
+                self._proxies[s] = self.shards[s].result()
+                return
+            except Exception as err:
+                if attempt == self.retries or not (_cluster_lost(err) or _actor_lost(err)):
+                    raise
 
     def map(self, which, directions):
         # block slices of one gradient are what the engine hands out; a user calling map
@@ -548,7 +602,8 @@ class DaskExecutor(Executor):
             if getattr(self.client, "status", "running") in ("closing", "closed"):
                 raise OSError("the client is closed")
             # int arrays, not lists: Dask walks a list argument element by element
-            answers = self._round(shards, [self.local[which[p]] for p in positions], rows)
+            local = [self.local[which[p]] for p in positions]
+            answers = (self._actor_round if self.actors else self._round)(shards, local, rows)
         except Exception as err:
             if not _cluster_lost(err):
                 raise  # an oracle's own error, as raised on the worker
@@ -582,16 +637,60 @@ class DaskExecutor(Executor):
                 return answers
         raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
 
+    def _actor_round(self, shards: list[int], local: list[np.ndarray], rows: bool = False
+                     ) -> list[tuple]:
+        """As :meth:`_round`, by calls to the shards' actors: a shard whose worker was lost
+        is rebuilt on another worker (at most ``retries`` times per round) and asked
+        again, with the whole vector."""
+        answers: list[Any] = [None] * len(shards)
+        todo = list(range(len(shards)))
+        rebuilt = 0
+        for _ in range(self.retries + 2):
+            calls = []
+            for k in todo:
+                s = shards[k]
+                up = self._log.update(self._seen[s])
+                self.bytes_out += up.nbytes
+                self.whole_updates += up.base is None
+                try:  # a proxy whose worker is known lost raises here already
+                    calls.append(self._proxies[s].round(up, local[k], rows))
+                except Exception as err:
+                    calls.append(err)
+            lost = []
+            for k, call in zip(todo, calls):
+                try:
+                    if isinstance(call, Exception):
+                        raise call
+                    got = call.result()
+                except Exception as err:
+                    if not (_cluster_lost(err) or _actor_lost(err)):
+                        raise  # an oracle's own error, as raised on the worker
+                    lost.append(k)
+                    continue
+                answers[k] = got
+                self._seen[shards[k]] = None if got is None else self._log.version
+            for k in lost:
+                rebuilt += 1
+                if rebuilt > self.retries:
+                    raise OSError(f"shard {shards[k]} was lost more than retries="
+                                  f"{self.retries} times in one round")
+                self._rebuild(shards[k])
+            todo = [k for k in todo if answers[k] is None]
+            if not todo:
+                return answers
+        raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
+
     def close(self):
         for f in self.shards:
             try:
                 f.release()
             except Exception:  # the client may be gone already
                 pass
-        self.shards = []
+        self.shards, self._proxies, self._payloads = [], [], []
 
     def __repr__(self) -> str:
-        return f"DaskExecutor(n_shards={self.n_shards}, retries={self.retries})"
+        return (f"DaskExecutor(n_shards={self.n_shards}, retries={self.retries}, "
+                f"actors={self.actors})")
 
 
 _LOST = {"ClosedClientError", "CancelledError", "FutureCancelledError", "CommClosedError",
@@ -602,6 +701,11 @@ def _cluster_lost(err: BaseException) -> bool:
     """Whether ``err`` says the cluster (not an oracle) failed."""
     return isinstance(err, (OSError, TimeoutError)) or any(
         c.__name__ in _LOST for c in type(err).__mro__)
+
+
+def _actor_lost(err: BaseException) -> bool:
+    """Whether ``err`` says a shard's actor went with its worker."""
+    return isinstance(err, RuntimeError) and "Actor was lost" in str(err)
 
 
 def _picklable(obj: Any) -> bool:

@@ -93,8 +93,9 @@ def test_training_through_the_cluster_matches_serial_training(cluster, chain):
     np.testing.assert_allclose(remote.w_, here.w_, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("ids", [False, True])
-def test_compiled_rounds_through_the_cluster_are_the_serial_compiled_rounds(cluster, ids):
+@pytest.mark.parametrize("ids, actors", [(False, True), (True, True), (True, False)])
+def test_compiled_rounds_through_the_cluster_are_the_serial_compiled_rounds(cluster, ids,
+                                                                           actors):
     """A compiled chain domain through the cluster: the workers send labellings and losses
     (table rows), the client takes the compiled block steps; the same iterates and
     certified gaps as compiled rounds in this process (whose vertices are checked against
@@ -106,7 +107,7 @@ def test_compiled_rounds_through_the_cluster_are_the_serial_compiled_rounds(clus
     dom = SSVMDual(model, X, Y, 0.05)
     f = dom.dual_objective()
     kw = dict(batch_size=6, max_iter=6, tol=0.0, gap_every=2, random_state=2)
-    ex = fw.DaskExecutor(client)
+    ex = fw.DaskExecutor(client, actors=actors)
     with fw.debug(False):  # the compiled engine does not run in debug mode
         ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
         res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, **kw)
@@ -266,6 +267,34 @@ def test_unpicklable_block_gets_a_clear_error(cluster):
         fw.block_coordinate_frank_wolfe(f, dom, batch_size=2, executor=client)
 
 
+@pytest.mark.parametrize("actors", [True, False])
+def test_an_oracles_own_error_reaches_the_caller_as_raised(cluster, actors):
+    """An oracle's error on a worker is the oracle's, not a lost cluster: it comes back
+    with its type and message (no rebuild, no ExecutorError)."""
+    client, _ = cluster
+
+    class _Refusing(fw.ProbabilitySimplex):  # local: it travels by value (cloudpickle)
+        def __call__(self, direction):
+            raise FloatingPointError("this oracle fails on purpose")
+    f = fw.QuadraticObjective(np.eye(4), -np.ones(4))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2), _Refusing(dim=2)])
+    ex = fw.DaskExecutor(client, actors=actors, retries=0)
+    with pytest.raises(FloatingPointError, match="fails on purpose"):
+        # a start point given: no oracle runs in this process
+        fw.block_coordinate_frank_wolfe(f, dom, batch_size=2, max_iter=2, executor=ex,
+                                        x0=[np.array([1.0, 0.0]), np.array([1.0, 0.0])])
+
+
+def test_dask_executor_arguments_get_clear_errors(cluster):
+    client, _ = cluster
+    with pytest.raises(ValueError, match=r"n_shards must be a positive integer, got 0"):
+        fw.DaskExecutor(client, n_shards=0)
+    with pytest.raises(ValueError, match=r"retries must be a non-negative integer, got -1"):
+        fw.DaskExecutor(client, retries=-1)
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got int"):
+        fw.DaskExecutor(3)
+
+
 def test_lost_client_raises_with_the_last_good_iterate():
     f = fw.QuadraticObjective(np.eye(20), -0.3 * np.ones(20))
     dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2) for _ in range(10)])
@@ -316,10 +345,12 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
     assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
 
 
-def test_killed_worker_compiled_rounds_complete_with_the_same_iterates():
+@pytest.mark.parametrize("actors", [True, False])
+def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors):
     """Compiled rounds through a cluster (the workers send table rows) lose a worker after
-    pass 2: its shard is rebuilt on the other worker, which gets the whole point, and the
-    run ends with the iterates and certified gaps of compiled rounds in this process."""
+    pass 2: its shard is rebuilt on the other worker (an actor created again, or Dask
+    re-running the shard's task), which gets the whole point, and the run ends with the
+    iterates and certified gaps of compiled rounds in this process."""
     from test_bcfw_fused import _chain  # 25 chains with attribute ids
 
     model, X, Y = _chain(True)
@@ -334,7 +365,7 @@ def test_killed_worker_compiled_rounds_complete_with_the_same_iterates():
                     workers[1].kill()
                     workers[1].wait(timeout=30)
 
-            ex = fw.DaskExecutor(client)
+            ex = fw.DaskExecutor(client, actors=actors)
             res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
             assert workers[1].poll() is not None
             assert len(client.scheduler_info()["workers"]) == 1
