@@ -25,9 +25,12 @@ Three parts (``--part``):
 * ``dask``: in one run, the in-process single thread against LocalClusters of 1
   and 2 worker processes (the workers keep their piece of the batch oracle and
   their copy of the point, updated per round by the changed coordinates; all
-  rows run compiled rounds, the workers returning labellings and losses): seconds
-  per pass, oracle phase, the workers' critical path, bytes per round, each
-  process's own peak memory, and probes of the cluster for the cost model.
+  rows run compiled rounds, the workers returning labellings and losses; the
+  shards are Dask actors and the client calls the workers directly,
+  ``direct_to_workers=True``): seconds per pass, oracle phase, the workers'
+  critical path, bytes per round, each process's own peak memory, and probes of
+  the cluster for the cost model (the round trip of an actor call, and of a
+  task for comparison).
 * the cost model (after ``time`` and ``dask``; ``model`` recomputes it from the
   saved run): oracle seconds per example, server seconds per block update, bytes
   per round and the round-trip latency of the local cluster, calibrated on the
@@ -236,9 +239,20 @@ def _worker_memory() -> dict:
     return {"peak_rss_mb": _vm_peak_mb(), "rss_mb": psutil.Process().memory_info().rss / 2**20}
 
 
+class _Echo:
+    """An actor that answers at once: the probe of a round's calls (rounds call the
+    shards' actors, :class:`frankwolfe.DaskExecutor`)."""
+
+    def size(self, x):
+        return len(x)
+
+
 def _probe(c, W: int, nbytes: int) -> dict:
-    """Round-trip latency of an empty task; the time of W empty tasks in one round; the
-    time to ship ``nbytes`` to a worker in a task and get an int back."""
+    """What a round costs besides the oracles, as the executor's rounds go (one call per
+    shard's actor): the round trip of one empty call; the cost of one more worker's
+    call in a round (8 W calls spread over the W workers); the bytes per second of
+    shipping a call's arguments (``nbytes`` to one worker); and, for comparison, the
+    round trip of an empty task (through the scheduler)."""
     def median(fn, reps=15):
         ts = []
         for _ in range(reps):
@@ -247,12 +261,20 @@ def _probe(c, W: int, nbytes: int) -> dict:
             ts.append(time.perf_counter() - t0)
         return float(np.median(ts))
 
-    lat = median(lambda: c.submit(int, 1, pure=False).result())
-    many = median(lambda: c.gather([c.submit(int, 1, pure=False) for _ in range(8 * W)]))
+    workers = sorted(c.scheduler_info()["workers"])
+    futs = [c.submit(_Echo, actor=True, workers=[w], pure=False) for w in workers]
+    actors = [f.result() for f in futs]
+    empty = np.zeros(0)
+    lat = median(lambda: actors[0].size(empty).result())
+    many = median(lambda: [f.result() for f in [actors[k % W].size(empty)
+                                                for k in range(8 * W)]])
     blob = np.ones(nbytes // 8)
-    ship = median(lambda: c.submit(len, blob, pure=False).result(), reps=7)
+    ship = median(lambda: actors[0].size(blob).result(), reps=7)
+    task = median(lambda: c.submit(int, 1, pure=False).result())
+    del actors, futs
     return {"latency_seconds": lat, "task_seconds": (many - lat) / (8 * W - 1),
-            "ship_bytes": blob.nbytes, "ship_bytes_per_second": blob.nbytes / max(ship - lat, 1e-9)}
+            "ship_bytes_per_second": blob.nbytes / max(ship - lat, 1e-9),
+            "task_round_trip_seconds": task}
 
 
 def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
@@ -331,9 +353,9 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
     per block update (the pass minus its oracle phase), ``t_orc`` the workers' seconds
     per example (their tasks' own clocks: point update and oracles), ``c0`` the rest
     of a round's overhead (the client's O(d) diff of the point, packing, waking up).
-    Measured apart: ``lat`` the round trip of an empty task, ``t_task`` the scheduler's
-    cost of one more task in a round, ``bw`` the bytes per second of shipping a task's
-    arguments (probes of the local cluster); ``B_out`` the point update per worker and
+    Measured apart: ``lat`` the round trip of an empty call to a shard's actor,
+    ``t_task`` the cost of one more worker's call in a round, ``bw`` the bytes per
+    second of shipping a call's arguments (probes of the local cluster); ``B_out`` the point update per worker and
     round, ``B_in`` the answers per round (packed atoms for Python rounds, the
     domain's table rows for compiled ones; counted by the executor); ``s(W)`` the
     straggler factor of a round (the largest of ``W`` binomial shares of ``tau``

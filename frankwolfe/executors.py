@@ -9,10 +9,11 @@ executor may run them anywhere.  An executor is a small strategy object:
   process (useful when the oracles release the GIL, as numba ``nogil``
   kernels do; the blocks must tolerate concurrent calls);
 * :class:`DaskExecutor` runs them on a ``dask.distributed`` cluster: the
-  blocks are sharded over the workers once (each worker keeps its shard,
-  and whatever the blocks compile or cache, between rounds, and its own copy
-  of the point the oracles read); per round only what changed in that point
-  goes out and the oracles' atoms (sparse vertices, packed) come back.
+  blocks are sharded over the workers once (each worker keeps its shard, a
+  Dask actor, and whatever the blocks compile or cache, between rounds, and
+  its own copy of the point the oracles read); per round only what changed
+  in that point goes out and the oracles' atoms (sparse vertices, packed)
+  come back.
 
 A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
 The executors of this process (serial, threads) also run compiled rounds: the
