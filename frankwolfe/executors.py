@@ -705,8 +705,9 @@ def _cluster_lost(err: BaseException) -> bool:
 
 
 def _actor_lost(err: BaseException) -> bool:
-    """Whether ``err`` says a shard's actor went with its worker."""
-    return isinstance(err, RuntimeError) and "Actor was lost" in str(err)
+    """Whether ``err`` says a shard's actor went with its worker (a ValueError in older
+    distributed releases, a RuntimeError in newer ones)."""
+    return isinstance(err, (RuntimeError, ValueError)) and "Actor was lost" in str(err)
 
 
 def _picklable(obj: Any) -> bool:
