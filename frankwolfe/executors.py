@@ -604,7 +604,7 @@ class DaskExecutor(Executor):
                 raise OSError("the client is closed")
             # int arrays, not lists: Dask walks a list argument element by element
             local = [self.local[which[p]] for p in positions]
-            answers = (self._actor_round if self.actors else self._round)(shards, local, rows)
+            answers = self._round(shards, local, rows)
         except Exception as err:
             if not _cluster_lost(err):
                 raise  # an oracle's own error, as raised on the worker
@@ -613,36 +613,22 @@ class DaskExecutor(Executor):
         self.worker_seconds += max(sec for _, sec in answers)
         return list(zip(positions, answers))
 
+    def _send(self, s: int, up: _Update, local: np.ndarray, rows: bool) -> Any:
+        """Shard ``s``'s part of a round, under way: a call to its actor or a task."""
+        if self.actors:
+            return self._proxies[s].round(up, local, rows)
+        with warnings.catch_warnings():  # a whole vector travels in its task
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            return self.client.submit(_shard_round, self.shards[s], up, local, rows,
+                                      pure=False, retries=self.retries)
+
     def _round(self, shards: list[int], local: list[np.ndarray], rows: bool = False
                ) -> list[tuple]:
-        """Each shard's packed answers; a shard that no longer holds the version its update
-        builds on (rebuilt or moved) is asked again with the whole vector."""
-        answers: list[Any] = [None] * len(shards)
-        todo = list(range(len(shards)))
-        for whole in (False, True):
-            futures = []
-            for k in todo:
-                s = shards[k]
-                up = self._log.update(None if whole else self._seen[s])
-                self.bytes_out += up.nbytes
-                self.whole_updates += up.base is None
-                with warnings.catch_warnings():  # a whole vector travels in its task
-                    warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-                    futures.append(self.client.submit(_shard_round, self.shards[s], up, local[k],
-                                                      rows, pure=False, retries=self.retries))
-            for k, got in zip(todo, self.client.gather(futures)):
-                answers[k] = got
-                self._seen[shards[k]] = None if got is None else self._log.version
-            todo = [k for k in todo if answers[k] is None]
-            if not todo:
-                return answers
-        raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
-
-    def _actor_round(self, shards: list[int], local: list[np.ndarray], rows: bool = False
-                     ) -> list[tuple]:
-        """As :meth:`_round`, by calls to the shards' actors: a shard whose worker was lost
-        is rebuilt on another worker (at most ``retries`` times per round) and asked
-        again, with the whole vector."""
+        """Each shard's packed answers.  A shard that no longer holds the version its
+        update builds on (rebuilt or moved) answers None and is asked again with the
+        whole vector.  An actor whose worker was lost is rebuilt on another worker (at
+        most ``retries`` times per round) and asked again; a lost task Dask re-runs
+        itself."""
         answers: list[Any] = [None] * len(shards)
         todo = list(range(len(shards)))
         rebuilt = 0
@@ -653,8 +639,8 @@ class DaskExecutor(Executor):
                 up = self._log.update(self._seen[s])
                 self.bytes_out += up.nbytes
                 self.whole_updates += up.base is None
-                try:  # a proxy whose worker is known lost raises here already
-                    calls.append(self._proxies[s].round(up, local[k], rows))
+                try:  # an actor whose worker is known lost raises here already
+                    calls.append(self._send(s, up, local[k], rows))
                 except Exception as err:
                     calls.append(err)
             lost = []
@@ -664,8 +650,8 @@ class DaskExecutor(Executor):
                         raise call
                     got = call.result()
                 except Exception as err:
-                    if not (_cluster_lost(err) or _actor_lost(err)):
-                        raise  # an oracle's own error, as raised on the worker
+                    if not (self.actors and (_cluster_lost(err) or _actor_lost(err))):
+                        raise  # an oracle's own error as raised on the worker, or the cluster's
                     lost.append(k)
                     continue
                 answers[k] = got

@@ -339,11 +339,8 @@ class ChainBlockVertices:
         bit for bit (what a :class:`~frankwolfe.DaskExecutor` worker answers)."""
         data = self.data
         K, F, d = data.K, data.F, data.d
-        gl = float(gradient[d]) if gradient is self._followed else 1.0
-        if gl <= 0:  # the followed feature-major copy, divided where it is read
-            s = self.lam * -gl if gl < 0 else 1.0
-            w, gt, augment = self._w, self._gT, gl < 0
-            np.divide(gradient[K * F:d], s, out=w[K * F:])
+        if gradient is self._followed and gradient[d] <= 0:
+            w, gt, s, augment = _split_weights(gradient, self._gT, self._w, self.lam, K * F, d)
         else:
             w, gt, augment = _round_weights(np.asarray(gradient, dtype=float), self.lam, K, F,
                                             d, data.uses_ids)
@@ -506,6 +503,18 @@ def _round_weights(g: np.ndarray, lam: float, K: int, F: int, d: int, uses_ids: 
     return w, (to_feature_major(w, K, F) if uses_ids else np.zeros(0)), gl < 0
 
 
+def _split_weights(g: np.ndarray, gT: np.ndarray, w: np.ndarray, lam: float, o: int, d: int
+                   ) -> tuple[np.ndarray, np.ndarray, float, bool]:
+    """``(w, gT, s, augment)`` at ``g`` (``g_l <= 0``) for the decoders, given ``gT``, a
+    feature-major copy of ``g``'s unary part kept in sync: the pair weights
+    ``g[o:d] / s`` written into ``w[o:]``, the unary ones ``gT`` left for the oracles
+    to divide by ``s`` where they read them (the same quotients as ``w = g / s``)."""
+    gl = float(g[d])
+    s = lam * -gl if gl < 0 else 1.0
+    np.divide(g[o:d], s, out=w[o:])
+    return w, gT, s, gl < 0
+
+
 def _block_rows(off: np.ndarray, which: np.ndarray) -> np.ndarray:
     """The token positions of blocks ``which``, concatenated in that order."""
     lens = off[which + 1] - off[which]
@@ -532,16 +541,12 @@ def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
     w = np.zeros(d)
 
     def point(g: np.ndarray) -> tuple:
-        gl = float(g[d])
-        if gl > 0 or not uses_ids or state.mode[0] != 1:
+        if g[d] > 0 or not uses_ids or state.mode[0] != 1:
             wr, gt, augment = _round_weights(g, lam, K, F, d, uses_ids)
             return wr, gt, 1.0, augment
-        # the unary weights: the kernels' feature-major copy of g (the fused path,
-        # synced), divided by s where the oracles read it (in parallel): the same
-        # quotients.  The Viterbi reads only the pair part of w.
-        s = lam * -gl if gl < 0 else 1.0
-        np.divide(g[o:d], s, out=w[o:])
-        return w, state.gT, s, gl < 0
+        # the kernels' feature-major copy of g (the fused path, synced), divided where
+        # the oracles read it (in parallel); the Viterbi reads only the pair part of w
+        return _split_weights(g, state.gT, w, lam, o, d)
 
     def vertices(which: Any, p: tuple) -> None:
         w, gt, s, augment = p
