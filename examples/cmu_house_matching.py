@@ -12,9 +12,11 @@ frames come from the CMU VASC image database). The accuracies are plotted to
 (about half a minute); without it all ten baselines with 1000 passes
 (one to two minutes), the table of the graph matching tutorial.
 
-The data are not shipped: `DATA_DIR` must hold `cmu_house/` (default: the
-data folder, see the Data sets page: `$FRANKWOLFE_DATA`). Without it the
-script exits with status 77 and names the files it expected.
+The data are not shipped: download them once with
+`fetch_cmu_house()` of `frankwolfe.applications.fetch` (into
+`$FRANKWOLFE_DATA`, else `~/frankwolfe_data`; see the Data sets page), or
+pass a `DATA_DIR` holding `cmu_house/`. Without them the script exits with
+status 77 and names the files it expected.
 
 Run: `python examples/cmu_house_matching.py [DATA_DIR] [--quick] [--kind abs|sq] [--baselines 10,50,90] [--out DIR]`
 """
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> list:
     try:
         data = load_cmu_house(args.data)
     except FileNotFoundError as err:
-        print(f"CMU house data not found: {err}")
+        print(f"CMU house data not found: {err}\nDownload them with "
+              "frankwolfe.applications.fetch.fetch_cmu_house().")
         sys.exit(SKIPPED)
     print(f"CMU house: {data.n_frames} frames x {data.correct.size} landmarks, "
           f"{data.shape_context.shape[2]}-bin shape contexts; features: {args.kind}; "

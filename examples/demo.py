@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
 
         from frankwolfe.plotting import plot_convergence
     except ImportError:
-        print("matplotlib is not installed: no plot (pip install 'frankwolfe[plot]')")
+        print("matplotlib is not installed: no plot "
+              "(pip install matplotlib, or pip install -e '.[plot]' in the clone)")
         return 0
     out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))

@@ -7,10 +7,13 @@ random restarts, and compares the objectives with the best-known values read
 from the `.sln` files. The gaps are plotted to `examples/output/qap_qaplib.png`
 (or the folder given by `--out`).
 
-The instances are not shipped: `DATA_DIR` must hold `qaplib/<name>.dat` and
-`qaplib/<name>.sln` (default: the data folder, see the Data sets page:
-`$FRANKWOLFE_DATA`). Without them the script exits with status 77 and says
-which files it looked for.
+The instances are not shipped: download them once with
+`fetch_qaplib("chr12a")`, `fetch_qaplib("had12")`, `fetch_qaplib("nug12")`
+and `fetch_qaplib("tai12a")` of `frankwolfe.applications.fetch` (into
+`$FRANKWOLFE_DATA`, else `~/frankwolfe_data`; see the Data sets page), or
+pass a `DATA_DIR` holding `qaplib/<name>.dat` and `qaplib/<name>.sln`.
+Without them the script exits with status 77 and says which files it looked
+for.
 
 Run: `python examples/qap_qaplib.py [DATA_DIR] [--out DIR]`
 """
@@ -38,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     missing = [f"{n}.dat" for n in INSTANCES if not (folder / f"{n}.dat").is_file()]
     if missing:
         print(f"QAPLIB instances not found: expected {', '.join(missing)} (and the .sln files) "
-              f"in {folder}. Pass DATA_DIR or set FRANKWOLFE_DATA to the folder holding qaplib/.")
+              f"in {folder}. Download them with frankwolfe.applications.fetch.fetch_qaplib(name), "
+              "or pass DATA_DIR (or set FRANKWOLFE_DATA) to the folder holding qaplib/.")
         return SKIPPED
 
     gaps = {"one run from the barycenter": [], "with 14 restarts": []}

@@ -6,9 +6,9 @@ less than a far one. The model is a `StructuredModel` subclass with the four
 methods every model implements; the estimator, the solver (block-coordinate
 Frank-Wolfe on the dual) and the certified duality gap come from the library.
 The regularization `lam` is then chosen by 3-fold cross-validation on the
-training half (scikit-learn's `KFold`; `StructuredSVM.score` is one minus the
-mean task loss), and the model refitted with the chosen `lam` is scored on
-the held-out half. The data are scikit-learn's
+training half with scikit-learn's `GridSearchCV` (`StructuredSVM` is a
+scikit-learn estimator and its `score` is one minus the mean task loss), and
+the model refitted with the chosen `lam` is scored on the held-out half. The data are scikit-learn's
 digits (8x8 images, shipped with scikit-learn).
 
 Run: `python examples/ssvm_custom_model.py [--out DIR]`
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_digits
-from sklearn.model_selection import KFold, train_test_split
+from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 
 from frankwolfe.applications.structured_svm import StructuredModel, StructuredSVM
 
@@ -64,23 +64,17 @@ def main(argv: list[str] | None = None) -> None:
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
     model = OrdinalCostModel(10, X.shape[1])
 
-    def fit(lam, rows):
-        svm = StructuredSVM(model, lam=lam, max_passes=10, tol=1e-2, random_state=0)
-        return svm.fit(list(X_train[rows]), list(y_train[rows]))
-
     lams = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-    folds = list(KFold(3, shuffle=True, random_state=0).split(X_train))
-    scores = []
-    for lam in lams:
-        fold_scores = [fit(lam, fit_rows).score(list(X_train[val]), list(y_train[val]))
-                       for fit_rows, val in folds]
-        scores.append(np.mean(fold_scores))
-        print(f"lam = {lam:.0e}: mean cross-validated score {scores[-1]:.4f}")
-    chosen = lams[int(np.argmax(scores))]
-    best = fit(chosen, np.arange(len(X_train)))
+    svm = StructuredSVM(model, max_passes=10, tol=1e-2, random_state=0)
+    search = GridSearchCV(svm, {"lam": lams}, cv=KFold(3, shuffle=True, random_state=0))
+    search.fit(list(X_train), list(y_train))  # then refits on all of X_train with the best lam
+    scores = search.cv_results_["mean_test_score"]
+    for lam, score in zip(lams, scores):
+        print(f"lam = {lam:.0e}: mean cross-validated score {score:.4f}")
+    chosen, best = search.best_params_["lam"], search.best_estimator_
     print(f"chosen lam = {chosen:.0e}: certified duality gap {best.history_['gap'][-1]:.1e} "
           f"after {best.history_['passes'][-1]} passes; held-out score "
-          f"{best.score(list(X_test), list(y_test)):.4f}")
+          f"{search.score(list(X_test), list(y_test)):.4f}")
 
     import matplotlib
 

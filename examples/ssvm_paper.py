@@ -43,9 +43,11 @@ python examples/ssvm_paper.py --figure 1 --panels conll-1/n --passes 30
 python examples/ssvm_paper.py --plot-only --claims --figures docs/img
 ```
 
-The data are not shipped (see the Data sets page: `$FRANKWOLFE_DATA` must
-hold `ocr/`, `conll2000/` and `cmu_house/`); without them the script exits
-with status 77 and names the files it expected.
+The data are not shipped: download them once with `fetch_ocr("ocr2")`,
+`fetch_conll2000()` and `fetch_cmu_house()` of `frankwolfe.applications.fetch`
+(into `$FRANKWOLFE_DATA`, else `~/frankwolfe_data`; see the Data sets page;
+`--quick` needs only OCR and CMU house). Without them the script exits with
+status 77 and names the files it expected.
 """
 
 from __future__ import annotations
@@ -500,7 +502,9 @@ def main(argv: list[str] | None = None) -> int:
                 run_figure(figure, panels, methods, seeds, args.first_seed, passes, args.out,
                            args.n_jobs)
             except FileNotFoundError as err:
-                print(f"data for figure {figure} not found: {err}")
+                print(f"data for figure {figure} not found: {err}\nDownload them with "
+                      "frankwolfe.applications.fetch: fetch_ocr('ocr2'), fetch_conll2000(), "
+                      "fetch_cmu_house().")
                 return SKIPPED
     found = read_runs(args.out)
     if args.figure and not args.plot_only:

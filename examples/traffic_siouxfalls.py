@@ -9,9 +9,11 @@ for Research Core Team, github.com/bstabler/TransportationNetworks). The
 convergence plot goes to `examples/output/traffic_siouxfalls.png` (or the
 folder given by `--out`).
 
-The network is not shipped: `DATA_DIR` must hold `tntp/SiouxFalls/`
-(default: the data folder, see the Data sets page: `$FRANKWOLFE_DATA`).
-Without it the script exits with status 77 and says where it looked.
+The network is not shipped: download it once with `fetch_tntp("SiouxFalls")`
+of `frankwolfe.applications.fetch` (into `$FRANKWOLFE_DATA`, else
+`~/frankwolfe_data`; see the Data sets page), or pass a `DATA_DIR` holding
+`tntp/SiouxFalls/`. Without it the script exits with status 77 and says where
+it looked.
 
 Run: `python examples/traffic_siouxfalls.py [DATA_DIR] [--out DIR]`
 """
@@ -40,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         net, best = load_siouxfalls(get_data_home(args.data))
     except FileNotFoundError as err:
-        print(f"SiouxFalls not found ({err}). Pass DATA_DIR or set FRANKWOLFE_DATA to the "
-              "folder holding tntp/SiouxFalls/.")
+        print(f"SiouxFalls not found ({err}). Download it with "
+              "frankwolfe.applications.fetch.fetch_tntp('SiouxFalls'), or pass DATA_DIR "
+              "(or set FRANKWOLFE_DATA) to the folder holding tntp/SiouxFalls/.")
         return SKIPPED
     print(net)
     for method in ("fw", "cfw", "bfw"):  # compile the numba kernels first: the times below

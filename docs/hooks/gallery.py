@@ -6,7 +6,9 @@ Every script in ``examples/`` is run once per build, each in its own Python proc
 Each becomes a page ``gallery/NAME.md``: the script's docstring (Markdown; its first
 line is the title), the figures it wrote to ``DIR``, its printed output and its
 source. A script that exits with status 77 (:data:`SKIPPED`) was skipped on purpose,
-for example because its data set is not on the machine: the page shows its message.
+for example because its data set is not on the machine: the page shows its message
+and the calls of ``frankwolfe.applications.fetch`` that download the data, taken from
+the script's docstring (every ``fetch_*(...)`` call written there in backticks).
 Any other failure aborts the build, with the script's error output.
 
 ``mkdocs serve`` reuses the results of a script that succeeded with the same source
@@ -92,6 +94,31 @@ def _docstring(script: Path) -> tuple[str, str]:
     return title.strip().rstrip("."), body.strip()
 
 
+def _fetch_calls(body: str) -> list[str]:
+    """The ``fetch_*(...)`` calls named in backticks in a docstring, in order, once each."""
+    calls = re.findall(r"`(fetch_\w+\([^`]*\))`", body)
+    return list(dict.fromkeys(calls))
+
+
+def _fetch_advice(body: str, command: str) -> list[str]:
+    """Lines (inside the admonition) that say how to get the data and run the script."""
+    calls = _fetch_calls(body)
+    if not calls:
+        return [f"    On a machine with the data, `{command}` produces the output "
+                "and figures of this page; [Data sets](../data.md) says where to get them.", ""]
+    names = ", ".join(dict.fromkeys(call.partition("(")[0] for call in calls))
+    code = [f"from frankwolfe.applications.fetch import {names}", "", *calls]
+    return ["    Download the data once (into `$FRANKWOLFE_DATA`, else `~/frankwolfe_data`; "
+            "see [Data sets](../data.md)):", "",
+            *_indented(_fenced("\n".join(code), "python")),
+            f"    then `{command}` produces the output and figures of this page.", ""]
+
+
+def _indented(lines: list[str]) -> list[str]:
+    """``lines`` (which may hold newlines) indented into an admonition's body."""
+    return [("    " + line).rstrip() for line in "\n".join(lines).split("\n")]
+
+
 def _command(script: Path, args: list[str]) -> str:
     shown = ["python", f"examples/{script.name}"]
     shown += [a for a in args if a == "--quick"]
@@ -114,10 +141,9 @@ def _page(script: Path, result: dict, figures: list[Path]) -> str:
     command = _command(script, result["args"])
     if result["status"] == SKIPPED:
         message = (stdout or result["stderr"]).strip().replace(root, "")
-        lines += ['!!! warning "Not run when this page was built"', "",
-                  *("    " + line for line in message.splitlines()), "",
-                  f"    On a machine with the data, `{command}` produces the output "
-                  "and figures of this page.", ""]
+        lines += ['!!! warning "Not run when this page was built: its data were not there"',
+                  "", *_indented(_fenced(message, "text")),
+                  *_fetch_advice(body, command)]
     else:
         lines += ["## Output", "",
                   f"This page ran `{command}` ({result['seconds']:.0f} s).", ""]
@@ -148,7 +174,8 @@ def on_files(files, config, **kwargs):
                                     content=_page(script, result, figures)))
         title, _ = _docstring(script)
         thumb = (f"![]({script.stem}/{figures[0].name})" if figures else
-                 "*(skipped: data not found)*" if result["status"] == SKIPPED else "")
+                 "*(not run: its data were not downloaded; the page says how)*"
+                 if result["status"] == SKIPPED else "")
         cards.append(f"-   [**{title}**]({script.stem}.md)\n\n    ---\n\n    {thumb}\n")
         log.info("gallery: examples/%s %s (%.1f s)", script.name,
                  "skipped" if result["status"] == SKIPPED else "ran", result["seconds"])
