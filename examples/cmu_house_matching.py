@@ -18,7 +18,8 @@ The data are not shipped: download them once with
 pass a `DATA_DIR` holding `cmu_house/`. Without them the script exits with
 status 77 and names the files it expected.
 
-Run: `python examples/cmu_house_matching.py [DATA_DIR] [--quick] [--kind abs|sq] [--baselines 10,50,90] [--out DIR]`
+Run: `python examples/cmu_house_matching.py [DATA_DIR] [--quick] [--kind abs|sq]
+[--baselines 10,50,90] [--out DIR]`
 """
 
 from __future__ import annotations

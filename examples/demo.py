@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         "flow polytope (6x5 layers)": network_routing(rng),
     }
     runs: dict[str, dict[str, fw.Result]] = {}
-    print(f"{'problem':<30} {'method':<9} {'f(x)':>14} {'certified gap':>14} {'iterations':>10} {'time (s)':>9}")
+    print(f"{'problem':<30} {'method':<9} {'f(x)':>14} {'certified gap':>14} "
+          f"{'iterations':>10} {'time (s)':>9}")
     for name, (objective, domain) in problems.items():
         runs[name] = {}
         for method in METHODS:

@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         A, B = read_qaplib(folder / f"{name}.dat")
         best, best_perm = read_qaplib_solution(folder / f"{name}.sln", A, B)
         one = solve_qap(A, B)  # one Frank-Wolfe run from the barycenter, as scipy's FAQ
-        many = solve_qap(A, B, restarts=14, max_iter=5, random_state=0)  # + 14 short random restarts
+        # plus 14 short random restarts
+        many = solve_qap(A, B, restarts=14, max_iter=5, random_state=0)
         print(f"{name}: best known {best}; from the barycenter {one.fun:.0f} "
               f"(relaxation {one.relaxed_fun:.1f}, {one.nit} FW iterations, "
               f"{one.time * 1e3:.1f} ms); "

@@ -75,7 +75,8 @@ def on_files(files, config, **kwargs):
         for name in _exported(ROOT / source):
             # a name re-exported by an enclosing package is documented once, there
             homes = [p for p, s in PUBLIC.items()
-                     if (p == package or package.startswith(p + ".")) and name in _exported(ROOT / s)]
+                     if (p == package or package.startswith(p + "."))
+                     and name in _exported(ROOT / s)]
             if not any(f"{home}.{name}" in rendered for home in homes):
                 missing.append(f"{package}.{name}")
     if missing:

@@ -10,7 +10,10 @@ the scope of the documented object, so ``:class:`Objective``` in a core module
 links to ``frankwolfe.Objective``'s entry.
 
 It also shows the public signature of the solvers decorated with ``@solver`` (the run
-keywords it injects at import time), which the static source does not list.
+keywords it injects at import time), which the static source does not list, and splits
+numpydoc entries that name several parameters (``a, b : float``) into one entry per
+name: griffe gives such an entry the first name's default for every name, so the
+table would show ``b`` with ``a``'s default.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import re
 
 import griffe
 
+# a numpydoc entry naming several parameters: "    a, b : type"
+SHARED_ENTRY = re.compile(
+    r"^(?P<indent> *)(?P<names>[A-Za-z_]\w*(?:, *[A-Za-z_]\w*)+) : (?P<rest>.*)$")
 ROLE = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|obj|exc|const):`(~?)([^`<>]+)`")
 
 
@@ -61,10 +67,43 @@ def _public_signature(obj: griffe.Function) -> None:
         obj.docstring.value = inspect.cleandoc(func.__doc__)
 
 
+def _split_shared_entries(text: str, parameters: set[str]) -> str:
+    """One numpydoc entry per parameter where an entry names several of ``parameters``
+    (each copy keeps the shared type and description)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = SHARED_ENTRY.match(lines[i])
+        names = [n.strip() for n in match.group("names").split(",")] if match else []
+        if not match or not set(names) <= parameters:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = len(match.group("indent"))
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip()
+                                  or len(lines[j]) - len(lines[j].lstrip()) > indent):
+            j += 1
+        while j > i + 1 and not lines[j - 1].strip():  # blank lines stay after the entries
+            j -= 1
+        for name in names:
+            out.append(f"{match.group('indent')}{name} : {match.group('rest')}")
+            out.extend(lines[i + 1:j])
+        i = j
+    return "\n".join(out)
+
+
 class SphinxRoles(griffe.Extension):
     def on_object(self, *, obj: griffe.Object, **kwargs) -> None:
         if _decorated_by_solver(obj):
             _public_signature(obj)
+        if obj.docstring is not None and (obj.is_function or obj.is_class):
+            parameters = (obj.parameters if obj.is_function
+                          else getattr(obj.members.get("__init__"), "parameters", ()))
+            names = {p.name for p in parameters}
+            if names:
+                obj.docstring.value = _split_shared_entries(obj.docstring.value, names)
         docstring = obj.docstring
         if docstring is None or ":" not in docstring.value:
             return
