@@ -28,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -141,6 +142,8 @@ def _page(script: Path, result: dict, figures: list[Path]) -> str:
     command = _command(script, result["args"])
     if result["status"] == SKIPPED:
         message = (stdout or result["stderr"]).strip().replace(root, "")
+        message = "\n".join(textwrap.fill(line, 88, break_long_words=False, break_on_hyphens=False)
+                            for line in message.splitlines())  # no sideways scrolling
         lines += ['!!! warning "Not run when this page was built: its data were not there"',
                   "", *_indented(_fenced(message, "text")),
                   *_fetch_advice(body, command)]
