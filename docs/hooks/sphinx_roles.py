@@ -99,9 +99,7 @@ class SphinxRoles(griffe.Extension):
         if _decorated_by_solver(obj):
             _public_signature(obj)
         if obj.docstring is not None and (obj.is_function or obj.is_class):
-            parameters = (obj.parameters if obj.is_function
-                          else getattr(obj.members.get("__init__"), "parameters", ()))
-            names = {p.name for p in parameters}
+            names = {p.name for p in getattr(obj, "parameters", ())}
             if names:
                 obj.docstring.value = _split_shared_entries(obj.docstring.value, names)
         docstring = obj.docstring
