@@ -32,10 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe.applications.structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
-from frankwolfe.applications.structured_svm.estimator import StructuredSVM
-from frankwolfe.applications.structured_svm.models.matching import MatchingModel
 from frankwolfe.errors import ShapeError
+
+from .structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
+from .structured_svm.estimator import StructuredSVM
+from .structured_svm.models.matching import MatchingModel
 
 __all__ = ["FEATURE_KINDS", "DEFAULT_LAMS", "normalize_histograms", "node_features",
            "pair_dataset", "matching_model", "matching_accuracy", "GraphMatchingResult",

@@ -35,7 +35,6 @@ from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from .atoms import Atom, as_atom

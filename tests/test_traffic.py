@@ -14,6 +14,7 @@ import pytest
 from scipy import integrate, optimize
 
 from frankwolfe.applications.traffic import (
+    METHODS,
     AllOrNothing,
     AssignmentBlocks,
     Beckmann,
@@ -493,6 +494,18 @@ def test_siouxfalls_bfw_reaches_1e6(shared_data):
     assert abs(res.fun - SIOUX_BEST_OBJECTIVE) <= 1e-6 * SIOUX_BEST_OBJECTIVE
     big = best > 1e-3 * best.max()
     np.testing.assert_allclose(res.x[big], best[big], rtol=5e-3)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_every_method_takes_the_run_keywords(method):
+    """history_every (and the other run keywords) reach every method, bcfw included."""
+    net = _random_network(12, 5, seed=3)
+    runs = {every: traffic_assignment(net, method, rel_gap=0.0, max_iter=12, random_state=0,
+                                      history_every=every)
+            for every in (1, 4)}
+    assert runs[1].nit == runs[4].nit == 12
+    # a record every 4th iteration (and the last one): a quarter of the records
+    assert len(runs[4].history) <= len(runs[1].history) // 4 + 2 < len(runs[1].history)
 
 
 # -- block-coordinate FW over origins ------------------------------------------------------

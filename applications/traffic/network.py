@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from frankwolfe.errors import ShapeError
 
 __all__ = ["Network", "bpr_cost"]

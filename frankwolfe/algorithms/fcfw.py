@@ -25,9 +25,17 @@ from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
-from .corrective import (BlockQuadraticQP, GramModel, combine_atoms, cvxpy_weights,
-                         has_gram_structure, simplex_qp, stack_atoms, table_combine,
-                         table_dots)
+from .corrective import (
+    BlockQuadraticQP,
+    GramModel,
+    combine_atoms,
+    cvxpy_weights,
+    has_gram_structure,
+    simplex_qp,
+    stack_atoms,
+    table_combine,
+    table_dots,
+)
 from .loop import Variant, run_frank_wolfe
 
 __all__ = ["fully_corrective_frank_wolfe"]

@@ -26,9 +26,9 @@ from ..lmo.base import LMO
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, legacy_run_keywords
-from .engine import Engine, Observation, drive
 from ..result import Result
 from ..step_size import StepSize, make_step_size
+from .engine import Engine, Observation, drive
 
 __all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
 

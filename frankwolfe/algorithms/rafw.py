@@ -187,7 +187,7 @@ def randomized_away_step_frank_wolfe(
         The domain; it must implement :class:`~frankwolfe.lmo.subset.SubsetOracle`
         (:class:`~frankwolfe.ProbabilitySimplex`, :class:`~frankwolfe.UnitSimplex`,
         :class:`~frankwolfe.L1Ball`; and with uniformly sampled vertices
-        :class:`~frankwolfe.lmo.norms.Box`, ``LinfBall``, ``Hypercube`` and
+        :class:`~frankwolfe.Box`, ``LinfBall``, ``Hypercube`` and
         ``KSparsePolytope``).
     x0 : Atom, ActiveSet or ndarray, optional
         As in :func:`~frankwolfe.away_step_frank_wolfe`.

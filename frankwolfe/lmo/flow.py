@@ -460,8 +460,8 @@ class FlowPolytope(LMO):
 
     def _solve_lp(self, cost: np.ndarray) -> Any:
         # presolve is skipped: on network LPs it costs more than it saves
-        # (2.5x faster at 1,200 edges), and without it the answer is the
-        # simplex basis itself, i.e. a vertex
+        # (benchmarks/README.md, "Measurements behind code choices"), and without
+        # it the answer is the simplex basis itself, i.e. a vertex
         return linprog(cost, A_eq=self.incidence, b_eq=self.supplies, bounds=self._bounds,
                        method="highs-ds", options={"presolve": False})
 

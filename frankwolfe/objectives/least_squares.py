@@ -16,10 +16,10 @@ from .design_kernels import Design, make_design
 from .product_tracker import (
     ProductTracker,
     SparseProduct,
-    add_scaled,
     _comb3,
     _comb_sq_norm,
     _half_sq_dist,
+    add_scaled,
     check_tracker_options,
     line_minimizer,
 )
