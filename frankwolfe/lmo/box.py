@@ -134,8 +134,9 @@ class Box(SubsetOracle, LMO):
         self.lower: np.ndarray | float = lo if shape else float(lo)
         self.upper: np.ndarray | float = up if shape else float(up)
         self._bounds_repr = (_ArrayRepr(lo), _ArrayRepr(up)) if shape else None
-        self._lo_flat = lo.reshape(-1) if shape else float(lo)
-        self._up_flat = up.reshape(-1) if shape else float(up)
+        # flat bound arrays, or the two scalars of scalar bounds
+        self._lo_flat: np.ndarray | float = lo.reshape(-1) if shape else float(lo)
+        self._up_flat: np.ndarray | float = up.reshape(-1) if shape else float(up)
         # Coordinates fixed by lower == upper must not split one point into two keys.
         fixed = np.asarray(lo == up).reshape(-1)
         self._free: np.ndarray | bool | None = (
@@ -156,7 +157,7 @@ class Box(SubsetOracle, LMO):
         shape = self.shape if self.shape is not None else shape
         if shape is None:
             return None
-        return (self._up_flat - self._lo_flat) * float(np.sqrt(int(np.prod(shape))))
+        return (float(self._up_flat) - self._lo_flat) * float(np.sqrt(int(np.prod(shape))))
 
     def _pattern_key(self, upper_mask: np.ndarray) -> tuple[str, int, bytes]:
         if self._free is not None:
@@ -169,10 +170,11 @@ class Box(SubsetOracle, LMO):
         # numba select: np.where mispredicts branches on random signs and the
         # arithmetic select needs a temporary (timing: benchmarks/README.md,
         # "Measurements behind code choices")
-        if isinstance(self._lo_flat, np.ndarray):
-            s = _select_array(flat, self._lo_flat, self._up_flat)
+        lo, up = self._lo_flat, self._up_flat
+        if isinstance(lo, np.ndarray) and isinstance(up, np.ndarray):
+            s = _select_array(flat, lo, up)
         else:
-            s = _select_scalar(flat, self._lo_flat, self._up_flat)
+            s = _select_scalar(flat, float(lo), float(up))
         return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper))
 
     # -- subset oracle: sampled vertices as bit patterns ---------------------------

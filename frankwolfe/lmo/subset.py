@@ -92,7 +92,8 @@ def checked_ids(lmo: Any, flat: np.ndarray, ids: Any) -> np.ndarray:
     """``ids`` as a non-empty int64 array of valid candidate indices for ``flat``."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     if ids.size == 0:
-        raise ValueError(f"{lmo!r}.extreme_point_among: `ids` is empty; give at least one candidate")
+        raise ValueError(
+            f"{lmo!r}.extreme_point_among: `ids` is empty; give at least one candidate")
     if ids.min() < 0 or ids.max() >= flat.size:
         raise ShapeError(
             f"{lmo!r}.extreme_point_among: `ids` must lie in [0, {flat.size}), got values in "

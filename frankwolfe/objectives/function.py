@@ -65,7 +65,8 @@ class FunctionObjective(Objective):
         self.smoothness = None if smoothness is None else float(smoothness)
         self.convex = bool(convex)
         if shape is not None:
-            self.shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+            self.shape = ((int(shape),) if isinstance(shape, (int, np.integer))
+                          else tuple(int(s) for s in shape))
 
     def value(self, x: np.ndarray) -> float:
         return float(self._fun(x))
