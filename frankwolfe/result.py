@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, KeysView, Mapping
 from dataclasses import dataclass, field, fields
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -12,17 +12,14 @@ import numpy as np
 __all__ = ["Result", "History", "Status"]
 
 
-class Status(str, Enum):
-    """Why a run stopped."""
+class Status(StrEnum):
+    """Why a run stopped (a string: ``res.status == "converged"``)."""
 
     CONVERGED = "converged"
     MAX_ITER = "max_iter"
     TIME_LIMIT = "time_limit"
     CALLBACK_STOP = "callback_stop"
     ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class History:
@@ -76,7 +73,7 @@ class History:
         return {c: np.asarray(v) for c, v in self._cols.items()}
 
     def to_pandas(self) -> Any:
-        """The table as a ``pandas.DataFrame`` (needs pandas: ``pip install frankwolfe[pandas]``)."""
+        """The table as a ``pandas.DataFrame`` (needs pandas: ``frankwolfe[pandas]``)."""
         try:
             import pandas as pd
         except ImportError as e:

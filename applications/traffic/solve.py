@@ -152,7 +152,9 @@ def traffic_assignment(
         key = method.lower()
         solver = METHODS[key]
     except (KeyError, AttributeError):
-        raise ValueError(f"traffic_assignment: unknown method {method!r}; choose one of {sorted(METHODS)}") from None
+        raise ValueError(
+            f"traffic_assignment: unknown method {method!r}; choose one of "
+            f"{sorted(METHODS)}") from None
     if not rel_gap >= 0:
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
     objective = Beckmann(network)

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._sparse import issparse
 from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
@@ -398,7 +399,7 @@ class BlockQuadraticQP:
 
     def __init__(self, objective: QuadraticObjective, n: int) -> None:
         Q = objective.Q
-        self.Q = sp.csr_array(Q) if sp.issparse(Q) else sp.csr_array(np.asarray(Q))
+        self.Q = sp.csr_array(Q) if issparse(Q) else sp.csr_array(np.asarray(Q))
         self.c = np.asarray(objective.c, dtype=float).reshape(-1)
         self.n = int(n)
         # the objective's kernels (slope, curvature and update along a sparse direction)
