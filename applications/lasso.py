@@ -457,9 +457,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         else:
             Xc, yc = X, y
         x0 = None
-        if self.warm_start and getattr(self, "coef_", None) is not None \
-                and np.shape(self.coef_) == (X.shape[1],):
-            x0 = self.coef_
+        previous = getattr(self, "coef_", None)  # fitted attributes exist after fit only
+        if self.warm_start and previous is not None and np.shape(previous) == (X.shape[1],):
+            x0 = previous
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=self.tol,
                           max_iter=self.max_iter)
         self.result_ = res

@@ -152,6 +152,7 @@ class AtomStore:
         if k == 0:
             return np.zeros(self.shape if self.shape is not None else (0,))
         w = self._w[:k]
+        flat: np.ndarray
         if self._mode == "dense":
             flat = w @ self._rows[:k]
         else:

@@ -15,8 +15,10 @@ from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .design_kernels import Design, make_design
 from .product_tracker import (
+    PENDING,
     ProductTracker,
     SparseProduct,
+    StoredProducts,
     _comb3,
     _comb_sq_norm,
     _half_sq_dist,
@@ -146,7 +148,7 @@ class LeastSquares(Objective):
         return self._rows
 
     @property
-    def smoothness(self) -> float:  # type: ignore[override]
+    def smoothness(self) -> float:
         """``sigma_max(A)^2`` (computed once, lazily)."""
         if self._smoothness is None:
             self._smoothness = _sigma_max_sq(self.A)
@@ -241,7 +243,7 @@ class LeastSquaresTracker(ProductTracker):
         self._f = 0.5 * float(np.dot(r, r))
         self._gf = np.asarray(obj.A.T @ r, dtype=float)
 
-    def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+    def _compute_atom_products(self, atom: Atom) -> StoredProducts:
         obj = self.objective
         A = obj.A
         if atom.is_sparse:
@@ -275,12 +277,12 @@ class LeastSquaresTracker(ProductTracker):
         # m-vector and an n-vector per atom
         memo = self._memo_for(direction)
         xc = direction.x_coef
-        if memo.image is None:
+        if memo.image is PENDING:
             idx = np.concatenate([a.indices for _, a in terms])
             vals = np.concatenate([c * a.values for c, a in terms])
             image = _column_combination(self.objective.A, idx, vals)
             memo.image = image + xc * self._p if xc else image
-        if need_hess and memo.hess is None:
+        if need_hess and memo.hess is PENDING:
             # H d = x_coef H x + A^T (A d - x_coef A x), H x = g + A^T b
             change = memo.image - xc * self._p if xc else memo.image
             hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)

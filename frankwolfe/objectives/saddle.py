@@ -134,12 +134,15 @@ class BilinearObjective(SaddleObjective):
 
     def __init__(self, M: Any, a: Any = None, b: Any = None, *, mu_x: float = 0.0,
                  mu_y: float = 0.0) -> None:
+        self.M: Any  # a dense ndarray or a CSR array
         if issparse(M):
-            self.M = sp.csr_array(M, dtype=float)
-            finite = bool(np.all(np.isfinite(self.M.data)))
+            Ms = sp.csr_array(M, dtype=float)
+            finite = bool(np.all(np.isfinite(Ms.data)))
+            self.M = Ms
         else:
-            self.M = np.asarray(M, dtype=float)
-            finite = bool(np.all(np.isfinite(self.M)))
+            Md = np.asarray(M, dtype=float)
+            finite = bool(np.all(np.isfinite(Md)))
+            self.M = Md
         if self.M.ndim != 2:
             raise ShapeError(
                 f"BilinearObjective: `M` must be a 2-D matrix, got shape {self.M.shape}")
