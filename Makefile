@@ -57,10 +57,13 @@ $(LINT_STAMP): $(STAMP) pyproject.toml
 # Each tool reads its configuration from pyproject.toml.  mypy keeps its cache in
 # .mypy_cache (a warm run takes seconds); lint-imports runs from the repository root,
 # where `applications` is importable as the folder it is (see [tool.importlinter]).
+# All three run (one report for everything), and the target fails if any found something.
 lint: $(LINT_STAMP)
-	$(BIN)/ruff check frankwolfe applications
-	$(BIN)/mypy
-	$(BIN)/lint-imports
+	@status=0; \
+	$(BIN)/ruff check frankwolfe applications || status=1; \
+	$(BIN)/mypy || status=1; \
+	$(BIN)/lint-imports || status=1; \
+	exit $$status
 
 $(DOCS_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[docs]"
