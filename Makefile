@@ -5,16 +5,19 @@
 #   make docs-serve - serve the site at http://127.0.0.1:8000 while editing
 #   make test-min - the suite in .venv-min against the lowest declared versions
 #                   (ci/constraints-min.txt pins every floor of pyproject.toml)
+#   make lint - ruff, mypy and the import contracts (lint-imports) on frankwolfe/ and
+#               applications/, with the tools of the `lint` extra
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
+LINT_STAMP := $(VENV)/.installed-lint
 VENV_MIN  := .venv-min
 STAMP_MIN := $(VENV_MIN)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test test-min test-all bench clean docs docs-serve
+.PHONY: demo test test-min test-all bench clean docs docs-serve lint
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +49,21 @@ test-min: $(STAMP_MIN)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
+
+$(LINT_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -q -e ".[lint]"
+	touch $(LINT_STAMP)
+
+# Each tool reads its configuration from pyproject.toml.  mypy keeps its cache in
+# .mypy_cache (a warm run takes seconds); lint-imports runs from the repository root,
+# where `applications` is importable as the folder it is (see [tool.importlinter]).
+# All three run (one report for everything), and the target fails if any found something.
+lint: $(LINT_STAMP)
+	@status=0; \
+	$(BIN)/ruff check frankwolfe applications || status=1; \
+	$(BIN)/mypy || status=1; \
+	$(BIN)/lint-imports || status=1; \
+	exit $$status
 
 $(DOCS_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[docs]"

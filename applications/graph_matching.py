@@ -32,10 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe.applications.structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
-from frankwolfe.applications.structured_svm.estimator import StructuredSVM
-from frankwolfe.applications.structured_svm.models.matching import MatchingModel
 from frankwolfe.errors import ShapeError
+
+from .structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
+from .structured_svm.estimator import StructuredSVM
+from .structured_svm.models.matching import MatchingModel
 
 __all__ = ["FEATURE_KINDS", "DEFAULT_LAMS", "normalize_histograms", "node_features",
            "pair_dataset", "matching_model", "matching_accuracy", "GraphMatchingResult",
@@ -262,7 +263,8 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
     val_acc = np.empty(lam_arr.size)
     fitted: list[StructuredSVM] = []
     shared = isinstance(random_state, np.random.Generator)
-    seed = None if shared else np.random.SeedSequence(random_state)
+    seed = None if isinstance(random_state, np.random.Generator) \
+        else np.random.SeedSequence(random_state)
     for k, lam in enumerate(lam_arr):
         # a fresh Generator per lam from one seed: every grid point sees the same block order
         rs = random_state if shared else np.random.default_rng(seed)

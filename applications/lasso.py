@@ -34,7 +34,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -42,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
+from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 from ._checks import check_finite
@@ -85,13 +85,13 @@ def _solver(method: str, A: Any = None, options: Any = ()) -> Any:
         ) from None
     if solver is None:  # "auto": the compiled method where it is the faster one
         # on a dense A the Python path's BLAS products are faster
-        compiled = sp.issparse(A) and set(options) <= _COMPILED_OPTIONS
+        compiled = issparse(A) and set(options) <= _COMPILED_OPTIONS
         solver = fw.compiled_pairwise_frank_wolfe if compiled else fw.pairwise_frank_wolfe
     return solver
 
 
 def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
-    if sp.issparse(A):
+    if issparse(A):
         if A.ndim != 2:
             raise ShapeError(f"`A` must be a matrix, got shape {A.shape}")
     else:
@@ -445,7 +445,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         """Fit the coefficients; returns ``self``."""
         self._validate_params()
         X, y = self._validate_X(X, y, reset=True)
-        if self.fit_intercept and sp.issparse(X):
+        if self.fit_intercept and issparse(X):
             raise ValueError(
                 "ConstrainedLasso: fit_intercept=True needs a dense X (centering a sparse X "
                 "would densify it); pass fit_intercept=False with centered data"
@@ -457,9 +457,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         else:
             Xc, yc = X, y
         x0 = None
-        if self.warm_start and getattr(self, "coef_", None) is not None \
-                and np.shape(self.coef_) == (X.shape[1],):
-            x0 = self.coef_
+        previous = getattr(self, "coef_", None)  # fitted attributes exist after fit only
+        if self.warm_start and previous is not None and np.shape(previous) == (X.shape[1],):
+            x0 = previous
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=self.tol,
                           max_iter=self.max_iter)
         self.result_ = res

@@ -79,7 +79,7 @@ for _names, _solver in (
         register_method(_name, _solver)
 del _names, _solver, _name
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     # interfaces

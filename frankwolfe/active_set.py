@@ -35,7 +35,6 @@ from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from .atoms import Atom, as_atom
@@ -74,7 +73,7 @@ class AtomStore:
         self._n = 0
         self._mode: str | None = None
         # dense store
-        self._rows: np.ndarray | None = None
+        self._rows = np.zeros((0, 0))  # allocated by the first dense atom
         # sparse store
         self._idx = np.zeros(0, dtype=np.int64)
         self._val = np.zeros(0)
@@ -153,6 +152,7 @@ class AtomStore:
         if k == 0:
             return np.zeros(self.shape if self.shape is not None else (0,))
         w = self._w[:k]
+        flat: np.ndarray
         if self._mode == "dense":
             flat = w @ self._rows[:k]
         else:
@@ -181,7 +181,7 @@ class AtomStore:
             self._start = _grow(self._start, 2 * k)
             self._stop = _grow(self._stop, 2 * k)
         if self._mode == "dense":
-            if self._rows is None:
+            if self._rows.shape[0] == 0:
                 self._rows = np.zeros((8, self._n))
             if k == self._rows.shape[0]:
                 rows = np.zeros((2 * k, self._n))

@@ -15,12 +15,19 @@ from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import debug_enabled
+from ._sparse import issparse
 from .errors import OracleError, ShapeError
 
 __all__ = ["Atom", "as_atom"]
+
+
+# the (empty, read-only) entries of every dense atom
+_NO_INDICES = np.zeros(0, dtype=np.int64)
+_NO_INDICES.flags.writeable = False
+_NO_VALUES = np.zeros(0)
+_NO_VALUES.flags.writeable = False
 
 
 class Atom:
@@ -46,6 +53,14 @@ class Atom:
 
     __slots__ = ("shape", "_key", "_dense", "indices", "values")
 
+    shape: tuple[int, ...]
+    #: the vector of a dense atom; ``None`` for a sparse one
+    _dense: np.ndarray | None
+    #: the stored entries of a sparse atom (empty for a dense one, whose entries are
+    #: ``_dense``): always arrays, so that code reading them needs no None check
+    indices: np.ndarray
+    values: np.ndarray
+
     def __init__(
         self,
         vector: Any = None,
@@ -57,14 +72,15 @@ class Atom:
     ) -> None:
         if vector is not None:
             if indices is not None or values is not None:
-                raise ValueError("Atom: give either `vector` or (`indices`, `values`, `shape`), not both")
+                raise ValueError(
+                    "Atom: give either `vector` or (`indices`, `values`, `shape`), not both")
             arr = np.asarray(vector, dtype=float)
             if shape is not None and arr.shape != _as_shape(shape):
                 arr = arr.reshape(_as_shape(shape))
-            self._dense: np.ndarray | None = arr
-            self.indices: np.ndarray | None = None
-            self.values: np.ndarray | None = None
-            self.shape: tuple[int, ...] = arr.shape
+            self._dense = arr
+            self.indices = _NO_INDICES
+            self.values = _NO_VALUES
+            self.shape = arr.shape
         else:
             if indices is None or values is None or shape is None:
                 raise ValueError("Atom: a sparse atom needs `indices`, `values` and `shape`")
@@ -205,10 +221,11 @@ def as_atom(obj: Any, shape: tuple[int, ...], source: object = "LMO") -> Atom:
         if obj.shape != shape:
             raise ShapeError(f"{source} returned an atom of shape {obj.shape}, expected {shape}")
         return obj
-    if sp.issparse(obj):
+    if issparse(obj):
         if int(np.prod(obj.shape)) != size or (len(obj.shape) == len(shape) and obj.shape != shape
                                                and len(shape) > 1):
-            raise ShapeError(f"{source} returned a sparse array of shape {obj.shape}, expected {shape}")
+            raise ShapeError(
+                f"{source} returned a sparse array of shape {obj.shape}, expected {shape}")
         coo = obj.tocoo()
         coords = coo.coords if hasattr(coo, "coords") else (coo.row, coo.col)
         flat = np.ravel_multi_index(tuple(np.asarray(c) for c in coords), obj.shape)

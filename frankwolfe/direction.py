@@ -47,7 +47,8 @@ class Direction:
             a.add_to(d, c)
         return d
 
-    def dot(self, g: np.ndarray, g_dot_x: float | None = None, x: np.ndarray | None = None) -> float:
+    def dot(self, g: np.ndarray, g_dot_x: float | None = None,
+            x: np.ndarray | None = None) -> float:
         """``<g, d>``; pass ``g_dot_x`` (or ``x``) when ``x_coef`` is non-zero."""
         s = 0.0
         if self.x_coef:

@@ -52,14 +52,16 @@ def plot_convergence(
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError("plot_convergence needs matplotlib: pip install 'frankwolfe[plot]'") from exc
+        raise ImportError(
+            "plot_convergence needs matplotlib: pip install 'frankwolfe[plot]'") from exc
     runs = {results.method: results} if isinstance(results, Result) else dict(results)
     if not runs:
         raise ValueError("plot_convergence: no results to plot")
     if y == "primal_gap" and f_star is None:
         f_star = max(r.dual_bound for r in runs.values())
         if not np.isfinite(f_star):
-            raise ValueError("plot_convergence: y='primal_gap' needs f_star (no certified bound found)")
+            raise ValueError(
+                "plot_convergence: y='primal_gap' needs f_star (no certified bound found)")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     for label, res in runs.items():

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from enum import Enum
+from collections.abc import Iterator, KeysView, Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -12,17 +12,14 @@ import numpy as np
 __all__ = ["Result", "History", "Status"]
 
 
-class Status(str, Enum):
-    """Why a run stopped."""
+class Status(StrEnum):
+    """Why a run stopped (a string: ``res.status == "converged"``)."""
 
     CONVERGED = "converged"
     MAX_ITER = "max_iter"
     TIME_LIMIT = "time_limit"
     CALLBACK_STOP = "callback_stop"
     ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class History:
@@ -76,7 +73,7 @@ class History:
         return {c: np.asarray(v) for c, v in self._cols.items()}
 
     def to_pandas(self) -> Any:
-        """The table as a ``pandas.DataFrame`` (needs pandas: ``pip install frankwolfe[pandas]``)."""
+        """The table as a ``pandas.DataFrame`` (needs pandas: ``frankwolfe[pandas]``)."""
         try:
             import pandas as pd
         except ImportError as e:
@@ -99,9 +96,20 @@ class History:
         return f"History({len(self)} rows, columns={self.columns})"
 
 
+#: scipy's names of the counters (``OptimizeResult.nfev``, ``.njev``): properties of Result
+_SCIPY_ALIASES = frozenset({"nfev", "njev"})
+
+
 @dataclass
-class Result:
-    """Outcome of a solver run (scipy-like).
+class Result(Mapping[str, Any]):
+    """Outcome of a solver run, read like scipy's ``OptimizeResult``.
+
+    Fields are attributes (``res.x``) and mapping items (``res["x"]``,
+    ``res.keys()``, ``dict(res)``), as in ``scipy.optimize.OptimizeResult``;
+    ``success`` is a key too.  The work counters also answer to scipy's names,
+    ``nfev`` (``n_function_calls``) and ``njev`` (``n_gradient_calls``), as
+    attributes and items (``res["nfev"]``); they are not keys (``dict(res)``
+    holds each value once).  ``nit`` is the same name in both.
 
     Attributes
     ----------
@@ -124,7 +132,7 @@ class Result:
     nit : int
         Iterations performed.
     n_oracle_calls, n_gradient_calls, n_function_calls : int
-        Work counters.
+        Work counters (the last two also as scipy's ``njev`` and ``nfev``).
     time : float
         Wall time in seconds.
     history : History
@@ -162,11 +170,43 @@ class Result:
         """True when the requested tolerance was reached."""
         return self.status == Status.CONVERGED
 
-    def __getitem__(self, name: str) -> Any:  # scipy's OptimizeResult is a dict
-        return getattr(self, name)
+    @property
+    def nfev(self) -> int:
+        """scipy's name of ``n_function_calls``."""
+        return self.n_function_calls
+
+    @property
+    def njev(self) -> int:
+        """scipy's name of ``n_gradient_calls``."""
+        return self.n_gradient_calls
+
+    # -- the mapping face (scipy's OptimizeResult is a dict) ------------------------
+    def keys(self) -> KeysView[str]:
+        """The fields' names and ``success``, as ``OptimizeResult.keys()`` lists its own."""
+        return KeysView(self)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from _FIELD_NAMES
+        yield "success"
+
+    def __len__(self) -> int:
+        return len(_FIELD_NAMES) + 1
+
+    def __getitem__(self, name: str) -> Any:
+        if name in _KEYS or name in _SCIPY_ALIASES:
+            return getattr(self, name)
+        raise KeyError(f"Result has no key {name!r}; keys: {list(self)}")
+
+    def __contains__(self, name: object) -> bool:
+        # as keys() lists: the aliases are readable items but not keys
+        return isinstance(name, str) and name in _KEYS
 
     def __repr__(self) -> str:
         return (
             f"Result(method={self.method!r}, status={str(self.status)!r}, fun={self.fun:.10g}, "
             f"gap={self.gap:.3e}, nit={self.nit}, time={self.time:.3g}s)"
         )
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Result))
+_KEYS = frozenset((*_FIELD_NAMES, "success"))

@@ -19,7 +19,7 @@ from frankwolfe import (
     minimize,
     randomized_away_step_frank_wolfe,
 )
-from frankwolfe.lmo.norms import Box, Hypercube, KSparsePolytope, LinfBall
+from frankwolfe.lmo import Box, Hypercube, KSparsePolytope, LinfBall
 from frankwolfe.lmo.subset import supports_subsets
 
 

@@ -14,6 +14,7 @@ import pytest
 from scipy import integrate, optimize
 
 from frankwolfe.applications.traffic import (
+    METHODS,
     AllOrNothing,
     AssignmentBlocks,
     Beckmann,
@@ -493,6 +494,20 @@ def test_siouxfalls_bfw_reaches_1e6(shared_data):
     assert abs(res.fun - SIOUX_BEST_OBJECTIVE) <= 1e-6 * SIOUX_BEST_OBJECTIVE
     big = best > 1e-3 * best.max()
     np.testing.assert_allclose(res.x[big], best[big], rtol=5e-3)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_every_method_takes_the_run_keywords(method):
+    """history_every (and the other run keywords) reach every method, bcfw included."""
+    net = _random_network(30, 10, seed=1)  # no method converges exactly in 12 iterations
+    runs = {every: traffic_assignment(net, method, rel_gap=0.0, max_iter=12, random_state=0,
+                                      history_every=every)
+            for every in (1, 4)}
+    assert runs[1].nit == runs[4].nit
+    every4 = runs[4].history["iteration"]
+    # a record every 4th iteration (and the closing one): fewer records than every iteration
+    assert all(k % 4 == 0 for k in every4[:-1])
+    assert len(every4) < len(runs[1].history)
 
 
 # -- block-coordinate FW over origins ------------------------------------------------------

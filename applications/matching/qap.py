@@ -290,7 +290,8 @@ def solve_qap(
         raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
-    search = {True: "2opt", False: "none"}.get(local_search, local_search)  # type: ignore[call-overload]
+    search = ("2opt" if local_search else "none") if isinstance(local_search, bool) \
+        else local_search
     if search not in _LOCAL_SEARCH:
         raise ValueError(f"solve_qap: `local_search` must be one of {_LOCAL_SEARCH} or a bool, "
                          f"got {local_search!r}")

@@ -116,6 +116,8 @@ class QAPLIBSolution(tuple):
         standard), ``"1-based inverse"``, ``"0-based"`` or ``"0-based inverse"``.
     """
 
+    convention: str
+
     def __new__(cls, objective: float, permutation: np.ndarray, convention: str) -> QAPLIBSolution:
         obj = super().__new__(cls, (objective, permutation))
         obj.convention = convention

@@ -15,8 +15,8 @@ core's generic Frank-Wolfe methods:
 
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
-from .network import Network, bpr_cost
 from .blocks import AssignmentBlocks, ODFlows, OriginFlows
+from .network import Network, bpr_cost
 from .routes import route_flows
 from .solve import METHODS, relative_gap, traffic_assignment
 from .tntp import load_siouxfalls, read_flows, read_net, read_tntp, read_trips

@@ -169,6 +169,9 @@ class AllOrNothing(LMO):
         ``sum_od d_od * SP_od`` of the last call (equal to ``<c, y>``).
     """
 
+    #: ``(n_links,)``: the network fixes the dimension
+    shape: tuple[int, ...]
+
     def __init__(self, network: Network, n_jobs: int = 1) -> None:
         self.network = network
         self.shape = (network.n_links,)

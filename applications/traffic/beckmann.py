@@ -15,7 +15,8 @@ __all__ = ["Beckmann"]
 
 @njit(cache=True, nogil=True)
 def _value_grad(x, t0, beta, cap, p, fixed):
-    # per link: t(x) = t0 + beta (x/cap)^p + fixed, integral t0 x + beta cap/(p+1) (x/cap)^(p+1) + fixed x
+    # per link: t(x) = t0 + beta (x/cap)^p + fixed,
+    # integral t0 x + beta cap/(p+1) (x/cap)^(p+1) + fixed x
     m = x.size
     g = np.empty(m)
     f = 0.0
@@ -160,6 +161,9 @@ class Beckmann(Objective):
     cannot produce NaNs with non-integer powers.
     """
 
+    #: ``(n_links,)``: the network fixes the dimension
+    shape: tuple[int, ...]
+
     def __init__(self, network: Network) -> None:
         self.network = network
         self.shape = (network.n_links,)
@@ -176,7 +180,8 @@ class Beckmann(Objective):
     def _check(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         if x.shape != self.shape:
-            raise ShapeError(f"Beckmann: `x` must have shape {self.shape} (one flow per link), got {x.shape}")
+            raise ShapeError(
+                f"Beckmann: `x` must have shape {self.shape} (one flow per link), got {x.shape}")
         return np.ascontiguousarray(x)
 
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:

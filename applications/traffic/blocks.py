@@ -82,6 +82,9 @@ class OriginFlows(LMO):
         0-based zone index.
     """
 
+    #: ``(n_links,)``: the network fixes the dimension
+    shape: tuple[int, ...]
+
     def __init__(self, aon: AllOrNothing, origin: int, scratch: _Scratch | None = None) -> None:
         net = aon.network
         self.aon = aon
@@ -196,6 +199,10 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
     n_jobs : int, default 1
         Threads of the whole-network oracle (:class:`AllOrNothing`).
     """
+
+    #: ``(n_links,)``: the network fixes the dimension
+    shape: tuple[int, ...]
+    blocks: tuple[OriginFlows, ...]
 
     def __init__(self, network: Network, by: str = "origin", n_jobs: int = 1) -> None:
         if by not in ("origin", "od"):

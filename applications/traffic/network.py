@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from frankwolfe.errors import ShapeError
 
 __all__ = ["Network", "bpr_cost"]
@@ -17,8 +18,17 @@ def bpr_cost(flow: np.ndarray, free_flow_time: np.ndarray, b: np.ndarray,
     return free_flow_time * (1.0 + b * ratio**power)
 
 
+# the default of the optional link columns (length, toll): 0 on every link
+_ZERO_COLUMN = np.zeros(0)
+_ZERO_COLUMN.flags.writeable = False
+
+
+def _zero_column() -> np.ndarray:
+    return _ZERO_COLUMN
+
+
 def _column(name: str, value: object, n: int, default: float | None = None) -> np.ndarray:
-    if value is None:
+    if value is None or value is _ZERO_COLUMN:
         if default is None:
             raise ValueError(f"Network: `{name}` is required")
         return np.full(n, float(default))
@@ -26,7 +36,8 @@ def _column(name: str, value: object, n: int, default: float | None = None) -> n
     if arr.ndim == 0:
         return np.full(n, float(arr))
     if arr.shape != (n,):
-        raise ShapeError(f"Network: `{name}` must have shape ({n},) (one per link), got {arr.shape}")
+        raise ShapeError(
+            f"Network: `{name}` must have shape ({n},) (one per link), got {arr.shape}")
     return arr.copy()
 
 
@@ -48,8 +59,8 @@ class Network:
     demand : array, shape (n_zones, n_zones)
         Trips from zone ``o`` to zone ``d``; zones are nodes ``0..n_zones-1``.
         Intrazonal entries (the diagonal) load no link.
-    n_nodes : int, optional
-        Number of nodes (default: largest index + 1).
+    n_nodes : int, default 0
+        Number of nodes (0: the largest node index + 1).
     first_thru_node : int, default 0
         0-based index of the first node that routes may pass through: zone
         nodes below it are only origins or destinations (TNTP ``FIRST THRU
@@ -69,10 +80,10 @@ class Network:
     b: np.ndarray
     power: np.ndarray
     demand: np.ndarray
-    n_nodes: int | None = None
+    n_nodes: int = 0
     first_thru_node: int = 0
-    length: np.ndarray | None = None
-    toll: np.ndarray | None = None
+    length: np.ndarray = field(default_factory=_zero_column)
+    toll: np.ndarray = field(default_factory=_zero_column)
     toll_factor: float = 0.0
     distance_factor: float = 0.0
     name: str = ""
@@ -86,15 +97,14 @@ class Network:
                 f"Network: `init_node` and `term_node` must be 1-D of equal length, got "
                 f"{tail.shape} and {head.shape}"
             )
-        if tail.size and not (np.issubdtype(tail.dtype, np.integer) or np.all(tail == np.round(tail))):
+        if tail.size and not (np.issubdtype(tail.dtype, np.integer)
+                              or np.all(tail == np.round(tail))):
             raise ValueError("Network: `init_node` must hold integer node indices")
         self.init_node = tail.astype(np.int64)
         self.term_node = head.astype(np.int64)
         m = self.n_links
         top = int(max(self.init_node.max(initial=-1), self.term_node.max(initial=-1))) + 1
-        if self.n_nodes is None:
-            self.n_nodes = top
-        self.n_nodes = int(self.n_nodes)
+        self.n_nodes = int(self.n_nodes) if self.n_nodes else top
         if m and (min(self.init_node.min(), self.term_node.min()) < 0 or top > self.n_nodes):
             raise ValueError(
                 f"Network: node indices must lie in [0, {self.n_nodes}), got range "
@@ -122,10 +132,12 @@ class Network:
         self.capacity = np.where(variable, self.capacity, 1.0)
         dem = np.asarray(self.demand, dtype=float)
         if dem.ndim != 2 or dem.shape[0] != dem.shape[1]:
-            raise ShapeError(f"Network: `demand` must be a square (zones x zones) matrix, got {dem.shape}")
+            raise ShapeError(
+                f"Network: `demand` must be a square (zones x zones) matrix, got {dem.shape}")
         if dem.shape[0] > self.n_nodes:
             raise ShapeError(
-                f"Network: `demand` has {dem.shape[0]} zones but the network has {self.n_nodes} nodes"
+                f"Network: `demand` has {dem.shape[0]} zones but the network has "
+                f"{self.n_nodes} nodes"
             )
         if not np.all(np.isfinite(dem)) or dem.min(initial=0.0) < 0:
             raise ValueError("Network: `demand` must be finite and non-negative")
@@ -166,8 +178,10 @@ class Network:
         """Generalized link costs ``c_a(x_a)`` at link flows ``flow``."""
         flow = np.asarray(flow, dtype=float)
         if flow.shape != (self.n_links,):
-            raise ShapeError(f"link_costs: `flow` must have shape ({self.n_links},), got {flow.shape}")
-        return bpr_cost(flow, self.free_flow_time, self.b, self.capacity, self.power) + self.fixed_cost
+            raise ShapeError(
+                f"link_costs: `flow` must have shape ({self.n_links},), got {flow.shape}")
+        return (bpr_cost(flow, self.free_flow_time, self.b, self.capacity, self.power)
+                + self.fixed_cost)
 
     def net_supply(self) -> np.ndarray:
         """Trips produced minus trips attracted at each node (intrazonal ones excluded)."""

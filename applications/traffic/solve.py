@@ -17,8 +17,8 @@ from frankwolfe.result import Result, Status
 
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
-from .network import Network
 from .blocks import AssignmentBlocks
+from .network import Network
 
 __all__ = ["traffic_assignment", "relative_gap", "METHODS"]
 
@@ -152,7 +152,9 @@ def traffic_assignment(
         key = method.lower()
         solver = METHODS[key]
     except (KeyError, AttributeError):
-        raise ValueError(f"traffic_assignment: unknown method {method!r}; choose one of {sorted(METHODS)}") from None
+        raise ValueError(
+            f"traffic_assignment: unknown method {method!r}; choose one of "
+            f"{sorted(METHODS)}") from None
     if not rel_gap >= 0:
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
     objective = Beckmann(network)
@@ -172,20 +174,22 @@ def traffic_assignment(
 
     # tol=0: the loop stops on its own only at an exact optimum; the relative
     # gap (a scale-free test) is checked by the callback
-    common = dict(tol=0.0, time_limit=time_limit, callback=stop_on_relative_gap,
-                  verbose=verbose)
+    common: dict[str, Any] = dict(
+        tol=0.0, max_iter=max_iter, time_limit=time_limit, callback=stop_on_relative_gap,
+        verbose=verbose, history_every=history_every,
+    )
     if key == "bcfw":
         domain = AssignmentBlocks(network, by=options.pop("blocks", "origin"), n_jobs=n_jobs)
         options.setdefault("step_type", "pairwise")
         options.setdefault("sampling", "gap")
         options.setdefault("gap_every", 5)
         # gapBCFW's cache: a block step reuses a stored tree when its gap is large
-        # enough, so most steps skip the shortest-path call (measured on SiouxFalls to
-        # 1e-10: a fifth of the oracle calls, 1.5x faster; warm starts gain most)
+        # enough, so most steps skip the shortest-path call (benchmarks/README.md,
+        # "Measurements behind code choices")
         options.setdefault("cache", True)
         options.setdefault("cache_size", 20)  # inactive trees kept per block (memory)
-        res = solver(objective, domain, _bcfw_start(domain, x0), max_iter=max_iter,
-                     random_state=random_state, **common, **options)
+        res = solver(objective, domain, _bcfw_start(domain, x0), random_state=random_state,
+                     **common, **options)
     else:
         lmo = AllOrNothing(network, n_jobs=n_jobs)
         if x0 is None:
@@ -193,8 +197,8 @@ def traffic_assignment(
             start: np.ndarray | Atom = Atom(flow)
         else:
             start = np.asarray(x0.x if isinstance(x0, Result) else x0, dtype=float)
-        res = solver(objective, lmo, start, max_iter=max_iter, history_every=history_every,
-                     step_size=options.pop("step_size", "exact"), **common, **options)
+        res = solver(objective, lmo, start, step_size=options.pop("step_size", "exact"),
+                     **common, **options)
     costs = objective.gradient(res.x)
     tt = float(costs @ res.x)
     rel = res.gap / tt if tt > 0 else 0.0

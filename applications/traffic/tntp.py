@@ -89,7 +89,7 @@ def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
     text = Path(path).read_text()
     meta, body = _split_metadata(text)
     rows: list[list[float]] = []
-    for lineno, line in enumerate(body, 1):
+    for line in body:
         line = _strip_comment(line).replace(";", " ").strip()
         if not line:
             continue
@@ -111,11 +111,13 @@ def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
     links["term_node"] = links["term_node"].astype(np.int64)
     n_links = _meta_int(meta, "NUMBER OF LINKS", path)
     if n_links is not None and n_links != table.shape[0]:
-        raise ValueError(f"{path}: <NUMBER OF LINKS> says {n_links} but {table.shape[0]} links were read")
+        raise ValueError(
+            f"{path}: <NUMBER OF LINKS> says {n_links} but {table.shape[0]} links were read")
     return links, meta
 
 
-def read_trips(path: str | os.PathLike, n_zones: int | None = None) -> tuple[np.ndarray, dict[str, str]]:
+def read_trips(path: str | os.PathLike,
+               n_zones: int | None = None) -> tuple[np.ndarray, dict[str, str]]:
     """Read a TNTP trips (OD demand) file.
 
     Parameters
@@ -139,9 +141,10 @@ def read_trips(path: str | os.PathLike, n_zones: int | None = None) -> tuple[np.
     if blocks[0].strip().strip(";").strip():
         raise ValueError(f"{path}: demand entries found before the first 'Origin' line")
     for o_str, block in zip(blocks[1::2], blocks[2::2]):
-        o = int(o_str)
+        origin = int(o_str)
         for d_str, val in _ENTRY.findall(block):
-            entries.append((o, int(d_str), float(val.replace("d", "e").replace("D", "e"))))
+            entries.append((origin, int(d_str),
+                            float(val.replace("d", "e").replace("D", "e"))))
     if n_zones is None:
         n_zones = _meta_int(meta, "NUMBER OF ZONES", path)
     if n_zones is None:
@@ -156,7 +159,8 @@ def read_trips(path: str | os.PathLike, n_zones: int | None = None) -> tuple[np.
         np.add.at(demand, (o, d), arr[:, 2])
     total = _meta_float(meta, "TOTAL OD FLOW", path)
     if total is not None and not np.isclose(total, demand.sum(), rtol=1e-6, atol=1e-6):
-        raise ValueError(f"{path}: <TOTAL OD FLOW> says {total} but the entries sum to {demand.sum()}")
+        raise ValueError(
+            f"{path}: <TOTAL OD FLOW> says {total} but the entries sum to {demand.sum()}")
     return demand, meta
 
 
@@ -209,7 +213,7 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     return Network(
         init_node=tail, term_node=head, free_flow_time=links["free_flow_time"],
         capacity=links["capacity"], b=links["b"], power=links["power"], demand=demand,
-        n_nodes=n_nodes, first_thru_node=first_thru - 1, length=links["length"],
+        n_nodes=n_nodes or 0, first_thru_node=first_thru - 1, length=links["length"],
         toll=links["toll"], toll_factor=toll_factor, distance_factor=distance_factor,
         name=Path(net_path).name.replace("_net.tntp", ""), metadata=meta,
     )
@@ -237,6 +241,7 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
         raise FileNotFoundError(f"load_siouxfalls: no folder {folder}")
     net = read_tntp(folder / "SiouxFalls_net.tntp", folder / "SiouxFalls_trips.tntp")
     ends, volume, _ = read_flows(folder / "SiouxFalls_flow.tntp")
-    if not (np.array_equal(ends[:, 0] - 1, net.init_node) and np.array_equal(ends[:, 1] - 1, net.term_node)):
+    if not (np.array_equal(ends[:, 0] - 1, net.init_node)
+            and np.array_equal(ends[:, 1] - 1, net.term_node)):
         raise ValueError(f"{folder}: the flow file's links are not in the net file's order")
     return net, volume

@@ -64,7 +64,8 @@ class ActiveSetVariant(Variant):
                  sparsify_tol: float = 1e-15) -> None:
         self.resum_every, self.sparsify_tol = drift_options(resum_every, sparsify_tol)
         self.warm = warm
-        self.active: ActiveSet | None = None
+        # empty until start() puts the run's first vertex (or the warm start) in it
+        self.active = ActiveSet(keep_x=False)
         self.counts = {"n_fw_steps": 0, "n_away_steps": 0, "n_pairwise_steps": 0,
                        "n_drop_steps": 0, "n_resyncs": 0}
 
@@ -149,10 +150,10 @@ class ActiveSetVariant(Variant):
 
     # -- reporting -------------------------------------------------------------
     def info(self) -> dict[str, Any]:
-        return {"active_set_size": len(self.active) if self.active is not None else 0}
+        return {"active_set_size": len(self.active)}
 
     def outputs(self) -> tuple[Any, dict[str, Any]]:
-        if self.active is None:
+        if len(self.active) == 0:  # not started: a started run always holds a vertex
             return None, dict(self.counts)
         final = self.active.copy(keep_x=True)
         final.resum()

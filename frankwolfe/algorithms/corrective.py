@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._sparse import issparse
 from ..atoms import Atom
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
@@ -239,7 +240,7 @@ class GramModel:
         self.max_atoms = int(max_atoms)
         self.index: dict[Hashable, int] = {}
         self.atoms: list[Atom] = []
-        self.images: np.ndarray | None = None
+        self.images = np.zeros((0, 0))  # allocated by the first atom (its image's size)
         self.G = np.zeros((0, 0))
         self.lin = np.zeros(0)
 
@@ -256,7 +257,7 @@ class GramModel:
     def _add(self, atom: Atom) -> None:
         img = np.asarray(self.tracker.atom_image(atom), dtype=float)
         k = len(self.atoms)
-        if self.images is None:
+        if self.images.shape[0] == 0:
             self.images = np.zeros((8, img.size))
         if k == self.images.shape[0]:
             grown = np.zeros((2 * k, img.size))
@@ -398,7 +399,7 @@ class BlockQuadraticQP:
 
     def __init__(self, objective: QuadraticObjective, n: int) -> None:
         Q = objective.Q
-        self.Q = sp.csr_array(Q) if sp.issparse(Q) else sp.csr_array(np.asarray(Q))
+        self.Q = sp.csr_array(Q) if issparse(Q) else sp.csr_array(np.asarray(Q))
         self.c = np.asarray(objective.c, dtype=float).reshape(-1)
         self.n = int(n)
         # the objective's kernels (slope, curvature and update along a sparse direction)
@@ -466,10 +467,10 @@ class BlockQuadraticQP:
         no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
         h, sd = np.zeros(0), structured_direction(0, 0, 0, np.zeros((0, 0)))
         est = np.zeros(n_blocks)
-        multi = np.diff(bptr) >= 2  # a lone atom cannot move
+        movable = np.diff(bptr) >= 2  # a lone atom cannot move
         if span is not None:
-            multi &= (ids >= span[0]) & (ids < span[1])
-        multi = np.flatnonzero(multi)
+            movable &= (ids >= span[0]) & (ids < span[1])
+        multi = np.flatnonzero(movable)
         gap0, target, full, since_full, sweep, total = -1.0, 0.0, True, 0, 0, 0.0
         while sweep < max_sweeps:
             sweep += 1
@@ -538,7 +539,7 @@ def combine_atoms(atoms: Sequence[Atom], coef: np.ndarray, n: int) -> np.ndarray
     where ``x_new - x_old`` would cancel."""
     coef = np.asarray(coef, dtype=float)
     js = np.flatnonzero(coef)
-    return table_combine(stack_atoms([atoms[j] for j in js]), coef[js], n)
+    return table_combine(stack_atoms([atoms[int(j)] for j in js]), coef[js], n)
 
 
 def stack_atoms(atoms: Sequence[Atom]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -25,9 +25,17 @@ from ..options import RunOptions, solver
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
-from .corrective import (BlockQuadraticQP, GramModel, combine_atoms, cvxpy_weights,
-                         has_gram_structure, simplex_qp, stack_atoms, table_combine,
-                         table_dots)
+from .corrective import (
+    BlockQuadraticQP,
+    GramModel,
+    combine_atoms,
+    cvxpy_weights,
+    has_gram_structure,
+    simplex_qp,
+    stack_atoms,
+    table_combine,
+    table_dots,
+)
 from .loop import Variant, run_frank_wolfe
 
 __all__ = ["fully_corrective_frank_wolfe"]
@@ -91,19 +99,20 @@ class _FullyCorrective(ActiveSetVariant):
         if v.key not in S:
             atoms.append(v)
             w0 = np.append(w0, 0.0)
-        if self._use_qp(len(atoms)):
+        if self.model is not None and self._use_qp(len(atoms)):
             rows = self.model.indices(atoms)
             G, lin = self.model.submodel(rows)
             w, it = simplex_qp(G, lin, w0)
             self.counts["n_corrective_qp"] += 1
             self.counts["n_qp_iterations"] += it
         else:
-            w = cvxpy_weights(tracker.objective, atoms, tracker.x.shape, self.cvxpy_solver,
-                              **self.cvxpy_options)
+            wc = cvxpy_weights(tracker.objective, atoms, tracker.x.shape, self.cvxpy_solver,
+                               **self.cvxpy_options)
             self.counts["n_corrective_cvxpy"] += 1
-            if w is None:  # fall back to a plain Frank-Wolfe step
+            if wc is None:  # fall back to a plain Frank-Wolfe step
                 self.counts["n_corrective_failures"] += 1
                 return self.fw_step(v)
+            w = wc
             w[w < _CVXPY_ZERO * w.max()] = 0.0
             w /= w.sum()
         keep = np.flatnonzero(w > 0)
@@ -176,7 +185,11 @@ class _BlockCorrective(Variant):
                        "n_block_atoms": 0, "n_pruned": 0}
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        if not isinstance(lmo, ProductDomain):
+            raise TypeError(f"the block-wise fully corrective method needs a ProductDomain, "
+                            f"got {lmo!r}")
         super().start(tracker, x0_atom, lmo)
+        self.domain = lmo
         self.tracker = tracker
         obj = tracker.objective
         quad = obj.as_quadratic()
@@ -203,6 +216,8 @@ class _BlockCorrective(Variant):
         # more than the solve's sweeps on large working sets)
         self.table = stack_atoms([])
         self._cap = (0, 0)  # rows and nonzeros the arrays behind self.table can hold
+        # those arrays (self.table's are views of them)
+        self._buf = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
         self._pending: list[Atom] = []
         self.batch = lmo.batch_block_oracle()
         for i, a in enumerate(self.block_start):
@@ -216,7 +231,7 @@ class _BlockCorrective(Variant):
         self.span = (0, n_blocks)  # the blocks of the current iteration
 
     def _add(self, i: int, a: Atom, e: Atom | None = None) -> int:
-        e = self.lmo.embed(i, a) if e is None else e
+        e = self.domain.embed(i, a) if e is None else e
         j = self.index.get(e.key)
         if j is None:
             j = len(self.atoms)
@@ -242,8 +257,9 @@ class _BlockCorrective(Variant):
                     np.empty(cap[1])
                 bp[: k + 1], bi[:nnz], bv[:nnz] = ptr, idx, val
                 self._cap = cap
+                self._buf = (bp, bi, bv)
             else:
-                bp, bi, bv = ptr.base, idx.base, val.base
+                bp, bi, bv = self._buf
             bp[k + 1: k2 + 1] = p2[1:] + nnz
             bi[nnz:nnz2], bv[nnz:nnz2] = i2, v2
             self.table = (bp[: k2 + 1], bi[:nnz2], bv[:nnz2])
@@ -252,7 +268,7 @@ class _BlockCorrective(Variant):
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
-        lmo = self.lmo
+        lmo = self.domain
         n_blocks = lmo.n_blocks
         lo = self.span[1] % n_blocks
         hi = min(lo + self.step_blocks, n_blocks)
@@ -299,7 +315,7 @@ class _BlockCorrective(Variant):
     def _qp_span(self) -> tuple[int, int] | None:
         """The blocks a corrective solve moves: those of the iteration, all of them at the
         end of a cycle (so that every cycle ends fully corrective)."""
-        return None if self.span[1] == self.lmo.n_blocks else self.span
+        return None if self.span[1] == self.domain.n_blocks else self.span
 
     def _span_mask(self, blocks: np.ndarray) -> np.ndarray:
         return (blocks >= self.span[0]) & (blocks < self.span[1])
@@ -323,12 +339,13 @@ class _BlockCorrective(Variant):
             self.counts["n_corrective_qp"] += 1
             self.counts["n_qp_iterations"] += sweeps
         else:
-            w = cvxpy_weights(tracker.objective, self.atoms, tracker.x.shape, self.cvxpy_solver,
-                              groups=blocks, **self.cvxpy_options)
+            wc = cvxpy_weights(tracker.objective, self.atoms, tracker.x.shape, self.cvxpy_solver,
+                               groups=blocks, **self.cvxpy_options)
             self.counts["n_corrective_cvxpy"] += 1
-            if w is None:
+            if wc is None:
                 self.counts["n_corrective_failures"] += 1
                 return Direction.frank_wolfe(self._fw_vertex), 1.0, ("fw", w0, self._fw_vertex)
+            w = wc
         # d = sum (w - w0) a, not x_c - x: near the optimum the step is ~gap^2 and the
         # slope <g, x_c> - <g, x> would drown in cancellation (the step rule then stalls)
         dw = _balanced(w - w0, w, blocks)
@@ -350,15 +367,15 @@ class _BlockCorrective(Variant):
         else:
             w = w_new if gamma >= 1.0 else (1.0 - gamma) * w_old + gamma * w_new
         self.w = w
-        if self.prune_after is not None and self.span[1] == self.lmo.n_blocks:
-            self._prune()
+        if self.prune_after is not None and self.span[1] == self.domain.n_blocks:
+            self._prune(self.prune_after)
 
-    def _prune(self) -> None:
+    def _prune(self, after: int) -> None:
         """Drop the atoms whose weight has been 0 after ``prune_after`` solves in a row."""
         runs = np.zeros(self.w.size, dtype=np.int64)
         runs[: self.zero_runs.size] = self.zero_runs
         runs = np.where(self.w == 0.0, runs + 1, 0)
-        drop = runs >= self.prune_after
+        drop = runs >= after
         self.zero_runs = runs
         if not drop.any():
             return
@@ -385,7 +402,7 @@ class _BlockCorrective(Variant):
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         blocks = np.asarray(self.blocks, dtype=np.int64)
         sets = []
-        for i in range(self.lmo.n_blocks):
+        for i in range(self.domain.n_blocks):
             js = np.flatnonzero((blocks == i) & (self.w > 0))
             sets.append(ActiveSet([self.block_atoms[j] for j in js], self.w[js], keep_x=True))
         extra = dict(self.counts)
@@ -592,7 +609,7 @@ def fully_corrective_frank_wolfe(
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
-    if product and blocks is not False:
+    if isinstance(domain, ProductDomain) and product and blocks is not False:
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
                                             int(corrective_max_sweeps), cvxpy_solver,

@@ -26,9 +26,9 @@ from ..lmo.base import LMO
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, legacy_run_keywords
-from .engine import Engine, Observation, drive
 from ..result import Result
 from ..step_size import StepSize, make_step_size
+from .engine import Engine, Observation, drive
 
 __all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
 
@@ -87,8 +87,8 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
                 "knows the dimension; pass x0 or give the LMO a `dim`/`shape`"
             )
-        atom = lmo.initial_point(shape)
-        return np.array(atom.to_dense(), dtype=float, order="C"), atom
+        vertex = lmo.initial_point(shape)
+        return np.array(vertex.to_dense(), dtype=float, order="C"), vertex
     atom = x0 if isinstance(x0, Atom) else None
     x = np.array(x0.to_dense() if atom is not None else x0, dtype=float, order="C")
     if not np.all(np.isfinite(x)):
@@ -124,6 +124,9 @@ def _sparse_indices(d: Direction) -> np.ndarray | None:
     return np.concatenate([a.indices for _, a in terms]) if terms else np.zeros(0, np.int64)
 
 
+_NOTHING_SAVED = np.zeros(0)
+
+
 class _PointBefore:
     """The iterate before a move, kept for the error path without copying ``x`` each
     iteration: a move along sparse atoms alone (``x_coef == 0``) changes only their
@@ -135,11 +138,15 @@ class _PointBefore:
 
     __slots__ = ("x", "idx", "old")
 
+    x: np.ndarray
+    idx: np.ndarray | None  # the saved entries' flat indices; None: x is a copy
+    old: np.ndarray  # their values (empty for a copy)
+
     def __init__(self, x: np.ndarray, d: Direction, idx: np.ndarray | None) -> None:
         if idx is not None and not d.x_coef:
             self.x, self.idx, self.old = x, idx, x.reshape(-1)[idx]
         else:
-            self.x, self.idx, self.old = x.copy(), None, None
+            self.x, self.idx, self.old = x.copy(), None, _NOTHING_SAVED
 
     def get(self) -> np.ndarray:
         if self.idx is None:
@@ -147,6 +154,9 @@ class _PointBefore:
         out = self.x.copy()
         out.reshape(-1)[self.idx] = self.old  # a repeated index saved the same old value
         return out
+
+
+_Observed = tuple[float, np.ndarray, Atom, float, float, bool]
 
 
 class _SingleDomainEngine(Engine):
@@ -162,7 +172,8 @@ class _SingleDomainEngine(Engine):
         self.gamma = np.nan
         self.last_good: tuple[_PointBefore, float, float] | None = None  # (x, f, gap) before a move
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
-        self.step: tuple | None = None  # what observe() found for advance(): (g, v, gap, g_dot_x)
+        # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
+        self.step: _Observed | None = None
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
@@ -195,9 +206,14 @@ class _SingleDomainEngine(Engine):
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, self.variant.info())
 
+    def _observed(self) -> _Observed:
+        if self.step is None:
+            raise RuntimeError("the engine advanced or certified before its first observe()")
+        return self.step
+
     def advance(self, k: int, monitor: Monitor) -> None:
         tracker, variant = self.tracker, self.variant
-        f, g, v, gap_k, g_dot_x, certified = self.step
+        f, g, v, gap_k, g_dot_x, certified = self._observed()
         d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
         slope = d.dot(g, g_dot_x)
         idx = _sparse_indices(d)
@@ -209,7 +225,7 @@ class _SingleDomainEngine(Engine):
 
     def certify(self, last: Observation) -> tuple[float, float]:
         # the stop came between certificates: certify the returned point
-        f, g, v, gap_k, g_dot_x, certified = self.step
+        f, g, v, gap_k, g_dot_x, certified = self._observed()
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
         return f, g_dot_x - v.dot(g)

@@ -10,6 +10,7 @@ oracle call certifies the gap (and its vertex is used for the step).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..lmo.subset import supports_subsets
+from ..lmo.subset import SubsetOracle
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
 from ..result import Result
@@ -32,7 +33,7 @@ __all__ = ["randomized_away_step_frank_wolfe"]
 def _sample_size(subsample: Any, n: int) -> int:
     """Number of candidates drawn per iteration from ``subsample`` (count or fraction of
     the ``n`` candidates; ``n`` may be a huge Python int for sampled vertex sets)."""
-    if isinstance(subsample, (bool, np.bool_)) or not np.isscalar(subsample):
+    if isinstance(subsample, (bool, np.bool_)) or not isinstance(subsample, numbers.Real):
         raise ValueError(
             f"`subsample` must be a count (int >= 1) or a fraction in (0, 1], got {subsample!r}"
         )
@@ -69,7 +70,7 @@ class _RandomizedAway(ActiveSetVariant):
                             "n_full_oracle_calls": 0, "n_subset_oracle_calls": 0})
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
-        if not supports_subsets(lmo):
+        if not isinstance(lmo, SubsetOracle):
             raise TypeError(
                 f"randomized_away_step_frank_wolfe needs an LMO that can minimize over a subset "
                 f"of its vertices (a frankwolfe.lmo.subset.SubsetOracle such as "
@@ -77,6 +78,7 @@ class _RandomizedAway(ActiveSetVariant):
                 f"KSparsePolytope), got {lmo!r}"
             )
         super().start(tracker, x0_atom, lmo)
+        self.subsets = lmo  # the same oracle, through its subset capability
         shape = tracker.x.shape
         self.n_cand = lmo.n_candidates(shape)
         self.size = _sample_size(self.subsample, self.n_cand)
@@ -111,12 +113,12 @@ class _RandomizedAway(ActiveSetVariant):
             return v, g_dot_x - v.dot(gradient), True
         # candidates outside the active set (the sampling of the RAFW analysis); the
         # active atoms join through their scores
-        cands = self.lmo.sample_candidates(tracker.x.shape, self.size, self.rng, S.atoms)
-        m = self.lmo.count_candidates(cands)
+        cands = self.subsets.sample_candidates(tracker.x.shape, self.size, self.rng, S.atoms)
+        m = self.subsets.count_candidates(cands)
         self.counts["n_subset_oracle_calls"] += 1
         j = int(np.argmin(scores))
         if m:
-            v = self.lmo.extreme_point_among(gradient, cands)
+            v = self.subsets.extreme_point_among(gradient, cands)
             self.counts["n_atom_products"] += m
             self.counts["n_coordinate_ops"] += m * self.cand_cost
             sv = v.dot(gradient)
@@ -187,7 +189,7 @@ def randomized_away_step_frank_wolfe(
         The domain; it must implement :class:`~frankwolfe.lmo.subset.SubsetOracle`
         (:class:`~frankwolfe.ProbabilitySimplex`, :class:`~frankwolfe.UnitSimplex`,
         :class:`~frankwolfe.L1Ball`; and with uniformly sampled vertices
-        :class:`~frankwolfe.lmo.norms.Box`, ``LinfBall``, ``Hypercube`` and
+        :class:`~frankwolfe.Box`, ``LinfBall``, ``Hypercube`` and
         ``KSparsePolytope``).
     x0 : Atom, ActiveSet or ndarray, optional
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
@@ -224,7 +226,8 @@ def randomized_away_step_frank_wolfe(
     Examples
     --------
     >>> import numpy as np
-    >>> from frankwolfe import randomized_away_step_frank_wolfe, QuadraticObjective, ProbabilitySimplex
+    >>> from frankwolfe import (randomized_away_step_frank_wolfe, QuadraticObjective,
+    ...                         ProbabilitySimplex)
     >>> y = np.array([0.8, 0.6, -0.2, -0.5])
     >>> f = QuadraticObjective(np.eye(4), -y)
     >>> res = randomized_away_step_frank_wolfe(f, ProbabilitySimplex(dim=4), subsample=2,

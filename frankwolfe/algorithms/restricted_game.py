@@ -71,11 +71,12 @@ def solve_matrix_game(H: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
                   method="highs", options={"presolve": False,  # tiny dense LPs: no gain
                                            "primal_feasibility_tolerance": _LP_TOL,
                                            "dual_feasibility_tolerance": _LP_TOL})
-    if res.status != 0:  # pragma: no cover - the LP is feasible and bounded
+    x, fun = res.x, res.fun
+    if res.status != 0 or x is None or fun is None:  # pragma: no cover - feasible, bounded
         raise RuntimeError(f"restricted matrix game: linprog failed: {res.message}")
-    u = _clean(res.x[:p])
+    u = _clean(x[:p])
     v = _clean(-np.asarray(res.ineqlin.marginals))
-    return u, v, float(res.fun)
+    return u, v, float(fun)
 
 
 def gram_factor(K: np.ndarray) -> np.ndarray:
@@ -125,9 +126,11 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
     t = cp.Variable()
     objective = t
     inner = H.T @ u
-    if mu_x > 0:
+    if (mu_x > 0 and Rx is None) or (mu_y > 0 and Ry is None):
+        raise ValueError("solve_quadratic_game: a positive mu needs its Gram factor (Rx, Ry)")
+    if mu_x > 0 and Rx is not None:
         objective = objective + 0.5 * mu_x * cp.sum_squares(Rx @ u)
-    if mu_y > 0:
+    if mu_y > 0 and Ry is not None:
         s = cp.Variable(Ry.shape[0])
         objective = objective + cp.sum_squares(s) / (2.0 * mu_y)
         inner = inner - Ry.T @ s

@@ -1,10 +1,11 @@
 """Linear minimization oracles (domains)."""
 
 from .base import LMO
-from .norms import L1Ball
-from .norms import Box, Hypercube, KSparsePolytope, L2Ball, LinfBall, LpBall
+from .box import Box, Hypercube, LinfBall
 from .flow import FlowPolytope
+from .ksparse import KSparsePolytope
 from .matrix import Birkhoff, NuclearNormBall, Spectrahedron
+from .norms import L1Ball, L2Ball, LpBall
 from .product import ProductDomain
 from .simplex import ProbabilitySimplex, UnitSimplex
 

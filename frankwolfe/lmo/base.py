@@ -24,9 +24,9 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._config import debug_enabled
+from .._sparse import issparse
 from ..atoms import Atom, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
 
@@ -81,7 +81,7 @@ class LMO(ABC):
 
         In debug mode the answer's shape and feasibility are checked.
         """
-        if not sp.issparse(direction):  # sparse directions go to oracles that take them
+        if not issparse(direction):  # sparse directions go to oracles that take them
             direction = np.asarray(direction, dtype=float)
         atom = as_atom(self.extreme_point(direction), direction.shape, source=self)
         if debug_enabled():
@@ -158,7 +158,7 @@ class LMO(ABC):
 
     def _resolve_shape(self, shape: tuple[int, ...] | int | None) -> tuple[int, ...]:
         if shape is not None:
-            shape = (int(shape),) if np.isscalar(shape) else tuple(shape)
+            shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
             if self.shape is not None and self.shape != shape:
                 raise ShapeError(f"{self!r} has shape {self.shape}, not {shape}")
             return shape

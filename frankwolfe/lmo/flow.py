@@ -24,6 +24,8 @@ edges; the constructor checks that.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -198,6 +200,9 @@ class FlowPolytope(LMO):
     ((2, 3), array([0., 0., 1., 1.]))
     """
 
+    #: ``(n_edges,)``: the graph fixes the dimension
+    shape: tuple[int, ...]
+
     def __init__(
         self,
         graph: Any,
@@ -295,6 +300,7 @@ class FlowPolytope(LMO):
 
     def _read_edge_list(self, graph: Any, n_nodes: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Integer node indices 0..n_nodes-1, or arbitrary labels in order of appearance."""
+        pairs: np.ndarray | list[tuple[Any, ...]]
         if isinstance(graph, np.ndarray) and np.issubdtype(graph.dtype, np.integer):
             pairs = graph
             if pairs.size == 0:
@@ -399,10 +405,11 @@ class FlowPolytope(LMO):
         s, t = self._node("source", source), self._node("sink", sink)
         if s == t:
             raise ValueError(f"FlowPolytope: `source` and `sink` must differ, both are {source!r}")
-        if not (np.isscalar(value) and np.isfinite(value) and value > 0):
+        v = float(value) if isinstance(value, numbers.Real) else math.nan
+        if not (math.isfinite(v) and v > 0):
             raise ValueError(f"FlowPolytope: `value` must be positive and finite, got {value!r}")
         b = np.zeros(n)
-        b[s], b[t] = float(value), -float(value)
+        b[s], b[t] = v, -v
         return b
 
     def _check_bounded(self) -> None:
@@ -460,10 +467,12 @@ class FlowPolytope(LMO):
 
     def _solve_lp(self, cost: np.ndarray) -> Any:
         # presolve is skipped: on network LPs it costs more than it saves
-        # (2.5x faster at 1,200 edges), and without it the answer is the
-        # simplex basis itself, i.e. a vertex
-        return linprog(cost, A_eq=self.incidence, b_eq=self.supplies, bounds=self._bounds,
-                       method="highs-ds", options={"presolve": False})
+        # (benchmarks/README.md, "Measurements behind code choices"), and without
+        # it the answer is the simplex basis itself, i.e. a vertex
+        # scipy-stubs type A_eq and bounds as dense only; HiGHS takes the sparse incidence
+        # matrix and an (m, 2) bounds array (both documented by scipy)
+        return linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
+                       bounds=self._bounds, method="highs-ds", options={"presolve": False})
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """An upper bound on ``max ||u - v||_2`` over feasible flows.

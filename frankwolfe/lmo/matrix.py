@@ -9,13 +9,15 @@ reproducible bit for bit.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.sparse.linalg import eigsh, svds
 
+from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
@@ -31,9 +33,10 @@ _ARPACK_SEED = 20240611
 
 
 def _check_positive(cls: str, name: str, value: float) -> float:
-    if not (np.isscalar(value) and np.isfinite(value) and value > 0):
+    v = float(value) if isinstance(value, numbers.Real) else math.nan
+    if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{cls}: `{name}` must be positive and finite, got {value!r}")
-    return float(value)
+    return v
 
 
 def _check_dim(cls: str, name: str, value: Any) -> int:
@@ -48,10 +51,10 @@ def _start_vector(n: int) -> np.ndarray:
     return np.random.default_rng(_ARPACK_SEED).standard_normal(n)
 
 
-def _as_matrix(cls: str, direction: Any, shape: tuple[int, int] | None,
+def _as_matrix(cls: str, direction: Any, shape: tuple[int, ...] | None,
                square: bool) -> Any:
     """Validate a direction: 2-D (square if asked), of the known shape; keep sparse as is."""
-    if not sp.issparse(direction):
+    if not issparse(direction):
         direction = np.asarray(direction, dtype=float)
     dshape = tuple(direction.shape)
     if len(dshape) != 2:
@@ -60,14 +63,14 @@ def _as_matrix(cls: str, direction: Any, shape: tuple[int, int] | None,
         raise ShapeError(f"{cls}: `direction` must be a square matrix, got shape {dshape}")
     if shape is not None and dshape != shape:
         raise ShapeError(f"{cls}: `direction` has shape {dshape}, expected {shape}")
-    data = direction.data if sp.issparse(direction) else direction
+    data = direction.data if issparse(direction) else direction
     if not np.all(np.isfinite(data)):
         raise ValueError(f"{cls}: `direction` contains NaN or inf")
     return direction
 
 
 def _dense(x: Any) -> np.ndarray:
-    return x.toarray() if sp.issparse(x) else np.asarray(x, dtype=float)
+    return x.toarray() if issparse(x) else np.asarray(x, dtype=float)
 
 
 class Birkhoff(LMO):
@@ -139,18 +142,18 @@ class NuclearNormBall(LMO):
     def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
         self.radius = _check_positive("NuclearNormBall", "radius", radius)
         if shape is not None:
-            if np.isscalar(shape) or len(shape) != 2:
+            if np.ndim(shape) != 1 or len(shape) != 2:
                 raise ValueError(f"NuclearNormBall: `shape` must be a pair (m, n), got {shape!r}")
-            shape = tuple(_check_dim("NuclearNormBall", "shape", s) for s in shape)
-        self.shape = shape
+            self.shape = (_check_dim("NuclearNormBall", "shape", shape[0]),
+                          _check_dim("NuclearNormBall", "shape", shape[1]))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         g = _as_matrix("NuclearNormBall", direction, self.shape, square=False)
         m, n = g.shape
-        if not sp.issparse(g) and min(m, n) <= DENSE_LIMIT:
+        if not issparse(g) and min(m, n) <= DENSE_LIMIT:
             u, _, vt = np.linalg.svd(g, full_matrices=False)
             u1, v1 = u[:, 0], vt[0]
-        elif (g.nnz if sp.issparse(g) else np.count_nonzero(g)) == 0:
+        elif (g.nnz if issparse(g) else np.count_nonzero(g)) == 0:
             # every point is optimal; ARPACK cannot handle a zero operator
             u1, v1 = np.eye(m, 1).ravel(), np.eye(n, 1).ravel()
         elif min(m, n) == 1:  # svds needs k < min(m, n)
@@ -209,10 +212,10 @@ class Spectrahedron(LMO):
         g = _as_matrix("Spectrahedron", direction, self.shape, square=True)
         n = g.shape[0]
         sym = (g + g.T) * 0.5
-        if not sp.issparse(sym) and n <= DENSE_LIMIT:
+        if not issparse(sym) and n <= DENSE_LIMIT:
             _, vecs = np.linalg.eigh(sym)
             v = vecs[:, 0]
-        elif (sym.nnz if sp.issparse(sym) else np.count_nonzero(sym)) == 0:
+        elif (sym.nnz if issparse(sym) else np.count_nonzero(sym)) == 0:
             v = np.eye(n, 1).ravel()  # every point is optimal
         elif n <= 2:  # eigsh needs k < n
             _, vecs = np.linalg.eigh(_dense(sym))

@@ -57,7 +57,8 @@ class ProductDomain(LMO):
             raise ValueError("ProductDomain: `blocks` must hold at least one LMO")
         for i, b in enumerate(self.blocks):
             if not isinstance(b, LMO):
-                raise TypeError(f"ProductDomain: block {i} is a {type(b).__name__}, expected an LMO")
+                raise TypeError(
+                    f"ProductDomain: block {i} is a {type(b).__name__}, expected an LMO")
         if indices is None:
             starts, pos = [], 0
             for i, b in enumerate(self.blocks):
@@ -158,9 +159,10 @@ class ProductDomain(LMO):
         """From the blocks' diameters: their root sum of squares for a Cartesian
         product, their sum for a Minkowski sum; None when one is unknown."""
         ds = [b.diameter(self.block_shape(i)) for i, b in enumerate(self.blocks)]
-        if any(d is None for d in ds):
+        known = [d for d in ds if d is not None]
+        if len(known) < len(ds):
             return None
-        return float(np.sqrt(sum(d * d for d in ds))) if self.disjoint else float(sum(ds))
+        return float(np.sqrt(sum(d * d for d in known))) if self.disjoint else float(sum(known))
 
     def violation(self, x: np.ndarray) -> float:
         if not self.disjoint:

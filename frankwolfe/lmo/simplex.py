@@ -2,59 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 from typing import Any
 
 import numpy as np
 
 from ..atoms import Atom
-from ..errors import ShapeError
+from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
 from .subset import SubsetOracle, checked_ids
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
-
-
-def _check_radius(cls: str, radius: float) -> float:
-    try:
-        r = float(radius)
-    except (TypeError, ValueError):
-        r = float("nan")
-    if not (np.isfinite(r) and r > 0):
-        raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
-    return r
-
-
-def _dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
-    if dim is None:
-        return None
-    prefix = f"{cls}: " if cls else ""
-    try:
-        ok = int(dim) == dim and dim >= 1 and not isinstance(dim, bool)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{prefix}`dim` must be a positive integer, got {dim!r}")
-    return (int(dim),)
-
-
-def _check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
-    """Return ``direction`` flattened, after checking its size against ``lmo.shape``."""
-    flat = direction.reshape(-1)
-    if lmo.shape is not None and flat.size != math.prod(lmo.shape):
-        raise ShapeError(
-            f"{lmo!r}: `direction` has shape {direction.shape} ({flat.size} entries), "
-            f"expected {int(np.prod(lmo.shape))} entries (shape {lmo.shape})"
-        )
-    return flat
-
-
-def _repr_with_dim(lmo: LMO, params: dict[str, Any]) -> dict[str, Any]:
-    """Add ``dim`` to the repr parameters when the LMO knows a 1-D shape."""
-    if lmo.shape is not None and len(lmo.shape) == 1:
-        params["dim"] = lmo.shape[0]
-    return params
 
 
 class ProbabilitySimplex(SubsetOracle, LMO):
@@ -82,11 +39,11 @@ class ProbabilitySimplex(SubsetOracle, LMO):
     """
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
-        self.radius = _check_radius("ProbabilitySimplex", radius)
-        self.shape = _dim_shape(dim, "ProbabilitySimplex")
+        self.radius = check_radius("ProbabilitySimplex", radius)
+        self.shape = dim_shape(dim, "ProbabilitySimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        i = int(np.argmin(_check_direction(self, direction)))
+        i = int(np.argmin(check_direction(self, direction)))
         return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
@@ -94,7 +51,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
 
         Candidates are the coordinates (see :class:`~frankwolfe.lmo.subset.SubsetOracle`).
         """
-        flat = _check_direction(self, direction)
+        flat = check_direction(self, direction)
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmin(flat[ids])])
         return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
@@ -116,7 +73,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         return float(np.sqrt(2.0) * self.radius)
 
     def _repr_params(self) -> dict[str, Any]:
-        return _repr_with_dim(self, {"radius": self.radius})
+        return repr_with_dim(self, {"radius": self.radius})
 
 
 class UnitSimplex(SubsetOracle, LMO):
@@ -141,11 +98,11 @@ class UnitSimplex(SubsetOracle, LMO):
     """
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
-        self.radius = _check_radius("UnitSimplex", radius)
-        self.shape = _dim_shape(dim, "UnitSimplex")
+        self.radius = check_radius("UnitSimplex", radius)
+        self.shape = dim_shape(dim, "UnitSimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        flat = _check_direction(self, direction)
+        flat = check_direction(self, direction)
         i = int(np.argmin(flat))
         if flat[i] < 0:
             return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
@@ -156,7 +113,7 @@ class UnitSimplex(SubsetOracle, LMO):
 
         The vertex ``0`` costs no inner product and is always a candidate.
         """
-        flat = _check_direction(self, direction)
+        flat = check_direction(self, direction)
         ids = checked_ids(self, flat, ids)
         j = int(np.argmin(flat[ids]))
         i = int(ids[j])
@@ -181,4 +138,4 @@ class UnitSimplex(SubsetOracle, LMO):
         return float(np.sqrt(2.0) * self.radius)
 
     def _repr_params(self) -> dict[str, Any]:
-        return _repr_with_dim(self, {"radius": self.radius})
+        return repr_with_dim(self, {"radius": self.radius})

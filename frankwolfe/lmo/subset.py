@@ -24,7 +24,7 @@ import numpy as np
 from ..atoms import Atom
 from ..errors import ShapeError
 
-__all__ = ["SubsetOracle", "supports_subsets"]
+__all__ = ["SubsetOracle", "supports_subsets", "sample_distinct"]
 
 
 class SubsetOracle:
@@ -92,10 +92,52 @@ def checked_ids(lmo: Any, flat: np.ndarray, ids: Any) -> np.ndarray:
     """``ids`` as a non-empty int64 array of valid candidate indices for ``flat``."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     if ids.size == 0:
-        raise ValueError(f"{lmo!r}.extreme_point_among: `ids` is empty; give at least one candidate")
+        raise ValueError(
+            f"{lmo!r}.extreme_point_among: `ids` is empty; give at least one candidate")
     if ids.min() < 0 or ids.max() >= flat.size:
         raise ShapeError(
             f"{lmo!r}.extreme_point_among: `ids` must lie in [0, {flat.size}), got values in "
             f"[{int(ids.min())}, {int(ids.max())}]"
         )
     return ids
+
+
+def sample_distinct(draw: Any, size: int, taken: list[bytes], limit: int) -> Any:
+    """Up to ``size`` distinct uniform vertices whose codes are not in ``taken``.
+
+    ``draw(m)`` returns ``m`` uniform vertices as ``(payload, codes)``: the
+    payload an array (or a tuple of arrays) with one row per vertex, ``codes``
+    a 2-d array identifying them (the key's bytes).  Rejection of repeats and
+    of taken vertices keeps the draw uniform over the remaining vertices.
+    ``limit`` is how many remain, so a tiny domain cannot loop forever.
+    """
+    want = int(min(size, limit))
+    payload, codes = draw(want + len(taken) + max(4, want // 8))
+    rows = _row_bytes(codes)
+    bad = _row_bytes_from(taken, rows.dtype)
+    for _ in range(50):
+        _, first = np.unique(rows, return_index=True)
+        keep = np.zeros(rows.size, dtype=bool)
+        keep[first] = True
+        if bad.size:
+            keep &= ~np.isin(rows, bad)
+        if np.count_nonzero(keep) >= want:
+            break
+        more, more_codes = draw(max(4, want))
+        payload = (tuple(np.concatenate([a, b]) for a, b in zip(payload, more))
+                   if isinstance(payload, tuple) else np.concatenate([payload, more]))
+        rows = np.concatenate([rows, _row_bytes(more_codes)])
+    sel = np.sort(np.flatnonzero(keep))[:want]
+    return tuple(a[sel] for a in payload) if isinstance(payload, tuple) else payload[sel]
+
+
+def _row_bytes(a: np.ndarray) -> np.ndarray:
+    """The rows of a 2-d array as one opaque (void) value each, for set operations."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+
+
+def _row_bytes_from(keys: list[bytes], dtype: np.dtype) -> np.ndarray:
+    """Byte strings (of the same length as ``dtype``) as a void array."""
+    keys = [k for k in keys if len(k) == dtype.itemsize]
+    return np.frombuffer(b"".join(keys), dtype=dtype) if keys else np.zeros(0, dtype=dtype)

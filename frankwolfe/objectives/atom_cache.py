@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-
-import numpy as np
+from typing import Any, Generic, TypeVar
 
 __all__ = ["AtomCache", "DEFAULT_CACHE_BYTES"]
 
@@ -20,7 +19,12 @@ __all__ = ["AtomCache", "DEFAULT_CACHE_BYTES"]
 DEFAULT_CACHE_BYTES = 256 * 2**20
 
 
-class AtomCache:
+#: what an entry holds: a tuple of arrays (or of objects with ``nbytes``, such as
+#: sparse products), as the cache's user types it
+_Entry = TypeVar("_Entry", bound=tuple[Any, ...])
+
+
+class AtomCache(Generic[_Entry]):
     """Least-recently-used map ``atom key -> tuple of arrays``, bounded in bytes.
 
     Parameters
@@ -48,9 +52,9 @@ class AtomCache:
         self.hits = 0
         self.misses = 0
         self.evictions = 0
-        self._data: OrderedDict[Hashable, tuple[tuple[np.ndarray, ...], int]] = OrderedDict()
+        self._data: OrderedDict[Hashable, tuple[_Entry, int]] = OrderedDict()
 
-    def get(self, key: Hashable) -> tuple[np.ndarray, ...] | None:
+    def get(self, key: Hashable) -> _Entry | None:
         """The stored arrays for ``key`` (marked most recently used), or ``None``."""
         entry = self._data.get(key)
         if entry is None:
@@ -60,7 +64,7 @@ class AtomCache:
         self.hits += 1
         return entry[0]
 
-    def put(self, key: Hashable, arrays: tuple[np.ndarray, ...]) -> None:
+    def put(self, key: Hashable, arrays: _Entry) -> None:
         """Store ``arrays`` under ``key``, evicting old entries to fit the budget."""
         # Entries may share an array (Q a serves as both products): count it once.
         size = sum(a.nbytes for a in {id(a): a for a in arrays}.values())

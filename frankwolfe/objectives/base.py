@@ -175,12 +175,12 @@ class Tracker:
         if self._g is None:
             if self._f is None:
                 self._f, self._g = self._evaluate()
-            else:  # the value is known from the accepted line-search trial
-                self._g = np.asarray(self.objective.gradient(self.x), dtype=float)
-                self.n_gradient_calls += 1
-        elif self._f is None:
-            self.value()
-        return self._f, self._g
+                return self._f, self._g
+            # the value is known from the accepted line-search trial
+            self._g = np.asarray(self.objective.gradient(self.x), dtype=float)
+            self.n_gradient_calls += 1
+            return self._f, self._g
+        return self.value(), self._g
 
     def _evaluate(self) -> tuple[float, np.ndarray]:
         f, g = self.objective.value_and_gradient(self.x)

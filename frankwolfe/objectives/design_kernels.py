@@ -20,6 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._sparse import issparse
+
 __all__ = ["Design", "make_design", "column_work", "gram_column", "add_gram_column",
            "column_dot", "column_sq_norm", "add_column", "exact_products", "extend_gram",
            "half_sq_residual"]
@@ -52,7 +54,7 @@ def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
     empty_f = np.zeros(0)
     b = np.ascontiguousarray(b, dtype=float)
     m, n = A.shape
-    if not sp.issparse(A):
+    if not issparse(A):
         return Design(True, m, n, np.ascontiguousarray(A, dtype=float), empty_i, empty_i,
                       empty_f, empty_i, empty_i, empty_f, b)
     if A.nnz >= 2**31:
@@ -193,8 +195,6 @@ def extend_gram(D, js, pos, first_new, count, G):  # pragma: no cover - compiled
     if count <= first_new:
         return
     img = np.zeros(D.m)
-    at = np.empty(count, dtype=np.int64)
-    val = np.empty(count)
     known = 0  # non-zeros of the columns numbered before u
     for u in range(first_new):
         j = js[u]

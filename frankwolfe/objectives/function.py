@@ -55,9 +55,11 @@ class FunctionObjective(Objective):
         if not callable(fun):
             raise TypeError(f"FunctionObjective: `fun` must be callable, got {type(fun).__name__}")
         if not callable(grad):
-            raise TypeError(f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
+            raise TypeError(
+                f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
         if smoothness is not None and not (np.isfinite(smoothness) and smoothness > 0):
-            raise ValueError(f"FunctionObjective: `smoothness` must be positive, got {smoothness!r}")
+            raise ValueError(
+                f"FunctionObjective: `smoothness` must be positive, got {smoothness!r}")
         self._fun = fun
         self._grad = grad
         self._vg = value_and_gradient
@@ -65,7 +67,8 @@ class FunctionObjective(Objective):
         self.smoothness = None if smoothness is None else float(smoothness)
         self.convex = bool(convex)
         if shape is not None:
-            self.shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+            self.shape = ((int(shape),) if isinstance(shape, (int, np.integer))
+                          else tuple(int(s) for s in shape))
 
     def value(self, x: np.ndarray) -> float:
         return float(self._fun(x))

@@ -8,18 +8,21 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .design_kernels import Design, make_design
 from .product_tracker import (
+    PENDING,
     ProductTracker,
     SparseProduct,
-    add_scaled,
+    StoredProducts,
     _comb3,
     _comb_sq_norm,
     _half_sq_dist,
+    add_scaled,
     check_tracker_options,
     line_minimizer,
 )
@@ -78,9 +81,10 @@ class LeastSquares(Objective):
     made on first use): a new vertex costs the non-zeros of those rows,
     not a product with ``A^T``, and when ``A^T A a`` has few non-zeros it is
     cached as a :class:`~frankwolfe.objectives.product_tracker.SparseProduct`,
-    so that a move updates the gradient in O(its non-zeros) plus one copy.  A direction combining many sparse atoms (a
-    fully corrective step) costs one pass over their columns and one
-    product with ``A^T``, not one n-vector per atom.
+    so that a move updates the gradient in O(its non-zeros) plus one copy.  A
+    direction combining many sparse atoms (a fully corrective step) costs one
+    pass over their columns and one product with ``A^T``, not one n-vector per
+    atom.
 
     Examples
     --------
@@ -105,7 +109,7 @@ class LeastSquares(Objective):
         refresh_every: int = 500,
     ) -> None:
         name = "LeastSquares"
-        if sp.issparse(A):
+        if issparse(A):
             if A.ndim != 2:
                 raise ShapeError(f"{name}: `A` must be a matrix, got shape {A.shape}")
             A = sp.csc_array(A, dtype=float)
@@ -132,7 +136,7 @@ class LeastSquares(Objective):
         self.Atb = np.asarray(A.T @ b, dtype=float)
         self._smoothness: float | None = None
         self._rows: Any = None
-        self._sparse_A = sp.issparse(A)
+        self._sparse_A = issparse(A)
         self._design: Design | None = None
 
     @property
@@ -144,7 +148,7 @@ class LeastSquares(Objective):
         return self._rows
 
     @property
-    def smoothness(self) -> float:  # type: ignore[override]
+    def smoothness(self) -> float:
         """``sigma_max(A)^2`` (computed once, lazily)."""
         if self._smoothness is None:
             self._smoothness = _sigma_max_sq(self.A)
@@ -204,7 +208,7 @@ class LeastSquares(Objective):
         return 0.5 * cp.sum_squares(self.A @ x - self.b)
 
     def __repr__(self) -> str:
-        kind = "sparse" if sp.issparse(self.A) else "dense"
+        kind = "sparse" if issparse(self.A) else "dense"
         return f"LeastSquares(m={self.m}, n={self.n}, {kind})"
 
 
@@ -228,7 +232,7 @@ class LeastSquaresTracker(ProductTracker):
     objective: LeastSquares
 
     def __init__(self, objective: LeastSquares, x: np.ndarray, **options: Any) -> None:
-        self._sparse = sp.issparse(objective.A)
+        self._sparse = issparse(objective.A)
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None  # zeroed n-vectors
         super().__init__(objective, x, **options)
 
@@ -239,7 +243,7 @@ class LeastSquaresTracker(ProductTracker):
         self._f = 0.5 * float(np.dot(r, r))
         self._gf = np.asarray(obj.A.T @ r, dtype=float)
 
-    def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+    def _compute_atom_products(self, atom: Atom) -> StoredProducts:
         obj = self.objective
         A = obj.A
         if atom.is_sparse:
@@ -273,12 +277,12 @@ class LeastSquaresTracker(ProductTracker):
         # m-vector and an n-vector per atom
         memo = self._memo_for(direction)
         xc = direction.x_coef
-        if memo.image is None:
+        if memo.image is PENDING:
             idx = np.concatenate([a.indices for _, a in terms])
             vals = np.concatenate([c * a.values for c, a in terms])
             image = _column_combination(self.objective.A, idx, vals)
             memo.image = image + xc * self._p if xc else image
-        if need_hess and memo.hess is None:
+        if need_hess and memo.hess is PENDING:
             # H d = x_coef H x + A^T (A d - x_coef A x), H x = g + A^T b
             change = memo.image - xc * self._p if xc else memo.image
             hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
@@ -380,7 +384,7 @@ def _column_combination(A: Any, idx: np.ndarray, vals: np.ndarray) -> np.ndarray
     m = A.shape[0]
     if idx.size == 0:
         return np.zeros(m)
-    if sp.issparse(A):  # CSC: read the columns straight from the index arrays
+    if issparse(A):  # CSC: read the columns straight from the index arrays
         if idx.size == 1:
             j = idx[0]
             lo, hi = A.indptr[j], A.indptr[j + 1]
@@ -401,8 +405,8 @@ def _sigma_max_sq(A: Any) -> float:
     if m == 0 or n == 0:
         return 0.0
     k = min(m, n)
-    if k <= _DENSE_SVD_MAX and (not sp.issparse(A) or k <= 64):
-        Ad = A.toarray() if sp.issparse(A) else A
+    if k <= _DENSE_SVD_MAX and (not issparse(A) or k <= 64):
+        Ad = A.toarray() if issparse(A) else A
         G = Ad @ Ad.T if m <= n else Ad.T @ Ad
         return float(max(np.linalg.eigvalsh(G)[-1], 0.0))
     from scipy.sparse.linalg import svds

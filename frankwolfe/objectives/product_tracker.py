@@ -228,6 +228,11 @@ def atom_inner(a: Atom, b: Atom) -> float:
 _UNSET = object()
 
 
+#: a product of :class:`_DirectionProducts` not computed yet (compared by identity)
+PENDING = np.zeros(0)
+PENDING.flags.writeable = False
+
+
 class _DirectionProducts:
     """Products of one direction at one tracker state (reused by the
     exact step, the trial values and the move that follows)."""
@@ -237,12 +242,17 @@ class _DirectionProducts:
     def __init__(self, direction: Direction, version: int) -> None:
         self.direction = direction
         self.version = version
-        self.image: np.ndarray | None = None
-        self.hess: np.ndarray | None = None
+        self.image = PENDING  # M d, computed on demand
+        self.hess = PENDING  # H d, computed on demand
         self.slope: float | None = None
         self.curvature: float | None = None
         self.scale = 0.0
         self.pair: Any = _UNSET  # the (at most two) atoms' products, see _atom_pair
+
+
+#: an atom's cached products: the image ``M a`` (dense), then the Hessian product ``H a``
+#: when it differs from the image (dense or a :class:`SparseProduct`)
+StoredProducts = tuple[np.ndarray, *tuple[np.ndarray | SparseProduct, ...]]
 
 
 class ProductTracker(Tracker):
@@ -268,10 +278,15 @@ class ProductTracker(Tracker):
     #: whether the image M d equals the Hessian product H d (quadratic forms)
     _image_is_hessian: bool = False
 
+    # the exact state that _recompute() sets and moves update
+    _p: np.ndarray  # the image M x (flat)
+    _gf: np.ndarray  # the gradient (flat)
+    _f: float
+
     def __init__(self, objective: Objective, x: np.ndarray, *,
                  cache_bytes: int = DEFAULT_CACHE_BYTES, refresh_every: int = 500) -> None:
         super().__init__(objective, _checked_point(objective, x))
-        self.cache = AtomCache(cache_bytes)
+        self.cache: AtomCache[StoredProducts] = AtomCache(cache_bytes)
         self.refresh_every = int(refresh_every)
         self.n_incremental_updates = 0
         self.n_incremental_evaluations = 0
@@ -307,7 +322,7 @@ class ProductTracker(Tracker):
         """Set ``self._p``, ``self._gf`` (flat gradient) and ``self._f`` from ``self._xf``."""
 
     @abstractmethod
-    def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+    def _compute_atom_products(self, atom: Atom) -> StoredProducts:
         """``(M a, H a)`` (or ``(Q a,)`` when the image is the Hessian product)."""
 
     @abstractmethod
@@ -332,7 +347,7 @@ class ProductTracker(Tracker):
         """The cached image ``M a`` of ``atom`` (``A a``, ``Q a``), computed on a miss."""
         return self._stored_products(atom)[0]
 
-    def _stored_products(self, atom: Atom) -> tuple[np.ndarray | SparseProduct, ...]:
+    def _stored_products(self, atom: Atom) -> StoredProducts:
         """The cached products of ``atom`` as stored (sparse ones as :class:`SparseProduct`)."""
         prods = self.cache.get(atom.key)
         if prods is None:
@@ -355,10 +370,10 @@ class ProductTracker(Tracker):
     def _products(self, direction: Direction, need_hess: bool = False) -> _DirectionProducts:
         """The direction's memo with its image ``M d`` (and ``H d`` if asked) filled in."""
         memo = self._memo_for(direction)
-        if memo.image is None:
+        if memo.image is PENDING:
             xc = direction.x_coef
             image = xc * self._p if xc else np.zeros_like(self._p)
-            hess = None
+            hess = PENDING
             if self._image_is_hessian:
                 for c, a in direction.terms:
                     if c:
@@ -368,7 +383,8 @@ class ProductTracker(Tracker):
                 hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
                 for c, a in direction.terms:
                     if c:
-                        ma, ha = self._stored_products(a)
+                        prods = self._stored_products(a)
+                        ma, ha = prods[0], prods[-1]
                         image += c * ma
                         add_scaled(hess, c, ha)
             else:
@@ -377,12 +393,12 @@ class ProductTracker(Tracker):
                         image += c * self._stored_products(a)[0]
             memo.image = image
             memo.hess = hess
-        if need_hess and memo.hess is None:
+        if need_hess and memo.hess is PENDING:
             xc = direction.x_coef
             hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
             for c, a in direction.terms:
                 if c:
-                    add_scaled(hess, c, self._stored_products(a)[1])
+                    add_scaled(hess, c, self._stored_products(a)[-1])
             memo.hess = hess
         return memo
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._sparse import issparse
 from ..errors import ShapeError
 
 __all__ = ["SaddleObjective", "BilinearObjective", "game_value"]
@@ -133,14 +134,18 @@ class BilinearObjective(SaddleObjective):
 
     def __init__(self, M: Any, a: Any = None, b: Any = None, *, mu_x: float = 0.0,
                  mu_y: float = 0.0) -> None:
-        if sp.issparse(M):
-            self.M = sp.csr_array(M, dtype=float)
-            finite = bool(np.all(np.isfinite(self.M.data)))
+        self.M: Any  # a dense ndarray or a CSR array
+        if issparse(M):
+            Ms = sp.csr_array(M, dtype=float)
+            finite = bool(np.all(np.isfinite(Ms.data)))
+            self.M = Ms
         else:
-            self.M = np.asarray(M, dtype=float)
-            finite = bool(np.all(np.isfinite(self.M)))
+            Md = np.asarray(M, dtype=float)
+            finite = bool(np.all(np.isfinite(Md)))
+            self.M = Md
         if self.M.ndim != 2:
-            raise ShapeError(f"BilinearObjective: `M` must be a 2-D matrix, got shape {self.M.shape}")
+            raise ShapeError(
+                f"BilinearObjective: `M` must be a 2-D matrix, got shape {self.M.shape}")
         if min(self.M.shape) < 1:
             raise ShapeError(f"BilinearObjective: `M` must be non-empty, got shape {self.M.shape}")
         if not finite:
@@ -166,7 +171,8 @@ class BilinearObjective(SaddleObjective):
             return None
         arr = np.asarray(v, dtype=float)
         if arr.shape != (size,):
-            raise ShapeError(f"BilinearObjective: `{name}` has shape {arr.shape}, expected ({size},)")
+            raise ShapeError(
+                f"BilinearObjective: `{name}` has shape {arr.shape}, expected ({size},)")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"BilinearObjective: `{name}` contains NaN or inf")
         return arr
@@ -274,7 +280,7 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
     """
     from scipy.optimize import linprog  # scipy.optimize is slow to import; only games need it
 
-    M = np.asarray(M.toarray() if sp.issparse(M) else M, dtype=float)
+    M = np.asarray(M.toarray() if issparse(M) else M, dtype=float)
     if M.ndim != 2 or min(M.shape) < 1:
         raise ShapeError(f"game_value: `M` must be a non-empty 2-D matrix, got shape {M.shape}")
     if not np.all(np.isfinite(M)):
@@ -290,10 +296,11 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
         A_eq[0, -1] = 0.0
         res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0],
                       bounds=[(0, None)] * k + [(None, None)], method="highs")
-        if res.status != 0:  # pragma: no cover - a bounded feasible LP
+        x, fun = res.x, res.fun
+        if res.status != 0 or x is None or fun is None:  # pragma: no cover - bounded, feasible
             raise RuntimeError(f"game_value: linprog failed: {res.message}")
-        p = np.clip(res.x[:k], 0.0, None)
-        return float(res.fun), p / p.sum()
+        p = np.clip(x[:k], 0.0, None)
+        return float(fun), p / p.sum()
 
     v_row, x = solve(M)
     v_col, y = solve(-M.T)  # max_y min_i (M y)_i = -min_y max_i (-M y)_i

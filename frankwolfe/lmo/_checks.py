@@ -1,0 +1,54 @@
+"""Argument checks shared by the concrete domains (radius, dimension, direction, repr)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from .base import LMO
+
+__all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
+
+
+def check_radius(cls: str, radius: float) -> float:
+    try:
+        r = float(radius)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if not (np.isfinite(r) and r > 0):
+        raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
+    return r
+
+
+def dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    prefix = f"{cls}: " if cls else ""
+    try:
+        ok = int(dim) == dim and dim >= 1 and not isinstance(dim, bool)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{prefix}`dim` must be a positive integer, got {dim!r}")
+    return (int(dim),)
+
+
+def check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
+    """Return ``direction`` flattened, after checking its size against ``lmo.shape``."""
+    flat = direction.reshape(-1)
+    if lmo.shape is not None and flat.size != math.prod(lmo.shape):
+        raise ShapeError(
+            f"{lmo!r}: `direction` has shape {direction.shape} ({flat.size} entries), "
+            f"expected {int(np.prod(lmo.shape))} entries (shape {lmo.shape})"
+        )
+    return flat
+
+
+def repr_with_dim(lmo: LMO, params: dict[str, Any]) -> dict[str, Any]:
+    """Add ``dim`` to the repr parameters when the LMO knows a 1-D shape."""
+    if lmo.shape is not None and len(lmo.shape) == 1:
+        params["dim"] = lmo.shape[0]
+    return params
