@@ -60,8 +60,9 @@ class ChainState(NamedTuple):
     mu: np.ndarray
     T: np.ndarray
     lbar: np.ndarray
-    # the parameters, by name: lam, the number of blocks n (a float: the kernels divide by
-    # it), the image scale 1 / (lam n), labels K, unary features F, dimension d of w
+    # the parameters by name, scalars read once per kernel call: n (the number of blocks)
+    # is a float as the kernels divide by it; scale = 1 / (lam n) maps a labelling's
+    # psi to its vertex; K labels, F unary features, d the dimension of w
     lam: float
     n: float
     scale: float
