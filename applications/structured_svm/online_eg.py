@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from .models.chain.expectation import (ChainDualPoint, add_expected_features, chain_dual_data,
-                           node_scores, transitions)
+                                       node_scores, transitions)
 from .models.chain.forward_backward import chain_marginals
 
 __all__ = ["online_eg"]
