@@ -59,10 +59,10 @@ sys.path.insert(0, str(CODE))
 
 from frankwolfe.applications.structured_svm import (ChainModel, StructuredSVM,  # noqa: E402
                                                     load_conll2000, load_ocr)
-from frankwolfe.applications.structured_svm._chain_dual import chain_data  # noqa: E402
+from frankwolfe.applications.structured_svm.models.chain.data import chain_data  # noqa: E402
 from frankwolfe.applications.structured_svm.dual import SSVMDual, SSVMDualObjective  # noqa: E402
-from frankwolfe.applications.structured_svm.models._viterbi import (decode_dense, decode_ids_fm,  # noqa: E402
-                                                         to_feature_major)
+from frankwolfe.applications.structured_svm.models.chain.viterbi import (  # noqa: E402
+    decode_dense, decode_ids_fm, to_feature_major)
 from frankwolfe import block_coordinate_frank_wolfe  # noqa: E402
 
 

@@ -24,8 +24,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from frankwolfe.applications.data import get_data_home
 from frankwolfe.applications.matching import read_qaplib, read_qaplib_solution, solve_qap
-from frankwolfe.applications.structured_svm.datasets import get_data_home
 
 OUT = Path(__file__).resolve().parent / "output"
 INSTANCES = ("chr12a", "had12", "nug12", "tai12a")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from frankwolfe.applications.structured_svm.datasets import get_data_home
+from frankwolfe.applications.data import get_data_home
 from frankwolfe.applications.traffic import load_siouxfalls, traffic_assignment
 
 OUT = Path(__file__).resolve().parent / "output"

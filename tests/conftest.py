@@ -17,7 +17,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 frankwolfe.set_debug(True)
 
-SHARED_DATA = Path(os.environ.get("FRANKWOLFE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED_DATA = Path(os.environ.get("FRANKWOLFE_DATA",
+                                  Path(__file__).resolve().parents[2] / "shared" / "data"))
+# The development data folder next to a clone is the tests' choice, not the library's:
+# get_data_home reads only data_home, $FRANKWOLFE_DATA and ~/frankwolfe_data, so the
+# loaders called without data_home find ../shared/data through the variable (set for
+# this process and the examples it starts).  Without the folder nothing is set, and
+# the tests that need data skip.
+if "FRANKWOLFE_DATA" not in os.environ and SHARED_DATA.is_dir():
+    os.environ["FRANKWOLFE_DATA"] = str(SHARED_DATA)
 
 
 @pytest.fixture

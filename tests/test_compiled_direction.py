@@ -139,7 +139,7 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
 
 def test_chain_data_reads_consecutive_views_in_place_and_copies_otherwise():
     from frankwolfe.applications.structured_svm import ChainModel
-    from frankwolfe.applications.structured_svm._chain_data import ChainData
+    from frankwolfe.applications.structured_svm.models.chain.data import ChainData
 
     rng = np.random.default_rng(2)
     flat = rng.standard_normal((9, 3))

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from frankwolfe.applications import fetch
-from frankwolfe.applications._download import DownloadError, sha256_of
+from frankwolfe.applications.data import sources
+from frankwolfe.applications.data.download import DownloadError, sha256_of
 from frankwolfe.applications.matching.qaplib import read_qaplib
 from frankwolfe.applications.structured_svm import load_cmu_house, load_conll2000, load_ocr
 
@@ -68,7 +69,7 @@ def test_good_downloads_are_checked_and_cached(server, shared_data, tmp_path):
     np.testing.assert_array_equal(A, A0)
     np.testing.assert_array_equal(B, B0)
     assert sln.objective == 578  # the best-known value of SOURCE.md
-    assert sha256_of(tmp_path / "qaplib" / "nug12.dat") == fetch._SHA["qaplib/nug12.dat"]
+    assert sha256_of(tmp_path / "qaplib" / "nug12.dat") == sources.SHA256["qaplib/nug12.dat"]
 
     net, flows = fetch.fetch_tntp("SiouxFalls", data_home=tmp_path, base_url=server.url)
     assert net.n_nodes == 24 and flows.shape == (76,)
@@ -76,9 +77,9 @@ def test_good_downloads_are_checked_and_cached(server, shared_data, tmp_path):
     Xtr, ytr, Xte, yte = fetch.fetch_ocr("ocr", data_home=tmp_path, base_url=server.url)
     assert (len(Xtr), len(Xte)) == (626, 6251)
 
-    fetch.conll2000_home(tmp_path, base_url=server.url)
+    sources.conll2000_home(tmp_path, base_url=server.url)
     for name in ("train.txt", "test.txt"):
-        assert sha256_of(tmp_path / "conll2000" / name) == fetch._SHA[f"conll2000/{name}"]
+        assert sha256_of(tmp_path / "conll2000" / name) == sources.SHA256[f"conll2000/{name}"]
 
     house = fetch.fetch_cmu_house(data_home=tmp_path, base_url=server.url)
     assert house.points.shape == (111, 30, 2)

@@ -11,7 +11,7 @@ import pytest
 import scipy.io
 
 from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
-from frankwolfe.applications.structured_svm.datasets import get_data_home
+from frankwolfe.applications.data import get_data_home
 
 # counts from shared/data/{ocr,conll2000}/SOURCE.md and reference-setups.md
 OCR_WORDS_PER_FOLD = [626, 704, 684, 698, 693, 651, 739, 717, 690, 675]

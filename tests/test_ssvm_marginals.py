@@ -143,7 +143,7 @@ def test_chain_marginals_bad_input():
 def test_both_forward_backward_paths_match_enumeration(scale):
     """The probability-space fast path and the log-space path, each against enumeration;
     at scores of +-1e3 the fast path must hand over to log space on some chains."""
-    from frankwolfe.applications.structured_svm.models._forward_backward import (
+    from frankwolfe.applications.structured_svm.models.chain.forward_backward import (
         _marginals_prob, chain_marginals_log)
 
     rng = np.random.default_rng(21)

@@ -180,7 +180,7 @@ def test_dual_extragradient_step_size_choices(tiny):
 def test_dual_extragradient_pass_budget_is_hard(tiny, max_passes, monkeypatch):
     # every pass of marginals (rejected trials of the adaptive step included) is counted,
     # and none is started beyond floor(max_passes * n) forward-backward calls
-    from frankwolfe.applications.structured_svm import _expectation
+    from frankwolfe.applications.structured_svm.models.chain import expectation as _expectation
 
     model, X, Y, _ = tiny
     n = len(X)
@@ -276,8 +276,8 @@ def test_prox_excess_matches_enumeration(uses_ids):
     # the adaptive step's test quantity eta <F(u) - F(v), u - v+> - D(u, v) - D(v+, u),
     # computed from images and log-partitions, against sums over every labelling; also
     # the solver's marginal kernel (potentials theta + eta * loss-augmented scores)
-    from frankwolfe.applications.structured_svm._expectation import (ChainDualPoint,
-                                                                     chain_dual_data)
+    from frankwolfe.applications.structured_svm.models.chain.expectation import (ChainDualPoint,
+                                                                                 chain_dual_data)
     from frankwolfe.applications.structured_svm.extragradient import _prox_excess
 
     rng = np.random.default_rng(4)

@@ -39,7 +39,7 @@ from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks, CompiledObje
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
 
-from .models.base import StructuredModel
+from .models.base import StructuredModel, dual_weights
 
 __all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "DualWarmStart", "label_key"]
 
@@ -196,7 +196,7 @@ class SSVMBlockOracle(LMO):
             if w is None or w.size != self.scratch.size:
                 w = _LOCAL.w = np.zeros(self.scratch.size)
         if gl < 0:
-            w[self.support] = gw / (self.lam * -gl)
+            w[self.support] = dual_weights(direction, self.lam)
             return self.model.loss_augmented_decode(self.x, self.y, w)
         if gl == 0:
             w[self.support] = gw
@@ -388,11 +388,12 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
 
     def batch_block_oracle(self) -> Any:
         """The chain model's batch block oracle (vertices of a list of examples in one
-        numba call that releases the GIL; :class:`._chain_batch.ChainBlockVertices`), or
+        numba call that releases the GIL; :class:`.models.chain.rounds.ChainBlockVertices`), or
         ``None`` (other models, or ``compiled=False``: the blocks one by one)."""
         if not self.compiled:
             return None
-        from ._chain_batch import ChainBatchOracles, ChainBlockVertices
+        from .models.chain.batch import ChainBatchOracles
+        from .models.chain.rounds import ChainBlockVertices
 
         batch = self.model.batch_oracles(self.X, self.Y)
         if not isinstance(batch, ChainBatchOracles):
@@ -412,7 +413,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         gl = float(direction[-1])
         if gl > 0:
             raise OracleError(f"SSVMDual: the l-component of the direction must be <= 0, got {gl}")
-        w = direction[:-1] / (self.lam * -gl) if gl < 0 else direction[:-1]
+        w = dual_weights(direction, self.lam)
         from .oracles import batch_psi_loss
 
         psi_sum, loss_sum, labels = batch_psi_loss(self.model, self.X, self.Y, w,

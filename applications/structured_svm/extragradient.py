@@ -18,7 +18,7 @@ part is Euclidean (weight ``c_w``); the ``z`` part uses the entropy (KL) over ea
 example's labellings with weight ``1/n`` (the objective weighs each example by ``1/n``;
 this keeps the per-example step from shrinking like ``1/sqrt(n)``), whose prox step is
 a marginal computation: ``z`` stays a Gibbs distribution
-with chain-factored log-potentials (:mod:`._expectation`), so ``T`` costs one
+with chain-factored log-potentials (:mod:`.models.chain.expectation`), so ``T`` costs one
 forward-backward per example.  An iteration costs two passes of marginals
 (at ``u_t`` and at the next ``v``), counted as two effective passes.
 
@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from ._averaging import RunningAverage
-from ._expectation import ChainDualPoint, chain_dual_data
+from .models.chain.expectation import ChainDualPoint, chain_dual_data
 
 __all__ = ["dual_extragradient", "restricted_gap", "coupling_norm"]
 
@@ -231,7 +231,7 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     callback : callable, optional
         ``callback(iteration, effective_passes, state)`` after each iteration; ``state``
         has ``w_bar`` (averaged weights), ``point_bar`` (a
-        :class:`~._expectation.ChainDualPoint` whose ``mu``/``T`` are the averaged
+        :class:`~.models.chain.expectation.ChainDualPoint` whose ``mu``/``T`` are the averaged
         marginals: ``image()`` gives ``(w(z_bar), ell, D(z_bar))``) and ``step_size``
         (the accepted ``eta``).  Return ``False`` to stop.
 

@@ -3,7 +3,7 @@
 Collins, Globerson, Koo, Carreras and Bartlett (JMLR 2008): each example keeps a
 Gibbs distribution over its labellings, ``alpha_i(y) ∝ exp(theta_i(y))``,
 factored on the chain (node and shared transition log-potentials, see
-:mod:`._expectation`), started uniform (``theta = 0``).  A step on example ``i``
+:mod:`.models.chain.expectation`), started uniform (``theta = 0``).  A step on example ``i``
 is a multiplicative (mirror-descent) step on ``alpha_i`` for the dual
 ``Q(alpha) = n (lam/2 ||w||^2 - ell)``:
 
@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._expectation import (ChainDualPoint, add_expected_features, chain_dual_data,
-                           node_scores, transitions)
-from .models._forward_backward import chain_marginals
+from .models.chain.expectation import (ChainDualPoint, add_expected_features, chain_dual_data,
+                                       node_scores, transitions)
+from .models.chain.forward_backward import chain_marginals
 
 __all__ = ["online_eg"]
 
@@ -161,7 +161,7 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         Seconds (checked after each pass).
     callback : callable, optional
         ``callback(pass, effective_passes, point)`` after each pass, with ``point`` the
-        :class:`~._expectation.ChainDualPoint` (``point.image()`` gives ``(w, ell,
+        :class:`~.models.chain.expectation.ChainDualPoint` (``point.image()`` gives ``(w, ell,
         dual)``); return ``False`` to stop.
 
     Returns

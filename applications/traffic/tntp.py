@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.home import ENV_HOME
 from .network import Network
 
 __all__ = ["read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls"]
@@ -233,9 +234,9 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
     best_flows : ndarray, shape (76,)
     """
     if data_home is None:
-        data_home = os.environ.get("FRANKWOLFE_DATA")
+        data_home = os.environ.get(ENV_HOME)
         if data_home is None:
-            raise ValueError("load_siouxfalls: pass `data_home` or set FRANKWOLFE_DATA")
+            raise ValueError(f"load_siouxfalls: pass `data_home` or set {ENV_HOME}")
     folder = Path(data_home) / "tntp" / "SiouxFalls"
     if not folder.is_dir():
         raise FileNotFoundError(f"load_siouxfalls: no folder {folder}")

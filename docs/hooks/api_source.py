@@ -33,6 +33,7 @@ PUBLIC = {
         "applications/structured_svm/datasets/__init__.py",
     "frankwolfe.applications.structured_svm.models":
         "applications/structured_svm/models/__init__.py",
+    "frankwolfe.applications.data": "applications/data/__init__.py",
     "frankwolfe.applications.lasso": "applications/lasso.py",
     "frankwolfe.applications.matching": "applications/matching/__init__.py",
     "frankwolfe.applications.graph_matching": "applications/graph_matching.py",

@@ -1,7 +1,7 @@
 """griffe extension: turn the Sphinx roles of the docstrings into cross-references.
 
 The docstrings are numpydoc, written with Sphinx roles (``:class:`Objective```,
-``:func:`~frankwolfe.applications.structured_svm.datasets.get_data_home```).
+``:func:`~frankwolfe.applications.data.get_data_home```).
 mkdocstrings renders Markdown, where a role would show as raw text; this extension
 rewrites each role into an optional mkdocs-autorefs reference: a link when the
 target is rendered in the API reference, plain code otherwise (no warning). A

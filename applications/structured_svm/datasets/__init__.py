@@ -1,10 +1,9 @@
 """Data loaders (OCR letters, CoNLL-2000 chunking) and a synthetic chain generator."""
 
-from ._home import get_data_home
 from .cmu_house import CMUHouse, load_cmu_house
 from .conll import CONLL_TEMPLATES, load_conll2000
 from .ocr import load_ocr
 from .synthetic import make_chain
 
-__all__ = ["load_ocr", "load_conll2000", "make_chain", "get_data_home", "CONLL_TEMPLATES",
+__all__ = ["load_ocr", "load_conll2000", "make_chain", "CONLL_TEMPLATES",
            "load_cmu_house", "CMUHouse"]

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from ..._checks import check_finite
-from ._home import find_folder
+from ...data.home import find_folder
+from ...data.sources import cmu_house_home
 
 __all__ = ["load_cmu_house", "CMUHouse", "CMU_HOUSE_BASELINES"]
 
@@ -80,7 +81,7 @@ class CMUHouse:
 
 
 def _read_matrix(path: Path, shape: tuple[int, int], dtype: type) -> np.ndarray:
-    a = np.loadtxt(path, dtype=dtype, ndmin=2)
+    a: np.ndarray = np.loadtxt(path, dtype=dtype, ndmin=2)
     if a.shape != shape:
         raise ValueError(f"load_cmu_house: {path} must hold a {shape[0]} x {shape[1]} table, "
                          f"got shape {a.shape}")
@@ -121,7 +122,7 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
     ----------
     data_home : path, optional
         Folder holding ``cmu_house/`` (or the files themselves); see
-        :func:`~frankwolfe.applications.structured_svm.datasets.get_data_home`.
+        :func:`~frankwolfe.applications.data.get_data_home`.
     download_if_missing : bool, default False
         Download the files from their public origin into the cache folder
         when they are missing (see :mod:`frankwolfe.applications.fetch`).
@@ -138,8 +139,6 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
         When a file does not have the documented shape.
     """
     if download_if_missing:
-        from ...fetch import cmu_house_home
-
         data_home = cmu_house_home(data_home)
     folder = find_folder(data_home, "cmu_house", ["correct", "scf/house001.scf"],
                          "load_cmu_house")

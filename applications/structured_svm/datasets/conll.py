@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ._home import find_folder
+from ...data.home import find_folder
+from ...data.sources import conll2000_home
 
 __all__ = ["load_conll2000", "CONLL_TEMPLATES"]
 
@@ -133,13 +134,12 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
     """
     expected = ["train.txt", "test.txt"]
     if download_if_missing:
-        from ...fetch import conll2000_home
-
         data_home = conll2000_home(data_home)
     folder = find_folder(data_home, "conll2000", expected, "load_conll2000")
     missing = [f for f in expected if not (folder / f).is_file()]
     if missing:
-        raise FileNotFoundError(f"load_conll2000: {missing} missing in {folder}; expected {expected}")
+        raise FileNotFoundError(f"load_conll2000: {missing} missing in {folder}; "
+                                f"expected {expected}")
     train = _read(folder / "train.txt")
     test = _read(folder / "test.txt")
 

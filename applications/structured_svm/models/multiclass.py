@@ -9,8 +9,8 @@ from scipy.special import logsumexp
 
 from frankwolfe.errors import ShapeError
 
-from ._forward_backward import Marginals
 from .base import SparseVector, StructuredModel
+from .chain.forward_backward import Marginals
 
 __all__ = ["MulticlassModel"]
 

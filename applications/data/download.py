@@ -1,4 +1,4 @@
-"""Downloading data files: a cache folder, sha256 checks, nothing kept on failure.
+"""Downloading data files into the data home: sha256 checks, nothing kept on failure.
 
 A file is streamed to a temporary name in its target folder (with a tqdm
 progress bar), checked against its sha256 when one is known, and only then
@@ -18,11 +18,10 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-__all__ = ["ENV_HOME", "ENV_URL", "DownloadError", "cache_home", "download", "sha256_of",
-           "replace_folder"]
+from .home import ENV_HOME
 
-#: the cache folder (default ``~/frankwolfe_data``)
-ENV_HOME = "FRANKWOLFE_DATA"
+__all__ = ["ENV_URL", "DownloadError", "download", "sha256_of", "replace_folder"]
+
 #: a mirror that replaces every origin: ``<mirror>/<data set>/<file>`` (tests, offline sites)
 ENV_URL = "FRANKWOLFE_DATA_URL"
 _CHUNK = 1 << 16
@@ -32,16 +31,8 @@ class DownloadError(OSError):
     """A download failed or gave a file that does not match its checksum."""
 
 
-def cache_home(data_home: str | os.PathLike[str] | None = None) -> Path:
-    """Where fetched files are written: ``data_home``, else ``$FRANKWOLFE_DATA``, else
-    ``~/frankwolfe_data``."""
-    if data_home is not None:
-        return Path(data_home).expanduser()
-    env = os.environ.get(ENV_HOME)
-    return Path(env).expanduser() if env else Path.home() / "frankwolfe_data"
-
-
 def sha256_of(path: str | os.PathLike[str]) -> str:
+    """The sha256 hex digest of the file ``path``."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(_CHUNK), b""):

@@ -37,8 +37,8 @@ from numba import njit
 
 from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, structured_direction
 
-from ._chain_data import chain_data
-from .models._viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
+from .data import chain_data
+from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
 
 __all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
            "chain_describe", "chain_moved", "chain_sync"]
@@ -60,8 +60,16 @@ class ChainState(NamedTuple):
     mu: np.ndarray
     T: np.ndarray
     lbar: np.ndarray
-    fparams: np.ndarray  # (lam, n)
-    iparams: np.ndarray  # (K, F, d, uses_ids)
+    # the parameters by name, scalars read once per kernel call: n (the number of blocks)
+    # is a float as the kernels divide by it; scale = 1 / (lam n) maps a labelling's
+    # psi to its vertex; K labels, F unary features, d the dimension of w
+    lam: float
+    n: float
+    scale: float
+    K: int
+    F: int
+    d: int
+    uses_ids: bool
     # oracle scratch: unary scores, augmented scores, pair weights (max_sum's layout),
     # labelling, a K-row for max_sum, c_t, transition counts, sparse accumulator and
     # marks, (loss, length) of the labelling
@@ -154,9 +162,9 @@ def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
     Xf, If, offsets = state.Xf, state.If, state.offsets
     off, mu, T = state.off, state.mu, state.T
-    iparams, coef, cnt = state.iparams, state.coef, state.cnt
+    coef, cnt = state.coef, state.cnt
     acc, mark = state.acc, state.mark
-    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    K, F, uses_ids = state.K, state.F, state.uses_ids
     lo = off[i]
     L = off[i + 1] - lo
     for t in range(L):
@@ -256,13 +264,13 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
     Xf, If, offsets = state.Xf, state.If, state.offsets
     off, Yf, mu = state.off, state.Yf, state.mu
-    lbar, fparams, iparams = state.lbar, state.fparams, state.iparams
+    lbar = state.lbar
     u, ua, wp = state.u, state.ua, state.wp
     ys, info, gT = state.ys, state.info, state.gT
     mode, Tf, tlist = state.mode, state.Tf, state.tlist
     tcnt = state.tcnt
-    lam, n = fparams[0], fparams[1]
-    K, F, d, uses_ids = iparams[0], iparams[1], iparams[2], iparams[3]
+    lam, n = state.lam, state.n
+    K, F, d, uses_ids = state.K, state.F, state.d, state.uses_ids
     lo = off[i]
     L = off[i + 1] - lo
     gl = g[d]
@@ -314,9 +322,8 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
     nnz = 0
     if want:
         ys, info, lbar = state.ys, state.info, state.lbar
-        lam, n = state.fparams[0], state.fparams[1]
-        d = state.iparams[2]
-        nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
+        n, d = state.n, state.d
+        nnz = _emit(state, i, ys, idx, val, state.scale)
         idx[nnz] = d
         val[nnz] = (info[0] - lbar[i]) / n
         nnz += 1
@@ -327,8 +334,8 @@ def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
 def chain_sync(state, g):  # pragma: no cover - compiled
     """Feature-major copy ``gT[f K + k] = g[k F + f]`` of the unary gradient (id features
     and sparse rows: the oracle then reads the ``K`` weights of a feature contiguously)."""
-    gT, mode, iparams = state.gT, state.mode, state.iparams
-    K, F, uses_ids = iparams[0], iparams[1], iparams[3]
+    gT, mode = state.gT, state.mode
+    K, F, uses_ids = state.K, state.F, state.uses_ids
     if uses_ids or state.xptr.size > 0:
         for k in range(K):
             src = k * F
@@ -342,7 +349,7 @@ def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
     (their counts in ``cntf``, to be cleared by the caller); returns their number."""
     ys, ytr, cntf = state.ys, state.ytr, state.cntf
-    K = state.iparams[0]
+    K = state.K
     L = state.off[i + 1] - state.off[i]
     ny = 0
     for t in range(L - 1):
@@ -384,11 +391,11 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
     tin, ytr, cntf = state.tin, state.ytr, state.cntf
     sd = state.sd
-    lam, n = state.fparams[0], state.fparams[1]
-    K, F, d = state.iparams[0], state.iparams[1], state.iparams[2]
+    n = state.n
+    K, F, d = state.K, state.F, state.d
     lo = off[i]
     L = off[i + 1] - lo
-    sc = 1.0 / (lam * n)
+    sc = state.scale
     # c_t = mu_t - e(y*_t), its support and the row terms
     nr = 0
     ns = 0
@@ -479,8 +486,8 @@ def chain_moved(state, sd, g):  # pragma: no cover - compiled
     if state.mode[0] != 1:
         return
     gT, If, offsets = state.gT, state.If, state.offsets
-    K, F = state.iparams[0], state.iparams[1]
-    if state.iparams[3] == 0:
+    K, F = state.K, state.F
+    if not state.uses_ids:
         xptr, xcol = state.xptr, state.xcol
         for r in range(sd.counts[1]):
             b, row = sd.base[r], sd.row[r]
@@ -504,10 +511,10 @@ def chain_moved(state, sd, g):  # pragma: no cover - compiled
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar
-    iparams, ys, info = state.iparams, state.ys, state.info
+    ys, info = state.ys, state.info
     Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
     tin = state.tin
-    K = iparams[0]
+    K = state.K
     lo = off[i]
     L = off[i + 1] - lo
     keep = 1.0 - gamma
@@ -538,16 +545,15 @@ def chain_commit(state, i, gamma):  # pragma: no cover - compiled
 def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
     """``x = sum_i A_i z_i`` for the block state."""
     off, Yf, lbar = state.off, state.Yf, state.lbar
-    fparams, iparams, ys = state.fparams, state.iparams, state.ys
-    lam, n = fparams[0], fparams[1]
-    d = iparams[2]
+    ys = state.ys
+    n, d = state.n, state.d
     nb = off.size - 1
     for i in range(nb):
         lo = off[i]
         L = off[i + 1] - lo
         for t in range(L):
             ys[t] = Yf[lo + t]
-        nnz = _emit(state, i, ys, idx, val, 1.0 / (lam * n))
+        nnz = _emit(state, i, ys, idx, val, state.scale)
         for a in range(nnz):
             x[idx[a]] -= val[a]  # emitted phi_bar - phi(y_i); the block holds the negative
         x[d] += lbar[i] / n
@@ -607,8 +613,9 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     state = ChainState(
         Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If,
         offsets=offsets, off=data.off,
-        Yf=data.Yf, mu=mu, T=T, lbar=lbar, fparams=np.array([lam, float(n)]),
-        iparams=np.array([K, F, d, int(data.uses_ids)], dtype=np.int64),
+        Yf=data.Yf, mu=mu, T=T, lbar=lbar,
+        lam=float(lam), n=float(n), scale=1.0 / (float(lam) * float(n)), K=int(K), F=int(F),
+        d=int(d), uses_ids=bool(data.uses_ids),
         u=np.empty((Lmax, K)), ua=np.empty((Lmax, K)), wp=np.empty(2 * K + K * K),
         ys=np.empty(Lmax, dtype=np.int64), vnew=np.empty(K), coef=np.empty((Lmax, K)),
         cnt=cnt,

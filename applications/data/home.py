@@ -5,30 +5,33 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["get_data_home", "find_folder"]
+__all__ = ["ENV_HOME", "get_data_home", "find_folder"]
 
-ENV_VAR = "FRANKWOLFE_DATA"
+#: the environment variable naming the data home
+ENV_HOME = "FRANKWOLFE_DATA"
 
 
 def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
-    """Return the data folder.
+    """Return the data home: the folder the loaders read and the fetchers write.
 
     Parameters
     ----------
     data_home : path, optional
         Used as given.  Otherwise the environment variable ``FRANKWOLFE_DATA``;
-        otherwise ``../shared/data`` next to the repository when it exists;
         otherwise ``~/frankwolfe_data``.
+
+    Notes
+    -----
+    Only these three places are read.  Earlier development versions also used a
+    ``../shared/data`` folder next to a clone of the repository when it existed; that
+    fallback moved to the test configuration (``tests/conftest.py`` sets
+    ``FRANKWOLFE_DATA`` to it), so a user's run reads no folder the user did not name.
     """
     if data_home is not None:
         return Path(data_home).expanduser()
-    env = os.environ.get(ENV_VAR)
+    env = os.environ.get(ENV_HOME)
     if env:
         return Path(env).expanduser()
-    repo = Path(__file__).resolve().parents[3]
-    shared = repo.parent / "shared" / "data"
-    if shared.is_dir():
-        return shared
     return Path.home() / "frankwolfe_data"
 
 
@@ -43,7 +46,7 @@ def find_folder(data_home: str | os.PathLike[str] | None, name: str, expected: l
             return folder
     raise FileNotFoundError(
         f"{loader}: no data found. Expected one of {expected} in {home / name} (or in {home}). "
-        f"Pass `data_home=` or set the environment variable {ENV_VAR} to the folder that "
+        f"Pass `data_home=` or set the environment variable {ENV_HOME} to the folder that "
         f"contains '{name}/', or pass download_if_missing=True (or call fetch_{name}) to "
         f"download the files from their public origin (see frankwolfe.applications.fetch)."
     )

@@ -1,5 +1,5 @@
 """Compiled pieces shared by the expectation-based SSVM solvers (online EG, dual
-extragradient) on a chain data set (:class:`~._chain_dual.ChainData`).
+extragradient) on a chain data set (:class:`~.data.ChainData`).
 
 A dual point is one Gibbs distribution per example, ``alpha_i(y) ∝ exp(theta_i(y))``,
 with log-potentials factored like the chain model: ``theta_node`` (one row of ``K``
@@ -21,17 +21,16 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._chain_data import ChainData
-from ._chain_kernels import _unary
-from .models._forward_backward import chain_marginals
+from .data import ChainData, chain_data
+from .dual_kernels import _unary
+from .forward_backward import chain_marginals
+from .model import ChainModel
 
 __all__ = ["ChainDualPoint", "chain_dual_data", "require_chain_marginals"]
 
 
 def require_chain_marginals(model: Any, solver: str) -> None:
-    """Raise a clear error unless ``model`` is a :class:`~.models.ChainModel`."""
-    from .models.chain import ChainModel
-
+    """Raise a clear error unless ``model`` is a :class:`~.model.ChainModel`."""
     if isinstance(model, ChainModel):
         return
     name = type(model).__name__
@@ -222,7 +221,5 @@ class ChainDualPoint:
 
 def chain_dual_data(model: Any, X: Any, Y: Any, solver: str) -> ChainData:
     """The flattened chain data set, after checking the model has marginals."""
-    from ._chain_dual import chain_data
-
     require_chain_marginals(model, solver)
     return chain_data(model, X, Y)

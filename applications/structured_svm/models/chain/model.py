@@ -10,9 +10,13 @@ import scipy.sparse as sp
 
 from frankwolfe.errors import ShapeError
 
-from . import _viterbi as kern
-from ._forward_backward import Marginals, chain_marginals
-from .base import SparseVector, StructuredModel
+from ..base import SparseVector, StructuredModel
+from . import viterbi as kern
+from .batch import ChainBatchOracles
+from .data import chain_data
+from .dual_kernels import chain_blocks
+from .forward_backward import Marginals, chain_marginals
+from .rounds import chain_rounds
 
 __all__ = ["ChainModel"]
 
@@ -73,24 +77,27 @@ class ChainModel(StructuredModel):
             raise ValueError(f"ChainModel: `n_states` must be a positive integer, got {n_states!r}")
         self.n_states = int(n_states)
         if np.ndim(n_features) == 0:
-            if int(n_features) != n_features or n_features < 1:
+            scalar: Any = n_features  # a number (np.ndim says so), however it is typed
+            if int(scalar) != scalar or scalar < 1:
                 raise ValueError(
                     f"ChainModel: `n_features` must be a positive integer or a sequence of "
                     f"template sizes, got {n_features!r}"
                 )
-            self.n_features: int | tuple[int, ...] = int(n_features)
+            self.n_features: int | tuple[int, ...] = int(scalar)
             self.template_sizes: np.ndarray | None = None
             self.offsets: np.ndarray | None = None
-            self.n_unary = int(n_features)
+            self.n_unary = int(scalar)
         else:
             sizes = np.asarray(n_features)
-            if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
+            if (sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu"
+                    or (sizes < 0).any()):
                 raise ValueError(
                     "ChainModel: `n_features` as template sizes must be a non-empty 1-D sequence "
                     f"of non-negative integers, got {n_features!r}"
                 )
             self.template_sizes = sizes.astype(np.int64)
-            self.offsets = np.concatenate([[0], np.cumsum(self.template_sizes)[:-1]]).astype(np.int64)
+            self.offsets = np.concatenate(
+                [[0], np.cumsum(self.template_sizes)[:-1]]).astype(np.int64)
             self.n_features = tuple(int(s) for s in sizes)
             self.n_unary = int(self.template_sizes.sum())
             if self.n_unary < 1:
@@ -141,9 +148,11 @@ class ChainModel(StructuredModel):
 
     def _bad_id(self, x: np.ndarray, status: int) -> ValueError:
         t, j = divmod(int(status), x.shape[1])
+        sizes = self.template_sizes  # ids models only call this
+        top = "?" if sizes is None else int(sizes[j])
         return ValueError(
             f"ChainModel: `x[{t}, {j}]` = {int(x[t, j])} is not an attribute id of template {j}; "
-            f"expected 0 (absent) to {int(self.template_sizes[j])}"
+            f"expected 0 (absent) to {top}"
         )
 
     # -- the four model methods ------------------------------------------------
@@ -178,7 +187,8 @@ class ChainModel(StructuredModel):
         ``[0, n_states)`` (a test-only tag); they are never matched."""
         return self._decode(x, y_true, w)[0]
 
-    def decode_with_score(self, x: Any, w: np.ndarray, y_true: Any = None) -> tuple[np.ndarray, float]:
+    def decode_with_score(self, x: Any, w: np.ndarray, y_true: Any = None
+                          ) -> tuple[np.ndarray, float]:
         """The (loss-augmented when ``y_true`` is given) labelling and its optimal value
         ``max_y [L(y_true, y)] + <w, phi(x, y)>``."""
         return self._decode(x, y_true, w)
@@ -319,13 +329,10 @@ class ChainModel(StructuredModel):
 
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
-        """Kernels storing block ``i`` as label marginals (see :mod:`.._chain_dual`), with
+        """Kernels storing block ``i`` as label marginals (see :mod:`.dual_kernels`), with
         the round kernels of compiled mini-batch rounds."""
         if not self._kernels_apply():
             return None
-        from .._chain_batch import chain_rounds
-        from .._chain_dual import chain_blocks
-
         blocks = chain_blocks(self, X, Y, lam, warm)
         blocks.rounds = chain_rounds(blocks)
         return blocks
@@ -334,9 +341,6 @@ class ChainModel(StructuredModel):
         """Numba batch oracles over flattened token arrays (threads over examples)."""
         if not self._kernels_apply():
             return None
-        from .._chain_batch import ChainBatchOracles
-        from .._chain_data import chain_data
-
         return ChainBatchOracles(chain_data(self, X, Y))
 
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:

@@ -1,6 +1,7 @@
-"""Batch oracles of the chain model over a whole data set (threads over examples), and
-the dual's batch block oracles (the vertices of a list of examples at one gradient):
-as atoms for the Python engine, as stored labellings for compiled mini-batch rounds."""
+"""The chain dual's batch block oracles: the vertices of a list of examples at one
+gradient, as atoms for the Python engine (:class:`ChainBlockVertices`, also what a
+cluster worker answers) and as stored labellings for compiled mini-batch rounds
+(:func:`chain_rounds`)."""
 
 from __future__ import annotations
 
@@ -8,192 +9,37 @@ import copy
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from frankwolfe import Atom
 from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
 
-from ._chain_data import ChainData
-from ._chain_kernels import _add_pair_scores, _emit
-from .models._viterbi import (_viterbi, decode_dense, decode_ids, decode_ids_fm, features_dense,
-                              features_ids, score_dense, score_ids, to_feature_major)
+from ..base import dual_scale, dual_weights
+from .batch import _decode
+from .data import ChainData
+from .dual_kernels import _add_pair_scores, _emit
+from .viterbi import (
+    _viterbi,
+    decode_dense,
+    decode_ids,
+    features_dense,
+    features_ids,
+    to_feature_major,
+)
 
-__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "ChainBlockVertices",
-           "ChainRoundTable", "chain_rounds", "chain_recall"]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pragma: no cover
-    """(Loss-augmented) Viterbi of sequence ``i``: ids checked by ChainData; for ids the
-    unary weights are feature-major (``wt``)."""
-    lo, hi = off[i], off[i + 1]
-    yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-    if uses_ids:
-        return decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
-    return decode_dense(Xf[lo:hi], w, K, yt, augment)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _batch(Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
-           best):  # pragma: no cover - compiled
-    n = off.size - 1
-    for i in prange(n):
-        y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
-        labels[off[i]:off[i + 1]] = y
-        best[i] = b
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _true_scores(Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, out):  # pragma: no cover
-    n = off.size - 1
-    for i in prange(n):
-        lo, hi = off[i], off[i + 1]
-        if uses_ids:
-            s, _ = score_ids(If[lo:hi], offsets, sizes, Yf[lo:hi], w, K, F)
-        else:
-            s = score_dense(Xf[lo:hi], Yf[lo:hi], w, K)
-        out[i] = s
-
-
-@njit(cache=True, nogil=True)
-def _psi_sum(Xf, If, offsets, off, Yf, labels, K, F, uses_ids, out):  # pragma: no cover
-    """``out += sum_i phi(x_i, y_i) - phi(x_i, labels_i)`` (dense ``out`` of length d)."""
-    n = off.size - 1
-    o = K * F
-    for i in range(n):
-        lo, hi = off[i], off[i + 1]
-        for t in range(lo, hi):
-            a, b = Yf[t], labels[t]
-            if a == b:
-                continue
-            if uses_ids:
-                for j in range(If.shape[1]):
-                    v = If[t, j]
-                    if v != 0:
-                        f = offsets[j] + v - 1
-                        out[a * F + f] += 1.0
-                        out[b * F + f] -= 1.0
-            else:
-                for f in range(F):
-                    out[a * F + f] += Xf[t, f]
-                    out[b * F + f] -= Xf[t, f]
-        out[o + Yf[lo]] += 1.0
-        out[o + labels[lo]] -= 1.0
-        out[o + K + Yf[hi - 1]] += 1.0
-        out[o + K + labels[hi - 1]] -= 1.0
-        for t in range(lo, hi - 1):
-            out[o + 2 * K + Yf[t] + K * Yf[t + 1]] += 1.0
-            out[o + 2 * K + labels[t] + K * labels[t + 1]] -= 1.0
-
-
-def _threads(n_jobs: int | None):
-    import numba
-
-    n = numba.config.NUMBA_NUM_THREADS
-    if n_jobs is None or n_jobs == 1:
-        return 1
-    return n if n_jobs < 0 else max(1, min(int(n_jobs), n))
-
-
-def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: int | None = 1
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(Loss-augmented) Viterbi on every sequence: flat labels and the optimal values."""
-    import numba
-
-    labels = np.empty(int(data.off[-1]), dtype=np.int64)
-    best = np.empty(data.n)
-    if augment and data.Yf.size == 0:
-        raise ValueError("loss-augmented decoding needs the true labellings")
-    Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
-    old = numba.get_num_threads()
-    numba.set_num_threads(_threads(n_jobs))
-    try:
-        wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
-        _batch(data.Xf, data.If, data.offsets, data.off, Yf, wt, w, data.K, data.F,
-               data.uses_ids, augment, labels, best)
-    finally:
-        numba.set_num_threads(old)
-    return labels, best
-
-
-def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
-                       ) -> dict[str, Any]:
-    """One loss-augmented pass: per-example hinge terms, losses, ``sum psi`` and labels.
-
-    Returns a dict with ``labels`` (flat), ``hinge`` (``max_y L + <w, phi(y)> - <w,
-    phi(y_i)>`` per example), ``loss`` (per example) and ``psi_sum`` (dense length d).
-    """
-    import numba
-
-    labels, best = chain_batch_decode(data, w, True, n_jobs)
-    true = np.empty(data.n)
-    old = numba.get_num_threads()
-    numba.set_num_threads(_threads(n_jobs))
-    try:
-        _true_scores(data.Xf, data.If, data.offsets, data.sizes, data.off, data.Yf, w, data.K,
-                     data.F, data.uses_ids, true)
-    finally:
-        numba.set_num_threads(old)
-    batch = ChainBatchOracles(data)
-    return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
-            "psi_sum": batch._psi(labels)}
-
-
-class ChainBatchOracles:
-    """The chain model's batch oracles over one data set (what
-    :meth:`~.models.StructuredModel.batch_oracles` returns; see :mod:`.oracles`).
-
-    Parameters
-    ----------
-    data : ChainData
-        The flattened data set (labels may be absent: then only :meth:`predict`).
-    """
-
-    def __init__(self, data: ChainData) -> None:
-        self.data = data
-
-    def _psi(self, labels: np.ndarray) -> np.ndarray:
-        data = self.data
-        psi = np.zeros(data.d)
-        _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
-                 data.uses_ids, psi)
-        return psi
-
-    def _losses(self, labels: np.ndarray) -> np.ndarray:
-        data = self.data
-        wrong = (labels != data.Yf).astype(float)
-        return np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)
-
-    def psi_loss(self, w: np.ndarray, augment: bool, n_jobs: int | None
-                 ) -> tuple[np.ndarray, float, list[np.ndarray]]:
-        """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])``."""
-        labels, _ = chain_batch_decode(self.data, w, augment, n_jobs)
-        return (self._psi(labels), float(np.sum(self._losses(labels))),
-                np.split(labels, self.data.off[1:-1]))
-
-    def primal_terms(self, w: np.ndarray, n_jobs: int | None
-                     ) -> tuple[np.ndarray, np.ndarray, float]:
-        """``(hinge per example, sum_i psi_i(y*_i), sum_i L_i(y*_i))`` of the
-        loss-augmented labellings ``y*``."""
-        out = chain_batch_oracle(self.data, w, n_jobs)
-        return out["hinge"], out["psi_sum"], float(out["loss"].sum())
-
-    def predict(self, w: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
-        """The decoding of every sequence."""
-        labels, _ = chain_batch_decode(self.data, w, False, n_jobs)
-        return np.split(labels, self.data.off[1:-1])
+__all__ = ["ChainBlockVertices", "ChainRoundTable", "chain_rounds", "chain_recall"]
 
 
 # -- block vertices of a list of examples (the dual domain's batch block oracle) ------
 
 @njit(cache=True, nogil=True)
 def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, augment,
-                    active, aoff, rest, scale, n, labels, loff, voff):  # pragma: no cover - compiled
+                    active, aoff, rest, scale, n, labels, loff, voff):  # pragma: no cover
     """For each example ``which[k]``: its (loss-augmented) Viterbi labelling, written at
     ``labels[loff[k]:loff[k + 1]]``, and the block vertex ``(psi / (lam n), L / n)`` over
     the block's coordinates (``feature_support`` then ``l``), entries ``voff[k] ..
     voff[k + 1] - 1`` of the returned ``(pos, val)``.  The same decoders and feature
-    maps as :class:`~.models.ChainModel` per example, so the same answers bit for bit."""
+    maps as :class:`~.model.ChainModel` per example, so the same answers bit for bit."""
     cap = 1024
     pos = np.empty(cap, dtype=np.int64)
     val = np.empty(cap)
@@ -242,12 +88,21 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, a
     return pos[:m].copy(), val[:m].copy()
 
 
+class _Followed(NamedTuple):
+    """The point :meth:`ChainBlockVertices.follow` keeps up with, its unary part
+    feature-major (ids only) and the round's pair weights, written in place."""
+
+    point: np.ndarray
+    gT: np.ndarray
+    w: np.ndarray
+
+
 class ChainBlockVertices:
     """The dual domain's batch block oracle for a chain model (see
     :meth:`~frankwolfe.algorithms.compiled_blocks.BlockDomainHooks.batch_block_oracle`):
     the vertices of blocks ``which`` at one gradient ``(lam w, -1)`` in one numba call
     that releases the GIL, so that threads answering disjoint chunks run in parallel.
-    Answers equal :meth:`~.dual.SSVMBlockOracle.extreme_point` block by block.
+    Answers equal :meth:`~...dual.SSVMBlockOracle.extreme_point` block by block.
 
     Parameters
     ----------
@@ -277,9 +132,7 @@ class ChainBlockVertices:
         self._unfollow()
 
     def _unfollow(self) -> None:
-        self._followed: np.ndarray | None = None  # the point :meth:`follow` keeps up with
-        self._gT: np.ndarray | None = None  # its unary part, feature-major (ids only)
-        self._w: np.ndarray | None = None  # the round's pair weights, written in place
+        self._follow: _Followed | None = None
 
     def follow(self, gradient: np.ndarray, changed: Any = None) -> None:
         """Keep up with ``gradient``, a vector changed in place only at ``changed`` (an
@@ -295,16 +148,16 @@ class ChainBlockVertices:
             return
         K, F = data.K, data.F
         o = K * F
-        if changed is None or self._gT is None or gradient is not self._followed:
-            self._gT = to_feature_major(gradient[:o], K, F)
-            self._w = np.zeros(data.d)
+        kept = self._follow
+        if changed is None or kept is None or gradient is not kept.point:
+            self._follow = _Followed(gradient, to_feature_major(gradient[:o], K, F),
+                                     np.zeros(data.d))
         else:
             idx = np.arange(changed.start, changed.stop) if isinstance(changed, slice) \
                 else np.asarray(changed)
             idx = idx[idx < o]
             k, f = np.divmod(idx, F)
-            self._gT[f * K + k] = gradient[idx]
-        self._followed = gradient
+            kept.gT[f * K + k] = gradient[idx]
 
     def __call__(self, which: Any, gradient: np.ndarray) -> list[Atom]:
         from frankwolfe.errors import OracleError
@@ -315,7 +168,7 @@ class ChainBlockVertices:
             raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
                               f"<= 0 (the dual gradient has -1 there), got {gl!r}")
         augment = gl < 0
-        w = gradient[:-1] / (self.lam * -gl) if augment else gradient[:-1]
+        w = dual_weights(gradient, self.lam)
         which = np.asarray(which, dtype=np.int64)
         lens = data.off[which + 1] - data.off[which]
         loff = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
@@ -339,8 +192,9 @@ class ChainBlockVertices:
         bit for bit (what a :class:`~frankwolfe.DaskExecutor` worker answers)."""
         data = self.data
         K, F, d = data.K, data.F, data.d
-        if gradient is self._followed and gradient[d] <= 0:
-            w, gt, s, augment = _split_weights(gradient, self._gT, self._w, self.lam, K * F, d)
+        kept = self._follow
+        if kept is not None and gradient is kept.point and gradient[d] <= 0:
+            w, gt, s, augment = _split_weights(gradient, kept.gT, kept.w, self.lam, K * F, d)
         else:
             w, gt, augment = _round_weights(np.asarray(gradient, dtype=float), self.lam, K, F,
                                             d, data.uses_ids)
@@ -446,8 +300,8 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
     off, Yf, mu, lbar = state.off, state.Yf, state.mu, state.lbar
     ys, info = state.ys, state.info
     Tf, tlist, tcnt = state.Tf, state.tlist, state.tcnt
-    lam, n = state.fparams[0], state.fparams[1]
-    K, F, d, uses_ids = state.iparams[0], state.iparams[1], state.iparams[2], state.iparams[3]
+    lam, n = state.lam, state.n
+    K, F, d, uses_ids = state.K, state.F, state.d, state.uses_ids
     lo = off[i]
     L = off[i + 1] - lo
     for t in range(L):
@@ -480,7 +334,7 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
     gap = (s_star - s_bar) / ln + gl * (lbar[i] - loss_s) / n
     nnz = 0
     if want:
-        nnz = _emit(state, i, ys, idx, val, 1.0 / ln)
+        nnz = _emit(state, i, ys, idx, val, state.scale)
         idx[nnz] = d
         val[nnz] = (loss_s - lbar[i]) / n
         nnz += 1
@@ -498,8 +352,7 @@ def _round_weights(g: np.ndarray, lam: float, K: int, F: int, d: int, uses_ids: 
 
         raise OracleError(f"SSVMBlockOracle: the l-component of the direction must be "
                           f"<= 0 (the dual gradient has -1 there), got {gl!r}")
-    s = lam * -gl if gl < 0 else 1.0
-    w = g[:d] / s
+    w = dual_weights(g, lam)
     return w, (to_feature_major(w, K, F) if uses_ids else np.zeros(0)), gl < 0
 
 
@@ -510,7 +363,7 @@ def _split_weights(g: np.ndarray, gT: np.ndarray, w: np.ndarray, lam: float, o: 
     ``g[o:d] / s`` written into ``w[o:]``, the unary ones ``gT`` left for the oracles
     to divide by ``s`` where they read them (the same quotients as ``w = g / s``)."""
     gl = float(g[d])
-    s = lam * -gl if gl < 0 else 1.0
+    s = dual_scale(gl, lam)
     np.divide(g[o:d], s, out=w[o:])
     return w, gT, s, gl < 0
 
@@ -528,12 +381,12 @@ def _label_type(K: int) -> np.dtype:
 
 def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
     """The :class:`~frankwolfe.algorithms.compiled_blocks.RoundKernels` of the chain
-    kernels ``blocks`` (:func:`._chain_kernels.chain_blocks`): a round's oracles decode
+    kernels ``blocks`` (:func:`.dual_kernels.chain_blocks`): a round's oracles decode
     at the weights ``w = g_w / (lam (-g_l))``, computed once per round, with the same
     decoders as :class:`ChainBlockVertices` (so the same labellings)."""
     state = blocks.state
-    lam = float(state.fparams[0])
-    K, F, d, uses_ids = (int(v) for v in state.iparams)
+    lam = state.lam
+    K, F, d, uses_ids = state.K, state.F, state.d, state.uses_ids
     table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
                             np.zeros(state.off.size - 1))
     o = K * F

