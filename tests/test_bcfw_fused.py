@@ -13,7 +13,7 @@ import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, SSVMDualObjective, make_chain
 from frankwolfe.applications.structured_svm._chain_dual import chain_batch_decode, chain_data
 from frankwolfe.applications.structured_svm.models._viterbi import decode_ids_fm, to_feature_major
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, CompiledObjective, fused_driver
+from frankwolfe.compiled import CompiledBlocks, CompiledObjective, fused_driver
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from frankwolfe import Atom
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
+from frankwolfe.compiled import CompiledBlocks, RoundKernels
 
 from ._chain_data import ChainData
 from ._chain_kernels import _add_pair_scores, _emit

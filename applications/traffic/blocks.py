@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks
+from frankwolfe.compiled import BlockDomainHooks
 from frankwolfe.atoms import Atom
 from frankwolfe.errors import InfeasibleError
 from frankwolfe.lmo.base import LMO

@@ -63,6 +63,7 @@ from ..objectives.design_kernels import (
     half_sq_residual,
 )
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from .active_variant import split_start
 from .engine import Engine, Observation, drive
@@ -709,7 +710,8 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int) -> tu
     return D, S
 
 
-@solver(aliases={"lmo": "domain"})
+@register("compiled_pairwise")
+@solver()
 def compiled_pairwise_frank_wolfe(
     objective: Objective,
     domain: LMO,

@@ -211,7 +211,8 @@ class QuadraticObjective(Objective):
         idx = np.asarray(indices, dtype=np.int64)
         v = np.asarray(direction, dtype=float).reshape(-1)
         if sp.issparse(self.Q) and idx.size and np.all(idx[1:] > idx[:-1]):
-            from .quadratic_kernels import csr_block_quad  # numba: scipy slicing costs ~100 us a call
+            # numba: scipy slicing costs ~100 us a call
+            from .quadratic_kernels import csr_block_quad
 
             Q = self.Q
             if not Q.has_sorted_indices:
@@ -232,7 +233,7 @@ class QuadraticObjective(Objective):
 
     def compiled_block_objective(self) -> Any:
         """CSR kernels of ``1/2 x^T Q x + c^T x`` for compiled block passes (flat ``x``)."""
-        from ..algorithms.compiled_blocks import CompiledObjective
+        from ..compiled import CompiledObjective
         from .quadratic_kernels import csr_data, csr_line, csr_update
 
         return CompiledObjective(csr_line, csr_update, csr_data(self.Q))

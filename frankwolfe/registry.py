@@ -1,0 +1,53 @@
+"""The names :func:`~frankwolfe.minimize` knows: each method registers itself beside its
+definition with :func:`register`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["register", "available_methods", "lookup"]
+
+_METHODS: dict[str, Callable[..., Any]] = {}
+
+_Solver = TypeVar("_Solver", bound=Callable[..., Any])
+
+
+def register(*names: str) -> Callable[[_Solver], _Solver]:
+    """Decorator making ``solver(objective, domain, **options)`` available as
+    ``minimize(objective, domain, method=name)`` under each of ``names`` (matched
+    without regard to case); the solver is returned unchanged.
+
+    Examples
+    --------
+    >>> from frankwolfe import frank_wolfe, minimize, register
+    >>> @register("my_fw")
+    ... def my_fw(objective, domain, **options):
+    ...     return frank_wolfe(objective, domain, **options)
+    """
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise TypeError(f"register: give one or more method names, got {names!r}")
+
+    def decorate(solver: _Solver) -> _Solver:
+        if not callable(solver):
+            raise TypeError(f"register: {solver!r} is not callable")
+        for name in names:
+            _METHODS[name.lower()] = solver
+        return solver
+
+    return decorate
+
+
+def available_methods() -> list[str]:
+    """Names accepted by :func:`~frankwolfe.minimize`."""
+    return sorted(_METHODS)
+
+
+def lookup(method: str) -> Callable[..., Any]:
+    """The solver registered as ``method``."""
+    try:
+        return _METHODS[method.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(
+            f"unknown method {method!r}; available: {', '.join(available_methods())}"
+        ) from None
