@@ -189,8 +189,9 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
     from . import _pass_template
 
     source = inspect.getsource(_pass_template)
-    paths = {name: _import_path(fn) for name, fn in kernels.items()}
-    if all(p is not None for p in paths.values()):
+    found = {name: _import_path(fn) for name, fn in kernels.items()}
+    paths = {name: p for name, p in found.items() if p is not None}
+    if len(paths) == len(found):
         mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS))
         stamp = _sources_stamp(mods)
         ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
@@ -215,6 +216,8 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
                 os.replace(tmp, path)  # atomic: concurrent processes see whole files
             name = f"_fw_pass_{tag}"
             spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:  # pragma: no cover - a .py file has one
+                raise OSError(f"cannot load {path}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
@@ -224,7 +227,8 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
                           for m, names in _HELPERS.items() for name in names}
     ns.update(kernels, **flags)
-    exec(compile(source, inspect.getsourcefile(_pass_template), "exec"), ns)
+    filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
+    exec(compile(source, filename, "exec"), ns)
     return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
 
 

@@ -36,7 +36,8 @@ class _SaddleAdapter(Objective):
         self.shape_x = shape_x
         self.shape_y = shape_y
         self.nx = int(np.prod(shape_x))
-        self.shape = (self.nx + int(np.prod(shape_y)),)
+        self.n = self.nx + int(np.prod(shape_y))
+        self.shape = (self.n,)
 
     def split(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return z[: self.nx].reshape(self.shape_x), z[self.nx:].reshape(self.shape_y)
@@ -51,7 +52,7 @@ class _SaddleAdapter(Objective):
                 f"{type(self.saddle).__name__}: gradients have shapes {gx.shape} and {gy.shape}, "
                 f"expected {self.shape_x} and {self.shape_y}"
             )
-        r = np.empty(self.shape)
+        r = np.empty(self.n)
         r[: self.nx] = gx.reshape(-1)
         np.negative(gy.reshape(-1), out=r[self.nx:])
         return float(val), r
@@ -65,7 +66,7 @@ class _SaddleAdapter(Objective):
 
     def tracker(self, z: np.ndarray) -> Tracker:
         if isinstance(self.saddle, BilinearObjective):
-            return _BilinearTracker(self, z)
+            return _BilinearTracker(self, self.saddle, z)
         return Tracker(self, z)
 
 
@@ -79,33 +80,38 @@ class _BilinearTracker(Tracker):
     ``_REFRESH`` moves (and on :meth:`set_point`), bounding the drift.
     """
 
-    def __init__(self, adapter: _SaddleAdapter, z: np.ndarray) -> None:
+    def __init__(self, adapter: _SaddleAdapter, saddle: BilinearObjective,
+                 z: np.ndarray) -> None:
         super().__init__(adapter, z)
-        L = adapter.saddle
-        self.L = L
+        self.adapter = adapter
+        self.L = saddle
         self.nx = adapter.nx
-        if sp.issparse(L.M):
-            self._rows = sp.csr_array(L.M)          # rows of M: M^T e_i
-            self._cols = sp.csr_array(L.M.T)        # rows of M^T: M e_j
+        M: Any = saddle.M  # dense or sparse
+        self.M = M
+        self._rows: Any
+        self._cols: Any
+        if bool(sp.issparse(M)):  # bool(): M stays Any (scipy's stubs lack CSR attributes)
+            self._rows = sp.csr_array(M)          # rows of M: M^T e_i
+            self._cols = sp.csr_array(M.T)        # rows of M^T: M e_j
         else:
-            self._rows = L.M
-            self._cols = np.ascontiguousarray(L.M.T)  # columns read as contiguous rows
+            self._rows = M
+            self._cols = np.ascontiguousarray(M.T)  # columns read as contiguous rows
         self._cache: dict[Any, tuple[np.ndarray | None, np.ndarray | None]] = {}
         self._moves = 0
         self.n_refreshes = 0
         self._refresh()
 
     def _refresh(self) -> None:
-        x, y = self.objective.split(self.x)
-        self.My = np.asarray(self.L.M @ y.reshape(-1), dtype=float)
-        self.MTx = np.asarray(self.L.M.T @ x.reshape(-1), dtype=float)
+        x, y = self.adapter.split(self.x)
+        self.My: np.ndarray = np.asarray(self.M @ y.reshape(-1), dtype=float)
+        self.MTx: np.ndarray = np.asarray(self.M.T @ x.reshape(-1), dtype=float)
         self.n_refreshes += 1
 
     def _products(self, atom: Atom) -> tuple[np.ndarray | None, np.ndarray | None]:
         """``(M^T a_x, M a_y)`` of a joint atom (None for a side it does not touch)."""
         nx = self.nx
-        if atom.is_sparse:
-            idx, val = atom.indices, atom.values
+        idx, val = atom.indices, atom.values
+        if idx is not None and val is not None:
             cut = int(np.searchsorted(idx, nx)) if idx.size and idx[-1] >= nx else idx.size
             px = py = None
             if cut:
@@ -119,8 +125,8 @@ class _BilinearTracker(Tracker):
             return hit
         a = atom.to_dense().reshape(-1)
         ax, ay = a[:nx], a[nx:]
-        out = (np.asarray(self.L.M.T @ ax, dtype=float) if np.any(ax) else None,
-               np.asarray(self.L.M @ ay, dtype=float) if np.any(ay) else None)
+        out = (np.asarray(self.M.T @ ax, dtype=float) if np.any(ax) else None,
+               np.asarray(self.M @ ay, dtype=float) if np.any(ay) else None)
         if len(self._cache) >= _CACHE_SIZE:
             self._cache.clear()
         self._cache[key] = out
@@ -148,7 +154,7 @@ class _BilinearTracker(Tracker):
         self._refresh()
 
     def _evaluate(self) -> tuple[float, np.ndarray]:
-        x, y = self.objective.split(self.x)
+        x, y = self.adapter.split(self.x)
         val, gx, gy = self.L.from_products(x.reshape(-1), y.reshape(-1), self.My, self.MTx)
         r = np.empty(self.x.shape)
         r[:self.nx] = gx
@@ -160,7 +166,8 @@ class _BilinearTracker(Tracker):
 
 def _row_combination(R: Any, rows: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """``sum_k coef_k R[rows_k]`` for a dense or CSR matrix ``R``."""
-    if not sp.issparse(R):
+    sparse = sp.issparse(R)  # a plain bool: R stays Any for the type checker
+    if not sparse:
         if rows.size == 1:
             return coef[0] * R[int(rows[0])]
         return coef @ R[rows]

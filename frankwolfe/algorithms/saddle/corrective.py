@@ -22,7 +22,7 @@ from ..restricted_game import (
     solve_matrix_game,
     solve_quadratic_game,
 )
-from .adapter import _row_combination, _SaddleAdapter
+from .adapter import _BilinearTracker, _row_combination, _SaddleAdapter
 from .variants import _SaddleVariant
 
 # Corrective weights at or below this fraction of the largest are zero (solver residue).
@@ -92,11 +92,19 @@ class _Player(AtomStore):
         self.products.pop()
 
 
+def _gram(A: Any) -> np.ndarray:
+    """``A A^T`` as a dense array, for a dense or sparse ``A``."""
+    sparse = sp.issparse(A)  # a plain bool: A stays Any for the type checker
+    G = A @ A.T
+    return np.asarray(G.todense() if sparse else G, dtype=float)
+
+
 def _embed(atom: Atom, offset: int, n: int) -> Atom:
     """A player's atom as an atom of the joint space (the other block zero)."""
     key = ("side", offset, atom.key)
-    if atom.is_sparse:
-        return Atom.sparse(atom.indices + offset, atom.values, n, key=key)
+    idx, val = atom.indices, atom.values
+    if idx is not None and val is not None:
+        return Atom.sparse(idx + offset, val, n, key=key)
     z = np.zeros(n)
     a = atom.to_dense().reshape(-1)
     z[offset: offset + a.size] = a
@@ -127,8 +135,11 @@ class _SaddleCorrective(_SaddleVariant):
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)
+        if not isinstance(tracker, _BilinearTracker):
+            raise TypeError("corrective SP-FW keeps the products of a BilinearObjective: "
+                            f"needs its tracker, got {type(tracker).__name__}")
         self.tracker = tracker
-        self.L = self.adapter.saddle
+        self.L = tracker.L
         for key in self.counts:
             self.counts[key] = 0
         n = self.n
@@ -145,8 +156,9 @@ class _SaddleCorrective(_SaddleVariant):
         """``M^T a`` for an x atom, ``M a`` for a y atom."""
         tr = self.tracker
         R = tr._rows if P.offset == 0 else tr._cols
-        if atom.is_sparse:
-            return _row_combination(R, atom.indices, atom.values)
+        idx, val = atom.indices, atom.values
+        if idx is not None and val is not None:
+            return _row_combination(R, idx, val)
         a = atom.to_dense().reshape(-1)
         return np.asarray(R.T @ a, dtype=float)
 
@@ -182,8 +194,7 @@ class _SaddleCorrective(_SaddleVariant):
             u, w, _ = solve_matrix_game(H)
             self.counts["n_corrective_lp"] += 1
         else:
-            Kx, Ky = (np.asarray((A @ A.T).todense() if sp.issparse(A) else A @ A.T, dtype=float)
-                      for A in (Ax, Ay))
+            Kx, Ky = (_gram(A) for A in (Ax, Ay))
             u, w, _ = solve_quadratic_game(H, gram_factor(Kx) if L.mu_x else None,
                                            gram_factor(Ky) if L.mu_y else None, L.mu_x, L.mu_y,
                                            solver=self.qp_solver)

@@ -28,7 +28,7 @@ __all__ = ["saddle_point_frank_wolfe"]
 
 
 def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
-          dname: str) -> tuple[tuple[int, ...], np.ndarray | None]:
+          dname: str) -> tuple[tuple[int, ...], np.ndarray]:
     """Shape of one player's point and its dense start (None: a vertex of the domain)."""
     if not isinstance(domain, LMO):
         raise TypeError(f"`{dname}` must be an LMO, got {type(domain).__name__}")
@@ -220,7 +220,7 @@ def saddle_point_frank_wolfe(
     adapter = _SaddleAdapter(objective, shape_x, shape_y)
     nx = adapter.nx
     joint = ProductDomain([domain_x, domain_y],
-                          indices=[range(nx), range(nx, adapter.shape[0])])
+                          indices=[range(nx), range(nx, adapter.n)])
     z0 = np.concatenate([x_start.reshape(-1), y_start.reshape(-1)])
     domain_x.check_feasible(x_start, "`x0`")
     domain_y.check_feasible(y_start, "`y0`")

@@ -26,9 +26,9 @@ _AMPLIFY = 1e3
 def _pair(sx: Atom, sy: Atom, nx: int, n: int) -> Atom:
     """The vertex ``(sx, sy)`` of ``X x Y`` as one atom of the joint space, O(nnz)."""
     key = ("pair", sx.key, sy.key)
-    if sx.is_sparse and sy.is_sparse:
-        return Atom.sparse(np.concatenate([sx.indices, sy.indices + nx]),
-                           np.concatenate([sx.values, sy.values]), n, key=key)
+    xi, xv, yi, yv = sx.indices, sx.values, sy.indices, sy.values
+    if xi is not None and xv is not None and yi is not None and yv is not None:
+        return Atom.sparse(np.concatenate([xi, yi + nx]), np.concatenate([xv, yv]), n, key=key)
     return Atom(np.concatenate([sx.to_dense().reshape(-1), sy.to_dense().reshape(-1)]), key=key)
 
 
@@ -43,7 +43,7 @@ class _SaddleVariant(Variant):
         self.domain_y = domain_y
         self.adapter = adapter
         self.nx = adapter.nx
-        self.n = adapter.shape[0]
+        self.n = adapter.n
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)
