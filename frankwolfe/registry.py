@@ -20,10 +20,14 @@ def register(*names: str) -> Callable[[_Solver], _Solver]:
 
     Examples
     --------
-    >>> from frankwolfe import frank_wolfe, minimize, register
-    >>> @register("my_fw")
-    ... def my_fw(objective, domain, **options):
-    ...     return frank_wolfe(objective, domain, **options)
+    A method registers itself where it is defined (the built-in ones too)::
+
+        @register("my_fw")
+        @solver()
+        def my_frank_wolfe(objective, domain, x0=None, *, options: RunOptions) -> Result:
+            ...
+
+        minimize(objective, domain, method="my_fw", tol=1e-8)
     """
     if not names or not all(isinstance(n, str) and n for n in names):
         raise TypeError(f"register: give one or more method names, got {names!r}")

@@ -1,11 +1,11 @@
 """The core's compiled pass driver: one pass loop (``_pass_template``) compiled once
 per process for each combination of kernels.
 
-The driver owns the order of the blocks (a :class:`~.sum_tree.Picker`), the step size
+The driver owns the order of the blocks (a :class:`~frankwolfe.compiled.Picker`), the step size
 (the numba form of the :class:`~frankwolfe.step_size.StepSize`, see
 ``StepSize.compiled``), the averaging, the updates of ``x`` and ``grad f`` and the
 block-gap estimates; the block step (Frank-Wolfe, or pairwise with a domain's
-:class:`~.protocol.PairwiseKernels`) is chosen when it is compiled.  Numba cannot cache
+:class:`~frankwolfe.compiled.PairwiseKernels`) is chosen when it is compiled.  Numba cannot cache
 functions that take other jitted functions as arguments, so the driver is built by a
 memoized factory (the kernels themselves are cached).  State crosses into numba as
 typed records (named tuples), never as positional tuples.
@@ -68,21 +68,22 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
     (``gamma <= 1``, fused or materialized) by default; with ``pairwise`` the
-    pairwise steps ``d = s_i - a`` of the domain's :class:`PairwiseKernels`
-    (``gamma <= w_a``, materialized; not with ``fused``).  With ``rounds`` the
-    blocks' vertices are not asked but read from the domain's :class:`RoundKernels`
-    table (its ``recall`` kernel serves for ``direction``): the step phase of
-    mini-batch rounds, whose oracles were answered beforehand at the round's point.
+    pairwise steps ``d = s_i - a`` of the domain's
+    :class:`~frankwolfe.compiled.PairwiseKernels` (``gamma <= w_a``, materialized; not
+    with ``fused``).  With ``rounds`` the blocks' vertices are not asked but read from
+    the domain's :class:`~frankwolfe.compiled.RoundKernels` table (its ``recall`` kernel
+    serves for ``direction``): the step phase of mini-batch rounds, whose oracles were
+    answered beforehand at the round's point.
 
     Returns ``(run_pass, certify)``:
 
     * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
       acc, since, avg_start, resync, idx, val, sd, table=None) -> (k, last_gamma,
       df)`` runs the
-      block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`Picker`),
+      block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`~frankwolfe.compiled.Picker`),
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
       the curvature and the structured direction ``sd`` and moves along it itself
-      (:func:`apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
+      (:func:`~frankwolfe.compiled.apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
       calls ``sync(dstate, g)``); otherwise the direction is materialized into
       ``idx`` / ``val`` and the objective's ``line`` / ``update`` kernels serve.
       Either way the step size is ``rule(rparams, k / n, slope, curv, gamma_max)``

@@ -4,8 +4,8 @@ passes in numba.
 A domain that opts in (:class:`BlockDomainHooks`) answers its own questions through
 numba kernels bundled in :class:`CompiledBlocks` (the block oracle and direction, the
 commit of a step, and for a fused fast path the curvature of its direction and the
-direction in a structured form, :class:`~.structured.StructuredDirection`, instead of
-materialized), optionally with :class:`PairwiseKernels` (pairwise block steps) and
+direction in a structured form, :class:`~frankwolfe.compiled.StructuredDirection`,
+instead of materialized), optionally with :class:`PairwiseKernels` (pairwise block steps) and
 :class:`RoundKernels` (mini-batch rounds); an objective answers its own through
 :class:`CompiledObjective` (slope and curvature along a sparse direction, the update
 of ``x`` and ``grad f``).  The driver (:mod:`.driver`) owns everything else.
@@ -53,10 +53,10 @@ class CompiledBlocks:
         The fused path, for objectives with a diagonal Hessian ``diag(h)``
         (``CompiledObjective.hessian_diag``): ``describe(state, i, sd)`` writes
         the direction ``d = A_i (s_i - z_i)`` of the last ``direction`` call
-        into the :class:`StructuredDirection` ``sd`` (scaled rows of a data
+        into the :class:`~frankwolfe.compiled.StructuredDirection` ``sd`` (scaled rows of a data
         matrix plus explicit entries: what the domain's structure makes cheap)
         without materializing it; the driver then moves ``x`` and ``g`` along
-        it (:func:`apply_direction`).  Goes with ``sync``, ``curvature`` and
+        it (:func:`~frankwolfe.compiled.apply_direction`).  Goes with ``sync``, ``curvature`` and
         ``layout``.
     sync : numba function, optional
         ``sync(state, g)``: rebuild whatever the domain derives from the
@@ -67,7 +67,7 @@ class CompiledBlocks:
         last ``direction`` call (computed from the domain's structure).
     layout : StructuredDirection, optional
         The scratch record ``describe`` writes into (from
-        :func:`structured_direction`, sized by the domain).
+        :func:`~frankwolfe.compiled.structured_direction`, sized by the domain).
     moved : numba function, optional
         ``moved(state, sd, g)``: after the driver moved along ``sd``, refresh what
         the domain derives from ``g`` on the direction's support (default: nothing).
