@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from frankwolfe import BilinearObjective, ProbabilitySimplex, game_value, saddle_point_frank_wolfe
-from frankwolfe.algorithms import saddle as saddle_module
+from frankwolfe.algorithms.saddle import adapter as saddle_module
 from frankwolfe.objectives.base import Tracker
 from frankwolfe.step_size import Agnostic
 
@@ -173,7 +173,7 @@ def defaults_table(tol: float = 1e-9, budget: int = 20_000) -> list[dict]:
                                        max_iter=dflt.nit, history_every=budget)
         glob = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="curvature",
                                         tol=tol, max_iter=budget, history_every=budget)
-        back = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="backtracking",
+        back = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="saddle_backtracking",
                                         tol=tol, max_iter=budget, history_every=budget)
         row = dict(game=i, default_nit=dflt.nit, default_gap=dflt.gap, default_seconds=dt,
                    default_converged=bool(dflt.success), agnostic_gap_same_nit=agn.gap,

@@ -3,15 +3,14 @@
 The toolkit is built on three interfaces - :class:`Objective`, :class:`LMO`
 (a domain given by its linear minimization oracle) and
 :class:`ProductDomain` - and one shared loop that every Frank-Wolfe variant
-runs on.  :func:`minimize` reaches every method by name.
+runs on.  :func:`minimize` reaches every method by the names it registered
+(:func:`register`, beside each method).
 """
 
 from . import step_size
 from ._config import debug, debug_enabled, set_debug
 from .active_set import ActiveSet
 from .algorithms import (
-    SaddleBacktracking,
-    SaddleStep,
     away_step_frank_wolfe,
     biconjugate_frank_wolfe,
     block_coordinate_frank_wolfe,
@@ -24,11 +23,18 @@ from .algorithms import (
     saddle_point_frank_wolfe,
     supports_compiled_pairwise,
 )
-from .algorithms.saddle import _minimize_saddle
+from .algorithms.block_orders import BlockOrder, GapSampling, MaxGap, Permutation, UniformSampling
+from .algorithms.block_steps import AwayStep, BlockStep, FWStep, PairwiseStep
 from .atoms import Atom
 from .direction import Direction
-from .errors import (ExecutorError, FrankWolfeError, InfeasibleError, NonConvexError,
-                     OracleError, ShapeError)
+from .errors import (
+    ExecutorError,
+    FrankWolfeError,
+    InfeasibleError,
+    NonConvexError,
+    OracleError,
+    ShapeError,
+)
 from .executors import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
 from .lmo import (
     LMO,
@@ -47,9 +53,8 @@ from .lmo import (
     Spectrahedron,
     UnitSimplex,
 )
-from .minimize import available_methods, minimize, register_method
+from .minimize import minimize
 from .monitor import IterationState
-from .options import RunOptions
 from .objectives import (
     BilinearObjective,
     FunctionObjective,
@@ -60,24 +65,19 @@ from .objectives import (
     Tracker,
     game_value,
 )
+from .options import RunOptions
+from .registry import available_methods, register
 from .result import History, Result, Status
-from .step_size import Adaptive, Agnostic, Armijo, ExactStep, ShortStep, StepSize
-
-for _names, _solver in (
-    (("fw", "frank_wolfe"), frank_wolfe),
-    (("away", "afw"), away_step_frank_wolfe),
-    (("pairwise", "pfw"), pairwise_frank_wolfe),
-    (("compiled_pairwise",), compiled_pairwise_frank_wolfe),
-    (("rafw",), randomized_away_step_frank_wolfe),
-    (("fcfw",), fully_corrective_frank_wolfe),
-    (("bcfw",), block_coordinate_frank_wolfe),
-    (("cfw",), conjugate_frank_wolfe),
-    (("bfw",), biconjugate_frank_wolfe),
-    (("saddle",), _minimize_saddle),
-):
-    for _name in _names:
-        register_method(_name, _solver)
-del _names, _solver, _name
+from .step_size import (
+    Adaptive,
+    Agnostic,
+    Armijo,
+    ExactStep,
+    SaddleBacktracking,
+    SaddleStep,
+    ShortStep,
+    StepSize,
+)
 
 __version__ = "0.2.0"
 
@@ -97,7 +97,7 @@ __all__ = [
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking",
-    "minimize", "register_method", "available_methods",
+    "minimize", "register", "available_methods",
     # results and monitoring
     "Result", "History", "Status", "IterationState", "RunOptions",
     # step sizes
@@ -108,12 +108,7 @@ __all__ = [
     # executors of mini-batch BCFW
     "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",
+    # block-coordinate strategies (block orders and block steps of BCFW)
+    "BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
+    "BlockStep", "FWStep", "AwayStep", "PairwiseStep",
 ]
-
-# block-coordinate strategies (block orders and block steps of BCFW)
-from .algorithms.block_orders import (BlockOrder, GapSampling, MaxGap,  # noqa: E402
-                                      Permutation, UniformSampling)
-from .algorithms.block_steps import AwayStep, BlockStep, FWStep, PairwiseStep  # noqa: E402
-
-__all__ += ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
-            "BlockStep", "FWStep", "AwayStep", "PairwiseStep"]

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .lmo.base import LMO
 from .objectives.base import Objective
+from .registry import lookup
 from .result import Result
 
-__all__ = ["minimize", "register_method", "available_methods"]
-
-_METHODS: dict[str, Callable[..., Result]] = {}
-
-
-def register_method(name: str, solver: Callable[..., Result]) -> None:
-    """Make ``solver(objective, domain, **options)`` available as ``minimize(method=name)``."""
-    _METHODS[name.lower()] = solver
-
-
-def available_methods() -> list[str]:
-    """Names accepted by :func:`minimize`."""
-    return sorted(_METHODS)
+__all__ = ["minimize"]
 
 
 def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: Any) -> Result:
@@ -34,7 +22,8 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
     domain : LMO
         The domain, given by its linear minimization oracle.
     method : str, default "fw"
-        One of :func:`available_methods`: ``"fw"``, ``"away"``,
+        One of :func:`~frankwolfe.available_methods` (the names given to
+        :func:`~frankwolfe.register`): ``"fw"``, ``"away"``,
         ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"bcfw"``, ``"cfw"``,
         ``"bfw"``, ``"saddle"`` (and the aliases ``"frank_wolfe"``,
         ``"afw"``, ``"pfw"``).
@@ -51,10 +40,5 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
         ``Result.method`` is the primary name of the method (``"fw"`` for
         ``method="frank_wolfe"``).
     """
-    try:
-        solver = _METHODS[method.lower()]
-    except (KeyError, AttributeError):
-        raise ValueError(
-            f"unknown method {method!r}; available: {', '.join(available_methods())}"
-        ) from None
-    return solver(objective, domain, **options)
+    result: Result = lookup(method)(objective, domain, **options)
+    return result

@@ -7,7 +7,7 @@ callback keywords (``tol``, ``rtol``, ``max_iter``, ``time_limit``,
 method's public signature and its numpydoc "Parameters" section those
 keywords, so a method writes only its own parameters::
 
-    @solver(aliases={"lmo": "domain"})
+    @solver()
     def frank_wolfe(objective, domain, x0=None, *, step_size=None,
                     options: RunOptions) -> Result:
         '''...numpydoc with the method's own parameters...'''
@@ -15,24 +15,20 @@ keywords, so a method writes only its own parameters::
                                step_size=step_size, options=options)
 
 Users still see and pass explicit keywords (``inspect.signature`` lists
-them); the method receives one :class:`RunOptions`.  ``aliases`` maps a
-deprecated keyword to its new name: the old one keeps working for one
-release with a :class:`DeprecationWarning`.
+them); the method receives one :class:`RunOptions`.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .monitor import IterationState, Monitor
 
-__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC", "deprecated_keyword",
-           "renamed_keywords", "legacy_run_keywords"]
+__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC"]
 
 
 #: The numpydoc entries of the run keywords, inserted into every solver's docstring.
@@ -83,56 +79,6 @@ RunOptions.__doc__ = ("Budgets, stopping rule, logging and callback of one run.\
 _RUN_NAMES = tuple(f.name for f in fields(RunOptions))
 
 
-def deprecated_keyword(func_name: str, kwargs: dict[str, Any], old: str, new: str) -> None:
-    """Move ``kwargs[old]`` to ``kwargs[new]`` with a :class:`DeprecationWarning`."""
-    if old not in kwargs:
-        return
-    if new in kwargs:
-        raise TypeError(f"{func_name}() got both `{new}` and its deprecated alias `{old}`; "
-                        f"pass only `{new}`")
-    warnings.warn(
-        f"{func_name}(): the keyword `{old}` is deprecated and will be removed in the next "
-        f"release; use `{new}`", DeprecationWarning, stacklevel=3,
-    )
-    kwargs[new] = kwargs.pop(old)
-
-
-def renamed_keywords(aliases: dict[str, str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator accepting each deprecated keyword of ``aliases`` (``{old: new}``) for one
-    release, with a :class:`DeprecationWarning` (what :func:`solver` does for a solver)."""
-
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        name = func.__qualname__.replace(".__init__", "")
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for old, new in aliases.items():
-                deprecated_keyword(name, kwargs, old, new)
-            return func(*args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
-def legacy_run_keywords(func_name: str, options: RunOptions | None,
-                        run_keywords: dict[str, Any]) -> RunOptions:
-    """``options`` (default ``RunOptions()``), or the run keywords given one by one: the
-    former spelling of a function that now takes a :class:`RunOptions`, deprecated."""
-    options = RunOptions() if options is None else options
-    if not run_keywords:
-        return options
-    unknown = sorted(set(run_keywords) - set(_RUN_NAMES))
-    if unknown:
-        raise TypeError(f"{func_name}() got unexpected keyword arguments {unknown}")
-    warnings.warn(
-        f"{func_name}(): passing the run keywords {sorted(run_keywords)} one by one is "
-        "deprecated and will be removed in the next release; pass options=RunOptions(...)",
-        DeprecationWarning, stacklevel=3,
-    )
-    return replace(options, **run_keywords)
-
-
 def _entries(doc: str) -> dict[str, list[str]]:
     """The numpydoc entries of ``doc`` (unindented) by keyword: each entry's lines."""
     entries: dict[str, list[str]] = {}
@@ -169,7 +115,6 @@ def _insert_parameters(doc: str | None, own: dict[str, list[str]] | None = None)
 
 
 def solver(
-    aliases: dict[str, str] | None = None,
     defaults: dict[str, Any] | None = None,
     doc: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -182,9 +127,6 @@ def solver(
 
     Parameters
     ----------
-    aliases : dict, optional
-        ``{deprecated_keyword: new_keyword}``; the deprecated keyword is
-        accepted with a :class:`DeprecationWarning` for one release.
     defaults : dict, optional
         ``{run_keyword: default}`` where the method's default differs from
         :class:`RunOptions`'; ``doc`` must then describe the keyword.
@@ -194,7 +136,6 @@ def solver(
         counted in passes; they replace the shared entries.  (Not in the
         method's docstring: the source's signature does not list them.)
     """
-    aliases = dict(aliases or {})
     defaults = dict(defaults or {})
     own = _entries(doc or "")
     unknown = (set(defaults) | set(own)) - set(_RUN_NAMES)
@@ -217,7 +158,6 @@ def solver(
         public = sig.replace(parameters=params[:at] + run + params[at + 1:])
         name = func.__name__
 
-        @renamed_keywords(aliases)
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if "options" in kwargs:

@@ -15,7 +15,7 @@ from frankwolfe.applications.structured_svm.models.chain.batch import chain_batc
 from frankwolfe.applications.structured_svm.models.chain.data import chain_data
 from frankwolfe.applications.structured_svm.models.chain.viterbi import (decode_ids_fm,
                                                                         to_feature_major)
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, CompiledObjective, fused_driver
+from frankwolfe.compiled import CompiledBlocks, CompiledObjective, fused_driver
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
 

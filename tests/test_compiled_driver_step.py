@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 from frankwolfe import QuadraticObjective
-from frankwolfe.algorithms.compiled_blocks import compiled_driver
 from frankwolfe.algorithms.working_set import working_set_blocks
+from frankwolfe.compiled import compiled_driver
 from frankwolfe.step_size import ExactStep
 
 

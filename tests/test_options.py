@@ -99,34 +99,6 @@ def test_saddle_method_name_and_variant():
         assert res.method == "saddle" and res.extra["variant"] == variant
 
 
-@pytest.mark.parametrize("name", list(SINGLE_DOMAIN))
-def test_lmo_keyword_is_a_deprecated_alias_of_domain(name):
-    f, dom, x_star = small_problem()
-    func = SINGLE_DOMAIN[name]
-    extra = {"random_state": 0, "subsample": 2} if name == "rafw" else {}
-    with pytest.warns(DeprecationWarning, match=r"`lmo` is deprecated.*use `domain`"):
-        old = func(f, lmo=dom, tol=1e-10, max_iter=5000, **extra)
-    new = func(f, domain=dom, tol=1e-10, max_iter=5000, **extra)
-    np.testing.assert_array_equal(old.x, new.x)
-    assert old.nit == new.nit
-    with pytest.raises(TypeError, match="both `domain` and its deprecated alias `lmo`"):
-        func(f, domain=dom, lmo=dom)
-
-
-def test_seed_is_a_deprecated_alias_of_random_state():
-    f, dom, _ = small_problem()
-    kw = dict(subsample=1, gap_every=3, tol=1e-12, max_iter=200)
-    with pytest.warns(DeprecationWarning, match=r"`seed` is deprecated.*use `random_state`"):
-        old = fw.randomized_away_step_frank_wolfe(f, dom, seed=5, **kw)
-    new = fw.randomized_away_step_frank_wolfe(f, dom, random_state=5, **kw)
-    gen = fw.randomized_away_step_frank_wolfe(f, dom, random_state=np.random.default_rng(5), **kw)
-    np.testing.assert_array_equal(old.x, new.x)
-    np.testing.assert_array_equal(gen.x, new.x)
-    assert old.nit == new.nit == gen.nit
-    assert inspect.signature(fw.randomized_away_step_frank_wolfe).parameters[
-        "random_state"].default is None
-
-
 def test_new_keywords_raise_no_warning():
     f, dom, _ = small_problem()
     with warnings.catch_warnings():
@@ -250,19 +222,11 @@ def test_bcfw_signature_has_the_run_keywords_with_a_budget_in_passes():
     assert "\n    max_iter : int, default 100\n        Budget of passes" in func.__doc__
 
 
-def test_bcfw_max_passes_is_a_deprecated_alias_of_max_iter():
+def test_bcfw_max_iter_counts_passes():
     f, dom, _ = two_blocks()
-    with pytest.warns(DeprecationWarning, match=r"`max_passes` is deprecated.*use `max_iter`"):
-        old = fw.block_coordinate_frank_wolfe(f, dom, max_passes=7, tol=0.0, random_state=0)
     new = fw.block_coordinate_frank_wolfe(f, dom, max_iter=7, tol=0.0, random_state=0)
-    assert old.nit == new.nit == 7 and old.status == new.status == fw.Status.MAX_ITER
+    assert new.nit == 7 and new.status == fw.Status.MAX_ITER
     assert new.extra["n_block_steps"] == 7 * dom.n_blocks  # the budget counts passes
-    np.testing.assert_array_equal(old.x, new.x)
-    with pytest.warns(DeprecationWarning, match="max_passes"):
-        via_minimize = minimize(f, dom, method="bcfw", max_passes=7, tol=0.0, random_state=0)
-    np.testing.assert_array_equal(via_minimize.x, new.x)
-    with pytest.raises(TypeError, match="both `max_iter` and its deprecated alias `max_passes`"):
-        fw.block_coordinate_frank_wolfe(f, dom, max_iter=7, max_passes=7)
     with pytest.raises(ValueError, match="max_iter must be a non-negative integer, got -1"):
         fw.block_coordinate_frank_wolfe(f, dom, max_iter=-1)
     with warnings.catch_warnings():
@@ -308,59 +272,22 @@ class _UserFW(fw.algorithms.Variant):
         return fw.Direction.frank_wolfe(v), 1.0, None
 
 
-def test_run_frank_wolfe_takes_run_options_and_the_loose_keywords_are_deprecated():
+def test_run_frank_wolfe_takes_run_options():
     f, dom, x_star = small_problem()
     run = fw.algorithms.run_frank_wolfe
     res = run(f, dom, _UserFW(), options=RunOptions(tol=1e-10, max_iter=5000))
     assert res.method == "user_fw" and res.success
     np.testing.assert_allclose(res.x, x_star, atol=1e-6)
-    with pytest.warns(DeprecationWarning, match=r"run keywords \['max_iter', 'tol'\] one by one"):
-        old = run(f, dom, _UserFW(), tol=1e-10, max_iter=5000)
-    np.testing.assert_array_equal(old.x, res.x)
-    assert old.nit == res.nit
-    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['tolerance'\]"):
-        run(f, dom, _UserFW(), tolerance=1e-3)
-
-
-# -- the former module frankwolfe.blocks -----------------------------------------------------
-
-def test_importing_from_frankwolfe_blocks_warns_and_names_the_new_module():
-    from frankwolfe.algorithms import block_orders, block_store, compiled_blocks
-    from frankwolfe.objectives import quadratic_kernels
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        import frankwolfe.blocks as old  # the import alone does not warn
-    for name, module in (("BlockAtomStore", block_store), ("LazyAverage", block_store),
-                         ("compiled_driver", compiled_blocks),
-                         ("csr_rows_dot", quadratic_kernels)):
-        with pytest.warns(DeprecationWarning, match=rf"import {name} from {module.__name__}"):
-            assert getattr(old, name) is getattr(module, name)
-    with pytest.warns(DeprecationWarning, match="block_orders.GapSampling"):
-        from frankwolfe.blocks import GapSampler
-    sampler = GapSampler(np.array([0.0, np.inf]), greedy=False)
-    assert isinstance(sampler, block_orders.GapSampling) and sampler.next(0.5) == 1
-    with pytest.raises(AttributeError, match="has no attribute 'GapSampling'"):
-        old.GapSampling
 
 
 # -- the saddle curvature rule has its own name -------------------------------------------
 
-def test_saddle_adaptive_is_a_deprecated_alias_of_curvature():
+def test_saddle_curvature_rule_solves_matching_pennies():
     L = BilinearObjective(np.array([[1.0, -1.0], [-1.0, 1.0]]), mu_x=1.0, mu_y=1.0)
     kw = dict(away=True, C=4.0, tol=1e-10, max_iter=500)
     new = fw.saddle_point_frank_wolfe(L, ProbabilitySimplex(), ProbabilitySimplex(),
                                       step_size="curvature", **kw)
-    with pytest.warns(DeprecationWarning, match=r"step_size='adaptive' is deprecated.*"
-                                                r"use step_size='curvature'"):
-        old = fw.saddle_point_frank_wolfe(L, ProbabilitySimplex(), ProbabilitySimplex(),
-                                          step_size="adaptive", **kw)
-    assert new.success and old.nit == new.nit
-    np.testing.assert_array_equal(old.x, new.x)
+    assert new.success
     # matching pennies: the equilibrium is (1/2, 1/2) for both players
     np.testing.assert_allclose(new.x, [0.5, 0.5], atol=1e-9)
     np.testing.assert_allclose(new.extra["y"], [0.5, 0.5], atol=1e-9)
-    with pytest.warns(DeprecationWarning, match="'adaptive' is deprecated"), \
-            pytest.raises(ValueError, match="step_size='adaptive' needs the curvature constant"):
-        fw.saddle_point_frank_wolfe(BilinearObjective(np.eye(2)), ProbabilitySimplex(),
-                                    ProbabilitySimplex(), step_size="adaptive")

@@ -268,25 +268,6 @@ def test_time_limit_polishes_with_tabu_search():
     np.testing.assert_array_equal(r1.permutation, r2.permutation)
 
 
-def test_rng_is_a_deprecated_alias_of_random_state():
-    A, B = random_instance(82, 12, "sym")
-    kw = dict(local_search="tabu", tabu_iter=100, restarts=2, max_iter=5)
-    new = solve_qap(A, B, random_state=4, **kw)
-    with pytest.warns(DeprecationWarning, match=r"solve_qap\(\): the keyword `rng` is deprecated"):
-        old = solve_qap(A, B, rng=4, **kw)
-    np.testing.assert_array_equal(old.permutation, new.permutation)
-    assert old.fun == new.fun
-    p = np.arange(12)
-    with pytest.warns(DeprecationWarning, match=r"TabuSearch\(\): the keyword `rng`"):
-        TabuSearch(A, B, p, rng=5)
-    with pytest.warns(DeprecationWarning, match="`rng` is deprecated"):
-        P_old = random_doubly_stochastic(12, rng=np.random.default_rng(6))
-    P_new = random_doubly_stochastic(12, random_state=np.random.default_rng(6))
-    np.testing.assert_array_equal(P_old, P_new)
-    with pytest.raises(TypeError, match="both `random_state` and its deprecated alias `rng`"):
-        solve_qap(A, B, rng=1, random_state=1)
-
-
 def test_tabu_bad_input_is_named():
     A, B = random_instance(81, 5, "int")
     with pytest.raises(ValueError, match="`local_search` must be one of"):

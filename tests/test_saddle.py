@@ -527,8 +527,8 @@ def test_curvature_constant_and_default_rules():
     assert BilinearObjective(M).curvature_constant(X, Y) == 0.0
     dx, dy = np.arange(4.0), np.ones(5)
     assert L.curvature_along(dx, dy) == pytest.approx(2.0 * 14 + 0.5 * 5, rel=1e-15)
-    from frankwolfe.algorithms.saddle import SaddleBacktracking, SaddleStep, _step_rule
-    from frankwolfe.step_size import Agnostic
+    from frankwolfe.algorithms.saddle.solver import _step_rule
+    from frankwolfe.step_size import Agnostic, SaddleBacktracking, SaddleStep
 
     assert isinstance(_step_rule(None, None, 1.0, BilinearObjective(M), X, Y), Agnostic)
     local = _step_rule(None, None, 1.0, L, X, Y)

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from frankwolfe import Atom, QuadraticObjective
-from frankwolfe.algorithms.compiled_blocks import compiled_driver
+from frankwolfe.compiled import compiled_driver
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
 from frankwolfe.step_size import ExactStep

@@ -6,7 +6,6 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from frankwolfe.errors import InfeasibleError, ShapeError
-from frankwolfe.options import renamed_keywords
 
 __all__ = [
     "barycenter",
@@ -54,7 +53,6 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
     return P
 
 
-@renamed_keywords({"rng": "random_state"})
 def random_doubly_stochastic(n: int,
                              random_state: int | np.random.Generator | None = None) -> np.ndarray:
     """A random start ``(J/n + K) / 2``, ``K`` the Sinkhorn scaling of a uniform matrix.
@@ -62,8 +60,7 @@ def random_doubly_stochastic(n: int,
     The distribution of ``P0="randomized"`` in
     ``scipy.optimize.quadratic_assignment`` (which scales only to 1e-3;
     here the start is doubly stochastic to rounding).  ``random_state`` is a
-    seed or a ``numpy.random.Generator`` (``rng``, its former name, is a
-    deprecated alias for one release).
+    seed or a ``numpy.random.Generator``.
     """
     K = sinkhorn(np.random.default_rng(random_state).uniform(size=(n, n)))
     return 0.5 * (barycenter(n) + K)

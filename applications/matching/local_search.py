@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from frankwolfe.options import renamed_keywords
-
 __all__ = ["two_opt", "swap_deltas", "TabuSearch"]
 
 
@@ -223,8 +221,7 @@ class TabuSearch:
     permutation : (n,) array of int
         Start (0-based); not modified.
     random_state : int or numpy.random.Generator, optional
-        Seed or generator of the random tenures; ``rng``, its former name, is
-        a deprecated alias for one release.
+        Seed or generator of the random tenures.
 
     Attributes
     ----------
@@ -239,7 +236,6 @@ class TabuSearch:
         Iterations done.
     """
 
-    @renamed_keywords({"rng": "random_state"})
     def __init__(self, A: np.ndarray, B: np.ndarray, permutation: np.ndarray,
                  random_state: int | np.random.Generator | None = None) -> None:
         from .objective import qap_value

@@ -12,9 +12,9 @@ import numpy as np
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
 from frankwolfe.lmo.matrix import Birkhoff
-from frankwolfe.minimize import available_methods, minimize
+from frankwolfe.minimize import minimize
 from frankwolfe.monitor import IterationState
-from frankwolfe.options import renamed_keywords
+from frankwolfe.registry import available_methods
 from frankwolfe.step_size import StepSize
 
 from .doubly_stochastic import (
@@ -172,7 +172,6 @@ def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, sta
     return run, best["perm"], res.x
 
 
-@renamed_keywords({"rng": "random_state"})
 def solve_qap(
     A: np.ndarray,
     B: np.ndarray,
@@ -215,8 +214,7 @@ def solve_qap(
     restarts : int, default 0
         Further runs, each from a random start ``(J/n + K)/2``.
     random_state : int or numpy.random.Generator, optional
-        Seed or generator for the random starts (and the tabu search);
-        ``rng``, its former name, is a deprecated alias for one release.
+        Seed or generator for the random starts (and the tabu search).
     local_search : {"auto", "2opt", "tabu", "none"} or bool, default "auto"
         ``"2opt"`` (or True): 2-opt on the rounded permutations of each run.
         ``"tabu"``: a robust tabu search (:class:`TabuSearch`) from the best

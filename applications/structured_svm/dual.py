@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
-from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks, CompiledObjective
+from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
 

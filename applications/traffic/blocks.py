@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks
 from frankwolfe.atoms import Atom
+from frankwolfe.compiled import BlockDomainHooks
 from frankwolfe.errors import InfeasibleError
 from frankwolfe.lmo.base import LMO
 from frankwolfe.lmo.product import ProductDomain

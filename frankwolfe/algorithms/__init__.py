@@ -5,7 +5,7 @@ is a :class:`Variant` of the engine of :mod:`.loop` (an outer iteration is one
 step); block-coordinate Frank-Wolfe (:mod:`.bcfw`) is an engine whose outer
 iteration is a pass, built from block orders (:mod:`.block_orders`), block
 steps (:mod:`.block_steps`), the per-block store (:mod:`.block_store`) and the
-compiled protocol with its one driver (:mod:`.compiled_blocks`: Frank-Wolfe or
+compiled protocol with its one driver (:mod:`frankwolfe.compiled`: Frank-Wolfe or
 pairwise block steps).  Fully corrective FW on a product domain solves its
 corrective QP with the same machinery on the working-set domain (:mod:`.working_set`).
 Least squares over the l1 ball or the simplex can run compiled end to end
@@ -22,7 +22,7 @@ from .frank_wolfe import frank_wolfe
 from .loop import Variant, run_frank_wolfe
 from .pairwise import pairwise_frank_wolfe
 from .rafw import randomized_away_step_frank_wolfe
-from .saddle import SaddleBacktracking, SaddleStep, saddle_point_frank_wolfe
+from .saddle import saddle_point_frank_wolfe
 
 __all__ = [
     "frank_wolfe",
@@ -36,8 +36,6 @@ __all__ = [
     "conjugate_frank_wolfe",
     "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe",
-    "SaddleStep",
-    "SaddleBacktracking",
     "Variant",
     "run_frank_wolfe",
 ]

@@ -12,6 +12,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -36,7 +37,8 @@ class _AwayStep(ActiveSetVariant):
         return Direction.away(a), gamma_max, ("away", a.key, gamma_max)
 
 
-@solver(aliases={"lmo": "domain"})
+@register("away", "afw")
+@solver()
 def away_step_frank_wolfe(
     objective: Objective,
     domain: LMO,

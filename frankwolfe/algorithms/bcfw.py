@@ -37,14 +37,15 @@ from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
 from ..options import RunOptions, solver
+from ..registry import register
 from ..objectives.base import Objective
 from ..result import Result
 from ..step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make_step_size
 from .block_orders import BlockOrder, make_block_order
 from .block_steps import BlockDirection, BlockStep, BlockView, FWStep, make_block_step
 from .block_store import STORAGES, BlockAtomStore, LazyAverage
-from .compiled_blocks import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
-                              simplex_blocks, structured_direction)
+from ..compiled import (BlockDomainHooks, Picker, compiled_driver, fused_driver,
+                        simplex_blocks, structured_direction)
 from .engine import Engine, Observation, drive
 from .minibatch import MiniBatch
 
@@ -685,8 +686,7 @@ class _BlockEngine(Engine):
 _RUN_DOC = """\
 max_iter : int, default 100
     Budget of passes (the outer iterations of BCFW); a pass is ``n``
-    block steps, and ``Result.nit`` counts passes.  (``max_passes``, its
-    former name, is a deprecated alias for one release.)
+    block steps, and ``Result.nit`` counts passes.
 time_limit : float, optional
     Wall-time budget in seconds, counted from the call: validation, set-up
     (the start point, the compiled kernels and their numba compilation on
@@ -707,7 +707,8 @@ progress : bool, default False
     Show a tqdm progress bar over passes."""
 
 
-@solver(aliases={"max_passes": "max_iter"}, defaults={"max_iter": 100}, doc=_RUN_DOC)
+@register("bcfw")
+@solver(defaults={"max_iter": 100}, doc=_RUN_DOC)
 def block_coordinate_frank_wolfe(
     objective: Objective,
     domain: ProductDomain,

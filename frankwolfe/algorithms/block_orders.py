@@ -27,59 +27,11 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from ..compiled.sum_tree import gap_pick, gap_weight, tree_set
 
 __all__ = ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
            "make_block_order"]
-
-
-# -- the sum tree (one implementation: the Python order calls the same kernels) ----------
-
-@njit(cache=True, nogil=True)
-def tree_set(tree: np.ndarray, size: int, i: int, v: float) -> None:  # pragma: no cover
-    """Set leaf ``i`` to ``v`` and update its ancestors."""
-    j = i + size
-    tree[j] = v
-    j //= 2
-    while j >= 1:
-        # recompute from children (not a running difference) so rounding
-        # errors cannot accumulate over millions of updates
-        tree[j] = tree[2 * j] + tree[2 * j + 1]
-        j //= 2
-
-
-@njit(cache=True, nogil=True)
-def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cover
-    j = 1
-    while j < size:
-        left = tree[2 * j]
-        if u < left or tree[2 * j + 1] <= 0.0:
-            j = 2 * j
-        else:
-            u -= left
-            j = 2 * j + 1
-    return j - size
-
-
-@njit(cache=True, nogil=True)
-def gap_pick(tree, size, est, nextu, u, n):  # pragma: no cover - compiled
-    """The block of a gap-sampling step: the first unvisited block (estimate ``+inf``,
-    cursor ``nextu[0]``), else the leaf of the sum tree holding ``u * total`` (uniform
-    when every weight is 0)."""
-    while nextu[0] < n and np.isfinite(est[nextu[0]]):
-        nextu[0] += 1
-    if nextu[0] < n:
-        return nextu[0]
-    if tree[1] > 0.0:
-        return min(_tree_find(tree, size, u * tree[1]), n - 1)
-    return min(int(u * n), n - 1)
-
-
-@njit(cache=True, nogil=True)
-def gap_weight(g, degree):  # pragma: no cover - compiled
-    """Sampling weight ``max(g, 0) ** degree`` of a block gap."""
-    g = g if g > 0.0 else 0.0
-    return g if degree == 1.0 else g ** degree
 
 
 # -- the strategies -----------------------------------------------------------------
@@ -119,10 +71,10 @@ class BlockOrder(ABC):
         :meth:`pass_order` returns ``None``)."""
         raise NotImplementedError(f"{type(self).__name__} draws whole passes (pass_order)")
 
-    def update(self, i: int, gap: float) -> None:
+    def update(self, i: int, gap: float) -> None:  # noqa: B027 - an optional hook
         """Block ``i``'s estimate became ``gap`` (already written to the estimates)."""
 
-    def refresh(self) -> None:
+    def refresh(self) -> None:  # noqa: B027 - an optional hook
         """Every estimate was replaced (after a certificate pass)."""
 
     def compiled_tree(self) -> tuple[np.ndarray, int, float, np.ndarray] | None:

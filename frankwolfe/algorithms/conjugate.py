@@ -25,6 +25,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .loop import Variant, run_frank_wolfe
@@ -172,19 +173,19 @@ def _conjugate_solver(memory: int, doc: str) -> Any:
     run.__name__ = run.__qualname__ = ("conjugate_frank_wolfe" if memory == 1
                                        else "biconjugate_frank_wolfe")
     run.__doc__ = doc + _COMMON_DOC
-    return solver(aliases={"lmo": "domain"})(run)
+    return solver()(run)
 
 
-conjugate_frank_wolfe = _conjugate_solver(1, """Conjugate Frank-Wolfe (CFW).
+conjugate_frank_wolfe = register("cfw")(_conjugate_solver(1, """Conjugate Frank-Wolfe (CFW).
 
     The search point is ``s_k = alpha s_{k-1} + (1 - alpha) v_k`` with
     ``alpha`` chosen so that ``s_k - x_k`` is ``H(x_k)``-conjugate to the
     previous direction; ``alpha`` is clipped to ``[0, 1 - delta]``
     (``alpha = 0`` is a Frank-Wolfe step).  Cost per iteration: one oracle
     call, one gradient and one Hessian-vector product.
-""")
+"""))
 
-biconjugate_frank_wolfe = _conjugate_solver(2, """Bi-conjugate Frank-Wolfe (BFW).
+biconjugate_frank_wolfe = register("bfw")(_conjugate_solver(2, """Bi-conjugate Frank-Wolfe (BFW).
 
     The search point ``s_k = b0 v_k + b1 s_{k-1} + b2 s_{k-2}`` (weights
     ``>= 0`` summing to 1) makes ``s_k - x_k`` ``H(x_k)``-conjugate to the
@@ -192,4 +193,4 @@ biconjugate_frank_wolfe = _conjugate_solver(2, """Bi-conjugate Frank-Wolfe (BFW)
     no admissible solution the step falls back to CFW, and to Frank-Wolfe
     when that fails too.  Cost per iteration: one oracle call, one gradient
     and two Hessian-vector products.
-""")
+"""))

@@ -23,10 +23,10 @@ from numba import njit
 
 from .._sparse import issparse
 from ..atoms import Atom
+from ..compiled import Picker, compiled_driver, structured_direction
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
-from .compiled_blocks import Picker, compiled_driver, structured_direction
 from .working_set import working_set_blocks
 
 __all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
@@ -380,7 +380,7 @@ class BlockQuadraticQP:
     :class:`~frankwolfe.ProductDomain`: the hull of the *joint* atoms would be a
     much smaller set.  Solved by the core's compiled block machinery on the
     working-set domain (:mod:`.working_set`, each block the hull of its atoms):
-    sweeps of pairwise block steps (:func:`.compiled_blocks.compiled_driver` with
+    sweeps of pairwise block steps (:func:`~frankwolfe.compiled.compiled_driver` with
     ``pairwise``)
     with the exact line search of :class:`~frankwolfe.step_size.ExactStep`,
     which decrease ``f`` monotonically and converge linearly on this polytope; a

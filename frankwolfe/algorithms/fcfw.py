@@ -22,6 +22,7 @@ from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -450,7 +451,8 @@ def _block_start(lmo: ProductDomain, x0: Any) -> tuple[list[Atom], np.ndarray]:
     return atoms, x
 
 
-@solver(aliases={"lmo": "domain"})
+@register("fcfw")
+@solver()
 def fully_corrective_frank_wolfe(
     objective: Objective,
     domain: LMO,

@@ -11,6 +11,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .loop import Variant, run_frank_wolfe
@@ -26,7 +27,8 @@ class _Vanilla(Variant):
         return Direction.frank_wolfe(v), 1.0, None
 
 
-@solver(aliases={"lmo": "domain"})
+@register("fw", "frank_wolfe")
+@solver()
 def frank_wolfe(
     objective: Objective,
     domain: LMO,

@@ -25,7 +25,7 @@ from ..errors import NonConvexError, ShapeError
 from ..lmo.base import LMO
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, legacy_run_keywords
+from ..options import RunOptions
 from ..result import Result
 from ..step_size import StepSize, make_step_size
 from .engine import Engine, Observation, drive
@@ -255,15 +255,13 @@ def run_frank_wolfe(
     *,
     step_size: str | StepSize | None = None,
     options: RunOptions | None = None,
-    **run_keywords: Any,
 ) -> Result:
     """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared driver.
 
-    ``options`` holds the run keywords (default ``RunOptions()``); passing
-    them one by one (``tol=...``) is deprecated.  See
+    ``options`` holds the run keywords (default ``RunOptions()``).  See
     :func:`frankwolfe.frank_wolfe` for the other parameters.
     """
-    options = legacy_run_keywords("run_frank_wolfe", options, run_keywords)
+    options = RunOptions() if options is None else options
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
     if not isinstance(domain, LMO):

@@ -42,7 +42,7 @@ import numpy as np
 from ..atoms import Atom
 from ..executors import Executor, SerialExecutor
 from ..monitor import Monitor
-from .compiled_blocks import Picker
+from ..compiled import Picker
 
 if TYPE_CHECKING:  # pragma: no cover
     from .bcfw import _BlockEngine

@@ -12,6 +12,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -54,7 +55,8 @@ class _Pairwise(ActiveSetVariant):
         return active, extra
 
 
-@solver(aliases={"lmo": "domain"})
+@register("pairwise", "pfw")
+@solver()
 def pairwise_frank_wolfe(
     objective: Objective,
     domain: LMO,

@@ -22,6 +22,7 @@ from ..lmo.base import LMO
 from ..lmo.subset import SubsetOracle
 from ..objectives.base import Objective, Tracker
 from ..options import RunOptions, solver
+from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
@@ -157,7 +158,8 @@ class _RandomizedAway(ActiveSetVariant):
         return active, extra
 
 
-@solver(aliases={"lmo": "domain", "seed": "random_state"})
+@register("rafw")
+@solver()
 def randomized_away_step_frank_wolfe(
     objective: Objective,
     domain: LMO,
@@ -205,7 +207,6 @@ def randomized_away_step_frank_wolfe(
     random_state : int, numpy.random.Generator or None, default None
         Randomness of the sampling (scikit-learn's convention): a seed for a
         reproducible run, a Generator to share, or None for fresh entropy.
-        ``seed=`` is a deprecated alias.
     step_size : str or StepSize, optional
         As in :func:`~frankwolfe.frank_wolfe`.
     resum_every, sparsify_tol

@@ -7,8 +7,8 @@ iterate is ``x = sum_b z_b``.  This is the domain of the corrective QP of
 fully corrective Frank-Wolfe over a :class:`~frankwolfe.ProductDomain` (the
 n-slack cutting plane), and the block machinery of the core runs on it:
 the kernels below answer the oracle (the best stored atom), the direction
-and the away atom (:class:`~.compiled_blocks.PairwiseKernels`); the step
-and the updates are the driver's (:func:`~.compiled_blocks.compiled_driver`).
+and the away atom (:class:`~frankwolfe.compiled.PairwiseKernels`); the step
+and the updates are the driver's (:func:`~frankwolfe.compiled.compiled_driver`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .compiled_blocks import CompiledBlocks, PairwiseKernels
+from ..compiled import CompiledBlocks, PairwiseKernels
 
 __all__ = ["WorkingSetState", "working_set_blocks"]
 

@@ -123,7 +123,7 @@ class Objective(ABC):
 
     def compiled_block_objective(self) -> Any:
         """Numba kernels of this objective for compiled block-coordinate passes (a
-        :class:`~frankwolfe.algorithms.compiled_blocks.CompiledObjective`), or ``None``
+        :class:`~frankwolfe.compiled.CompiledObjective`), or ``None``
         (the Python block steps run).  Default: those of :meth:`as_quadratic`."""
         quad = self.as_quadratic()
         if quad is None or quad is self:

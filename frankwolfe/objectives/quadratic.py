@@ -22,7 +22,8 @@ _DENSE_EIG_MAX = 1000
 def _point_shape(owner: str, shape: Any, n: int) -> tuple[int, ...]:
     if shape is None:
         return (n,)
-    shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+    scalar = bool(np.isscalar(shape))  # a plain bool: no narrowing of `shape` to numpy scalars
+    shape = (int(shape),) if scalar else tuple(int(s) for s in shape)
     if int(np.prod(shape)) != n:
         raise ShapeError(
             f"{owner}: `shape` {shape} has {int(np.prod(shape))} entries, expected {n}"
@@ -96,7 +97,7 @@ class QuadraticObjective(Objective):
         refresh_every: int = 500,
     ) -> None:
         name = "QuadraticObjective"
-        if sp.issparse(Q):
+        if bool(sp.issparse(Q)):  # bool(): Q stays Any (scipy's stubs lack CSR attributes)
             if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
                 raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
             Q = sp.csr_array(Q, dtype=float)
@@ -150,7 +151,7 @@ class QuadraticObjective(Objective):
 
     # -- smoothness -------------------------------------------------------------
     @property
-    def smoothness(self) -> float:  # type: ignore[override]
+    def smoothness(self) -> float:
         """Largest absolute eigenvalue of ``Q`` (computed once, lazily)."""
         if self._smoothness is None:
             self._smoothness = _spectral_radius(self.Q)
@@ -210,17 +211,19 @@ class QuadraticObjective(Objective):
         """
         idx = np.asarray(indices, dtype=np.int64)
         v = np.asarray(direction, dtype=float).reshape(-1)
-        if sp.issparse(self.Q) and idx.size and np.all(idx[1:] > idx[:-1]):
-            from .quadratic_kernels import csr_block_quad  # numba: scipy slicing costs ~100 us a call
+        Q: Any = self.Q
+        sparse = bool(sp.issparse(Q))  # a plain bool: Q stays Any for the type checker
+        if sparse and idx.size and np.all(idx[1:] > idx[:-1]):
+            # numba: scipy slicing costs ~100 us a call
+            from .quadratic_kernels import csr_block_quad
 
-            Q = self.Q
             if not Q.has_sorted_indices:
                 Q.sort_indices()
             curv = float(csr_block_quad(Q.indptr, Q.indices, Q.data, idx, v))
             scale = float(csr_block_quad(Q.indptr, Q.indices, np.abs(Q.data), idx,
                                          np.abs(v))) if curv <= 0 else 0.0
         else:
-            Qb = self.Q[idx][:, idx] if sp.issparse(self.Q) else self.Q[np.ix_(idx, idx)]
+            Qb = Q[idx][:, idx] if sparse else Q[np.ix_(idx, idx)]
             Qv = Qb @ v
             curv = float(np.dot(v, Qv))
             scale = float(np.dot(np.abs(v), np.abs(Qv))) if curv <= 0 else 0.0
@@ -232,7 +235,7 @@ class QuadraticObjective(Objective):
 
     def compiled_block_objective(self) -> Any:
         """CSR kernels of ``1/2 x^T Q x + c^T x`` for compiled block passes (flat ``x``)."""
-        from ..algorithms.compiled_blocks import CompiledObjective
+        from ..compiled import CompiledObjective
         from .quadratic_kernels import csr_data, csr_line, csr_update
 
         return CompiledObjective(csr_line, csr_update, csr_data(self.Q))
@@ -282,16 +285,17 @@ class QuadraticTracker(ProductTracker):
 
     def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
         Q = self.objective.Q
-        if atom.is_sparse:
-            if atom.indices.size == 0:
+        idx, val = atom.indices, atom.values
+        if idx is not None and val is not None:
+            if idx.size == 0:
                 return (np.zeros(self._xf.size),)
             # Q is symmetric: Q a = sum_j a_j Q[j, :], rows are contiguous
-            rows = Q[atom.indices]
-            if sp.issparse(rows):
-                return (np.asarray(rows.T @ atom.values, dtype=float).ravel(),)
-            if atom.indices.size == 1:
-                return (rows[0] * atom.values[0],)
-            return (atom.values @ rows,)
+            rows: Any = Q[idx]
+            if bool(sp.issparse(rows)):  # bool(): rows stays Any for the type checker
+                return (np.asarray(rows.T @ val, dtype=float).ravel(),)
+            if idx.size == 1:
+                return (rows[0] * val[0],)
+            return (val @ rows,)
         return (np.asarray(Q @ atom.to_dense().reshape(-1), dtype=float),)
 
     def _hess_x(self) -> np.ndarray:
@@ -308,6 +312,8 @@ class QuadraticTracker(ProductTracker):
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
         image = self._products(direction).image  # Q d
+        if image is None:  # pragma: no cover - _products always computes it
+            raise RuntimeError("QuadraticTracker: the direction's image is missing")
         xc = direction.x_coef
         curv = xc * float(np.dot(self._xf, image)) if xc else 0.0
         for c, a in direction.terms:
@@ -320,7 +326,7 @@ class QuadraticTracker(ProductTracker):
         scale = abs(xc) * float(np.dot(np.abs(self._xf), absimg)) if xc else 0.0
         for c, a in direction.terms:
             if c:
-                if a.is_sparse:
+                if a.indices is not None and a.values is not None:
                     scale += abs(c) * float(np.dot(np.abs(a.values), absimg[a.indices]))
                 else:
                     scale += abs(c) * float(np.dot(np.abs(a.to_dense().reshape(-1)), absimg))
@@ -331,8 +337,9 @@ def _spectral_radius(Q: Any) -> float:
     n = Q.shape[0]
     if n == 0:
         return 0.0
-    if n <= _DENSE_EIG_MAX and (not sp.issparse(Q) or n <= 64):
-        w = np.linalg.eigvalsh(Q.toarray() if sp.issparse(Q) else Q)
+    sparse = bool(sp.issparse(Q))  # a plain bool: Q stays Any for the type checker
+    if n <= _DENSE_EIG_MAX and (not sparse or n <= 64):
+        w = np.linalg.eigvalsh(Q.toarray() if sparse else Q)
         return float(max(abs(w[0]), abs(w[-1])))
     from scipy.sparse.linalg import eigsh
 

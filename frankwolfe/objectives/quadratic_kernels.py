@@ -2,7 +2,7 @@
 
 ``1/2 x^T Q x + c^T x`` with a CSR ``Q`` (:func:`csr_quadratic_kernels`) or a
 diagonal ``Q`` (:func:`diag_quadratic_line` / :func:`diag_quadratic_update`):
-the objective's side of :class:`frankwolfe.algorithms.compiled_blocks.CompiledObjective`
+the objective's side of :class:`frankwolfe.compiled.CompiledObjective`
 (slope and curvature along a sparse direction, update of ``x`` and ``grad f``),
 plus the CSR row products that the Python block hooks of
 :class:`~frankwolfe.QuadraticObjective` call.

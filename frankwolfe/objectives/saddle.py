@@ -46,7 +46,7 @@ class SaddleObjective(ABC):
         Whether ``L`` is strongly convex in ``x`` and strongly concave in
         ``y`` (the regime where SP-AFW converges linearly); the solver then
         defaults to a curvature step (``"local"``, ``"curvature"`` or
-        ``"backtracking"``).
+        ``"saddle_backtracking"``).
     """
 
     shape_x: tuple[int, ...] | None = None

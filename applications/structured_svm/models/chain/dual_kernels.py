@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, structured_direction
+from frankwolfe.compiled import CompiledBlocks, structured_direction
 
 from .data import chain_data
 from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm

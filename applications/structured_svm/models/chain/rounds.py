@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe import Atom
-from frankwolfe.algorithms.compiled_blocks import CompiledBlocks, RoundKernels
+from frankwolfe.compiled import CompiledBlocks, RoundKernels
 
 from ..base import dual_scale, dual_weights
 from .batch import _decode

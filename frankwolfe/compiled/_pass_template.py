@@ -1,12 +1,12 @@
 """Source of the core's compiled block pass (see
-:func:`frankwolfe.algorithms.compiled_blocks.compiled_driver`).
+:func:`frankwolfe.compiled.driver.compiled_driver`).
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
 ``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``; the objective's
 ``line``, ``update``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE``;
 ``ROUNDS``: vertices read from the round's ``table`` instead of asked; the helpers of
-``compiled_blocks``) and compiles the two
+``average``, ``structured`` and ``sum_tree``) and compiles the two
 functions with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.

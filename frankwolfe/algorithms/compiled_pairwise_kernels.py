@@ -1,0 +1,509 @@
+"""The numba kernels of compiled pairwise Frank-Wolfe (:mod:`.compiled_pairwise`): the
+run's typed state, the oracle and gap over coordinate vertices, the Gram columns and
+products of the active coordinates, the exact minimum over the active face (primal
+active-set method with Cholesky factors) and the chunk of iterations the engine runs.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..objectives.design_kernels import (
+    add_column,
+    add_gram_column,
+    column_dot,
+    column_sq_norm,
+    column_work,
+    exact_products,
+    extend_gram,
+    gram_column,
+)
+
+#: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices
+_GROW = 2
+
+
+class _State(NamedTuple):
+    """The run's arrays in numba.  Vertex ``v``: coordinate ``v >> 1`` with sign
+    ``1 - 2 (v & 1)`` on the l1 ball, coordinate ``v`` with sign ``+1`` on the simplex."""
+
+    x: np.ndarray  # (n,)
+    g: np.ndarray  # (n,) gradient
+    p: np.ndarray  # (m,) A x
+    vid: np.ndarray  # (nv,) active vertices in slots [0, count)
+    w: np.ndarray  # (nv,) their weights
+    slot: np.ndarray  # (nv,) slot of a vertex, -1 when inactive
+    n_active: np.ndarray  # (1,) number of active vertices (`count` would shadow tuple.count)
+    gslot: np.ndarray  # (n,) row of `pool` holding A^T A e_j, -1 when not cached
+    pool: np.ndarray  # (cap, n)
+    pcount: np.ndarray  # (1,)
+    heavy: int  # cache Gram columns whose product reads at least this many entries
+    gpos: np.ndarray  # (n,) row of `gmat` of coordinate j, -1 when not tracked
+    gj: np.ndarray  # (kmax,) tracked coordinates
+    gcount: np.ndarray  # (1,)
+    gmat: np.ndarray  # (kmax, kmax) <A e_i, A e_j> of tracked coordinates
+
+
+@njit(cache=True, nogil=True)
+def _coord(signed, v):  # pragma: no cover - compiled
+    if signed:
+        return v >> 1, 1.0 - 2.0 * (v & 1)
+    return v, 1.0
+
+
+@njit(cache=True, nogil=True)
+def _scan(S, signed, r):  # pragma: no cover - compiled
+    """``(<g, x>, slot of the away vertex, its score)`` over the active set."""
+    gx = 0.0
+    best = -np.inf
+    ia = 0
+    for t in range(S.n_active[0]):
+        j, s = _coord(signed, S.vid[t])
+        score = r * s * S.g[j]
+        gx += S.w[t] * score
+        if score > best:
+            best = score
+            ia = t
+    return gx, ia, best
+
+
+@njit(cache=True, nogil=True)
+def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
+    """``(vertex, score)`` minimizing ``<g, v>`` (the linear oracle)."""
+    n = g.shape[0]
+    if signed:
+        # the largest |g_j| first (a reduction numba vectorizes), then its first index
+        best = 0.0
+        for j in range(n):
+            best = max(best, abs(g[j]))
+        jb = 0
+        for j in range(n):
+            if abs(g[j]) == best:
+                jb = j
+                break
+        # -sign(g_j) r e_j; +r e_j for g_j = 0 (as L1Ball)
+        return 2 * jb + (1 if g[jb] > 0.0 else 0), -r * best
+    best = np.inf
+    for j in range(n):
+        best = min(best, g[j])
+    jb = 0
+    for j in range(n):
+        if g[j] == best:
+            jb = j
+            break
+    return jb, r * best
+
+
+@njit(cache=True, nogil=True)
+def _gap(S, signed, r):  # pragma: no cover - compiled
+    gx, ia, sa = _scan(S, signed, r)
+    v, sv = _fw_vertex(S.g, signed, r)
+    return gx - sv
+
+
+@njit(cache=True, nogil=True)
+def _cached_gram(D, S, j):  # pragma: no cover - compiled
+    """The pool row of ``A^T A e_j``, computed now if the column is heavy and room is
+    left; -1 when the column is not cached."""
+    t = S.gslot[j]
+    if t >= 0:
+        return t
+    if S.pcount[0] >= S.pool.shape[0] or column_work(D, j) < S.heavy:
+        return -1
+    t = S.pcount[0]
+    gram_column(D, j, S.pool[t])
+    S.gslot[j] = t
+    S.pcount[0] = t + 1
+    return t
+
+
+@njit(cache=True, nogil=True)
+def _add_hess(D, S, j, c):  # pragma: no cover - compiled
+    """``g += c A^T A e_j``."""
+    t = _cached_gram(D, S, j)
+    if t < 0:
+        add_gram_column(D, j, c, S.g)
+        return
+    row = S.pool[t]
+    g = S.g
+    for k in range(g.shape[0]):
+        g[k] += c * row[k]
+
+
+@njit(cache=True, nogil=True)
+def _sq_norm(D, S, j):  # pragma: no cover - compiled
+    t = S.gslot[j]
+    return S.pool[t, j] if t >= 0 else column_sq_norm(D, j)
+
+
+@njit(cache=True, nogil=True)
+def _cross(D, S, i, j):  # pragma: no cover - compiled
+    t = S.gslot[i]
+    if t >= 0:
+        return S.pool[t, j]
+    t = S.gslot[j]
+    if t >= 0:
+        return S.pool[t, i]
+    return column_dot(D, i, j)
+
+
+@njit(cache=True, nogil=True)
+def _activate(S, v):  # pragma: no cover - compiled
+    t = S.slot[v]
+    if t < 0:
+        t = S.n_active[0]
+        S.vid[t] = v
+        S.w[t] = 0.0
+        S.slot[v] = t
+        S.n_active[0] = t + 1
+    return t
+
+
+@njit(cache=True, nogil=True)
+def _drop(S, t):  # pragma: no cover - compiled
+    last = S.n_active[0] - 1
+    v = S.vid[t]
+    lv = S.vid[last]
+    S.vid[t] = lv
+    S.w[t] = S.w[last]
+    S.slot[lv] = t
+    S.slot[v] = -1
+    S.n_active[0] = last
+
+
+@njit(cache=True, nogil=True)
+def _drop_zeros(S):  # pragma: no cover - compiled
+    for t in range(S.n_active[0] - 1, -1, -1):
+        if S.w[t] <= 0.0:
+            _drop(S, t)
+
+
+@njit(cache=True, nogil=True)
+def _refresh(D, S, signed, r):  # pragma: no cover - compiled
+    """Renormalize the weights and recompute ``x``, ``A x`` and ``g`` from them."""
+    k = S.n_active[0]
+    total = 0.0
+    for t in range(k):
+        total += S.w[t]
+    support = np.empty(k, dtype=np.int64)
+    S.x[:] = 0.0
+    for t in range(k):
+        S.w[t] /= total
+        j, s = _coord(signed, S.vid[t])
+        support[t] = j
+        S.x[j] += r * s * S.w[t]
+    exact_products(D, S.x, support, k, S.p, S.g)
+
+
+@njit(cache=True, nogil=True)
+def _cholesky_solve(L, k, rhs):  # pragma: no cover - compiled
+    """Solve ``L L^T y = rhs`` (``L`` lower triangular, ``k x k``)."""
+    y = rhs.copy()
+    for i in range(k):
+        t = y[i]
+        for j in range(i):
+            t -= L[i, j] * y[j]
+        y[i] = t / L[i, i]
+    for i in range(k - 1, -1, -1):
+        t = y[i]
+        for j in range(i + 1, k):
+            t -= L[j, i] * y[j]
+        y[i] = t / L[i, i]
+    return y
+
+
+@njit(cache=True, nogil=True)
+def _cholesky(M, k, ridge):  # pragma: no cover - compiled
+    """Lower factor of ``M + ridge I`` (LAPACK); ``ok`` false when it is not positive
+    definite."""
+    for i in range(k):
+        M[i, i] += ridge
+    try:
+        return np.linalg.cholesky(M), True
+    except Exception:  # not positive definite: the caller keeps its weights
+        return M, False
+
+
+@njit(cache=True, nogil=True)
+def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
+    """Weights ``w + delta`` minimizing ``s.delta + 1/2 delta^T Q delta`` over the face of the
+    simplex spanned by ``w``'s support (a primal active-set method: each round solves
+    the equality-constrained problem on the current support, moves towards its solution
+    as far as the weights stay non-negative and drops the weight that hits 0).
+    ``s`` (the scores ``<g, v>``) is updated to the new point.  Returns the change of
+    the model (<= 0)."""
+    k = w.shape[0]
+    alive = np.ones(k, dtype=np.bool_)
+    change = 0.0
+    scale = 0.0
+    for i in range(k):
+        scale = max(scale, Q[i, i])
+    ridge = 1e-12 * scale + 1e-300
+    for _ in range(2 * k):
+        sub = np.flatnonzero(alive)
+        kk = sub.shape[0]
+        if kk < 2:
+            break
+        M = np.empty((kk, kk))
+        for a in range(kk):
+            for b in range(kk):
+                M[a, b] = Q[sub[a], sub[b]]
+        L, ok = _cholesky(M, kk, ridge)
+        if not ok:
+            break
+        ss = np.empty(kk)
+        for a in range(kk):
+            ss[a] = s[sub[a]]
+        z1 = _cholesky_solve(L, kk, ss)
+        z2 = _cholesky_solve(L, kk, np.ones(kk))
+        mu = -z1.sum() / z2.sum()
+        delta = -(z1 + mu * z2)
+        # vertices that came in at weight 0 and would go negative leave at once
+        blocked = False
+        for a in range(kk):
+            if delta[a] < 0.0 and w[sub[a]] == 0.0:
+                alive[sub[a]] = False
+                blocked = True
+        if blocked:
+            continue
+        t = 1.0
+        hit = -1
+        for a in range(kk):
+            if delta[a] < 0.0 and w[sub[a]] < -t * delta[a]:
+                t = w[sub[a]] / -delta[a]
+                hit = a
+        # model change along t delta, from the scores before the move
+        slope = 0.0
+        for a in range(kk):
+            slope += ss[a] * delta[a]
+        Qd = np.zeros(k)
+        for a in range(kk):
+            da = delta[a]
+            if da != 0.0:
+                for i in range(k):
+                    Qd[i] += Q[i, sub[a]] * da
+        curv = 0.0
+        for a in range(kk):
+            curv += delta[a] * Qd[sub[a]]
+        step = t * slope + 0.5 * t * t * curv
+        if not step < 0.0:
+            break
+        change += step
+        for a in range(kk):
+            w[sub[a]] += t * delta[a]
+        for i in range(k):
+            s[i] += t * Qd[i]
+        if hit < 0:
+            break
+        w[sub[hit]] = 0.0
+        alive[sub[hit]] = False
+    return change
+
+
+@njit(cache=True, nogil=True)
+def _track(D, S, js):  # pragma: no cover - compiled
+    """Rows of ``gmat`` of the coordinates ``js``: coordinates met for the first time get
+    their inner products with every tracked one (so a face's Gram matrix costs each pair
+    once per run): from their cached Gram columns for a dense ``A``, from the rows their
+    columns touch for a sparse ``A``.  When ``gmat`` is full the tracking starts over."""
+    k = js.shape[0]
+    new = 0
+    for u in range(k):
+        if S.gpos[js[u]] < 0:
+            new += 1
+    if S.gcount[0] + new > S.gj.shape[0]:
+        for t in range(S.gcount[0]):
+            S.gpos[S.gj[t]] = -1
+        S.gcount[0] = 0
+    first_new = S.gcount[0]
+    pos = np.empty(k, dtype=np.int64)
+    for u in range(k):
+        j = js[u]
+        t = S.gpos[j]
+        if t < 0:
+            t = S.gcount[0]
+            S.gj[t] = j
+            S.gpos[j] = t
+            S.gcount[0] = t + 1
+            if D.dense:  # from the cached Gram column
+                h = _cached_gram(D, S, j)
+                for q in range(t):
+                    jq = S.gj[q]
+                    val = S.pool[h, jq] if h >= 0 else column_dot(D, j, jq)
+                    S.gmat[t, q] = S.gmat[q, t] = val
+                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_sq_norm(D, j)
+        pos[u] = t
+    if not D.dense:  # from the rows the new columns touch
+        extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat)
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def _face_gram(D, S, js):  # pragma: no cover - compiled
+    """``<A e_i, A e_j>`` over the coordinates ``js`` (repeats allowed), from the tracked
+    products (see ``_track``)."""
+    k = js.shape[0]
+    Q = np.empty((k, k))
+    pos = _track(D, S, js)
+    for u in range(k):
+        for v in range(k):
+            Q[u, v] = S.gmat[pos[u], pos[v]]
+    return Q
+
+
+@njit(cache=True, nogil=True)
+def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
+    """Activate ``v`` and the ``q - 1`` inactive vertices of lowest score below ``<g, x>``
+    (at weight 0: ``x`` does not move)."""
+    _activate(S, v)
+    if q <= 1:
+        return
+    # the q - 1 best in one pass, kept in a small sorted buffer (scores ascending)
+    top = np.full(q - 1, np.inf)
+    ids = np.full(q - 1, -1, dtype=np.int64)
+    g = S.g
+    for j in range(g.shape[0]):
+        if signed:
+            u = 2 * j + (1 if g[j] > 0.0 else 0)
+            sc = -r * abs(g[j])
+        else:
+            u = j
+            sc = r * g[j]
+        if sc < top[q - 2] and sc < gx and S.slot[u] < 0:
+            t = q - 2
+            while t > 0 and top[t - 1] > sc:
+                top[t] = top[t - 1]
+                ids[t] = ids[t - 1]
+                t -= 1
+            top[t] = sc
+            ids[t] = u
+    for t in range(q - 1):
+        if ids[t] >= 0:
+            _activate(S, ids[t])
+
+
+@njit(cache=True, nogil=True)
+def _corrective(D, S, signed, r):  # pragma: no cover - compiled
+    """Minimize exactly over the face of the active vertices (see ``_face_minimizer``) and
+    move ``x``, ``A x`` and ``g`` there; returns the change of ``f``."""
+    k = S.n_active[0]
+    if k > S.gj.shape[0]:  # a face larger than the tracked products: no round
+        _drop_zeros(S)
+        return 0.0
+    js = np.empty(k, dtype=np.int64)
+    sg = np.empty(k)
+    for u in range(k):
+        js[u], sg[u] = _coord(signed, S.vid[u])
+    Q = _face_gram(D, S, js)
+    for u in range(k):
+        for v in range(k):
+            Q[u, v] *= r * r * sg[u] * sg[v]
+    s = np.empty(k)
+    for u in range(k):
+        s[u] = r * sg[u] * S.g[js[u]]
+    w = S.w[:k].copy()
+    change = _face_minimizer(Q, s, w)
+    if not change < 0.0:  # the vertices brought in at weight 0 leave again
+        _drop_zeros(S)
+        return 0.0
+    # x, A x and g follow the change of the weights: by Gram columns when that reads
+    # fewer entries than recomputing A^T (A x - b)
+    full = D.m * D.n if D.dense else D.cp[D.n] + D.n
+    cost = 0
+    for u in range(k):
+        if w[u] != S.w[u]:
+            cost += D.n if S.gslot[js[u]] >= 0 else column_work(D, js[u])
+    for u in range(k):
+        dw = w[u] - S.w[u]
+        S.w[u] = w[u]
+        if dw != 0.0 and cost < full:
+            c = r * sg[u] * dw
+            S.x[js[u]] += c
+            add_column(D, js[u], c, S.p)
+            _add_hess(D, S, js[u], c)
+    _drop_zeros(S)
+    if cost >= full:
+        _refresh(D, S, signed, r)
+    return change
+
+
+@njit(cache=True, nogil=True)
+def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  # pragma: no cover
+    """Up to ``steps`` iterations: corrective rounds (``corrective``) or pairwise steps
+    with exact line search.
+
+    Returns ``(iterations done, status, last step size, steps since the last refresh,
+    corrective rounds)``;
+    status 0: all steps done, 1: the Frank-Wolfe gap reached ``tol``, 2: no pair
+    with a negative slope while the gap is above ``tol`` (rounding floor).
+    """
+    done = 0
+    status = 0
+    n_corr = 0
+    gamma = np.nan
+    while done < steps:
+        gx, ia, sa = _scan(S, signed, r)
+        v, sv = _fw_vertex(S.g, signed, r)
+        if gx - sv <= tol:
+            status = 1
+            break
+        if corrective:
+            # a corrective round: the oracle's vertex and the next best inactive ones come
+            # in at weight 0, then the weights are solved for exactly on the face
+            room = S.gj.shape[0] - S.n_active[0]  # the face must fit the tracked products
+            _bring_in(S, signed, r, v, gx, max(1, min(S.n_active[0] // _GROW, room)))
+            if _corrective(D, S, signed, r) < 0.0:
+                done += 1
+                n_corr += 1
+                since += 1
+                continue
+            # no progress on the face: a pairwise step (v may have left, bring it back)
+            _activate(S, v)
+            gx, ia, sa = _scan(S, signed, r)
+        a = S.vid[ia]
+        # the slope of d = v - a from the two entries of g it touches (no <g, x>)
+        slope = sv - sa
+        if a == v or not slope < 0.0:
+            status = 2
+            break
+        jv, s_v = _coord(signed, v)
+        ja, s_a = _coord(signed, a)
+        cv = r * s_v
+        ca = -r * s_a
+        if jv == ja:  # mass between +r e_j and -r e_j
+            curv = (cv + ca) ** 2 * _sq_norm(D, S, jv)
+        else:
+            curv = (cv * cv * _sq_norm(D, S, jv) + ca * ca * _sq_norm(D, S, ja)
+                    + 2.0 * cv * ca * _cross(D, S, jv, ja))
+        gmax = S.w[ia]
+        gamma = gmax
+        if curv > 0.0 and -slope < gmax * curv:
+            gamma = -slope / curv
+        # move x, A x and g
+        if jv == ja:
+            S.x[jv] += gamma * (cv + ca)
+            add_column(D, jv, gamma * (cv + ca), S.p)
+            _add_hess(D, S, jv, gamma * (cv + ca))
+        else:
+            S.x[jv] += gamma * cv
+            S.x[ja] += gamma * ca
+            add_column(D, jv, gamma * cv, S.p)
+            add_column(D, ja, gamma * ca, S.p)
+            _add_hess(D, S, jv, gamma * cv)
+            _add_hess(D, S, ja, gamma * ca)
+        # move the weight
+        tv = _activate(S, v)
+        S.w[tv] += gamma
+        if gamma >= gmax:
+            _drop(S, S.slot[a])
+        else:
+            S.w[S.slot[a]] -= gamma
+        done += 1
+        since += 1
+        if since >= refresh_every:
+            _refresh(D, S, signed, r)
+            since = 0
+    return done, status, gamma, since, n_corr

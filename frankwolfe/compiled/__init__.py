@@ -1,0 +1,35 @@
+"""The ground floor of compiled block passes: what extensions implement, and the driver.
+
+Small blocks spend more time in the Python of a block step (oracle call, Atom, a dozen
+small numpy calls) than in its O(|block|) arithmetic, so whole passes can run in numba.
+The algorithm stays in the core: a domain and an objective that opt in describe
+themselves through the protocol records of :mod:`.protocol` (:class:`CompiledBlocks`,
+:class:`PairwiseKernels`, :class:`RoundKernels`, :class:`CompiledObjective`,
+:class:`BlockDomainHooks`), and the one driver of :mod:`.driver` (the pass loop of
+``_pass_template``) compiles them into a pass.  The typed records the driver hands to
+numba live beside the kernels that read them: the lazy average (:mod:`.average`), the
+structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
+sampling (:mod:`.sum_tree`).  :mod:`.simplex` holds the built-in blocks of a product of
+simplices.
+
+This package imports nothing from the rest of :mod:`frankwolfe`: objectives, domains and
+methods build on it.
+"""
+
+from .average import Average, average_touch
+from .driver import compiled_driver, fused_driver
+from .protocol import (
+    BlockDomainHooks,
+    CompiledBlocks,
+    CompiledObjective,
+    PairwiseKernels,
+    RoundKernels,
+)
+from .simplex import SimplexState, simplex_blocks
+from .structured import StructuredDirection, apply_direction, structured_direction
+from .sum_tree import Picker, gap_pick, gap_weight, tree_set
+
+__all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
+           "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
+           "structured_direction", "apply_direction", "average_touch", "compiled_driver",
+           "fused_driver", "simplex_blocks", "gap_pick", "gap_weight", "tree_set"]

@@ -1,0 +1,244 @@
+"""The core's compiled pass driver: one pass loop (``_pass_template``) compiled once
+per process for each combination of kernels.
+
+The driver owns the order of the blocks (a :class:`~frankwolfe.compiled.Picker`), the step size
+(the numba form of the :class:`~frankwolfe.step_size.StepSize`, see
+``StepSize.compiled``), the averaging, the updates of ``x`` and ``grad f`` and the
+block-gap estimates; the block step (Frank-Wolfe, or pairwise with a domain's
+:class:`~frankwolfe.compiled.PairwiseKernels`) is chosen when it is compiled.  Numba cannot cache
+functions that take other jitted functions as arguments, so the driver is built by a
+memoized factory (the kernels themselves are cached).  State crosses into numba as
+typed records (named tuples), never as positional tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba import njit
+
+from .protocol import CompiledBlocks, CompiledObjective, PairwiseKernels
+
+__all__ = ["compiled_driver", "fused_driver"]
+
+
+@njit(cache=True, nogil=True)
+def _no_curvature(state, i, h):  # pragma: no cover - compiled
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _no_describe(state, i, sd):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_moved(state, sd, g):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_sync(state, g):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_away(state, i, g, idx, val):  # pragma: no cover - compiled
+    return 0, 0.0
+
+
+@njit(cache=True, nogil=True)
+def _no_move(state, i, gamma):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _no_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compiled
+    return 0, 0.0, 0.0
+
+
+_DRIVERS: dict = {}
+
+
+def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
+                    fused: bool = False, pairwise: PairwiseKernels | None = None,
+                    rounds: bool = False) -> tuple[Callable, Callable]:
+    """The (memoized) numba pass and certificate functions for these kernels.
+
+    The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
+    (``gamma <= 1``, fused or materialized) by default; with ``pairwise`` the
+    pairwise steps ``d = s_i - a`` of the domain's
+    :class:`~frankwolfe.compiled.PairwiseKernels` (``gamma <= w_a``, materialized; not
+    with ``fused``).  With ``rounds`` the blocks' vertices are not asked but read from
+    the domain's :class:`~frankwolfe.compiled.RoundKernels` table (its ``recall`` kernel
+    serves for ``direction``): the step phase of mini-batch rounds, whose oracles were
+    answered beforehand at the round's point.
+
+    Returns ``(run_pass, certify)``:
+
+    * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
+      acc, since, avg_start, resync, idx, val, sd, table=None) -> (k, last_gamma,
+      df)`` runs the
+      block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`~frankwolfe.compiled.Picker`),
+      ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
+      the curvature and the structured direction ``sd`` and moves along it itself
+      (:func:`~frankwolfe.compiled.apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
+      calls ``sync(dstate, g)``); otherwise the direction is materialized into
+      ``idx`` / ``val`` and the objective's ``line`` / ``update`` kernels serve.
+      Either way the step size is ``rule(rparams, k / n, slope, curv, gamma_max)``
+      (``gamma_max`` 1, or the away weight for pairwise steps) and the average is
+      settled here.
+    * ``certify(dstate, g, est, refresh, idx, val, table=None) -> (sum_gap,
+      sum_score)``: one oracle call (or stored vertex) per block; with ``refresh``
+      the block-gap estimates are replaced by the exact block gaps.
+    """
+    if fused and pairwise is not None:
+        raise ValueError("compiled_driver: pairwise steps materialize their direction; "
+                         "give `pairwise` only with fused=False")
+    if rounds and (blocks.rounds is None or pairwise is not None):
+        raise ValueError("compiled_driver: rounds=True needs the domain's RoundKernels "
+                         "(CompiledBlocks.rounds) and Frank-Wolfe block steps")
+    curvature = blocks.curvature if fused else _no_curvature
+    describe = blocks.describe if fused else _no_describe
+    moved = (blocks.moved or _no_moved) if fused else _no_moved
+    sync = blocks.sync if fused else _no_sync
+    kernels = {"direction": blocks.direction, "commit": blocks.commit, "curvature": curvature,
+               "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
+               "update": objective.update, "rule": rule,
+               "away": _no_away if pairwise is None else pairwise.away,
+               "move": _no_move if pairwise is None else pairwise.move,
+               "recall": blocks.rounds.recall if rounds else _no_recall}
+    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds)}
+    key = (tuple(kernels.values()), tuple(flags.values()))
+    hit = _DRIVERS.get(key)
+    if hit is None:
+        hit = _build_driver(kernels, flags)
+        _DRIVERS[key] = hit
+    return hit
+
+
+# -- building the driver: numba cannot cache a closure over kernels, so when every
+# kernel is an importable module-level function the pass template is written out as a
+# small module that imports them, and numba caches that (no LLVM compilation, and none
+# of its memory, after the first run of a kernel combination)
+
+#: the helpers the pass template calls, by the module that holds them
+_HELPERS: dict[str, tuple[str, ...]] = {
+    "frankwolfe.compiled.average": ("Average", "_avg_cum", "average_touch"),
+    "frankwolfe.compiled.structured": ("apply_direction",),
+    "frankwolfe.compiled.sum_tree": ("gap_pick", "gap_weight", "tree_set"),
+}
+
+
+def _import_path(fn: Any) -> tuple[str, str] | None:
+    """``(module, name)`` under which ``fn`` can be imported again, else ``None``."""
+    import sys
+
+    py = getattr(fn, "py_func", None)
+    mod = getattr(py, "__module__", None)
+    name = getattr(py, "__qualname__", "")
+    if mod is None or "." in name or "<" in name:
+        return None
+    if getattr(sys.modules.get(mod), name, None) is not fn:
+        return None
+    return mod, name
+
+
+def _sources_stamp(modules: list[str]) -> str:
+    """Hash of the size and mtime of every source file of the packages of ``modules``
+    (numba's cache does not see changes of the functions a cached function calls)."""
+    import hashlib
+    import sys
+    from pathlib import Path
+
+    files = set()
+    for mod in modules:
+        file = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve()
+        path = file.parent
+        if not (path / "__init__.py").exists():  # a top-level module or script
+            files.add(file)
+            continue
+        while (path.parent / "__init__.py").exists():
+            path = path.parent
+        files.update(path.rglob("*.py"))
+    h = hashlib.sha1()
+    for f in sorted(files):
+        st = f.stat()
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> Any:
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or \
+        str(Path.home() / ".cache")
+    return Path(base) / "frankwolfe" / "drivers"
+
+
+def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
+                  ) -> tuple[Callable, Callable]:
+    import importlib
+    import importlib.util
+    import inspect
+    import os
+    import sys
+    import tempfile
+
+    from . import _pass_template
+
+    source = inspect.getsource(_pass_template)
+    found = {name: _import_path(fn) for name, fn in kernels.items()}
+    paths = {name: p for name, p in found.items() if p is not None}
+    if len(paths) == len(found):
+        mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS))
+        stamp = _sources_stamp(mods)
+        ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
+        import hashlib
+
+        tag = hashlib.sha1(f"{ident};{flags};{stamp}".encode()).hexdigest()[:20]
+        head = ["from numba import njit"]
+        head += [f"from {m} import {', '.join(names)}" for m, names in _HELPERS.items()]
+        head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
+        head += [f"{k} = {v}" for k, v in flags.items()] + [""]
+        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
+                "certify = njit(nogil=True, cache=True)(certify)", ""]
+        text = "\n".join(head) + "\n" + source + "\n".join(tail)
+        try:
+            folder = _cache_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"_fw_pass_{tag}.py"
+            if not path.exists() or path.read_text() != text:
+                fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
+                os.replace(tmp, path)  # atomic: concurrent processes see whole files
+            name = f"_fw_pass_{tag}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:  # pragma: no cover - a .py file has one
+                raise OSError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            return module.run_pass, module.certify
+        except OSError:
+            pass  # no writable cache folder: compile in memory
+    ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
+                          for m, names in _HELPERS.items() for name in names}
+    ns.update(kernels, **flags)
+    filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
+    exec(compile(source, filename, "exec"), ns)
+    return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
+
+
+def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:
+    """``True`` when the fused kernels apply to this domain and objective, else ``None``
+    (the driver then materializes the direction)."""
+    h = objective.hessian_diag
+    if not blocks.fused or h is None:
+        return None
+    if blocks.accepts is not None and not blocks.accepts(h):
+        return None
+    return True

@@ -1,0 +1,73 @@
+"""How a compiled pass picks its blocks: the :class:`Picker` record and the sum tree of
+gap sampling (one implementation: the Python block order calls the same kernels)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+__all__ = ["Picker", "tree_set", "gap_pick", "gap_weight"]
+
+
+class Picker(NamedTuple):
+    """How a compiled pass picks its blocks: ``order`` (mode 0), gap sampling from the
+    sum tree (mode 1, one uniform number per step from ``unif``) or ``order`` with the
+    sum tree kept up to date (mode 2: the blocks of a round, picked by gap sampling)."""
+
+    mode: int
+    order: np.ndarray
+    unif: np.ndarray
+    est: np.ndarray
+    tree: np.ndarray
+    tsize: int
+    degree: float
+    nextu: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def tree_set(tree: np.ndarray, size: int, i: int, v: float) -> None:  # pragma: no cover
+    """Set leaf ``i`` to ``v`` and update its ancestors."""
+    j = i + size
+    tree[j] = v
+    j //= 2
+    while j >= 1:
+        # recompute from children (not a running difference) so rounding
+        # errors cannot accumulate over millions of updates
+        tree[j] = tree[2 * j] + tree[2 * j + 1]
+        j //= 2
+
+
+@njit(cache=True, nogil=True)
+def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cover
+    j = 1
+    while j < size:
+        left = tree[2 * j]
+        if u < left or tree[2 * j + 1] <= 0.0:
+            j = 2 * j
+        else:
+            u -= left
+            j = 2 * j + 1
+    return j - size
+
+
+@njit(cache=True, nogil=True)
+def gap_pick(tree, size, est, nextu, u, n):  # pragma: no cover - compiled
+    """The block of a gap-sampling step: the first unvisited block (estimate ``+inf``,
+    cursor ``nextu[0]``), else the leaf of the sum tree holding ``u * total`` (uniform
+    when every weight is 0)."""
+    while nextu[0] < n and np.isfinite(est[nextu[0]]):
+        nextu[0] += 1
+    if nextu[0] < n:
+        return nextu[0]
+    if tree[1] > 0.0:
+        return min(_tree_find(tree, size, u * tree[1]), n - 1)
+    return min(int(u * n), n - 1)
+
+
+@njit(cache=True, nogil=True)
+def gap_weight(g, degree):  # pragma: no cover - compiled
+    """Sampling weight ``max(g, 0) ** degree`` of a block gap."""
+    g = g if g > 0.0 else 0.0
+    return g if degree == 1.0 else g ** degree

@@ -1,0 +1,57 @@
+"""The names :func:`~frankwolfe.minimize` knows: each method registers itself beside its
+definition with :func:`register`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["register", "available_methods", "lookup"]
+
+_METHODS: dict[str, Callable[..., Any]] = {}
+
+_Solver = TypeVar("_Solver", bound=Callable[..., Any])
+
+
+def register(*names: str) -> Callable[[_Solver], _Solver]:
+    """Decorator making ``solver(objective, domain, **options)`` available as
+    ``minimize(objective, domain, method=name)`` under each of ``names`` (matched
+    without regard to case); the solver is returned unchanged.
+
+    Examples
+    --------
+    A method registers itself where it is defined (the built-in ones too)::
+
+        @register("my_fw")
+        @solver()
+        def my_frank_wolfe(objective, domain, x0=None, *, options: RunOptions) -> Result:
+            ...
+
+        minimize(objective, domain, method="my_fw", tol=1e-8)
+    """
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise TypeError(f"register: give one or more method names, got {names!r}")
+
+    def decorate(solver: _Solver) -> _Solver:
+        if not callable(solver):
+            raise TypeError(f"register: {solver!r} is not callable")
+        for name in names:
+            _METHODS[name.lower()] = solver
+        return solver
+
+    return decorate
+
+
+def available_methods() -> list[str]:
+    """Names accepted by :func:`~frankwolfe.minimize`."""
+    return sorted(_METHODS)
+
+
+def lookup(method: str) -> Callable[..., Any]:
+    """The solver registered as ``method``."""
+    try:
+        return _METHODS[method.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(
+            f"unknown method {method!r}; available: {', '.join(available_methods())}"
+        ) from None
