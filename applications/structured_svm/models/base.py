@@ -158,7 +158,7 @@ class StructuredModel(ABC):
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
         """Compiled block kernels of the SSVM dual over ``(X, Y)`` (a
-        :class:`~frankwolfe.algorithms.compiled_blocks.CompiledBlocks`) for the core's
+        :class:`~frankwolfe.compiled.CompiledBlocks`) for the core's
         compiled BCFW passes, started from ``warm`` (what their ``block_points()``
         returned in an earlier run) or the true labellings; ``None`` (default) when the
         model has none."""

@@ -13,14 +13,14 @@ So the block state costs ``L K + K^2 + 1`` numbers (CoNLL: about 72 MB for all
 blocks, against 0.55 GB for dense vectors over each sentence's support), and
 the block gap needs only the unary scores the oracle computes anyway.
 
-The kernels follow :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`:
+The kernels follow :class:`frankwolfe.compiled.CompiledBlocks`:
 they answer oracle and geometry questions, the core's driver decides the step,
 moves ``x`` and the gradient ``g = (lam w, -1)`` and keeps the averages.  With
 the fused kernels (used when the objective's Hessian is diagonal) the direction
 is never materialized: :func:`chain_curvature` computes its curvature from the
 token Gram matrices and, on the way, writes it for the driver as scaled token
 feature rows (sparse rows when the features are mostly zero) plus the few pair and
-loss entries (:class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`,
+loss entries (:class:`~frankwolfe.compiled.StructuredDirection`,
 what :func:`chain_describe` hands over); for
 attribute ids and sparse dense rows (OCR's pixels) the kernels keep a feature-major
 copy of the unary gradient (:func:`chain_sync`, :func:`chain_moved`).  The transition
@@ -317,7 +317,7 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, inline="always")
 def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
-    """Block kernel (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`)."""
+    """Block kernel (see :class:`frankwolfe.compiled.CompiledBlocks`)."""
     gap, score = _oracle(state, i, g)
     nnz = 0
     if want:
@@ -371,14 +371,14 @@ def _entry(sd, ne, p, v):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
-    (see :class:`frankwolfe.algorithms.compiled_blocks.CompiledBlocks`; ``h`` is
+    (see :class:`frankwolfe.compiled.CompiledBlocks`; ``h`` is
     constant on ``w``, checked by :func:`chain_blocks`).
 
     ``d`` has unary part ``sum_t x_t (x) c_t`` with ``c_t = mu_t - e(y*_t)`` (scaled by
     ``1/(lam n)``), so its squared norm is ``sum_{t,t'} G_{tt'} <c_t, c_t'>`` with the
     example's token Gram matrix ``G`` (precomputed): O(L * |supp c| * L) instead of a
     pass over the direction.  The terms of ``d`` are met on the way, so they are written
-    into the domain's :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`
+    into the domain's :class:`~frankwolfe.compiled.StructuredDirection`
     (``state.sd``, the layout the driver hands to :func:`chain_describe`) here: the
     unary part as one row term per token and nonzero ``c_t[k]`` (tokens whose marginal
     already sits on ``y*`` cost nothing), the start / end biases, the transitions and the
@@ -472,7 +472,7 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def chain_describe(state, i, sd):  # pragma: no cover - compiled
     """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
-    :class:`~frankwolfe.algorithms.compiled_blocks.StructuredDirection`: already written
+    :class:`~frankwolfe.compiled.StructuredDirection`: already written
     by :func:`chain_curvature` into the layout ``state.sd``, which is ``sd`` (the layout
     :func:`chain_blocks` gives the driver); nothing is left to do."""
     return None
@@ -560,7 +560,7 @@ def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
 
 
 def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> CompiledBlocks:
-    """:class:`~frankwolfe.algorithms.compiled_blocks.CompiledBlocks` of the chain SSVM dual.
+    """:class:`~frankwolfe.compiled.CompiledBlocks` of the chain SSVM dual.
 
     Parameters
     ----------

@@ -99,7 +99,7 @@ class _Followed(NamedTuple):
 
 class ChainBlockVertices:
     """The dual domain's batch block oracle for a chain model (see
-    :meth:`~frankwolfe.algorithms.compiled_blocks.BlockDomainHooks.batch_block_oracle`):
+    :meth:`~frankwolfe.compiled.BlockDomainHooks.batch_block_oracle`):
     the vertices of blocks ``which`` at one gradient ``(lam w, -1)`` in one numba call
     that releases the GIL, so that threads answering disjoint chunks run in parallel.
     Answers equal :meth:`~...dual.SSVMBlockOracle.extreme_point` block by block.
@@ -290,7 +290,7 @@ def _unary_at(Xf, If, offsets, K, F, uses_ids, row, k, g, gT, fm):  # pragma: no
 @njit(cache=True, nogil=True)
 def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compiled
     """The round kernel ``recall`` (see
-    :class:`frankwolfe.algorithms.compiled_blocks.RoundKernels`): block ``i``'s gap and
+    :class:`frankwolfe.compiled.RoundKernels`): block ``i``'s gap and
     vertex score at ``g`` for the labelling stored in ``table``, as the chain kernels'
     ``direction`` computes them for the labelling its oracle finds, leaving it where
     their ``curvature`` / ``describe`` / ``commit`` read it.  The unary scores are
@@ -380,7 +380,7 @@ def _label_type(K: int) -> np.dtype:
 
 
 def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
-    """The :class:`~frankwolfe.algorithms.compiled_blocks.RoundKernels` of the chain
+    """The :class:`~frankwolfe.compiled.RoundKernels` of the chain
     kernels ``blocks`` (:func:`.dual_kernels.chain_blocks`): a round's oracles decode
     at the weights ``w = g_w / (lam (-g_l))``, computed once per round, with the same
     decoders as :class:`ChainBlockVertices` (so the same labellings)."""
