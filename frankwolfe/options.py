@@ -9,13 +9,18 @@ keywords, so a method writes only its own parameters::
 
     @solver()
     def frank_wolfe(objective, domain, x0=None, *, step_size=None,
-                    options: RunOptions) -> Result:
+                    options: RunOptions = DEFAULT_OPTIONS,
+                    **run: Unpack[RunKeywords]) -> Result:
         '''...numpydoc with the method's own parameters...'''
         return run_frank_wolfe(objective, domain, _Vanilla(), x0,
                                step_size=step_size, options=options)
 
-Users still see and pass explicit keywords (``inspect.signature`` lists
-them); the method receives one :class:`RunOptions`.
+Users pass the run keywords one by one (``tol=1e-8``), or a whole
+``options=RunOptions(...)``, or both (the keywords then replace those fields).
+The method receives one :class:`RunOptions`: the decorator gathers the keywords
+into ``options``, so ``run`` is always empty inside the method.  Type checkers
+see the real keywords: :class:`RunKeywords` types ``**run`` and the decorator
+keeps the method's signature (a ``ParamSpec``).
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, ParamSpec, TypedDict, TypeVar
 
 from .monitor import IterationState, Monitor
 
-__all__ = ["RunOptions", "solver", "RUN_PARAMETERS_DOC"]
+__all__ = ["RunOptions", "RunKeywords", "DEFAULT_OPTIONS", "solver", "RUN_PARAMETERS_DOC"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 #: The numpydoc entries of the run keywords, inserted into every solver's docstring.
@@ -52,6 +60,12 @@ history_every : int, default 1
     Period of the history records.
 progress : bool, default False
     Show a tqdm progress bar."""
+
+#: The numpydoc entry of a solver's ``options`` keyword (after the run keywords).
+_OPTIONS_DOC = """\
+options : RunOptions, optional
+    The run keywords above in one object (for example shared by several runs);
+    keywords given one by one replace its fields."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,23 @@ class RunOptions:
 RunOptions.__doc__ = ("Budgets, stopping rule, logging and callback of one run.\n\n"
                       "Parameters\n----------\n" + RUN_PARAMETERS_DOC)
 _RUN_NAMES = tuple(f.name for f in fields(RunOptions))
+
+#: The options of a solver called without ``options=`` (before its own defaults).
+DEFAULT_OPTIONS = RunOptions()
+
+
+class RunKeywords(TypedDict, total=False):
+    """The run keywords as a solver's ``**run: Unpack[RunKeywords]`` (for type checkers;
+    the fields of :class:`RunOptions`, which a test keeps in step)."""
+
+    tol: float
+    rtol: float
+    max_iter: int
+    time_limit: float | None
+    callback: Callable[[IterationState], Any] | None
+    verbose: bool | int
+    history_every: int
+    progress: bool
 
 
 def _entries(doc: str) -> dict[str, list[str]]:
@@ -109,7 +140,7 @@ def _insert_parameters(doc: str | None, own: dict[str, list[str]] | None = None)
             while end > start and not lines[end - 1].strip():
                 end -= 1
             break
-    entries = {**_entries(RUN_PARAMETERS_DOC), **(own or {})}
+    entries = {**_entries(RUN_PARAMETERS_DOC), **(own or {}), **_entries(_OPTIONS_DOC)}
     block = [indent + ln if ln else ln for entry in entries.values() for ln in entry]
     return "\n".join(lines[:end] + block + lines[end:])
 
@@ -117,19 +148,23 @@ def _insert_parameters(doc: str | None, own: dict[str, list[str]] | None = None)
 def solver(
     defaults: dict[str, Any] | None = None,
     doc: str | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator giving a solver the shared run keywords.
 
-    The decorated function declares a keyword-only parameter
-    ``options: RunOptions``; the public function replaces it by the
-    keywords of :class:`RunOptions` (in its signature and its docstring's
-    "Parameters" section) and passes them in as one ``RunOptions``.
+    The decorated function declares ``options: RunOptions = DEFAULT_OPTIONS`` and
+    ``**run: Unpack[RunKeywords]`` after its own keyword-only parameters.  The public
+    function takes the run keywords one by one and/or ``options=``, gathers them into one
+    :class:`RunOptions` (keywords replace the fields of ``options``) and calls the method
+    with it; its runtime signature and its docstring's "Parameters" section list the
+    keywords.  The decorator keeps the function's type (a ``ParamSpec``), so type
+    checkers see its real parameters.
 
     Parameters
     ----------
     defaults : dict, optional
         ``{run_keyword: default}`` where the method's default differs from
-        :class:`RunOptions`'; ``doc`` must then describe the keyword.
+        :class:`RunOptions`'; ``doc`` must then describe the keyword.  They apply
+        when no ``options=`` is given.
     doc : str, optional
         The method's own wording of some run keywords (numpydoc entries,
         unindented, as :data:`RUN_PARAMETERS_DOC`), for example a budget
@@ -144,27 +179,36 @@ def solver(
     if set(defaults) - set(own):  # the shared entry would state the wrong default
         raise TypeError(f"@solver: a changed default needs its own `doc` entry: "
                         f"{sorted(set(defaults) - set(own))}")
+    base = replace(DEFAULT_OPTIONS, **defaults)
 
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(func: Callable[_P, _R]) -> Callable[_P, _R]:
         sig = inspect.signature(func)
-        params = list(sig.parameters.values())
+        params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
         names = [p.name for p in params]
-        if "options" not in names:
-            raise TypeError(f"@solver: {func.__name__} must declare a keyword `options`")
+        if "options" not in names or len(params) == len(sig.parameters):
+            raise TypeError(f"@solver: {func.__name__} must declare `options: RunOptions = "
+                            "DEFAULT_OPTIONS` and `**run: Unpack[RunKeywords]`")
         at = names.index("options")
         run = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                 default=defaults.get(f.name, f.default), annotation=f.type)
+                                 default=getattr(base, f.name), annotation=f.type)
                for f in fields(RunOptions)]
-        public = sig.replace(parameters=params[:at] + run + params[at + 1:])
+        public = sig.replace(parameters=params[:at] + run + params[at:])
         name = func.__name__
+        own_names = frozenset(names)
 
         @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            if "options" in kwargs:
-                raise TypeError(f"{name}() got an unexpected keyword argument 'options'")
-            opts = RunOptions(**{**defaults,
-                                 **{k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs}})
-            return func(*args, options=opts, **kwargs)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            given = kwargs.pop("options", None)
+            if given is not None and not isinstance(given, RunOptions):
+                raise TypeError(f"{name}(): options must be a RunOptions, got "
+                                f"{type(given).__name__}")
+            start = base if given is None else given
+            picked: dict[str, Any] = {k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs}
+            opts = replace(start, **picked)
+            for key in kwargs:  # **run would take them silently
+                if key not in own_names:
+                    raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+            return func(*args, **kwargs, options=opts)  # type: ignore[arg-type]
 
         wrapper.__signature__ = public  # type: ignore[attr-defined]
         wrapper.__doc__ = _insert_parameters(func.__doc__, own)

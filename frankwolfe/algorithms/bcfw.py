@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from ..executors import Executor, make_executor
 from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..objectives.base import Objective
 from ..result import Result
@@ -731,7 +731,8 @@ def block_coordinate_frank_wolfe(
     batch_size: int | None = None,
     n_jobs: int | None = None,
     executor: Executor | Any = None,
-    options: RunOptions,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
 

@@ -38,7 +38,7 @@ holds the engine the shared driver runs and the public function.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -51,7 +51,7 @@ from ..monitor import Monitor
 from ..objectives.atom_cache import DEFAULT_CACHE_BYTES
 from ..objectives.base import Objective
 from ..objectives.design_kernels import half_sq_residual
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from .active_variant import split_start
@@ -232,10 +232,11 @@ def compiled_pairwise_frank_wolfe(
     domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
-    options: RunOptions,
     corrective: bool = True,
     refresh_every: int = 1000,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Pairwise Frank-Wolfe with corrective rounds, compiled end to end.
 

@@ -16,7 +16,8 @@ assignment", Transportation Science 47(2):280-293, 2013.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -161,31 +162,42 @@ _COMMON_DOC = """
 """
 
 
-def _conjugate_solver(memory: int, doc: str) -> Any:
-    """CFW or BFW as a public solver (the two differ only in ``memory``)."""
-
-    def run(objective: Objective, domain: LMO, x0: np.ndarray | Atom | None = None, *,
-            step_size: str | StepSize | None = None, delta: float = 1e-4,
-            options: RunOptions) -> Result:
-        return run_frank_wolfe(objective, domain, _Conjugate(memory, delta), x0,
-                               step_size=step_size, options=options)
-
-    run.__name__ = run.__qualname__ = ("conjugate_frank_wolfe" if memory == 1
-                                       else "biconjugate_frank_wolfe")
-    run.__doc__ = doc + _COMMON_DOC
-    return solver()(run)
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-conjugate_frank_wolfe = register("cfw")(_conjugate_solver(1, """Conjugate Frank-Wolfe (CFW).
+def _documented(summary: str) -> Callable[[_F], _F]:
+    """Give a solver its summary followed by the text CFW and BFW share (before
+    :func:`solver` adds the run keywords to it)."""
+
+    def decorate(func: _F) -> _F:
+        func.__doc__ = summary + _COMMON_DOC
+        return func
+
+    return decorate
+
+
+@register("cfw")
+@solver()
+@_documented("""Conjugate Frank-Wolfe (CFW).
 
     The search point is ``s_k = alpha s_{k-1} + (1 - alpha) v_k`` with
     ``alpha`` chosen so that ``s_k - x_k`` is ``H(x_k)``-conjugate to the
     previous direction; ``alpha`` is clipped to ``[0, 1 - delta]``
     (``alpha = 0`` is a Frank-Wolfe step).  Cost per iteration: one oracle
     call, one gradient and one Hessian-vector product.
-"""))
+""")
+def conjugate_frank_wolfe(objective: Objective, domain: LMO,
+                          x0: np.ndarray | Atom | None = None, *,
+                          step_size: str | StepSize | None = None, delta: float = 1e-4,
+                          options: RunOptions = DEFAULT_OPTIONS,
+                          **run: Unpack[RunKeywords]) -> Result:
+    return run_frank_wolfe(objective, domain, _Conjugate(1, delta), x0,
+                           step_size=step_size, options=options)
 
-biconjugate_frank_wolfe = register("bfw")(_conjugate_solver(2, """Bi-conjugate Frank-Wolfe (BFW).
+
+@register("bfw")
+@solver()
+@_documented("""Bi-conjugate Frank-Wolfe (BFW).
 
     The search point ``s_k = b0 v_k + b1 s_{k-1} + b2 s_{k-2}`` (weights
     ``>= 0`` summing to 1) makes ``s_k - x_k`` ``H(x_k)``-conjugate to the
@@ -193,4 +205,14 @@ biconjugate_frank_wolfe = register("bfw")(_conjugate_solver(2, """Bi-conjugate F
     no admissible solution the step falls back to CFW, and to Frank-Wolfe
     when that fails too.  Cost per iteration: one oracle call, one gradient
     and two Hessian-vector products.
-"""))
+""")
+def biconjugate_frank_wolfe(objective: Objective, domain: LMO,
+                            x0: np.ndarray | Atom | None = None, *,
+                            step_size: str | StepSize | None = None, delta: float = 1e-4,
+                            options: RunOptions = DEFAULT_OPTIONS,
+                            **run: Unpack[RunKeywords]) -> Result:
+    return run_frank_wolfe(objective, domain, _Conjugate(2, delta), x0,
+                           step_size=step_size, options=options)
+
+
+

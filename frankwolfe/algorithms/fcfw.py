@@ -10,7 +10,7 @@ line search the step is ``gamma = 1``, i.e. ``x`` becomes ``x_c``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -468,9 +468,10 @@ def fully_corrective_frank_wolfe(
     blocks_per_step: int | None = None,
     gap_every: int | None = None,
     step_size: str | StepSize | None = None,
-    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function with fully corrective Frank-Wolfe.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -10,7 +10,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -35,7 +35,8 @@ def frank_wolfe(
     x0: np.ndarray | Atom | None = None,
     *,
     step_size: str | StepSize | None = None,
-    options: RunOptions,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
 

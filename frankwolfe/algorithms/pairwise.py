@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -64,9 +64,10 @@ def pairwise_frank_wolfe(
     *,
     blended: bool = False,
     step_size: str | StepSize | None = None,
-    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a polytope with pairwise Frank-Wolfe.
 

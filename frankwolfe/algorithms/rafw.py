@@ -11,7 +11,7 @@ oracle call certifies the gap (and its vertex is used for the step).
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..lmo.subset import SubsetOracle
 from ..objectives.base import Objective, Tracker
-from ..options import RunOptions, solver
+from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -169,9 +169,10 @@ def randomized_away_step_frank_wolfe(
     gap_every: int = 20,
     random_state: int | np.random.Generator | None = None,
     step_size: str | StepSize | None = None,
-    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a polytope with randomized away-step Frank-Wolfe.
 

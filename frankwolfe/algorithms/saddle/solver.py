@@ -5,7 +5,7 @@ players' shapes; ``minimize(method="saddle")`` reaches it with a pair of domains
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from ...errors import ShapeError
 from ...lmo.base import LMO
 from ...lmo.product import ProductDomain
 from ...objectives.saddle import BilinearObjective, SaddleObjective
-from ...options import RunOptions, solver
+from ...options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
 from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
@@ -73,9 +73,10 @@ def saddle_point_frank_wolfe(
     step_size: str | StepSize | None = None,
     C: float | None = None,
     nu: float = 1.0,
-    options: RunOptions,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
+    options: RunOptions = DEFAULT_OPTIONS,
+    **run: Unpack[RunKeywords],
 ) -> Result:
     """Solve ``min_{x in X} max_{y in Y} L(x, y)`` with saddle-point Frank-Wolfe.
 
