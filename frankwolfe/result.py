@@ -163,7 +163,14 @@ class Result:
         return self.status == Status.CONVERGED
 
     def __getitem__(self, name: str) -> Any:  # scipy's OptimizeResult is a dict
-        return getattr(self, name)
+        """An attribute, else a method-specific entry of ``extra`` (as scipy's
+        ``OptimizeResult`` holds a solver's own fields beside the common ones)."""
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            if name in self.extra:
+                return self.extra[name]
+            raise
 
     def __repr__(self) -> str:
         return (

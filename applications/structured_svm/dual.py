@@ -36,9 +36,10 @@ import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
 from frankwolfe.algorithms.compiled_blocks import BlockDomainHooks, CompiledObjective
-from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
+from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
+from ._lam import check_lam
 from .models.base import StructuredModel
 
 __all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "DualWarmStart", "label_key"]
@@ -67,11 +68,9 @@ class SSVMDualObjective(Objective):
     """
 
     def __init__(self, lam: float, d: int) -> None:
-        if not (np.isfinite(lam) and lam > 0):
-            raise ValueError(f"SSVMDualObjective: `lam` must be a positive number, got {lam!r}")
+        self.lam = check_lam(lam, "SSVMDualObjective")
         if int(d) != d or d < 1:
             raise ValueError(f"SSVMDualObjective: `d` must be a positive integer, got {d!r}")
-        self.lam = float(lam)
         self.d = int(d)
         self.shape = (self.d + 1,)
         self.smoothness = self.lam
@@ -304,12 +303,10 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
             raise ShapeError(f"SSVMDual: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
             raise ValueError("SSVMDual: no training examples")
-        if not (np.isfinite(lam) and lam > 0):
-            raise ValueError(f"SSVMDual: `lam` must be a positive number, got {lam!r}")
+        self.lam = check_lam(lam, "SSVMDual")
         self.model = model
         self.X = X
         self.Y = Y
-        self.lam = float(lam)
         self.n = len(X)
         self.d = int(model.size_joint_feature)
         self.dim = self.d + 1
