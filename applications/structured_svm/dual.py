@@ -191,9 +191,10 @@ class SSVMBlockOracle(LMO):
         gw, gl = direction[:-1], float(direction[-1])
         w = self.scratch
         if threading.current_thread() is not threading.main_thread():
-            w = getattr(_LOCAL, "w", None)
-            if w is None or w.size != self.scratch.size:
-                w = _LOCAL.w = np.zeros(self.scratch.size)
+            local: np.ndarray | None = getattr(_LOCAL, "w", None)
+            if local is None or local.size != self.scratch.size:
+                local = _LOCAL.w = np.zeros(self.scratch.size)
+            w = local
         if gl < 0:
             w[self.support] = gw / (self.lam * -gl)
             return self.model.loss_augmented_decode(self.x, self.y, w)
@@ -223,7 +224,7 @@ class SSVMBlockOracle(LMO):
             val = np.append(val * scale, loss / self.n)
         else:
             val = val * scale
-        return Atom.sparse(pos, val, self.shape, key=label_key(yhat))
+        return Atom.sparse(pos, val, self.support.size + 1, key=label_key(yhat))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         return self.vertex(self.labelling(direction))
@@ -332,6 +333,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
     def blocks(self) -> tuple[SSVMBlockOracle, ...]:  # type: ignore[override]
         if self._blocks is None:
             self._build()
+        assert self._blocks is not None  # built above
         return self._blocks
 
     @property
