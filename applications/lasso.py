@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 import frankwolfe as fw
@@ -45,6 +44,7 @@ from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 from ._checks import check_finite
+from ._params import BOOLEAN, Check, Interval, Options, validate_params
 
 __all__ = [
     "METHODS",
@@ -400,13 +400,13 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     (array([ 1. , -0.5]), 1.0)
     """
 
-    _parameter_constraints: dict = {
+    _param_checks: dict[str, list[Check]] = {
         "radius": [Interval(Real, 0, None, closed="neither")],
-        "method": [StrOptions(set(METHODS))],
+        "method": [Options(METHODS)],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "fit_intercept": ["boolean"],
-        "warm_start": ["boolean"],
+        "fit_intercept": [BOOLEAN],
+        "warm_start": [BOOLEAN],
     }
 
     def __init__(self, radius: float = 1.0, method: str = "auto", tol: float = 1e-8,
@@ -443,7 +443,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> ConstrainedLasso:
         """Fit the coefficients; returns ``self``."""
-        self._validate_params()
+        validate_params(self, self._param_checks)
         X, y = self._validate_X(X, y, reset=True)
         if self.fit_intercept and issparse(X):
             raise ValueError(

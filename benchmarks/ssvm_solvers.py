@@ -173,8 +173,9 @@ def child_compare(lam_spec: str, passes: int, seeds: int, every: int) -> dict:
 
 
 def child_eg_step(lam_spec: str, rule: str, passes: int, checkpoints: list[int]) -> dict:
-    from frankwolfe.applications.structured_svm.extragradient import dual_extragradient
+    from frankwolfe import RunOptions
     from frankwolfe.applications.structured_svm.oracles import batch_primal
+    from frankwolfe.applications.structured_svm.solvers import dual_extragradient
 
     model, X, Y = _load("ocr")
     n = len(X)
@@ -191,8 +192,11 @@ def child_eg_step(lam_spec: str, rule: str, passes: int, checkpoints: list[int])
     t0 = time.perf_counter()
     clock = {"eval": 0.0}
 
-    def callback(it, eff, state):
-        steps.append(state["step_size"])
+    def callback(s):
+        if s.k == 0:  # before the first iteration
+            return
+        it, eff, state = s.k, s.info["effective_passes"], s.info
+        steps.append(s.step_size)
         if todo and eff >= todo[0] and eff < passes:
             while todo and eff >= todo[0]:
                 todo.pop(0)
@@ -201,7 +205,7 @@ def child_eg_step(lam_spec: str, rule: str, passes: int, checkpoints: list[int])
             clock["eval"] += time.perf_counter() - t1
 
     out = dual_extragradient(model, X, Y, lam, max_passes=passes, step_size=rule,
-                             callback=callback)
+                             options=RunOptions(callback=callback))
     certify(out["iterations"], out["effective_passes"], out["w"], out["point_bar"],
             time.perf_counter() - t0 - clock["eval"])
     return {"lam": lam_spec, "rule": rule, "rows": rows, "rejected": out["rejected"],

@@ -195,7 +195,12 @@ class Result(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         if name in _KEYS or name in _SCIPY_ALIASES:
             return getattr(self, name)
-        raise KeyError(f"Result has no key {name!r}; keys: {list(self)}")
+        # a method's own entries, as scipy's OptimizeResult holds a solver's fields
+        # beside the common ones
+        if name in self.extra:
+            return self.extra[name]
+        raise KeyError(f"Result has no key {name!r}; keys: {list(self)} and extra's "
+                       f"{sorted(self.extra)}")
 
     def __contains__(self, name: object) -> bool:
         # as keys() lists: the aliases are readable items but not keys

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from frankwolfe import RunOptions
+
 from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, StructuredSVM,
                                                     make_chain)
-from frankwolfe.applications.structured_svm.extragradient import dual_extragradient
+from frankwolfe.applications.structured_svm.solvers.extragradient import dual_extragradient
 from frankwolfe.applications.structured_svm.oracles import batch_primal
 
 from ssvm_reference import ssvm_dual_qp
@@ -53,15 +55,16 @@ def test_dual_extragradient_reaches_dual_optimum(tiny, step_size, c_w, passes):
     model, X, Y, d_star = tiny
     rows = []
 
-    def record(it, eff, state):
-        if it % 100 == 0:
+    def record(s):
+        it, state = s.k, s.info
+        if it and it % 100 == 0:
             w_dual, _, dual = state["point_bar"].image()
             primal = batch_primal(model, X, Y, state["w_bar"], LAM)["primal"]
             rows.append((primal, dual, primal - dual))
         return None
 
     out = dual_extragradient(model, X, Y, LAM, max_passes=passes, step_size=step_size, c_w=c_w,
-                             averaging="tail", callback=record)
+                             averaging="tail", options=RunOptions(callback=record))
     h = {k: np.array(v) for k, v in zip(("primal", "dual", "gap"), zip(*rows))}
     assert len(rows) >= 10
     _check_certificates(h, d_star)
@@ -102,7 +105,8 @@ def test_online_eg_backtracking_budget(tiny):
     n = len(X)
     effs = []
     online_eg(model, X, Y, LAM, max_passes=40, random_state=1,
-              callback=lambda p, eff, point: effs.append(eff))
+              options=RunOptions(callback=lambda s: effs.append(s.info["effective_passes"])
+                                 if s.k and s.info["whole_pass"] else None))
     steps = np.diff(np.concatenate([[0.0], effs]))
     assert 1.0 <= steps[0] <= 3.0
     assert np.all(steps[1:] >= 1.0) and np.all(steps[1:] <= 6.0)
@@ -120,7 +124,8 @@ def test_online_eg_effective_pass_budget_is_hard(tiny, max_passes):
     n = len(X)
     effs = []
     out = online_eg(model, X, Y, LAM, max_passes=max_passes, random_state=1,
-                    callback=lambda p, eff, point: effs.append(eff))
+                    options=RunOptions(callback=lambda s: effs.append(s.info["effective_passes"])
+                                       if s.k else None))
     budget = int(np.floor(max_passes * n))
     assert out["oracle_calls"] == budget  # every trial is one call: the budget is used up
     assert out["effective_passes"] <= max_passes
@@ -139,7 +144,7 @@ def test_coupling_norm_between_brute_force_bounds():
     # sqrt(mean_i max_y ||psi_i(y)||^2) (Cauchy-Schwarz); labellings enumerated
     import itertools
 
-    from frankwolfe.applications.structured_svm.extragradient import coupling_norm
+    from frankwolfe.applications.structured_svm.solvers.extragradient import coupling_norm
 
     X, Y = make_chain(6, n_states=3, n_features=3, length=(2, 4), noise=1.5, random_state=1)
     model = ChainModel(3, 3)
@@ -254,7 +259,7 @@ def test_online_eg_step_scheme_matches_enumerated_reference(sampling):
     w_ref, ell_ref, f_ref = image(p)
     assert calls > passes * n and max(halvings) >= 1  # the scheme retried some steps
     out = online_eg(model, X, Y, lam, max_passes=10 * passes, sampling=sampling,
-                    random_state=seed, callback=lambda k, eff, pt: k < passes)
+                    random_state=seed, options=RunOptions(callback=lambda s: s.k < passes))
     assert out["passes"] == passes and out["oracle_calls"] == calls
     np.testing.assert_allclose(out["w"], w_ref, rtol=0, atol=1e-10)
     assert out["dual"] == pytest.approx(-f_ref, rel=0, abs=1e-12)
@@ -278,7 +283,7 @@ def test_prox_excess_matches_enumeration(uses_ids):
     # the solver's marginal kernel (potentials theta + eta * loss-augmented scores)
     from frankwolfe.applications.structured_svm.models.chain.expectation import (ChainDualPoint,
                                                                                  chain_dual_data)
-    from frankwolfe.applications.structured_svm.extragradient import _prox_excess
+    from frankwolfe.applications.structured_svm.solvers.extragradient import _prox_excess
 
     rng = np.random.default_rng(4)
     K, lam, c_w, eta = 3, 0.2, 0.7, 0.9

@@ -7,11 +7,13 @@ import importlib
 import numpy as np
 import pytest
 
+from frankwolfe import RunOptions
+
 from frankwolfe.applications.structured_svm import ChainModel, make_chain, ssg
 from frankwolfe.applications.structured_svm._averaging import RunningAverage
 
 # the module (the package exports the function under the same name)
-ssg_module = importlib.import_module("frankwolfe.applications.structured_svm.ssg")
+ssg_module = importlib.import_module("frankwolfe.applications.structured_svm.solvers.ssg")
 
 
 def _dense_ssg(model, X, Y, lam, passes, kind, seed):
@@ -85,7 +87,7 @@ def test_scaled_ssg_reports_the_averages_after_every_pass():
     X, Y, model = _sparse_chain(20, seed=0)
     seen = []
     ssg(model, X, Y, 0.05, max_passes=4, averaging="tail", random_state=1,
-        callback=lambda p, w, calls, sec: seen.append(np.array(w)))
+        options=RunOptions(callback=lambda s: seen.append(np.array(s.x)) if s.k else None))
     for p, w in enumerate(seen, start=1):
         _, avg_ref = _dense_ssg(model, X, Y, 0.05, p, "tail", seed=1)
         assert _close(w, avg_ref)

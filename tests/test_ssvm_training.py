@@ -169,7 +169,7 @@ def nodebug():
 
 def test_estimator_history_and_prediction(chain_data, nodebug):
     X, Y, Xt, Yt = chain_data
-    svm = StructuredSVM(ChainModel(4, 6), max_passes=20, gap_every=5, eval_every=1, tol=0.0,
+    svm = StructuredSVM(ChainModel(4, 6), max_passes=24, gap_every=5, eval_every=1, tol=0.0,
                         random_state=0).fit(X, Y, Xt, Yt)
     h = svm.history_
     assert list(h["passes"]) == list(range(1, 21))

@@ -5,9 +5,7 @@ from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
 from .estimator import StructuredSVM
 from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
 from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel
-from .extragradient import dual_extragradient
-from .online_eg import online_eg
-from .ssg import ssg
+from .solvers import dual_extragradient, online_eg, ssg
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel",
            "load_ocr", "load_conll2000", "make_chain", "load_cmu_house",

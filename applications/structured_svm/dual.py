@@ -38,7 +38,9 @@ from frankwolfe import LMO, Atom, Objective, ProductDomain
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
+from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
+from ._lam import check_lam
 from .models.base import StructuredModel, dual_weights
 
 __all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "DualWarmStart", "label_key"]
@@ -67,11 +69,9 @@ class SSVMDualObjective(Objective):
     """
 
     def __init__(self, lam: float, d: int) -> None:
-        if not (np.isfinite(lam) and lam > 0):
-            raise ValueError(f"SSVMDualObjective: `lam` must be a positive number, got {lam!r}")
+        self.lam = check_lam(lam, "SSVMDualObjective")
         if int(d) != d or d < 1:
             raise ValueError(f"SSVMDualObjective: `d` must be a positive integer, got {d!r}")
-        self.lam = float(lam)
         self.d = int(d)
         self.shape = (self.d + 1,)
         self.smoothness = self.lam
@@ -192,9 +192,10 @@ class SSVMBlockOracle(LMO):
         gw, gl = direction[:-1], float(direction[-1])
         w = self.scratch
         if threading.current_thread() is not threading.main_thread():
-            w = getattr(_LOCAL, "w", None)
-            if w is None or w.size != self.scratch.size:
-                w = _LOCAL.w = np.zeros(self.scratch.size)
+            local: np.ndarray | None = getattr(_LOCAL, "w", None)
+            if local is None or local.size != self.scratch.size:
+                local = _LOCAL.w = np.zeros(self.scratch.size)
+            w = local
         if gl < 0:
             w[self.support] = dual_weights(direction, self.lam)
             return self.model.loss_augmented_decode(self.x, self.y, w)
@@ -224,7 +225,7 @@ class SSVMBlockOracle(LMO):
             val = np.append(val * scale, loss / self.n)
         else:
             val = val * scale
-        return Atom.sparse(pos, val, self.shape, key=label_key(yhat))
+        return Atom.sparse(pos, val, self.support.size + 1, key=label_key(yhat))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         return self.vertex(self.labelling(direction))
@@ -304,12 +305,10 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
             raise ShapeError(f"SSVMDual: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
             raise ValueError("SSVMDual: no training examples")
-        if not (np.isfinite(lam) and lam > 0):
-            raise ValueError(f"SSVMDual: `lam` must be a positive number, got {lam!r}")
+        self.lam = check_lam(lam, "SSVMDual")
         self.model = model
         self.X = X
         self.Y = Y
-        self.lam = float(lam)
         self.n = len(X)
         self.d = int(model.size_joint_feature)
         self.dim = self.d + 1
@@ -335,6 +334,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
     def blocks(self) -> tuple[SSVMBlockOracle, ...]:  # type: ignore[override]
         if self._blocks is None:
             self._build()
+        assert self._blocks is not None  # built above
         return self._blocks
 
     @property

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -12,17 +13,27 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
-from frankwolfe import History, Status
+from frankwolfe import History, IterationState, Result, RunOptions, Status
 
 from .._checks import check_finite_examples
+from .._params import (
+    ANY,
+    BOOLEAN,
+    RANDOM_STATE,
+    VERBOSE,
+    Check,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .dual import DualWarmStart, SSVMDual
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, mean_loss
-from .ssg import ssg
+from .solvers import dual_extragradient, online_eg, restricted_gap, ssg
 
 __all__ = ["StructuredSVM"]
 
@@ -30,7 +41,7 @@ _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
 #: new planes between corrective solves of the cutting plane (SVMstruct's -n default)
 _CP_BLOCKS_PER_STEP = 100
-_AVERAGING = (None, True, False, "weighted", "uniform", "tail")
+_AVERAGING = ("weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
 
@@ -65,10 +76,11 @@ class StructuredSVM(BaseEstimator):
         method as fully corrective Frank-Wolfe with one working set of labellings
         per example (the corrective QP runs over the product of the per-example
         hulls of the labellings seen), re-solved every 100 new labellings as in
-        SVMstruct (over those examples' weights; over all once per pass); ``"online_eg"``: online exponentiated
-        gradient (Collins et al., JMLR 2008) and ``"dual_extragradient"`` (Taskar et
-        al., JMLR 2006), both on label marginals (ChainModel only; see
-        :mod:`.online_eg`, :mod:`.extragradient`; the latter's restricted saddle gaps
+        SVMstruct (over those examples' weights; over all once per pass);
+        ``"online_eg"``: online exponentiated gradient (Collins et al., JMLR 2008)
+        and ``"dual_extragradient"`` (Taskar et al., JMLR 2006), both on label
+        marginals (ChainModel only; see :mod:`.solvers.online_eg`,
+        :mod:`.solvers.extragradient`; the latter's restricted saddle gaps
         go to ``restricted_gaps_``; both start from uniform duals, ``warm_start`` does
         not apply).
     sampling : {"uniform", "perm", "gap"}, optional
@@ -89,11 +101,21 @@ class StructuredSVM(BaseEstimator):
         a small problem), uniform for ``"dual_extragradient"`` (Taskar et al.).
         Ignored by ``"fw"``, ``"cutting_plane"`` and ``"online_eg"``.
     max_passes : int, default 200
-        Budget of effective passes (oracle calls / n; certificate passes of BCFW
-        included, history evaluations not).  When a budget (``max_passes``,
-        ``time_limit``) ends the run before ``tol``, ``fit`` warns with
-        scikit-learn's ``ConvergenceWarning`` (not for ``"ssg"``, which has no
-        certified gap).
+        Budget of passes, one meaning for every solver: a pass is ``n`` max-oracle
+        calls (loss-augmented decodings), or for ``"online_eg"`` and
+        ``"dual_extragradient"`` ``n`` expectation-oracle calls (forward-backward
+        marginals, their equivalent), whatever they serve: block steps, certificate
+        passes (BCFW every ``gap_every`` passes and a closing one; batch FW and the
+        cutting plane certify with the oracle calls of their steps), retried or
+        rejected steps.  The history evaluations (``eval_every``) are not counted.
+        The run ends within the budget: BCFW takes the most passes of block steps
+        whose certificates fit with them (``max_passes=10, gap_every=10``: 9 passes
+        of steps and one certificate; oracle-cache hits of ``"bcfw_pairwise"`` call
+        no oracle), the dual extragradient stops when no iteration (two passes) fits.
+        ``history_["effective_passes"]`` and ``result_.n_oracle_calls`` count the
+        calls made.  When a budget (``max_passes``, ``time_limit``) ends the run
+        before ``tol``, ``fit`` warns with scikit-learn's ``ConvergenceWarning`` (not
+        for ``"ssg"``, which has no certified gap).
     tol : float, default 0.1
         Stop when the certified duality gap is at most ``tol`` (BCFWstruct's
         ``gap_threshold``).
@@ -115,9 +137,12 @@ class StructuredSVM(BaseEstimator):
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW); -1: all cores.
-        With ``batch_size`` (and no ``client``) also the threads of a round's oracles.
-    verbose : bool or int
-        Progress bar and a printed table.
+        With ``batch_size`` (and no ``executor``) also the threads of a round's oracles.
+    verbose : bool or int, default False
+        As in the core (:class:`~frankwolfe.RunOptions`): print the solver's progress
+        table (an int sets the printing period); also prints each history evaluation.
+    progress : bool, default False
+        As in the core: show a tqdm progress bar.
     warm_start : bool, default False
         Re-fit from the previous solution (dual block state, rescaled to the new
         ``lam``), e.g. along a regularization path.
@@ -127,15 +152,23 @@ class StructuredSVM(BaseEstimator):
     batch_size : int, optional
         Mini-batch BCFW (solvers ``"bcfw"``; Wang et al., ICML 2016): each round
         decodes ``batch_size`` examples at the same ``w`` in parallel (``n_jobs``
-        threads, or the workers of ``client``), then applies their block steps with
-        line search.  Rounds run in the generic block engine (the compiled pass serves
-        serial runs); ``1`` is serial BCFW iterate for iterate.  See the page
-        "Training on a cluster".
-    client : dask.distributed.Client, optional
-        Run the oracles of each round (and of the certificate passes) on a Dask
-        cluster: the examples are sharded over its workers once; per round only the
-        examples' parts of ``w`` go out and sparse vertices come back.  Implies
+        threads, or the ``executor``), then applies their block steps with line
+        search.  With a model that offers compiled kernels (:class:`~.ChainModel`)
+        the rounds run on the core's compiled engine (compiled rounds: the round's
+        vertices stored, then its block steps in numba, also for Dask, which
+        returns table rows); other models run them in the Python block engine.
+        ``1`` is serial BCFW iterate for iterate.  See the page "Training on a
+        cluster".
+    executor : frankwolfe.Executor or dask.distributed.Client, optional
+        Where the oracles of each round (and of the certificate passes) run: any
+        :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,
+        :class:`~frankwolfe.DaskExecutor`, a user's) or a Dask client.  Implies
         ``batch_size`` 1 when that is not given.
+    client : dask.distributed.Client, optional
+        The convenient form of ``executor`` for a Dask cluster: the examples are
+        sharded over its workers once; per round only the examples' parts of ``w`` go
+        out and sparse vertices come back.  Give ``executor`` or ``client``, not
+        both.
 
     Attributes
     ----------
@@ -149,8 +182,10 @@ class StructuredSVM(BaseEstimator):
         serial; NaN for the other solvers), ``seconds`` (wall time),
         ``primal``, ``dual`` (NaN for SSG), ``gap`` (certified duality gap, NaN
         for SSG), ``train_error`` and ``test_error`` (mean task loss).
-    result_ : frankwolfe.Result or dict
-        The core solver's result (a dict for SSG).
+    result_ : frankwolfe.Result
+        The solver's result, for every solver (SSG, online EG and the dual
+        extragradient run on the core's driver too; their own fields are in
+        ``result_.extra``, also read as ``result_["rejected"]`` etc.).
 
     Examples
     --------
@@ -161,24 +196,26 @@ class StructuredSVM(BaseEstimator):
     True
     """
 
-    _parameter_constraints: dict = {
-        "model": [StructuredModel],
+    _param_checks: dict[str, list[Check]] = {
+        "model": [InstanceOf(StructuredModel)],
         "lam": [Interval(Real, 0, None, closed="neither"), None],
-        "solver": [StrOptions(set(_SOLVERS))],
-        "sampling": [StrOptions({"uniform", "perm", "gap"}), None],
-        "averaging": ["boolean", StrOptions(set(_AVERAGING) - {None, True, False}), None],
+        "solver": [Options(_SOLVERS)],
+        "sampling": [Options({"uniform", "perm", "gap"}), None],
+        "averaging": [BOOLEAN, Options(_AVERAGING), None],
         "max_passes": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "gap_every": [Interval(Integral, 1, None, closed="left")],
         "eval_every": [Interval(Integral, 1, None, closed="left"), None],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
-        "random_state": ["random_state", np.random.Generator],
-        "n_jobs": [Integral],
-        "verbose": ["verbose"],
-        "warm_start": ["boolean"],
-        "compiled": ["boolean"],
+        "random_state": [RANDOM_STATE],
+        "n_jobs": [Interval(Integral, None, None)],
+        "verbose": [VERBOSE],
+        "progress": [BOOLEAN],
+        "warm_start": [BOOLEAN],
+        "compiled": [BOOLEAN],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
-        "client": "no_validation",  # a dask.distributed.Client (duck-typed)
+        "executor": [ANY],  # an Executor or a dask.distributed.Client: make_executor checks
+        "client": [ANY],  # a dask.distributed.Client (duck-typed)
     }
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
@@ -187,9 +224,9 @@ class StructuredSVM(BaseEstimator):
                  tol: float = 0.1, gap_every: int = 10, eval_every: int | None = None,
                  time_limit: float | None = None,
                  random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
-                 verbose: bool | int = False, warm_start: bool = False,
+                 verbose: bool | int = False, progress: bool = False, warm_start: bool = False,
                  compiled: bool = True, batch_size: int | None = None,
-                 client: Any = None) -> None:
+                 executor: Any = None, client: Any = None) -> None:
         self.model = model
         self.lam = lam
         self.solver = solver
@@ -203,17 +240,25 @@ class StructuredSVM(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.progress = progress
         self.warm_start = warm_start
         self.compiled = compiled
         self.batch_size = batch_size
+        self.executor = executor
         self.client = client
 
     # -- checks ---------------------------------------------------------------
     def _check(self, n: int) -> float:
-        self._validate_params()  # the declarative _parameter_constraints
-        if (self.batch_size is not None or self.client is not None) and self.solver != "bcfw":
-            raise ValueError(f"StructuredSVM: batch_size and client serve solver='bcfw', got "
-                             f"solver={self.solver!r}")
+        """The parameters' checks (the only check of ``lam``); the ``lam`` to use."""
+        validate_params(self, self._param_checks)
+        if self.executor is not None and self.client is not None:
+            raise ValueError("StructuredSVM: give `executor` or `client` (its convenient form "
+                             "for a Dask cluster), not both")
+        parallel = (self.batch_size is not None or self.executor is not None
+                    or self.client is not None)
+        if parallel and self.solver != "bcfw":
+            raise ValueError(f"StructuredSVM: batch_size, executor and client serve "
+                             f"solver='bcfw', got solver={self.solver!r}")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:
@@ -239,37 +284,64 @@ class StructuredSVM(BaseEstimator):
         check_finite_examples(X, "X", "StructuredSVM.fit")
         if X_test is not None:
             check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
-        n = len(X)
-        lam = self._check(n)
+        lam = self._check(len(X))
         warm = self.warm_start and hasattr(self, "w_")
         self.lam_ = lam
-        self.n_train_ = n
+        self.n_train_ = len(X)
         self.history_ = History(_COLUMNS)
         self._eval_time = 0.0
         self._data = (X, Y, X_test, Y_test)
-        every = int(self.eval_every or self.gap_every)
-        self._every = every
-        solver = self.solver
-        if solver == "ssg":
-            self._fit_ssg(X, Y, lam, warm)
-        elif solver == "fw":
-            self._fit_fw(X, Y, lam, warm)
-        elif solver == "cutting_plane":
-            self._fit_cutting_plane(X, Y, lam, warm)
-        elif solver == "online_eg":
-            self._fit_online_eg(X, Y, lam)
-        elif solver == "dual_extragradient":
-            self._fit_extragradient(X, Y, lam)
-        else:
-            self._fit_bcfw(X, Y, lam, warm)
-        del self._data
-        status = getattr(self.result_, "status", None)
-        if status in (Status.MAX_ITER, Status.TIME_LIMIT):
-            budget = "time_limit" if status == Status.TIME_LIMIT else "max_passes"
-            warnings.warn(f"StructuredSVM: the {budget} budget ended the run at duality gap "
-                          f"{self.result_.gap:.3g} > tol={self.tol}; raise {budget} or tol",
-                          ConvergenceWarning, stacklevel=2)
+        try:
+            self._fit(X, Y, lam, warm)
+        finally:
+            del self._data
+        res = self.result_
+        if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
+            budget = "time_limit" if res.status == Status.TIME_LIMIT else "max_passes"
+            gap = res.gap if np.isfinite(res.gap) else self.history_["gap"][-1]
+            if not gap <= self.tol:
+                warnings.warn(f"StructuredSVM: the {budget} budget ended the run at duality "
+                              f"gap {gap:.3g} > tol={self.tol}; raise {budget} or tol",
+                              ConvergenceWarning, stacklevel=2)
         return self
+
+    def _fit(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+        """Run the solver on the core's driver with one callback (a history row every
+        ``eval_every`` passes, stopping at ``tol``); the last row at the end."""
+        run = _SOLVER_RUNS[self.solver](self, X, Y, lam, warm)
+        n, every = len(X), int(self.eval_every or self.gap_every)
+        last = [-1]
+
+        def callback(s: IterationState) -> bool | None:
+            p = run.passes(s.k)
+            if p is None or p == 0 or p % every or p == last[0]:
+                return None
+            last[0] = p
+            calls = run.calls(s.k, s.info)
+            w, dual = run.point(s.x, s.fun, s.info)
+            gap = self._evaluate(p, calls / n, calls, s.time - self._eval_time, w, dual,
+                                 s.info.get("rounds", s.info.get("n_block_steps", np.nan)))
+            if run.after_evaluation is not None:
+                run.after_evaluation(p, s.info)
+            return False if gap <= self.tol else None
+
+        options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=self.time_limit,
+                             callback=callback, verbose=self.verbose,
+                             progress=bool(self.progress))
+        res = run.solve(options)
+        self.result_ = res
+        w, dual = run.point(res.x, res.fun, res.extra)
+        self.w_ = np.array(w)
+        if run.finish is not None:
+            run.finish(res)
+        at = run.passes(res.nit)
+        p: float = res.nit / run.cycle if at is None else at
+        if p != last[0]:
+            calls = run.calls_end(res)
+            self._evaluate(p, calls / n, calls, res.time - self._eval_time, self.w_, dual,
+                           res.extra.get("rounds", res.extra.get("n_block_steps", np.nan)))
+            if run.after_evaluation is not None:
+                run.after_evaluation(p, res.extra)
 
     def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
                   dual: float | None, rounds: float = np.nan) -> float:
@@ -282,7 +354,7 @@ class StructuredSVM(BaseEstimator):
         gap = primal - dual if dual is not None else np.nan
         train = mean_loss(model, Y, batch_predict(model, X, w, nj))
         test = (mean_loss(model, Y_test, batch_predict(model, X_test, w, nj))
-                if X_test is not None else np.nan)
+                if X_test is not None and Y_test is not None else np.nan)
         self.history_.append(passes=p, effective_passes=eff, oracle_calls=calls,
                              rounds=rounds, seconds=seconds, primal=primal,
                              dual=dual if dual is not None else np.nan, gap=gap,
@@ -293,211 +365,13 @@ class StructuredSVM(BaseEstimator):
         self._eval_time += time.perf_counter() - t0
         return gap
 
-    def _fit_bcfw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
-        pairwise = self.solver == "bcfw_pairwise"
-        sampling = self.sampling or ("gap" if pairwise else "uniform")
-        domain = SSVMDual(self.model, X, Y, lam, compiled=self.compiled, n_jobs=self.n_jobs)
-        objective = domain.dual_objective()
-        if warm:
-            # the domain reads its own state: marginals serve its compiled path, image-space
-            # points the generic one
-            domain.set_warm_start(getattr(self, "_state", None))
-        n = len(X)
-        every = self._every
-        last_eval = [-1]
-
-        def callback(s: fw.IterationState) -> bool | None:
-            p = s.k
-            if p == 0 or p % every:
-                return None
-            calls = int(s.info["oracle_calls"])
-            gap = self._evaluate(p, calls / n, calls, s.time - self._eval_time,
-                                 s.x[:-1], -s.fun,
-                                 s.info.get("rounds", s.info["n_block_steps"]))
-            last_eval[0] = p
-            if gap <= self.tol:
-                return False
-            return None
-
-        # gapBCFW has no averaging: the average lags behind the linear convergence
-        # of pairwise steps and behind gap sampling's focus on the worst blocks
-        default_avg = not pairwise and sampling != "gap"
-        avg = _averaging_kind(self.averaging, "weighted" if default_avg else None)
-        res = fw.block_coordinate_frank_wolfe(
-            objective, domain, None, sampling=sampling,
-            step_type="pairwise" if pairwise else "fw",
-            cache=pairwise, cache_size=50 if pairwise else 100,
-            max_iter=int(self.max_passes), tol=self.tol, time_limit=self.time_limit,
-            gap_every=int(self.gap_every), averaging=avg,
-            certify="average" if avg else "last", random_state=self.random_state,
-            compiled=None if self.compiled else False, callback=callback,
-            progress=bool(self.verbose), **self._mini_batch())
-        self.result_ = res
-        self.w_ = np.array(res.x[:-1])
-        self._state = domain.export_state(res)
-        if last_eval[0] != res.nit:
-            calls = res.n_oracle_calls
-            self._evaluate(res.nit, calls / n, calls, res.time - self._eval_time, self.w_,
-                           -res.fun, res.extra.get("rounds", res.extra["n_block_steps"]))
-
-    def _mini_batch(self) -> dict[str, Any]:
-        """Keywords of the core BCFW for ``batch_size`` / ``client`` (none when unset)."""
-        if self.batch_size is None and self.client is None:
+    def _executor(self) -> dict[str, Any]:
+        """Keywords of the core BCFW for ``batch_size`` / ``executor`` (none when unset)."""
+        executor = self.executor if self.executor is not None else self.client
+        if self.batch_size is None and executor is None:
             return {}
-        return {"batch_size": self.batch_size, "executor": self.client,
-                "n_jobs": None if self.client is not None else self.n_jobs}
-
-    def _fit_fw(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
-        domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
-        objective = domain.dual_objective()
-        x0 = np.zeros(domain.dim)
-        if warm and getattr(self, "_fw_x", None) is not None:
-            x_old, lam_old = self._fw_x
-            x0 = x_old.copy()
-            x0[:-1] *= lam_old / lam
-        n = len(X)
-        every = self._every
-
-        def callback(s: fw.IterationState) -> bool | None:
-            p = s.k  # iteration k has made k batch oracle calls before this one
-            if p == 0 or p % every:
-                return None
-            self._evaluate(p, p, p * n, s.time - self._eval_time, s.x[:-1], -s.fun)
-            return None
-
-        res = fw.frank_wolfe(objective, domain, x0, step_size="exact",
-                             max_iter=int(self.max_passes), tol=self.tol,
-                             time_limit=self.time_limit, callback=callback,
-                             progress=bool(self.verbose))
-        self.result_ = res
-        self.w_ = np.array(res.x[:-1])
-        self._fw_x = (res.x.copy(), lam)
-        if res.nit % every or res.nit == 0:
-            self._evaluate(res.nit, res.n_oracle_calls / n, res.n_oracle_calls * n,
-                           res.time - self._eval_time, self.w_, -res.fun)
-
-    def _fit_ssg(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
-        n = len(X)
-        every = self._every
-        sampling = self.sampling or "uniform"
-
-        def callback(p: int, w: np.ndarray, calls: int, seconds: float) -> bool | None:
-            if p % every == 0:
-                self._evaluate(p, calls / n, calls, seconds - self._eval_time, w, None)
-            return None
-
-        w0 = self.w_ if warm else None
-        out = ssg(self.model, X, Y, lam, max_passes=int(self.max_passes),
-                  averaging=_averaging_kind(self.averaging, "weighted"), sampling=sampling,
-                  w0=w0,
-                  random_state=self.random_state, time_limit=self.time_limit,
-                  callback=callback)
-        self.result_ = out
-        self.w_ = out["w_average"] if out["w_average"] is not None else out["w"]
-        if out["passes"] % every:
-            self._evaluate(out["passes"], out["oracle_calls"] / n, out["oracle_calls"], np.nan,
-                           self.w_, None)
-
-    def _fit_online_eg(self, X: Any, Y: Any, lam: float) -> None:
-        from .online_eg import online_eg
-
-        n, every, t0 = len(X), self._every, time.perf_counter()
-
-        def callback(p: int, eff: float, point: Any) -> bool | None:
-            if p % every == 0:
-                w, _, dual = point.image()
-                gap = self._evaluate(p, eff, int(round(eff * n)),
-                                     time.perf_counter() - t0 - self._eval_time, w, dual)
-                if gap <= self.tol:
-                    return False
-            return None
-
-        out = online_eg(self.model, X, Y, lam, max_passes=self.max_passes,
-                        sampling=self.sampling or "uniform", random_state=self.random_state,
-                        time_limit=self.time_limit, callback=callback)
-        self._finish_expectation(out, out["passes"], n, t0)
-
-    def _fit_extragradient(self, X: Any, Y: Any, lam: float) -> None:
-        from .extragradient import dual_extragradient, restricted_gap
-
-        n, every, t0 = len(X), self._every, time.perf_counter()
-        # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
-        p0 = batch_primal(self.model, X, Y, np.zeros(self.model.size_joint_feature), lam,
-                          self.n_jobs)["primal"]
-        radius = float(np.sqrt(2.0 * p0 / lam))
-        self.restricted_gaps_: list[tuple[int, float]] = []
-
-        def callback(it: int, eff: float, state: dict[str, Any]) -> bool | None:
-            if it % every == 0:
-                w_dual, _, dual = state["point_bar"].image()
-                gap = self._evaluate(it, eff, int(round(eff * n)),
-                                     time.perf_counter() - t0 - self._eval_time,
-                                     state["w_bar"], dual)
-                primal = self.history_["primal"][-1]
-                self.restricted_gaps_.append((it, restricted_gap(primal, dual, w_dual, lam,
-                                                                 radius)))
-                if gap <= self.tol:
-                    return False
-            return None
-
-        averaging = _averaging_kind(self.averaging, "uniform")
-        out = dual_extragradient(self.model, X, Y, lam, max_passes=self.max_passes,
-                                 averaging=averaging, time_limit=self.time_limit,
-                                 callback=callback)
-        self._finish_expectation(out, out["iterations"], n, t0)
-
-    def _finish_expectation(self, out: dict[str, Any], last: int, n: int, t0: float) -> None:
-        self.result_ = {k: v for k, v in out.items() if k != "point" and k != "point_bar"}
-        self.w_ = np.array(out["w"])
-        if not len(self.history_) or self.history_["passes"][-1] != last:
-            self._evaluate(last, out["effective_passes"], out["oracle_calls"],
-                           time.perf_counter() - t0 - self._eval_time, self.w_, out["dual"])
-
-    def _fit_cutting_plane(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
-        method = getattr(fw, "fully_corrective_frank_wolfe", None)
-        if method is None:
-            raise NotImplementedError(
-                "StructuredSVM(solver='cutting_plane') runs the n-slack cutting-plane method as "
-                "the core's fully corrective Frank-Wolfe, but frankwolfe.fully_corrective_"
-                "frank_wolfe does not exist yet (issue 3)")
-
-        # the dual objective declares its quadratic form (as_quadratic): the corrective
-        # step then solves the QP over the cutting planes (atoms) exactly
-        domain = SSVMDual(self.model, X, Y, lam, n_jobs=self.n_jobs)
-        objective = domain.dual_objective()
-        n = len(X)
-        every = self._every
-        # the corrective QP is re-solved every _CP_BLOCKS_PER_STEP new planes (SVMstruct's
-        # n-slack default, its -n 100): a pass is `cycle` iterations of the core
-        cycle = -(-n // _CP_BLOCKS_PER_STEP)
-
-        def callback(s: fw.IterationState) -> bool | None:
-            p = s.k // cycle
-            if s.k and s.k % cycle == 0 and p % every == 0:
-                calls = int(s.info["block_oracle_calls"])
-                self._evaluate(p, calls / n, calls, s.time - self._eval_time, s.x[:-1], -s.fun)
-            return None
-
-        # one working set of labellings per example (n-slack): the corrective QP runs over
-        # the product of the per-example hulls, each started at the true labelling (w = 0)
-        start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
-        # the corrective QP to 1e-3 of the outer gap (the same progress per pass as an
-        # exact one on OCR, at a quarter of the time) within 200 sweeps: at small lambda
-        # the QP is ill-conditioned and an unbounded solve took 205 s at pass 12 on
-        # OCR-large (1/n), 9 s with the budget, 72% of its dual progress
-        res = method(objective, domain, start, blocks=True, corrective_tol=1e-3,
-                     corrective_max_sweeps=200, prune_after=10,
-                     blocks_per_step=_CP_BLOCKS_PER_STEP, gap_every=int(self.gap_every),
-                     max_iter=int(self.max_passes) * cycle,
-                     tol=self.tol, time_limit=self.time_limit, callback=callback,
-                     progress=bool(self.verbose))
-        self.result_ = res
-        self.w_ = np.array(res.x[:-1])
-        last = res.nit / cycle
-        if not len(self.history_) or self.history_["passes"][-1] != last:
-            calls = int(res.extra["block_oracle_calls"])
-            self._evaluate(last, calls / n, calls,
-                           res.time - self._eval_time, self.w_, -res.fun)
+        return {"batch_size": self.batch_size, "executor": executor,
+                "n_jobs": None if executor is not None else self.n_jobs}
 
     # -- prediction ----------------------------------------------------------------
     def _fitted(self) -> np.ndarray:
@@ -571,6 +445,210 @@ class StructuredSVM(BaseEstimator):
         state = super().__getstate__()
         state.pop("_data", None)
         return state
+
+
+@dataclass
+class _Run:
+    """One solver as ``_fit`` runs it: the solve, and how its iterations and points read
+    as passes, oracle calls and ``(w, dual value)``."""
+
+    solve: Callable[[RunOptions], Result]
+    #: the core's iteration bound for ``max_passes`` (the own solvers count calls instead)
+    max_iter: int
+    #: callback info -> ``(w, dual value or None)``; also applied to ``(res.x, res.fun,
+    #: res.extra)`` at the end
+    point: Callable[[np.ndarray, float, dict[str, Any]], tuple[np.ndarray, float | None]]
+    #: iteration ``k`` and the callback's info -> max-oracle calls so far
+    calls: Callable[[int, dict[str, Any]], int]
+    calls_end: Callable[[Result], int]
+    #: iteration ``k`` -> passes done, or None between passes
+    passes: Callable[[int], int | None] = lambda k: k
+    cycle: int = 1
+    after_evaluation: Callable[[float, dict[str, Any]], None] | None = None
+    finish: Callable[[Result], None] | None = None
+
+
+def _dual_image(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
+    """The SSVM dual's point ``(w, l)`` and objective ``-D``: ``(w, D)``."""
+    return x[:-1], -fun
+
+
+def _bcfw_steps(max_passes: int, gap_every: int) -> int:
+    """Passes of block steps ``P`` whose certificate passes (one every ``gap_every``, and a
+    closing one unless ``P`` ends on one) fit with them in ``max_passes`` passes: the
+    largest ``P`` with ``P + ceil(P / gap_every) <= max_passes``."""
+    steps = max_passes * gap_every // (gap_every + 1)
+    while steps + 1 + -(-(steps + 1) // gap_every) <= max_passes:
+        steps += 1
+    while steps > 0 and steps + -(-steps // gap_every) > max_passes:
+        steps -= 1
+    return steps
+
+
+def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    pairwise = svm.solver == "bcfw_pairwise"
+    sampling = svm.sampling or ("gap" if pairwise else "uniform")
+    domain = SSVMDual(svm.model, X, Y, lam, compiled=svm.compiled, n_jobs=svm.n_jobs)
+    objective = domain.dual_objective()
+    if warm:
+        # the domain reads its own state: marginals serve its compiled path, image-space
+        # points the generic one
+        domain.set_warm_start(getattr(svm, "_state", None))
+    # gapBCFW has no averaging: the average lags behind the linear convergence
+    # of pairwise steps and behind gap sampling's focus on the worst blocks
+    default_avg = not pairwise and sampling != "gap"
+    avg = _averaging_kind(svm.averaging, "weighted" if default_avg else None)
+
+    def solve(options: RunOptions) -> Result:
+        return fw.block_coordinate_frank_wolfe(
+            objective, domain, None, sampling=sampling,
+            step_type="pairwise" if pairwise else "fw",
+            cache=pairwise, cache_size=50 if pairwise else 100,
+            gap_every=int(svm.gap_every), averaging=avg,
+            certify="average" if avg else "last", random_state=svm.random_state,
+            compiled=None if svm.compiled else False, **options.as_kwargs(),
+            **svm._executor())
+
+    def finish(res: Result) -> None:
+        svm._state = domain.export_state(res)
+
+    return _Run(solve, _bcfw_steps(int(svm.max_passes), int(svm.gap_every)), _dual_image,
+                calls=lambda k, info: int(info["oracle_calls"]),
+                calls_end=lambda res: int(res.n_oracle_calls), finish=finish)
+
+
+def _run_fw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
+    objective = domain.dual_objective()
+    x0 = np.zeros(domain.dim)
+    previous: tuple[np.ndarray, float] | None = getattr(svm, "_fw_x", None)
+    if warm and previous is not None:
+        x_old, lam_old = previous
+        x0 = x_old.copy()
+        x0[:-1] *= lam_old / lam
+    n = len(X)
+
+    def solve(options: RunOptions) -> Result:
+        return fw.frank_wolfe(objective, domain, x0, step_size="exact", **options.as_kwargs())
+
+    def finish(res: Result) -> None:
+        svm._fw_x = (res.x.copy(), lam)
+
+    # iteration k has made k + 1 batch oracle calls (each certifies its iterate): a budget
+    # of P passes is P - 1 iterations
+    return _Run(solve, max(0, int(svm.max_passes) - 1), _dual_image,
+                calls=lambda k, info: (k + 1) * n,
+                calls_end=lambda res: int(res.n_oracle_calls) * n, finish=finish)
+
+
+def _run_cutting_plane(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    # the dual objective declares its quadratic form (as_quadratic): the corrective
+    # step then solves the QP over the cutting planes (atoms) exactly
+    domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
+    objective = domain.dual_objective()
+    n = len(X)
+    # the corrective QP is re-solved every _CP_BLOCKS_PER_STEP new planes (SVMstruct's
+    # n-slack default, its -n 100): a pass is `cycle` iterations of the core
+    cycle = -(-n // _CP_BLOCKS_PER_STEP)
+    # one working set of labellings per example (n-slack): the corrective QP runs over
+    # the product of the per-example hulls, each started at the true labelling (w = 0)
+    start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
+
+    def solve(options: RunOptions) -> Result:
+        # the corrective QP to 1e-3 of the outer gap (the same progress per pass as an
+        # exact one on OCR, at a quarter of the time) within 200 sweeps: at small lambda
+        # the QP is ill-conditioned and an unbounded solve took 205 s at pass 12 on
+        # OCR-large (1/n), 9 s with the budget, 72% of its dual progress
+        return fw.fully_corrective_frank_wolfe(
+            objective, domain, start, blocks=True, corrective_tol=1e-3,
+            corrective_max_sweeps=200, prune_after=10,
+            blocks_per_step=_CP_BLOCKS_PER_STEP, gap_every=int(svm.gap_every),
+            **options.as_kwargs())
+
+    return _Run(solve, _cp_iterations(svm, n, cycle), _dual_image,
+                calls=lambda k, info: int(info["block_oracle_calls"]),
+                calls_end=lambda res: int(res.extra["block_oracle_calls"]),
+                passes=lambda k: k // cycle if k % cycle == 0 else None, cycle=cycle)
+
+
+def _run_ssg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    w0 = svm.w_ if warm else None
+
+    def solve(options: RunOptions) -> Result:
+        return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
+                   averaging=_averaging_kind(svm.averaging, "weighted"),
+                   sampling=svm.sampling or "uniform", w0=w0,
+                   random_state=svm.random_state, options=options)
+
+    return _Run(solve, int(svm.max_passes), lambda x, fun, info: (x, None),
+                calls=lambda k, info: int(info["oracle_calls"]),
+                calls_end=lambda res: int(res.n_oracle_calls))
+
+
+def _run_online_eg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    def solve(options: RunOptions) -> Result:
+        return online_eg(svm.model, X, Y, lam, max_passes=svm.max_passes,
+                         sampling=svm.sampling or "uniform",
+                         random_state=svm.random_state, options=options)
+
+    def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
+        w, _, dual = info["point"].image()
+        return w, dual
+
+    return _Run(solve, int(svm.max_passes), point,
+                calls=lambda k, info: int(info["oracle_calls"]),
+                calls_end=lambda res: int(res.n_oracle_calls))
+
+
+def _run_extragradient(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+    model = svm.model
+    # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
+    p0 = batch_primal(model, X, Y, np.zeros(model.size_joint_feature), lam,
+                      svm.n_jobs)["primal"]
+    radius = float(np.sqrt(2.0 * p0 / lam))
+    svm.restricted_gaps_ = []
+    seen: dict[str, Any] = {}
+
+    def solve(options: RunOptions) -> Result:
+        return dual_extragradient(model, X, Y, lam, max_passes=svm.max_passes,
+                                  averaging=_averaging_kind(svm.averaging, "uniform"),
+                                  options=options)
+
+    def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
+        w_dual, _, dual = info["point_bar"].image()
+        seen.update(w_dual=w_dual, dual=dual)
+        return x, dual
+
+    def after_evaluation(p: float, info: dict[str, Any]) -> None:
+        primal = svm.history_["primal"][-1]
+        svm.restricted_gaps_.append((int(p), restricted_gap(primal, seen["dual"],
+                                                            seen["w_dual"], lam, radius)))
+
+    return _Run(solve, int(svm.max_passes), point,
+                calls=lambda k, info: int(info["oracle_calls"]),
+                calls_end=lambda res: int(res.n_oracle_calls),
+                after_evaluation=after_evaluation)
+
+
+_SOLVER_RUNS: dict[str, Callable[[StructuredSVM, Any, Any, float, bool], _Run]] = {
+    "bcfw": _run_bcfw, "bcfw_pairwise": _run_bcfw, "fw": _run_fw,
+    "cutting_plane": _run_cutting_plane, "ssg": _run_ssg, "online_eg": _run_online_eg,
+    "dual_extragradient": _run_extragradient}
+
+
+def _cp_iterations(svm: StructuredSVM, n: int, cycle: int) -> int:
+    """Iterations of the cutting plane within ``max_passes`` passes of oracle calls.
+
+    ``P`` passes cost ``P n`` calls, plus the closing certificate (``n``: the point
+    returned is certified), plus ``n - _CP_BLOCKS_PER_STEP`` for each certificate every
+    ``gap_every`` passes in between (its first iteration calls every block, its own
+    blocks among them; none when a pass is one iteration, which certifies itself)."""
+    budget, g = int(svm.max_passes) * n, int(svm.gap_every)
+    extra = max(0, n - _CP_BLOCKS_PER_STEP)
+    passes = 0
+    while (passes + 2) * n + extra * (passes // g) <= budget:
+        passes += 1
+    return passes * cycle
 
 
 def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:

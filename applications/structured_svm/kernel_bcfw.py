@@ -42,14 +42,22 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
 from frankwolfe.errors import ShapeError
 
 from .._checks import check_finite_examples
-
+from .._params import (
+    ANY,
+    BOOLEAN,
+    RANDOM_STATE,
+    Check,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .models.base import StructuredModel
 from .models.chain import ChainModel
 from .models.multiclass import MulticlassModel
@@ -306,8 +314,8 @@ class KernelStructuredSVM(BaseEstimator):
     Notes
     -----
     Training: building the Gram matrix costs ``N^2`` kernel values and
-    ``O(N^2)`` memory (see ``max_pairs``); a block step costs O(N |Y_i|) (one column block of the
-    Gram matrix updates the gradient).  Prediction scores each candidate
+    ``O(N^2)`` memory (see ``max_pairs``); a block step costs O(N |Y_i|) (one column
+    block of the Gram matrix updates the gradient).  Prediction scores each candidate
     labelling of ``x`` by ``<w, phi(x, y)>``, O(number of support pairs)
     kernel values per labelling (the support pairs are the active pairs of
     ``alpha`` and the true labellings of their examples).
@@ -316,7 +324,8 @@ class KernelStructuredSVM(BaseEstimator):
     --------
     >>> import numpy as np
     >>> from frankwolfe.applications.structured_svm import MulticlassModel
-    >>> from frankwolfe.applications.structured_svm.kernel_bcfw import KernelStructuredSVM, LabelMatchKernel
+    >>> from frankwolfe.applications.structured_svm.kernel_bcfw import (
+    ...     KernelStructuredSVM, LabelMatchKernel)
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(30, 2)); Y = (X[:, 0] > 0).astype(int)
     >>> svm = KernelStructuredSVM(MulticlassModel(2, 2), LabelMatchKernel("rbf", gamma=1.0),
@@ -325,17 +334,17 @@ class KernelStructuredSVM(BaseEstimator):
     True
     """
 
-    _parameter_constraints: dict = {
-        "model": [StructuredModel],
-        "kernel": "no_validation",  # checked by _as_kernel, which names the accepted forms
+    _param_checks: dict[str, list[Check]] = {
+        "model": [InstanceOf(StructuredModel)],
+        "kernel": [ANY],  # checked by _as_kernel, which names the accepted forms
         "lam": [Interval(Real, 0, None, closed="neither"), None],
         "max_passes": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "step_type": [StrOptions({"fw", "pairwise"})],
-        "sampling": [StrOptions({"uniform", "perm", "gap"})],
-        "averaging": ["boolean", None],
+        "step_type": [Options({"fw", "pairwise"})],
+        "sampling": [Options({"uniform", "perm", "gap"})],
+        "averaging": [BOOLEAN, None],
         "gap_every": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [RANDOM_STATE],
         "max_labellings": [Interval(Integral, 1, None, closed="left")],
         "max_pairs": [Interval(Integral, 1, None, closed="left")],
     }
@@ -360,7 +369,7 @@ class KernelStructuredSVM(BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------
     def _check(self, n: int) -> float:
-        self._validate_params()  # the declarative _parameter_constraints
+        validate_params(self, self._param_checks)
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:

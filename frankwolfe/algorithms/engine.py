@@ -32,7 +32,10 @@ class Observation:
     shows NaN and the stopping rule ignores it.  ``info`` becomes history
     columns (and the callback's ``info`` unless ``state_info`` is given).
     ``time_up``: the engine stopped its last outer iteration early for the
-    time limit (keeping time for the closing certificate).
+    time limit (keeping time for the closing certificate).  ``budget_spent``: the
+    engine's own budget, counted in a unit finer than outer iterations (e.g. oracle
+    calls, when an iteration costs a varying number of passes over the data), has no
+    room for another outer iteration; the run stops with ``Status.MAX_ITER``.
     """
 
     fun: float
@@ -44,6 +47,7 @@ class Observation:
     info: dict[str, Any] = field(default_factory=dict)
     state_info: dict[str, Any] | None = None
     time_up: bool = False
+    budget_spent: bool = False
 
 
 class Engine(ABC):
@@ -96,6 +100,8 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
             if status is None and obs.time_up:
                 status = Status.TIME_LIMIT
+            if status is None and obs.budget_spent:
+                status = Status.MAX_ITER
             if status is not None:
                 break
             ran = engine.advance(k, monitor)

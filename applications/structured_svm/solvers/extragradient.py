@@ -64,14 +64,19 @@ L(w, z_bar)`` with ``R = sqrt(2 P(0) / lam) >= ||w*||``.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ._averaging import RunningAverage
-from .models.chain.expectation import ChainDualPoint, chain_dual_data
+from frankwolfe import Result, RunOptions
+from frankwolfe.algorithms.engine import Engine, Observation, drive
+from frankwolfe.monitor import Monitor
+
+from .._averaging import RunningAverage
+from ..models.chain.expectation import ChainDualPoint, chain_dual_data
+from .._lam import check_lam
+from ._budget import CallBudget, budget_options
 
 __all__ = ["dual_extragradient", "restricted_gap", "coupling_norm"]
 
@@ -193,13 +198,128 @@ _STEP_RULES = ("adaptive", "auto", "bound")
 _START, _SHRINK, _GROW = 32.0, 0.5, 1.05
 
 
+class _ExtragradientEngine(Engine):
+    """Dual extragradient iterations; one outer iteration is one accepted step (two
+    passes of marginals, plus two per rejected trial of the adaptive step)."""
+
+    def __init__(self, data: Any, lam: float, eta: float, adaptive: bool, c_w: float,
+                 averaging: str | None, budget: CallBudget) -> None:
+        self.data, self.lam, self.eta, self.adaptive, self.c_w = data, lam, eta, adaptive, c_w
+        self.averaging, self.budget = averaging, budget
+        n, d = data.n, data.d
+        self.n = n
+        # v = T(u_hat, s): ``cur.theta`` is n s_z (the accumulated steps; centre: uniform),
+        # ``cur.mu``/``cur.T`` its marginals, ``a_v`` its log-partitions (uniform: L log K)
+        self.cur = cur = ChainDualPoint(data, lam)
+        self.bar = ChainDualPoint(data, lam)  # mu, T: the reported (averaged) marginals z_bar
+        self.a_v = np.diff(data.off) * np.log(data.K)
+        self.avg: RunningAverage | _StepWeightedMean | None = None
+        self.s_w = np.zeros(d)
+        self.w_v = np.zeros(d)
+        self.wz_v, _, _ = cur.image()
+        self.w_bar = np.zeros(d)
+        self.w_u, self.mu_u, self.T_u = np.zeros(d), cur.mu.copy(), cur.T.copy()
+        self.mu_p, self.T_p, self.a_p = np.empty_like(cur.mu), np.empty_like(cur.T), np.empty(n)
+        self.a_u = np.empty(n)
+        self.theta_p = (np.empty_like(cur.theta), np.empty_like(cur.theta_e))
+        # D(z_bar) = ell(z_bar) - lam/2 ||w(z_bar)||^2 from the average of the images (the
+        # images are linear in the marginals): no pass over the data per iteration
+        _, self.ell_bar, self.dual_bar = self.bar.image()
+        self.it = self.rejected = 0
+        self.accepted = eta
+
+    def observe(self, k: int) -> Observation:
+        info = self.budget.info()
+        state = {**info, "w_bar": self.w_bar, "point_bar": self.bar, "w_last": self.w_u,
+                 "mu_last": self.mu_u, "T_last": self.T_u}
+        return Observation(-self.dual_bar, np.nan, False, self.w_bar, None, self.accepted,
+                           {**info, "rejected": self.rejected}, state,
+                           budget_spent=not self.budget.fits(2 * self.n))
+
+    def advance(self, k: int, monitor: Monitor) -> int:
+        lam, n, c_w, cur = self.lam, self.n, self.c_w, self.cur
+        mu_u, T_u, a_u, mu_p, T_p, a_p = (self.mu_u, self.T_u, self.a_u, self.mu_p, self.T_p,
+                                          self.a_p)
+        s_w, w_v, wz_v = self.s_w, self.w_v, self.wz_v
+        while self.budget.fits(2 * n):
+            eta = self.eta
+            # u = T(v, -eta F(v)): F_w(v) = lam (w_v - w(z_v)), -F_z(v) = scores(w_v) / n,
+            # and the prox weight 1/n of z turns the z step into eta * scores(w_v)
+            w_u = w_v - (eta / c_w) * lam * (w_v - wz_v)
+            cur.marginals(w_v, eta, mu_u, T_u, a_u)
+            wz_u, ell_u, _ = cur.image(mu_u, T_u)
+            # s <- s - eta F(u), and the next v (its marginals: the potentials theta_p)
+            s_p = s_w - eta * lam * (w_u - wz_u)
+            w_p = s_p / c_w
+            cur.marginals(w_u, eta, mu_p, T_p, a_p, theta_out=self.theta_p)
+            self.budget.spent += 2 * n
+            wz_p, _, _ = cur.image(mu_p, T_p)
+            if self.adaptive:
+                excess, scale = _prox_excess(lam, n, c_w, eta, cur.phi_true,
+                                             (w_v, wz_v, self.a_v), (w_u, wz_u, ell_u, a_u),
+                                             (w_p, wz_p, a_p))
+                if excess > 1e-12 * scale:
+                    self.eta = eta * _SHRINK
+                    self.rejected += 1
+                    if monitor.out_of_time():
+                        return 0
+                    continue
+            self._accept(eta, w_u, wz_u, ell_u, s_p, w_p, wz_p)
+            return 1
+        return 0  # no affordable trial was accepted
+
+    def _accept(self, eta: float, w_u: np.ndarray, wz_u: np.ndarray, ell_u: float,
+                s_p: np.ndarray, w_p: np.ndarray, wz_p: np.ndarray) -> None:
+        cur, bar = self.cur, self.bar
+        self.s_w, self.w_v, self.wz_v = s_p, w_p, wz_p
+        (cur.theta, cur.theta_e), self.theta_p = self.theta_p, (cur.theta, cur.theta_e)
+        cur.mu, self.mu_p = self.mu_p, cur.mu
+        cur.T, self.T_p = self.T_p, cur.T
+        self.a_v, self.a_p = self.a_p, self.a_v
+        self.it += 1
+        mu_u, T_u = self.mu_u, self.T_u
+        ell = np.array([ell_u])
+        if self.averaging is None:
+            self.w_bar, bar.mu, bar.T = w_u, mu_u.copy(), T_u.copy()
+            wz_bar = wz_u
+        else:
+            arrays = (w_u, mu_u, T_u, wz_u, ell)
+            if self.avg is None:
+                self.avg = (_StepWeightedMean(arrays, eta) if self.averaging == "uniform"
+                            else RunningAverage(self.averaging, arrays))
+            elif isinstance(self.avg, _StepWeightedMean):
+                self.avg.update(arrays, eta)
+            else:
+                self.avg.update(arrays)
+            self.w_bar, bar.mu, bar.T, wz_bar, ell_bar = self.avg.value()
+            ell_u = float(ell_bar[0])
+        self.w_u = w_u
+        self.dual_bar = ell_u - 0.5 * self.lam * float(wz_bar @ wz_bar)
+        self.accepted = eta
+        if self.adaptive:
+            self.eta = eta * _GROW
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        return -self.bar.image()[2], np.nan
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        w_dual, _, dual = self.bar.image()
+        extra = {"w": self.w_bar, "dual": dual, "w_dual": w_dual, "iterations": self.it,
+                 "rejected": self.rejected, **self.budget.info(),
+                 "step_size": self.accepted if self.it else self.eta,
+                 "point_bar": self.bar}
+        out: dict[str, Any] = dict(x=np.array(self.w_bar), n_oracle_calls=self.budget.spent,
+                                   n_gradient_calls=0, n_function_calls=0, extra=extra)
+        if error:
+            out.update(fun=-dual, gap=np.nan)
+        return out
+
+
 def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
                        max_passes: float = 50, step_size: float | str = "adaptive",
                        c_w: float = 1.0, averaging: str | None = "uniform",
-                       time_limit: float | None = None,
-                       callback: Callable[[int, float, dict[str, Any]], Any] | None = None
-                       ) -> dict[str, Any]:
-    """Run the dual extragradient method on a chain model.
+                       options: RunOptions | None = None) -> Result:
+    """Run the dual extragradient method on a chain model, on the core's driver.
 
     Parameters
     ----------
@@ -226,25 +346,29 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         steps (Taskar et al.; its rate is O(1/t) even when the ``u_t`` converge
         faster), the 0.5-suffix mean by the doubling trick, the ``2/(k+2)``-weighted
         mean, or the last ``u_t``.
-    time_limit : float, optional
-        Seconds (checked after each iteration).
-    callback : callable, optional
-        ``callback(iteration, effective_passes, state)`` after each iteration; ``state``
-        has ``w_bar`` (averaged weights), ``point_bar`` (a
-        :class:`~.models.chain.expectation.ChainDualPoint` whose ``mu``/``T`` are the averaged
-        marginals: ``image()`` gives ``(w(z_bar), ell, D(z_bar))``) and ``step_size``
-        (the accepted ``eta``).  Return ``False`` to stop.
+    options : RunOptions, optional
+        The core's run keywords: ``callback`` (an
+        :class:`~frankwolfe.IterationState` before the first iteration and after each:
+        ``state.k`` iterations, ``state.x`` the averaged weights ``w_bar``,
+        ``state.info`` the ``effective_passes``, ``oracle_calls``, ``point_bar`` (a
+        :class:`~..models.chain.expectation.ChainDualPoint` whose ``mu``/``T`` are the averaged
+        marginals: ``image()`` gives ``(w(z_bar), ell, D(z_bar))``) and ``w_bar``;
+        ``state.step_size`` the accepted ``eta``; return ``False`` to stop),
+        ``time_limit`` (checked after each trial), ``verbose``, ``progress``,
+        ``history_every``.  ``max_iter`` is set from ``max_passes``; no gap is
+        certified inside the run, so ``tol`` never stops it.
 
     Returns
     -------
-    dict
-        ``w`` (= ``w_bar``), ``dual`` (``D(z_bar)``), ``w_dual`` (``w(z_bar)``),
-        ``iterations``, ``rejected`` (trials of the adaptive step rejected),
-        ``effective_passes``, ``oracle_calls``, ``seconds``, ``step_size`` (the last
+    Result
+        ``x`` = ``w_bar``, ``fun`` = ``-D(z_bar)`` (a fresh sum), ``gap`` NaN, ``nit``
+        iterations, ``n_oracle_calls`` forward-backward calls; ``extra`` (also as
+        ``result["w"]`` etc.): ``w`` (= ``w_bar``), ``dual`` (``D(z_bar)``), ``w_dual``
+        (``w(z_bar)``), ``iterations``, ``rejected`` (trials of the adaptive step
+        rejected), ``effective_passes``, ``oracle_calls``, ``step_size`` (the last
         accepted) and ``point_bar``.
     """
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"dual_extragradient: `lam` must be a positive number, got {lam!r}")
+    lam = check_lam(lam, "dual_extragradient")
     if averaging is not None and averaging not in ("uniform", "tail", "weighted"):
         raise ValueError("dual_extragradient: `averaging` must be 'uniform', 'tail', "
                          f"'weighted' or None, got {averaging!r}")
@@ -254,6 +378,7 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         raise ValueError("dual_extragradient: `step_size` must be a positive number, "
                          f"'adaptive', 'auto' or 'bound', got {step_size!r}")
     data = chain_dual_data(model, X, Y, "dual_extragradient")
+    lam = float(lam)
     adaptive = step_size == "adaptive"
     if step_size == "auto":
         eta = 1.0 / (lam / c_w + coupling_norm(model, X, Y) / np.sqrt(c_w))
@@ -266,73 +391,6 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     if not (np.isfinite(eta) and eta > 0):
         raise ValueError(f"dual_extragradient: `step_size` must be a positive number, "
                          f"got {step_size!r}")
-    n, d = data.n, data.d
-    # v = T(u_hat, s): ``cur.theta`` is n s_z (the accumulated steps; centre: uniform),
-    # ``cur.mu``/``cur.T`` its marginals, ``a_v`` its log-partitions (uniform: L log K)
-    cur = ChainDualPoint(data, lam)
-    bar = ChainDualPoint(data, lam)    # mu, T: the reported (averaged) marginals z_bar
-    a_v = np.diff(data.off) * np.log(data.K)
-    avg: RunningAverage | _StepWeightedMean | None = None
-    s_w = np.zeros(d)
-    w_v = np.zeros(d)
-    wz_v, _, _ = cur.image()
-    w_bar = np.zeros(d)
-    mu_u, T_u, a_u = np.empty_like(cur.mu), np.empty_like(cur.T), np.empty(n)
-    mu_p, T_p, a_p = np.empty_like(cur.mu), np.empty_like(cur.T), np.empty(n)
-    theta_p = (np.empty_like(cur.theta), np.empty_like(cur.theta_e))
-    budget = int(np.floor(max_passes * n))
-    calls = 0
-    t0 = time.perf_counter()
-    it = rejected = 0
-    while calls + 2 * n <= budget:
-        # u = T(v, -eta F(v)): F_w(v) = lam (w_v - w(z_v)), -F_z(v) = scores(w_v) / n,
-        # and the prox weight 1/n of z turns the z step into eta * scores(w_v)
-        w_u = w_v - (eta / c_w) * lam * (w_v - wz_v)
-        cur.marginals(w_v, eta, mu_u, T_u, a_u)
-        wz_u, ell_u, _ = cur.image(mu_u, T_u)
-        # s <- s - eta F(u), and the next v (its marginals: the potentials theta_p)
-        s_p = s_w - eta * lam * (w_u - wz_u)
-        w_p = s_p / c_w
-        cur.marginals(w_u, eta, mu_p, T_p, a_p, theta_out=theta_p)
-        calls += 2 * n
-        wz_p, _, _ = cur.image(mu_p, T_p)
-        if adaptive:
-            excess, scale = _prox_excess(lam, n, c_w, eta, cur.phi_true, (w_v, wz_v, a_v),
-                                         (w_u, wz_u, ell_u, a_u), (w_p, wz_p, a_p))
-            if excess > 1e-12 * scale:
-                eta *= _SHRINK
-                rejected += 1
-                if time_limit is not None and time.perf_counter() - t0 >= time_limit:
-                    break
-                continue
-        s_w, w_v, wz_v = s_p, w_p, wz_p
-        (cur.theta, cur.theta_e), theta_p = theta_p, (cur.theta, cur.theta_e)
-        cur.mu, mu_p = mu_p, cur.mu
-        cur.T, T_p = T_p, cur.T
-        a_v, a_p = a_p, a_v
-        it += 1
-        if averaging is None:
-            w_bar, bar.mu, bar.T = w_u, mu_u.copy(), T_u.copy()
-        else:
-            if avg is None:
-                avg = (_StepWeightedMean((w_u, mu_u, T_u), eta) if averaging == "uniform"
-                       else RunningAverage(averaging, (w_u, mu_u, T_u)))
-            elif isinstance(avg, _StepWeightedMean):
-                avg.update((w_u, mu_u, T_u), eta)
-            else:
-                avg.update((w_u, mu_u, T_u))
-            w_bar, bar.mu, bar.T = avg.value()
-        state = {"w_bar": w_bar, "point_bar": bar, "w_last": w_u, "mu_last": mu_u,
-                 "T_last": T_u, "step_size": eta}
-        accepted = eta
-        if adaptive:
-            eta *= _GROW
-        if callback is not None and callback(it, calls / n, state) is False:
-            break
-        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
-            break
-    seconds = time.perf_counter() - t0
-    w_dual, _, dual = bar.image()
-    return {"w": w_bar, "dual": dual, "w_dual": w_dual, "iterations": it, "rejected": rejected,
-            "effective_passes": calls / n, "oracle_calls": calls, "seconds": seconds,
-            "step_size": accepted if it else eta, "point_bar": bar}
+    budget = CallBudget(max_passes, data.n, "dual_extragradient")
+    engine = _ExtragradientEngine(data, lam, eta, adaptive, c_w, averaging, budget)
+    return drive(engine, budget_options(options, max_passes).monitor("dual_extragradient"))

@@ -18,23 +18,35 @@ the example is left unchanged); an accepted ``eta_i`` is multiplied by 1.05
 for the next visit.  Every forward-backward, retries included, counts as an
 oracle call in the effective passes.
 
-This is not a Frank-Wolfe method, so it lives in the application.  Its
-certificate is the dual point's: ``w`` and the dual value from the marginals
-(a fresh sum), the primal by one loss-augmented pass at that ``w``.
+This is not a Frank-Wolfe method, so it lives in the application; it runs on the
+core's driver (:func:`frankwolfe.algorithms.engine.drive`), one outer iteration per
+pass of ``n`` example visits.  Its certificate is the dual point's: ``w`` and the
+dual value from the marginals (a fresh sum), the primal by one loss-augmented pass
+at that ``w`` (the estimator's evaluations).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from .models.chain.expectation import (ChainDualPoint, add_expected_features, chain_dual_data,
-                                       node_scores, transitions)
-from .models.chain.forward_backward import chain_marginals
+from frankwolfe import Result, RunOptions
+from frankwolfe.algorithms.engine import Engine, Observation, drive
+from frankwolfe.monitor import Monitor
+
+from ..models.chain.expectation import (
+    ChainDualPoint,
+    add_expected_features,
+    chain_dual_data,
+    node_scores,
+    transitions,
+)
+from .._lam import check_lam
+from ..models.chain.forward_backward import chain_marginals
+from ._budget import CallBudget, budget_options
 
 __all__ = ["online_eg"]
 
@@ -134,12 +146,67 @@ def _eg_steps(Xf, If, offsets, off, Yf, K, F, uses_ids, gram, goff, lam, order, 
     return calls, dell_total, True
 
 
+class _OnlineEGEngine(Engine):
+    """Online-EG passes; one outer iteration is one pass of ``n`` example visits (its
+    retried steps make it cost more than ``n`` forward-backward calls)."""
+
+    def __init__(self, model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float,
+                 eta0: float, sampling: str, rng: np.random.Generator,
+                 max_passes: float) -> None:
+        self.data = data = chain_dual_data(model, X, Y, "online_eg")
+        self.lam, self.sampling, self.rng = lam, sampling, rng
+        self.n = data.n
+        self.budget = CallBudget(max_passes, data.n, "online_eg")
+        self.gram, self.goff = data.gram()
+        self.point = ChainDualPoint(data, lam)
+        # the uniform start has closed-form marginals (1/K, (L-1)/K^2): no call counted
+        self.w, self.ell, _ = self.point.image()
+        self.etas = np.full(self.n, float(eta0))
+        self.p = 0
+        self.done = True  # the last pass visited all its examples
+
+    def observe(self, k: int) -> Observation:
+        # f = lam/2 ||w||^2 - ell, the dual objective the steps decrease (ell kept by its
+        # changes; the returned values are a fresh sum)
+        fun = 0.5 * self.lam * float(self.w @ self.w) - self.ell
+        info = self.budget.info()
+        return Observation(fun, np.nan, False, self.w, None, np.nan, info,
+                           {**info, "point": self.point, "whole_pass": self.done},
+                           budget_spent=not self.done or self.budget.left <= 0)
+
+    def advance(self, k: int, monitor: Monitor) -> None:
+        data, n, point = self.data, self.n, self.point
+        self.p += 1
+        order = (self.rng.integers(n, size=n) if self.sampling == "uniform"
+                 else self.rng.permutation(n))
+        c, dell, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K,
+                                  data.F, data.uses_ids, self.gram, self.goff, float(self.lam),
+                                  order.astype(np.int64), self.w, point.theta, point.theta_e,
+                                  point.mu, point.T, self.etas, 2 if self.p == 1 else 5,
+                                  data.Lmax, self.budget.left)
+        self.budget.spent += int(c)
+        self.ell += float(dell) / n
+        self.done = bool(done)  # False: the budget ended the pass
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        return -self.point.image()[2], np.nan
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        w, ell, dual = self.point.image()
+        extra = {"w": w, "ell": ell, "dual": dual, "passes": self.p, "point": self.point,
+                 **self.budget.info()}
+        out: dict[str, Any] = dict(x=w.copy(), n_oracle_calls=self.budget.spent,
+                                   n_gradient_calls=0, n_function_calls=0, extra=extra)
+        if error:
+            out.update(fun=-dual, gap=np.nan)
+        return out
+
+
 def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
               max_passes: float = 50, eta0: float = 0.5, sampling: str = "uniform",
               random_state: int | np.random.Generator | None = None,
-              time_limit: float | None = None,
-              callback: Callable[[int, float, Any], Any] | None = None) -> dict[str, Any]:
-    """Run online-EG on a chain model.
+              options: RunOptions | None = None) -> Result:
+    """Run online-EG on a chain model, on the core's driver.
 
     Parameters
     ----------
@@ -151,58 +218,37 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         Budget of effective passes (forward-backward calls / n, retries included),
         kept exactly: the run stops before the call that would exceed
         ``floor(max_passes * n)`` calls, in the middle of a pass if need be (that
-        last, partial pass is counted in ``passes`` but not shown to ``callback``).
+        last, partial pass is counted in ``passes``).
     eta0 : float
         Initial per-example step (the paper's 0.5).
     sampling : {"uniform", "perm"}
         Examples drawn with replacement, or a fresh permutation per pass.
     random_state : int or Generator
-    time_limit : float, optional
-        Seconds (checked after each pass).
-    callback : callable, optional
-        ``callback(pass, effective_passes, point)`` after each pass, with ``point`` the
-        :class:`~.models.chain.expectation.ChainDualPoint` (``point.image()`` gives ``(w, ell,
-        dual)``); return ``False`` to stop.
+    options : RunOptions, optional
+        The core's run keywords: ``callback`` (an
+        :class:`~frankwolfe.IterationState` before the first pass and after each:
+        ``state.k`` passes, ``state.x`` the weights, ``state.info`` the
+        ``effective_passes``, ``oracle_calls``, ``whole_pass`` (False after a pass the
+        budget ended midway) and ``point``, the
+        :class:`~..models.chain.expectation.ChainDualPoint` whose ``image()`` gives ``(w, ell,
+        dual)``; return ``False`` to stop), ``time_limit`` (checked after each pass),
+        ``verbose``, ``progress``, ``history_every``.  ``max_iter`` is set from
+        ``max_passes``; no gap is certified inside the run, so ``tol`` never stops it.
 
     Returns
     -------
-    dict
-        ``w`` and ``dual`` (of the final dual point, a fresh sum), ``ell``,
-        ``passes``, ``effective_passes``, ``oracle_calls``, ``seconds`` and ``point``.
+    Result
+        ``x`` the weights and ``fun`` minus the dual value (a fresh sum over the final
+        marginals); ``gap`` NaN; ``nit`` passes; ``n_oracle_calls`` forward-backward
+        calls; ``extra`` (also as ``result["w"]`` etc.): ``w``, ``ell``, ``dual``,
+        ``passes``, ``effective_passes``, ``oracle_calls`` and ``point``.
     """
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"online_eg: `lam` must be a positive number, got {lam!r}")
+    lam = check_lam(lam, "online_eg")
     if sampling not in ("uniform", "perm"):
         raise ValueError(f"online_eg: `sampling` must be 'uniform' or 'perm', got {sampling!r}")
     if not (np.isfinite(eta0) and eta0 > 0):
         raise ValueError(f"online_eg: `eta0` must be a positive number, got {eta0!r}")
-    data = chain_dual_data(model, X, Y, "online_eg")
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
-    n = data.n
-    gram, goff = data.gram()
-    point = ChainDualPoint(data, lam)
-    w, ell, _ = point.image()
-    etas = np.full(n, float(eta0))
-    calls = 0  # the uniform start has closed-form marginals (1/K, (L-1)/K^2)
-    t0 = time.perf_counter()
-    p = 0
-    budget = int(np.floor(max_passes * n))
-    while calls < budget:
-        p += 1
-        order = rng.integers(n, size=n) if sampling == "uniform" else rng.permutation(n)
-        c, _, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K, data.F,
-                          data.uses_ids, gram, goff, float(lam), order.astype(np.int64), w,
-                          point.theta, point.theta_e, point.mu, point.T, etas,
-                          2 if p == 1 else 5, data.Lmax, budget - calls)
-        calls += int(c)
-        if not done:  # the budget ended the pass: reported by the return value only
-            break
-        if callback is not None and callback(p, calls / n, point) is False:
-            break
-        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
-            break
-    seconds = time.perf_counter() - t0
-    w, ell, dual = point.image()
-    return {"w": w, "ell": ell, "dual": dual, "passes": p, "effective_passes": calls / n,
-            "oracle_calls": calls, "seconds": seconds, "point": point}
+    engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, sampling, rng, max_passes)
+    return drive(engine, budget_options(options, max_passes).monitor("online_eg"))
