@@ -9,18 +9,16 @@ keywords, so a method writes only its own parameters::
 
     @solver()
     def frank_wolfe(objective, domain, x0=None, *, step_size=None,
-                    options: RunOptions = DEFAULT_OPTIONS,
                     **run: Unpack[RunKeywords]) -> Result:
         '''...numpydoc with the method's own parameters...'''
+        options = RunOptions(**run)  # @solver passes every run keyword
         return run_frank_wolfe(objective, domain, _Vanilla(), x0,
                                step_size=step_size, options=options)
 
-Users pass the run keywords one by one (``tol=1e-8``), or a whole
-``options=RunOptions(...)``, or both (the keywords then replace those fields).
-The method receives one :class:`RunOptions`: the decorator gathers the keywords
-into ``options``, so ``run`` is always empty inside the method.  Type checkers
-see the real keywords: :class:`RunKeywords` types ``**run`` and the decorator
-keeps the method's signature (a ``ParamSpec``).
+Users pass explicit keywords (``inspect.signature`` lists them, and type
+checkers see them: :class:`RunKeywords` types ``**run`` and the decorator keeps
+the method's signature, a ``ParamSpec``); the method builds one
+:class:`RunOptions` from them.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from typing import Any, ParamSpec, TypedDict, TypeVar
 
 from .monitor import IterationState, Monitor
 
-__all__ = ["RunOptions", "RunKeywords", "DEFAULT_OPTIONS", "solver", "RUN_PARAMETERS_DOC"]
+__all__ = ["RunOptions", "RunKeywords", "solver", "RUN_PARAMETERS_DOC"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -61,12 +59,6 @@ history_every : int, default 1
 progress : bool, default False
     Show a tqdm progress bar."""
 
-#: The numpydoc entry of a solver's ``options`` keyword (after the run keywords).
-_OPTIONS_DOC = """\
-options : RunOptions, optional
-    The run keywords above in one object (for example shared by several runs);
-    keywords given one by one replace its fields."""
-
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -92,8 +84,8 @@ RunOptions.__doc__ = ("Budgets, stopping rule, logging and callback of one run.\
                       "Parameters\n----------\n" + RUN_PARAMETERS_DOC)
 _RUN_NAMES = tuple(f.name for f in fields(RunOptions))
 
-#: The options of a solver called without ``options=`` (before its own defaults).
-DEFAULT_OPTIONS = RunOptions()
+#: The run keywords' defaults, before a method's own.
+_DEFAULTS = RunOptions()
 
 
 class RunKeywords(TypedDict, total=False):
@@ -140,7 +132,7 @@ def _insert_parameters(doc: str | None, own: dict[str, list[str]] | None = None)
             while end > start and not lines[end - 1].strip():
                 end -= 1
             break
-    entries = {**_entries(RUN_PARAMETERS_DOC), **(own or {}), **_entries(_OPTIONS_DOC)}
+    entries = {**_entries(RUN_PARAMETERS_DOC), **(own or {})}
     block = [indent + ln if ln else ln for entry in entries.values() for ln in entry]
     return "\n".join(lines[:end] + block + lines[end:])
 
@@ -151,20 +143,18 @@ def solver(
 ) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator giving a solver the shared run keywords.
 
-    The decorated function declares ``options: RunOptions = DEFAULT_OPTIONS`` and
-    ``**run: Unpack[RunKeywords]`` after its own keyword-only parameters.  The public
-    function takes the run keywords one by one and/or ``options=``, gathers them into one
-    :class:`RunOptions` (keywords replace the fields of ``options``) and calls the method
-    with it; its runtime signature and its docstring's "Parameters" section list the
-    keywords.  The decorator keeps the function's type (a ``ParamSpec``), so type
-    checkers see its real parameters.
+    The decorated function ends its parameters with ``**run: Unpack[RunKeywords]`` and
+    starts with ``options = RunOptions(**run)``: the public function passes it every
+    run keyword (the caller's, else the method's default), refuses any other unknown
+    keyword, lists the run keywords in its runtime signature and its docstring's
+    "Parameters" section, and keeps the function's type (a ``ParamSpec``), so type
+    checkers see the real parameters.
 
     Parameters
     ----------
     defaults : dict, optional
         ``{run_keyword: default}`` where the method's default differs from
-        :class:`RunOptions`'; ``doc`` must then describe the keyword.  They apply
-        when no ``options=`` is given.
+        :class:`RunOptions`'; ``doc`` must then describe the keyword.
     doc : str, optional
         The method's own wording of some run keywords (numpydoc entries,
         unindented, as :data:`RUN_PARAMETERS_DOC`), for example a budget
@@ -179,36 +169,28 @@ def solver(
     if set(defaults) - set(own):  # the shared entry would state the wrong default
         raise TypeError(f"@solver: a changed default needs its own `doc` entry: "
                         f"{sorted(set(defaults) - set(own))}")
-    base = replace(DEFAULT_OPTIONS, **defaults)
+    base = replace(_DEFAULTS, **defaults).as_kwargs()
 
     def decorate(func: Callable[_P, _R]) -> Callable[_P, _R]:
         sig = inspect.signature(func)
-        params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-        names = [p.name for p in params]
-        if "options" not in names or len(params) == len(sig.parameters):
-            raise TypeError(f"@solver: {func.__name__} must declare `options: RunOptions = "
-                            "DEFAULT_OPTIONS` and `**run: Unpack[RunKeywords]`")
-        at = names.index("options")
-        run = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                 default=getattr(base, f.name), annotation=f.type)
-               for f in fields(RunOptions)]
-        public = sig.replace(parameters=params[:at] + run + params[at:])
+        params = list(sig.parameters.values())
+        if not params or params[-1].kind is not inspect.Parameter.VAR_KEYWORD \
+                or params[-1].name != "run":
+            raise TypeError(f"@solver: {func.__name__} must end its parameters with "
+                            "`**run: Unpack[RunKeywords]`")
+        run = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value,
+                                 annotation=RunOptions.__dataclass_fields__[name].type)
+               for name, value in base.items()]
+        public = sig.replace(parameters=params[:-1] + run)
+        own_names = frozenset(p.name for p in params[:-1])
         name = func.__name__
-        own_names = frozenset(names)
 
         @functools.wraps(func)
         def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            given = kwargs.pop("options", None)
-            if given is not None and not isinstance(given, RunOptions):
-                raise TypeError(f"{name}(): options must be a RunOptions, got "
-                                f"{type(given).__name__}")
-            start = base if given is None else given
-            picked: dict[str, Any] = {k: kwargs.pop(k) for k in _RUN_NAMES if k in kwargs}
-            opts = replace(start, **picked)
             for key in kwargs:  # **run would take them silently
-                if key not in own_names:
+                if key not in own_names and key not in base:
                     raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
-            return func(*args, **kwargs, options=opts)  # type: ignore[arg-type]
+            return func(*args, **{**base, **kwargs})
 
         wrapper.__signature__ = public  # type: ignore[attr-defined]
         wrapper.__doc__ = _insert_parameters(func.__doc__, own)

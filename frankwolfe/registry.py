@@ -25,8 +25,8 @@ def register(*names: str) -> Callable[[_Solver], _Solver]:
         @register("my_fw")
         @solver()
         def my_frank_wolfe(objective, domain, x0=None, *,
-                           options: RunOptions = DEFAULT_OPTIONS,
                            **run: Unpack[RunKeywords]) -> Result:
+            options = RunOptions(**run)
             ...
 
         minimize(objective, domain, method="my_fw", tol=1e-8)

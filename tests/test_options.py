@@ -291,3 +291,15 @@ def test_saddle_curvature_rule_solves_matching_pennies():
     # matching pennies: the equilibrium is (1/2, 1/2) for both players
     np.testing.assert_allclose(new.x, [0.5, 0.5], atol=1e-9)
     np.testing.assert_allclose(new.extra["y"], [0.5, 0.5], atol=1e-9)
+
+
+def test_run_keywords_typed_dict_lists_the_run_options_fields_with_their_types():
+    from dataclasses import fields
+    from typing import get_type_hints
+
+    from frankwolfe.options import RunKeywords
+
+    hints = get_type_hints(RunKeywords)
+    assert list(hints) == [f.name for f in fields(RunOptions)]
+    option_hints = get_type_hints(RunOptions)
+    assert hints == {name: option_hints[name] for name in hints}

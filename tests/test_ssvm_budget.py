@@ -16,13 +16,9 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from frankwolfe import Result
-from frankwolfe.applications.structured_svm import (
-    ChainModel,
-    StructuredSVM,
-    _expectation,
-    make_chain,
-)
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
 from frankwolfe.applications.structured_svm import estimator as estimator_module
+from frankwolfe.applications.structured_svm.models.chain import expectation as _expectation
 
 
 class _Counted(ChainModel):

@@ -11,7 +11,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -47,7 +47,6 @@ def away_step_frank_wolfe(
     step_size: str | StepSize | None = None,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a polytope with away-step Frank-Wolfe.
@@ -98,6 +97,7 @@ def away_step_frank_wolfe(
     >>> np.round(res.x, 6), len(res.active_set)
     (array([0.6, 0.4, 0. ]), 2)
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     warm, start = split_start(x0)
     return run_frank_wolfe(objective, domain, _AwayStep(warm, resum_every, sparsify_tol), start,
                            step_size=step_size, options=options)

@@ -36,7 +36,7 @@ from ..executors import Executor, make_executor
 from ..lmo.product import ProductDomain
 from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..objectives.base import Objective
 from ..result import Result
@@ -731,7 +731,6 @@ def block_coordinate_frank_wolfe(
     batch_size: int | None = None,
     n_jobs: int | None = None,
     executor: Executor | Any = None,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
@@ -904,6 +903,7 @@ def block_coordinate_frank_wolfe(
     >>> np.round(res.x, 6)
     array([0.8, 0.2, 0.2, 0.8])
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
     if not isinstance(domain, ProductDomain):

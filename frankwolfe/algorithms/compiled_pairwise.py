@@ -51,7 +51,7 @@ from ..monitor import Monitor
 from ..objectives.atom_cache import DEFAULT_CACHE_BYTES
 from ..objectives.base import Objective
 from ..objectives.design_kernels import half_sq_residual
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from .active_variant import split_start
@@ -235,7 +235,6 @@ def compiled_pairwise_frank_wolfe(
     corrective: bool = True,
     refresh_every: int = 1000,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Pairwise Frank-Wolfe with corrective rounds, compiled end to end.
@@ -287,6 +286,7 @@ def compiled_pairwise_frank_wolfe(
     >>> np.round(res.x, 6)
     array([ 1. , -0.5])
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     if not supports_compiled_pairwise(objective, domain):
         raise TypeError(
             f"compiled_pairwise_frank_wolfe: needs an objective with compiled_design() on "

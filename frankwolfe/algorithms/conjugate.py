@@ -25,7 +25,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -189,8 +189,8 @@ def _documented(summary: str) -> Callable[[_F], _F]:
 def conjugate_frank_wolfe(objective: Objective, domain: LMO,
                           x0: np.ndarray | Atom | None = None, *,
                           step_size: str | StepSize | None = None, delta: float = 1e-4,
-                          options: RunOptions = DEFAULT_OPTIONS,
                           **run: Unpack[RunKeywords]) -> Result:
+    options = RunOptions(**run)  # @solver passes every run keyword
     return run_frank_wolfe(objective, domain, _Conjugate(1, delta), x0,
                            step_size=step_size, options=options)
 
@@ -209,8 +209,8 @@ def conjugate_frank_wolfe(objective: Objective, domain: LMO,
 def biconjugate_frank_wolfe(objective: Objective, domain: LMO,
                             x0: np.ndarray | Atom | None = None, *,
                             step_size: str | StepSize | None = None, delta: float = 1e-4,
-                            options: RunOptions = DEFAULT_OPTIONS,
                             **run: Unpack[RunKeywords]) -> Result:
+    options = RunOptions(**run)  # @solver passes every run keyword
     return run_frank_wolfe(objective, domain, _Conjugate(2, delta), x0,
                            step_size=step_size, options=options)
 

@@ -21,7 +21,7 @@ from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -470,7 +470,6 @@ def fully_corrective_frank_wolfe(
     step_size: str | StepSize | None = None,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function with fully corrective Frank-Wolfe.
@@ -589,6 +588,7 @@ def fully_corrective_frank_wolfe(
     >>> np.round(res.x, 6), res.nit
     (array([0.6, 0.4, 0. ]), 1)
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     if blocks not in ("auto", True, False):
         raise ValueError(f"`blocks` must be 'auto', True or False, got {blocks!r}")
     if corrective not in _CORRECTIVE:

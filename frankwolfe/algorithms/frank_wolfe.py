@@ -10,7 +10,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -35,7 +35,6 @@ def frank_wolfe(
     x0: np.ndarray | Atom | None = None,
     *,
     step_size: str | StepSize | None = None,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
@@ -72,5 +71,6 @@ def frank_wolfe(
     >>> np.round(res.x, 6)
     array([0.6, 0.4, 0. ])
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     return run_frank_wolfe(objective, domain, _Vanilla(), x0, step_size=step_size,
                            options=options)

@@ -11,7 +11,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -66,7 +66,6 @@ def pairwise_frank_wolfe(
     step_size: str | StepSize | None = None,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a polytope with pairwise Frank-Wolfe.
@@ -119,6 +118,7 @@ def pairwise_frank_wolfe(
     >>> np.round(res.x, 6), sorted(res.active_set.keys)
     (array([0.6, 0.4, 0. ]), [('e', 0), ('e', 1)])
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     warm, start = split_start(x0)
     return run_frank_wolfe(objective, domain, _Pairwise(warm, resum_every, sparsify_tol, blended),
                            start, step_size=step_size, options=options)

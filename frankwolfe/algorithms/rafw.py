@@ -21,7 +21,7 @@ from ..direction import Direction
 from ..lmo.base import LMO
 from ..lmo.subset import SubsetOracle
 from ..objectives.base import Objective, Tracker
-from ..options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
@@ -171,7 +171,6 @@ def randomized_away_step_frank_wolfe(
     step_size: str | StepSize | None = None,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a polytope with randomized away-step Frank-Wolfe.
@@ -237,6 +236,7 @@ def randomized_away_step_frank_wolfe(
     >>> np.round(res.x, 6)
     array([0.6, 0.4, 0. , 0. ])
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     rng = np.random.default_rng(random_state)  # returns a Generator itself unchanged
     _sample_size(subsample, 1)  # validate before any work
     warm, start = split_start(x0)

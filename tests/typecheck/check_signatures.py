@@ -20,7 +20,7 @@ def _never_called() -> None:
     f = fw.QuadraticObjective(np.eye(3), np.zeros(3))
     dom = fw.ProbabilitySimplex(3)
     assert_type(fw.frank_wolfe(f, dom, tol=1e-8, max_iter=10, step_size="short"), Result)
-    assert_type(fw.away_step_frank_wolfe(f, dom, options=fw.RunOptions(tol=1e-3)), Result)
+    assert_type(fw.away_step_frank_wolfe(f, dom, tol=1e-3), Result)
     assert_type(fw.pairwise_frank_wolfe(f, dom, time_limit=1.0), Result)
     assert_type(fw.conjugate_frank_wolfe(f, dom, delta=1e-3), Result)
     assert_type(fw.biconjugate_frank_wolfe(f, dom, progress=True), Result)
@@ -32,4 +32,4 @@ def _never_called() -> None:
     fw.frank_wolfe(f, dom, tol="tight")  # type: ignore[arg-type]
     fw.frank_wolfe(f, dom, max_iters=10)  # type: ignore[call-arg]
     fw.block_coordinate_frank_wolfe(f6, blocks, max_passes=5)  # type: ignore[call-arg]
-    fw.pairwise_frank_wolfe(f, dom, options={"tol": 1e-3})  # type: ignore[arg-type]
+    fw.pairwise_frank_wolfe(f, dom, options=fw.RunOptions())  # type: ignore[call-arg]

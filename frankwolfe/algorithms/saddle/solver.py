@@ -15,7 +15,7 @@ from ...errors import ShapeError
 from ...lmo.base import LMO
 from ...lmo.product import ProductDomain
 from ...objectives.saddle import BilinearObjective, SaddleObjective
-from ...options import DEFAULT_OPTIONS, RunKeywords, RunOptions, solver
+from ...options import RunKeywords, RunOptions, solver
 from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
@@ -75,7 +75,6 @@ def saddle_point_frank_wolfe(
     nu: float = 1.0,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
-    options: RunOptions = DEFAULT_OPTIONS,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Solve ``min_{x in X} max_{y in Y} L(x, y)`` with saddle-point Frank-Wolfe.
@@ -214,6 +213,7 @@ def saddle_point_frank_wolfe(
     >>> bool(np.allclose(res.x, 1 / 3, atol=1e-12)), res.gap <= 1e-12, res.extra["n_corrective_lp"]
     (True, True, 5)
     """
+    options = RunOptions(**run)  # @solver passes every run keyword
     if not isinstance(objective, SaddleObjective):
         raise TypeError(f"objective must be a SaddleObjective, got {type(objective).__name__}")
     shape_x, x_start = _side(objective.shape_x, domain_x, x0, "x0", "domain_x")
