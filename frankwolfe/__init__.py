@@ -29,7 +29,7 @@ from .atoms import Atom
 from .direction import Direction
 from .errors import (ExecutorError, FrankWolfeError, InfeasibleError, NonConvexError,
                      OracleError, ShapeError)
-from .executors import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
+from .parallel import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
 from .lmo import (
     LMO,
     Birkhoff,
