@@ -3,7 +3,7 @@
 The pieces now live in :mod:`frankwolfe.algorithms`: block orders
 (:mod:`~frankwolfe.algorithms.block_orders`), block steps
 (:mod:`~frankwolfe.algorithms.block_steps`), the per-block store and lazy
-average (:mod:`~frankwolfe.algorithms.block_store`) and the compiled
+average (:mod:`~frankwolfe.algorithms.bcfw.store`) and the compiled
 protocol with its driver (:mod:`~frankwolfe.algorithms.compiled_blocks`);
 the quadratic kernels in :mod:`frankwolfe.objectives.quadratic_kernels`.
 Importing a name from here still works for one release, with a
@@ -24,8 +24,8 @@ __all__ = ["BlockAtomStore", "GapSampler", "LazyAverage", "CompiledBlocks", "Com
 
 #: Where each name lives now (the modules are imported on first use of a name).
 _MOVED = {
-    "BlockAtomStore": "frankwolfe.algorithms.block_store",
-    "LazyAverage": "frankwolfe.algorithms.block_store",
+    "BlockAtomStore": "frankwolfe.algorithms.bcfw.store",
+    "LazyAverage": "frankwolfe.algorithms.bcfw.store",
     "CompiledBlocks": "frankwolfe.algorithms.compiled_blocks",
     "CompiledObjective": "frankwolfe.algorithms.compiled_blocks",
     "compiled_driver": "frankwolfe.algorithms.compiled_blocks",

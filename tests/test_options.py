@@ -325,7 +325,8 @@ def test_run_frank_wolfe_takes_run_options_and_the_loose_keywords_are_deprecated
 # -- the former module frankwolfe.blocks -----------------------------------------------------
 
 def test_importing_from_frankwolfe_blocks_warns_and_names_the_new_module():
-    from frankwolfe.algorithms import block_orders, block_store, compiled_blocks
+    from frankwolfe.algorithms import block_orders, compiled_blocks
+    from frankwolfe.algorithms.bcfw import store as block_store
     from frankwolfe.objectives import quadratic_kernels
 
     with warnings.catch_warnings():

@@ -207,6 +207,14 @@ class BlockAtomStore:
         self.idx[i][a:a + nz.size] = nz
         self.val[i][a:a + nz.size] = vec[nz]
 
+    def stamp(self, i: int, row: int, stamp: int) -> None:
+        """Mark row ``row`` of block ``i`` as used at step ``stamp``."""
+        self.stamps[i][row] = stamp
+
+    def add_weight(self, i: int, row: int, weight: float) -> None:
+        """Add ``weight`` to the weight of row ``row`` of block ``i``."""
+        self.weights[i][row] += weight
+
     def rows(self, i: int) -> tuple[np.ndarray | SparseRows, np.ndarray]:
         """Views ``(atoms, weights)`` of the stored rows of block ``i`` (atoms: a dense
         array or, for a sparse block, a :class:`SparseRows`)."""
