@@ -17,6 +17,7 @@ import pickle
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -301,7 +302,8 @@ class DaskExecutor(Executor, RowRounds):
         self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
 
-    def start(self, blocks, indices=None, shapes=None):
+    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
+              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
         # without indices and shapes only a batch oracle with `shard` can answer (checked
         # when the shards are built)
         super().start(blocks, indices, shapes)
@@ -320,7 +322,7 @@ class DaskExecutor(Executor, RowRounds):
         self.local = np.arange(n) - self._cuts[self.owner]
         self._seen: list[int | None] = [None] * m  # the point's version each shard holds
 
-    def use_batch_oracle(self, oracle):
+    def use_batch_oracle(self, oracle: Any) -> bool:
         if oracle is None or not callable(getattr(oracle, "shard", None)):
             return False  # the blocks one by one on the workers
         self._oracle = oracle
@@ -382,15 +384,18 @@ class DaskExecutor(Executor, RowRounds):
                 if attempt == self.retries or not (_cluster_lost(err) or _actor_lost(err)):
                     raise
 
-    def map(self, which, directions):
+    def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
         # block slices of one gradient are what the engine hands out; a user calling map
         # directly gets the same answers through a gradient assembled from them
-        g = np.zeros(1 + max((int(self.indices[i].max(initial=-1)) for i in which), default=0))
+        indices = self.indices
+        if indices is None:
+            raise ValueError("DaskExecutor.map needs the blocks' indices (start)")
+        g = np.zeros(1 + max((int(indices[i].max(initial=-1)) for i in which), default=0))
         for i, d in zip(which, directions):
-            g[self.indices[i]] = np.asarray(d, dtype=float).reshape(-1)
+            g[indices[i]] = np.asarray(d, dtype=float).reshape(-1)
         return self.map_gradient(which, g)
 
-    def map_gradient(self, which, gradient):
+    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
         if not self.shards:
             self._build()
         out: list[Any] = [None] * len(which)
@@ -400,15 +405,16 @@ class DaskExecutor(Executor, RowRounds):
                 out[p] = a
         return out
 
-    def rows(self, which, gradient):
+    def rows(self, which: Sequence[int], gradient: np.ndarray
+             ) -> list[tuple[np.ndarray, Any]]:
         if not self.shards or not callable(getattr(self._oracle, "rows", None)):
             raise NotImplementedError("DaskExecutor.rows needs a batch oracle with `rows` "
                                       "and `shard` (use_batch_oracle)")
-        which = np.asarray(which, dtype=np.int64)
+        blocks = np.asarray(which, dtype=np.int64)
         out = []
-        for pos, (rows, _) in self._ask(which, gradient, True):
+        for pos, (rows, _) in self._ask(blocks, gradient, True):
             self.bytes_in += sum(a.nbytes for a in rows if isinstance(a, np.ndarray))
-            out.append((which[pos], rows))
+            out.append((blocks[pos], rows))
         return out
 
     def _ask(self, which, gradient, rows: bool) -> list[tuple[np.ndarray, tuple]]:
@@ -487,7 +493,7 @@ class DaskExecutor(Executor, RowRounds):
                 return answers
         raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
 
-    def close(self):
+    def close(self) -> None:
         for f in self.shards:
             try:
                 f.release()

@@ -119,7 +119,8 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
         Z = state.start(x0)
         b = state.blocks()
         idx_flat = np.concatenate(b.idx) if b.idx else np.zeros(0, np.int64)
-        dkern = simplex_blocks(Z, idx_flat, b.off, np.array([lmo.radius for lmo in b.lmos]))
+        dkern = simplex_blocks(Z, idx_flat, b.off, np.array([lmo.radius for lmo in b.lmos
+                                                       if isinstance(lmo, ProbabilitySimplex)]))
     else:
         dkern = kernels.dkern
         state.start_owned(dkern)

@@ -37,8 +37,10 @@ class PythonSteps:
         # the blocks' arrays, one attribute away from the step
         self.Z, self.idx, self.sel, self.off = state.Z, b.idx, b.sel, b.off
         self.lmos, self.shapes, self.store = b.lmos, b.shapes, b.store
-        self.block_step = step
-        self.rule = rule
+        # both are called duck-typed: the block step on a SparseRows table, the rule on a
+        # BlockView (block_steps and step_size type those arguments as arrays / Tracker)
+        self.block_step: Any = step
+        self.rule: Any = rule
         self.cache = cache
         self.cache_factor = float(cache_factor)
         self.cache_nu = float(cache_nu)

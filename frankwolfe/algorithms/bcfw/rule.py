@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
-from ...objectives.base import Objective
+from ...objectives.base import Objective, Tracker
 from ...step_size import Adaptive, Agnostic, ExactStep, ShortStep, StepSize, make_step_size
 from ..block_steps import BlockStep
 
@@ -19,7 +21,8 @@ def block_rule(spec: str | StepSize | None, objective: Objective, step: BlockSte
         else:
             rule = Adaptive() if step.uses_active_set else Agnostic()
     elif isinstance(spec, (str, StepSize)):
-        rule = make_step_size(spec, None)
+        # a word or a rule reads no tracker (only spec=None does, handled above)
+        rule = make_step_size(spec, cast(Tracker, None))
     else:
         raise TypeError(f"step_size must be a string, a StepSize or None; got "
                         f"{type(spec).__name__}")
