@@ -63,20 +63,22 @@ class _Update:
             return slice(self.start, self.start + self.values.size)
         return self.indices
 
-    def apply(self, shard: _Shard) -> np.ndarray | None:
-        """Update ``shard.point`` and return it; None when the shard does not hold version
-        ``base`` (a shard rebuilt or copied since: it needs the whole vector)."""
+    def apply(self, shard: _Shard) -> bool:
+        """Update ``shard.point``; False when the shard does not hold version ``base`` (a
+        shard rebuilt or copied since: it needs the whole vector)."""
         point = shard.point
         if self.base is None:
-            point = shard.point = np.array(self.values, dtype=float)  # writable, its own
+            shard.point = np.array(self.values, dtype=float)  # writable, its own memory
+        elif shard.version == self.version:
+            return True  # a re-run of this round's task: applied already
         elif point is None or shard.version != self.base:
-            return point if point is not None and shard.version == self.version else None
+            return False
         elif self.indices is None:
             point[self.start:self.start + self.values.size] = self.values
         else:
             point[self.indices] = self.values
         shard.version = self.version
-        return point
+        return True
 
 
 class _PointLog:
@@ -175,9 +177,9 @@ def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool =
     with shard.lock:
         tic = time.perf_counter()
         fresh = shard.version != update.version or update.base is None
-        x = update.apply(shard)
-        if x is None:
+        if not update.apply(shard) or shard.point is None:
             return None
+        x = shard.point
         follow = getattr(shard.batch, "follow", None)
         if fresh and follow is not None:
             follow(x, update.changed())
