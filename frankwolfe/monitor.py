@@ -155,8 +155,8 @@ class Monitor:
         """Whether to stop now to keep ``reserve`` more seconds of closing work (a final
         certificate) within the time budget: it is spent, or would be by then (always
         False without a budget)."""
-        return self.time_limit is not None and \
-            self.elapsed() + max(reserve, 0.0) >= self.time_limit
+        return self.out_of_time() or (self.time_limit is not None and
+                                      self.elapsed() + reserve >= self.time_limit)
 
     # -- recording ----------------------------------------------------------
     def record(self, k: int, fun: float, gap: float, step_size: float = np.nan,
