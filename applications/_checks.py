@@ -8,11 +8,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from frankwolfe._sparse import issparse
+
 __all__ = ["check_finite", "check_finite_examples"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
-    if sp.issparse(a):
+    if issparse(a):
         coo = sp.coo_matrix(a)
         bad = ~np.isfinite(coo.data)
         if not bad.any():
@@ -29,7 +31,7 @@ def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
 def _numeric(x: Any) -> Any:
     """``x`` as a float/complex array, or None when it holds no floating-point numbers
     (integer ids can never be NaN or inf)."""
-    if sp.issparse(x):
+    if issparse(x):
         return x if x.dtype.kind in "fc" else None
     if isinstance(x, np.ndarray):
         return x if x.dtype.kind in "fc" else None

@@ -35,7 +35,6 @@ from .errors import (
     OracleError,
     ShapeError,
 )
-from .executors import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
 from .lmo import (
     LMO,
     Birkhoff,
@@ -66,6 +65,7 @@ from .objectives import (
     game_value,
 )
 from .options import RunOptions
+from .parallel import DaskExecutor, Executor, SerialExecutor, ThreadExecutor
 from .registry import available_methods, register
 from .result import History, Result, Status
 from .step_size import (

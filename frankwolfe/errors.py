@@ -7,9 +7,15 @@ keeps working.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FrankWolfeError(Exception):
     """Base class of the toolkit's exceptions."""
+
+    #: The run so far (its last good iterate), where a solver attaches one
+    #: (:class:`NonConvexError`, :class:`ExecutorError`); a ``Result``.
+    result: Any = None
 
 
 class ShapeError(FrankWolfeError, ValueError):

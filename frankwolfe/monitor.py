@@ -53,9 +53,7 @@ class IterationState:
     info: dict[str, Any]
 
 
-def _readonly(a: np.ndarray | None) -> np.ndarray | None:
-    if a is None:
-        return None
+def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
     return v
@@ -153,6 +151,13 @@ class Monitor:
         """Whether the time budget is spent."""
         return self.time_limit is not None and self.elapsed() >= self.time_limit
 
+    def time_up(self, reserve: float) -> bool:
+        """Whether to stop now to keep ``reserve`` more seconds of closing work (a final
+        certificate) within the time budget: it is spent, or would be by then (always
+        False without a budget)."""
+        return self.out_of_time() or (self.time_limit is not None and
+                                      self.elapsed() + reserve >= self.time_limit)
+
     # -- recording ----------------------------------------------------------
     def record(self, k: int, fun: float, gap: float, step_size: float = np.nan,
                force: bool = False, **extra: Any) -> None:
@@ -174,13 +179,15 @@ class Monitor:
             self._bar.set_postfix(gap=f"{gap:.2e}", refresh=False)
             self._bar.update(0)
 
-    def _print_row(self, k: int, fun: float, gap: float, step: float, extra: dict[str, Any]) -> None:
+    def _print_row(self, k: int, fun: float, gap: float, step: float,
+                   extra: dict[str, Any]) -> None:
         if not self._header_done:
             cols = f"{'iter':>8} {'time(s)':>9} {'f(x)':>16} {'gap':>10} {'step':>10}"
             extra_cols = "".join(f" {name:>10}" for name in extra)
             print(f"{self.method}\n{cols}{extra_cols}", file=sys.stdout)
             self._header_done = True
-        extras = "".join(f" {v:>10.4g}" if isinstance(v, float) else f" {v!s:>10}" for v in extra.values())
+        extras = "".join(f" {v:>10.4g}" if isinstance(v, float) else f" {v!s:>10}"
+                         for v in extra.values())
         print(f"{k:>8d} {self.elapsed():>9.3f} {fun:>16.9g} {gap:>10.3e} {step:>10.3e}{extras}",
               file=sys.stdout)
 
@@ -215,7 +222,8 @@ class Monitor:
         """Build the callback's view, or ``None`` when there is no callback."""
         if self.callback is None:
             return None
-        return IterationState(k, _readonly(x), fun, gap, _readonly(gradient), step_size,
+        return IterationState(k, _readonly(x), fun, gap,
+                              None if gradient is None else _readonly(gradient), step_size,
                               self.elapsed(), info)
 
     def message(self, status: Status, k: int, gap: float, detail: str = "") -> str:
@@ -226,7 +234,8 @@ class Monitor:
             return (f"certified gap {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
                     "iterations")
         if status == Status.MAX_ITER:
-            return f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol {self.tol:.3e}"
+            return (f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol "
+                    f"{self.tol:.3e}")
         if status == Status.TIME_LIMIT:
             return f"time_limit={self.time_limit}s reached after {k} iterations; gap {gap:.3e}"
         if status == Status.CALLBACK_STOP:
@@ -247,7 +256,8 @@ class Monitor:
         dual = self.dual_bound
         best_gap = min(gap, fun - dual) if np.isfinite(dual) and np.isfinite(fun) else gap
         return Result(
-            x=x, fun=fun, gap=gap, best_gap=max(best_gap, 0.0) if np.isfinite(best_gap) else best_gap,
+            x=x, fun=fun, gap=gap,
+            best_gap=max(best_gap, 0.0) if np.isfinite(best_gap) else best_gap,
             dual_bound=dual, status=status, message=message, nit=nit,
             n_oracle_calls=n_oracle_calls, n_gradient_calls=n_gradient_calls,
             n_function_calls=n_function_calls, time=self.elapsed(), history=self.history,

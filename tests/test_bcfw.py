@@ -18,7 +18,7 @@ from frankwolfe import (
     block_coordinate_frank_wolfe,
     minimize,
 )
-from frankwolfe.algorithms.block_store import LazyAverage
+from frankwolfe.algorithms.bcfw.store import LazyAverage
 from frankwolfe.algorithms.block_orders import GapSampling
 
 # -- problems -----------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_block_store_keeps_a_convex_combination_when_residues_are_zeroed():
     # a weight below the residue threshold is zeroed; the rest must be renormalized, or a
     # later away step that drops the dominant atom leaves no active atom at all
     from frankwolfe.algorithms.block_steps import AwayStep
-    from frankwolfe.algorithms.block_store import BlockAtomStore
+    from frankwolfe.algorithms.bcfw.store import BlockAtomStore
 
     store = BlockAtomStore(np.array([2]), max_size=10)
     store.add(0, "a", np.array([1.0, 0.0]), 1.0 - 4e-16, 0)

@@ -7,7 +7,7 @@ import pytest
 
 from frankwolfe import (L1Ball, ProbabilitySimplex, ProductDomain, QuadraticObjective,
                         block_coordinate_frank_wolfe)
-from frankwolfe.algorithms.block_store import BlockAtomStore, SparseRows
+from frankwolfe.algorithms.bcfw.store import BlockAtomStore, SparseRows
 
 
 def _simplex_projection(y: np.ndarray) -> np.ndarray:

@@ -125,7 +125,7 @@ def test_point_updates_rebuild_the_clients_vector_bit_for_bit():
     union, one too far behind or rebuilt (no point) the whole vector."""
     from types import SimpleNamespace
 
-    from frankwolfe.executors import _PointLog
+    from frankwolfe.parallel.dask import _PointLog
 
     rng = np.random.default_rng(0)
     log = _PointLog(keep=4)

@@ -98,7 +98,7 @@ class ScaledAverage:
         self.v = v
         self.u = np.zeros_like(v)
         self.a_u, self.a_v = 1.0, float(s)  # abar = a_u u + a_v v = the first iterate
-        self.prev: np.ndarray | None = None  # tail: the finished epoch's mean
+        self.prev = np.zeros_like(v)  # tail: the finished epoch's mean (n_prev = 0: none yet)
         self.n_cur, self.n_prev, self.t, self.next_epoch = 1, 0, 1, 2
 
     def v_changed(self, idx: np.ndarray, delta: np.ndarray) -> None:

@@ -36,7 +36,6 @@ import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
-from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 

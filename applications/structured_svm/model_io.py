@@ -166,7 +166,8 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
     arrays["header_sha256"] = np.frombuffer(hashlib.sha256(head.tobytes()).digest(),
                                             dtype=np.uint8)
     with open(path, "wb") as fh:  # an open file: numpy does not append ".npz" to the name
-        np.savez_compressed(fh, **arrays)
+        members: dict[str, Any] = arrays  # the stubs read **members as savez's keywords
+        np.savez_compressed(fh, **members)
 
 
 def _read_members(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:

@@ -4,7 +4,7 @@ One driver (:func:`.engine.drive`) runs every method: a single-domain method
 is a :class:`Variant` of the engine of :mod:`.loop` (an outer iteration is one
 step); block-coordinate Frank-Wolfe (:mod:`.bcfw`) is an engine whose outer
 iteration is a pass, built from block orders (:mod:`.block_orders`), block
-steps (:mod:`.block_steps`), the per-block store (:mod:`.block_store`) and the
+steps (:mod:`.block_steps`), the per-block store (:mod:`.bcfw.store`) and the
 compiled protocol with its one driver (:mod:`frankwolfe.compiled`: Frank-Wolfe or
 pairwise block steps).  Fully corrective FW on a product domain solves its
 corrective QP with the same machinery on the working-set domain (:mod:`.working_set`).

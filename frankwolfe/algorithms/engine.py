@@ -107,7 +107,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             ran = engine.advance(k, monitor)
             k += 1 if ran is None else ran
     except (NonConvexError, ExecutorError) as err:
-        err.result = monitor.finish(  # type: ignore[attr-defined]
+        err.result = monitor.finish(
             status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
         raise
     fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)

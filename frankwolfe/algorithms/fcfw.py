@@ -10,6 +10,7 @@ line search the step is ``gamma = 1``, i.e. ``x`` becomes ``x_c``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Unpack
 
 import numpy as np
@@ -456,7 +457,7 @@ def _block_start(lmo: ProductDomain, x0: Any) -> tuple[list[Atom], np.ndarray]:
 def fully_corrective_frank_wolfe(
     objective: Objective,
     domain: LMO,
-    x0: np.ndarray | Atom | ActiveSet | None = None,
+    x0: np.ndarray | Atom | ActiveSet | Sequence[Atom] | None = None,
     *,
     corrective: str = "auto",
     cvxpy_solver: str | None = None,

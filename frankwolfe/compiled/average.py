@@ -13,7 +13,7 @@ __all__ = ["Average", "average_touch"]
 
 class Average(NamedTuple):
     """The lazy average inside a compiled step (the compiled form of
-    :class:`~frankwolfe.algorithms.block_store.LazyAverage`): ``kind`` 0 (none), 1
+    :class:`~frankwolfe.algorithms.bcfw.store.LazyAverage`): ``kind`` 0 (none), 1
     (weighted), 2 (uniform, or the current epoch of tail: the plain sum since iterate
     ``start``; the doubling trick ends epochs between passes, in Python); ``ck1`` the
     cumulative weight up to step ``k``."""

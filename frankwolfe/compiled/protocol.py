@@ -137,7 +137,7 @@ class PairwiseKernels:
 
 class RoundKernels:
     """What a domain adds to its :class:`CompiledBlocks` for compiled mini-batch rounds
-    (:mod:`~frankwolfe.algorithms.minibatch`): the oracles of a round's blocks answered
+    (:mod:`~frankwolfe.algorithms.bcfw.rounds`): the oracles of a round's blocks answered
     at the round's point, each block's vertex kept in a table, then the block steps
     taken by the core's driver (``compiled_driver(..., rounds=True)``), each with its
     line search at the current iterate, as in a compiled pass.

@@ -11,7 +11,13 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
-from .product_tracker import ProductTracker, _quad_value, check_tracker_options, line_minimizer
+from .product_tracker import (
+    ProductTracker,
+    StoredProducts,
+    _quad_value,
+    check_tracker_options,
+    line_minimizer,
+)
 
 __all__ = ["QuadraticObjective", "QuadraticTracker"]
 
@@ -283,7 +289,7 @@ class QuadraticTracker(ProductTracker):
         self._gf = self._p + obj.c
         self._f = self._value_from_image()
 
-    def _compute_atom_products(self, atom: Atom) -> tuple[np.ndarray, ...]:
+    def _compute_atom_products(self, atom: Atom) -> StoredProducts:
         Q = self.objective.Q
         idx, val = atom.indices, atom.values
         if idx is not None and val is not None:

@@ -57,11 +57,13 @@ def make_chain(
             raise ValueError(f"make_chain: `{name}` must be an integer >= {lo}, got {v!r}")
     lo_len, hi_len = length
     if not 1 <= lo_len <= hi_len:
-        raise ValueError(f"make_chain: `length` must be (min, max) with 1 <= min <= max, got {length!r}")
+        raise ValueError("make_chain: `length` must be (min, max) with 1 <= min <= max, "
+                         f"got {length!r}")
     if not noise >= 0:
         raise ValueError(f"make_chain: `noise` must be >= 0, got {noise!r}")
     if n_templates is not None and (int(n_templates) != n_templates or n_templates < 1):
-        raise ValueError(f"make_chain: `n_templates` must be a positive integer, got {n_templates!r}")
+        raise ValueError("make_chain: `n_templates` must be a positive integer, "
+                         f"got {n_templates!r}")
     rng = np.random.default_rng(random_state)
     K = int(n_states)
     start = rng.dirichlet(np.ones(K))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 __all__ = ["StructuredModel", "SparseVector", "as_sparse_vector", "dual_weights",
@@ -70,7 +71,7 @@ def as_sparse_vector(phi: Any, size: int, name: str = "joint_feature") -> Sparse
         val = np.asarray(phi[1], dtype=float).ravel()
         if idx.shape != val.shape:
             raise ShapeError(f"{name}: indices has {idx.size} entries but values has {val.size}")
-    elif sp.issparse(phi):
+    elif issparse(phi):
         if int(np.prod(phi.shape)) != size:
             raise ShapeError(f"{name}: expected {size} entries, got a sparse array of shape "
                              f"{phi.shape}")

@@ -46,9 +46,10 @@ class MatchingModel(StructuredModel):
 
     def __init__(self, n_features: int, precision_cost: float = 1.0, recall_cost: float = 1.0,
                  perfect: bool = False) -> None:
-        if isinstance(n_features, bool) or np.ndim(n_features) != 0 or int(n_features) != n_features \
-                or n_features < 1:
-            raise ValueError(f"MatchingModel: `n_features` must be a positive integer, got {n_features!r}")
+        if isinstance(n_features, bool) or np.ndim(n_features) != 0 \
+                or int(n_features) != n_features or n_features < 1:
+            raise ValueError("MatchingModel: `n_features` must be a positive integer, "
+                             f"got {n_features!r}")
         for name, c in (("precision_cost", precision_cost), ("recall_cost", recall_cost)):
             if not (np.ndim(c) == 0 and np.isfinite(c) and c >= 0):
                 raise ValueError(f"MatchingModel: `{name}` must be a finite number >= 0, got {c!r}")
@@ -102,7 +103,8 @@ class MatchingModel(StructuredModel):
         y = np.asarray(y)
         if y.shape != y_true.shape or y_true.ndim != 1:
             raise ShapeError(
-                f"MatchingModel.loss: `y` must have the shape of `y_true` {y_true.shape}, got {y.shape}"
+                f"MatchingModel.loss: `y` must have the shape of `y_true` {y_true.shape}, "
+                f"got {y.shape}"
             )
         wrong = y != y_true
         return (self.recall_cost * np.count_nonzero(wrong & (y_true >= 0))

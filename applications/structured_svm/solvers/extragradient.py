@@ -74,8 +74,8 @@ from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
 from .._averaging import RunningAverage
-from ..models.chain.expectation import ChainDualPoint, chain_dual_data
 from .._lam import check_lam
+from ..models.chain.expectation import ChainDualPoint, chain_dual_data
 from ._budget import CallBudget, budget_options
 
 __all__ = ["dual_extragradient", "restricted_gap", "coupling_norm"]

@@ -37,6 +37,7 @@ from frankwolfe import Result, RunOptions
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
+from .._lam import check_lam
 from ..models.chain.expectation import (
     ChainDualPoint,
     add_expected_features,
@@ -44,7 +45,6 @@ from ..models.chain.expectation import (
     node_scores,
     transitions,
 )
-from .._lam import check_lam
 from ..models.chain.forward_backward import chain_marginals
 from ._budget import CallBudget, budget_options
 

@@ -70,6 +70,9 @@ class SparseRows:
         return np.array([self[k] for k in range(len(self))]).reshape(len(self), self.m)
 
 
+_UNSET = np.empty(0)
+_UNSET.flags.writeable = False
+
 #: storage names of :class:`BlockAtomStore`
 STORAGES = ("auto", "dense", "sparse")
 
@@ -113,16 +116,17 @@ class BlockAtomStore:
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.max_size = int(max_size)
         self.storage = storage
-        self.mats: list[np.ndarray | None] = [None] * n
-        self.weights: list[np.ndarray | None] = [None] * n
-        self.stamps: list[np.ndarray | None] = [None] * n
+        # _UNSET until a block's first atom: one shared empty array, never written
+        self.mats: list[np.ndarray] = [_UNSET] * n
+        self.weights: list[np.ndarray] = [_UNSET] * n
+        self.stamps: list[np.ndarray] = [_UNSET] * n
         self.keys: list[dict[Hashable, int]] = [{} for _ in range(n)]
         self.count = np.zeros(n, dtype=np.int64)
         self.sparse = np.zeros(n, dtype=bool)
         # sparse blocks: row offsets (capacity + 1), nonzero indices and values
-        self.ptr: list[np.ndarray | None] = [None] * n
-        self.idx: list[np.ndarray | None] = [None] * n
-        self.val: list[np.ndarray | None] = [None] * n
+        self.ptr: list[np.ndarray] = [_UNSET] * n
+        self.idx: list[np.ndarray] = [_UNSET] * n
+        self.val: list[np.ndarray] = [_UNSET] * n
 
     def _allocate(self, i: int, vec: np.ndarray) -> None:
         """First atom of block ``i``: choose its storage and allocate."""
@@ -151,7 +155,7 @@ class BlockAtomStore:
             self.stamps[i][row] = stamp
             return row
         c = int(self.count[i])
-        if self.weights[i] is None:
+        if self.weights[i] is _UNSET:
             self._allocate(i, vec)
         w = self.weights[i]
         if c >= self.max_size:
@@ -207,6 +211,14 @@ class BlockAtomStore:
         self.idx[i][a:a + nz.size] = nz
         self.val[i][a:a + nz.size] = vec[nz]
 
+    def stamp(self, i: int, row: int, stamp: int) -> None:
+        """Mark row ``row`` of block ``i`` as used at step ``stamp``."""
+        self.stamps[i][row] = stamp
+
+    def add_weight(self, i: int, row: int, weight: float) -> None:
+        """Add ``weight`` to the weight of row ``row`` of block ``i``."""
+        self.weights[i][row] += weight
+
     def rows(self, i: int) -> tuple[np.ndarray | SparseRows, np.ndarray]:
         """Views ``(atoms, weights)`` of the stored rows of block ``i`` (atoms: a dense
         array or, for a sparse block, a :class:`SparseRows`)."""
@@ -221,7 +233,7 @@ class BlockAtomStore:
         """Bytes of the stored arrays (allocated capacity; the key dicts not counted)."""
         total = 0
         for name in ("mats", "weights", "stamps", "ptr", "idx", "val"):
-            total += sum(a.nbytes for a in getattr(self, name) if a is not None)
+            total += sum(a.nbytes for a in getattr(self, name))
         return total
 
     def active_size(self, i: int) -> int:

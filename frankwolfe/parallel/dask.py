@@ -1,27 +1,13 @@
-"""Executors: where the block oracles of a mini-batch run.
+"""The oracles of a round on a ``dask.distributed`` cluster.
 
-Mini-batch block-coordinate Frank-Wolfe (Wang et al., ICML 2016) asks the
-oracles of ``tau`` blocks at one point; those calls are independent, so an
-executor may run them anywhere.  An executor is a small strategy object:
-
-* :class:`SerialExecutor` calls them one after the other (the default);
-* :class:`ThreadExecutor` splits them over ``n_jobs`` threads of this
-  process (useful when the oracles release the GIL, as numba ``nogil``
-  kernels do; the blocks must tolerate concurrent calls);
-* :class:`DaskExecutor` runs them on a ``dask.distributed`` cluster: the
-  blocks are sharded over the workers once (each worker keeps its shard, a
-  Dask actor, and whatever the blocks compile or cache, between rounds, and
-  its own copy of the point the oracles read); per round only what changed
-  in that point goes out and the oracles' atoms (sparse vertices, packed)
-  come back.
-
-A user's executor implements :meth:`Executor.start` and :meth:`Executor.map`.
-The executors of this process (serial, threads) also run compiled rounds: the
-domain's round kernels store the vertices of a chunk of blocks per call
-(:meth:`Executor.chunks`), one call per thread.  :class:`DaskExecutor` runs them
-too (:meth:`Executor.rows`): its workers return their blocks' table rows (for the
-chain SSVM, labellings and losses), which the domain's round kernels store here
-before the core's compiled block steps.
+The blocks are sharded over the workers once (each worker keeps its shard, a
+Dask actor, and whatever the blocks compile or cache, between rounds, and its
+own copy of the point the oracles read); per round only what changed in that
+point goes out and the oracles' atoms (sparse vertices, packed) come back.
+Compiled rounds run here too (:class:`~.base.RowRounds`): the workers return
+their blocks' table rows (for the chain SSVM, labellings and losses), which the
+domain's round kernels store in this process before the core's compiled block
+steps.  Dask itself is imported only when a cluster is used.
 """
 
 from __future__ import annotations
@@ -31,180 +17,17 @@ import pickle
 import threading
 import time
 import warnings
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from .atoms import Atom
-from .errors import ExecutorError
+from ..atoms import Atom
+from ..errors import ExecutorError
+from .base import Executor, RowRounds
 
-__all__ = ["Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor", "make_executor"]
+__all__ = ["DaskExecutor"]
 
-
-class Executor(ABC):
-    """Runs batches of block oracle calls (see the module docstring)."""
-
-    name: str = "custom"
-
-    #: asks for the whole gradient once per round (:meth:`map_gradient`) instead of the
-    #: blocks' slices: cheaper to ship when the blocks' coordinates overlap
-    whole_gradient: bool = False
-
-    #: runs its calls in this process (:meth:`chunks`): compiled mini-batch rounds, whose
-    #: oracles write the vertices into the domain's memory, need that
-    in_process: bool = False
-
-    #: answers :meth:`rows` (runs the batch oracle's ``rows`` where the oracle lives):
-    #: compiled mini-batch rounds then run outside this process too
-    serves_rows: bool = False
-
-    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
-              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
-        """Once per run, before any :meth:`map`: the block oracles (``blocks[i]`` is the
-        LMO of block ``i``), their coordinates ``indices[i]`` in the gradient and the
-        shapes of their directions."""
-        self.blocks = blocks
-        self.indices = indices
-        self.shapes = shapes
-
-    @abstractmethod
-    def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
-        """``[blocks[i](d) for i, d in zip(which, directions)]``, in that order (the
-        directions are the block gradients, already shaped as the blocks expect)."""
-
-    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
-        """As :meth:`map` with the directions ``gradient[indices[i]]`` (reshaped), for
-        executors with :attr:`whole_gradient`."""
-        return self.map(which, [gradient[self.indices[i]].reshape(self.shapes[i])
-                                for i in which])
-
-    def use_batch_oracle(self, oracle: Any) -> bool:
-        """Offered after :meth:`start`: the domain's batch block oracle (see
-        :meth:`~frankwolfe.ProductDomain.batch_block_oracle`), a callable ``(which,
-        gradient) -> atoms``.  Returns whether this executor uses it (default: no);
-        an executor that does sets :attr:`whole_gradient` for this run."""
-        return False
-
-    def rows(self, which: Sequence[int], gradient: np.ndarray) -> list[tuple[np.ndarray, Any]]:
-        """For executors that :attr:`serves_rows`: the batch oracle's (see
-        :meth:`use_batch_oracle`) ``rows(which_k, gradient)`` for pieces ``which_k`` of
-        ``which``, as ``(which_k, rows)`` pairs (the rows are the domain's own, opaque:
-        its round kernels' ``store`` writes them into its table)."""
-        raise NotImplementedError(f"{type(self).__name__} computes no table rows")
-
-    def chunks(self, call: Any, which: Sequence[int], arg: Any) -> list[Any]:
-        """``[call(chunk, arg) for chunk in ...]`` over contiguous chunks of ``which`` that
-        cover it in order, run by this executor (for executors :attr:`in_process`)."""
-        raise NotImplementedError(f"{type(self).__name__} runs no calls in this process")
-
-    def close(self) -> None:
-        """Release what :meth:`start` acquired (called at the end of the run)."""
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-
-class _InProcess(Executor):
-    """Executors of this process: they take the domain's batch block oracle."""
-
-    _batch: Any = None
-    in_process = True
-
-    def start(self, blocks, indices=None, shapes=None):
-        super().start(blocks, indices, shapes)
-        self._batch = None
-        self.whole_gradient = False
-
-    def use_batch_oracle(self, oracle):
-        self._batch = oracle
-        self.whole_gradient = oracle is not None
-        return self.whole_gradient
-
-    def map(self, which, directions):
-        blocks = self.blocks
-        return [blocks[i](d) for i, d in zip(which, directions)]
-
-    def map_gradient(self, which, gradient):
-        if self._batch is None:
-            return super().map_gradient(which, gradient)
-        return [atom for part in self.chunks(self._batch, which, gradient) for atom in part]
-
-    def chunks(self, call, which, arg):
-        return [call(which, arg)]
-
-
-class SerialExecutor(_InProcess):
-    """The oracles one after the other, in this thread (in one call of the domain's
-    batch block oracle when it offers one)."""
-
-    name = "serial"
-
-
-def _n_threads(n_jobs: int) -> int:
-    import os
-
-    if isinstance(n_jobs, bool) or int(n_jobs) != n_jobs or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
-    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
-
-
-class ThreadExecutor(_InProcess):
-    """The oracles split into ``n_jobs`` contiguous chunks, one thread each (one call of
-    the domain's batch block oracle per chunk when it offers one).
-
-    Parameters
-    ----------
-    n_jobs : int, default -1
-        Threads (``-1``: one per core).
-    """
-
-    name = "threads"
-
-    def __init__(self, n_jobs: int = -1) -> None:
-        self.n_jobs = _n_threads(n_jobs)
-        self._pool: ThreadPoolExecutor | None = None
-
-    def start(self, blocks, indices=None, shapes=None):
-        super().start(blocks, indices, shapes)
-        if self._pool is None and self.n_jobs > 1:
-            self._pool = ThreadPoolExecutor(self.n_jobs, thread_name_prefix="frankwolfe-oracle")
-
-    def _cuts(self, m: int) -> list[tuple[int, int]]:
-        cuts = np.linspace(0, m, min(self.n_jobs, m) + 1).astype(int)
-        return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
-
-    def map(self, which, directions):
-        if self._pool is None or len(which) < 2:
-            return super().map(which, directions)
-        serial = super().map
-        futures = [self._pool.submit(serial, which[a:b], directions[a:b])
-                   for a, b in self._cuts(len(which))]
-        return [atom for f in futures for atom in f.result()]
-
-    def chunks(self, call, which, arg):
-        """``call`` on ``n_jobs`` contiguous chunks of ``which`` in the pool, in order (the
-        last chunk in the calling thread, which would otherwise wait idle)."""
-        if self._pool is None or len(which) < 2:
-            return [call(which, arg)]
-        cuts = self._cuts(len(which))
-        futures = [self._pool.submit(call, which[a:b], arg) for a, b in cuts[:-1]]
-        a, b = cuts[-1]
-        last = call(which[a:b], arg)
-        return [f.result() for f in futures] + [last]
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-    def __repr__(self) -> str:
-        return f"ThreadExecutor(n_jobs={self.n_jobs})"
-
-
-# -- Dask ---------------------------------------------------------------------------
 
 def _dumps(obj: Any) -> bytes:
     try:
@@ -243,16 +66,17 @@ class _Update:
     def apply(self, shard: _Shard) -> bool:
         """Update ``shard.point``; False when the shard does not hold version ``base`` (a
         shard rebuilt or copied since: it needs the whole vector)."""
+        point = shard.point
         if self.base is None:
             shard.point = np.array(self.values, dtype=float)  # writable, its own memory
         elif shard.version == self.version:
             return True  # a re-run of this round's task: applied already
-        elif shard.version != self.base:
+        elif point is None or shard.version != self.base:
             return False
         elif self.indices is None:
-            shard.point[self.start:self.start + self.values.size] = self.values
+            point[self.start:self.start + self.values.size] = self.values
         else:
-            shard.point[self.indices] = self.values
+            point[self.indices] = self.values
         shard.version = self.version
         return True
 
@@ -264,13 +88,13 @@ class _PointLog:
 
     def __init__(self, keep: int = 64) -> None:
         self.keep = keep
-        self.last: np.ndarray | None = None
+        self.last = np.empty(0)  # version 0: nothing sent yet
         self.version = 0
         self.changed: dict[int, np.ndarray] = {}
 
     def advance(self, g: np.ndarray) -> None:
         """Record ``g`` (contiguous float64) as the round's point."""
-        if self.last is None or self.last.shape != g.shape:
+        if self.version == 0 or self.last.shape != g.shape:
             self.last = g.copy()
             self.changed.clear()
             self.version += 1
@@ -353,7 +177,7 @@ def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool =
     with shard.lock:
         tic = time.perf_counter()
         fresh = shard.version != update.version or update.base is None
-        if not update.apply(shard):
+        if not update.apply(shard) or shard.point is None:
             return None
         x = shard.point
         follow = getattr(shard.batch, "follow", None)
@@ -374,7 +198,7 @@ def _pack(atoms: list[Atom]) -> tuple:
     indices in 32 bits when they fit."""
     if not atoms or not all(a.is_sparse for a in atoms):
         return ("atoms", atoms)
-    sizes = np.fromiter((a.indices.size for a in atoms), dtype=np.int64, count=len(atoms))
+    sizes = np.fromiter((a.nnz for a in atoms), dtype=np.int64, count=len(atoms))
     off = np.concatenate(([0], np.cumsum(sizes)))
     shapes = [a.shape for a in atoms]
     small = max(math.prod(sh) for sh in shapes) < 2**31
@@ -402,7 +226,7 @@ def _is_client(obj: Any) -> bool:
     return all(hasattr(obj, a) for a in ("submit", "gather", "scheduler_info"))
 
 
-class DaskExecutor(Executor):
+class DaskExecutor(Executor, RowRounds):
     """The oracles on a ``dask.distributed`` cluster, blocks sharded over its workers.
 
     The blocks (they must be picklable) go in one contiguous shard per worker, each
@@ -456,7 +280,6 @@ class DaskExecutor(Executor):
 
     name = "dask"
     whole_gradient = True
-    serves_rows = True
 
     def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2,
                  actors: bool = True) -> None:
@@ -481,7 +304,8 @@ class DaskExecutor(Executor):
         self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
 
-    def start(self, blocks, indices=None, shapes=None):
+    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
+              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
         # without indices and shapes only a batch oracle with `shard` can answer (checked
         # when the shards are built)
         super().start(blocks, indices, shapes)
@@ -500,7 +324,7 @@ class DaskExecutor(Executor):
         self.local = np.arange(n) - self._cuts[self.owner]
         self._seen: list[int | None] = [None] * m  # the point's version each shard holds
 
-    def use_batch_oracle(self, oracle):
+    def use_batch_oracle(self, oracle: Any) -> bool:
         if oracle is None or not callable(getattr(oracle, "shard", None)):
             return False  # the blocks one by one on the workers
         self._oracle = oracle
@@ -562,15 +386,18 @@ class DaskExecutor(Executor):
                 if attempt == self.retries or not (_cluster_lost(err) or _actor_lost(err)):
                     raise
 
-    def map(self, which, directions):
+    def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
         # block slices of one gradient are what the engine hands out; a user calling map
         # directly gets the same answers through a gradient assembled from them
-        g = np.zeros(1 + max((int(self.indices[i].max(initial=-1)) for i in which), default=0))
+        indices = self.indices
+        if indices is None:
+            raise ValueError("DaskExecutor.map needs the blocks' indices (start)")
+        g = np.zeros(1 + max((int(indices[i].max(initial=-1)) for i in which), default=0))
         for i, d in zip(which, directions):
-            g[self.indices[i]] = np.asarray(d, dtype=float).reshape(-1)
+            g[indices[i]] = np.asarray(d, dtype=float).reshape(-1)
         return self.map_gradient(which, g)
 
-    def map_gradient(self, which, gradient):
+    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
         if not self.shards:
             self._build()
         out: list[Any] = [None] * len(which)
@@ -580,15 +407,16 @@ class DaskExecutor(Executor):
                 out[p] = a
         return out
 
-    def rows(self, which, gradient):
+    def rows(self, which: Sequence[int], gradient: np.ndarray
+             ) -> list[tuple[np.ndarray, Any]]:
         if not self.shards or not callable(getattr(self._oracle, "rows", None)):
             raise NotImplementedError("DaskExecutor.rows needs a batch oracle with `rows` "
                                       "and `shard` (use_batch_oracle)")
-        which = np.asarray(which, dtype=np.int64)
+        blocks = np.asarray(which, dtype=np.int64)
         out = []
-        for pos, (rows, _) in self._ask(which, gradient, True):
+        for pos, (rows, _) in self._ask(blocks, gradient, True):
             self.bytes_in += sum(a.nbytes for a in rows if isinstance(a, np.ndarray))
-            out.append((which[pos], rows))
+            out.append((blocks[pos], rows))
         return out
 
     def _ask(self, which, gradient, rows: bool) -> list[tuple[np.ndarray, tuple]]:
@@ -667,7 +495,7 @@ class DaskExecutor(Executor):
                 return answers
         raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
 
-    def close(self):
+    def close(self) -> None:
         for f in self.shards:
             try:
                 f.release()
@@ -702,19 +530,3 @@ def _picklable(obj: Any) -> bool:
         return True
     except Exception:
         return False
-
-
-def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
-    """An :class:`Executor` from ``executor`` (an instance, a ``dask.distributed.Client``
-    or ``None``) and ``n_jobs`` (threads when ``executor`` is ``None``; 1 or ``None``:
-    serial)."""
-    if isinstance(executor, Executor):
-        return executor
-    if executor is not None:
-        if _is_client(executor):
-            return DaskExecutor(executor)
-        raise TypeError(f"executor must be an Executor, a dask.distributed.Client or None, "
-                        f"got {type(executor).__name__}")
-    if n_jobs is None or _n_threads(n_jobs) == 1:
-        return SerialExecutor()
-    return ThreadExecutor(n_jobs)

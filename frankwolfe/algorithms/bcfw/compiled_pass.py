@@ -1,0 +1,157 @@
+"""The compiled pass: block steps in numba, many per call of the core's driver.
+
+The domain and the objective supply the kernels (:mod:`frankwolfe.compiled`);
+the driver performs the same updates as the Python steps (equal up to
+rounding) and consumes the random stream identically (see
+:mod:`..block_orders`).  Under a time limit a pass runs in chunks of about
+10 ms, so a clock read costs nothing next to them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ...compiled import (
+    CompiledBlocks,
+    CompiledObjective,
+    Picker,
+    RoundKernels,
+    compiled_driver,
+    fused_driver,
+    structured_direction,
+)
+from ...step_size import StepSize
+from .passes import Budget, Pass
+from .state import BlockState
+
+__all__ = ["CompiledSteps", "CompiledPass"]
+
+_FIRST_CHUNK = 256  # block steps of the first chunk under a time limit
+_CHUNK_SECONDS = 0.01  # later chunks last about this long
+
+
+class CompiledSteps:
+    """The kernels of a run and the calls of the compiled driver on its state
+    (``rounds``: the domain's round kernels, when mini-batch rounds run compiled)."""
+
+    def __init__(self, state: BlockState, dkern: CompiledBlocks, okern: CompiledObjective,
+                 rule: StepSize, rounds: RoundKernels | None = None) -> None:
+        self.state = state
+        self.dkern = dkern
+        self.okern = okern
+        self.rounds = rounds
+        self.g = np.array(state.f.gradient(state.x), dtype=float).reshape(-1)
+        self._bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
+        # fused steps (no direction materialized) when both sides support them
+        self._fused = fused_driver(dkern, okern) is not None
+        self._h = okern.hessian_diag if self._fused else np.zeros(0)
+        self._sd = dkern.layout if self._fused else structured_direction(0, 0, 0, np.zeros((0, 0)))
+        compiled_rule = rule.compiled()
+        if compiled_rule is None:
+            raise ValueError(f"step_size={rule!r} has no compiled form")
+        kernel, self._rparams = compiled_rule
+        self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
+                                       rounds=rounds is not None)
+        self._need_sync = True
+
+    def steps(self, picker: Picker, t0: int, t1: int) -> float:
+        """Block steps ``t0 .. t1 - 1`` of ``picker`` in one call of the compiled driver
+        (with round kernels: at the vertices stored by the round's oracles); the
+        change of f."""
+        st, okern = self.state, self.okern
+        avg = st.avg
+        if avg is None:
+            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
+        else:
+            akind = 1 if avg.kind == "weighted" else 2
+            acc, since, astart = avg.acc, avg.since, avg.start
+        idx, val = self._bufs
+        args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, self.g,
+                self._rparams, st.k, st.n, akind, acc, since, astart, self._need_sync, idx,
+                val, self._sd)
+        run_pass = self._driver[0]
+        k, st.last_gamma, df = (run_pass(*args) if self.rounds is None
+                                else run_pass(*args, self.rounds.table))
+        self._need_sync = False
+        st.n_oracle += int(k) - st.k
+        st.k = int(k)
+        return float(df)
+
+    def synced_gradient(self) -> np.ndarray:
+        """The tracked gradient, with what the domain's fused kernels derive from it
+        brought up to date (before a round's oracles read it)."""
+        if self._fused and self._need_sync:
+            self.dkern.sync(self.dkern.state, self.g)
+            self._need_sync = False
+        return self.g
+
+    def certificate(self, x: np.ndarray, refresh: bool,
+                    store_vertices: Callable[[np.ndarray], None] | None = None
+                    ) -> tuple[float, float]:
+        """``(f, gap)`` at ``x`` through the block kernels (one oracle call per block;
+        with round kernels ``store_vertices(g)`` has the round machinery store every
+        block's vertex first)."""
+        st, dkern = self.state, self.dkern
+        certify = self._driver[1]
+        fx, g = st.f.value_and_gradient(x)
+        g = np.array(g, dtype=float).reshape(-1)
+        idx, val = self._bufs
+        if self._fused:
+            dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
+            self._need_sync = True
+        if self.rounds is None or store_vertices is None:
+            total, scores = certify(dkern.state, g, st.est, refresh, idx, val)
+        else:  # the oracles through the round machinery, then the gaps at their vertices
+            store_vertices(g)
+            total, scores = certify(dkern.state, g, st.est, refresh, idx, val,
+                                    self.rounds.table)
+        st.n_oracle += st.n
+        if refresh:
+            self.g = g  # also clears the rounding drift of the tracked gradient
+            st.order.refresh()
+            st.G = max(total, 0.0)
+            return float(fx), float(total)
+        return float(fx), float(g @ x) - float(scores)
+
+
+class CompiledPass(Pass):
+    """A whole pass in one call of the compiled driver (in chunks under a time limit)."""
+
+    name = "compiled"
+    exact_df = True
+
+    def __init__(self, steps: CompiledSteps) -> None:
+        self.steps = steps
+
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        st = self.steps.state
+        n = st.n
+        if order is None:  # gap sampling: the tree of the order, one uniform per step
+            tree = st.order.compiled_tree()
+            assert tree is not None  # the plan runs stepwise orders compiled only with one
+            steps = n
+            picker = Picker(1, np.zeros(0, dtype=np.int64), st.rng.random(n), st.est, *tree)
+        else:
+            steps = order.size
+            picker = Picker(0, order, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
+                            np.zeros(1, dtype=np.int64))
+        df = 0.0
+        t0, chunk = 0, (min(steps, _FIRST_CHUNK) if budget.limited else steps)
+        while t0 < steps:
+            t1 = min(steps, t0 + chunk)
+            tic = time.perf_counter()
+            df += self.steps.steps(picker, t0, t1)
+            t0 = t1
+            if budget.limited and t0 < steps:
+                seconds = max(time.perf_counter() - tic, 1e-9)
+                if budget.spent(chunk, seconds):
+                    break
+                # chunks of about _CHUNK_SECONDS: a clock read costs nothing next to them
+                chunk = int(min(steps, max(_FIRST_CHUNK, chunk / seconds * _CHUNK_SECONDS)))
+        return float(df)
+
+    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        return self.steps.certificate(x, refresh)

@@ -1,0 +1,156 @@
+"""The BCFW engine: an outer iteration is one pass of the pass strategy chosen for the
+run (:mod:`.plan`); certificates every ``gap_every`` passes; the run's outputs.
+
+Stopping, history, callbacks and the result are the shared driver's
+(:func:`~..engine.drive`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ...monitor import Monitor
+from ..engine import Engine, Observation
+from .passes import Budget, Pass
+from .state import BlockState
+
+__all__ = ["BlockEngine"]
+
+
+class BlockEngine(Engine):
+    """One BCFW run as the driver sees it.
+
+    Parameters
+    ----------
+    state : BlockState
+        The started state.
+    run_pass : Pass
+        The pass strategy, chosen once.
+    reason : str
+        Why that pass (``extra["engine_reason"]``).
+    labels : dict
+        The configuration as ``extra`` names it (``block_order``, ``block_step``,
+        ``step_size``).
+    certify : {"last", "average"}
+        Which iterate the certificates are about.
+    gap_every : int
+        Passes between certificates.
+    cache : bool
+        Whether the gapBCFW cache runs (its threshold needs a global gap).
+    """
+
+    def __init__(self, state: BlockState, run_pass: Pass, reason: str, *,
+                 labels: dict[str, str], certify: str, gap_every: int, cache: bool) -> None:
+        self.state = state
+        self.run_pass = run_pass
+        self.reason = reason
+        self.labels = labels
+        self.certify_kind = certify
+        self.gap_every = gap_every
+        self.cache = cache
+        self.passes = 0
+        # time limit: a pass stops early enough for the closing certificate, whose cost is
+        # the last certificate's (before one, n block steps at the measured rate)
+        self.time_up = False
+        self._reserve: float | None = None
+        # no certificate before the first pass (it would cost a pass and would replace the
+        # "unvisited" estimates that gap sampling sweeps first)
+        self.fx = float(state.f.value(self.certified_point()))
+        self.gap = np.inf
+        self.certified = False
+
+    def certified_point(self) -> np.ndarray:
+        """The iterate the certificates are about (the last one or the average)."""
+        st = self.state
+        if self.certify_kind == "average" and st.avg is not None:
+            return st.avg.value(st.x, st.k)
+        return st.x
+
+    def certificate(self) -> tuple[float, float]:
+        """``(f, gap)`` certified at :meth:`certified_point` (timed: the time budget keeps
+        that long for the closing one)."""
+        tic = time.perf_counter()
+        out = self.run_pass.certificate(self.certified_point(),
+                                        refresh=(self.certify_kind == "last"))
+        self._reserve = time.perf_counter() - tic
+        return out
+
+    # -- the engine interface --------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        st = self.state
+        calls = st.hits + st.misses
+        return {"effective_passes": st.n_oracle / st.n, "oracle_calls": st.n_oracle,
+                "gap_estimate": float(st.est.sum()),
+                "cache_hit_rate": (st.hits / calls) if calls else np.nan,
+                **self.run_pass.info()}
+
+    def observe(self, p: int) -> Observation | str:
+        fx, gap, certified = self.fx, self.gap, self.certified
+        if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
+            return f"the objective or the oracle returned a non-finite value at pass {p}"
+        st = self.state
+        return Observation(fx, gap, certified, self.certified_point(), None, st.last_gamma,
+                           self.info(), {"n_block_steps": st.k, "oracle_calls": st.n_oracle,
+                                         **self.run_pass.info()},
+                           self.time_up)
+
+    def advance(self, p: int, monitor: Monitor) -> None:
+        st = self.state
+        budget = Budget(monitor, st.n, self._reserve)
+        df = self.run_pass.run(st.pass_order(), budget)
+        self.time_up = self.time_up or budget.up
+        self.passes = p + 1
+        if st.avg is not None:  # before the certificate: it is about the reported average
+            st.avg.end_pass(st.x, st.k, self.passes)
+        if self.cache and not np.isfinite(st.G):
+            # before any exact pass, the summed estimates serve as the global gap
+            s = float(st.est.sum())
+            if np.isfinite(s):
+                st.G = s
+        heuristic = monitor.converged(float(st.est.sum()), self.fx)  # cheap sign of convergence
+        if (p + 1) % self.gap_every == 0 or heuristic:
+            self.fx, self.gap = self.certificate()
+            self.certified = True
+        else:
+            # the compiled passes report the exact change of f at the last iterate
+            self.fx = (self.fx + df if self.run_pass.exact_df and self.certify_kind == "last"
+                       else float(st.f.value(self.certified_point())))
+            self.certified = False
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        return self.certificate()
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        st = self.state
+        n, store, avg = st.n, st.store, st.avg
+        x_last = st.x.copy()
+        extra: dict[str, Any] = {
+            "x_last": x_last,
+            "block_iterates": st.block_iterates(),
+            "engine": self.run_pass.name,
+            "engine_reason": self.reason,
+            **self.labels,
+            "block_gaps": st.est.copy(),
+            "n_block_steps": st.k,
+            "effective_passes": st.n_oracle / n,
+            "cache_hits": st.hits,
+            "cache_misses": st.misses,
+            "n_drop_steps": st.n_drop,
+            **self.run_pass.outputs(),
+        }
+        if store is not None:
+            extra["active_set_size"] = store.total_active()
+            extra["active_sets"] = [store.active(i) for i in range(n)]
+            extra["atom_store_bytes"] = store.nbytes
+        if avg is not None:
+            extra["x_average"] = avg.value(st.x, st.k)
+            extra["average_window"] = avg.window(st.k)
+        x_ret = extra["x_average"] if self.certify_kind == "average" else x_last
+        out = dict(x=x_ret.copy(), n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
+                   n_function_calls=self.passes, extra=extra)
+        if error:
+            out.update(fun=self.fx, gap=self.gap)
+        return out

@@ -1,0 +1,80 @@
+"""The one interface of a BCFW pass, and the time budget a pass runs under.
+
+A pass (Python block steps, the compiled pass, mini-batch rounds of either)
+runs ``n`` block steps of the state (:mod:`.state`) under a :class:`Budget`
+and computes certificates; :mod:`.plan` chooses the one a run uses, once.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from ...monitor import Monitor
+
+__all__ = ["Budget", "Pass"]
+
+
+class Budget:
+    """The time budget of one pass: stop early enough for the closing certificate.
+
+    Parameters
+    ----------
+    monitor : Monitor
+        The run's monitor (its time limit; :meth:`~frankwolfe.monitor.Monitor.time_up`).
+    n : int
+        Blocks: a certificate costs about ``n`` block steps.
+    reserve : float or None
+        Seconds of the last certificate (``None``: none yet; then ``n`` block steps at
+        the rate measured in this pass).
+    """
+
+    def __init__(self, monitor: Monitor, n: int, reserve: float | None) -> None:
+        self.monitor = monitor
+        self.n = n
+        self.reserve = reserve
+        #: whether there is a time limit at all (passes check nothing otherwise)
+        self.limited = monitor.time_limit is not None
+        #: whether the pass stopped early for the time limit
+        self.up = False
+        self._tic = time.perf_counter()
+
+    def spent(self, done: int, seconds: float | None = None) -> bool:
+        """Whether to stop the pass now, ``done`` block steps in (having taken ``seconds``,
+        by default the time since the pass began)."""
+        if seconds is None:
+            seconds = time.perf_counter() - self._tic
+        reserve = self.reserve if self.reserve is not None else seconds * self.n / done
+        if self.monitor.time_up(reserve):
+            self.up = True
+        return self.up
+
+
+class Pass(ABC):
+    """``n`` block steps of one run (in the block order), and its certificates."""
+
+    #: the engine, as ``Result.extra["engine"]`` names it
+    name: str = "python"
+    #: whether :meth:`run` returns the exact change of f at the last iterate
+    exact_df: bool = False
+
+    @abstractmethod
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        """One pass in ``order`` (``None``: the block order picks step by step), stopped
+        early when the budget is spent; the change of f when :attr:`exact_df`."""
+
+    @abstractmethod
+    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        """``(f, gap)`` at ``x`` with one oracle call per block; with ``refresh`` (``x`` is
+        the last iterate) the block-gap estimates become the exact block gaps."""
+
+    def info(self) -> dict[str, Any]:
+        """History columns of this pass (mini-batch rounds count their rounds)."""
+        return {}
+
+    def outputs(self) -> dict[str, Any]:
+        """Entries of ``Result.extra`` of this pass."""
+        return {}

@@ -1,0 +1,130 @@
+"""Which pass a BCFW run uses, chosen once, with the one reason ``extra["engine_reason"]``
+reports.
+
+The compiled pass runs when the options, the objective and the domain allow it
+(see the solver's ``compiled``); mini-batch rounds run compiled when the
+domain's compiled kernels offer round kernels and the executor can feed them
+(:class:`~frankwolfe.parallel.InProcessRounds`, or
+:class:`~frankwolfe.parallel.RowRounds` with a batch oracle that computes table
+rows); everything else runs the Python block steps.  This module is the only
+place that decides, and it starts the state accordingly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..._config import debug_enabled
+from ...compiled import (
+    BlockDomainHooks,
+    CompiledBlocks,
+    CompiledObjective,
+    RoundKernels,
+    simplex_blocks,
+)
+from ...lmo.simplex import ProbabilitySimplex
+from ...parallel import InProcessRounds, RowRounds
+from ...step_size import StepSize
+from ..block_steps import BlockStep, FWStep
+from .compiled_pass import CompiledPass, CompiledSteps
+from .passes import Pass
+from .python_pass import PythonPass, PythonSteps
+from .rounds import CompiledRounds, PythonRounds, Schedule
+from .state import BlockState
+
+__all__ = ["make_pass"]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """The kernels of a compiled run (``dkern`` None: the simplex blocks of the Python
+    start; ``rounds``: the round kernels of compiled mini-batch rounds)."""
+
+    dkern: CompiledBlocks | None
+    okern: CompiledObjective
+    rounds: RoundKernels | None = None
+
+
+def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cache: bool,
+            schedule: Schedule | None, compiled: bool | None) -> tuple[_Compiled | None, str]:
+    """The compiled kernels to run on (``None``: the Python steps) and why."""
+    if compiled is False:
+        return None, "compiled=False"
+    dom, order = state.dom, state.order
+    hooks = isinstance(dom, BlockDomainHooks)
+    ex = schedule.executor if schedule is not None and schedule.wants_rounds else None
+    if ex is not None:
+        if not isinstance(ex, InProcessRounds) and not (isinstance(ex, RowRounds) and callable(
+                getattr(state.batch_oracle(), "rows", None))):
+            return None, (f"mini-batch rounds on {ex!r} run in Python (compiled rounds keep "
+                          "the vertices in this process, or take them as table rows from "
+                          "executors that serve them, for batch block oracles with `rows`)")
+        if not hooks:
+            return None, ("mini-batch rounds run in Python unless the domain's compiled "
+                          "kernels offer round kernels (CompiledBlocks.rounds)")
+    if order.stepwise and order.compiled_tree() is None:
+        return None, (f"the block order {order!r} picks block by block in Python "
+                      "(orders drawing whole passes and gap sampling are compiled)")
+    if cache or type(step).direction is not FWStep.direction:
+        return None, "away / pairwise (or user) block steps and the cache run in Python"
+    if rule.compiled() is None:
+        return None, f"step_size={rule!r} has no compiled form (ExactStep and Agnostic do)"
+    if debug_enabled():
+        return None, "debug mode checks every oracle answer in Python"
+    okern = state.f.compiled_block_objective()
+    if okern is None:
+        return None, "the objective offers no compiled kernels (compiled_block_objective)"
+    if not isinstance(dom, BlockDomainHooks):
+        b = state.blocks()
+        if not all(type(lmo) is ProbabilitySimplex for lmo in b.lmos):
+            return None, ("the domain offers no compiled kernels (BlockDomainHooks) and not "
+                          "every block is a ProbabilitySimplex")
+        if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in b.idx):
+            return None, "block indices are not sorted"
+        return _Compiled(None, okern), "compiled pass over probability-simplex blocks"
+    dkern = dom.compiled_blocks(x0)
+    if dkern is None:
+        return None, "the domain's compiled_blocks() declined this start point"
+    if ex is None:
+        return _Compiled(dkern, okern), "compiled pass over the domain's compiled kernels"
+    if dkern.rounds is None:
+        return None, ("mini-batch rounds run in Python unless the domain's compiled kernels "
+                      "offer round kernels (CompiledBlocks.rounds)")
+    if not isinstance(ex, InProcessRounds) and dkern.rounds.store is None:
+        return None, ("mini-batch rounds outside this process run in Python unless the "
+                      "domain's round kernels can store table rows (RoundKernels.store)")
+    where = "in this process" if isinstance(ex, InProcessRounds) else "from table rows"
+    return _Compiled(dkern, okern, dkern.rounds), f"compiled mini-batch rounds {where}"
+
+
+def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cache: bool,
+              cache_factor: float, cache_nu: float, schedule: Schedule | None,
+              compiled: bool | None) -> tuple[Pass, str]:
+    """The pass of this run and why it was chosen; starts ``state`` (at ``x0``) and the
+    executor of ``schedule`` as that pass needs."""
+    kernels, reason = _choose(state, x0, step=step, rule=rule, cache=cache,
+                              schedule=schedule, compiled=compiled)
+    if kernels is None:
+        state.start(x0)
+        steps = PythonSteps(state, step, rule, cache=cache, cache_factor=cache_factor,
+                            cache_nu=cache_nu)
+        if schedule is None:
+            return PythonPass(steps), reason
+        return PythonRounds(state, state.blocks(), steps.step, steps.certificate,
+                            schedule), reason
+    if kernels.dkern is None:
+        Z = state.start(x0)
+        b = state.blocks()
+        idx_flat = np.concatenate(b.idx) if b.idx else np.zeros(0, np.int64)
+        dkern = simplex_blocks(Z, idx_flat, b.off, np.array([lmo.radius for lmo in b.lmos
+                                                       if isinstance(lmo, ProbabilitySimplex)]))
+    else:
+        dkern = kernels.dkern
+        state.start_owned(dkern)
+    csteps = CompiledSteps(state, dkern, kernels.okern, rule, kernels.rounds)
+    if kernels.rounds is None or schedule is None:
+        return CompiledPass(csteps), reason
+    return CompiledRounds(state, csteps, kernels.rounds, schedule), reason

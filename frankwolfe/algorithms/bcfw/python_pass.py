@@ -1,0 +1,177 @@
+"""The Python block step and the serial Python pass.
+
+One block step costs O(|idx_i|) plus the block oracle: the block gradient
+comes from ``objective.partial_gradient(x, idx_i)``, the line search from the
+step rule called on a :class:`~..block_steps.BlockView` of the iterate, and
+the update touches ``x[idx_i]`` only.  Away / pairwise steps and the gapBCFW
+oracle cache keep the blocks' atoms in the state's store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...atoms import Atom
+from ...step_size import StepSize
+from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
+from .passes import Budget, Pass
+from .state import BlockState, block_vector
+
+__all__ = ["PythonSteps", "PythonPass"]
+
+_TIME_CHECK_EVERY = 256  # block steps between clock reads inside a pass
+
+
+class PythonSteps:
+    """The Python block steps and certificates of a run's state."""
+
+    def __init__(self, state: BlockState, step: BlockStep, rule: StepSize, *, cache: bool,
+                 cache_factor: float, cache_nu: float) -> None:
+        if state.Z is None:
+            raise ValueError("the Python block steps need the Python start (BlockState.start)")
+        self.state = state
+        self.blocks = b = state.blocks()
+        # the blocks' arrays, one attribute away from the step
+        self.Z, self.idx, self.sel, self.off = state.Z, b.idx, b.sel, b.off
+        self.lmos, self.shapes, self.store = b.lmos, b.shapes, b.store
+        # both are called duck-typed: the block step on a SparseRows table, the rule on a
+        # BlockView (block_steps and step_size type those arguments as arrays / Tracker)
+        self.block_step: Any = step
+        self.rule: Any = rule
+        self.cache = cache
+        self.cache_factor = float(cache_factor)
+        self.cache_nu = float(cache_nu)
+        self.view = BlockView(state.f, state.x)
+        self.direction = BlockDirection()
+        # FWStep without active sets: its direction is d_fw (no call per step)
+        self._plain_fw = not (cache or step.uses_active_set) and \
+            type(step).direction is FWStep.direction
+
+    def step(self, i: int, atom: Atom | None = None) -> None:
+        """Block step ``i``; ``atom``: its oracle's answer when already asked (a mini-batch
+        round asks at the round's point)."""
+        st = self.state
+        f, x, store = st.f, st.x, self.store
+        ix, sel = self.idx[i], self.sel[i]
+        z = self.Z[self.off[i]:self.off[i + 1]]
+        g = f.partial_gradient(x, ix)
+        if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
+            g = np.asarray(g, dtype=float).reshape(-1)
+
+        # Frank-Wolfe atom: from the cache when its gap is large enough, else the oracle
+        s_row = -1
+        if self.cache and store is not None and store.count[i]:
+            A, _ = store.rows(i)
+            scores = A @ g
+            r = int(np.argmin(scores))
+            gz = float(g @ z)
+            if gz - float(scores[r]) >= max(self.cache_factor * st.est[i],
+                                            self.cache_nu * st.G / st.n):
+                st.hits += 1
+                s_row = r
+                d_fw = A[r] - z
+        if s_row < 0:
+            if atom is None:
+                shape = self.shapes[i]
+                atom = self.lmos[i](g if len(shape) == 1 else g.reshape(shape))
+            st.n_oracle += 1
+            if self.cache:
+                st.misses += 1
+            d_fw = -z
+            if atom.is_sparse:
+                d_fw[atom.indices] += atom.values
+            else:
+                d_fw += atom.to_dense().reshape(-1)
+        gap_i = -float(g @ d_fw)  # <g, z - s>
+        gi = gap_i if gap_i > 0.0 else 0.0
+        st.est[i] = gi
+        if st.order_update is not None:
+            st.order_update(i, gi)
+
+        if self._plain_fw:
+            kind, a_row, d, gmax = "fw", -1, d_fw, 1.0
+        elif store is None:
+            kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, None, None)
+        else:
+            A, W = store.rows(i)
+            kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, A, W)
+            if s_row < 0:  # a fresh oracle answer joins the block's table
+                assert atom is not None  # the oracle answered above
+                s_row = store.add(i, atom.key, block_vector(atom, z.size), 0.0, st.k)
+            else:
+                store.stamp(i, s_row, st.k)
+        slope = -gap_i if d is d_fw else float(g @ d)
+        gamma = 0.0
+        if slope < 0.0:
+            self.view.at(ix, sel, g)
+            self.direction.d = d
+            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, gmax))
+        st.last_gamma = gamma
+        if gamma > 0.0:
+            if st.avg is not None:
+                st.avg.touch(x, sel, st.k)
+            if store is not None and store.move(i, kind, s_row, a_row, gamma, gmax):
+                st.n_drop += 1
+            d *= gamma
+            z += d
+            x[sel] += d
+        st.k += 1
+
+    def certificate(self, x: np.ndarray, refresh: bool,
+                    ask: Callable[[np.ndarray], Sequence[Atom]] | None = None
+                    ) -> tuple[float, float]:
+        """``(f, gap)`` at ``x`` with one oracle call per block (``ask(g)``: all their
+        answers at the gradient ``g``, when another party asks the oracles).  With
+        ``refresh`` (``x`` is the last iterate) the block-gap estimates are replaced by
+        the exact block gaps and the answers join the cache."""
+        st, b, Z = self.state, self.blocks, self.Z
+        fx, g = st.f.value_and_gradient(x)
+        g = np.asarray(g, dtype=float).reshape(-1)
+        total = float(g @ x)
+        gaps = np.empty(st.n)
+        atoms = None if ask is None else ask(g)
+        for i in range(st.n):
+            gi = g[b.idx[i]]
+            atom = b.lmos[i](gi.reshape(b.shapes[i])) if atoms is None else atoms[i]
+            st.n_oracle += 1
+            sc = atom.dot(gi)
+            total -= sc
+            if refresh:
+                gaps[i] = float(gi @ Z[b.off[i]:b.off[i + 1]]) - sc
+                if self.cache and b.store is not None:
+                    b.store.add(i, atom.key, block_vector(atom, int(b.sizes[i])), 0.0, st.k)
+        if refresh:
+            st.est[:] = np.maximum(gaps, 0.0)
+            st.order.refresh()
+            st.G = max(total, 0.0)
+        return float(fx), total
+
+
+class PythonPass(Pass):
+    """Serial Python block steps (clock read every 256 steps under a time limit)."""
+
+    name = "python"
+
+    def __init__(self, steps: PythonSteps) -> None:
+        self.steps = steps
+
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        st, step = self.steps.state, self.steps.step
+        if order is None:
+            # one uniform number per step, drawn per pass (as the compiled pass)
+            unif = st.rng.random(st.n)
+            picks: Any = (st.order.next(float(u)) for u in unif)
+        else:
+            picks = order
+        limited = budget.limited
+        for t, i in enumerate(picks):
+            step(int(i))
+            if limited and (t + 1) % _TIME_CHECK_EVERY == 0 and budget.spent(t + 1):
+                break
+        return 0.0
+
+    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        return self.steps.certificate(x, refresh)

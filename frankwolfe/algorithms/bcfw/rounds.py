@@ -1,0 +1,242 @@
+"""Mini-batch rounds of block-coordinate Frank-Wolfe (Wang, Sadhanala, Dai, Neiswanger,
+Sra, Xing, "Parallel and Distributed Block-Coordinate Frank-Wolfe Algorithms", ICML 2016).
+
+A round takes the next ``tau`` blocks of the block order, asks their oracles
+at the same point (all at once, through a :mod:`frankwolfe.parallel`
+executor: serial, threads or a Dask cluster), then applies the ``tau`` block
+steps one after the other, each with its line search at the current iterate
+(the Python block step, handed the oracle's atom).  ``tau = 1`` is serial
+BCFW, iterate for iterate: the same random stream, the same steps.
+
+Orders that pick block by block (gap sampling, max-gap) are asked ``tau``
+times per round from the round's state; a block picked in the round is held
+out of the rest of the round (its estimate set to 0 until its step writes the
+new one), so a round does not ask the same block twice at the same point.
+
+Certificate passes ask all ``n`` oracles at one point through the same
+executor.  The rounds see the run's state and the block step they are
+handed, never the engine.
+
+Compiled rounds (a domain whose compiled kernels offer
+:class:`~frankwolfe.compiled.RoundKernels`) are two calls: the executor has the
+domain store the ``tau`` vertices at the round's point (an
+:class:`~frankwolfe.parallel.InProcessRounds` executor: ``point`` once, then
+``vertices`` per chunk of blocks, one thread each; a
+:class:`~frankwolfe.parallel.RowRounds` executor: the batch oracle's table rows
+computed where it runs, stored here), then the core's compiled driver takes
+the ``tau`` block steps at those vertices, each with its line search at the
+current iterate: the same steps as the Python rounds, up to rounding.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...atoms import Atom
+from ...compiled import Picker, RoundKernels
+from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
+from .compiled_pass import CompiledSteps
+from .passes import Budget, Pass
+from .state import BlockState, PythonBlocks
+
+__all__ = ["Schedule", "PythonRounds", "CompiledRounds"]
+
+
+class Schedule:
+    """The mini-batch schedule of one run: ``batch_size`` blocks per round, their oracles
+    through ``executor``; the counters of its rounds."""
+
+    def __init__(self, batch_size: int, executor: Executor) -> None:
+        self.tau = int(batch_size)
+        self.executor = executor
+        self.parallel = not isinstance(executor, SerialExecutor)
+        self.rounds = 0
+        self.oracle_seconds = 0.0  # wall time of the rounds' oracle phases
+        self.certificate_seconds = 0.0  # and of the certificate passes' ones
+
+    @property
+    def wants_rounds(self) -> bool:
+        """Whether the run takes rounds (``batch_size`` 1 in this thread: serial steps)."""
+        return self.tau > 1 or self.parallel
+
+    def batches(self, state: BlockState, order: np.ndarray | None) -> Iterator[list[int]]:
+        """The rounds of one pass in ``order`` (``None``: the order picks step by step)."""
+        tau = self.tau
+        if order is not None:
+            for a in range(0, order.size, tau):
+                yield order[a:a + tau].tolist()
+            return
+        unif = state.rng.random(state.n)  # one uniform number per step, as the serial pass
+        for a in range(0, state.n, tau):
+            batch = []
+            for u in unif[a:a + tau]:
+                i = state.order.next(float(u))
+                batch.append(i)
+                if tau > 1:  # hold block i out of the rest of the round
+                    state.est[i] = 0.0
+                    if state.order_update is not None:
+                        state.order_update(i, 0.0)
+            yield batch
+
+    def answers(self, which: list[int], dirs: list[np.ndarray] | np.ndarray,
+                certificate: bool = False) -> list[Atom]:
+        """The oracle answers of blocks ``which`` for their directions (a list) or the
+        whole gradient (an array, for executors that ship it whole)."""
+        tic = time.perf_counter()
+        atoms = (self.executor.map_gradient(which, dirs) if isinstance(dirs, np.ndarray)
+                 else self.executor.map(which, dirs))
+        self._count(tic, certificate)
+        if len(atoms) != len(which):
+            raise RuntimeError(f"{self.executor!r}.map returned {len(atoms)} atoms for "
+                               f"{len(which)} blocks")
+        return atoms
+
+    def store_vertices(self, rk: RoundKernels, which: list[int], g: np.ndarray,
+                       certificate: bool = False) -> None:
+        """Compiled rounds: the domain stores the vertices of blocks ``which`` at the
+        gradient ``g`` (its point computed once, the chunks through the executor)."""
+        tic = time.perf_counter()
+        ex = self.executor
+        if isinstance(ex, InProcessRounds):
+            ex.chunks(rk.vertices, which, rk.point(g))
+        elif isinstance(ex, RowRounds) and rk.store is not None:
+            for part, rows in ex.rows(which, g):  # rows from where the oracle runs
+                rk.store(part, rows)
+        else:
+            raise TypeError(f"{ex!r} runs no compiled rounds")
+        self._count(tic, certificate)
+
+    def _count(self, tic: float, certificate: bool) -> None:
+        if certificate:
+            self.certificate_seconds += time.perf_counter() - tic
+        else:
+            self.oracle_seconds += time.perf_counter() - tic
+
+    def outputs(self) -> dict[str, Any]:
+        return {"batch_size": self.tau, "rounds": self.rounds,
+                "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
+                "certificate_oracle_seconds": self.certificate_seconds}
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+class PythonRounds(Pass):
+    """Rounds of Python block steps (``step(i, atom)``) at oracle answers asked through
+    the executor; certificates through it too (``certify(x, refresh, ask)``: ``ask(g)``
+    answers every block's oracle at the gradient ``g``)."""
+
+    name = "python"
+
+    def __init__(self, state: BlockState, blocks: PythonBlocks,
+                 step: Callable[[int, Atom], None],
+                 certify: Callable[[np.ndarray, bool, Callable[[np.ndarray], Sequence[Atom]]],
+                                   tuple[float, float]],
+                 schedule: Schedule) -> None:
+        self.state, self.blocks, self.schedule = state, blocks, schedule
+        self.step, self.certify = step, certify
+        ex = schedule.executor
+        ex.start(blocks.lmos, blocks.idx, blocks.shapes)
+        oracle = state.batch_oracle()
+        if oracle is not None:
+            ex.use_batch_oracle(oracle)
+
+    def _direction(self, g: np.ndarray, i: int) -> np.ndarray:
+        shape = self.blocks.shapes[i]
+        return g if len(shape) == 1 else g.reshape(shape)
+
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        st, sched, step, idx = self.state, self.schedule, self.step, self.blocks.idx
+        f, x = st.f, st.x
+        done = 0
+        whole = sched.executor.whole_gradient
+        for batch in sched.batches(st, order):
+            if whole:  # one vector per round for the executor to ship
+                dirs: Any = np.asarray(f.gradient(x), dtype=float).reshape(-1)
+            else:
+                dirs = []
+                for i in batch:
+                    g = f.partial_gradient(x, idx[i])
+                    if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
+                        g = np.asarray(g, dtype=float).reshape(-1)
+                    dirs.append(self._direction(g, i))
+            for i, atom in zip(batch, sched.answers(batch, dirs)):
+                step(int(i), atom)
+            sched.rounds += 1
+            done += len(batch)
+            if budget.limited and budget.spent(done):
+                break
+        return 0.0
+
+    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        return self.certify(x, refresh, self._atoms)
+
+    def _atoms(self, g: np.ndarray) -> list[Atom]:
+        """The oracle answers of all blocks at the full gradient ``g``."""
+        n, idx = self.state.n, self.blocks.idx
+        dirs = g if self.schedule.executor.whole_gradient else \
+            [self._direction(g[idx[i]], i) for i in range(n)]
+        return self.schedule.answers(list(range(n)), dirs, certificate=True)
+
+    def info(self) -> dict[str, Any]:
+        return {"rounds": self.schedule.rounds}
+
+    def outputs(self) -> dict[str, Any]:
+        return self.schedule.outputs()
+
+
+class CompiledRounds(Pass):
+    """Rounds whose vertices the domain's round kernels store (through the executor) and
+    whose block steps the compiled driver takes."""
+
+    name = "compiled"
+    exact_df = True
+
+    def __init__(self, state: BlockState, steps: CompiledSteps, rk: RoundKernels,
+                 schedule: Schedule) -> None:
+        self.state, self.steps, self.rk, self.schedule = state, steps, rk, schedule
+        ex = schedule.executor
+        if isinstance(ex, InProcessRounds):
+            ex.start((), None, None)  # the domain's round kernels answer here
+            return
+        # table rows from the shards of the batch oracle: the blocks' own oracles never
+        # run, and the Python blocks (GBs for a large training set) are not built
+        ex.start([None] * state.n)
+        if not ex.use_batch_oracle(state.batch_oracle()):
+            raise RuntimeError(f"{ex!r} declined the batch block oracle that compiled "
+                               "rounds outside this process take rows from")
+
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        st, sched, steps = self.state, self.schedule, self.steps
+        tree = st.order.compiled_tree() if order is None else None
+        done = 0
+        df = 0.0
+        for batch in sched.batches(st, order):
+            sched.store_vertices(self.rk, batch, steps.synced_gradient())
+            which = np.asarray(batch, dtype=np.int64)
+            # the picks are made; with gap sampling the steps keep its sum tree current
+            picker = (Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
+                             np.zeros(1, dtype=np.int64)) if tree is None
+                      else Picker(2, which, np.zeros(0), st.est, *tree))
+            df += steps.steps(picker, 0, which.size)
+            sched.rounds += 1
+            done += which.size
+            if budget.limited and budget.spent(done):
+                break
+        return df
+
+    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+        return self.steps.certificate(x, refresh, self._store_all)
+
+    def _store_all(self, g: np.ndarray) -> None:
+        self.schedule.store_vertices(self.rk, list(range(self.state.n)), g, certificate=True)
+
+    def info(self) -> dict[str, Any]:
+        return {"rounds": self.schedule.rounds}
+
+    def outputs(self) -> dict[str, Any]:
+        return self.schedule.outputs()

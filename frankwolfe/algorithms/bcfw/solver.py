@@ -1,0 +1,325 @@
+"""The public block-coordinate Frank-Wolfe solver: checks its options, builds the state,
+the pass (:mod:`.plan`) and the engine, and hands them to the shared driver."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Unpack
+
+import numpy as np
+
+from ...lmo.product import ProductDomain
+from ...objectives.base import Objective
+from ...options import RunKeywords, RunOptions, solver
+from ...parallel import Executor, make_executor
+from ...registry import register
+from ...result import Result
+from ...step_size import StepSize, make_step_size
+from ..block_orders import BlockOrder, make_block_order
+from ..block_steps import BlockStep, make_block_step
+from ..engine import drive
+from .engine import BlockEngine
+from .plan import make_pass
+from .rounds import Schedule
+from .state import BlockState
+from .store import STORAGES
+
+__all__ = ["block_coordinate_frank_wolfe"]
+
+_AVERAGING = (None, "weighted", "uniform", "tail")
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
+    key = value.lower() if isinstance(value, str) else value
+    if key not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return key
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+_RUN_DOC = """\
+max_iter : int, default 100
+    Budget of passes (the outer iterations of BCFW); a pass is ``n``
+    block steps, and ``Result.nit`` counts passes.
+time_limit : float, optional
+    Wall-time budget in seconds, counted from the call: validation, set-up
+    (the start point, the compiled kernels and their numba compilation on
+    first use) and callbacks count.  It is checked within passes (every
+    256 Python block steps; compiled passes run in chunks of about 10 ms),
+    so a run stops mid-pass, early enough for the closing certificate (one
+    oracle call per block, when the stop fell between certificates) to
+    fit: its cost is taken from the last certificate pass, or estimated as
+    n block steps.
+callback : callable, optional
+    Called after each pass with an :class:`~frankwolfe.IterationState`
+    (``k`` is the pass); return ``False`` to stop.
+verbose : bool or int, default False
+    Print a table (an int sets the period in passes).
+history_every : int, default 1
+    Period of the history records, in passes.
+progress : bool, default False
+    Show a tqdm progress bar over passes."""
+
+
+@register("bcfw")
+@solver(defaults={"max_iter": 100}, doc=_RUN_DOC)
+def block_coordinate_frank_wolfe(
+    objective: Objective,
+    domain: ProductDomain,
+    x0: np.ndarray | Sequence[np.ndarray] | None = None,
+    *,
+    sampling: str | BlockOrder = "uniform",
+    step_type: str | BlockStep = "fw",
+    step_size: str | StepSize | None = None,
+    gap_every: int = 10,
+    averaging: str | None = None,
+    certify: str = "last",
+    cache: bool = False,
+    cache_size: int = 100,
+    cache_factor: float = 0.25,
+    cache_nu: float = 0.01,
+    atom_storage: str = "auto",
+    gap_degree: float = 1.0,
+    random_state: int | np.random.Generator | None = None,
+    compiled: bool | None = None,
+    batch_size: int | None = None,
+    n_jobs: int | None = None,
+    executor: Executor | Any = None,
+    **run: Unpack[RunKeywords],
+) -> Result:
+    """Minimize a smooth convex function over a product domain, one block at a time.
+
+    Block-coordinate Frank-Wolfe (Lacoste-Julien, Jaggi, Schmidt, Pletscher,
+    ICML 2013) with the gapBCFW refinements (Osokin et al., ICML 2016): gap
+    sampling, block away / pairwise steps and an oracle cache.  Each step
+    picks a block ``i``, reads ``g_i = grad f(x)[idx_i]``, gets
+    ``s_i = LMO_i(g_i)`` (or a cached atom) and moves ``z_i`` toward it; the
+    aggregate ``x`` changes on ``idx_i`` only.
+
+    Parameters
+    ----------
+    objective : Objective
+        Smooth convex objective of the aggregate ``x``.  Used hooks:
+        ``partial_gradient(x, idx)`` (block gradient; make it O(|idx|)),
+        ``exact_step_block(x, idx, d, g_idx)`` (block line search) and
+        ``value_and_gradient`` (once per certificate pass).
+    domain : ProductDomain
+        Blocks with disjoint (Cartesian product) or overlapping (Minkowski
+        sum) coordinate sets.
+    x0 : ndarray or sequence, optional
+        Start: a list of block points (any domain) or, for a Cartesian
+        product, the full vector.  A block may also be given as its active
+        set, a list of ``(Atom, weight)`` pairs (weights summing to 1): the
+        block starts at their combination and, with away / pairwise steps,
+        keeps them as its atoms (a warm start that loses no structure).
+        Default: each block's oracle answer for the all-ones direction.
+    sampling : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
+        Block order.  ``"uniform"`` (the analysed one) draws
+        ``rng.integers(n, size=n)`` per pass, ``"perm"`` a fresh
+        ``rng.permutation(n)`` per pass; ``"gap"`` samples ``i`` with
+        probability proportional to ``g_i ** gap_degree`` (latest block-gap
+        estimates; unvisited blocks first, in index order); ``"max_gap"``
+        takes the largest estimate.  Or an instance of a
+        :class:`~frankwolfe.BlockOrder` (e.g. a user's own: implement
+        ``pass_order(rng)``).
+    step_type : {"fw", "away", "pairwise"} or BlockStep, default "fw"
+        Block step (:class:`~frankwolfe.FWStep`, :class:`~frankwolfe.AwayStep`,
+        :class:`~frankwolfe.PairwiseStep` or a user's
+        :class:`~frankwolfe.BlockStep`).  Away and pairwise steps keep a
+        per-block active set of atoms (keys and weights) and take drop steps.
+    step_size : str or StepSize, optional
+        A :mod:`frankwolfe.step_size` rule, called on a block view of the
+        iterate (``k`` counts passes: block steps / n).  ``"exact"`` (default
+        when the objective offers ``exact_step_block`` or ``exact_step``),
+        ``"agnostic"`` (``2 / (k + 2)`` = ``2n / (steps + 2n)``, default
+        otherwise for FW steps), ``"short"`` (needs
+        ``objective.smoothness``), ``"adaptive"`` (backtracking; O(dim) per
+        trial, default otherwise for away / pairwise steps) or ``"armijo"``.
+    gap_every : int, default 10
+        A certificate pass (one oracle call per block) every this many passes,
+        and whenever the sum of the block-gap estimates meets ``tol`` (or
+        ``rtol``); it counts as one effective pass.
+    averaging : {None, "weighted", "uniform", "tail"}, default None
+        Also keep an average of the iterates: ``"weighted"`` is
+        ``xbar <- k/(k+2) xbar + 2/(k+2) x`` per step (BCFW-wavg),
+        ``"uniform"`` the plain mean of ``x_0 .. x_K`` (``x_k``: the iterate
+        after ``k`` block steps), ``"tail"`` the 0.5-suffix average by the
+        doubling trick (BCFW-tavg): after ``P`` passes, ``2^j <= P < 2^(j+1)``,
+        the plain mean of the iterates of passes ``2^(j-1) + 1 .. P`` (after
+        pass 1: of ``x_0 .. x_n``), between the last half and the last three
+        quarters of the run; ``extra["average_window"]`` names the first and
+        last averaged iterate.  O(|block|) per step.
+    certify : {"last", "average"}, default "last"
+        Which iterate the certificate passes (and ``tol``) are about; that
+        iterate is returned as ``x``.
+    cache : bool, default False
+        gapBCFW oracle cache: reuse the best cached atom of block ``i`` when
+        its gap is at least ``max(cache_factor * g_i, cache_nu * G / n)``
+        (``G``: last certified gap), else call the oracle.
+    cache_size : int, default 100
+        Bound on the inactive cached atoms per block.
+    cache_factor, cache_nu : float
+        Cache thresholds (gapBCFW defaults 0.25 and 0.01).
+    atom_storage : {"auto", "dense", "sparse"}, default "auto"
+        How the per-block atoms of the cache and active sets are stored: rows
+        of a dense array, or only their nonzeros (a shortest-path tree over a
+        network's links: O(nnz) instead of O(block size) memory per atom).
+        ``"auto"`` picks sparse for a block of at least 1024 coordinates whose
+        first atom has at most half of them nonzero.  The iterates agree
+        up to the order of summation in the atom scores.
+    gap_degree : float, default 1
+        Exponent of gap sampling.
+    random_state : int or numpy.random.Generator, optional
+        Seed; the run is reproducible for a fixed seed.
+    compiled : bool, optional
+        Run whole passes in one numba call.  Available when the domain and
+        the objective supply compiled kernels (the protocol of
+        :mod:`frankwolfe.compiled`: a domain opts in as a
+        ``BlockDomainHooks`` with ``compiled_blocks(x0)``, an objective
+        through ``compiled_block_objective()`` or ``as_quadratic()``; built in
+        for a :class:`~frankwolfe.QuadraticObjective` over a product of
+        :class:`~frankwolfe.ProbabilitySimplex` blocks), with an order that
+        draws whole passes or gap sampling, FW steps, no cache, a step rule
+        with a compiled form (``"exact"`` or ``"agnostic"``) and debug mode
+        off.  A domain may keep its block iterates in its own
+        parametrization there (e.g. label marginals); the engine performs the
+        same updates as the Python steps (equal up to rounding) and consumes
+        the random stream identically.  When the objective's Hessian is
+        diagonal and the domain offers fused kernels (curvature and move), no
+        direction is materialized.  ``None`` (default): use it when
+        available; ``True``: raise when it is not.  ``extra["engine"]`` says
+        which engine ran (``"compiled"`` or ``"python"``) and
+        ``extra["engine_reason"]`` why.
+    batch_size : int, optional
+        Mini-batch BCFW (Wang et al., ICML 2016; :mod:`.rounds`): each round
+        takes the next ``batch_size`` blocks of the order, asks their oracles at
+        the same point (in parallel through ``executor``), then applies their
+        block steps one after the other, each with its line search at the
+        current iterate; certificate passes ask all oracles through the same
+        executor.  ``1`` is serial BCFW iterate for iterate (same seed, same
+        steps).  Rounds run compiled when the domain's compiled kernels offer
+        round kernels (:class:`~frankwolfe.compiled.RoundKernels`;
+        the chain SSVM dual does) and the executor runs in this process: the
+        oracles of a round in one call per thread, its block steps in one call
+        of the compiled driver; otherwise in the Python engine.  (``batch_size``
+        None or 1 without a parallel executor is the serial compiled pass.)  Does
+        not combine with ``cache``.
+    n_jobs : int, optional
+        Threads for the oracles of a round (a :class:`~frankwolfe.ThreadExecutor`;
+        ``-1``: one per core) when ``executor`` is not given.
+    executor : Executor or dask.distributed.Client, optional
+        Where the oracles of a round run (:mod:`frankwolfe.parallel`): a
+        :class:`~frankwolfe.SerialExecutor`, :class:`~frankwolfe.ThreadExecutor`,
+        a ``dask.distributed.Client`` (wrapped in a
+        :class:`~frankwolfe.DaskExecutor`: the blocks must be picklable) or a
+        user's :class:`~frankwolfe.Executor`.  A lost cluster raises
+        :class:`~frankwolfe.errors.ExecutorError` with the result so far (its
+        last good iterate) as ``err.result``.
+
+    Returns
+    -------
+    Result
+        ``x``, ``fun``, ``gap`` (certified), ``nit`` (passes) and counters;
+        ``method`` is ``"bcfw"``.  ``extra`` holds ``engine``, ``engine_reason``, ``block_order``,
+        ``block_step`` and ``step_size`` (the configuration), ``x_last``, ``x_average`` and
+        ``average_window`` (with averaging),
+        ``block_iterates`` (list of block points), ``block_gaps`` (latest
+        estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
+        n), ``cache_hits``, ``cache_misses``, ``active_set_size``,
+        ``atom_store_bytes`` (memory of the stored atoms) and ``active_sets``
+        (with away / pairwise steps or the cache: per block, the ``(key,
+        weight)`` of its atoms of positive weight); with
+        mini-batches also ``batch_size``, ``rounds``, ``executor``,
+        ``oracle_seconds`` and ``certificate_oracle_seconds`` (wall time of the
+        oracle phases of the rounds and of the certificate passes), and the history
+        a ``rounds`` column.  The
+        history has one row per pass with ``effective_passes``,
+        ``oracle_calls``, ``time``, ``fun``, ``gap`` (NaN between
+        certificates), ``gap_estimate`` (sum of block-gap estimates) and
+        ``cache_hit_rate``.
+
+    Notes
+    -----
+    Per step: O(|idx_i|) plus the objective's block gradient and the block
+    oracle; with a cache or an active set add O(rows * |idx_i|) for the
+    scores of the stored atoms.  A certificate pass costs one full gradient
+    and ``n`` oracle calls.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import (FunctionObjective, ProbabilitySimplex, ProductDomain,
+    ...                         block_coordinate_frank_wolfe)
+    >>> y = np.array([0.9, 0.3, 0.2, 0.8])
+    >>> f = FunctionObjective(lambda x: 0.5 * np.sum((x - y) ** 2), lambda x: x - y,
+    ...                       exact_step=lambda x, d, g: -(g @ d) / (d @ d))
+    >>> dom = ProductDomain([ProbabilitySimplex(dim=2), ProbabilitySimplex(dim=2)])
+    >>> res = block_coordinate_frank_wolfe(f, dom, tol=1e-9, random_state=0)
+    >>> np.round(res.x, 6)
+    array([0.8, 0.2, 0.2, 0.8])
+    """
+    options = RunOptions(**run)  # @solver passes every run keyword
+    if not isinstance(objective, Objective):
+        raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
+    if not isinstance(domain, ProductDomain):
+        raise TypeError(
+            f"domain must be a ProductDomain (blocks with their own oracles), got "
+            f"{type(domain).__name__}; wrap a single domain as ProductDomain([lmo])"
+        )
+    order = make_block_order(sampling, gap_degree)
+    step = make_block_step(step_type)
+    averaging = _check_choice("averaging", averaging, _AVERAGING)
+    certify = _check_choice("certify", certify, ("last", "average"))
+    if certify == "average" and averaging is None:
+        raise ValueError("certify='average' needs averaging ('weighted', 'uniform' or 'tail')")
+    gap_every = _positive_int("gap_every", gap_every)
+    cache_size = _positive_int("cache_size", cache_size)
+    if not (cache_factor >= 0 and cache_nu >= 0):
+        raise ValueError(
+            f"cache_factor and cache_nu must be >= 0, got {cache_factor!r}, {cache_nu!r}"
+        )
+    if atom_storage not in STORAGES:
+        raise ValueError(f"atom_storage must be one of {STORAGES}, got {atom_storage!r}")
+    if not (np.isfinite(gap_degree) and gap_degree >= 0):
+        raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
+    rng = (random_state if isinstance(random_state, np.random.Generator)
+           else np.random.default_rng(random_state))
+    rule = make_step_size(step_size, context="block", objective=objective, step=step)
+    schedule = _schedule(batch_size, n_jobs, executor, cache)
+    # the clock starts here: set-up and compilation count against time_limit
+    monitor = options.monitor("bcfw")
+    try:
+        state = BlockState(objective, domain, order, rng,
+                           keep_atoms=cache or step.uses_active_set, cache_size=cache_size,
+                           atom_storage=atom_storage, averaging=averaging)
+        run_pass, reason = make_pass(state, x0, step=step, rule=rule, cache=cache,
+                                     cache_factor=cache_factor, cache_nu=cache_nu,
+                                     schedule=schedule, compiled=compiled)
+        engine = BlockEngine(state, run_pass, reason, certify=certify, gap_every=gap_every,
+                             cache=cache, labels={"block_order": order.name,
+                                                  "block_step": step.name,
+                                                  "step_size": repr(rule)})
+        if compiled and run_pass.name != "compiled":
+            raise ValueError(f"compiled=True but the compiled pass is not available: {reason}")
+        return drive(engine, monitor)
+    finally:
+        if schedule is not None:
+            schedule.close()
+
+
+def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool) -> Schedule | None:
+    """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
+    1 in this process: the compiled pass may then serve)."""
+    if batch_size is None and executor is None and n_jobs in (None, 1):
+        return None
+    tau = 1 if batch_size is None else _positive_int("batch_size", batch_size)
+    ex = make_executor(executor, n_jobs)
+    if cache:
+        raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
+                         "executor): a round asks its oracles before any cached atom is scored")
+    return Schedule(tau, ex)

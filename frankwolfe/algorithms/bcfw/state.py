@@ -1,0 +1,228 @@
+"""The state of one BCFW run: the iterate, the block iterates and their start, the
+per-block estimates and counters, the stored atoms and the average.
+
+Every pass (:mod:`.passes`) reads and writes this state; none of them sees the
+engine.  The domain's Python blocks (oracles, coordinate sets, offsets) are
+built on first use: a compiled run of a domain's own kernels never asks for
+them (for a large training set they cost gigabytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...atoms import Atom
+from ...compiled import BlockDomainHooks, CompiledBlocks
+from ...errors import ShapeError
+from ...lmo.product import ProductDomain
+from ...objectives.base import Objective
+from ..block_orders import BlockOrder
+from .store import BlockAtomStore, LazyAverage
+
+__all__ = ["BlockState", "PythonBlocks", "block_vector"]
+
+
+def block_vector(atom: Atom, m: int) -> np.ndarray:
+    """A block atom as a dense vector over the block's coordinates."""
+    if atom.is_sparse:
+        v = np.zeros(m)
+        v[atom.indices] = atom.values
+        return v
+    return np.array(atom.to_dense(), dtype=float).reshape(-1)
+
+
+def _is_active_set(p: Any) -> bool:
+    """Whether a block's start is given as ``(Atom, weight)`` pairs."""
+    return isinstance(p, (list, tuple)) and len(p) > 0 and all(
+        isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], Atom) for e in p)
+
+
+class PythonBlocks:
+    """Oracles, coordinate sets and offsets of a product domain's blocks, and the store
+    of their atoms when the run keeps atoms (cache, active sets)."""
+
+    def __init__(self, domain: ProductDomain, keep_atoms: bool, cache_size: int,
+                 atom_storage: str) -> None:
+        n = domain.n_blocks
+        self.lmos = domain.blocks
+        self.shapes = [domain.block_shape(i) for i in range(n)]
+        self.idx = [np.ascontiguousarray(a, dtype=np.int64) for a in domain.block_indices]
+        # contiguous ranges are updated through slices (views, no fancy-index copies)
+        self.sel: list[np.ndarray | slice] = []
+        for a in self.idx:
+            if a.size and a[-1] - a[0] == a.size - 1 and np.all(np.diff(a) == 1):
+                self.sel.append(slice(int(a[0]), int(a[-1]) + 1))
+            else:
+                self.sel.append(a)
+        self.sizes = np.array([a.size for a in self.idx], dtype=np.int64)
+        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
+        self.store = BlockAtomStore(self.sizes, cache_size, atom_storage) if keep_atoms \
+            else None
+
+
+class BlockState:
+    """What every pass of one run shares (see the module docstring).
+
+    The iterate ``x`` exists from the start (zeros); :meth:`start` (block points of
+    the Python blocks, ``Z``) or :meth:`start_owned` (a domain's compiled kernels own
+    the block iterates in their own parametrization) sets it, once.
+    """
+
+    def __init__(self, objective: Objective, domain: ProductDomain, order: BlockOrder,
+                 rng: np.random.Generator, *, keep_atoms: bool, cache_size: int,
+                 atom_storage: str, averaging: str | None) -> None:
+        self.f = objective
+        self.dom = domain
+        self.n = n = domain.n_blocks
+        self.order = order
+        self.rng = rng
+        self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
+        self.G = np.inf  # latest certified global gap (cache threshold)
+        self.k = 0  # block steps done
+        self.n_oracle = 0
+        self.hits = 0
+        self.misses = 0
+        self.n_drop = 0
+        self.last_gamma = np.nan
+        self.x = np.zeros(domain.dim)
+        self.Z: np.ndarray | None = None  # block iterates, block after block (Python start)
+        self.block_points: Callable[[], Any] | None = None  # a domain's own (owned start)
+        self.avg = LazyAverage(self.x, averaging) if averaging else None
+        self._keep = (keep_atoms, cache_size, atom_storage)
+        self._blocks: PythonBlocks | None = None
+        self._batch_oracle: Any = None
+        self._batch_asked = False
+        order.start(self.est)
+        # a per-step call that costs more than its work, skipped when it does nothing
+        self.order_update = None if type(order).update is BlockOrder.update else order.update
+
+    @property
+    def store(self) -> BlockAtomStore | None:
+        """The stored atoms (``None``: the run keeps none, or no Python blocks)."""
+        return None if self._blocks is None else self._blocks.store
+
+    def blocks(self) -> PythonBlocks:
+        """The domain's Python blocks (built on the first call)."""
+        if self._blocks is None:
+            self._blocks = PythonBlocks(self.dom, *self._keep)
+        return self._blocks
+
+    def batch_oracle(self) -> Any:
+        """The domain's batch block oracle (asked once; ``None``: none)."""
+        if not self._batch_asked:
+            self._batch_oracle = self.dom.batch_block_oracle()
+            self._batch_asked = True
+        return self._batch_oracle
+
+    def pass_order(self) -> np.ndarray | None:
+        """The block order of the next pass (``None``: the order picks step by step)."""
+        order = self.order.pass_order(self.rng)
+        if order is None:
+            return None
+        order = np.asarray(order)
+        if order.ndim != 1 or order.dtype.kind not in "iu" or (
+                order.size and not (0 <= order.min() and order.max() < self.n)):
+            raise ValueError(
+                f"{type(self.order).__name__}.pass_order must return a 1-d integer array "
+                f"of block indices in [0, {self.n}), got {order!r:.80}")
+        return order.astype(np.int64, copy=False)
+
+    def block_iterates(self) -> list[np.ndarray] | None:
+        """The block points (copies), or the domain's own when it owns them."""
+        if self.Z is not None:
+            b, Z = self.blocks(), self.Z
+            return [Z[b.off[i]:b.off[i + 1]].reshape(b.shapes[i]).copy()
+                    for i in range(self.n)]
+        return self.block_points() if self.block_points is not None else None
+
+    # -- start --------------------------------------------------------------
+    def start_owned(self, kernels: CompiledBlocks) -> None:
+        """The domain's compiled kernels own the block iterates and write ``x``."""
+        kernels.start(self.x)
+        self.block_points = kernels.block_points
+
+    def start(self, x0: Any) -> np.ndarray:
+        """Block iterates ``Z`` (returned) and ``x`` from ``x0`` (see the solver's
+        docstring)."""
+        b, dom, n = self.blocks(), self.dom, self.n
+        store = b.store
+        Z = np.empty(int(b.off[-1]))
+        if x0 is None and isinstance(dom, BlockDomainHooks):
+            x0 = dom.initial_block_points()  # a domain's natural start (e.g. SSVM: w = 0)
+        if x0 is None:
+            for i in range(n):
+                atom = b.lmos[i](np.ones(b.shapes[i]))
+                self.n_oracle += 1
+                v = block_vector(atom, int(b.sizes[i]))
+                Z[b.off[i]:b.off[i + 1]] = v
+                if store is not None:
+                    store.add(i, atom.key, v, 1.0, 0)
+        else:
+            if isinstance(x0, np.ndarray) and x0.ndim == 1 and x0.dtype != object:
+                x0 = np.asarray(x0, dtype=float)
+                if x0.shape != (dom.dim,):
+                    raise ShapeError(f"x0 has shape {x0.shape}, expected ({dom.dim},)")
+                if not dom.disjoint:
+                    raise ValueError(
+                        "x0: a point of a Minkowski sum (overlapping blocks) does not determine "
+                        "the block iterates; pass a list of block points instead"
+                    )
+                parts = [x0[a] for a in b.idx]
+            else:
+                parts = list(x0)
+                if len(parts) != n:
+                    raise ShapeError(f"x0 has {len(parts)} block points, expected {n}")
+            for i, p in enumerate(parts):
+                if _is_active_set(p):
+                    self._start_active_set(i, p, Z)
+                    continue
+                p = np.asarray(p, dtype=float)
+                if p.size != b.sizes[i]:
+                    raise ShapeError(
+                        f"x0: block {i} has {p.size} entries, expected {int(b.sizes[i])} "
+                        f"(shape {b.shapes[i]})"
+                    )
+                if not np.all(np.isfinite(p)):
+                    raise ValueError(f"x0: block {i} contains NaN or inf")
+                b.lmos[i].check_feasible(p.reshape(b.shapes[i]), f"x0: block {i}")
+                v = p.reshape(-1)
+                Z[b.off[i]:b.off[i + 1]] = v
+                if store is not None:
+                    # the start point itself is a point of M_i: a valid (pseudo) atom
+                    store.add(i, ("x0",), v, 1.0, 0)
+        self.Z = Z
+        x = self.x
+        for i in range(n):
+            np.add.at(x, b.idx[i], Z[b.off[i]:b.off[i + 1]])
+        return Z
+
+    def _start_active_set(self, i: int, atoms: Sequence[tuple[Atom, float]],
+                          Z: np.ndarray) -> None:
+        """Start block ``i`` at the convex combination ``atoms`` (``(Atom, weight)``
+        pairs), which become its active set (a warm start that keeps the atoms)."""
+        b = self.blocks()
+        store = b.store
+        w = np.array([float(wa) for _, wa in atoms])
+        if not (np.all(np.isfinite(w)) and w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-9):
+            raise ValueError(
+                f"x0: block {i}'s active set must have non-negative weights summing to 1, got "
+                f"sum {w.sum()!r} and minimum {w.min()!r}"
+            )
+        w /= w.sum()
+        size = int(b.sizes[i])
+        v = np.zeros(size)
+        for (atom, _), wa in zip(atoms, w):
+            if atom.nnz > size or int(np.prod(atom.shape)) != size:
+                raise ShapeError(f"x0: an atom of block {i} has shape {atom.shape}, expected "
+                                 f"{b.shapes[i]}")
+            vec = block_vector(atom, size)
+            v += wa * vec
+            if store is not None:
+                known = atom.key in store.keys[i]
+                row = store.add(i, atom.key, vec, float(wa), 0)
+                if known:  # the same atom twice: its weights add up
+                    store.add_weight(i, row, float(wa))
+        Z[b.off[i]:b.off[i + 1]] = v

@@ -1,0 +1,135 @@
+"""The executor interface, its two optional capabilities, and the serial executor.
+
+Mini-batch block-coordinate Frank-Wolfe (Wang et al., ICML 2016) asks the
+oracles of ``tau`` blocks at one point; those calls are independent, so an
+executor may run them anywhere.  Every executor answers :meth:`Executor.map`
+(a user's implements :meth:`Executor.start` and :meth:`Executor.map`).
+
+Compiled mini-batch rounds need more than atoms, and an executor offers it by
+also deriving from one of two mixins (the solver tests them with
+``isinstance``):
+
+* :class:`InProcessRounds` - runs calls in this process (:meth:`~InProcessRounds.chunks`):
+  the domain's round kernels write a chunk of blocks' vertices into the
+  domain's memory per call (serial and threads);
+* :class:`RowRounds` - computes the batch oracle's table rows where the
+  oracle lives (:meth:`~RowRounds.rows`), which the domain's round kernels
+  store here (Dask).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..atoms import Atom
+
+__all__ = ["Executor", "InProcessRounds", "RowRounds", "SerialExecutor"]
+
+
+class Executor(ABC):
+    """Runs batches of block oracle calls (see the module docstring)."""
+
+    name: str = "custom"
+
+    #: asks for the whole gradient once per round (:meth:`map_gradient`) instead of the
+    #: blocks' slices: cheaper to ship when the blocks' coordinates overlap
+    whole_gradient: bool = False
+
+    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
+              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
+        """Once per run, before any :meth:`map`: the block oracles (``blocks[i]`` is the
+        LMO of block ``i``), their coordinates ``indices[i]`` in the gradient and the
+        shapes of their directions."""
+        self.blocks = blocks
+        self.indices = indices
+        self.shapes = shapes
+
+    @abstractmethod
+    def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
+        """``[blocks[i](d) for i, d in zip(which, directions)]``, in that order (the
+        directions are the block gradients, already shaped as the blocks expect)."""
+
+    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
+        """As :meth:`map` with the directions ``gradient[indices[i]]`` (reshaped), for
+        executors with :attr:`whole_gradient`."""
+        if self.indices is None or self.shapes is None:
+            raise ValueError(f"{type(self).__name__}.map_gradient needs the blocks' indices "
+                             "and shapes (start)")
+        indices, shapes = self.indices, self.shapes
+        return self.map(which, [gradient[indices[i]].reshape(shapes[i]) for i in which])
+
+    def use_batch_oracle(self, oracle: Any) -> bool:
+        """Offered after :meth:`start`: the domain's batch block oracle (see
+        :meth:`~frankwolfe.ProductDomain.batch_block_oracle`), a callable ``(which,
+        gradient) -> atoms``.  Returns whether this executor uses it (default: no);
+        an executor that does sets :attr:`whole_gradient` for this run."""
+        return False
+
+    def close(self) -> None:  # noqa: B027 - an optional hook: most executors hold nothing
+        """Release what :meth:`start` acquired (called at the end of the run)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class InProcessRounds(ABC):
+    """Mixin of executors that run calls in this process: compiled mini-batch rounds,
+    whose oracles write the vertices into the domain's memory, need that."""
+
+    @abstractmethod
+    def chunks(self, call: Any, which: Sequence[int], arg: Any) -> list[Any]:
+        """``[call(chunk, arg) for chunk in ...]`` over contiguous chunks of ``which`` that
+        cover it in order, run by this executor."""
+
+
+class RowRounds(ABC):
+    """Mixin of executors that run the batch oracle's ``rows`` where the oracle lives:
+    compiled mini-batch rounds then run outside this process too."""
+
+    @abstractmethod
+    def rows(self, which: Sequence[int], gradient: np.ndarray
+             ) -> list[tuple[np.ndarray, Any]]:
+        """The batch oracle's (see :meth:`Executor.use_batch_oracle`) ``rows(which_k,
+        gradient)`` for pieces ``which_k`` of ``which``, as ``(which_k, rows)`` pairs
+        (the rows are the domain's own, opaque: its round kernels' ``store`` writes them
+        into its table)."""
+
+
+class _InProcess(Executor, InProcessRounds):
+    """Executors of this process: they take the domain's batch block oracle."""
+
+    _batch: Any = None
+
+    def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
+              shapes: Sequence[tuple[int, ...]] | None = None) -> None:
+        super().start(blocks, indices, shapes)
+        self._batch = None
+        self.whole_gradient = False
+
+    def use_batch_oracle(self, oracle: Any) -> bool:
+        self._batch = oracle
+        self.whole_gradient = oracle is not None
+        return self.whole_gradient
+
+    def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
+        blocks = self.blocks
+        return [blocks[i](d) for i, d in zip(which, directions)]
+
+    def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
+        if self._batch is None:
+            return super().map_gradient(which, gradient)
+        return [atom for part in self.chunks(self._batch, which, gradient) for atom in part]
+
+    def chunks(self, call: Any, which: Sequence[int], arg: Any) -> list[Any]:
+        return [call(which, arg)]
+
+
+class SerialExecutor(_InProcess):
+    """The oracles one after the other, in this thread (in one call of the domain's
+    batch block oracle when it offers one)."""
+
+    name = "serial"
