@@ -16,6 +16,13 @@ LINT_STAMP := $(VENV)/.installed-lint
 VENV_MIN  := .venv-min
 STAMP_MIN := $(VENV_MIN)/.installed
 export NO_MKDOCS_2_WARNING := 1
+# The gallery's examples (make docs) and the benchmarks read their data from
+# FRANKWOLFE_DATA; in a checkout beside the project's shared data folder (as in CI) that
+# folder is used unless the variable is set (the tests do the same in tests/conftest.py).
+SHARED_DATA := $(wildcard $(CURDIR)/../shared/data)
+ifneq ($(SHARED_DATA),)
+export FRANKWOLFE_DATA ?= $(SHARED_DATA)
+endif
 
 .PHONY: demo test test-min test-all bench clean docs docs-serve lint
 

@@ -269,8 +269,9 @@ def test_cutting_plane_optimizes_over_the_product_of_per_example_hulls(passes):
     model, X, Y = _recording_chain()
     lam = 0.1
     model.calls.clear()
-    svm = StructuredSVM(model, lam=lam, solver="cutting_plane", tol=0.0, max_passes=passes,
-                        eval_every=10**6).fit(X, Y)
+    # max_passes counts every oracle round (the closing certificate too): passes + 1
+    svm = StructuredSVM(model, lam=lam, solver="cutting_plane", tol=0.0,
+                        max_passes=passes + 1, eval_every=10**6).fit(X, Y)
     res = svm.result_
     # rounds 0..passes (the last only certifies) and the final evaluation's round
     assert len(model.calls) == (passes + 2) * len(X)

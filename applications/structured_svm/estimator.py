@@ -257,8 +257,8 @@ class StructuredSVM(BaseEstimator):
         parallel = (self.batch_size is not None or self.executor is not None
                     or self.client is not None)
         if parallel and self.solver != "bcfw":
-            raise ValueError(f"StructuredSVM: batch_size, executor and client serve "
-                             f"solver='bcfw', got solver={self.solver!r}")
+            raise ValueError(f"StructuredSVM: batch_size and client serve solver='bcfw' "
+                             f"(executor too), got solver={self.solver!r}")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:

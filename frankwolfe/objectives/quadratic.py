@@ -292,7 +292,7 @@ class QuadraticTracker(ProductTracker):
     def _compute_atom_products(self, atom: Atom) -> StoredProducts:
         Q = self.objective.Q
         idx, val = atom.indices, atom.values
-        if idx is not None and val is not None:
+        if atom.is_sparse:
             if idx.size == 0:
                 return (np.zeros(self._xf.size),)
             # Q is symmetric: Q a = sum_j a_j Q[j, :], rows are contiguous
@@ -332,7 +332,7 @@ class QuadraticTracker(ProductTracker):
         scale = abs(xc) * float(np.dot(np.abs(self._xf), absimg)) if xc else 0.0
         for c, a in direction.terms:
             if c:
-                if a.indices is not None and a.values is not None:
+                if a.is_sparse:
                     scale += abs(c) * float(np.dot(np.abs(a.values), absimg[a.indices]))
                 else:
                     scale += abs(c) * float(np.dot(np.abs(a.to_dense().reshape(-1)), absimg))

@@ -111,7 +111,7 @@ class _BilinearTracker(Tracker):
         """``(M^T a_x, M a_y)`` of a joint atom (None for a side it does not touch)."""
         nx = self.nx
         idx, val = atom.indices, atom.values
-        if idx is not None and val is not None:
+        if atom.is_sparse:
             cut = int(np.searchsorted(idx, nx)) if idx.size and idx[-1] >= nx else idx.size
             px = py = None
             if cut:

@@ -103,7 +103,7 @@ def _embed(atom: Atom, offset: int, n: int) -> Atom:
     """A player's atom as an atom of the joint space (the other block zero)."""
     key = ("side", offset, atom.key)
     idx, val = atom.indices, atom.values
-    if idx is not None and val is not None:
+    if atom.is_sparse:
         return Atom.sparse(idx + offset, val, n, key=key)
     z = np.zeros(n)
     a = atom.to_dense().reshape(-1)
@@ -157,7 +157,7 @@ class _SaddleCorrective(_SaddleVariant):
         tr = self.tracker
         R = tr._rows if P.offset == 0 else tr._cols
         idx, val = atom.indices, atom.values
-        if idx is not None and val is not None:
+        if atom.is_sparse:
             return _row_combination(R, idx, val)
         a = atom.to_dense().reshape(-1)
         return np.asarray(R.T @ a, dtype=float)

@@ -27,7 +27,7 @@ def _pair(sx: Atom, sy: Atom, nx: int, n: int) -> Atom:
     """The vertex ``(sx, sy)`` of ``X x Y`` as one atom of the joint space, O(nnz)."""
     key = ("pair", sx.key, sy.key)
     xi, xv, yi, yv = sx.indices, sx.values, sy.indices, sy.values
-    if xi is not None and xv is not None and yi is not None and yv is not None:
+    if sx.is_sparse and sy.is_sparse:
         return Atom.sparse(np.concatenate([xi, yi + nx]), np.concatenate([xv, yv]), n, key=key)
     return Atom(np.concatenate([sx.to_dense().reshape(-1), sy.to_dense().reshape(-1)]), key=key)
 
