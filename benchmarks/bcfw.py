@@ -27,8 +27,12 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from frankwolfe import (ProbabilitySimplex, ProductDomain, QuadraticObjective,
-                        block_coordinate_frank_wolfe)
+from frankwolfe import (
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    block_coordinate_frank_wolfe,
+)
 from frankwolfe.objectives.quadratic_kernels import csr_block_quad, csr_rows_dot
 
 

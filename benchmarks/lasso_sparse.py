@@ -61,11 +61,11 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from lasso import rel_err, timed  # noqa: E402
 
 # frankwolfe first, from the PYTHONPATH a worker is given (the baseline's code): lasso.py
 # below puts this checkout on sys.path, which must not shadow it
 import frankwolfe  # noqa: E402, F401
-from lasso import rel_err, timed  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -58,9 +58,10 @@ LABELS = {"ocr": "OCR-large (gap 0.05)", "conll": "CoNLL-2000 (gap 0.01 x primal
 
 def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
         gap_every: int, time_limit: float | None, seed: int) -> dict:
+    from ssvm import load  # the data sets and their models, as benchmarks/ssvm.py
+
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm.dual import SSVMDual
-    from ssvm import load  # the data sets and their models, as benchmarks/ssvm.py
 
     t_load = time.perf_counter()
     model, X, Y = load(data)

@@ -43,8 +43,13 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frankwolfe.applications.traffic import (Beckmann, Network, load_siouxfalls,  # noqa: E402
-                                             relative_gap, traffic_assignment)
+from frankwolfe.applications.traffic import (  # noqa: E402
+    Beckmann,
+    Network,
+    load_siouxfalls,
+    relative_gap,
+    traffic_assignment,
+)
 
 BEST_OBJECTIVE = 4231335.2871074397
 TARGETS = (1e-4, 1e-6, 1e-8)

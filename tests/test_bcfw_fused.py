@@ -10,11 +10,18 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, SSVMDualObjective, make_chain
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    SSVMDual,
+    SSVMDualObjective,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.models.chain.batch import chain_batch_decode
 from frankwolfe.applications.structured_svm.models.chain.data import chain_data
-from frankwolfe.applications.structured_svm.models.chain.viterbi import (decode_ids_fm,
-                                                                        to_feature_major)
+from frankwolfe.applications.structured_svm.models.chain.viterbi import (
+    decode_ids_fm,
+    to_feature_major,
+)
 from frankwolfe.compiled import CompiledBlocks, CompiledObjective, fused_driver
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 

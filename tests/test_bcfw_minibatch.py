@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bcfw import cvxpy_solution, simplices_problem
 
 from frankwolfe import (
     Executor,
@@ -14,8 +15,6 @@ from frankwolfe import (
     block_coordinate_frank_wolfe,
     debug,
 )
-
-from test_bcfw import cvxpy_solution, simplices_problem
 
 N, M = 30, 3
 

@@ -13,6 +13,7 @@ from sklearn.linear_model import Lasso
 from sklearn.metrics import r2_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from frankwolfe import ShapeError  # noqa: E402
 from frankwolfe.applications.lasso import (  # noqa: E402
     ConstrainedLasso,
     alpha_max,
@@ -22,7 +23,6 @@ from frankwolfe.applications.lasso import (  # noqa: E402
     solve_lasso,
     warm_start,
 )
-from frankwolfe import ShapeError  # noqa: E402
 
 
 def rel_err(x, ref):

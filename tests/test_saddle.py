@@ -13,8 +13,15 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import (BilinearObjective, InfeasibleError, ProbabilitySimplex, ShapeError,
-                        game_value, minimize, saddle_point_frank_wolfe)
+from frankwolfe import (
+    BilinearObjective,
+    InfeasibleError,
+    ProbabilitySimplex,
+    ShapeError,
+    game_value,
+    minimize,
+    saddle_point_frank_wolfe,
+)
 
 
 def _simplices():

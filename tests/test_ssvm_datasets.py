@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import gzip
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.io
 
-from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
 from frankwolfe.applications.data import get_data_home
+from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
 
 # counts from shared/data/{ocr,conll2000}/SOURCE.md and reference-setups.md
 OCR_WORDS_PER_FOLD = [626, 704, 684, 698, 693, 651, 739, 717, 690, 675]
@@ -19,12 +19,12 @@ CONLL_SIZES = [6046, 6324, 6325, 6163, 5986, 12432, 12055, 45, 45, 44, 44, 44,
                901, 911, 888, 878, 5241, 5246, 5040]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ocr(data_home: Path, split: str, source: str):
     return load_ocr(split, data_home=data_home, source=source)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _conll(data_home: Path):
     return load_conll2000(data_home=data_home, return_info=True)
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 from frankwolfe import RunOptions
-
-from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, StructuredSVM,
-                                                    make_chain)
-from frankwolfe.applications.structured_svm.solvers.extragradient import dual_extragradient
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    MatchingModel,
+    StructuredSVM,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.oracles import batch_primal
-
-from ssvm_reference import ssvm_dual_qp
+from frankwolfe.applications.structured_svm.solvers.extragradient import dual_extragradient
 
 LAM = 0.1
 TOL = 1e-9  # cvxpy/Clarabel solves the reference QP to about 1e-10
@@ -281,8 +283,10 @@ def test_prox_excess_matches_enumeration(uses_ids):
     # the adaptive step's test quantity eta <F(u) - F(v), u - v+> - D(u, v) - D(v+, u),
     # computed from images and log-partitions, against sums over every labelling; also
     # the solver's marginal kernel (potentials theta + eta * loss-augmented scores)
-    from frankwolfe.applications.structured_svm.models.chain.expectation import (ChainDualPoint,
-                                                                                 chain_dual_data)
+    from frankwolfe.applications.structured_svm.models.chain.expectation import (
+        ChainDualPoint,
+        chain_dual_data,
+    )
     from frankwolfe.applications.structured_svm.solvers.extragradient import _prox_excess
 
     rng = np.random.default_rng(4)

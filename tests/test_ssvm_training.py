@@ -4,9 +4,9 @@ compiled and generic BCFW engines, the estimator API."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import (
@@ -21,7 +21,6 @@ from frankwolfe.applications.structured_svm import (
     ssg,
 )
 from frankwolfe.applications.structured_svm.oracles import batch_primal
-from ssvm_reference import ssvm_dual_qp
 
 # -- independent reference: the dual QP over all labellings -----------------------
 

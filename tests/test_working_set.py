@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from qp_reference import assert_block_qp_optimal
 
 from frankwolfe import Atom, QuadraticObjective
-from frankwolfe.compiled import compiled_driver
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
+from frankwolfe.compiled import compiled_driver
 from frankwolfe.step_size import ExactStep
-from qp_reference import assert_block_qp_optimal
 
 
 def _atoms(rng, k, n):
