@@ -146,7 +146,7 @@ def _target_table(rows: dict) -> None:
     print("| data | tau | passes to target | slowdown vs tau=1 | wall s | gap reached "
           "(at passes) |")
     print("|---|---|---|---|---|---|")
-    for (data, tau), r in rows.items():
+    for (data, _tau), r in rows.items():
         ref = rows.get((data, 1), {}).get("passes_to_target")
         last = r["trace"][-1] if r["trace"] else [float("nan")] * 4
         gap = last[1] / last[2] if r["relative"] else last[1]

@@ -170,7 +170,7 @@ def test_pass_oracle_matches_enumeration(kind, synced):
     assert (st.xptr.size > 0) == (kind in ("sparse", "binary"))
     assert (st.xval.size > 0) == (kind == "sparse")
     d = model.size_joint_feature
-    for trial in range(3):
+    for _ in range(3):
         g = np.append(rng.normal(size=d), -rng.uniform(0.5, 2.0))
         if synced:
             blocks.sync(st, g)

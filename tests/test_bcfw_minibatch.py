@@ -110,7 +110,8 @@ def test_bad_mini_batch_input(problem):
     f, dom, _ = problem
     with pytest.raises(ValueError, match="batch_size must be a positive integer, got 0"):
         block_coordinate_frank_wolfe(f, dom, batch_size=0)
-    with pytest.raises(ValueError, match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):
+    with pytest.raises(ValueError,
+                       match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):
         block_coordinate_frank_wolfe(f, dom, n_jobs=0)
     with pytest.raises(ValueError, match="cache=True does not combine with mini-batches"):
         block_coordinate_frank_wolfe(f, dom, batch_size=4, cache=True)

@@ -88,7 +88,8 @@ def test_sparse_design_matches_dense_via_cvxpy(method):
     b = rng.standard_normal(60)
     radius = 1.5
     x = cp.Variable(90)
-    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A.toarray() @ x - b)), [cp.norm1(x) <= radius])
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A.toarray() @ x - b)),
+                      [cp.norm1(x) <= radius])
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
     tol = 1e-3 if method == "fw" else 1e-9  # vanilla FW is sublinear
     res = solve_lasso(A, b, radius, method, tol=tol, max_iter=50000)

@@ -83,7 +83,8 @@ def test_ocr_raw_letter_data(shared_data, tmp_path):
     next_id = np.where(last, -1, ids + 1)
     pixels = ["\t".join(r) for r in m["X"][rows].astype(str).tolist()]
     lines = [f"{i}\t{chr(96 + c)}\t{n}\t{wd + 1}\t{p + 1}\t{fo}\t{px}\t"  # lines end in a tab
-             for i, c, n, wd, p, fo, px in zip(ids, y[rows], next_id, word, pos, fold[rows], pixels)]
+             for i, c, n, wd, p, fo, px in zip(ids, y[rows], next_id, word, pos, fold[rows],
+                                               pixels)]
     (tmp_path / "ocr").mkdir()
     with gzip.open(tmp_path / "ocr" / "letter.data.gz", "wt", compresslevel=1) as f:
         f.write("\n".join(lines) + "\n")

@@ -108,7 +108,7 @@ def test_working_set_runs_the_core_fw_driver():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_block_qp_with_repeated_indices_matches_cvxpy(seed):
-    cp = pytest.importorskip("cvxpy")
+    pytest.importorskip("cvxpy")  # the reference optimum of assert_block_qp_optimal
     rng = np.random.default_rng(seed)
     n, k, groups = 9, 16, 3
     atoms, V = _atoms(rng, k, n)
