@@ -5,8 +5,8 @@
 #   make docs-serve - serve the site at http://127.0.0.1:8000 while editing
 #   make test-min - the suite in .venv-min against the lowest declared versions
 #                   (ci/constraints-min.txt pins every floor of pyproject.toml)
-#   make lint - ruff, mypy and the import contracts (lint-imports) on frankwolfe/ and
-#               applications/, with the tools of the `lint` extra
+#   make lint - ruff on the whole tree; mypy and the import contracts (lint-imports) on
+#               frankwolfe/ and applications/; with the tools of the `lint` extra
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -67,7 +67,7 @@ $(LINT_STAMP): $(STAMP) pyproject.toml
 # All three run (one report for everything), and the target fails if any found something.
 lint: $(LINT_STAMP)
 	@status=0; \
-	$(BIN)/ruff check frankwolfe applications || status=1; \
+	$(BIN)/ruff check . || status=1; \
 	$(BIN)/mypy || status=1; \
 	$(BIN)/lint-imports || status=1; \
 	exit $$status

@@ -27,8 +27,12 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from frankwolfe import (ProbabilitySimplex, ProductDomain, QuadraticObjective,
-                        block_coordinate_frank_wolfe)
+from frankwolfe import (
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    block_coordinate_frank_wolfe,
+)
 from frankwolfe.objectives.quadratic_kernels import csr_block_quad, csr_rows_dot
 
 
@@ -126,7 +130,7 @@ def main() -> None:
     res, per_pass = {}, {}
     for name, obj in (("compiled", f), ("python", f_py)):
         best = np.inf
-        for r in range(R):
+        for _ in range(R):
             run = block_coordinate_frank_wolfe(obj, dom, max_iter=P + 1, gap_every=P + 1,
                                                tol=0.0, random_state=0,
                                                compiled=(name == "compiled"))

@@ -217,8 +217,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="timed runs per solver and round; the fastest is reported (default 1)")
     p.add_argument("--rounds", type=int, default=1,
                    help="alternate copt and ours this many times; fastest kept (default 1)")
-    p.add_argument("--quick", action="store_true", help="smoke run: 200 x 500, k=10, 100 iterations")
-    p.add_argument("--copt-step", default="backtracking", choices=["backtracking", "DR", "sublinear"],
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: 200 x 500, k=10, 100 iterations")
+    p.add_argument("--copt-step", default="backtracking",
+                   choices=["backtracking", "DR", "sublinear"],
                    help="copt's step rule (default: its own default, backtracking)")
     p.add_argument("--ours", default="naive,ls,ls-adaptive",
                    help="comma-separated rows of ours: naive, ls, ls-adaptive")
@@ -315,17 +317,20 @@ def print_table(rows: list[dict[str, Any]], a: argparse.Namespace, radius: float
           f"radius {radius:.4g}, seed {a.seed}, {a.iters} iterations, x0 = 0")
     print("f = 0.5||Ax-b||^2 and gap recomputed with numpy from each returned x\n")
     head = (f"{'solver':32s} {'step':12s} {'iters':>5s} {'setup s':>8s} {'loop s':>8s} "
-            f"{'ms/iter':>8s} {'f(x)':>12s} {'FW gap':>10s} {'grads':>6s} {'fvals':>6s} {'speedup':>8s} {'gap/copt':>8s}")
+            f"{'ms/iter':>8s} {'f(x)':>12s} {'FW gap':>10s} {'grads':>6s} {'fvals':>6s} "
+            f"{'speedup':>8s} {'gap/copt':>8s}")
     print(head)
     print("-" * len(head))
     for r in rows:
         print(f"{r['label']:32s} {r['step_rule']:12s} {r['steps']:5d} {r['setup_seconds']:8.3f} "
               f"{r['loop_seconds']:8.3f} {1e3 * r['sec_per_iter']:8.3f} {r['fun']:12.6g} "
               f"{r['gap']:10.3e} {r['f_grad_calls']:6d} {r['f_calls']:6d} "
-              f"{r.get('speedup_vs_copt', float('nan')):8.2f} {r.get('gap_ratio_vs_copt', float('nan')):8.3f}")
+              f"{r.get('speedup_vs_copt', float('nan')):8.2f} "
+              f"{r.get('gap_ratio_vs_copt', float('nan')):8.3f}")
     print("\nspeedup = copt ms/iter / row ms/iter; gap/copt < 1 means a smaller (better) gap; "
           "grads/fvals = full gradient / value evaluations\n"
-          "(copt evaluates both together; ours' LeastSquares counts only full, non-incremental ones)")
+          "(copt evaluates both together; ours' LeastSquares counts only full, "
+          "non-incremental ones)")
 
 
 if __name__ == "__main__":

@@ -56,16 +56,17 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tarfile  # noqa: E402
 import tempfile  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from lasso import rel_err, timed  # noqa: E402
 
 # frankwolfe first, from the PYTHONPATH a worker is given (the baseline's code): lasso.py
 # below puts this checkout on sys.path, which must not shadow it
 import frankwolfe  # noqa: E402, F401
-from lasso import rel_err, timed  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -132,8 +133,8 @@ def worker(path: Path, repeat: int, budget: float) -> dict[str, Any]:
     for label, (meth, tols) in OURS.items():
         row: dict[str, Any] = {"time": None}
         for tol in tols:
-            res, sec = timed(lambda: solve_lasso(A, b, radius, tol=tol, max_iter=10**6,
-                                                 time_limit=budget, **method(meth)), repeat)
+            res, sec = timed(partial(solve_lasso, A, b, radius, tol=tol, max_iter=10**6,
+                                     time_limit=budget, **method(meth)), repeat)
             err = rel_err(res.x, ref)
             if err <= 1e-6:
                 row = {"time": sec, "tol": tol, "iterations": int(res.nit), "coef_err": err,
@@ -153,8 +154,8 @@ def run_worker(code_root: Path, path: Path, repeat: int, budget: float) -> dict[
     if code_root != ROOT:
         env["PYTHONPATH"] = str(code_root)
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(path),
-                          "--repeat", str(repeat), "--budget", str(budget)], env=env, capture_output=True, text=True,
-                         cwd=str(code_root), check=False)
+                          "--repeat", str(repeat), "--budget", str(budget)], env=env,
+                         capture_output=True, text=True, cwd=str(code_root), check=False)
     if out.returncode != 0:
         raise RuntimeError(f"worker failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -204,10 +205,12 @@ def bench_design(design: str, a: argparse.Namespace, baseline: Path | None,
     path = tmp / f"{design}.npz"
     save_problem(path, A, b, radius, ref)
     rows: dict[str, Any] = {}
+    def sk_fit(tol: float) -> Any:
+        return Lasso(alpha=alpha, fit_intercept=False, tol=tol, max_iter=10**6).fit(A, b)
+
     sk: dict[str, Any] = {"time": None}
     for tol in SK_TOLS:
-        est, sec = timed(lambda: Lasso(alpha=alpha, fit_intercept=False, tol=tol,
-                                           max_iter=10**6).fit(A, b), a.repeat)
+        est, sec = timed(partial(sk_fit, tol), a.repeat)
         err = rel_err(est.coef_, ref)
         if err <= 1e-6:
             sk = {"time": sec, "tol": tol, "iterations": int(est.n_iter_), "coef_err": err}

@@ -96,7 +96,8 @@ def _run(cmd: Sequence[str | os.PathLike[str]], what: str, quiet: bool) -> None:
     )
     if proc.returncode != 0:
         tail = (proc.stderr or "")[-4000:] if quiet else "(see output above)"
-        raise PeerError(f"{what} failed (exit {proc.returncode}): {' '.join(map(str, cmd))}\n{tail}")
+        raise PeerError(f"{what} failed (exit {proc.returncode}): "
+                        f"{' '.join(map(str, cmd))}\n{tail}")
 
 
 def ensure_venv(
@@ -156,12 +157,13 @@ def ensure_venv(
                     return python
             except (OSError, json.JSONDecodeError):
                 pass  # a damaged stamp: rebuild
-        print(f"[peers] building venv {venv} with {' '.join(pkgs)} ...", file=sys.stderr, flush=True)
+        print(f"[peers] building venv {venv} with {' '.join(pkgs)} ...", file=sys.stderr,
+              flush=True)
         t0 = time.perf_counter()
         stamp.unlink(missing_ok=True)
         _run([base_python, "-m", "venv", "--clear", venv], f"creating venv {name!r}", quiet)
-        _run([python, "-m", "pip", "install", "--disable-pip-version-check", *(["-q"] if quiet else []),
-              *pkgs], f"pip install into venv {name!r}", quiet)
+        _run([python, "-m", "pip", "install", "--disable-pip-version-check",
+              *(["-q"] if quiet else []), *pkgs], f"pip install into venv {name!r}", quiet)
         for mod in mods:
             _run([python, "-c", f"import {mod}"], f"importing {mod!r} in venv {name!r}", True)
         stamp.write_text(json.dumps(want, indent=1))
@@ -207,7 +209,8 @@ def _enc(o):
     if type(o).__module__ == "numpy":
         import numpy as np
         if isinstance(o, np.ndarray):
-            return {"__ndarray__": o.ravel().tolist(), "dtype": str(o.dtype), "shape": list(o.shape)}
+            return {"__ndarray__": o.ravel().tolist(), "dtype": str(o.dtype),
+                    "shape": list(o.shape)}
         return o.item()
     if isinstance(o, (set, tuple)):
         return list(o)
@@ -294,18 +297,21 @@ def run_in_venv(
         try:
             (d / "payload.json").write_text(json.dumps(plain))
         except TypeError as err:
-            raise TypeError(f"run_in_venv: `payload` values must be arrays or JSON-serializable: {err}") from None
+            raise TypeError("run_in_venv: `payload` values must be arrays or "
+                            f"JSON-serializable: {err}") from None
         npz = "-"
         if arrays:
             npz = str(d / "payload.npz")
             np.savez(npz, **arrays)
         full_env = {**os.environ, **(env or {})}
         proc = subprocess.run(
-            [str(python), str(d / "wrapper.py"), str(d / "snippet.py"), str(d / "payload.json"), npz],
+            [str(python), str(d / "wrapper.py"), str(d / "snippet.py"), str(d / "payload.json"),
+             npz],
             capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd, check=False,
         )
     if proc.returncode != 0:
-        raise PeerError(f"peer snippet failed in {python} (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise PeerError(f"peer snippet failed in {python} (exit {proc.returncode}):\n"
+                        f"{proc.stderr[-4000:]}")
     try:
         return _decode(json.loads(proc.stdout))
     except json.JSONDecodeError as err:

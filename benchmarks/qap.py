@@ -29,6 +29,7 @@ import os
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
@@ -94,7 +95,8 @@ def run(data: Path, seeds: int, repeats: int) -> list[dict]:
             v, t = _timed(_scipy_best_of, A, B, np.random.default_rng(seed))
             sp10.append(v)
             sp10_t.append(t)
-            r, t = _timed(solve_qap, A, B, restarts=RESTARTS, max_iter=RESTART_ITERS, random_state=seed)
+            r, t = _timed(solve_qap, A, B, restarts=RESTARTS, max_iter=RESTART_ITERS,
+                          random_state=seed)
             our_r.append(r.fun)
             our_r_t.append(t)
             abl.append(_random_two_opt(A, B, np.random.default_rng(seed), RESTARTS + 1))
@@ -118,6 +120,11 @@ def run(data: Path, seeds: int, repeats: int) -> list[dict]:
     return rows
 
 
+def _cell(best: float, v: float, t: float | None = None) -> str:
+    s = f"{v:.0f} ({_gap(v, best):4.1f}%)"
+    return s if t is None else f"{s} {1e3 * t:5.1f}ms"
+
+
 def print_table(rows: list[dict]) -> None:
     head = (f"{'instance':8} {'best':>7} | {'scipy FAQ':>14} {'ours same':>14} | "
             f"{'scipy best10 (med)':>22} {'ours restarts (med)':>22} | {'rand 2opt':>14}")
@@ -125,11 +132,7 @@ def print_table(rows: list[dict]) -> None:
     print("-" * len(head))
     for r in rows:
         b = r["best_known"]
-
-        def cell(v, t=None):
-            s = f"{v:.0f} ({_gap(v, b):4.1f}%)"
-            return s if t is None else f"{s} {1e3 * t:5.1f}ms"
-
+        cell = partial(_cell, b)
         print(f"{r['instance']:8} {b:7.0f} | {cell(r['scipy_faq']):>14} "
               f"{cell(r['ours_same_start']):>14} | "
               f"{cell(r['scipy_best_of_10'], r['scipy_best_of_10_time']):>22} "

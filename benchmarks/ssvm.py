@@ -57,13 +57,20 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(os.environ.get("SSVM_BENCH_CODE", ROOT))
 sys.path.insert(0, str(CODE))
 
-from frankwolfe.applications.structured_svm import (ChainModel, StructuredSVM,  # noqa: E402
-                                                    load_conll2000, load_ocr)
-from frankwolfe.applications.structured_svm.models.chain.data import chain_data  # noqa: E402
-from frankwolfe.applications.structured_svm.dual import SSVMDual, SSVMDualObjective  # noqa: E402
-from frankwolfe.applications.structured_svm.models.chain.viterbi import (  # noqa: E402
-    decode_dense, decode_ids_fm, to_feature_major)
 from frankwolfe import block_coordinate_frank_wolfe  # noqa: E402
+from frankwolfe.applications.structured_svm import (  # noqa: E402
+    ChainModel,
+    StructuredSVM,
+    load_conll2000,
+    load_ocr,
+)
+from frankwolfe.applications.structured_svm.dual import SSVMDual, SSVMDualObjective  # noqa: E402
+from frankwolfe.applications.structured_svm.models.chain.data import chain_data  # noqa: E402
+from frankwolfe.applications.structured_svm.models.chain.viterbi import (  # noqa: E402
+    decode_dense,
+    decode_ids_fm,
+    to_feature_major,
+)
 
 
 @njit(nogil=True)

@@ -58,9 +58,10 @@ LABELS = {"ocr": "OCR-large (gap 0.05)", "conll": "CoNLL-2000 (gap 0.01 x primal
 
 def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
         gap_every: int, time_limit: float | None, seed: int) -> dict:
+    from ssvm import load  # the data sets and their models, as benchmarks/ssvm.py
+
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm.dual import SSVMDual
-    from ssvm import load  # the data sets and their models, as benchmarks/ssvm.py
 
     t_load = time.perf_counter()
     model, X, Y = load(data)
@@ -145,7 +146,7 @@ def _target_table(rows: dict) -> None:
     print("| data | tau | passes to target | slowdown vs tau=1 | wall s | gap reached "
           "(at passes) |")
     print("|---|---|---|---|---|---|")
-    for (data, tau), r in rows.items():
+    for (data, _tau), r in rows.items():
         ref = rows.get((data, 1), {}).get("passes_to_target")
         last = r["trace"][-1] if r["trace"] else [float("nan")] * 4
         gap = last[1] / last[2] if r["relative"] else last[1]

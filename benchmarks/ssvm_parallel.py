@@ -144,7 +144,7 @@ def wall_time(tau_div: int, dask: bool = True, repeats: int = 2) -> dict:
             ("1 thread, per block", per_block, 1, compiled),
             ("2 threads, per block", per_block, 2, compiled))
     samples: dict = {}
-    for rep in range(repeats):  # alternated, the fastest (other jobs share the machine)
+    for _ in range(repeats):  # alternated, the fastest (other jobs share the machine)
         for label, d, jobs, kw in rows:
             r = _one_pass(f, d, tau, n_jobs=jobs, **kw)
             r["peak_rss_mb_main"] = _rss_mb()
@@ -271,7 +271,9 @@ def _probe(c, W: int, nbytes: int) -> dict:
     blob = np.ones(nbytes // 8)
     ship = median(lambda: actors[0].size(blob).result(), reps=7)
     task = median(lambda: c.submit(int, 1, pure=False).result())
-    del actors, futs
+    # emptied, not deleted (the lambdas above name them): the workers free the actors
+    actors.clear()
+    futs.clear()
     return {"latency_seconds": lat, "task_seconds": (many - lat) / (8 * W - 1),
             "ship_bytes_per_second": blob.nbytes / max(ship - lat, 1e-9),
             "task_round_trip_seconds": task}
@@ -307,7 +309,7 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
         probes[W] = _probe(c, W, 4_000_000)  # big enough for the transfer to dominate
         clusters[W] = (cl, c)
     try:
-        for rep in range(reps):
+        for _ in range(reps):
             rows = [("in process, 1 thread", lambda: _TimedSerial())]
             rows += [(f"dask {W} worker" + ("s" if W > 1 else ""),
                       lambda W=W: _TimedDask(clusters[W][1])) for W in (1, 2)]
@@ -320,7 +322,7 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
                 if label not in out["runs"] or \
                         r["pass_seconds"] < out["runs"][label]["pass_seconds"]:
                     out["runs"][label] = r
-        for W, (cl, c) in clusters.items():
+        for W, (_cl, c) in clusters.items():
             label = f"dask {W} worker" + ("s" if W > 1 else "")
             out["runs"][label].update(probes[W])
             out["runs"][label]["workers"] = sorted(c.run(_worker_memory).values(),
@@ -355,8 +357,8 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
     of a round's overhead (the client's O(d) diff of the point, packing, waking up).
     Measured apart: ``lat`` the round trip of an empty call to a shard's actor,
     ``t_task`` the cost of one more worker's call in a round, ``bw`` the bytes per
-    second of shipping a call's arguments (probes of the local cluster); ``B_out`` the point update per worker and
-    round, ``B_in`` the answers per round (packed atoms for Python rounds, the
+    second of shipping a call's arguments (probes of the local cluster); ``B_out`` the point
+    update per worker and round, ``B_in`` the answers per round (packed atoms for Python rounds, the
     domain's table rows for compiled ones; counted by the executor); ``s(W)`` the
     straggler factor of a round (the largest of ``W`` binomial shares of ``tau``
     random blocks, Gaussian approximation).  The 2-worker run checks the model.
@@ -447,7 +449,8 @@ def print_cost_model(m: dict) -> None:
           f"{m['latency_seconds'] * 1e3:.1f} ms, t_task {m['task_seconds'] * 1e3:.2f} ms, "
           f"bw {m['ship_bytes_per_second'] / 1e6:.0f} MB/s, B_out "
           f"{m['bytes_out_per_round_per_worker'] / 1e3:.0f} kB/round/worker, B_in "
-          f"{m['bytes_in_per_block'] / 1e3:.2f} kB/block, c0 {m['c0_per_round'] * 1e3:.1f} ms/round")
+          f"{m['bytes_in_per_block'] / 1e3:.2f} kB/block, "
+          f"c0 {m['c0_per_round'] * 1e3:.1f} ms/round")
     print("\n| Dask run | s/pass: model | measured | workers' critical path: model | measured "
           "| oracle phase: model | measured |")
     print("|---|---|---|---|---|---|---|")

@@ -59,6 +59,7 @@ import resource
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -224,17 +225,18 @@ def child_steps(lam_spec: str, passes: int) -> dict:
     lam = 1.0 / n if lam_spec == "1/n" else float(lam_spec)
     d = model.size_joint_feature
     out = {}
+
+    def record(rows, s):
+        if s.k and (s.k <= 5 or s.k % 5 == 0):
+            primal = batch_primal(model, X, Y, np.array(s.x[:-1]), lam)["primal"]
+            rows.append((s.k, primal, -float(s.fun)))
+
     for name, batch, rule in (("BCFW line search", False, "exact"),
                               ("BCFW 2n/(k+2n)", False, "agnostic"),
                               ("FW line search", True, "exact"),
                               ("FW 2/(k+2)", True, "agnostic")):
         rows = []
-
-        def callback(s):
-            if s.k and (s.k <= 5 or s.k % 5 == 0):
-                primal = batch_primal(model, X, Y, np.array(s.x[:-1]), lam)["primal"]
-                rows.append((s.k, primal, -float(s.fun)))
-
+        callback = partial(record, rows)
         obj = SSVMDualObjective(lam, d)
         dom = SSVMDual(model, X, Y, lam)
         if batch:

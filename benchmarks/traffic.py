@@ -43,8 +43,13 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frankwolfe.applications.traffic import (Beckmann, Network, load_siouxfalls,  # noqa: E402
-                                             relative_gap, traffic_assignment)
+from frankwolfe.applications.traffic import (  # noqa: E402
+    Beckmann,
+    Network,
+    load_siouxfalls,
+    relative_gap,
+    traffic_assignment,
+)
 
 BEST_OBJECTIVE = 4231335.2871074397
 TARGETS = (1e-4, 1e-6, 1e-8)
@@ -96,7 +101,7 @@ for target in payload["targets"]:
         if best is None or t < best["time"]:
             rep = a.report()
             res = a.results()
-            flows = res["matrix_ab"].to_numpy() if "matrix_ab" in res else res["matrix_tot"].to_numpy()
+            flows = (res["matrix_ab"] if "matrix_ab" in res else res["matrix_tot"]).to_numpy()
             best = {"time": t, "iterations": int(len(rep)), "rgap": float(rep["rgap"].iloc[-1]),
                     "flows": np.asarray(flows, dtype=float)}
     runs.append(best)
@@ -239,14 +244,15 @@ def main(argv: list[str] | None = None) -> dict:
         row["rgap_recomputed"] = relative_gap(net, x)
         row["objective_rel_err"] = (beck.value(x) - BEST_OBJECTIVE) / BEST_OBJECTIVE
         row["max_rel_flow_err"] = float(np.max(np.abs(x[big] - best_flows[big]) / best_flows[big]))
-        print(f"{row['solver']:<28} {row['target']:>7.0e} {row['time']:>9.4f} {row['iterations']:>6d} "
-              f"{row['rgap_recomputed']:>18.3e} {row['objective_rel_err']:>18.3e} "
-              f"{row['max_rel_flow_err']:>12.2e}")
+        print(f"{row['solver']:<28} {row['target']:>7.0e} {row['time']:>9.4f} "
+              f"{row['iterations']:>6d} {row['rgap_recomputed']:>18.3e} "
+              f"{row['objective_rel_err']:>18.3e} {row['max_rel_flow_err']:>12.2e}")
     if version is not None:
         for target in TARGETS:
-            ours = next(r for r in rows if r["solver"] == "frankwolfe bfw" and r["target"] == target)
-            peer = next(r for r in rows if r["solver"].startswith("aequilibrae") and r["target"] == target)
-            bc = next(r for r in rows if r["solver"] == "frankwolfe bcfw" and r["target"] == target)
+            at_target = [r for r in rows if r["target"] == target]
+            ours = next(r for r in at_target if r["solver"] == "frankwolfe bfw")
+            peer = next(r for r in at_target if r["solver"].startswith("aequilibrae"))
+            bc = next(r for r in at_target if r["solver"] == "frankwolfe bcfw")
             print(f"rgap {target:.0e}: aequilibrae bfw / frankwolfe bfw time ratio = "
                   f"{peer['time'] / ours['time']:.1f}x, aequilibrae bfw / frankwolfe bcfw = "
                   f"{peer['time'] / bc['time']:.1f}x, frankwolfe bfw / bcfw = "

@@ -27,8 +27,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frankwolfe.applications.traffic import (Beckmann, load_siouxfalls,  # noqa: E402
-                                             traffic_assignment)
+from frankwolfe.applications.traffic import Beckmann, load_siouxfalls, traffic_assignment  # noqa: E402
 
 RUNS = (("fw", {}), ("cfw", {}), ("bfw", {}), ("bcfw", {"blocks": "origin"}),
         ("bcfw", {"blocks": "od"}))

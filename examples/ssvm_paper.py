@@ -65,7 +65,13 @@ import numpy as np
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import (
-    ChainModel, SSVMDual, StructuredSVM, load_conll2000, load_ocr, make_chain)
+    ChainModel,
+    SSVMDual,
+    StructuredSVM,
+    load_conll2000,
+    load_ocr,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.oracles import batch_predict, batch_primal, mean_loss
 
 OUT = Path(__file__).resolve().parent / "output" / "ssvm_paper"

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 import frankwolfe as fw
 from frankwolfe import (
+    LMO,
     ActiveSet,
     Atom,
     FunctionObjective,
     InfeasibleError,
     L1Ball,
-    LMO,
     ProbabilitySimplex,
     away_step_frank_wolfe,
     frank_wolfe,

@@ -30,7 +30,8 @@ def test_x0_shape_differs_from_lmo_dimension():
 
 
 def test_x0_shape_differs_from_objective_shape():
-    with pytest.raises(ShapeError, match=r"x0 has shape \(2,\) but the objective expects shape \(3,\)"):
+    with pytest.raises(ShapeError,
+                       match=r"x0 has shape \(2,\) but the objective expects shape \(3,\)"):
         frank_wolfe(quad(np.zeros(3), shape=3), ProbabilitySimplex(), x0=np.array([1.0, 0]))
 
 
@@ -47,7 +48,8 @@ def test_no_dimension_anywhere():
 
 
 def test_x0_infeasible():
-    with pytest.raises(InfeasibleError, match=r"x0 is not in the domain L1Ball\(radius=1.0\): violation 0.5"):
+    with pytest.raises(InfeasibleError,
+                       match=r"x0 is not in the domain L1Ball\(radius=1.0\): violation 0.5"):
         frank_wolfe(quad(np.zeros(2)), L1Ball(1.0), x0=np.array([1.0, 0.5]))
 
 
@@ -101,13 +103,15 @@ class OutsideLMO(LMO):
 
 
 def test_lmo_returns_wrong_shape():
-    with pytest.raises(ShapeError, match=r"BadShapeLMO\(\) returned an array of shape \(5,\), expected \(3,\)"):
+    with pytest.raises(ShapeError, match=r"BadShapeLMO\(\) returned an array of shape \(5,\), "
+                                         r"expected \(3,\)"):
         frank_wolfe(quad(np.zeros(3)), BadShapeLMO(), x0=np.zeros(3))
 
 
 def test_lmo_returns_point_outside_domain_in_debug_mode():
     assert fw.debug_enabled()  # tests run in debug mode (conftest)
-    with pytest.raises(OracleError, match=r"OutsideLMO\(\) returned a point outside its domain \(violation 1"):
+    with pytest.raises(OracleError, match=r"OutsideLMO\(\) returned a point outside its domain "
+                                          r"\(violation 1"):
         frank_wolfe(quad(np.zeros(3)), OutsideLMO(), x0=np.array([1.0, 0, 0]))
     with fw.debug(False):  # unchecked, the call goes through (cheap mode)
         OutsideLMO()(np.array([1.0, 0.0]))
@@ -126,21 +130,23 @@ def test_negative_curvature_detected_by_exact_step():
     # f(x) = -1/2 ||x||^2 declared convex: the exact step along a descent direction is negative
     obj = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x,
                             exact_step=lambda x, d, g: -float(g @ d) / float(-(d @ d)))
-    with pytest.raises(NonConvexError, match="negative curvature on an objective declared convex") as ei:
+    with pytest.raises(NonConvexError,
+                       match="negative curvature on an objective declared convex") as ei:
         frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.5, 0.0]))
     # nothing is lost: the exception carries the partial result with the last iterate
     np.testing.assert_array_equal(ei.value.result.x, [0.5, 0.0])
 
 
 def test_negative_curvature_detected_after_short_step():
-    obj = FunctionObjective(lambda x: -0.5 * float(x @ x) + 0.1 * x[0], lambda x: -x + np.array([0.1, 0.0]),
-                            smoothness=1.0)
+    obj = FunctionObjective(lambda x: -0.5 * float(x @ x) + 0.1 * x[0],
+                            lambda x: -x + np.array([0.1, 0.0]), smoothness=1.0)
     with pytest.raises(NonConvexError, match="negative curvature at iteration 1: f fell to"):
         frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.0, 0.2]), step_size="short")
 
 
 def test_nonconvex_declared_objective_runs():
-    obj = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x, smoothness=1.0, convex=False)
+    obj = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x, smoothness=1.0,
+                            convex=False)
     res = frank_wolfe(obj, L1Ball(1.0), x0=np.array([0.0, 0.2]), step_size="short", max_iter=10)
     assert np.isfinite(res.fun)
 

@@ -31,7 +31,8 @@ def simplices_problem(n: int = 50, m: int = 3, seed: int = 0):
     B = rng.standard_normal((dim, dim)) / np.sqrt(dim)
     Q = B @ B.T + np.eye(dim)
     y = rng.dirichlet(np.full(m, 20.0), size=n).ravel() + 0.01 * rng.standard_normal(dim)
-    return QuadraticObjective(Q, -Q @ y), ProductDomain([ProbabilitySimplex(dim=m) for _ in range(n)])
+    dom = ProductDomain([ProbabilitySimplex(dim=m) for _ in range(n)])
+    return QuadraticObjective(Q, -Q @ y), dom
 
 
 def cvxpy_solution(f: QuadraticObjective, n: int, m: int) -> np.ndarray:

@@ -6,8 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frankwolfe import (Atom, FunctionObjective, ProbabilitySimplex, ProductDomain,
-                        block_coordinate_frank_wolfe)
+from frankwolfe import (
+    Atom,
+    FunctionObjective,
+    ProbabilitySimplex,
+    ProductDomain,
+    block_coordinate_frank_wolfe,
+)
 from frankwolfe.errors import ShapeError
 
 

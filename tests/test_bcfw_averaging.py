@@ -13,7 +13,12 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import ProbabilitySimplex, ProductDomain, QuadraticObjective, block_coordinate_frank_wolfe
+from frankwolfe import (
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    block_coordinate_frank_wolfe,
+)
 
 N, M = 6, 3  # blocks, simplex size
 

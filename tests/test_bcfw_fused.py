@@ -10,11 +10,18 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, SSVMDualObjective, make_chain
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    SSVMDual,
+    SSVMDualObjective,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.models.chain.batch import chain_batch_decode
 from frankwolfe.applications.structured_svm.models.chain.data import chain_data
-from frankwolfe.applications.structured_svm.models.chain.viterbi import (decode_ids_fm,
-                                                                        to_feature_major)
+from frankwolfe.applications.structured_svm.models.chain.viterbi import (
+    decode_ids_fm,
+    to_feature_major,
+)
 from frankwolfe.compiled import CompiledBlocks, CompiledObjective, fused_driver
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
@@ -163,7 +170,7 @@ def test_pass_oracle_matches_enumeration(kind, synced):
     assert (st.xptr.size > 0) == (kind in ("sparse", "binary"))
     assert (st.xval.size > 0) == (kind == "sparse")
     d = model.size_joint_feature
-    for trial in range(3):
+    for _ in range(3):
         g = np.append(rng.normal(size=d), -rng.uniform(0.5, 2.0))
         if synced:
             blocks.sync(st, g)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bcfw import cvxpy_solution, simplices_problem
 
 from frankwolfe import (
     Executor,
@@ -14,8 +15,6 @@ from frankwolfe import (
     block_coordinate_frank_wolfe,
     debug,
 )
-
-from test_bcfw import cvxpy_solution, simplices_problem
 
 N, M = 30, 3
 
@@ -111,7 +110,8 @@ def test_bad_mini_batch_input(problem):
     f, dom, _ = problem
     with pytest.raises(ValueError, match="batch_size must be a positive integer, got 0"):
         block_coordinate_frank_wolfe(f, dom, batch_size=0)
-    with pytest.raises(ValueError, match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):
+    with pytest.raises(ValueError,
+                       match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):
         block_coordinate_frank_wolfe(f, dom, n_jobs=0)
     with pytest.raises(ValueError, match="cache=True does not combine with mini-batches"):
         block_coordinate_frank_wolfe(f, dom, batch_size=4, cache=True)

@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import (BlockOrder, GapSampling, ProbabilitySimplex, ProductDomain,
-                        QuadraticObjective, block_coordinate_frank_wolfe, minimize)
+from frankwolfe import (
+    BlockOrder,
+    GapSampling,
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    block_coordinate_frank_wolfe,
+    minimize,
+)
 
 
 def projection_problem(n: int = 12, m: int = 4, seed: int = 0):

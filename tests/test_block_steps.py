@@ -5,9 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frankwolfe import (Armijo, BlockStep, ExactStep, FWStep, ProbabilitySimplex,
-                        ProductDomain, QuadraticObjective, ShortStep,
-                        block_coordinate_frank_wolfe)
+from frankwolfe import (
+    Armijo,
+    BlockStep,
+    ExactStep,
+    FWStep,
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    ShortStep,
+    block_coordinate_frank_wolfe,
+)
 from frankwolfe.algorithms.block_steps import BlockDirection, BlockView
 
 
@@ -94,8 +102,8 @@ def test_compiled_availability_follows_the_strategies():
 def test_block_store_keeps_a_convex_combination_when_residues_are_zeroed():
     # a weight below the residue threshold is zeroed; the rest must be renormalized, or a
     # later away step that drops the dominant atom leaves no active atom at all
-    from frankwolfe.algorithms.block_steps import AwayStep
     from frankwolfe.algorithms.bcfw.store import BlockAtomStore
+    from frankwolfe.algorithms.block_steps import AwayStep
 
     store = BlockAtomStore(np.array([2]), max_size=10)
     store.add(0, "a", np.array([1.0, 0.0]), 1.0 - 4e-16, 0)

@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frankwolfe import (L1Ball, ProbabilitySimplex, ProductDomain, QuadraticObjective,
-                        block_coordinate_frank_wolfe)
+from frankwolfe import (
+    L1Ball,
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    block_coordinate_frank_wolfe,
+)
 from frankwolfe.algorithms.bcfw.store import BlockAtomStore, SparseRows
 
 

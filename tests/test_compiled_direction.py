@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from frankwolfe.compiled import (Average, CompiledBlocks, apply_direction,
-                                 structured_direction)
+from frankwolfe.compiled import Average, CompiledBlocks, apply_direction, structured_direction
 
 
 @njit
@@ -114,9 +113,13 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
     """No writable cache folder: the pass is compiled in memory and runs as the Python
     engine does."""
     import frankwolfe as fw
+    from frankwolfe.applications.structured_svm import (
+        ChainModel,
+        SSVMDual,
+        SSVMDualObjective,
+        make_chain,
+    )
     from frankwolfe.compiled import driver as compiled_blocks
-    from frankwolfe.applications.structured_svm import (ChainModel, SSVMDual, SSVMDualObjective,
-                                                        make_chain)
 
     blocker = tmp_path / "file"
     blocker.write_text("")

@@ -7,8 +7,13 @@ import scipy.sparse as sp
 from sklearn.linear_model import Lasso
 
 import frankwolfe as fw
-from frankwolfe import (L1Ball, LeastSquares, ProbabilitySimplex, Status,
-                        compiled_pairwise_frank_wolfe)
+from frankwolfe import (
+    L1Ball,
+    LeastSquares,
+    ProbabilitySimplex,
+    Status,
+    compiled_pairwise_frank_wolfe,
+)
 from frankwolfe.direction import Direction
 
 

@@ -56,7 +56,8 @@ def _problem(seed: int, n: int = 40) -> tuple[np.ndarray, np.ndarray]:
 
 def _cvxpy_simplex(Q, y):
     x = cp.Variable(y.size)
-    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x - y, cp.psd_wrap(Q))), [x >= 0, cp.sum(x) == 1])
+    prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x - y, cp.psd_wrap(Q))),
+                      [x >= 0, cp.sum(x) == 1])
     prob.solve(solver=cp.CLARABEL)
     return x.value, prob.value
 
@@ -103,7 +104,7 @@ def test_conjugate_points_are_conjugate():
     f = _Quadratic(Q, y)
     rng = np.random.default_rng(0)
     checked = {"cfw": 0, "bfw": 0}
-    for trial in range(200):
+    for _ in range(200):
         pts = rng.dirichlet(np.ones(6), size=4)
         x, s1, s2, v = pts
         tracker = f.tracker(x)

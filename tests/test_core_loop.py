@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import FunctionObjective, ProbabilitySimplex, L1Ball, UnitSimplex, frank_wolfe
+from frankwolfe import FunctionObjective, L1Ball, ProbabilitySimplex, UnitSimplex, frank_wolfe
 
 
 def project_simplex(y: np.ndarray, radius: float = 1.0) -> np.ndarray:

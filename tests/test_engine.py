@@ -6,8 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frankwolfe import (ProbabilitySimplex, ProductDomain, QuadraticObjective, Status,
-                        block_coordinate_frank_wolfe, frank_wolfe)
+from frankwolfe import (
+    ProbabilitySimplex,
+    ProductDomain,
+    QuadraticObjective,
+    Status,
+    block_coordinate_frank_wolfe,
+    frank_wolfe,
+)
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 

@@ -15,9 +15,14 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import frankwolfe as fw
 from frankwolfe.applications.lasso import ConstrainedLasso
-from frankwolfe.applications.structured_svm import (ChainModel, KernelStructuredSVM,
-                                                    LabelMatchKernel, MulticlassModel,
-                                                    StructuredSVM, make_chain)
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    KernelStructuredSVM,
+    LabelMatchKernel,
+    MulticlassModel,
+    StructuredSVM,
+    make_chain,
+)
 
 
 @pytest.fixture

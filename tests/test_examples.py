@@ -22,7 +22,8 @@ def _load(name: str):
 
 def test_demo_runs_and_certifies(tmp_path, capsys):
     demo = _load("demo")
-    assert demo.main(["--out", str(tmp_path)]) == 0  # every problem certified to 1e-8 by its best method
+    # every problem certified to 1e-8 by its best method
+    assert demo.main(["--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.split()[-5:-4] == ["pairwise"]]
     assert len(rows) == 3 and all(float(r.split()[-3]) <= 1e-8 for r in rows)

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qp_reference import assert_block_qp_optimal
+from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
 from frankwolfe import (
@@ -21,8 +23,6 @@ from frankwolfe import (
     minimize,
 )
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, simplex_qp
-from qp_reference import assert_block_qp_optimal
-from ssvm_reference import ssvm_dual_qp
 
 
 def simplex_qp_problem(n=150, seed=0):
@@ -283,8 +283,9 @@ def test_cutting_plane_optimizes_over_the_product_of_per_example_hulls(passes):
 
 
 def test_block_corrective_is_exact_and_joint_hull_is_weaker():
-    from frankwolfe.applications.structured_svm import SSVMDual
     import scipy.sparse as sps
+
+    from frankwolfe.applications.structured_svm import SSVMDual
 
     model, X, Y = _recording_chain()
     lam, n, passes = 0.1, len(X), 3

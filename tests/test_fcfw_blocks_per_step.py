@@ -7,13 +7,12 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
 from frankwolfe import Atom, QuadraticObjective
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms
 from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, make_chain
-
-from ssvm_reference import ssvm_dual_qp
 
 
 @pytest.mark.parametrize("seed", range(3))

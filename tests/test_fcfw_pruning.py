@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, SSVMDual, make_chain
-
-from ssvm_reference import ssvm_dual_qp
 
 
 def _problem(lam):

@@ -10,8 +10,14 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from frankwolfe.applications.graph_matching import (learn_graph_matching, matching_accuracy, matching_model,
-                                         node_features, normalize_histograms, pair_dataset)
+from frankwolfe.applications.graph_matching import (
+    learn_graph_matching,
+    matching_accuracy,
+    matching_model,
+    node_features,
+    normalize_histograms,
+    pair_dataset,
+)
 from frankwolfe.applications.structured_svm.datasets import CMUHouse, load_cmu_house
 from frankwolfe.errors import ShapeError
 

@@ -13,6 +13,7 @@ from sklearn.linear_model import Lasso
 from sklearn.metrics import r2_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from frankwolfe import ShapeError  # noqa: E402
 from frankwolfe.applications.lasso import (  # noqa: E402
     ConstrainedLasso,
     alpha_max,
@@ -22,7 +23,6 @@ from frankwolfe.applications.lasso import (  # noqa: E402
     solve_lasso,
     warm_start,
 )
-from frankwolfe import ShapeError  # noqa: E402
 
 
 def rel_err(x, ref):
@@ -88,7 +88,8 @@ def test_sparse_design_matches_dense_via_cvxpy(method):
     b = rng.standard_normal(60)
     radius = 1.5
     x = cp.Variable(90)
-    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A.toarray() @ x - b)), [cp.norm1(x) <= radius])
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A.toarray() @ x - b)),
+                      [cp.norm1(x) <= radius])
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
     tol = 1e-3 if method == "fw" else 1e-9  # vanilla FW is sublinear
     res = solve_lasso(A, b, radius, method, tol=tol, max_iter=50000)

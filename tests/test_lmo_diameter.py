@@ -7,9 +7,23 @@ import itertools
 import numpy as np
 import pytest
 
-from frankwolfe import (LMO, Birkhoff, Box, FlowPolytope, Hypercube, KSparsePolytope, L1Ball,
-                        L2Ball, LinfBall, LpBall, NuclearNormBall, ProbabilitySimplex,
-                        ProductDomain, Spectrahedron, UnitSimplex)
+from frankwolfe import (
+    LMO,
+    Birkhoff,
+    Box,
+    FlowPolytope,
+    Hypercube,
+    KSparsePolytope,
+    L1Ball,
+    L2Ball,
+    LinfBall,
+    LpBall,
+    NuclearNormBall,
+    ProbabilitySimplex,
+    ProductDomain,
+    Spectrahedron,
+    UnitSimplex,
+)
 
 
 def vertex_diameter(vertices):

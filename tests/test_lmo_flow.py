@@ -75,7 +75,7 @@ def test_path_oracle_matches_network_simplex(seed, n, p):
     assert P.method == "path"
     supplies = np.zeros(n)
     supplies[s], supplies[t] = value, -value
-    for trial in range(5):
+    for _ in range(5):
         cost = rng.integers(-10, 20, len(edges)).astype(float)  # negative costs too
         atom = P(cost)
         x = atom.to_dense()

@@ -21,6 +21,7 @@ from hypothesis.extra.numpy import arrays
 
 import frankwolfe
 from frankwolfe import (
+    LMO,
     Box,
     FunctionObjective,
     Hypercube,
@@ -29,7 +30,6 @@ from frankwolfe import (
     L1Ball,
     L2Ball,
     LinfBall,
-    LMO,
     LpBall,
     OracleError,
     ProbabilitySimplex,

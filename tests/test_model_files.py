@@ -9,8 +9,14 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import frankwolfe as fw
-from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, MulticlassModel,
-                                                    StructuredModel, StructuredSVM, make_chain)
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    MatchingModel,
+    MulticlassModel,
+    StructuredModel,
+    StructuredSVM,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.model_io import FORMAT_VERSION, ModelFileError
 
 

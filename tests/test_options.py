@@ -11,8 +11,15 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import (BilinearObjective, FunctionObjective, InfeasibleError, L1Ball,
-                        ProbabilitySimplex, QuadraticObjective, minimize)
+from frankwolfe import (
+    BilinearObjective,
+    FunctionObjective,
+    InfeasibleError,
+    L1Ball,
+    ProbabilitySimplex,
+    QuadraticObjective,
+    minimize,
+)
 from frankwolfe.lmo.base import FEASIBILITY_TOL
 from frankwolfe.options import RunOptions
 

@@ -18,6 +18,7 @@ import pytest
 from scipy.optimize import quadratic_assignment
 
 import frankwolfe.applications.matching.qap as qap_module
+from frankwolfe import available_methods
 from frankwolfe.applications.matching import (
     QAPObjective,
     TabuSearch,
@@ -33,7 +34,6 @@ from frankwolfe.applications.matching import (
     two_opt,
 )
 from frankwolfe.applications.matching.qaplib import QAPLIBConventionWarning
-from frankwolfe import available_methods
 from frankwolfe.errors import InfeasibleError, ShapeError
 
 # Published optimal values (QAPLIB; SOURCE.md of the shared data).

@@ -13,8 +13,15 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe import (BilinearObjective, InfeasibleError, ProbabilitySimplex, ShapeError,
-                        game_value, minimize, saddle_point_frank_wolfe)
+from frankwolfe import (
+    BilinearObjective,
+    InfeasibleError,
+    ProbabilitySimplex,
+    ShapeError,
+    game_value,
+    minimize,
+    saddle_point_frank_wolfe,
+)
 
 
 def _simplices():
@@ -32,32 +39,33 @@ def face_game(m, n, k, mu, rng, margin=0.2):
     """M with a unique, known saddle point of x^T M y + mu/2 |x|^2 - mu/2 |y|^2 over simplices.
 
     The equilibrium (xs, ys) lies in the relative interior of a k-vertex face
-    of each simplex, with strict complementarity (margin) off the faces.
+    of each simplex, with strict complementarity (margin) off the faces.  Returns M, xs,
+    ys and the faces' vertex indices Ix, Jy (I and J in the comments).
     """
     M = rng.standard_normal((m, n))
-    I = np.sort(rng.choice(m, k, replace=False))
-    J = np.sort(rng.choice(n, k, replace=False))
+    Ix = np.sort(rng.choice(m, k, replace=False))
+    Jy = np.sort(rng.choice(n, k, replace=False))
     xs = np.zeros(m)
     ys = np.zeros(n)
-    xs[I] = rng.uniform(0.5, 1.5, k)
-    ys[J] = rng.uniform(0.5, 1.5, k)
+    xs[Ix] = rng.uniform(0.5, 1.5, k)
+    ys[Jy] = rng.uniform(0.5, 1.5, k)
     xs /= xs.sum()
     ys /= ys.sum()
-    xi, yj = xs[I], ys[J]
+    xi, yj = xs[Ix], ys[Jy]
     lam = 0.3 * rng.standard_normal()           # grad_x L on the x-face
     kap = lam - mu * (xi @ xi + yj @ yj)        # grad_y L on the y-face (consistency)
     u, w = lam - mu * xi, kap + mu * yj         # required M_IJ y_J and M_IJ^T x_I
-    A = M[np.ix_(I, J)]
+    A = M[np.ix_(Ix, Jy)]
     A = A + np.outer(u - A @ yj, yj) / (yj @ yj)
     A = A + np.outer(xi, w - A.T @ xi) / (xi @ xi)  # keeps A y_J = u since x_I^T u = w^T y_J
-    M[np.ix_(I, J)] = A
-    rows = np.setdiff1d(np.arange(m), I)
-    cols = np.setdiff1d(np.arange(n), J)
-    M[np.ix_(rows, J)] += (lam + rng.uniform(margin, 2 * margin, rows.size)
-                           - M[np.ix_(rows, J)] @ yj)[:, None]
-    M[np.ix_(I, cols)] += (kap - rng.uniform(margin, 2 * margin, cols.size)
-                           - xi @ M[np.ix_(I, cols)])[None, :]
-    return M, xs, ys, I, J
+    M[np.ix_(Ix, Jy)] = A
+    rows = np.setdiff1d(np.arange(m), Ix)
+    cols = np.setdiff1d(np.arange(n), Jy)
+    M[np.ix_(rows, Jy)] += (lam + rng.uniform(margin, 2 * margin, rows.size)
+                            - M[np.ix_(rows, Jy)] @ yj)[:, None]
+    M[np.ix_(Ix, cols)] += (kap - rng.uniform(margin, 2 * margin, cols.size)
+                            - xi @ M[np.ix_(Ix, cols)])[None, :]
+    return M, xs, ys, Ix, Jy
 
 
 # -- game_value ---------------------------------------------------------------
@@ -158,7 +166,7 @@ def test_spfw_pure_saddle_games_converge():
 @pytest.mark.parametrize("m,n,k,seed", [(10, 15, 3, 0), (50, 80, 5, 1), (200, 300, 8, 2)])
 def test_spafw_linear_rate_on_face_equilibrium(m, n, k, seed):
     mu = 1.0
-    M, xs, ys, I, J = face_game(m, n, k, mu, np.random.default_rng(seed))
+    M, xs, ys, Ix, Jy = face_game(m, n, k, mu, np.random.default_rng(seed))
     gx, gy = M @ ys + mu * xs, M.T @ xs - mu * ys  # the construction is an equilibrium:
     assert gx @ xs - gx.min() + gy.max() - gy @ ys <= 1e-12
     L = BilinearObjective(M, mu_x=mu, mu_y=mu)
@@ -170,8 +178,8 @@ def test_spafw_linear_rate_on_face_equilibrium(m, n, k, seed):
     np.testing.assert_allclose(afw.x, xs, atol=1e-7)
     np.testing.assert_allclose(afw.extra["y"], ys, atol=1e-7)
     Sx, Sy = afw.active_set
-    assert sorted(a.key[1] for a in Sx.atoms) == list(I)
-    assert sorted(a.key[1] for a in Sy.atoms) == list(J)
+    assert sorted(a.key[1] for a in Sx.atoms) == list(Ix)
+    assert sorted(a.key[1] for a in Sy.atoms) == list(Jy)
     assert afw.extra["n_away_steps"] > 0
     for rule in ("agnostic", "curvature"):
         spfw = saddle_point_frank_wolfe(L, *_simplices(), step_size=rule, C=C,
@@ -374,17 +382,17 @@ def test_corrective_linear_terms_and_l1_ball():
 def test_corrective_face_games(m, n, k, seed):
     """Games with a known interior-face equilibrium, with and without the mu terms."""
     rng = np.random.default_rng(seed)
-    M, xs, ys, I, J = face_game(m, n, k, 1.0, rng)
+    M, xs, ys, Ix, Jy = face_game(m, n, k, 1.0, rng)
     res = saddle_point_frank_wolfe(BilinearObjective(M, mu_x=1.0, mu_y=1.0), *_simplices(),
                                    corrective=True, tol=1e-8, max_iter=200)
     assert res.success and res.gap <= 1e-8, res.gap
     assert res.extra["n_corrective_qp"] >= 1 and res.extra["n_corrective_lp"] == 0
     np.testing.assert_allclose(res.x, xs, atol=1e-6)
     np.testing.assert_allclose(res.extra["y"], ys, atol=1e-6)
-    assert sorted(a.key[1] for a in res.active_set[0].atoms) == list(I)
-    assert sorted(a.key[1] for a in res.active_set[1].atoms) == list(J)
+    assert sorted(a.key[1] for a in res.active_set[0].atoms) == list(Ix)
+    assert sorted(a.key[1] for a in res.active_set[1].atoms) == list(Jy)
 
-    M0, xs, ys, I, J = face_game(m, n, k, 0.0, rng)
+    M0, xs, ys, Ix, Jy = face_game(m, n, k, 0.0, rng)
     res = saddle_point_frank_wolfe(BilinearObjective(M0), *_simplices(), corrective=True,
                                    tol=1e-10, max_iter=2 * (m + n))
     assert res.gap <= 1e-8 and _saddle_gap(M0, res.x, res.extra["y"]) <= 1e-8

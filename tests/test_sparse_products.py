@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from frankwolfe import (Atom, Direction, FunctionObjective, L1Ball, LeastSquares, Status,
-                        pairwise_frank_wolfe)
+from frankwolfe import (
+    Atom,
+    Direction,
+    FunctionObjective,
+    L1Ball,
+    LeastSquares,
+    Status,
+    pairwise_frank_wolfe,
+)
 from frankwolfe.algorithms.loop import _all_finite
 from frankwolfe.objectives.product_tracker import SparseProduct
 

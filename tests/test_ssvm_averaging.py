@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain, ssg
 from frankwolfe.applications.structured_svm._averaging import RunningAverage
 from frankwolfe.applications.structured_svm.oracles import batch_primal
-
-from ssvm_reference import ssvm_dual_qp
 
 
 def test_running_averages_match_numpy_means():

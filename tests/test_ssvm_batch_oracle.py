@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bcfw_fused import _chain  # 25 chains, dense features or attribute ids
 
 from frankwolfe import block_coordinate_frank_wolfe, debug
 from frankwolfe.applications.structured_svm import ChainModel
 from frankwolfe.applications.structured_svm.dual import SSVMDual
 from frankwolfe.errors import OracleError
-
-from test_bcfw_fused import _chain  # 25 chains, dense features or attribute ids
 
 
 class _Counted(SSVMDual):

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import gzip
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.io
 
-from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
 from frankwolfe.applications.data import get_data_home
+from frankwolfe.applications.structured_svm import ChainModel, load_conll2000, load_ocr
 
 # counts from shared/data/{ocr,conll2000}/SOURCE.md and reference-setups.md
 OCR_WORDS_PER_FOLD = [626, 704, 684, 698, 693, 651, 739, 717, 690, 675]
@@ -19,12 +19,12 @@ CONLL_SIZES = [6046, 6324, 6325, 6163, 5986, 12432, 12055, 45, 45, 44, 44, 44,
                901, 911, 888, 878, 5241, 5246, 5040]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ocr(data_home: Path, split: str, source: str):
     return load_ocr(split, data_home=data_home, source=source)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _conll(data_home: Path):
     return load_conll2000(data_home=data_home, return_info=True)
 
@@ -83,7 +83,8 @@ def test_ocr_raw_letter_data(shared_data, tmp_path):
     next_id = np.where(last, -1, ids + 1)
     pixels = ["\t".join(r) for r in m["X"][rows].astype(str).tolist()]
     lines = [f"{i}\t{chr(96 + c)}\t{n}\t{wd + 1}\t{p + 1}\t{fo}\t{px}\t"  # lines end in a tab
-             for i, c, n, wd, p, fo, px in zip(ids, y[rows], next_id, word, pos, fold[rows], pixels)]
+             for i, c, n, wd, p, fo, px in zip(ids, y[rows], next_id, word, pos, fold[rows],
+                                               pixels)]
     (tmp_path / "ocr").mkdir()
     with gzip.open(tmp_path / "ocr" / "letter.data.gz", "wt", compresslevel=1) as f:
         f.write("\n".join(lines) + "\n")

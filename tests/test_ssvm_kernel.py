@@ -17,9 +17,9 @@ from frankwolfe.applications.structured_svm import (
     MulticlassModel,
     StructuredModel,
     StructuredSVM,
+    kernel_bcfw,
     make_chain,
 )
-from frankwolfe.applications.structured_svm import kernel_bcfw
 from frankwolfe.applications.structured_svm.kernel_bcfw import (
     CallableJointKernel,
     KernelStructuredSVM,

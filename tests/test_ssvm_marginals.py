@@ -13,8 +13,12 @@ import itertools
 import numpy as np
 import pytest
 
-from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, MulticlassModel,
-                                                    make_chain)
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    MatchingModel,
+    MulticlassModel,
+    make_chain,
+)
 
 D = decimal.Decimal
 
@@ -144,7 +148,9 @@ def test_both_forward_backward_paths_match_enumeration(scale):
     """The probability-space fast path and the log-space path, each against enumeration;
     at scores of +-1e3 the fast path must hand over to log space on some chains."""
     from frankwolfe.applications.structured_svm.models.chain.forward_backward import (
-        _marginals_prob, chain_marginals_log)
+        _marginals_prob,
+        chain_marginals_log,
+    )
 
     rng = np.random.default_rng(21)
     declined = 0

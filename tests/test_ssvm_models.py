@@ -319,7 +319,8 @@ def test_matching_against_brute_force(perfect, n, m):
         y_aug = model.loss_augmented_decode(x, y_true, w)
         assert aug[tuple(y_aug)] == pytest.approx(max(aug.values()), abs=1e-10)
         for y in cands[:: max(1, len(cands) // 25)]:
-            assert model.loss(y_true, y) == pytest.approx(matching_loss_ref(y_true, y, c_prec, c_rec))
+            assert model.loss(y_true, y) == pytest.approx(
+                matching_loss_ref(y_true, y, c_prec, c_rec))
             np.testing.assert_allclose(model.joint_feature(x, y), phis[tuple(y)], atol=1e-12)
             idx, val = model.psi(x, y_true, y)
             out = np.zeros(D)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 from frankwolfe import RunOptions
-
-from frankwolfe.applications.structured_svm import (ChainModel, MatchingModel, StructuredSVM,
-                                                    make_chain)
-from frankwolfe.applications.structured_svm.solvers.extragradient import dual_extragradient
+from frankwolfe.applications.structured_svm import (
+    ChainModel,
+    MatchingModel,
+    StructuredSVM,
+    make_chain,
+)
 from frankwolfe.applications.structured_svm.oracles import batch_primal
-
-from ssvm_reference import ssvm_dual_qp
+from frankwolfe.applications.structured_svm.solvers.extragradient import dual_extragradient
 
 LAM = 0.1
 TOL = 1e-9  # cvxpy/Clarabel solves the reference QP to about 1e-10
@@ -83,7 +85,7 @@ def test_dual_extragradient_estimator_certifies_every_row(tiny):
     # two passes of marginals per iteration and per rejected trial of the adaptive step
     assert h["effective_passes"][-1] == 2 * (h["passes"][-1] + svm.result_["rejected"])
     # the restricted saddle gap (Taskar et al.) never exceeds the certified gap
-    for (it, rg), gap in zip(svm.restricted_gaps_, h["gap"]):
+    for (_it, rg), gap in zip(svm.restricted_gaps_, h["gap"]):
         assert rg <= gap + TOL
     # plain (uniform) averaging is slow but moves towards the optimum
     assert d_star - h["dual"][-1] < 0.5 * (d_star - h["dual"][0])
@@ -219,18 +221,18 @@ def test_online_eg_step_scheme_matches_enumerated_reference(sampling):
     lam, passes, seed = 0.05, 4, 3
     X, Y = make_chain(5, n_states=3, n_features=2, length=(2, 4), noise=2.0, random_state=2)
     model = ChainModel(3, 2)
-    n, d = len(X), model.size_joint_feature
+    n = len(X)
     phis, losses = [], []
     for x, y in zip(X, Y):
         labs = [np.array(t) for t in itertools.product(range(3), repeat=len(y))]
         phis.append(np.array([model.joint_feature(x, yy) for yy in labs]))
         losses.append(np.array([model.loss(y, yy) for yy in labs]))
     phi_true = sum(model.joint_feature(x, y) for x, y in zip(X, Y))
-    p = [np.full(len(l), 1.0 / len(l)) for l in losses]
+    p = [np.full(len(loss), 1.0 / len(loss)) for loss in losses]
 
     def image(p):
         w = (phi_true - sum(q @ P for q, P in zip(p, phis))) / (lam * n)
-        ell = sum(q @ l for q, l in zip(p, losses)) / n
+        ell = sum(q @ loss for q, loss in zip(p, losses)) / n
         return w, ell, lam / 2 * w @ w - ell
 
     rng = np.random.default_rng(seed)
@@ -281,8 +283,10 @@ def test_prox_excess_matches_enumeration(uses_ids):
     # the adaptive step's test quantity eta <F(u) - F(v), u - v+> - D(u, v) - D(v+, u),
     # computed from images and log-partitions, against sums over every labelling; also
     # the solver's marginal kernel (potentials theta + eta * loss-augmented scores)
-    from frankwolfe.applications.structured_svm.models.chain.expectation import (ChainDualPoint,
-                                                                                 chain_dual_data)
+    from frankwolfe.applications.structured_svm.models.chain.expectation import (
+        ChainDualPoint,
+        chain_dual_data,
+    )
     from frankwolfe.applications.structured_svm.solvers.extragradient import _prox_excess
 
     rng = np.random.default_rng(4)

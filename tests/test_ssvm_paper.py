@@ -8,9 +8,8 @@ import csv
 import importlib.util
 from pathlib import Path
 
-import numpy as np
-
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 

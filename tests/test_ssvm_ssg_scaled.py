@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from frankwolfe import RunOptions
-
 from frankwolfe.applications.structured_svm import ChainModel, make_chain, ssg
 from frankwolfe.applications.structured_svm._averaging import RunningAverage
 

@@ -4,9 +4,9 @@ compiled and generic BCFW engines, the estimator API."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import (
@@ -21,7 +21,6 @@ from frankwolfe.applications.structured_svm import (
     ssg,
 )
 from frankwolfe.applications.structured_svm.oracles import batch_primal
-from ssvm_reference import ssvm_dual_qp
 
 # -- independent reference: the dual QP over all labellings -----------------------
 
@@ -240,7 +239,6 @@ def test_warm_start_generic_path_rescales_blocks(chain_data):
     cold = StructuredSVM(ChainModel(4, 6), lam=0.1, **kw).fit(X, Y)
     # the warm start is the rescaled previous point: a feasible point of the new dual whose
     # value follows from (w, l) -> (w lam_old / lam_new, l)
-    w_old, l_old = None, None
     assert a.result_.success and cold.result_.success
     slack = 1e-12 * max(1.0, abs(cold.result_.fun))  # rounding of two sums of different order
     assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap + slack

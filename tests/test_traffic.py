@@ -203,8 +203,9 @@ def test_beckmann_exact_step_matches_scalar_minimization():
             if np.any(y < 0):
                 continue
         gamma = obj.exact_step(x, d, g)
-        ref = optimize.minimize_scalar(lambda t: obj.value(x + t * d), bounds=(0, 1),
-                                       method="bounded", options={"xatol": 1e-12})
+        ref = optimize.minimize_scalar(lambda t, x, d: obj.value(x + t * d), args=(x, d),
+                                       bounds=(0, 1), method="bounded",
+                                       options={"xatol": 1e-12})
         if gamma < 1:
             assert gamma == pytest.approx(ref.x, abs=1e-7)
             # first-order condition of the line search, by an independent formula
@@ -423,7 +424,8 @@ def _cvxpy_equilibrium(net: Network) -> tuple[np.ndarray, float]:
     t0, cap = net.free_flow_time, net.capacity
     beta = t0 * net.b
     obj = (t0 + net.fixed_cost) @ x + cp.sum(
-        cp.multiply(beta * cap / (net.power + 1), cp.power(cp.multiply(x, 1 / cap), net.power[0] + 1)))
+        cp.multiply(beta * cap / (net.power + 1),
+                    cp.power(cp.multiply(x, 1 / cap), net.power[0] + 1)))
     prob = cp.Problem(cp.Minimize(obj), cons)
     prob.solve(solver=cp.CLARABEL)
     return np.asarray(x.value), float(prob.value)

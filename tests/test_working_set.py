@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from qp_reference import assert_block_qp_optimal
 
 from frankwolfe import Atom, QuadraticObjective
-from frankwolfe.compiled import compiled_driver
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
+from frankwolfe.compiled import compiled_driver
 from frankwolfe.step_size import ExactStep
-from qp_reference import assert_block_qp_optimal
 
 
 def _atoms(rng, k, n):
@@ -108,7 +108,7 @@ def test_working_set_runs_the_core_fw_driver():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_block_qp_with_repeated_indices_matches_cvxpy(seed):
-    cp = pytest.importorskip("cvxpy")
+    pytest.importorskip("cvxpy")  # the reference optimum of assert_block_qp_optimal
     rng = np.random.default_rng(seed)
     n, k, groups = 9, 16, 3
     atoms, V = _atoms(rng, k, n)
