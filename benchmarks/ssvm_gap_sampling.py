@@ -40,7 +40,7 @@ def main() -> None:
     for name, solver, sampling in (("uniform BCFW", "bcfw", "uniform"),
                                    ("gap sampling + pairwise + cache", "bcfw_pairwise", "gap")):
         t0 = time.perf_counter()
-        svm = StructuredSVM(ChainModel(26, 129), lam=args.lam, solver=solver, sampling=sampling,
+        svm = StructuredSVM(ChainModel(26, 129), lam=args.lam, solver=solver, block_order=sampling,
                             averaging=False, tol=args.target, max_passes=args.max_passes,
                             gap_every=args.gap_every, eval_every=10**9,
                             random_state=args.seed).fit(X, Y)

@@ -94,7 +94,7 @@ def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
     kw = {} if tau == 1 else {"batch_size": tau}
     t0 = time.perf_counter()
     res = fw.block_coordinate_frank_wolfe(
-        f, dom, sampling=sampling, step_type=step_type, max_iter=max_passes, tol=0.0,
+        f, dom, block_order=sampling, block_step=step_type, max_iter=max_passes, tol=0.0,
         gap_every=gap_every, random_state=seed, callback=certificate,
         time_limit=time_limit, **kw)
     row.update(engine=res.extra["engine"], status=str(res.status), seconds=time.perf_counter() - t0,

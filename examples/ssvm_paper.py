@@ -189,7 +189,7 @@ def _run_core(kind: str, step: str, data: tuple, seed: int, passes: int,
         spent[0] += time.perf_counter() - t0
 
     if kind == "bcfw":
-        fw.block_coordinate_frank_wolfe(objective, domain, None, sampling="uniform",
+        fw.block_coordinate_frank_wolfe(objective, domain, None, block_order="uniform",
                                         step_size=step, max_iter=passes, tol=0.0,
                                         gap_every=10**9, random_state=seed, callback=callback)
     else:

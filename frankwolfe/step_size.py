@@ -663,8 +663,8 @@ def _block_rule(spec: str | StepSize | None, objective: Objective,
             )
     if isinstance(rule, Agnostic) and step.uses_active_set:
         raise ValueError(
-            f"step_type={step.name!r} needs a line search ('exact', 'short' or 'adaptive'); "
-            "the open-loop step 2n/(k+2n) only suits step_type='fw'"
+            f"block_step={step.name!r} needs a line search ('exact', 'short' or 'adaptive'); "
+            "the open-loop step 2n/(k+2n) only suits block_step='fw'"
         )
     rule.reset()
     return rule

@@ -144,7 +144,7 @@ def simplices():
 @pytest.mark.parametrize("sampling", ["uniform", "perm", "gap"])
 def test_product_of_simplices_matches_cvxpy(simplices, sampling):
     f, dom, x_ref = simplices
-    res = block_coordinate_frank_wolfe(f, dom, sampling=sampling, tol=1e-13, max_iter=2000,
+    res = block_coordinate_frank_wolfe(f, dom, block_order=sampling, tol=1e-13, max_iter=2000,
                                        random_state=3)
     assert res.success and res.gap <= 1e-13
     assert dom.is_feasible(res.x, tol=1e-12)
@@ -159,7 +159,7 @@ def test_gap_sampling_needs_fewer_block_steps(simplices):
     f, dom, _ = simplices
     steps = {}
     for sampling in ("uniform", "gap"):
-        res = block_coordinate_frank_wolfe(f, dom, sampling=sampling, tol=1e-6,
+        res = block_coordinate_frank_wolfe(f, dom, block_order=sampling, tol=1e-6,
                                            max_iter=2000, gap_every=1, random_state=3)
         assert res.success and res.gap <= 1e-6
         steps[sampling] = res.extra["n_block_steps"]
@@ -169,7 +169,7 @@ def test_gap_sampling_needs_fewer_block_steps(simplices):
 
 def test_minimize_method_bcfw(simplices):
     f, dom, x_ref = simplices
-    res = minimize(f, dom, method="bcfw", sampling="perm", tol=1e-13, max_iter=2000,
+    res = minimize(f, dom, method="bcfw", block_order="perm", tol=1e-13, max_iter=2000,
                    random_state=0)
     assert res.success and np.max(np.abs(res.x - x_ref)) <= 1e-6
 
@@ -187,7 +187,7 @@ def test_away_and_pairwise_reach_boundary_optimum():
     x_ref = cvxpy_solution(f, n, m)
     assert np.sum(x_ref < 1e-8) >= 10  # several active bounds
     for step_type in ("away", "pairwise"):
-        res = block_coordinate_frank_wolfe(f, dom, step_type=step_type, tol=1e-13,
+        res = block_coordinate_frank_wolfe(f, dom, block_step=step_type, tol=1e-13,
                                            max_iter=3000, random_state=1)
         assert res.success, res.message
         assert np.max(np.abs(res.x - x_ref)) <= 1e-6
@@ -200,7 +200,7 @@ def test_ssvm_equivalence_with_algorithm4():
     passes = 15
     trace = []
     res = block_coordinate_frank_wolfe(
-        f, dom, x0, sampling="uniform", step_size="exact", tol=0.0, max_iter=passes,
+        f, dom, x0, block_order="uniform", step_size="exact", tol=0.0, max_iter=passes,
         gap_every=5, random_state=42, callback=lambda s: trace.append(s.x.copy()))
     ref = algorithm4(psis, losses, lam, passes, seed=42)
     assert len(trace) == passes + 1  # pass 0 (start) .. the last pass
@@ -229,7 +229,7 @@ def test_pairwise_with_cache_beats_plain_at_equal_oracle_calls():
                                          random_state=0)
     budget = plain.n_oracle_calls
     fancy = block_coordinate_frank_wolfe(
-        f, dom, x0, step_type="pairwise", cache=True, sampling="gap", tol=0.0,
+        f, dom, x0, block_step="pairwise", cache=True, block_order="gap", tol=0.0,
         max_iter=10_000, gap_every=1, random_state=0,
         callback=lambda s: s.info["oracle_calls"] < budget)
     end_plain = _best_gap_within(plain.history, budget)
@@ -244,8 +244,8 @@ def test_pairwise_with_cache_beats_plain_at_equal_oracle_calls():
 
 def test_same_seed_same_result():
     f, dom, x0, _ = ssvm_problem(n=15, d=20, seed=2)
-    for kw in ({"sampling": "uniform"}, {"sampling": "perm"},
-               {"sampling": "gap", "step_type": "pairwise", "cache": True}):
+    for kw in ({"block_order": "uniform"}, {"block_order": "perm"},
+               {"block_order": "gap", "block_step": "pairwise", "cache": True}):
         a = block_coordinate_frank_wolfe(f, dom, x0, max_iter=8, tol=0.0, random_state=7, **kw)
         b = block_coordinate_frank_wolfe(f, dom, x0, max_iter=8, tol=0.0,
                                          random_state=np.random.default_rng(7), **kw)
@@ -256,7 +256,7 @@ def test_same_seed_same_result():
 
 def test_block_iterates_sum_to_x_and_stay_feasible():
     f, dom, x0, _ = ssvm_problem(n=12, d=15, seed=3)
-    res = block_coordinate_frank_wolfe(f, dom, x0, step_type="away", sampling="gap",
+    res = block_coordinate_frank_wolfe(f, dom, x0, block_step="away", block_order="gap",
                                        max_iter=20, tol=0.0, random_state=0)
     x = np.zeros(dom.dim)
     for ix, z in zip(dom.block_indices, res.extra["block_iterates"]):
@@ -324,10 +324,10 @@ def test_bad_input():
     f, dom = simplices_problem(n=4, m=3)
     with pytest.raises(TypeError, match="ProductDomain"):
         block_coordinate_frank_wolfe(f, L1Ball(dim=12))
-    with pytest.raises(ValueError, match="sampling.*'uniform'.*'cyclic'"):
-        block_coordinate_frank_wolfe(f, dom, sampling="cyclic")
-    with pytest.raises(ValueError, match="step_type"):
-        block_coordinate_frank_wolfe(f, dom, step_type="newton")
+    with pytest.raises(ValueError, match="block_order.*'uniform'.*'cyclic'"):
+        block_coordinate_frank_wolfe(f, dom, block_order="cyclic")
+    with pytest.raises(ValueError, match="block_step"):
+        block_coordinate_frank_wolfe(f, dom, block_step="newton")
     with pytest.raises(ShapeError, match=r"x0 has shape \(5,\), expected \(12,\)"):
         block_coordinate_frank_wolfe(f, dom, np.zeros(5))
     with pytest.raises(ValueError, match="block 0 is not in"):
@@ -337,7 +337,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="gap_every"):
         block_coordinate_frank_wolfe(f, dom, gap_every=0)
     with pytest.raises(ValueError, match="needs a line search"):
-        block_coordinate_frank_wolfe(f, dom, step_type="pairwise", step_size="agnostic")
+        block_coordinate_frank_wolfe(f, dom, block_step="pairwise", step_size="agnostic")
 
 
 @pytest.mark.parametrize("step_size", ["exact", "agnostic"])

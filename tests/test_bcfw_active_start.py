@@ -35,11 +35,11 @@ def test_start_from_active_sets_keeps_atoms_and_converges():
     f, dom, x_star = _problem()
     start = [[(_vertex(0), 0.5), (_vertex(1), 0.25), (_vertex(1), 0.25)],  # duplicate adds
              [(_vertex(2), 1.0)]]
-    res0 = block_coordinate_frank_wolfe(f, dom, start, step_type="pairwise", max_iter=0)
+    res0 = block_coordinate_frank_wolfe(f, dom, start, block_step="pairwise", max_iter=0)
     np.testing.assert_allclose(res0.x, [0.5, 0.5, 0.0, 0.0, 0.0, 1.0], atol=1e-15)
     assert sorted(k for k, _ in res0.extra["active_sets"][0]) == [("e", 0), ("e", 1)]
     assert dict(res0.extra["active_sets"][0])[("e", 1)] == pytest.approx(0.5, abs=1e-15)
-    res = block_coordinate_frank_wolfe(f, dom, start, step_type="pairwise", tol=1e-12,
+    res = block_coordinate_frank_wolfe(f, dom, start, block_step="pairwise", tol=1e-12,
                                        max_iter=500, random_state=0)
     np.testing.assert_allclose(res.x, x_star, atol=1e-6)
     for atoms in res.extra["active_sets"]:
@@ -50,10 +50,10 @@ def test_start_from_active_sets_rejects_bad_weights_and_shapes():
     f, dom, _ = _problem()
     good = [(_vertex(2), 1.0)]
     with pytest.raises(ValueError, match="block 0's active set.*summing to 1"):
-        block_coordinate_frank_wolfe(f, dom, [[(_vertex(0), 0.6)], good], step_type="pairwise")
+        block_coordinate_frank_wolfe(f, dom, [[(_vertex(0), 0.6)], good], block_step="pairwise")
     with pytest.raises(ValueError, match="non-negative"):
         block_coordinate_frank_wolfe(f, dom, [[(_vertex(0), 1.5), (_vertex(1), -0.5)], good],
-                                     step_type="pairwise")
+                                     block_step="pairwise")
     with pytest.raises(ShapeError, match="an atom of block 1"):
         block_coordinate_frank_wolfe(f, dom, [good, [(Atom.sparse([0], [1.0], 4), 1.0)]],
-                                     step_type="pairwise")
+                                     block_step="pairwise")

@@ -57,7 +57,7 @@ def run(f, dom, P, compiled, **kw):
     kw = {"gap_every": 10**6, "random_state": 3} | kw
     with fw.debug(False):  # debug mode would keep the Python engine
         return block_coordinate_frank_wolfe(f, dom, averaging="tail", max_iter=P, tol=0.0,
-                                            sampling="perm", compiled=compiled, **kw)
+                                            block_order="perm", compiled=compiled, **kw)
 
 
 @pytest.mark.parametrize("P", [1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 23])

@@ -50,11 +50,11 @@ def _chain(ids: bool):
 
 
 @pytest.mark.parametrize("ids", [False, True])
-@pytest.mark.parametrize("kw", [{"sampling": "uniform", "averaging": "weighted"},
-                                {"sampling": "gap", "averaging": "uniform"},
+@pytest.mark.parametrize("kw", [{"block_order": "uniform", "averaging": "weighted"},
+                                {"block_order": "gap", "averaging": "uniform"},
                                 # a third pair of driver compilations (~25 s): kept for -m slow;
                                 # the agnostic kernel is also checked in test_bcfw.py
-                                pytest.param({"sampling": "perm", "step_size": "agnostic"},
+                                pytest.param({"block_order": "perm", "step_size": "agnostic"},
                                              marks=pytest.mark.slow)])
 def test_fused_and_generic_compiled_drivers_equal_python_engine(ids, kw):
     model, X, Y = _chain(ids)

@@ -28,7 +28,7 @@ def problem():
 @pytest.mark.parametrize("sampling", ["uniform", "perm", "gap"])
 def test_batch_size_one_is_serial_bcfw_python_engine(problem, sampling):
     f, dom, _ = problem
-    kw = dict(sampling=sampling, max_iter=6, tol=0.0, gap_every=3, random_state=5,
+    kw = dict(block_order=sampling, max_iter=6, tol=0.0, gap_every=3, random_state=5,
               averaging="weighted", compiled=False)
     serial = block_coordinate_frank_wolfe(f, dom, **kw)
     batched = block_coordinate_frank_wolfe(f, dom, batch_size=1, **kw)
@@ -42,7 +42,7 @@ def test_batch_size_one_is_serial_bcfw_python_engine(problem, sampling):
 @pytest.mark.parametrize("sampling", ["uniform", "gap"])
 def test_batch_size_one_is_serial_bcfw_compiled_engine(problem, sampling):
     f, dom, _ = problem
-    kw = dict(sampling=sampling, max_iter=6, tol=0.0, random_state=5)
+    kw = dict(block_order=sampling, max_iter=6, tol=0.0, random_state=5)
     with debug(False):  # the compiled pass does not run in debug mode
         serial = block_coordinate_frank_wolfe(f, dom, **kw)
         batched = block_coordinate_frank_wolfe(f, dom, batch_size=1, **kw)
@@ -58,7 +58,7 @@ def test_batch_size_one_is_serial_bcfw_compiled_engine(problem, sampling):
 def test_mini_batches_reach_the_cvxpy_optimum(problem, tau, sampling):
     f, dom, x_ref = problem
     f_star = f.value(x_ref)
-    res = block_coordinate_frank_wolfe(f, dom, batch_size=tau, sampling=sampling, tol=1e-7,
+    res = block_coordinate_frank_wolfe(f, dom, batch_size=tau, block_order=sampling, tol=1e-7,
                                        max_iter=3000, random_state=0)
     assert res.success, res.message
     assert res.extra["engine"] == "python"
@@ -69,7 +69,7 @@ def test_mini_batches_reach_the_cvxpy_optimum(problem, tau, sampling):
 
 def test_threads_give_the_serial_executor_iterates(problem):
     f, dom, _ = problem
-    kw = dict(batch_size=8, sampling="gap", max_iter=5, tol=0.0, random_state=2)
+    kw = dict(batch_size=8, block_order="gap", max_iter=5, tol=0.0, random_state=2)
     one = block_coordinate_frank_wolfe(f, dom, executor=SerialExecutor(), **kw)
     two = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
     assert two.extra["executor"] == "ThreadExecutor(n_jobs=2)"

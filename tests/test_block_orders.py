@@ -44,7 +44,7 @@ def test_user_cyclic_order_runs_through_public_api(compiled):
     f, dom, y = projection_problem()
     order = Cyclic(list(range(11, -1, -1)) + [0, 5])  # reversed, then two blocks again
     with fw.debug(False):
-        res = block_coordinate_frank_wolfe(f, dom, sampling=order, tol=1e-10, max_iter=500,
+        res = block_coordinate_frank_wolfe(f, dom, block_order=order, tol=1e-10, max_iter=500,
                                            gap_every=1, compiled=compiled)
     assert res.success and res.method == "bcfw"
     assert res.extra["block_order"] == "cyclic"
@@ -60,7 +60,7 @@ def test_user_order_through_minimize_equals_both_engines():
     runs = []
     for compiled in (True, False):
         with fw.debug(False):
-            runs.append(minimize(f, dom, method="bcfw", sampling=Cyclic(np.arange(12)),
+            runs.append(minimize(f, dom, method="bcfw", block_order=Cyclic(np.arange(12)),
                                  tol=0.0, max_iter=7, compiled=compiled))
     np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
 
@@ -68,7 +68,7 @@ def test_user_order_through_minimize_equals_both_engines():
 def test_bad_user_order_gets_a_clear_error():
     f, dom, _ = projection_problem()
     with pytest.raises(ValueError, match=r"Cyclic.pass_order must return .* in \[0, 12\)"):
-        block_coordinate_frank_wolfe(f, dom, sampling=Cyclic([0, 12]), compiled=False)
+        block_coordinate_frank_wolfe(f, dom, block_order=Cyclic([0, 12]), compiled=False)
 
 
 def test_gap_sampling_tree_is_shared_and_proportional():
@@ -88,5 +88,5 @@ def test_gap_sampling_tree_is_shared_and_proportional():
 
 def test_unknown_order_name_lists_choices():
     f, dom, _ = projection_problem()
-    with pytest.raises(ValueError, match="sampling must be one of .* or a BlockOrder"):
-        block_coordinate_frank_wolfe(f, dom, sampling="zigzag")
+    with pytest.raises(ValueError, match="block_order must be one of .* or a BlockOrder"):
+        block_coordinate_frank_wolfe(f, dom, block_order="zigzag")

@@ -51,7 +51,7 @@ def test_exact_step_on_block_view_is_the_closed_form():
 @pytest.mark.parametrize("step_type", ["fw", "away", "pairwise"])
 def test_step_rules_on_block_steps_reach_closed_form_minimizer(rule, step_type):
     f, dom, y = projection_problem()
-    res = block_coordinate_frank_wolfe(f, dom, step_type=step_type, step_size=rule, tol=1e-6,
+    res = block_coordinate_frank_wolfe(f, dom, block_step=step_type, step_size=rule, tol=1e-6,
                                        max_iter=3000, random_state=0)
     name = {"short": "ShortStep", "adaptive": "Adaptive"}.get(rule, type(rule).__name__)
     assert res.success and res.extra["step_size"].startswith(name)
@@ -61,7 +61,7 @@ def test_step_rules_on_block_steps_reach_closed_form_minimizer(rule, step_type):
 
 def test_armijo_backtracks_on_the_block_view():
     f, dom, y = projection_problem(seed=3)
-    res = block_coordinate_frank_wolfe(f, dom, step_type="pairwise", step_size=Armijo(),
+    res = block_coordinate_frank_wolfe(f, dom, block_step="pairwise", step_size=Armijo(),
                                        tol=1e-6, max_iter=3000, random_state=0)
     assert res.success
     assert -1e-12 <= res.fun <= res.gap + 1e-12
@@ -78,7 +78,7 @@ class DampedFW(BlockStep):
 
 def test_user_block_step_runs_in_python_engine():
     f, dom, y = projection_problem(seed=2)
-    res = block_coordinate_frank_wolfe(f, dom, step_type=DampedFW(), tol=1e-8,
+    res = block_coordinate_frank_wolfe(f, dom, block_step=DampedFW(), tol=1e-8,
                                        max_iter=3000, random_state=0)
     assert res.success and res.extra["engine"] == "python"
     assert res.extra["block_step"] == "damped"
@@ -96,7 +96,7 @@ def test_compiled_availability_follows_the_strategies():
         with pytest.raises(ValueError, match="no compiled form"):
             block_coordinate_frank_wolfe(f, dom, step_size="short", compiled=True)
         with pytest.raises(ValueError, match="picks block by block"):
-            block_coordinate_frank_wolfe(f, dom, sampling="max_gap", compiled=True)
+            block_coordinate_frank_wolfe(f, dom, block_order="max_gap", compiled=True)
 
 
 def test_block_store_keeps_a_convex_combination_when_residues_are_zeroed():

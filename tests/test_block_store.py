@@ -96,7 +96,7 @@ def test_dense_and_sparse_storage_same_iterates_and_closed_form_optimum(step_typ
     runs = {}
     for storage in ("dense", "sparse", "auto"):
         runs[storage] = block_coordinate_frank_wolfe(
-            f, dom, step_type=step_type, step_size="exact", sampling="gap", cache=True,
+            f, dom, block_step=step_type, step_size="exact", block_order="gap", cache=True,
             cache_size=6, max_iter=300, tol=1e-10, gap_every=5, random_state=4,
             atom_storage=storage)
     d, s = runs["dense"], runs["sparse"]

@@ -136,8 +136,8 @@ def test_declarative_parameter_checks(ragged):
         _svm(lam=np.inf).fit(X, Y)
     with pytest.raises(ValueError, match="'radius' parameter of ConstrainedLasso.*Got 0"):
         ConstrainedLasso(radius=0).fit(np.eye(3), np.ones(3))
-    with pytest.raises(ValueError, match="'step_type' parameter of KernelStructuredSVM"):
-        KernelStructuredSVM(MulticlassModel(2, 2), step_type="away").fit([np.zeros(2)], [0])
+    with pytest.raises(ValueError, match="'block_step' parameter of KernelStructuredSVM"):
+        KernelStructuredSVM(MulticlassModel(2, 2), block_step="away").fit([np.zeros(2)], [0])
 
 
 # -- non-finite inputs -------------------------------------------------------------------

@@ -67,7 +67,7 @@ def test_mini_batch_iterates_with_and_without_the_batch_oracle(ids, sampling):
     model, X, Y = _chain(ids)
     lam = 0.05
     # the Python rounds (the compiled engine takes the round kernels, not this hook)
-    kw = dict(batch_size=8, sampling=sampling, max_iter=4, tol=0.0, gap_every=2,
+    kw = dict(batch_size=8, block_order=sampling, max_iter=4, tol=0.0, gap_every=2,
               random_state=2, compiled=False)
     runs = {}
     for name, dom, n_jobs in (("blocks", SSVMDual(model, X, Y, lam, compiled=False), 1),
@@ -96,7 +96,7 @@ def test_compiled_rounds_take_the_python_rounds_steps(ids, tau, sampling):
     model, X, Y = _chain(ids)
     dom = SSVMDual(model, X, Y, 0.05)
     f = dom.dual_objective()
-    kw = dict(batch_size=tau, sampling=sampling, max_iter=5, tol=0.0, gap_every=2,
+    kw = dict(batch_size=tau, block_order=sampling, max_iter=5, tol=0.0, gap_every=2,
               random_state=4)
     python = block_coordinate_frank_wolfe(f, dom, compiled=False, **kw)
     with debug(False):  # the compiled engine does not run in debug mode

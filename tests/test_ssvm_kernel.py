@@ -61,7 +61,7 @@ def tiny_chain():
 
 def test_linear_kernel_chain_matches_cvxpy_primal(tiny_chain):
     model, X, Y, Xt, Yt, lam, p_ref, w_ref = tiny_chain
-    svm = KernelStructuredSVM(model, "linear", lam=lam, step_type="pairwise", tol=1e-11,
+    svm = KernelStructuredSVM(model, "linear", lam=lam, block_step="pairwise", tol=1e-11,
                               max_passes=5000, gap_every=5, random_state=0).fit(X, Y)
     assert svm.result_.success, svm.result_.message
     assert svm.dual_ == pytest.approx(p_ref, abs=1e-6)  # strong duality
@@ -79,7 +79,7 @@ def test_linear_kernel_chain_matches_cvxpy_primal(tiny_chain):
 def test_linear_kernel_chain_matches_structured_svm(tiny_chain):
     """Same optimum and predictions as the linear estimator (gapBCFW to 1e-10)."""
     model, X, Y, Xt, Yt, lam, p_ref, w_ref = tiny_chain
-    ksvm = KernelStructuredSVM(model, "linear", lam=lam, step_type="pairwise", tol=1e-10,
+    ksvm = KernelStructuredSVM(model, "linear", lam=lam, block_step="pairwise", tol=1e-10,
                                max_passes=5000, random_state=1).fit(X, Y)
     lsvm = StructuredSVM(model, lam=lam, solver="bcfw_pairwise", tol=1e-10, max_passes=5000,
                          gap_every=5, random_state=1).fit(X, Y)
@@ -140,7 +140,7 @@ def rbf_multiclass():
 def test_rbf_multiclass_matches_cvxpy_dual_qp(rbf_multiclass, monkeypatch):
     X, Y, Xt, gamma, lam, d_ref, scores_ref = rbf_multiclass
     svm = KernelStructuredSVM(MulticlassModel(3, 2), LabelMatchKernel("rbf", gamma=gamma),
-                              lam=lam, step_type="pairwise", tol=1e-11, max_passes=5000,
+                              lam=lam, block_step="pairwise", tol=1e-11, max_passes=5000,
                               random_state=0).fit(list(X), list(Y))
     assert svm.result_.success, svm.result_.message
     assert svm.dual_ == pytest.approx(d_ref, abs=1e-6)
@@ -161,7 +161,7 @@ def test_rbf_multiclass_matches_cvxpy_dual_qp(rbf_multiclass, monkeypatch):
 def test_rbf_multiclass_fw_steps_converge(rbf_multiclass, sampling):
     X, Y, Xt, gamma, lam, d_ref, scores_ref = rbf_multiclass
     svm = KernelStructuredSVM(MulticlassModel(3, 2), LabelMatchKernel("rbf", gamma=gamma),
-                              lam=lam, tol=1e-4, max_passes=3000, sampling=sampling,
+                              lam=lam, tol=1e-4, max_passes=3000, block_order=sampling,
                               random_state=2).fit(list(X), list(Y))
     assert svm.result_.success
     assert svm.dual_ <= d_ref + 1e-8 <= svm.primal_ + 2e-8
@@ -239,8 +239,8 @@ def test_errors():
         KernelStructuredSVM(model, 3).fit(X, Y)
     with pytest.raises(ValueError, match="X has 2 examples but Y has 1"):
         KernelStructuredSVM(model).fit(X, Y[:1])
-    with pytest.raises(ValueError, match="step_type"):
-        KernelStructuredSVM(model, step_type="away").fit(X, Y)
+    with pytest.raises(ValueError, match="block_step"):
+        KernelStructuredSVM(model, block_step="away").fit(X, Y)
     with pytest.raises(ValueError, match="lam"):
         KernelStructuredSVM(model, lam=-1.0).fit(X, Y)
     with pytest.raises(ValueError, match="Y\\[1\\] = 5 is not among"):

@@ -260,7 +260,7 @@ def test_online_eg_step_scheme_matches_enumerated_reference(sampling):
                 halvings.append(-1)
     w_ref, ell_ref, f_ref = image(p)
     assert calls > passes * n and max(halvings) >= 1  # the scheme retried some steps
-    out = online_eg(model, X, Y, lam, max_passes=10 * passes, sampling=sampling,
+    out = online_eg(model, X, Y, lam, max_passes=10 * passes, block_order=sampling,
                     random_state=seed, options=RunOptions(callback=lambda s: s.k < passes))
     assert out["passes"] == passes and out["oracle_calls"] == calls
     np.testing.assert_allclose(out["w"], w_ref, rtol=0, atol=1e-10)

@@ -39,8 +39,8 @@ def tiny_chain():
 
 
 @pytest.mark.parametrize("kw", [
-    {"sampling": "gap", "step_type": "pairwise", "cache": True},
-    {"sampling": "uniform", "step_type": "away"},
+    {"block_order": "gap", "block_step": "pairwise", "cache": True},
+    {"block_order": "uniform", "block_step": "away"},
 ])
 def test_tiny_chain_dual_optimum_matches_cvxpy(tiny_chain, kw):
     """Block pairwise / away steps converge linearly: the optimum to 1e-6."""
@@ -123,8 +123,9 @@ def test_multiclass_matches_linearsvc_crammer_singer():
 
 
 @pytest.mark.parametrize("ids", [False, True])
-@pytest.mark.parametrize("kw", [{"sampling": "uniform", "averaging": "weighted"},
-                                {"sampling": "gap"}, {"sampling": "perm", "step_size": "agnostic"}])
+@pytest.mark.parametrize("kw", [{"block_order": "uniform", "averaging": "weighted"},
+                                {"block_order": "gap"},
+                                {"block_order": "perm", "step_size": "agnostic"}])
 def test_compiled_chain_engine_equals_generic(ids, kw):
     if ids:
         X, Y = make_chain(30, n_states=4, n_features=5, n_templates=3, random_state=1)

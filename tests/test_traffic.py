@@ -618,7 +618,7 @@ def test_bcfw_warm_start_errors():
     with pytest.raises(ValueError, match="'origin' or 'od'"):
         traffic_assignment(net, "bcfw", blocks="link")
     with pytest.raises(ValueError, match="route_flows: `result` keeps no active sets"):
-        route_flows(net, traffic_assignment(net, "bcfw", step_type="fw", cache=False))
+        route_flows(net, traffic_assignment(net, "bcfw", block_step="fw", cache=False))
 
 
 def test_parallel_all_or_nothing_equals_serial():

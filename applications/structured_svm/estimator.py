@@ -83,7 +83,7 @@ class StructuredSVM(BaseEstimator):
         :mod:`.solvers.extragradient`; the latter's restricted saddle gaps
         go to ``restricted_gaps_``; both start from uniform duals, ``warm_start`` does
         not apply).
-    sampling : {"uniform", "perm", "gap"}, optional
+    block_order : {"uniform", "perm", "gap"}, optional
         Block order; default ``"uniform"`` (``"gap"`` for ``bcfw_pairwise``).
     averaging : {"weighted", "uniform", "tail"}, bool or None, optional
         Averaging of the iterates; the averaged point is the one certified and
@@ -200,7 +200,7 @@ class StructuredSVM(BaseEstimator):
         "model": [InstanceOf(StructuredModel)],
         "lam": [Interval(Real, 0, None, closed="neither"), None],
         "solver": [Options(_SOLVERS)],
-        "sampling": [Options({"uniform", "perm", "gap"}), None],
+        "block_order": [Options({"uniform", "perm", "gap"}), None],
         "averaging": [BOOLEAN, Options(_AVERAGING), None],
         "max_passes": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -219,7 +219,7 @@ class StructuredSVM(BaseEstimator):
     }
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
-                 sampling: str | None = None, averaging: bool | str | None = None,
+                 block_order: str | None = None, averaging: bool | str | None = None,
                  max_passes: int = 200,
                  tol: float = 0.1, gap_every: int = 10, eval_every: int | None = None,
                  time_limit: float | None = None,
@@ -230,7 +230,7 @@ class StructuredSVM(BaseEstimator):
         self.model = model
         self.lam = lam
         self.solver = solver
-        self.sampling = sampling
+        self.block_order = block_order
         self.averaging = averaging
         self.max_passes = max_passes
         self.tol = tol
@@ -487,7 +487,7 @@ def _bcfw_steps(max_passes: int, gap_every: int) -> int:
 
 def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
     pairwise = svm.solver == "bcfw_pairwise"
-    sampling = svm.sampling or ("gap" if pairwise else "uniform")
+    block_order = svm.block_order or ("gap" if pairwise else "uniform")
     domain = SSVMDual(svm.model, X, Y, lam, compiled=svm.compiled, n_jobs=svm.n_jobs)
     objective = domain.dual_objective()
     if warm:
@@ -496,13 +496,13 @@ def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Ru
         domain.set_warm_start(getattr(svm, "_state", None))
     # gapBCFW has no averaging: the average lags behind the linear convergence
     # of pairwise steps and behind gap sampling's focus on the worst blocks
-    default_avg = not pairwise and sampling != "gap"
+    default_avg = not pairwise and block_order != "gap"
     avg = _averaging_kind(svm.averaging, "weighted" if default_avg else None)
 
     def solve(options: RunOptions) -> Result:
         return fw.block_coordinate_frank_wolfe(
-            objective, domain, None, sampling=sampling,
-            step_type="pairwise" if pairwise else "fw",
+            objective, domain, None, block_order=block_order,
+            block_step="pairwise" if pairwise else "fw",
             cache=pairwise, cache_size=50 if pairwise else 100,
             gap_every=int(svm.gap_every), averaging=avg,
             certify="average" if avg else "last", random_state=svm.random_state,
@@ -577,7 +577,7 @@ def _run_ssg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run
     def solve(options: RunOptions) -> Result:
         return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
                    averaging=_averaging_kind(svm.averaging, "weighted"),
-                   sampling=svm.sampling or "uniform", w0=w0,
+                   block_order=svm.block_order or "uniform", w0=w0,
                    random_state=svm.random_state, options=options)
 
     return _Run(solve, int(svm.max_passes), lambda x, fun, info: (x, None),
@@ -588,7 +588,7 @@ def _run_ssg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run
 def _run_online_eg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
     def solve(options: RunOptions) -> Result:
         return online_eg(svm.model, X, Y, lam, max_passes=svm.max_passes,
-                         sampling=svm.sampling or "uniform",
+                         block_order=svm.block_order or "uniform",
                          random_state=svm.random_state, options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:

@@ -277,10 +277,10 @@ class KernelStructuredSVM(BaseEstimator):
         when it ends the run before ``tol``.
     tol : float, default 1e-3
         Stop at this certified duality gap.
-    step_type : {"fw", "pairwise"}, default "fw"
+    block_step : {"fw", "pairwise"}, default "fw"
         Block FW steps (Algorithm 4) or block pairwise steps (linear
         convergence; use it to solve to high precision).
-    sampling : {"uniform", "perm", "gap"}, default "uniform"
+    block_order : {"uniform", "perm", "gap"}, default "uniform"
     averaging : bool, optional
         Weighted averaging of ``alpha`` (BCFW-wavg); default True for FW steps
         with uniform or perm sampling, False for pairwise steps or gap sampling.
@@ -340,8 +340,8 @@ class KernelStructuredSVM(BaseEstimator):
         "lam": [Interval(Real, 0, None, closed="neither"), None],
         "max_passes": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "step_type": [Options({"fw", "pairwise"})],
-        "sampling": [Options({"uniform", "perm", "gap"})],
+        "block_step": [Options({"fw", "pairwise"})],
+        "block_order": [Options({"uniform", "perm", "gap"})],
         "averaging": [BOOLEAN, None],
         "gap_every": [Interval(Integral, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
@@ -350,8 +350,8 @@ class KernelStructuredSVM(BaseEstimator):
     }
 
     def __init__(self, model: StructuredModel, kernel: Any = "linear", lam: float | None = None,
-                 max_passes: int = 200, tol: float = 1e-3, step_type: str = "fw",
-                 sampling: str = "uniform", averaging: bool | None = None, gap_every: int = 10,
+                 max_passes: int = 200, tol: float = 1e-3, block_step: str = "fw",
+                 block_order: str = "uniform", averaging: bool | None = None, gap_every: int = 10,
                  random_state: int | np.random.Generator | None = None,
                  max_labellings: int = 4096, max_pairs: int = 12000) -> None:
         self.model = model
@@ -359,8 +359,8 @@ class KernelStructuredSVM(BaseEstimator):
         self.lam = lam
         self.max_passes = max_passes
         self.tol = tol
-        self.step_type = step_type
-        self.sampling = sampling
+        self.block_step = block_step
+        self.block_order = block_order
         self.averaging = averaging
         self.gap_every = gap_every
         self.random_state = random_state
@@ -433,10 +433,10 @@ class KernelStructuredSVM(BaseEstimator):
         # gapBCFW has no averaging: the gap estimates that steer sampling are about the
         # last iterate, and the averaged one lags far behind (measured: gap 4e-2 after
         # 3000 passes on a 24-example problem, against 1e-4 without averaging)
-        default_avg = self.step_type == "fw" and self.sampling != "gap"
+        default_avg = self.block_step == "fw" and self.block_order != "gap"
         averaging = default_avg if self.averaging is None else bool(self.averaging)
         res = fw.block_coordinate_frank_wolfe(
-            objective, domain, x0, sampling=self.sampling, step_type=self.step_type,
+            objective, domain, x0, block_order=self.block_order, block_step=self.block_step,
             max_iter=int(self.max_passes), tol=self.tol, gap_every=int(self.gap_every),
             averaging="weighted" if averaging else None,
             certify="average" if averaging else "last", random_state=self.random_state)

@@ -59,7 +59,7 @@ def route_flows(network: Network,
     if sets is None:
         raise ValueError(
             "route_flows: `result` keeps no active sets; run traffic_assignment(..., "
-            "method='bcfw') with step_type 'pairwise' (default) or 'away'"
+            "method='bcfw') with block_step 'pairwise' (default) or 'away'"
         )
     out: dict[tuple[int, int], dict[tuple[int, ...], float]] = {}
     for atoms in sets:

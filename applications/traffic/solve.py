@@ -129,8 +129,8 @@ def traffic_assignment(
         Passed to the solver: ``delta`` for the conjugate methods,
         ``step_size``; for ``"bcfw"`` ``blocks`` (``"origin"``, default, or
         ``"od"``: one block per OD pair, path atoms; fewer passes, more
-        block steps per pass, see :class:`AssignmentBlocks`), ``step_type`` (default
-        ``"pairwise"``), ``sampling`` (default ``"gap"``), ``gap_every``
+        block steps per pass, see :class:`AssignmentBlocks`), ``block_step`` (default
+        ``"pairwise"``), ``block_order`` (default ``"gap"``), ``gap_every``
         (default 5: a certificate every 5 passes), ``cache`` (default True:
         reuse stored trees when good enough), ``cache_size`` (default 20
         inactive trees per block) and the other keywords of
@@ -180,8 +180,8 @@ def traffic_assignment(
     )
     if key == "bcfw":
         domain = AssignmentBlocks(network, by=options.pop("blocks", "origin"), n_jobs=n_jobs)
-        options.setdefault("step_type", "pairwise")
-        options.setdefault("sampling", "gap")
+        options.setdefault("block_step", "pairwise")
+        options.setdefault("block_order", "gap")
         options.setdefault("gap_every", 5)
         # gapBCFW's cache: a block step reuses a stored tree when its gap is large
         # enough, so most steps skip the shortest-path call (benchmarks/README.md,

@@ -191,5 +191,7 @@ def make_block_order(spec: Any, gap_degree: float = 1.0) -> BlockOrder:
         return spec
     key = spec.lower() if isinstance(spec, str) else spec
     if key not in _ORDERS:
-        raise ValueError(f"sampling must be one of {list(_ORDERS)} or a BlockOrder, got {spec!r}")
+        raise ValueError(
+            f"block_order must be one of {list(_ORDERS)} or a BlockOrder, got {spec!r}"
+        )
     return GapSampling(gap_degree) if key == "gap" else _ORDERS[key]()

@@ -110,7 +110,7 @@ def make_block_step(spec: Any) -> BlockStep:
         return spec
     key = spec.lower() if isinstance(spec, str) else spec
     if key not in _STEPS:
-        raise ValueError(f"step_type must be one of {list(_STEPS)} or a BlockStep, got {spec!r}")
+        raise ValueError(f"block_step must be one of {list(_STEPS)} or a BlockStep, got {spec!r}")
     return _STEPS[key]()
 
 

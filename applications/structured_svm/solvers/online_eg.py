@@ -151,10 +151,10 @@ class _OnlineEGEngine(Engine):
     retried steps make it cost more than ``n`` forward-backward calls)."""
 
     def __init__(self, model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float,
-                 eta0: float, sampling: str, rng: np.random.Generator,
+                 eta0: float, block_order: str, rng: np.random.Generator,
                  max_passes: float) -> None:
         self.data = data = chain_dual_data(model, X, Y, "online_eg")
-        self.lam, self.sampling, self.rng = lam, sampling, rng
+        self.lam, self.block_order, self.rng = lam, block_order, rng
         self.n = data.n
         self.budget = CallBudget(max_passes, data.n, "online_eg")
         self.gram, self.goff = data.gram()
@@ -177,7 +177,7 @@ class _OnlineEGEngine(Engine):
     def advance(self, k: int, monitor: Monitor) -> None:
         data, n, point = self.data, self.n, self.point
         self.p += 1
-        order = (self.rng.integers(n, size=n) if self.sampling == "uniform"
+        order = (self.rng.integers(n, size=n) if self.block_order == "uniform"
                  else self.rng.permutation(n))
         c, dell, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K,
                                   data.F, data.uses_ids, self.gram, self.goff, float(self.lam),
@@ -203,7 +203,7 @@ class _OnlineEGEngine(Engine):
 
 
 def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
-              max_passes: float = 50, eta0: float = 0.5, sampling: str = "uniform",
+              max_passes: float = 50, eta0: float = 0.5, block_order: str = "uniform",
               random_state: int | np.random.Generator | None = None,
               options: RunOptions | None = None) -> Result:
     """Run online-EG on a chain model, on the core's driver.
@@ -221,7 +221,7 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         last, partial pass is counted in ``passes``).
     eta0 : float
         Initial per-example step (the paper's 0.5).
-    sampling : {"uniform", "perm"}
+    block_order : {"uniform", "perm"}
         Examples drawn with replacement, or a fresh permutation per pass.
     random_state : int or Generator
     options : RunOptions, optional
@@ -244,11 +244,12 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         ``passes``, ``effective_passes``, ``oracle_calls`` and ``point``.
     """
     lam = check_lam(lam, "online_eg")
-    if sampling not in ("uniform", "perm"):
-        raise ValueError(f"online_eg: `sampling` must be 'uniform' or 'perm', got {sampling!r}")
+    if block_order not in ("uniform", "perm"):
+        raise ValueError(f"online_eg: `block_order` must be 'uniform' or 'perm', got "
+                         f"{block_order!r}")
     if not (np.isfinite(eta0) and eta0 > 0):
         raise ValueError(f"online_eg: `eta0` must be a positive number, got {eta0!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
-    engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, sampling, rng, max_passes)
+    engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, block_order, rng, max_passes)
     return drive(engine, budget_options(options, max_passes).monitor("online_eg"))

@@ -40,10 +40,10 @@ class _SSGEngine(Engine):
     """SSG passes on ``w = s * v``; one outer iteration is one pass of ``n`` steps."""
 
     def __init__(self, model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float,
-                 kind: str | None, sampling: str, v: np.ndarray, rng: np.random.Generator,
+                 kind: str | None, block_order: str, v: np.ndarray, rng: np.random.Generator,
                  budget: CallBudget) -> None:
         self.model, self.X, self.Y, self.lam = model, X, Y, lam
-        self.sampling, self.rng, self.budget = sampling, rng, budget
+        self.block_order, self.rng, self.budget = block_order, rng, budget
         n, d = len(X), model.size_joint_feature
         self.n = n
         self.v = v
@@ -67,7 +67,7 @@ class _SSGEngine(Engine):
                                             self.avg, self.w_view)
         n, s, step_k = self.n, self.s, self.k
         rng = self.rng
-        order = rng.integers(n, size=n) if self.sampling == "uniform" else rng.permutation(n)
+        order = rng.integers(n, size=n) if self.block_order == "uniform" else rng.permutation(n)
         for i in order:
             if self.gather:
                 sup = model.feature_support(X[i])
@@ -116,7 +116,7 @@ class _SSGEngine(Engine):
 
 def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         max_passes: int = 50, averaging: bool | str | None = True,
-        sampling: str = "uniform",
+        block_order: str = "uniform",
         w0: np.ndarray | None = None, random_state: int | np.random.Generator | None = None,
         options: RunOptions | None = None) -> Result:
     """Run SSG on the core's driver.
@@ -133,7 +133,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         Keep an average of the iterates (returned and shown to the callback):
         ``"weighted"`` (SSG-wavg; also ``True``), ``"uniform"`` (SSG-avg), ``"tail"``
         (SSG-tavg); ``False`` / ``None``: none.
-    sampling : {"uniform", "perm"}
+    block_order : {"uniform", "perm"}
         ``rng.integers(n, size=n)`` or ``rng.permutation(n)`` per pass.
     w0 : ndarray, optional
         Start (default 0).
@@ -175,8 +175,8 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     if kind is not None and kind not in AVERAGING:
         raise ValueError(f"ssg: `averaging` must be one of {list(AVERAGING)}, True, False or "
                          f"None, got {averaging!r}")
-    if sampling not in ("uniform", "perm"):
-        raise ValueError(f"ssg: sampling must be 'uniform' or 'perm', got {sampling!r}")
+    if block_order not in ("uniform", "perm"):
+        raise ValueError(f"ssg: `block_order` must be 'uniform' or 'perm', got {block_order!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
     n, d = len(X), model.size_joint_feature
@@ -185,5 +185,5 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         raise ValueError(f"ssg: `w0` must have shape ({d},), got {v.shape}")
     budget = CallBudget(int(max_passes), n, "ssg")
     options = budget_options(options, int(max_passes))
-    engine = _SSGEngine(model, X, Y, float(lam), kind, sampling, v, rng, budget)
+    engine = _SSGEngine(model, X, Y, float(lam), kind, block_order, v, rng, budget)
     return drive(engine, options.monitor("ssg"))

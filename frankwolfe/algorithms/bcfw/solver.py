@@ -73,8 +73,8 @@ def block_coordinate_frank_wolfe(
     domain: ProductDomain,
     x0: np.ndarray | Sequence[np.ndarray] | None = None,
     *,
-    sampling: str | BlockOrder = "uniform",
-    step_type: str | BlockStep = "fw",
+    block_order: str | BlockOrder = "uniform",
+    block_step: str | BlockStep = "fw",
     step_size: str | StepSize | None = None,
     gap_every: int = 10,
     averaging: str | None = None,
@@ -118,7 +118,7 @@ def block_coordinate_frank_wolfe(
         block starts at their combination and, with away / pairwise steps,
         keeps them as its atoms (a warm start that loses no structure).
         Default: each block's oracle answer for the all-ones direction.
-    sampling : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
+    block_order : {"uniform", "perm", "gap", "max_gap"} or BlockOrder, default "uniform"
         Block order.  ``"uniform"`` (the analysed one) draws
         ``rng.integers(n, size=n)`` per pass, ``"perm"`` a fresh
         ``rng.permutation(n)`` per pass; ``"gap"`` samples ``i`` with
@@ -127,7 +127,7 @@ def block_coordinate_frank_wolfe(
         takes the largest estimate.  Or an instance of a
         :class:`~frankwolfe.BlockOrder` (e.g. a user's own: implement
         ``pass_order(rng)``).
-    step_type : {"fw", "away", "pairwise"} or BlockStep, default "fw"
+    block_step : {"fw", "away", "pairwise"} or BlockStep, default "fw"
         Block step (:class:`~frankwolfe.FWStep`, :class:`~frankwolfe.AwayStep`,
         :class:`~frankwolfe.PairwiseStep` or a user's
         :class:`~frankwolfe.BlockStep`).  Away and pairwise steps keep a
@@ -271,8 +271,8 @@ def block_coordinate_frank_wolfe(
             f"domain must be a ProductDomain (blocks with their own oracles), got "
             f"{type(domain).__name__}; wrap a single domain as ProductDomain([lmo])"
         )
-    order = make_block_order(sampling, gap_degree)
-    step = make_block_step(step_type)
+    order = make_block_order(block_order, gap_degree)
+    step = make_block_step(block_step)
     averaging = _check_choice("averaging", averaging, _AVERAGING)
     certify = _check_choice("certify", certify, ("last", "average"))
     if certify == "average" and averaging is None:
