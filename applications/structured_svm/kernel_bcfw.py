@@ -431,8 +431,8 @@ class KernelStructuredSVM(BaseEstimator):
         x0 = np.zeros(N)
         x0[off[:-1] + truth] = 1.0  # alpha_i = true labelling: w = 0, as in BCFWstruct
         # gapBCFW has no averaging: the gap estimates that steer sampling are about the
-        # last iterate, and the averaged one lags far behind (measured: gap 4e-2 after
-        # 3000 passes on a 24-example problem, against 1e-4 without averaging)
+        # last iterate, and the averaged one lags far behind (benchmarks/README.md,
+        # "Measurements behind code choices")
         default_avg = self.block_step == "fw" and self.block_order != "gap"
         averaging = default_avg if self.averaging is None else bool(self.averaging)
         res = fw.block_coordinate_frank_wolfe(
