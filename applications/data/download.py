@@ -9,14 +9,9 @@ behind.  urllib only: no extra dependency.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
 import tempfile
-import urllib.error
-import urllib.request
 from pathlib import Path
-
-from tqdm.auto import tqdm
 
 from .home import ENV_HOME
 
@@ -51,6 +46,14 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
         the server cannot be reached, the transfer stops early, or the file's
         sha256 is not ``sha256``; nothing is kept then.
     """
+    # imported here: every loader imports this module, few calls download (tqdm.auto
+    # and urllib.request cost about 20 MB and 70 modules at import)
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    from tqdm.auto import tqdm
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     tmp = Path(tmp_name)
