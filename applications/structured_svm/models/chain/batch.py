@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .data import ChainData
 from .viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
@@ -25,20 +26,22 @@ def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pra
     return decode_dense(Xf[lo:hi], w, K, yt, augment)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _batch(Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
+# Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
+# would compile each kernel through its parfor pipeline, several times slower to compile
+# than the loop (benchmarks/README.md, "First call").
+@njit(cache=True, nogil=True)
+def _batch(lo, hi, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
            best):  # pragma: no cover - compiled
-    n = off.size - 1
-    for i in prange(n):
+    for i in range(lo, hi):
         y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
         labels[off[i]:off[i + 1]] = y
         best[i] = b
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _true_scores(Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids, out):  # pragma: no cover
-    n = off.size - 1
-    for i in prange(n):
+@njit(cache=True, nogil=True)
+def _true_scores(lo_, hi_, Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids,
+                 out):  # pragma: no cover - compiled
+    for i in range(lo_, hi_):
         lo, hi = off[i], off[i + 1]
         if uses_ids:
             s, _ = score_ids(If[lo:hi], offsets, sizes, Yf[lo:hi], w, K, F)
@@ -78,33 +81,40 @@ def _psi_sum(Xf, If, offsets, off, Yf, labels, K, F, uses_ids, out):  # pragma: 
             out[o + 2 * K + labels[t] + K * labels[t + 1]] -= 1.0
 
 
-def _threads(n_jobs: int | None):
-    import numba
-
-    n = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # set at numba's import
+def _threads(n_jobs: int | None) -> int:
     if n_jobs is None or n_jobs == 1:
         return 1
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return n if n_jobs < 0 else max(1, min(int(n_jobs), n))
+
+
+def _over_threads(kernel: Any, n: int, n_jobs: int | None, *args: Any) -> None:
+    """``kernel(lo, hi, *args)`` over ``[0, n)``: in one call, or in a few chunks per
+    thread of ``n_jobs`` (the kernels release the GIL; chunks balance uneven lengths)."""
+    t = _threads(n_jobs)
+    if t == 1 or n < 2:
+        kernel(0, n, *args)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, n, min(n, 4 * t) + 1).astype(np.int64)
+    with ThreadPoolExecutor(t) as pool:
+        for f in [pool.submit(kernel, int(a), int(b), *args)
+                  for a, b in zip(bounds[:-1], bounds[1:]) if b > a]:
+            f.result()
 
 
 def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: int | None = 1
                        ) -> tuple[np.ndarray, np.ndarray]:
     """(Loss-augmented) Viterbi on every sequence: flat labels and the optimal values."""
-    import numba
-
     labels = np.empty(int(data.off[-1]), dtype=np.int64)
     best = np.empty(data.n)
     if augment and data.Yf.size == 0:
         raise ValueError("loss-augmented decoding needs the true labellings")
     Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
-    old = numba.get_num_threads()
-    numba.set_num_threads(_threads(n_jobs))
-    try:
-        wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
-        _batch(data.Xf, data.If, data.offsets, data.off, Yf, wt, w, data.K, data.F,
-               data.uses_ids, augment, labels, best)
-    finally:
-        numba.set_num_threads(old)
+    wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
+    _over_threads(_batch, data.n, n_jobs, data.Xf, data.If, data.offsets, data.off, Yf, wt, w,
+                  data.K, data.F, data.uses_ids, augment, labels, best)
     return labels, best
 
 
@@ -115,17 +125,10 @@ def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
     Returns a dict with ``labels`` (flat), ``hinge`` (``max_y L + <w, phi(y)> - <w,
     phi(y_i)>`` per example), ``loss`` (per example) and ``psi_sum`` (dense length d).
     """
-    import numba
-
     labels, best = chain_batch_decode(data, w, True, n_jobs)
     true = np.empty(data.n)
-    old = numba.get_num_threads()
-    numba.set_num_threads(_threads(n_jobs))
-    try:
-        _true_scores(data.Xf, data.If, data.offsets, data.sizes, data.off, data.Yf, w, data.K,
-                     data.F, data.uses_ids, true)
-    finally:
-        numba.set_num_threads(old)
+    _over_threads(_true_scores, data.n, n_jobs, data.Xf, data.If, data.offsets, data.sizes,
+                  data.off, data.Yf, w, data.K, data.F, data.uses_ids, true)
     batch = ChainBatchOracles(data)
     return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
             "psi_sum": batch._psi(labels)}

@@ -33,15 +33,16 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from frankwolfe.compiled import CompiledBlocks, structured_direction
 
 from .data import chain_data
 from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
 
-__all__ = ["ChainState", "chain_blocks", "chain_direction", "chain_commit", "chain_curvature",
-           "chain_describe", "chain_moved", "chain_sync"]
+__all__ = ["ChainState", "ChainStateRef", "chain_state", "chain_blocks", "chain_direction",
+           "chain_commit", "chain_curvature", "chain_describe", "chain_moved", "chain_sync"]
 
 
 class ChainState(NamedTuple):
@@ -104,6 +105,40 @@ class ChainState(NamedTuple):
     cntf: np.ndarray
     # the layout the driver applies (chain_curvature writes the direction into it)
     sd: Any
+
+
+# The kernels take the state by reference.  As a named tuple (by value) every kernel's
+# signature would carry the record's dozens of arrays as hundreds of scalar arguments:
+# numba then spends about a second compiling each kernel however small it is, and
+# 3-4 times that for the drivers that call them (benchmarks/README.md, "First call").
+@structref.register
+class ChainStateType(types.StructRef):
+    """numba type of :class:`ChainStateRef` (fields: those of :class:`ChainState`)."""
+
+    def preprocess_fields(self, fields: Any) -> tuple:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class ChainStateRef(structref.StructRefProxy):
+    """A :class:`ChainState` as the kernels see it: one pointer to its fields (the
+    arrays are shared with the record, not copied).  Made by :func:`chain_blocks`;
+    in Python its fields read those of the record it was made from (``view``)."""
+
+    view: ChainState
+
+    def __getattr__(self, name: str) -> Any:
+        view = self.__dict__.get("view")
+        if view is None:
+            raise AttributeError(name)
+        return getattr(view, name)
+
+
+structref.define_proxy(ChainStateRef, ChainStateType, list(ChainState._fields))
+
+
+@njit(cache=True)
+def _by_reference(state):  # pragma: no cover - compiled
+    return ChainStateRef(*state)
 
 
 # -- unary scores ------------------------------------------------------------------
@@ -256,9 +291,7 @@ def _add_pair_scores(g, Yf, ys, mu, Tf, tlist, tcnt, i, lo, L, K, o, o_tr, s_tru
     return s_true, s_star, s_bar
 
 
-# inlined: a call passes the whole state record (dozens of arrays) by value, ~8% of the
-# oracle's time on OCR
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _oracle(state, i, g):  # pragma: no cover - compiled
     """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
     and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
@@ -315,7 +348,7 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     return gap, score
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def chain_direction(state, i, g, want, idx, val):  # pragma: no cover - compiled
     """Block kernel (see :class:`frankwolfe.compiled.CompiledBlocks`)."""
     gap, score = _oracle(state, i, g)
@@ -344,7 +377,7 @@ def chain_sync(state, g):  # pragma: no cover - compiled
         mode[0] = 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
     (their counts in ``cntf``, to be cleared by the caller); returns their number."""
@@ -368,7 +401,7 @@ def _entry(sd, ne, p, v):  # pragma: no cover - compiled
     return ne + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
     (see :class:`frankwolfe.compiled.CompiledBlocks`; ``h`` is
@@ -469,7 +502,7 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def chain_describe(state, i, sd):  # pragma: no cover - compiled
     """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
     :class:`~frankwolfe.compiled.StructuredDirection`: already written
@@ -478,7 +511,7 @@ def chain_describe(state, i, sd):  # pragma: no cover - compiled
     return None
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def chain_moved(state, sd, g):  # pragma: no cover - compiled
     """After the driver's move along ``sd``: the feature-major gradient copy follows
     ``g`` on the unary row terms (when the copy is in use): the ids of the rows, or
@@ -507,7 +540,7 @@ def chain_moved(state, sd, g):  # pragma: no cover - compiled
                 gT[f * K + kk] = g[b + f]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar
@@ -559,8 +592,9 @@ def _aggregate(state, x, idx, val):  # pragma: no cover - compiled
         x[d] += lbar[i] / n
 
 
-def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> CompiledBlocks:
-    """:class:`~frankwolfe.compiled.CompiledBlocks` of the chain SSVM dual.
+def chain_state(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> ChainState:
+    """The block state and scratch arrays of the chain SSVM dual (see
+    :func:`chain_blocks`).
 
     Parameters
     ----------
@@ -610,7 +644,7 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
                                       sparse=(xptr, xcol, xval))
     else:
         layout = structured_direction(2 * K + K * K + 1, Lmax * K, K, dense=data.Xf)
-    state = ChainState(
+    return ChainState(
         Xf=data.Xf, xptr=xptr, xcol=xcol, xval=xval, If=data.If,
         offsets=offsets, off=data.off,
         Yf=data.Yf, mu=mu, T=T, lbar=lbar,
@@ -625,12 +659,22 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
         nsupp=np.empty(Lmax, dtype=np.int64), kmark=np.zeros(K, dtype=np.bool_),
         Tf=Tf, tlist=tlist, tcnt=tcnt, tin=tin, ytr=np.empty(Lmax, dtype=np.int64),
         cntf=cnt.reshape(K * K), sd=layout)
+
+
+def chain_blocks(state: ChainState) -> CompiledBlocks:
+    """:class:`~frankwolfe.compiled.CompiledBlocks` of the chain SSVM dual over ``state``
+    (from :func:`chain_state`; the kernels move its arrays in place)."""
+    K, F, d = state.K, state.F, state.d
+    Lmax = state.u.shape[0]
+    mu, T, lbar = state.mu, state.T, state.lbar
+    ref = _by_reference(state)
+    ref.view = state
     # unary entries: at most K slices of F (dense) or L m K ids, plus the pair part and l
-    unary_cap = K * F if not data.uses_ids else Lmax * data.If.shape[1] * K
+    unary_cap = K * F if not state.uses_ids else Lmax * state.If.shape[1] * K
     max_nnz = min(unary_cap, K * F) + 2 * K + K * K + 1
 
     def start(x: np.ndarray) -> None:
-        _aggregate(state, x, np.empty(max_nnz, dtype=np.int64), np.empty(max_nnz))
+        _aggregate(ref, x, np.empty(max_nnz, dtype=np.int64), np.empty(max_nnz))
 
     def block_points() -> tuple:
         # the run's own arrays, no copy: these kernels serve one run (the domain builds
@@ -640,6 +684,6 @@ def chain_blocks(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Co
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
 
-    return CompiledBlocks(chain_direction, chain_commit, state, max_nnz, start, block_points,
+    return CompiledBlocks(chain_direction, chain_commit, ref, max_nnz, start, block_points,
                           describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
-                          layout=layout, moved=chain_moved, accepts=accepts)
+                          layout=state.sd, moved=chain_moved, accepts=accepts)

@@ -14,7 +14,7 @@ from ..base import SparseVector, StructuredModel
 from . import viterbi as kern
 from .batch import ChainBatchOracles
 from .data import chain_data
-from .dual_kernels import chain_blocks
+from .dual_kernels import chain_blocks, chain_state
 from .forward_backward import Marginals, chain_marginals
 from .rounds import chain_rounds
 
@@ -333,8 +333,9 @@ class ChainModel(StructuredModel):
         the round kernels of compiled mini-batch rounds."""
         if not self._kernels_apply():
             return None
-        blocks = chain_blocks(self, X, Y, lam, warm)
-        blocks.rounds = chain_rounds(blocks)
+        state = chain_state(self, X, Y, lam, warm)
+        blocks = chain_blocks(state)
+        blocks.rounds = chain_rounds(blocks, state)
         return blocks
 
     def batch_oracles(self, X: Sequence[Any], Y: Sequence[Any] | None = None) -> Any:

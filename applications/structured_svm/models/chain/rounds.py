@@ -17,7 +17,7 @@ from frankwolfe.compiled import CompiledBlocks, RoundKernels
 from ..base import dual_scale, dual_weights
 from .batch import _decode
 from .data import ChainData
-from .dual_kernels import _add_pair_scores, _emit
+from .dual_kernels import ChainState, _add_pair_scores, _emit
 from .viterbi import (
     _viterbi,
     decode_dense,
@@ -379,12 +379,12 @@ def _label_type(K: int) -> np.dtype:
     return np.dtype(np.int8 if K <= 127 else np.int16 if K <= 32767 else np.int32)
 
 
-def chain_rounds(blocks: CompiledBlocks) -> RoundKernels:
+def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
     """The :class:`~frankwolfe.compiled.RoundKernels` of the chain
     kernels ``blocks`` (:func:`.dual_kernels.chain_blocks`): a round's oracles decode
     at the weights ``w = g_w / (lam (-g_l))``, computed once per round, with the same
-    decoders as :class:`ChainBlockVertices` (so the same labellings)."""
-    state = blocks.state
+    decoders as :class:`ChainBlockVertices` (so the same labellings); ``state`` is the
+    record ``blocks`` were made from (:func:`.dual_kernels.chain_state`)."""
     lam = state.lam
     K, F, d, uses_ids = state.K, state.F, state.d, state.uses_ids
     table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
