@@ -272,8 +272,11 @@ def _is_stale(path: Path, stamps: dict[str, str]) -> bool:
     """Whether the sources a driver was generated from have changed since (a new
     driver replaced it); ``stamps`` memoizes the stamps of the sweep."""
     try:
+        st = path.stat()
         with path.open() as fh:
             text = fh.read(4096)
+        # reading is no use: the access time stays the last use's
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     except UnicodeDecodeError:  # garbage: whoever needs it writes it again
         return True
     except OSError:
