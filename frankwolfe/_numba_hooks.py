@@ -16,11 +16,13 @@ whose kernels are its speed:
 :func:`install` patches numba's ``Cache`` class for frankwolfe's own functions
 only (its packages and the generated pass drivers; any other function keeps
 numba's behaviour): an unreadable entry is a cache miss (logged as a warning,
-compiled again, and the fresh entry written over it), and the cache files carry
-the full module name.  It also registers a listener of numba's ``numba:compile``
-events that logs, at INFO on the ``frankwolfe`` logger, one line when one of
-those functions is about to be compiled (numba fires the event only after a
-cache miss, so the line never lies).  Without numba loaded yet it waits for
+compiled again, and the fresh entry written over it), the cache files carry the
+full module name, and a function without any writable cache folder (numba
+refuses to decorate it) compiles in memory instead.  It also registers a
+listener of numba's ``numba:compile`` events that logs, at INFO on the
+``frankwolfe`` logger, one line when one of those functions is about to be
+compiled (numba fires the event only after a cache miss, so the line never
+lies).  Without numba loaded yet it waits for
 numba's import, so ``import frankwolfe`` stays free of numba.
 """
 
@@ -119,7 +121,18 @@ def _patch(caching: ModuleType) -> None:
         return
 
     def __init__(self: Any, py_func: Any) -> None:
-        init(self, py_func)
+        try:
+            init(self, py_func)
+        except RuntimeError:
+            # no writable cache folder anywhere (numba's "no locator available"): numba
+            # refuses the decorator, and importing frankwolfe would fail; compile in
+            # memory instead, as a function without cache=True
+            null = getattr(caching, "NullCache", None)
+            if null is None or not is_ours(py_func):
+                raise
+            self.__class__ = null
+            _no_cache_folder(py_func)
+            return
         self._fw_ours = False
         if not is_ours(py_func):
             return
@@ -174,6 +187,18 @@ def _patch(caching: ModuleType) -> None:
     cache_cls.save_overload = save_overload
     cache_cls._fw_patched = True
     _listen()
+
+
+_warned_no_folder = False
+
+
+def _no_cache_folder(py_func: Any) -> None:
+    global _warned_no_folder
+    if not _warned_no_folder:
+        _warned_no_folder = True
+        _LOG.warning("frankwolfe: no writable folder for numba's cache (from %s on): "
+                     "the kernels compile in memory, in every process; set NUMBA_CACHE_DIR "
+                     "to a writable folder", getattr(py_func, "__module__", "?"))
 
 
 def _name(cache: Any) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WarmupJob", "warmup_jobs", "warm", "main"]
+__all__ = ["WarmupJob", "WarmupReport", "warmup_jobs", "warm", "main"]
 
 #: the entry-point group of other packages' warm-up jobs
 ENTRY_POINT_GROUP = "frankwolfe.warmup"
@@ -99,7 +99,17 @@ def warmup_jobs() -> dict[str, WarmupJob]:
 
 @dataclass(frozen=True)
 class WarmupReport:
-    """What :func:`warm` did: seconds and numba compilations per job, and failures."""
+    """What :func:`warm` did.
+
+    Attributes
+    ----------
+    seconds : dict of str to float
+        Wall time per job.
+    compiled : dict of str to int
+        numba compilations per job (0: the cache served everything).
+    failed : dict of str to str
+        The error of each job that failed.
+    """
 
     seconds: dict[str, float]
     compiled: dict[str, int]
