@@ -240,13 +240,16 @@ def _announce(dispatcher: Any) -> None:
     if py is None or not is_ours(py):
         return
     mod = py.__module__ or ""
-    if mod in _announced:  # one line per module: its kernels compile one after another
+    # the generated module's docstring names its kernels (frankwolfe.compiled.driver)
+    doc = (py.__globals__.get("__doc__") or "the BCFW pass driver").strip()
+    key = f"{mod}:{doc}" if mod.startswith(DRIVER_PREFIX) else mod
+    if key in _announced:  # one line per module: its kernels compile one after another
         return
-    _announced.add(mod)
-    if mod.startswith(DRIVER_PREFIX):
-        # the generated module's docstring names its kernels (frankwolfe.compiled.driver)
-        what = py.__globals__.get("__doc__") or "the BCFW pass driver"
-        _LOG.info("frankwolfe: compiling %s (first call; cached afterwards)", what.strip())
+    _announced.add(key)
+    if mod == f"{DRIVER_PREFIX}memory":  # a kernel without an importable name
+        _LOG.info("frankwolfe: compiling %s (in memory: not cached)", doc)
+    elif mod.startswith(DRIVER_PREFIX):
+        _LOG.info("frankwolfe: compiling %s (first call; cached afterwards)", doc)
     else:
         _LOG.info("frankwolfe: compiling the numba kernels of %s (first call; cached "
                   "afterwards)", mod)

@@ -1,14 +1,17 @@
 """Warm-up jobs of the structured SVMs (``python -m frankwolfe.compile``; registered in
 ``pyproject.toml`` under the entry-point group ``frankwolfe.warmup``).
 
-Tiny chain problems with the types of real ones: dense float64 features (as
-``load_ocr`` gives) and attribute ids (as ``load_conll2000`` gives), the estimator's
-defaults (compiled BCFW, fused driver, averaging), prediction and scoring.
+Tiny chain problems with the types of real ones: dense float64 features, binary ones
+with few ones (as ``load_ocr`` gives: the oracle reads them as sparse rows) and
+attribute ids (as ``load_conll2000`` gives), the estimator's defaults (compiled BCFW,
+fused driver, averaging), prediction and scoring.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 __all__ = ["chain", "chain_minibatch"]
 
@@ -17,9 +20,12 @@ def _problems() -> list[tuple[Any, list, list]]:
     from .datasets import make_chain
     from .models import ChainModel
 
-    dense = make_chain(12, n_states=3, n_features=4, random_state=0)
+    X, Y = make_chain(12, n_states=3, n_features=4, random_state=0)
+    # binary features with few ones (as OCR's pixels) take the sparse-rows path
+    binary = [(x > 1.0).astype(np.float64) for x in X]
     ids = make_chain(12, n_states=3, n_features=4, n_templates=2, random_state=0)
-    return [(ChainModel(3, 4), *dense), (ChainModel(3, [4, 4]), *ids)]
+    return [(ChainModel(3, 4), X, Y), (ChainModel(3, 4), binary, Y),
+            (ChainModel(3, [4, 4]), *ids)]
 
 
 def chain() -> None:

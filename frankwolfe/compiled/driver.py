@@ -110,11 +110,14 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "move": _no_move if pairwise is None else pairwise.move,
                "recall": blocks.rounds.recall if rounds else _no_recall}
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds)}
-    key = (tuple(kernels.values()), tuple(flags.values()))
+    from .driver_files import record_modules
+
+    # the modules of the records it is called with: their names go into numba's index
+    records = record_modules(blocks.state, blocks.layout, objective.data,
+                             blocks.rounds.table if rounds and blocks.rounds else None)
+    key = (tuple(kernels.values()), tuple(flags.values()), tuple(records))
     hit = _DRIVERS.get(key)
     if hit is None:
-        records = (blocks.state, blocks.layout, objective.data,
-                   blocks.rounds.table if rounds and blocks.rounds is not None else None)
         hit = _build_driver(kernels, flags, records)
         _DRIVERS[key] = hit
     return hit
@@ -156,7 +159,7 @@ def _describe(kernels: dict[str, Any], flags: dict[str, bool]) -> str:
     return f"the BCFW pass driver for {', '.join(names)}" + (f" ({', '.join(on)})" if on else "")
 
 
-def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: tuple[Any, ...]
+def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list[str]
                   ) -> tuple[Callable, Callable]:
     import importlib
     import inspect
@@ -168,12 +171,13 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: tupl
     doc = _describe(kernels, flags)
     found = {name: _import_path(fn) for name, fn in kernels.items()}
     paths = {name: p for name, p in found.items() if p is not None}
-    if len(paths) == len(found):
-        types = driver_files.record_modules(*records)
-        mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS)
-                      | {m for m in types if m in sys.modules})
-        roots = driver_files.source_roots(mods)
-        head = [driver_files.header(roots, driver_files.sources_stamp(roots), types).rstrip(),
+    mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS)
+                  | {m for m in records if m in sys.modules})
+    # a module without a source file (an interactive __main__) has no stamp: its
+    # kernels may change under the same names, so such a driver is not cached
+    roots = driver_files.source_roots(mods) if len(paths) == len(found) else None
+    if roots is not None:
+        head = [driver_files.header(roots, driver_files.sources_stamp(roots), records).rstrip(),
                 f'"""{doc}"""', "from numba import njit"]
         head += [f"from {m} import {', '.join(names)}" for m, names in _HELPERS.items()]
         head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
@@ -185,11 +189,12 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: tupl
         module = driver_files.load_driver("\n".join(head) + "\n" + source + "\n".join(tail))
         if module is not None:
             return module.run_pass, module.certify
-    # a kernel without an importable name, or no usable cache folder: compiled in memory
+    # a kernel without an importable name or a source file, or no usable cache folder:
+    # compiled in memory
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
                           for m, names in _HELPERS.items() for name in names}
     ns.update(kernels, **flags)
-    ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=f"{doc} (not cached)")
+    ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=doc)
     filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
     exec(compile(source, filename, "exec"), ns)
     return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])

@@ -94,12 +94,15 @@ def numba_cache_dirs(source_dir: Path) -> list[Path]:
 # -- the key --------------------------------------------------------------------------
 
 
-def source_roots(modules: Iterable[str]) -> list[Path]:
+def source_roots(modules: Iterable[str]) -> list[Path] | None:
     """The top-level package folder of each module (or the file of a top-level module or
-    script), whose sources the stamp covers."""
+    script), whose sources the stamp covers; ``None`` when a module has no source file."""
     roots = set()
     for mod in modules:
-        file = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve()
+        name = getattr(sys.modules.get(mod), "__file__", None)
+        if not name or not name.endswith(".py"):
+            return None
+        file = Path(name).resolve()
         path = file.parent
         if not (path / "__init__.py").exists():  # a top-level module or script
             roots.add(file)
