@@ -221,7 +221,7 @@ RECORD_RUN = PROBLEM + textwrap.dedent("""
 
     class Simplices(fw.ProductDomain, BlockDomainHooks):
         def compiled_blocks(self, x0):
-            n, m = len(self.lmos), 3
+            n, m = len(self.blocks), 3
             Z = np.zeros(n * m)
             Z[::m] = 1.0  # the vertices the Python engine starts from
             st = rec.State(Z, np.arange(n * m), np.arange(0, n * m + 1, m), np.ones(n),
@@ -231,7 +231,7 @@ RECORD_RUN = PROBLEM + textwrap.dedent("""
             return CompiledBlocks(_simplex_direction, _simplex_commit, st, m, start=start)
 
     f, dom = problem()
-    res = fw.block_coordinate_frank_wolfe(f, Simplices(dom.lmos), tol=0.0, max_iter=8,
+    res = fw.block_coordinate_frank_wolfe(f, Simplices(dom.blocks), tol=0.0, max_iter=8,
                                           random_state=0, compiled=True)
     report(res)
 """)
