@@ -190,6 +190,9 @@ def load_driver(text: str) -> ModuleType | None:
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
             with os.fdopen(fd, "w") as fh:
                 fh.write(text)
+            # readable by all, as numba's own files (mkstemp makes it private): a cache
+            # built by one user (a Docker build) serves another
+            os.chmod(tmp, 0o644)
             os.replace(tmp, path)  # atomic: concurrent processes see whole files
         else:
             _mark_used(path)
