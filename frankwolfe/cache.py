@@ -39,9 +39,11 @@ class CacheLocation:
     Attributes
     ----------
     kind : str
-        ``"kernels"`` (numba's cache of frankwolfe's functions), ``"drivers"`` (this
-        environment's pass drivers and numba's cache of them) or ``"other drivers"``
-        (driver folders of other environments, swept after 30 days without use).
+        ``"kernels"`` (numba's cache of frankwolfe's functions), ``"other kernels"``
+        (the same where numba does not look under the current settings, e.g. beside the
+        sources while ``$NUMBA_CACHE_DIR`` is set), ``"drivers"`` (this environment's
+        pass drivers and numba's cache of them) or ``"other drivers"`` (driver folders
+        of other environments, swept after 30 days without use).
     path : pathlib.Path
         The folder (for kernels beside the sources: the package folder whose
         ``__pycache__`` folders hold them).
@@ -91,7 +93,7 @@ class CacheInfo:
             return f"frankwolfe cache: empty (drivers go to {self.drivers_folder})"
         lines = [f"frankwolfe cache: {_size(self.size)} in {self.files} files"]
         for loc in self.locations:
-            what = "functions" if loc.kind == "kernels" else "drivers"
+            what = "drivers" if loc.kind.endswith("drivers") else "functions"
             lines.append(f"  {loc.kind:<13} {_size(loc.size):>9}  {loc.entries:>4} {what:<9} "
                          f"{loc.path}")
         return "\n".join(lines)
@@ -127,6 +129,10 @@ def _source_dirs(root: Path) -> list[Path]:
 
 
 def _kernel_locations() -> list[CacheLocation]:
+    from numba.core import config
+
+    # with $NUMBA_CACHE_DIR numba reads only there; the other folders are other settings'
+    user_dir = getattr(config, "CACHE_DIR", "")
     groups: dict[tuple[str, Path], list[Path]] = {}
     for root in _package_roots():
         for src in _source_dirs(root):
@@ -134,8 +140,10 @@ def _kernel_locations() -> list[CacheLocation]:
             # beside the sources: reported per package; elsewhere: per numba folder
             for cache_dir, label in [(in_tree, root)] + [(d, d.parent) for d in elsewhere]:
                 if cache_dir.is_dir():
+                    used = not user_dir or cache_dir.is_relative_to(user_dir)
                     found = [f for f in cache_dir.iterdir() if f.suffix in _NUMBA_SUFFIXES]
-                    groups.setdefault(("kernels", label), []).extend(found)
+                    groups.setdefault(("kernels" if used else "other kernels", label),
+                                      []).extend(found)
     return [_location(kind, path, files) for (kind, path), files in groups.items() if files]
 
 
@@ -177,7 +185,7 @@ def _location(kind: str, path: Path, files: list[Path]) -> CacheLocation:
             size += f.stat().st_size
         except OSError:  # removed meanwhile
             pass
-    if kind == "kernels":
+    if kind.endswith("kernels"):
         entries = sum(f.suffix == ".nbi" for f in files)
     else:
         entries = sum(f.suffix == ".py" and f.name.startswith(driver_files.DRIVER_PREFIX)
@@ -209,14 +217,17 @@ def clear_cache(kernels: bool = True, drivers: bool = True) -> int:
     """Delete frankwolfe's cached compiled code; the bytes freed.
 
     Safe at any time: a running process keeps what it has loaded, and anything missing
-    is compiled again on first use.  Other numba users' caches are not touched.
+    is compiled again on first use.  Other numba users' caches are not touched, nor
+    frankwolfe's kernels where numba does not look under the current settings (the
+    ``"other kernels"`` of :func:`cache_info`).
 
     Parameters
     ----------
     kernels : bool, default True
         Delete numba's cache of frankwolfe's functions.
     drivers : bool, default True
-        Delete the driver folders (of every environment) and numba's cache of them.
+        Delete the driver folders (of every environment under the drivers folder) and
+        numba's cache of them.
 
     Returns
     -------
@@ -226,7 +237,8 @@ def clear_cache(kernels: bool = True, drivers: bool = True) -> int:
     freed = 0
     info = cache_info()
     for loc in info.locations:
-        if loc.kind == "kernels" and not kernels or loc.kind != "kernels" and not drivers:
+        if loc.kind == "other kernels" or (loc.kind == "kernels" and not kernels) or \
+                (loc.kind.endswith("drivers") and not drivers):
             continue
         for f in loc.paths:
             try:
@@ -235,7 +247,7 @@ def clear_cache(kernels: bool = True, drivers: bool = True) -> int:
                 freed += size
             except OSError:
                 pass
-        if loc.kind != "kernels" and loc.path != driver_files.drivers_root():
+        if loc.kind.endswith("drivers") and loc.path != driver_files.drivers_root():
             shutil.rmtree(loc.path, ignore_errors=True)  # the folder's empty subfolders
     if drivers:
         marker = driver_files.drivers_root() / ".last_sweep"

@@ -356,6 +356,9 @@ def test_cache_info_and_clear_cache_touch_only_numba_and_driver_files(tmp_path, 
     root = tmp_path / "drivers"
     monkeypatch.setattr(fwcache, "_package_roots", lambda: [pkg])
     monkeypatch.setattr(driver_files, "drivers_root", lambda: root)
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", "")  # numba reads the cache beside the sources
     here = root / driver_files._environment_key()
     _driver(here, "one", 1e9)
     _driver(root / "other-env", "two", 1e9)
@@ -388,3 +391,28 @@ def test_warmup_jobs_of_the_applications_are_registered():
         assert callable(fn) and fn.__doc__
         assert name in jobs and jobs[name].run is fn  # the installed metadata is current
     assert {"simplex", "bcfw-simplices"} <= set(jobs)
+
+
+def test_compile_command_warms_lists_and_clears(tmp_path):
+    """``python -m frankwolfe.compile``: a job compiles once, then the cache serves it;
+    --list shows the jobs and the cache, --clear empties it."""
+    env = _env(tmp_path)
+
+    def run(*args: str) -> str:
+        out = subprocess.run([sys.executable, "-m", "frankwolfe.compile", *args],
+                             cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout
+
+    first = run("box-flows", "--quiet")
+    assert "warmed 1 of 1 jobs" in first and " 0 functions compiled" not in first
+    assert "frankwolfe cache:" in first and str(tmp_path / "numba") in first
+    assert " 0 functions compiled" in run("box-flows", "--quiet")
+    listing = run("--list")
+    assert "bcfw-simplices" in listing and "ssvm-chain" in listing
+    assert "cleared" in run("--clear")
+    assert not list((tmp_path / "numba").rglob("*.nb[ic]"))
+    bad = subprocess.run([sys.executable, "-m", "frankwolfe.compile", "no-such-job"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown job(s) no-such-job" in bad.stderr
