@@ -7,7 +7,11 @@ runs on.  :func:`minimize` reaches every method by the names it registered
 (:func:`register`, beside each method).
 """
 
-from . import step_size
+# first: numba's cache of frankwolfe's kernels must be patched before any is defined
+from . import (
+    _numba_hooks,  # noqa: F401
+    step_size,
+)
 from ._config import debug, debug_enabled, set_debug
 from .active_set import ActiveSet
 from .algorithms import (

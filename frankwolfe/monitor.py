@@ -6,8 +6,11 @@ result object behave the same whichever method runs.
 
 from __future__ import annotations
 
+import logging
 import sys
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +20,49 @@ import numpy as np
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState"]
+
+
+class _NoticeEcho:
+    """While verbose runs are open, the INFO notices of the ``frankwolfe`` logger (a
+    numba compilation about to start, see ``frankwolfe._numba_hooks``) are printed to
+    stdout with the table.  Only when logging is not configured: otherwise its handlers
+    and levels decide, and nothing is printed twice."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+        self._handler: logging.Handler | None = None
+        self._level = logging.NOTSET
+
+    def open(self) -> Callable[[], None]:
+        """Start echoing; the function that stops (idempotent)."""
+        log = logging.getLogger("frankwolfe")
+        with self._lock:
+            if self._open == 0 and not log.hasHandlers():
+                self._handler = logging.StreamHandler(sys.stdout)
+                self._handler.setFormatter(logging.Formatter("%(message)s"))
+                log.addHandler(self._handler)
+                self._level = log.level
+                if log.getEffectiveLevel() > logging.INFO:
+                    log.setLevel(logging.INFO)
+            self._open += 1
+        done = [False]
+
+        def close() -> None:
+            with self._lock:
+                if done[0]:
+                    return
+                done[0] = True
+                self._open -= 1
+                if self._open == 0 and self._handler is not None:
+                    log.removeHandler(self._handler)
+                    log.setLevel(self._level)
+                    self._handler = None
+
+        return close
+
+
+_ECHO = _NoticeEcho()
 
 
 @dataclass(frozen=True)
@@ -141,6 +187,11 @@ class Monitor:
             self._bar = tqdm(total=self.max_iter, desc=method, leave=False)
         self._header_done = False
         self._last_recorded = -1
+        # a verbose run also shows that a first call waits for numba: closed by finish(),
+        # or when the monitor is collected (a run that raised)
+        self._close_echo = _ECHO.open() if self.print_every else None
+        if self._close_echo is not None:
+            weakref.finalize(self, self._close_echo)
 
     # -- time ---------------------------------------------------------------
     def elapsed(self) -> float:
@@ -249,6 +300,8 @@ class Monitor:
         """Close the progress bar and build the :class:`Result`."""
         if self._bar is not None:
             self._bar.close()
+        if self._close_echo is not None:
+            self._close_echo()
         if message is None:
             message = self.message(status, nit, gap)
         if self.print_every:

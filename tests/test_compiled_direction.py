@@ -120,10 +120,11 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
         make_chain,
     )
     from frankwolfe.compiled import driver as compiled_blocks
+    from frankwolfe.compiled import driver_files
 
     blocker = tmp_path / "file"
     blocker.write_text("")
-    monkeypatch.setattr(compiled_blocks, "_cache_dir", lambda: blocker / "drivers")
+    monkeypatch.setattr(driver_files, "drivers_folder", lambda: blocker / "drivers")
     monkeypatch.setattr(compiled_blocks, "_DRIVERS", {})
     X, Y = make_chain(12, n_states=3, n_features=4, random_state=1)
     model = ChainModel(3, 4)

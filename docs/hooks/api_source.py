@@ -28,6 +28,8 @@ FARM = ROOT / "build" / "docs-api" / "frankwolfe"
 # the packages whose __all__ is the public API, by import name
 PUBLIC = {
     "frankwolfe": "frankwolfe/__init__.py",
+    "frankwolfe.cache": "frankwolfe/cache.py",
+    "frankwolfe.compile": "frankwolfe/compile.py",
     "frankwolfe.applications.structured_svm": "applications/structured_svm/__init__.py",
     "frankwolfe.applications.structured_svm.datasets":
         "applications/structured_svm/datasets/__init__.py",

@@ -110,10 +110,15 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "move": _no_move if pairwise is None else pairwise.move,
                "recall": blocks.rounds.recall if rounds else _no_recall}
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds)}
-    key = (tuple(kernels.values()), tuple(flags.values()))
+    from .driver_files import record_modules
+
+    # the modules of the records it is called with: their names go into numba's index
+    records = record_modules(blocks.state, blocks.layout, objective.data,
+                             blocks.rounds.table if rounds and blocks.rounds else None)
+    key = (tuple(kernels.values()), tuple(flags.values()), tuple(records))
     hit = _DRIVERS.get(key)
     if hit is None:
-        hit = _build_driver(kernels, flags)
+        hit = _build_driver(kernels, flags, records)
         _DRIVERS[key] = hit
     return hit
 
@@ -121,7 +126,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 # -- building the driver: numba cannot cache a closure over kernels, so when every
 # kernel is an importable module-level function the pass template is written out as a
 # small module that imports them, and numba caches that (no LLVM compilation, and none
-# of its memory, after the first run of a kernel combination)
+# of its memory, after the first run of a kernel combination; see .driver_files)
 
 #: the helpers the pass template calls, by the module that holds them
 _HELPERS: dict[str, tuple[str, ...]] = {
@@ -145,89 +150,51 @@ def _import_path(fn: Any) -> tuple[str, str] | None:
     return mod, name
 
 
-def _sources_stamp(modules: list[str]) -> str:
-    """Hash of the size and mtime of every source file of the packages of ``modules``
-    (numba's cache does not see changes of the functions a cached function calls)."""
-    import hashlib
-    import sys
-    from pathlib import Path
-
-    files = set()
-    for mod in modules:
-        file = Path(getattr(sys.modules[mod], "__file__", "") or "").resolve()
-        path = file.parent
-        if not (path / "__init__.py").exists():  # a top-level module or script
-            files.add(file)
-            continue
-        while (path.parent / "__init__.py").exists():
-            path = path.parent
-        files.update(path.rglob("*.py"))
-    h = hashlib.sha1()
-    for f in sorted(files):
-        st = f.stat()
-        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()[:16]
+def _describe(kernels: dict[str, Any], flags: dict[str, bool]) -> str:
+    """What a driver is made of, in one line (its docstring; numba's compile notice
+    quotes it)."""
+    names = [getattr(getattr(fn, "py_func", fn), "__name__", "?") for fn in kernels.values()]
+    names = [n for n in names if not n.startswith("_no_")]
+    on = [k.lower() for k, v in flags.items() if v]
+    return f"the BCFW pass driver for {', '.join(names)}" + (f" ({', '.join(on)})" if on else "")
 
 
-def _cache_dir() -> Any:
-    import os
-    from pathlib import Path
-
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or \
-        str(Path.home() / ".cache")
-    return Path(base) / "frankwolfe" / "drivers"
-
-
-def _build_driver(kernels: dict[str, Any], flags: dict[str, bool]
+def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list[str]
                   ) -> tuple[Callable, Callable]:
     import importlib
-    import importlib.util
     import inspect
-    import os
     import sys
-    import tempfile
 
-    from . import _pass_template
+    from . import _pass_template, driver_files
 
     source = inspect.getsource(_pass_template)
+    doc = _describe(kernels, flags)
     found = {name: _import_path(fn) for name, fn in kernels.items()}
     paths = {name: p for name, p in found.items() if p is not None}
-    if len(paths) == len(found):
-        mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS))
-        stamp = _sources_stamp(mods)
-        ident = ";".join(f"{k}={m}:{q}" for k, (m, q) in sorted(paths.items()))
-        import hashlib
-
-        tag = hashlib.sha1(f"{ident};{flags};{stamp}".encode()).hexdigest()[:20]
-        head = ["from numba import njit"]
+    mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS)
+                  | {m for m in records if m in sys.modules})
+    # a module without a source file (an interactive __main__) has no stamp: its
+    # kernels may change under the same names, so such a driver is not cached
+    roots = driver_files.source_roots(mods) if len(paths) == len(found) else None
+    if roots is not None:
+        head = [driver_files.header(roots, driver_files.sources_stamp(roots), records).rstrip(),
+                f'"""{doc}"""', "from numba import njit"]
         head += [f"from {m} import {', '.join(names)}" for m, names in _HELPERS.items()]
         head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
         head += [f"{k} = {v}" for k, v in flags.items()] + [""]
         tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
                 "certify = njit(nogil=True, cache=True)(certify)", ""]
-        text = "\n".join(head) + "\n" + source + "\n".join(tail)
-        try:
-            folder = _cache_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"_fw_pass_{tag}.py"
-            if not path.exists() or path.read_text() != text:
-                fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-                with os.fdopen(fd, "w") as fh:
-                    fh.write(text)
-                os.replace(tmp, path)  # atomic: concurrent processes see whole files
-            name = f"_fw_pass_{tag}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None:  # pragma: no cover - a .py file has one
-                raise OSError(f"cannot load {path}")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
+        # the file name hashes this whole text: every import (module names included),
+        # the flags, the template, the record modules and the sources stamp
+        module = driver_files.load_driver("\n".join(head) + "\n" + source + "\n".join(tail))
+        if module is not None:
             return module.run_pass, module.certify
-        except OSError:
-            pass  # no writable cache folder: compile in memory
+    # a kernel without an importable name or a source file, or no usable cache folder:
+    # compiled in memory
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
                           for m, names in _HELPERS.items() for name in names}
     ns.update(kernels, **flags)
+    ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=doc)
     filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
     exec(compile(source, filename, "exec"), ns)
     return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])

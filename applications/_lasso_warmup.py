@@ -1,0 +1,24 @@
+"""Warm-up job of the constrained lasso (``python -m frankwolfe.compile``; registered in
+``pyproject.toml`` under the entry-point group ``frankwolfe.warmup``)."""
+
+from __future__ import annotations
+
+__all__ = ["lasso"]
+
+
+def lasso() -> None:
+    """constrained lasso: solve_lasso ("auto": compiled pairwise on a sparse design,
+    pairwise on a dense one) and a short lasso_path"""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from .lasso import lasso_path, solve_lasso
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((10, 16))
+    A[rng.random(A.shape) > 0.3] = 0.0
+    b = rng.standard_normal(10)
+    for design in (A, sp.csr_array(A), sp.csc_array(A)):
+        for method in ("auto", "compiled", "pairwise"):
+            solve_lasso(design, b, 1.0, method=method, max_iter=50)
+        lasso_path(design, b, [0.5, 1.0, 2.0], max_iter=50)

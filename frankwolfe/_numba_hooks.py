@@ -1,0 +1,259 @@
+"""frankwolfe's hooks into numba's on-disk cache and compile events.
+
+numba caches a ``cache=True`` function in files named after the source file, and
+reads them back with ``pickle``.  Three things go wrong with that for a library
+whose kernels are its speed:
+
+* a damaged file (a truncated write, a disk error, garbage) raises from the
+  call of the kernel (``UnpicklingError``, ``EOFError``, an LLVM parse error):
+  numba catches nothing there;
+* the same source file imported under two module names (the repository's
+  ``applications`` and the installed ``frankwolfe.applications``) shares one
+  cache entry, whose pickled environment names the module it was compiled
+  under; the other name then fails with ``ModuleNotFoundError``;
+* nobody is told that a first call waits for a compilation.
+
+:func:`install` patches numba's ``Cache`` class for frankwolfe's own functions
+only (its packages and the generated pass drivers; any other function keeps
+numba's behaviour): an unreadable entry is a cache miss (logged as a warning,
+compiled again, and the fresh entry written over it), the cache files carry the
+full module name, and a function without any writable cache folder (numba
+refuses to decorate it) compiles in memory instead.  It also registers a
+listener of numba's ``numba:compile`` events that logs, at INFO on the
+``frankwolfe`` logger, one line when one of those functions is about to be
+compiled (numba fires the event only after a cache miss, so the line never
+lies).  Without numba loaded yet it waits for
+numba's import, so ``import frankwolfe`` stays free of numba.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import logging
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["install", "is_ours"]
+
+_LOG = logging.getLogger("frankwolfe")
+_TARGET = "numba.core.caching"
+#: the generated pass drivers' module names start with this (frankwolfe.compiled.driver)
+DRIVER_PREFIX = "_fw_pass_"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# in a source checkout (editable install) the applications live beside the core
+_SIBLING_APPS = _PACKAGE_DIR.parent / "applications"
+
+_installed = False
+_lock = threading.Lock()
+
+
+def is_ours(py_func: Any) -> bool:
+    """Whether ``py_func`` is frankwolfe's: a function of the ``frankwolfe`` package, of
+    its applications (also under the checkout's top-level name ``applications``) or of
+    a generated pass driver."""
+    mod = getattr(py_func, "__module__", None) or ""
+    root = mod.partition(".")[0]
+    if root == "frankwolfe" or mod.startswith(DRIVER_PREFIX):
+        return True
+    if root != "applications":
+        return False
+    code = getattr(py_func, "__code__", None)
+    try:
+        return Path(code.co_filename).resolve().is_relative_to(_SIBLING_APPS)  # type: ignore[union-attr]
+    except (AttributeError, OSError):
+        return False
+
+
+def install() -> None:
+    """Patch numba's cache for frankwolfe's functions and listen to its compile events
+    (idempotent; deferred to numba's import when numba is not loaded yet)."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        _installed = True
+        module = sys.modules.get(_TARGET)
+        if module is None:
+            sys.meta_path.insert(0, _AfterImport())
+            return
+    _patch(module)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs :func:`_patch` right after numba's ``caching`` module is executed (before any
+    ``@njit(cache=True)`` function exists: numba's dispatcher imports it first)."""
+
+    def find_spec(self, fullname: str, path: Any, target: ModuleType | None = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _TARGET:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and the other finders find the real spec
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        run = loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            run(module)
+            _patch(module)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def _patch(caching: ModuleType) -> None:
+    """Wrap ``Cache.__init__``, ``load_overload`` and ``save_overload`` (a numba without
+    them keeps its own behaviour) and register the compile listener."""
+    cache_cls = getattr(caching, "Cache", None)
+    file_cls = getattr(caching, "IndexDataCacheFile", None)
+    if cache_cls is None or file_cls is None or getattr(cache_cls, "_fw_patched", False):
+        return
+    try:
+        init, load, save = cache_cls.__init__, cache_cls.load_overload, cache_cls.save_overload
+    except AttributeError:  # pragma: no cover - another numba
+        return
+
+    def __init__(self: Any, py_func: Any) -> None:
+        try:
+            init(self, py_func)
+        except RuntimeError:
+            # no writable cache folder anywhere (numba's "no locator available"): numba
+            # refuses the decorator, and importing frankwolfe would fail; compile in
+            # memory instead, as a function without cache=True
+            null = getattr(caching, "NullCache", None)
+            if null is None or not is_ours(py_func):
+                raise
+            self.__class__ = null
+            _no_cache_folder(py_func)
+            return
+        self._fw_ours = False
+        if not is_ours(py_func):
+            return
+        try:
+            # numba names the files after the source file; with the module's full name
+            # two import names of one file keep apart entries (see the module docstring)
+            impl = self._impl
+            qual = getattr(py_func, "__qualname__", py_func.__name__)
+            base = impl.get_filename_base(f"{py_func.__module__}.{qual}",
+                                          getattr(sys, "abiflags", ""))
+            if base != impl.filename_base:
+                self._cache_file = file_cls(cache_path=self._cache_path, filename_base=base,
+                                            source_stamp=impl.locator.get_source_stamp())
+            self._fw_ours = True
+        except Exception:  # pragma: no cover - another numba: its own naming stays
+            self._fw_ours = True
+
+    def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        try:
+            return load(self, sig, target_context)
+        except Exception as exc:
+            if not getattr(self, "_fw_ours", False):
+                raise
+            _LOG.warning("frankwolfe: ignoring an unreadable numba cache entry of %s "
+                         "(%s: %s); compiling it again", _name(self), type(exc).__name__, exc)
+            return None
+
+    def save_overload(self: Any, sig: Any, data: Any) -> None:
+        try:
+            return save(self, sig, data)
+        except Exception as exc:
+            if not getattr(self, "_fw_ours", False):
+                raise
+            failure = exc
+        # numba reads the index before adding to it: an unreadable one is replaced by an
+        # empty one (atomically, by numba's writer), then the entry is written again
+        try:
+            self._cache_file._load_index()
+        except Exception:
+            try:
+                self._cache_file.flush()
+                return save(self, sig, data)
+            except Exception as exc:
+                failure = exc
+        _LOG.warning("frankwolfe: could not write the numba cache entry of %s (%s: %s); "
+                     "it stays compiled in this process only", _name(self),
+                     type(failure).__name__, failure)
+        return None
+
+    cache_cls.__init__ = __init__
+    cache_cls.load_overload = load_overload
+    cache_cls.save_overload = save_overload
+    cache_cls._fw_patched = True
+    _listen()
+
+
+_warned_no_folder = False
+
+
+def _no_cache_folder(py_func: Any) -> None:
+    global _warned_no_folder
+    if not _warned_no_folder:
+        _warned_no_folder = True
+        _LOG.warning("frankwolfe: no writable folder for numba's cache (from %s on): "
+                     "the kernels compile in memory, in every process; set NUMBA_CACHE_DIR "
+                     "to a writable folder", getattr(py_func, "__module__", "?"))
+
+
+def _name(cache: Any) -> str:
+    py = getattr(cache, "_py_func", None)
+    return f"{getattr(py, '__module__', '?')}.{getattr(py, '__qualname__', '?')}"
+
+
+# -- compile notices ---------------------------------------------------------------
+
+_depth = threading.local()
+#: modules (and driver modules) announced once already in this process
+_announced: set[str] = set()
+
+
+def _listen() -> None:
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - another numba
+        return
+
+    class CompileNotices(event.Listener):
+        """One INFO line when one of frankwolfe's functions is about to be compiled (the
+        outermost compilation only: the kernels a driver calls compile inside it)."""
+
+        def on_start(self, ev: Any) -> None:
+            depth = getattr(_depth, "n", 0)
+            _depth.n = depth + 1
+            if depth == 0:
+                _announce(ev.data.get("dispatcher") if isinstance(ev.data, dict) else None)
+
+        def on_end(self, ev: Any) -> None:
+            _depth.n = max(getattr(_depth, "n", 1) - 1, 0)
+
+    event.register("numba:compile", CompileNotices())
+
+
+def _announce(dispatcher: Any) -> None:
+    py = getattr(dispatcher, "py_func", None)
+    if py is None or not is_ours(py):
+        return
+    mod = py.__module__ or ""
+    # the generated module's docstring names its kernels (frankwolfe.compiled.driver)
+    doc = (py.__globals__.get("__doc__") or "the BCFW pass driver").strip()
+    key = f"{mod}:{doc}" if mod.startswith(DRIVER_PREFIX) else mod
+    if key in _announced:  # one line per module: its kernels compile one after another
+        return
+    _announced.add(key)
+    if mod == f"{DRIVER_PREFIX}memory":  # a kernel without an importable name
+        _LOG.info("frankwolfe: compiling %s (in memory: not cached)", doc)
+    elif mod.startswith(DRIVER_PREFIX):
+        _LOG.info("frankwolfe: compiling %s (first call; cached afterwards)", doc)
+    else:
+        _LOG.info("frankwolfe: compiling the numba kernels of %s (first call; cached "
+                  "afterwards)", mod)
+
+
+# importing the module installs the hooks (frankwolfe/__init__.py imports it first)
+install()
