@@ -63,17 +63,19 @@ def structured_direction(max_entries: int, max_rows: int, max_segments: int,
                              f"val) with at least one row and val empty or of col's size; "
                              f"got {ptr.size} pointers, {col.size} columns, {rval.size} "
                              f"values")
+    # the empty placeholders have the types of the real rows (int32 ids and CSR columns,
+    # as the chain data makes them): every layout is then one compiled variant
     return StructuredDirection(
         counts=np.zeros(3, dtype=np.int64), idx=np.empty(max_entries, dtype=np.int64),
         val=np.empty(max_entries), row=np.empty(max_rows, dtype=np.int64),
         base=np.empty(max_rows, dtype=np.int64), coef=np.empty(max_rows),
         seg=np.empty(max_segments, dtype=np.int64),
         dense=np.zeros((0, 0)) if dense is None else dense,
-        ids=np.zeros((0, 0), dtype=np.int64) if ids is None else ids,
+        ids=np.zeros((0, 0), dtype=np.int32) if ids is None else ids,
         id_offsets=(np.zeros(0, dtype=np.int64) if id_offsets is None
                     else np.asarray(id_offsets, dtype=np.int64)),
         rptr=np.zeros(0, dtype=np.int64) if sparse is None else sparse[0],
-        rcol=np.zeros(0, dtype=np.int64) if sparse is None else sparse[1],
+        rcol=np.zeros(0, dtype=np.int32) if sparse is None else sparse[1],
         rval=np.zeros(0) if sparse is None else sparse[2])
 
 

@@ -49,7 +49,7 @@ class ChainData:
             self.sizes = model.template_sizes
         else:
             self.Xf = np.ascontiguousarray(_rows(model, X))
-            self.If = np.zeros((0, 0), dtype=np.int64)
+            self.If = np.zeros((0, 0), dtype=np.int32)  # the ids' type: one compiled variant
             self.offsets = np.zeros(0, dtype=np.int64)
             self.sizes = np.zeros(0, dtype=np.int64)
         if Y is not None:
@@ -85,7 +85,8 @@ class ChainData:
                 self._csr = (empty, empty.astype(np.int32), np.zeros(0))
             else:
                 ptr = np.empty(self.Xf.shape[0] + 1, dtype=np.int64)
-                col = np.empty(nnz, dtype=np.int16 if self.F < 2**15 else np.int32)
+                # int32 as the ids: dense, sparse and id data share one compiled variant
+                col = np.empty(nnz, dtype=np.int32)
                 val = np.empty(nnz)
                 binary = _sparse_rows(self.Xf, ptr, col, val)
                 self._csr = (ptr, col, np.zeros(0) if binary else val)
@@ -110,8 +111,7 @@ class ChainData:
         if self._gram is None:
             L = np.diff(self.off)
             goff = np.concatenate(([0], np.cumsum(L * L))).astype(np.int64)
-            # ids: counts of shared ids, integers, exact in 32 bits (half the memory)
-            out = np.empty(int(goff[-1]), dtype=np.float32 if self.uses_ids else np.float64)
+            out = np.empty(int(goff[-1]))
             _token_gram(self.Xf, self.If, self.off, self.uses_ids, goff, out)
             self._gram = (out, goff)
         return self._gram
