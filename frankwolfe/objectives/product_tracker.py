@@ -124,21 +124,6 @@ def _comb_inplace(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _comb_new(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
-    """A new array ``s p + ca ma + cb mb``, rounded as numpy forms it term by term
-    (``s * p``, or zeros when ``s == 0``, then ``+= c * m`` for each non-zero ``c``)."""
-    out = np.empty_like(p)
-    for i in range(p.shape[0]):
-        t = s * p[i] if s != 0.0 else 0.0
-        if ca != 0.0:
-            t += ca * ma[i]
-        if cb != 0.0:
-            t += cb * mb[i]
-        out[i] = t
-    return out
-
-
-@njit(cache=True, nogil=True)
 def _quad_pair_move(p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pragma: no cover
     """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms ``a``, ``b``
     as flat indices and values), rounded as its separate steps round it:
@@ -428,12 +413,13 @@ class ProductTracker(Tracker):
             xc = direction.x_coef
             hess = PENDING
             if self._image_is_hessian and len(direction.terms) <= 2:
-                # the pair the move will ask for: its products are looked up once, and
-                # one kernel forms the image as the numpy expressions below would
+                # the pair the move will ask for: its products are looked up once
                 if memo.pair is _UNSET:
                     memo.pair = self._find_pair(direction)
-                (ca, pa), (cb, pb) = memo.pair
-                image = _comb_new(self._p, xc, pa[0], ca, pb[0], cb)
+                image = xc * self._p if xc else np.zeros_like(self._p)
+                for c, prods in memo.pair:
+                    if c:
+                        image += c * prods[0]
                 hess = image
             elif self._image_is_hessian:
                 image = xc * self._p if xc else np.zeros_like(self._p)
