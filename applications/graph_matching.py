@@ -28,15 +28,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from frankwolfe.errors import ShapeError
 
 from .structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
-from .structured_svm.estimator import StructuredSVM
 from .structured_svm.models.matching import MatchingModel
+
+if TYPE_CHECKING:  # imported where it is used: its module imports scikit-learn (~2 s)
+    from .structured_svm.estimator import StructuredSVM
 
 __all__ = ["FEATURE_KINDS", "DEFAULT_LAMS", "normalize_histograms", "node_features",
            "pair_dataset", "matching_model", "matching_accuracy", "GraphMatchingResult",
@@ -247,6 +249,8 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
     -------
     GraphMatchingResult
     """
+    from .structured_svm.estimator import StructuredSVM  # scikit-learn: only training pays
+
     lam_arr = np.asarray(lams, dtype=np.float64).ravel()
     if lam_arr.size == 0 or not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
         raise ValueError(f"learn_graph_matching: `lams` must be a non-empty sequence of positive "

@@ -119,6 +119,24 @@ class Atom:
         """Build a sparse atom from flat indices and values."""
         return cls(indices=indices, values=values, shape=shape, key=key)
 
+    @classmethod
+    def vertex(cls, index: int, value: float, shape: tuple[int, ...],
+               key: Hashable | None = None) -> Atom:
+        """The atom ``value * e_index`` (flat ``index``), as :meth:`sparse` builds it.
+
+        For oracles that compute ``index`` themselves (an argmin): it skips the
+        conversions and checks of the constructor, which cost more than the
+        oracle's own work on small problems.  ``shape`` must be a tuple of ints
+        (an array's ``shape``) and ``0 <= index < prod(shape)``.
+        """
+        atom = object.__new__(cls)
+        atom.shape = shape
+        atom._key = key
+        atom._dense = None
+        atom.indices = np.array((index,), dtype=np.int64)
+        atom.values = np.array((value,), dtype=float)
+        return atom
+
     # -- identity ---------------------------------------------------------
     @property
     def key(self) -> Hashable:
@@ -170,7 +188,8 @@ class Atom:
             return float(np.vdot(g, self._dense))
         idx = self.indices
         if idx.size == 1:  # a vertex e_i (the usual sparse atom): no fancy indexing
-            return float(g.reshape(-1)[idx[0]]) * float(self.values[0])
+            flat = g if g.ndim == 1 else g.reshape(-1)
+            return float(flat[idx[0]]) * float(self.values[0])
         return float(np.dot(g.reshape(-1)[idx], self.values))
 
     def add_to(self, out: np.ndarray, alpha: float = 1.0) -> None:
@@ -178,7 +197,8 @@ class Atom:
         if self._dense is not None:
             out += alpha * self._dense
         else:
-            flat = out.reshape(-1)  # a view: the iterate is kept C-contiguous
+            # a view: the iterate is kept C-contiguous
+            flat = out if out.ndim == 1 else out.reshape(-1)
             idx = self.indices
             if idx.size == 1:
                 flat[idx[0]] += alpha * self.values[0]

@@ -7,6 +7,7 @@ result object behave the same whichever method runs.
 from __future__ import annotations
 
 import logging
+import math
 import sys
 import threading
 import time
@@ -213,16 +214,26 @@ class Monitor:
     def record(self, k: int, fun: float, gap: float, step_size: float = np.nan,
                force: bool = False, **extra: Any) -> None:
         """Note iteration ``k``: update bounds, history, printing and progress."""
+        self.record_row(k, fun, gap, step_size, extra, force)
+
+    def record_row(self, k: int, fun: float, gap: float, step_size: float,
+                   extra: dict[str, Any], force: bool = False) -> None:
+        """:meth:`record` with the extra columns as a dict (the driver's call, once per
+        iteration: no keyword packing)."""
         self.last_fun = fun
-        if np.isfinite(gap):
+        if math.isfinite(gap):
             self.last_gap = gap
-            if np.isfinite(fun):
+            if math.isfinite(fun):
                 self.dual_bound = max(self.dual_bound, fun - gap)
-        if force or k % self.history_every == 0:
-            if k != self._last_recorded:
-                self.history.append(iteration=k, time=self.elapsed(), fun=fun, gap=gap,
-                                    step_size=step_size, **extra)
-                self._last_recorded = k
+        if (force or k % self.history_every == 0) and k != self._last_recorded:
+            t = time.perf_counter() - self._t0
+            if extra:
+                row = {"iteration": k, "time": t, "fun": fun, "gap": gap, "step_size": step_size}
+                row.update(extra)
+                self.history.append_row(row)
+            else:
+                self.history.append_values((k, t, fun, gap, step_size))
+            self._last_recorded = k
         if self.print_every and (k % self.print_every == 0 or force):
             self._print_row(k, fun, gap, step_size, extra)
         if self._bar is not None:
@@ -257,14 +268,15 @@ class Monitor:
         ``rtol`` relative to ``fun``, by default the last recorded value),
         callback, iteration budget, time budget.
         """
-        if self.converged(gap, self.last_fun if fun is None else fun):
+        # gap <= tol inline: converged() would answer the same, one call later
+        if gap <= self.tol or self.converged(gap, self.last_fun if fun is None else fun):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
             if self.callback(state) is False:
                 return Status.CALLBACK_STOP
         if k >= self.max_iter:
             return Status.MAX_ITER
-        if self.out_of_time():
+        if self.time_limit is not None and self.out_of_time():
             return Status.TIME_LIMIT
         return None
 

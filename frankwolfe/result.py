@@ -31,27 +31,63 @@ class History:
 
     def __init__(self, columns: tuple[str, ...] = ()) -> None:
         self._cols: dict[str, list[Any]] = {c: [] for c in columns}
+        self._first = len(columns)  # how many columns the constructor named
+        # rows of those columns added by append_values and not yet moved into _cols: one
+        # tuple appended per row, columns filled when read (the monitor adds a row per
+        # iteration, and five list appends cost more than a small problem's step)
+        self._pending: list[tuple[Any, ...]] = []
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # a History pickled before rows could be pending
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_first", len(self._cols))
+        self.__dict__.setdefault("_pending", [])
+
+    def _columns(self) -> dict[str, list[Any]]:
+        """The columns, with the pending rows moved in."""
+        rows = self._pending
+        if rows:
+            self._pending = []
+            lists = list(self._cols.values())
+            for values_of, column in zip(lists, zip(*rows)):
+                values_of.extend(column)
+            for values_of in lists[self._first:]:  # the columns added since
+                values_of.extend([np.nan] * len(rows))
+        return self._cols
 
     def append(self, **row: Any) -> None:
         """Add one row; new columns are back-filled with NaN."""
-        cols = self._cols
+        self.append_row(row)
+
+    def append_row(self, row: dict[str, Any]) -> None:
+        """:meth:`append` with the row as a dict (no keyword packing)."""
+        cols = self._columns()
         if row.keys() == cols.keys():  # the usual case: same columns as before
             for name, value in row.items():
                 cols[name].append(value)
             return
         n = len(self)
         for name in row:
-            if name not in self._cols:
-                self._cols[name] = [np.nan] * n
-        for name, values in self._cols.items():
+            if name not in cols:
+                cols[name] = [np.nan] * n
+        for name, values in cols.items():
             values.append(row.get(name, np.nan))
 
+    def append_values(self, values: tuple[Any, ...]) -> None:
+        """Add a row of the columns named at construction, by position (in their
+        order); columns added since are filled with NaN."""
+        if len(values) != self._first:
+            raise ValueError(f"History.append_values: {len(values)} values for the "
+                             f"{self._first} columns {self.columns[:self._first]}")
+        self._pending.append(values)
+
     def __len__(self) -> int:
-        return len(next(iter(self._cols.values()))) if self._cols else 0
+        cols = self._columns()
+        return len(next(iter(cols.values()))) if cols else 0
 
     def __getitem__(self, name: str) -> np.ndarray:
         try:
-            return np.asarray(self._cols[name])
+            return np.asarray(self._columns()[name])
         except KeyError:
             raise KeyError(f"history has no column {name!r}; columns: {self.columns}") from None
 
@@ -59,9 +95,10 @@ class History:
         return name in self._cols
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        cols = list(self._cols)
+        cols = self._columns()
+        names = list(cols)
         for i in range(len(self)):
-            yield {c: self._cols[c][i] for c in cols}
+            yield {c: cols[c][i] for c in names}
 
     @property
     def columns(self) -> list[str]:
@@ -70,7 +107,7 @@ class History:
 
     def to_dict(self) -> dict[str, np.ndarray]:
         """Columns as numpy arrays."""
-        return {c: np.asarray(v) for c, v in self._cols.items()}
+        return {c: np.asarray(v) for c, v in self._columns().items()}
 
     def to_pandas(self) -> Any:
         """The table as a ``pandas.DataFrame`` (needs pandas: ``frankwolfe[pandas]``)."""

@@ -47,8 +47,10 @@ def test_core_imports_nothing_from_the_applications():
 
 
 def test_applications_import_under_the_project_namespace():
+    import frankwolfe.applications as apps
     import frankwolfe.applications.lasso as lasso
     import frankwolfe.applications.structured_svm as ssvm
 
-    assert Path(lasso.__file__).resolve().parent == ROOT / "applications"
+    assert Path(apps.__file__).resolve().parent == ROOT / "applications"
+    assert Path(lasso.__file__).resolve().parent == ROOT / "applications" / "lasso"
     assert hasattr(ssvm, "StructuredSVM")

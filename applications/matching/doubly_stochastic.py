@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from frankwolfe.errors import InfeasibleError, ShapeError
 
@@ -71,6 +70,9 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
 
     This is the nearest permutation matrix to ``P`` in Frobenius norm.
     """
+    # scipy.optimize costs ~0.6 s to import: the package's import should not pay it
+    from scipy.optimize import linear_sum_assignment
+
     _, col = linear_sum_assignment(np.asarray(P, dtype=float), maximize=True)
     return col.astype(np.int64)
 
@@ -117,6 +119,8 @@ def birkhoff_decomposition(P: np.ndarray, *, tol: float = 1e-12) -> tuple[np.nda
         Non-negative, summing to 1 (renormalized: the remainder left by
         rounding, at most ``n * tol`` per entry, is spread proportionally).
     """
+    from scipy.optimize import linear_sum_assignment  # see project_to_permutation
+
     R = np.array(P, dtype=float)
     n = R.shape[0]
     rows = np.arange(n)

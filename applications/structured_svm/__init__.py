@@ -1,14 +1,42 @@
-"""Structured SVMs: models (chain, multiclass, matching) and data loaders (OCR, CoNLL-2000)."""
+"""Structured SVMs: models (chain, multiclass, matching) and data loaders (OCR, CoNLL-2000).
 
+The estimators (:class:`StructuredSVM`, :class:`KernelStructuredSVM` and its
+kernels) are imported on first access: their modules need scikit-learn, which
+``import frankwolfe.applications.structured_svm`` does not pay for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._lazy import load, names
 from .datasets import load_cmu_house, load_conll2000, load_ocr, make_chain
 from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
-from .estimator import StructuredSVM
-from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
 from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel
 from .solvers import dual_extragradient, online_eg, ssg
+
+if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation tools see them
+    from .estimator import StructuredSVM
+    from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel",
            "load_ocr", "load_conll2000", "make_chain", "load_cmu_house",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
            "dual_extragradient"]
+
+#: names whose modules import scikit-learn, imported on first access
+_LAZY = {
+    "StructuredSVM": ".estimator",
+    "KernelStructuredSVM": ".kernel_bcfw",
+    "LabelMatchKernel": ".kernel_bcfw",
+    "LinearJointKernel": ".kernel_bcfw",
+}
+
+
+def __getattr__(name: str) -> Any:
+    return load(__name__, _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    return names(globals(), _LAZY)

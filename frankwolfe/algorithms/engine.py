@@ -24,7 +24,7 @@ from ..result import Result, Status
 __all__ = ["Engine", "Observation", "drive"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Observation:
     """What an engine reports at the top of outer iteration ``k``.
 
@@ -87,6 +87,9 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     result so far (``err.result``: the last good point).
     """
     k = 0
+    # without a callback no IterationState is built (the loop's cost on small problems)
+    watched = monitor.callback is not None
+    state = None
     try:
         while True:
             obs = engine.observe(k)
@@ -94,9 +97,10 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 return monitor.finish(status=Status.ERROR, nit=k, message=obs,
                                       **engine.outputs(error=True))
             gap = obs.gap if obs.certified else np.nan
-            monitor.record(k, obs.fun, gap, obs.step_size, **obs.info)
-            state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
-                                  **(obs.info if obs.state_info is None else obs.state_info))
+            monitor.record_row(k, obs.fun, gap, obs.step_size, obs.info)
+            if watched:
+                state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
+                                      **(obs.info if obs.state_info is None else obs.state_info))
             status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
             if status is None and obs.time_up:
                 status = Status.TIME_LIMIT

@@ -21,6 +21,7 @@ __all__ = ["frank_wolfe"]
 
 class _Vanilla(Variant):
     name = "fw"
+    plain = True  # the engine inlines the methods below
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:

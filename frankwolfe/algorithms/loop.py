@@ -14,6 +14,7 @@ logging, error handling, the certificate and the result are written once, in
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
 from ..lmo.base import LMO
 from ..monitor import Monitor
-from ..objectives.base import Objective, Tracker
+from ..objectives.base import Objective, Tracker, all_finite
 from ..options import RunOptions
 from ..result import Result
 from ..step_size import StepSize, make_step_size
@@ -42,6 +43,12 @@ class Variant(ABC):
     """
 
     name: str = "frank_wolfe"
+
+    #: vanilla Frank-Wolfe: :meth:`frank_wolfe_vertex` is the default, :meth:`direction`
+    #: is ``v - x`` with ``gamma_max = 1``, :meth:`after_step` does nothing and
+    #: :meth:`info` is empty; the engine then does the same without calling them (on a
+    #: small problem the calls cost as much as the step)
+    plain: bool = False
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         """Set up before the first iteration."""
@@ -100,31 +107,24 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     return x, atom
 
 
-def _tangent_slack(f: float, change: float) -> float:
-    return 1e-10 * (abs(f) + 1.0) + 1e-6 * abs(change)
-
-
-def _all_finite(a: np.ndarray) -> bool:
-    """Whether every entry of ``a`` is finite: ``a . a`` is NaN or inf when one is not (one
-    BLAS pass, no temporary); only an overflowing sum needs the entrywise check."""
-    flat = a.reshape(-1)
-    with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
-        s = np.dot(flat, flat)
-    return bool(np.isfinite(s)) or bool(np.all(np.isfinite(a)))
+# the finiteness check (objectives.base.all_finite) under its former name here
+_all_finite = all_finite
 
 
 def _sparse_indices(d: Direction) -> np.ndarray | None:
     """The flat indices the atoms of ``d`` touch (repeats possible); ``None`` when one is
     dense."""
     terms = d.terms
-    if not all(a.is_sparse for _, a in terms):
-        return None
+    for _, a in terms:
+        if not a.is_sparse:
+            return None
     if len(terms) == 1:
         return terms[0][1].indices
     return np.concatenate([a.indices for _, a in terms]) if terms else np.zeros(0, np.int64)
 
 
 _NOTHING_SAVED = np.zeros(0)
+_NO_INFO: dict[str, Any] = {}  # the history columns of a plain variant (never written)
 
 
 class _PointBefore:
@@ -170,7 +170,8 @@ class _SingleDomainEngine(Engine):
         self.tracker = tracker
         self.rule = rule
         self.gamma = np.nan
-        self.last_good: tuple[_PointBefore, float, float] | None = None  # (x, f, gap) before a move
+        # (x, f, gap) before a move; x: a copy, or the entries the move changes
+        self.last_good: tuple[np.ndarray | _PointBefore, float, float] | None = None
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
@@ -182,29 +183,39 @@ class _SingleDomainEngine(Engine):
             raise ShapeError(
                 f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
             )
-        if not (np.isfinite(f) and _all_finite(g)):
-            what = "value" if not np.isfinite(f) else "gradient"
+        if not tracker.finite(f, g):
+            what = "value" if not math.isfinite(f) else "gradient"
             where = "x0" if k == 0 else f"iteration {k}"
             keep = "no good iterate exists" if self.last_good is None else \
                 f"returning the last good iterate (iteration {k - 1})"
             return f"the objective's {what} is not finite at {where}; {keep}"
-        if self.prev_step is not None and objective.convex:
-            f_prev, change = self.prev_step
-            if f < f_prev + change - _tangent_slack(f_prev, change):
+        prev = self.prev_step
+        if prev is not None and objective.convex:
+            f_prev, change = prev
+            # below the tangent bound by more than rounding (relative 1e-10 of f, 1e-6 of
+            # the predicted change)
+            if f < f_prev + change - (1e-10 * (abs(f_prev) + 1.0) + 1e-6 * abs(change)):
                 raise NonConvexError(
                     f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
                     f"bound {f_prev + change:.12g}, on an objective declared convex "
                     "(set objective.convex = False if that is intended)"
                 )
-        # the full product, summed like the trackers' own <g, x>: a slope computed from
-        # another summation order can change sign near the optimum and the line search
-        # would see a descent direction as an ascent one
-        g_dot_x = float(np.vdot(g, tracker.x))
-        v, gap_k, certified = self.variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
-        if not np.isfinite(gap_k):
+        # the tracker's own <g, x> (the full product): a slope computed from another
+        # summation order can change sign near the optimum and the line search would see
+        # a descent direction as an ascent one
+        g_dot_x = tracker.gradient_dot_x(g)
+        variant = self.variant
+        if variant.plain:
+            v = self.lmo(g)
+            variant.n_oracle_calls += 1
+            gap_k, certified, info = g_dot_x - v.dot(g), True, _NO_INFO
+        else:
+            v, gap_k, certified = variant.frank_wolfe_vertex(k, tracker, g, g_dot_x)
+            info = variant.info()
+        if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
         self.step = (f, g, v, gap_k, g_dot_x, certified)
-        return Observation(f, gap_k, certified, tracker.x, g, self.gamma, self.variant.info())
+        return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)
 
     def _observed(self) -> _Observed:
         if self.step is None:
@@ -213,15 +224,24 @@ class _SingleDomainEngine(Engine):
 
     def advance(self, k: int, monitor: Monitor) -> None:
         tracker, variant = self.tracker, self.variant
-        f, g, v, gap_k, g_dot_x, certified = self._observed()
-        d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
-        slope = d.dot(g, g_dot_x)
-        idx = _sparse_indices(d)
-        self.last_good = (_PointBefore(tracker.x, d, idx), f, gap_k if certified else np.nan)
-        self.gamma = float(self.rule(k, tracker, d, slope, gamma_max))
-        self.prev_step = (f, self.gamma * slope)
-        tracker.move(d, self.gamma)
-        variant.after_step(d, self.gamma, dinfo)
+        if self.step is None:
+            raise RuntimeError("the engine advanced or certified before its first observe()")
+        f, g, v, gap_k, g_dot_x, certified = self.step
+        plain = variant.plain
+        if plain:
+            d, gamma_max, dinfo = Direction(-1.0, ((1.0, v),)), 1.0, None  # v - x
+        else:
+            d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
+        slope = tracker.slope(d, g, g_dot_x)  # a tracker keeps it for the line search
+        # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore
+        before = tracker.x.copy() if d.x_coef else \
+            _PointBefore(tracker.x, d, _sparse_indices(d))
+        self.last_good = (before, f, gap_k if certified else np.nan)
+        self.gamma = gamma = float(self.rule(k, tracker, d, slope, gamma_max))
+        self.prev_step = (f, gamma * slope)
+        tracker.move(d, gamma)
+        if not plain:
+            variant.after_step(d, gamma, dinfo)
 
     def certify(self, last: Observation) -> tuple[float, float]:
         # the stop came between certificates: certify the returned point
@@ -244,7 +264,7 @@ class _SingleDomainEngine(Engine):
         if self.last_good is None:
             return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
         x, f, gap = self.last_good
-        return dict(out, x=x.get(), fun=f, gap=gap)
+        return dict(out, x=x.get() if isinstance(x, _PointBefore) else x, fun=f, gap=gap)
 
 
 def run_frank_wolfe(

@@ -38,7 +38,7 @@ def dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
 
 def check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
     """Return ``direction`` flattened, after checking its size against ``lmo.shape``."""
-    flat = direction.reshape(-1)
+    flat = direction if direction.ndim == 1 else direction.reshape(-1)
     if lmo.shape is not None and flat.size != math.prod(lmo.shape):
         raise ShapeError(
             f"{lmo!r}: `direction` has shape {direction.shape} ({flat.size} entries), "

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._config import debug_enabled
+from .. import _config
 from .._sparse import issparse
 from ..atoms import Atom, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
@@ -42,6 +42,8 @@ FEASIBILITY_TOL = 1e-8
 
 # Tolerance used when debug mode checks an oracle's answer.
 _DEBUG_TOL = 1e-7
+
+_FLOAT = np.dtype(float)
 
 
 class LMO(ABC):
@@ -81,10 +83,15 @@ class LMO(ABC):
 
         In debug mode the answer's shape and feasibility are checked.
         """
-        if not issparse(direction):  # sparse directions go to oracles that take them
+        # a float array (the loop's gradient) goes through as is; sparse directions go to
+        # oracles that take them
+        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
+                and not issparse(direction):
             direction = np.asarray(direction, dtype=float)
-        atom = as_atom(self.extreme_point(direction), direction.shape, source=self)
-        if debug_enabled():
+        atom = self.extreme_point(direction)
+        if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
+            atom = as_atom(atom, direction.shape, source=self)          # fast path
+        if _config._debug:
             self.check_answer(atom)
         return atom
 

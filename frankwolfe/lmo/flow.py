@@ -32,8 +32,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from scipy.optimize import linprog
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
@@ -424,6 +422,10 @@ class FlowPolytope(LMO):
                 f"FlowPolytope: the polytope is unbounded: the self-loop {self.edges[e]!r} has no "
                 "capacity; give it a finite capacity or remove it"
             )
+        # imported here: scipy.sparse.csgraph pulls in scipy.linalg (~0.15 s), which
+        # `import frankwolfe` should not pay for
+        from scipy.sparse.csgraph import connected_components
+
         n = self.n_nodes
         adj = sp.csr_array((np.ones(t.size), (t, h)), shape=(n, n))
         n_comp, labels = connected_components(adj, directed=True, connection="strong")
@@ -446,6 +448,8 @@ class FlowPolytope(LMO):
         self._topo = _topological_order(self._indptr, self._heads_csr)
         self._start = int(np.flatnonzero(self._topo == s)[0])
         self._source, self._sink, self._value = s, t, value
+        from scipy.sparse.csgraph import breadth_first_order  # see _check_bounded
+
         reach = breadth_first_order(
             sp.csr_array((np.ones(self.n_edges), (self.tails, self.heads)),
                          shape=(self.n_nodes, self.n_nodes)),
@@ -469,6 +473,9 @@ class FlowPolytope(LMO):
         # presolve is skipped: on network LPs it costs more than it saves
         # (benchmarks/README.md, "Measurements behind code choices"), and without
         # it the answer is the simplex basis itself, i.e. a vertex
+        # scipy.optimize costs ~0.6 s to import: only LP-solved flow polytopes pay for it
+        from scipy.optimize import linprog
+
         # scipy-stubs type A_eq and bounds as dense only; HiGHS takes the sparse incidence
         # matrix and an (m, 2) bounds array (both documented by scipy)
         return linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]

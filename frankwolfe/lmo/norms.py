@@ -15,6 +15,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
+from ._vertices import unit_vertex
 from .base import LMO
 from .subset import SubsetOracle, checked_ids
 
@@ -96,7 +97,8 @@ class L1Ball(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         i = _argmax_abs(flat)
         sign = -1 if flat[i] > 0 else 1
-        return Atom.sparse([i], [sign * self.radius], direction.shape, key=("e", i, sign))
+        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
+                           direction.shape, ("e", i, sign))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
         """The best vertex ``+-radius * e_i`` over the coordinates ``ids``; O(len(ids)).
@@ -108,7 +110,8 @@ class L1Ball(SubsetOracle, LMO):
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmax(np.abs(flat[ids]))])
         sign = -1 if flat[i] > 0 else 1
-        return Atom.sparse([i], [sign * self.radius], direction.shape, key=("e", i, sign))
+        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
+                           direction.shape, ("e", i, sign))
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_1 - radius) / radius`` (``inf`` for non-finite ``x``)."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
+from ._vertices import unit_vertex
 from .base import LMO
 from .subset import SubsetOracle, checked_ids
 
@@ -43,8 +44,8 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         self.shape = dim_shape(dim, "ProbabilitySimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        i = int(np.argmin(check_direction(self, direction)))
-        return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+        i = int(check_direction(self, direction).argmin())
+        return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
         """The best vertex ``radius * e_i`` over the coordinates ``ids``; O(len(ids)).
@@ -54,7 +55,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmin(flat[ids])])
-        return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+        return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
@@ -103,9 +104,9 @@ class UnitSimplex(SubsetOracle, LMO):
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
-        i = int(np.argmin(flat))
+        i = int(flat.argmin())
         if flat[i] < 0:
-            return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+            return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
@@ -118,7 +119,7 @@ class UnitSimplex(SubsetOracle, LMO):
         j = int(np.argmin(flat[ids]))
         i = int(ids[j])
         if flat[i] < 0:
-            return Atom.sparse([i], [self.radius], direction.shape, key=("e", i))
+            return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
     def violation(self, x: np.ndarray) -> float:

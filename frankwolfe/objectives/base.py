@@ -17,6 +17,7 @@ are used by the algorithms when present:
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -24,7 +25,30 @@ import numpy as np
 
 from ..direction import Direction
 
-__all__ = ["Objective", "Tracker"]
+__all__ = ["Objective", "Tracker", "all_finite"]
+
+#: below this many entries the entrywise check is the cheaper one (no np.errstate)
+_SMALL = 4096
+
+
+def all_finite(a: np.ndarray) -> bool:
+    """Whether every entry of ``a`` is finite.
+
+    A large array: ``a . a`` is NaN or inf when an entry is not (one BLAS pass, no
+    temporary); only an overflowing sum needs the entrywise check.  A small one is
+    checked entrywise at once: there the ``np.errstate`` that silences the overflow
+    costs more than the check, and so does a reduction (``.all()``), hence the first
+    False found by ``argmin``.
+    """
+    if a.size <= _SMALL:
+        ok = np.isfinite(a)
+        if ok.ndim != 1:
+            ok = ok.reshape(-1)
+        return bool(ok[ok.argmin()]) if ok.size else True
+    flat = a.reshape(-1)
+    with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
+        s = np.dot(flat, flat)
+    return math.isfinite(s) or bool(np.isfinite(a).all())
 
 
 class Objective(ABC):
@@ -181,6 +205,46 @@ class Tracker:
             self.n_gradient_calls += 1
             return self._f, self._g
         return self.value(), self._g
+
+    def finite(self, value: float, gradient: np.ndarray) -> bool:
+        """Whether ``value`` and ``gradient``, this tracker's ``f(x)`` and ``grad f(x)``
+        (from :meth:`value_and_gradient`), are finite.
+
+        Trackers that learn it while they update the gradient answer without a pass
+        over it.
+        """
+        return math.isfinite(value) and all_finite(gradient)
+
+    def gradient_dot_x(self, gradient: np.ndarray | None = None) -> float:
+        """``<grad f(x), x>`` at the tracked point.
+
+        The loop's gap ``<g, x> - <g, v>`` and the slopes ``<g, d>`` of directions
+        with an ``x`` term read it; trackers that keep it between moves override this.
+
+        Parameters
+        ----------
+        gradient : ndarray, optional
+            ``grad f(x)`` when the caller holds it (from :meth:`value_and_gradient`).
+        """
+        g = self.gradient() if gradient is None else gradient
+        return float(np.vdot(g, self.x))
+
+    def slope(self, direction: Direction, gradient: np.ndarray | None = None,
+              gradient_dot_x: float | None = None) -> float:
+        """``<grad f(x), d>`` at the tracked point.
+
+        Parameters
+        ----------
+        direction : Direction
+        gradient : ndarray, optional
+            ``grad f(x)`` when the caller holds it.
+        gradient_dot_x : float, optional
+            ``<grad f(x), x>`` (:meth:`gradient_dot_x`) when the caller holds it.
+        """
+        g = self.gradient() if gradient is None else gradient
+        if direction.x_coef and gradient_dot_x is None:
+            gradient_dot_x = self.gradient_dot_x(g)
+        return direction.dot(g, gradient_dot_x)
 
     def _evaluate(self) -> tuple[float, np.ndarray]:
         f, g = self.objective.value_and_gradient(self.x)

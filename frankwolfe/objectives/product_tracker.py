@@ -29,6 +29,7 @@ Counters (all on the tracker):
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from typing import Any
 
@@ -39,7 +40,7 @@ from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES, AtomCache
-from .base import Objective, Tracker
+from .base import Objective, Tracker, all_finite
 
 __all__ = ["ProductTracker", "SparseProduct", "add_scaled", "line_minimizer",
            "check_tracker_options"]
@@ -120,6 +121,39 @@ def _comb_inplace(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
     """``p <- s p + ca ma + cb mb``."""
     for i in range(p.shape[0]):
         p[i] = s * p[i] + ca * ma[i] + cb * mb[i]
+
+
+@njit(cache=True, nogil=True)
+def _quad_pair_move(p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pragma: no cover
+    """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms ``a``, ``b``
+    as flat indices and values), rounded as its separate steps round it:
+    ``p <- s p + ga Q a + gb Q b`` (:func:`_comb_inplace`), the new gradient ``p + c``,
+    ``x *= s`` (when ``scale_x``) then ``x[ia] += ga va`` and ``x[ib] += gb vb``
+    (:meth:`Direction.apply`), and ``<x, p/2 + c>`` (:func:`_quad_value`).
+
+    Returns ``(gradient, <x, p/2 + c>, whether the gradient is finite)``.
+    """
+    n = p.shape[0]
+    for i in range(n):
+        p[i] = s * p[i] + ga * ma[i] + gb * mb[i]
+    g = np.empty_like(p)
+    finite = True
+    for i in range(n):
+        t = p[i] + c[i]
+        g[i] = t
+        if not math.isfinite(t):
+            finite = False
+    if scale_x:
+        for i in range(n):
+            xf[i] *= s
+    for t in range(ia.shape[0]):
+        xf[ia[t]] += ga * va[t]
+    for t in range(ib.shape[0]):
+        xf[ib[t]] += gb * vb[t]
+    acc = 0.0
+    for i in range(n):
+        acc += xf[i] * (0.5 * p[i] + c[i])
+    return g, acc, finite
 
 
 @njit(cache=True, nogil=True)
@@ -300,6 +334,7 @@ class ProductTracker(Tracker):
     def _load(self) -> None:
         self._xf = self.x.reshape(-1)  # a view: moves update x in place
         self._gdx: float | None = None
+        self._finite: bool | None = None  # whether f and the gradient are; None: unknown
         self._recompute()
         self.n_function_calls += 1
         self.n_gradient_calls += 1
@@ -369,17 +404,31 @@ class ProductTracker(Tracker):
 
     def _products(self, direction: Direction, need_hess: bool = False) -> _DirectionProducts:
         """The direction's memo with its image ``M d`` (and ``H d`` if asked) filled in."""
-        memo = self._memo_for(direction)
+        return self._fill(self._memo_for(direction), need_hess)
+
+    def _fill(self, memo: _DirectionProducts, need_hess: bool = False) -> _DirectionProducts:
+        """:meth:`_products` on the current ``memo``."""
+        direction = memo.direction
         if memo.image is PENDING:
             xc = direction.x_coef
-            image = xc * self._p if xc else np.zeros_like(self._p)
             hess = PENDING
-            if self._image_is_hessian:
+            if self._image_is_hessian and len(direction.terms) <= 2:
+                # the pair the move will ask for: its products are looked up once
+                if memo.pair is _UNSET:
+                    memo.pair = self._find_pair(direction)
+                image = xc * self._p if xc else np.zeros_like(self._p)
+                for c, prods in memo.pair:
+                    if c:
+                        image += c * prods[0]
+                hess = image
+            elif self._image_is_hessian:
+                image = xc * self._p if xc else np.zeros_like(self._p)
                 for c, a in direction.terms:
                     if c:
                         image += c * self._stored_products(a)[0]
                 hess = image
             elif need_hess:
+                image = xc * self._p if xc else np.zeros_like(self._p)
                 hess = xc * self._hess_x() if xc else np.zeros_like(self._xf)
                 for c, a in direction.terms:
                     if c:
@@ -388,6 +437,7 @@ class ProductTracker(Tracker):
                         image += c * ma
                         add_scaled(hess, c, ha)
             else:
+                image = xc * self._p if xc else np.zeros_like(self._p)
                 for c, a in direction.terms:
                     if c:
                         image += c * self._stored_products(a)[0]
@@ -430,19 +480,39 @@ class ProductTracker(Tracker):
         z = (np.zeros_like(self._p), np.zeros_like(self._xf))
         return (0.0, z), (0.0, z)
 
+    def _move_pair(self, direction: Direction, s: float, pa: StoredProducts, ga: float,
+                   pb: StoredProducts, gb: float) -> bool:
+        """The whole move along a direction of at most two atoms in one fused step, when
+        the tracker has one for it (default: none, ``False``): ``p``, the gradient,
+        ``x``, ``f`` and ``_finite`` set as the separate steps would set them."""
+        return False
+
     @abstractmethod
     def _gradient_after(self, s: float, gx: float, ha: np.ndarray, ca: float,
                         hb: np.ndarray, cb: float) -> np.ndarray:
         """New gradient array after the move ``x <- s x + ca a + cb b`` (``gx = s - 1``),
         called once ``self._p`` has been updated."""
 
+    def slope(self, direction: Direction, gradient: np.ndarray | None = None,
+              gradient_dot_x: float | None = None) -> float:
+        """``<grad f(x), d>``, kept for the line search and the move along ``direction``
+        (the arguments, this tracker's own, are not read)."""
+        memo = self._memo_for(direction)
+        return self._slope(memo) if memo.slope is None else memo.slope
+
     def _slope(self, memo: _DirectionProducts) -> float:
         if memo.slope is None:
             d = memo.direction
-            if d.x_coef and self._gdx is None:
-                self._gdx = float(np.dot(self._gf, self._xf))
-            memo.slope = d.dot(self._gf, self._gdx)
+            memo.slope = d.dot(self._gf, self.gradient_dot_x() if d.x_coef else None)
         return memo.slope
+
+    def gradient_dot_x(self, gradient: np.ndarray | None = None) -> float:
+        """``<grad f(x), x>``, kept until the next move (the loop's gap and the line
+        search's slope both read it); ``gradient`` is this tracker's own, not read."""
+        gdx = self._gdx
+        if gdx is None:
+            gdx = self._gdx = float(self._gf.dot(self._xf))  # the method: no dispatch
+        return gdx
 
     def _curv(self, memo: _DirectionProducts) -> tuple[float, float]:
         if memo.curvature is None:
@@ -454,35 +524,54 @@ class ProductTracker(Tracker):
         return self._f
 
     def gradient(self) -> np.ndarray:
-        return self._gf.reshape(self.x.shape)
+        gf = self._gf
+        return gf if self.x.ndim == 1 else gf.reshape(self.x.shape)
 
     def value_and_gradient(self) -> tuple[float, np.ndarray]:
-        return self._f, self._gf.reshape(self.x.shape)
+        gf = self._gf
+        return self._f, gf if self.x.ndim == 1 else gf.reshape(self.x.shape)
+
+    def finite(self, value: float, gradient: np.ndarray) -> bool:
+        finite = self._finite
+        if finite is None:  # not learnt by the last move: one pass
+            finite = self._finite = math.isfinite(self._f) and all_finite(self._gf)
+        return finite
 
     # -- moves --------------------------------------------------------------------
     def move(self, direction: Direction, gamma: float) -> None:
         """``x <- x + gamma d``, updating the image, ``f`` and ``grad f`` in O(m + n)."""
         if gamma == 0:
             return
-        pair = self._atom_pair(direction)
+        memo = self._memo  # _atom_pair inline (once per step)
+        if memo is not None and memo.direction is direction and memo.version == self._version:
+            if memo.pair is _UNSET:
+                memo.pair = self._find_pair(direction)
+            pair = memo.pair
+        else:
+            pair = self._find_pair(direction)
         xc = direction.x_coef
         if pair is not None:
             (ca, pa), (cb, pb) = pair
             s = 1.0 + gamma * xc
             ga, gb = gamma * ca, gamma * cb
-            _comb_inplace(self._p, s, pa[0], ga, pb[0], gb)
-            # a new gradient array: callers may hold the previous one
-            self._gf = self._gradient_after(s, gamma * xc, pa[-1], ga, pb[-1], gb)
+            if not self._move_pair(direction, s, pa, ga, pb, gb):
+                _comb_inplace(self._p, s, pa[0], ga, pb[0], gb)
+                # a new gradient array: callers may hold the previous one
+                self._gf = self._gradient_after(s, gamma * xc, pa[-1], ga, pb[-1], gb)
+                direction.apply(self.x, gamma)
+                self._f = self._value_from_image()
+                self._finite = None
         else:
             memo = self._products(direction, need_hess=True)
             # p + gamma * M d equals (1 + gamma x_coef) p + gamma sum c_i M a_i
             self._p += gamma * memo.image
             self._gf = self._gf + gamma * memo.hess
-        direction.apply(self.x, gamma)
+            direction.apply(self.x, gamma)
+            self._f = self._value_from_image()
+            self._finite = None
         self._gdx = None
         self._version += 1
         self._memo = None
-        self._f = self._value_from_image()
         self.n_incremental_updates += 1
         self._since_refresh += 1
         if self._since_refresh >= self.refresh_every:
@@ -495,9 +584,13 @@ class ProductTracker(Tracker):
         rule clips it to ``gamma_max``); see :func:`line_minimizer`.
         """
         memo = self._memo_for(direction)
-        slope = self._slope(memo)
-        curv, scale = self._curv(memo)
-        return float(line_minimizer(slope, curv, scale, self.objective.convex,
+        slope = self._slope(memo) if memo.slope is None else memo.slope  # the loop's, kept
+        if memo.curvature is None:
+            memo.curvature, memo.scale = self._curvature(memo)
+        curv = memo.curvature
+        if curv > 64.0 * _EPS * memo.scale:  # line_minimizer's usual case, inline
+            return float(-slope / curv)
+        return float(line_minimizer(slope, curv, memo.scale, self.objective.convex,
                                     type(self.objective).__name__))
 
     def trial_value(self, direction: Direction, gamma: float) -> float:
@@ -527,9 +620,8 @@ class ProductTracker(Tracker):
                 s += 2.0 * ci * cj * atom_inner(ai, aj)
         return max(s, 0.0)
 
-    @property
-    def has_exact_step(self) -> bool:
-        return True
+    #: a plain attribute, not the base class's property: the exact step asks every step
+    has_exact_step = True
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(n={self._xf.size}, "

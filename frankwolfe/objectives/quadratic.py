@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..atoms import Atom
+from ..direction import Direction
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
     ProductTracker,
     StoredProducts,
+    _quad_pair_move,
     _quad_value,
     check_tracker_options,
     line_minimizer,
 )
+
+# the second atom of a one-atom direction, for the fused move (never written)
+_NO_INDEX = np.zeros(0, dtype=np.int64)
+_NO_VALUE = np.zeros(0)
 
 __all__ = ["QuadraticObjective", "QuadraticTracker"]
 
@@ -315,13 +322,38 @@ class QuadraticTracker(ProductTracker):
                         hb: np.ndarray, cb: float) -> np.ndarray:
         return self._p + self.objective.c  # Q x is already updated
 
+    def _move_pair(self, direction: Direction, s: float, pa: StoredProducts, ga: float,
+                   pb: StoredProducts, gb: float) -> bool:
+        # one kernel instead of five numpy and numba calls: on small problems the calls,
+        # not the O(n) work, are the cost of a step
+        terms = direction.terms
+        if len(terms) == 2:
+            a, b = terms[0][1], terms[1][1]
+            if not (a.is_sparse and b.is_sparse):
+                return False
+            ia, va, ib, vb = a.indices, a.values, b.indices, b.values
+        elif len(terms) == 1:
+            a = terms[0][1]
+            if not a.is_sparse:
+                return False
+            ia, va, ib, vb = a.indices, a.values, _NO_INDEX, _NO_VALUE
+        else:
+            return False
+        obj = self.objective
+        g, acc, finite = _quad_pair_move(self._p, self._xf, obj.c, s, bool(direction.x_coef),
+                                         pa[0], ga, pb[0], gb, ia, va, ib, vb)
+        self._gf = g
+        self._f = float(acc) + obj.constant
+        self._finite = finite and math.isfinite(self._f)
+        return True
+
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
-        image = self._products(direction).image  # Q d
+        image = self._fill(memo).image  # Q d
         if image is None:  # pragma: no cover - _products always computes it
             raise RuntimeError("QuadraticTracker: the direction's image is missing")
         xc = direction.x_coef
-        curv = xc * float(np.dot(self._xf, image)) if xc else 0.0
+        curv = xc * float(self._xf.dot(image)) if xc else 0.0  # np.dot without dispatch
         for c, a in direction.terms:
             if c:
                 curv += c * a.dot(image)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from frankwolfe.errors import ShapeError
 
@@ -88,6 +87,8 @@ class MulticlassModel(StructuredModel):
         if y_true is not None:
             s = s + 1.0
             s[self._check_y(y_true, "y_true")] -= 1.0
+        from scipy.special import logsumexp  # ~0.5 s to import: only marginals pay for it
+
         logz = float(logsumexp(s))
         return Marginals(np.exp(s - logz)[None, :], None, logz)
 

@@ -1,0 +1,72 @@
+"""Importing the package and the applications stays light (issue #22: fast from the first call).
+
+The heavy dependencies are imported inside the functions that need them, and the
+scikit-learn estimators are attributes resolved on first access (PEP 562), so a
+fresh ``import frankwolfe`` or ``import frankwolfe.applications.<app>`` loads none
+of them.  The check counts modules, not seconds: it fails the same way on any
+machine.  The measured times are in benchmarks/README.md ("Import time").
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+APPLICATIONS = ("structured_svm", "lasso", "traffic", "matching", "graph_matching", "fetch")
+
+#: what `import frankwolfe` and the applications' imports must not load
+HEAVY = ("sklearn", "scipy.optimize", "matplotlib", "cvxpy", "dask", "distributed",
+         "networkx", "pandas", "tqdm")
+
+#: the lazy names of each package and the modules that define them
+LAZY = {
+    "frankwolfe.applications.structured_svm": {
+        "StructuredSVM": "frankwolfe.applications.structured_svm.estimator",
+        "KernelStructuredSVM": "frankwolfe.applications.structured_svm.kernel_bcfw",
+        "LabelMatchKernel": "frankwolfe.applications.structured_svm.kernel_bcfw",
+        "LinearJointKernel": "frankwolfe.applications.structured_svm.kernel_bcfw",
+    },
+    "frankwolfe.applications.lasso": {
+        "ConstrainedLasso": "frankwolfe.applications.lasso.estimator",
+    },
+}
+
+
+def _loaded_in_fresh_process(statement: str) -> list[str]:
+    """The packages of :data:`HEAVY` in ``sys.modules`` after ``statement`` in a new
+    interpreter (this one has imported them all already)."""
+    code = (f"{statement}\nimport sys\nheavy = {HEAVY!r}\n"
+            "print(sorted(h for h in heavy if h in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True)
+    return eval(out.stdout.strip().splitlines()[-1])  # a printed list of str
+
+
+def test_importing_the_package_and_the_applications_loads_no_heavy_dependency():
+    modules = ", ".join(["frankwolfe"] + [f"frankwolfe.applications.{a}" for a in APPLICATIONS])
+    assert _loaded_in_fresh_process(f"import {modules}") == []
+
+
+def test_the_check_sees_a_heavy_import():
+    # the test above can fail: asking for an estimator loads scikit-learn
+    loaded = _loaded_in_fresh_process(
+        "from frankwolfe.applications.structured_svm import StructuredSVM")
+    assert "sklearn" in loaded
+
+
+@pytest.mark.parametrize("package", sorted(LAZY))
+def test_lazy_names_are_public_names(package):
+    mod = importlib.import_module(package)
+    for name, where in LAZY[package].items():
+        assert name in mod.__all__
+        assert name in dir(mod)
+        assert getattr(mod, name) is getattr(importlib.import_module(where), name)
+    # every public name resolves, lazy or not, and `import *` gives them all
+    namespace: dict[str, object] = {}
+    exec(f"from {package} import *", namespace)
+    assert set(mod.__all__) <= set(namespace)
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        mod.not_a_name  # noqa: B018 - the attribute access is the test
