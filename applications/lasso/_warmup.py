@@ -12,7 +12,7 @@ def lasso() -> None:
     import numpy as np
     import scipy.sparse as sp
 
-    from .lasso import lasso_path, solve_lasso
+    from .solve import lasso_path, solve_lasso
 
     rng = np.random.default_rng(0)
     A = rng.standard_normal((10, 16))
