@@ -41,8 +41,12 @@ $(STAMP_MIN): pyproject.toml ci/constraints-min.txt
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
+# -n auto: one pytest worker per core (pytest-xdist; worksteal balances the long tests);
+# the suite is mostly numba compiling kernels, one core each
+XDIST := -n auto --dist worksteal
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 # numba's cache of another version lives apart: the two suites may run side by side.
 # NUMBA_OPT=0: on a fresh clone (CI) this suite is mostly LLVM optimizing the kernels
@@ -52,10 +56,10 @@ test: $(STAMP)
 # At O0 numba declines to cache some functions ("dynamic globals" NumbaWarnings): a warm
 # rerun compiles those again, cheaply.
 test-min: $(STAMP_MIN)
-	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q
+	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST)
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -m ""
+	$(BIN)/python -m pytest -q -m "" $(XDIST)
 
 $(LINT_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[lint]"

@@ -590,7 +590,7 @@ def test_k_larger_than_direction_gives_the_box_vertex() -> None:
     (Box(np.linspace(-1, 0, 8), 1.0), lambda y: np.clip(y, np.linspace(-1, 0, 8), 1.0)),
     (Hypercube(), lambda y: np.clip(y, 0.0, 1.0)),
     (LinfBall(0.5), lambda y: np.clip(y, -0.5, 0.5)),
-], ids=repr)
+], ids=["L2Ball", "Box", "Hypercube", "LinfBall"])
 def test_frank_wolfe_projection_matches_closed_form(lmo, project) -> None:
     y = np.random.default_rng(9).standard_normal(8) * 2.0
     f = FunctionObjective(
