@@ -143,9 +143,9 @@ def _patch(caching: ModuleType) -> None:
             qual = getattr(py_func, "__qualname__", py_func.__name__)
             base = impl.get_filename_base(f"{py_func.__module__}.{qual}",
                                           getattr(sys, "abiflags", ""))
-            if base != impl.filename_base:
-                self._cache_file = file_cls(cache_path=self._cache_path, filename_base=base,
-                                            source_stamp=impl.locator.get_source_stamp())
+            self._cache_file = _process_safe(file_cls)(
+                cache_path=self._cache_path, filename_base=base,
+                source_stamp=impl.locator.get_source_stamp())
             self._fw_ours = True
         except Exception:  # pragma: no cover - another numba: its own naming stays
             self._fw_ours = True
@@ -187,6 +187,61 @@ def _patch(caching: ModuleType) -> None:
     cache_cls.save_overload = save_overload
     cache_cls._fw_patched = True
     _listen()
+
+
+_safe_classes: dict[type, type] = {}
+
+
+def _process_safe(file_cls: type) -> type:
+    """numba's ``IndexDataCacheFile`` with a data file name of each entry's own.
+
+    numba numbers an index's data files (``name.1.nbc``, ``name.2.nbc``, ...): two
+    processes compiling a function for two signatures at once (pytest-xdist workers,
+    a user's process pool) both read the index, both take number 1, and the index one
+    of them writes last pairs its signature with the machine code the other wrote,
+    which then runs with the wrong argument types (seen as wrong results under
+    ``make test-min``).  Here each entry's data file has a random name and is written
+    before the index that names it, and the index is read again just before it is
+    written: a race can lose an entry (compiled again later), never mix two up."""
+    safe = _safe_classes.get(file_cls)
+    if safe is not None:
+        return safe
+
+    class ProcessSafeCacheFile(file_cls):
+        def save(self, key: Any, data: Any) -> None:
+            import uuid
+
+            name = f"{self._index_name[:-len('.nbi')]}.{uuid.uuid4().hex[:12]}.nbc"
+            self._save_data(name, data)
+            overloads = self._load_index()
+            overloads[key] = name
+            self._save_index(overloads)
+            self._sweep(set(overloads.values()))
+
+        def _sweep(self, named: set[str]) -> None:
+            """Delete this function's data files that its index no longer names (entries
+            of older sources), once they are an hour old: younger ones may be another
+            process's, written just before its index."""
+            import os
+            import time
+
+            base = self._index_name[:-len(".nbi")]
+            try:
+                names = os.listdir(self._cache_path)
+            except OSError:
+                return
+            old = time.time() - 3600
+            for n in names:
+                if n.startswith(base + ".") and n.endswith(".nbc") and n not in named:
+                    path = os.path.join(self._cache_path, n)
+                    try:
+                        if os.stat(path).st_mtime < old:
+                            os.remove(path)
+                    except OSError:
+                        pass
+
+    _safe_classes[file_cls] = ProcessSafeCacheFile
+    return ProcessSafeCacheFile
 
 
 _warned_no_folder = False

@@ -418,3 +418,30 @@ def test_compile_command_warms_lists_and_clears(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "frankwolfe.compile", "no-such-job"],
                          cwd=tmp_path, env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown job(s) no-such-job" in bad.stderr
+
+
+def test_two_processes_saving_one_index_never_pair_a_signature_with_the_others_code(tmp_path):
+    """numba numbers an index's data files: two processes compiling two signatures at once
+    both wrote ``.1.nbc``, and one signature then ran the other's machine code (seen under
+    pytest-xdist).  frankwolfe's cache files name each entry's data on its own: a writer
+    with a stale index may drop the other's entry (compiled again later), never mix them."""
+    from numba.core.caching import IndexDataCacheFile
+
+    from frankwolfe._numba_hooks import _process_safe
+
+    cls = _process_safe(IndexDataCacheFile)
+
+    def writer() -> IndexDataCacheFile:
+        return cls(cache_path=str(tmp_path), filename_base="kernel-1.py311", source_stamp=(1, 2))
+
+    a, b = writer(), writer()
+    stale = b._load_index()  # b read the index before a wrote its entry
+    a.save("sig-a", ("code", "a"))
+    b._load_index = lambda: dict(stale)  # type: ignore[method-assign]
+    b.save("sig-b", ("code", "b"))
+    reader = writer()
+    assert reader.load("sig-b") == ("code", "b")
+    assert reader.load("sig-a") in (None, ("code", "a"))  # lost at worst, never b's code
+    a.save("sig-a", ("code", "a"))  # compiled again: both entries now
+    assert reader.load("sig-a") == ("code", "a") and reader.load("sig-b") == ("code", "b")
+    assert len(list(tmp_path.glob("kernel-1.py311.*.nbc"))) == 3  # nobody's file overwritten

@@ -36,7 +36,7 @@ PUBLIC = {
     "frankwolfe.applications.structured_svm.models":
         "applications/structured_svm/models/__init__.py",
     "frankwolfe.applications.data": "applications/data/__init__.py",
-    "frankwolfe.applications.lasso": "applications/lasso.py",
+    "frankwolfe.applications.lasso": "applications/lasso/__init__.py",
     "frankwolfe.applications.matching": "applications/matching/__init__.py",
     "frankwolfe.applications.graph_matching": "applications/graph_matching.py",
     "frankwolfe.applications.traffic": "applications/traffic/__init__.py",
