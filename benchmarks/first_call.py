@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from revision import export_revision  # noqa: E402
 
 
 def cpu() -> float:
@@ -317,22 +319,6 @@ def child(name: str) -> dict[str, Any]:
 
 
 # -- the parent: fresh processes, cold then warm --------------------------------------
-
-def export_revision(ref: str, where: Path) -> Path:
-    """``git archive`` of ``ref`` laid out as an importable ``frankwolfe`` package."""
-    import tarfile
-
-    tar = where / "code.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(tar), ref], check=True)
-    src = where / "src"
-    with tarfile.open(tar) as t:
-        t.extractall(src, filter="data")
-    pkg = where / "pkg"
-    pkg.mkdir()
-    (pkg / "frankwolfe").symlink_to(src / "frankwolfe")
-    (src / "frankwolfe" / "applications").symlink_to(src / "applications")
-    return pkg
-
 
 def spawn(name: str, cache: Path, code: Path | None, timeout: float) -> dict[str, Any]:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))

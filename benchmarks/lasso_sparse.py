@@ -54,7 +54,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
-import tarfile  # noqa: E402
 import tempfile  # noqa: E402
 from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -63,6 +62,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from lasso import rel_err, timed  # noqa: E402
+from revision import export_revision  # noqa: E402
 
 # frankwolfe first, from the PYTHONPATH a worker is given (the baseline's code): lasso.py
 # below puts this checkout on sys.path, which must not shadow it
@@ -159,23 +159,6 @@ def run_worker(code_root: Path, path: Path, repeat: int, budget: float) -> dict[
     if out.returncode != 0:
         raise RuntimeError(f"worker failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def export_revision(ref: str, where: Path) -> Path:
-    """``git archive`` of ``ref`` laid out as an importable ``frankwolfe`` package."""
-    tar = where / "code.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(tar), ref], check=True)
-    src = where / "src"
-    with tarfile.open(tar) as t:
-        t.extractall(src, filter="data")
-    pkg = where / "pkg"
-    pkg.mkdir()
-    (pkg / "frankwolfe").symlink_to(src / "frankwolfe")
-    # the installed layout: frankwolfe.applications is the top-level applications/ folder
-    link = src / "frankwolfe" / "applications"
-    if not link.exists():
-        link.symlink_to(src / "applications")
-    return pkg
 
 
 def save_problem(path: Path, A: Any, b: np.ndarray, radius: float, ref: np.ndarray) -> None:
