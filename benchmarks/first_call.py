@@ -206,7 +206,7 @@ def job_qap() -> tuple[Callable, Callable, Callable]:
     def run(p: Any) -> Any:
         from frankwolfe.applications.matching import solve_qap
 
-        return solve_qap(*p, random_state=0).objective
+        return solve_qap(*p, random_state=0).fun
 
     return imports, load, run
 
