@@ -241,7 +241,7 @@ def _minimize_problem(method: str) -> Any:
         return (fw.BilinearObjective(M), fw.ProductDomain(
             [fw.ProbabilitySimplex(20), fw.ProbabilitySimplex(20)])), {"max_iter": 200}
     if method == "bcfw":
-        dom = fw.ProductDomain([fw.ProbabilitySimplex(5) for _ in range(4)])
+        dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=5) for _ in range(4)])
         return (fw.LeastSquares(A, b), dom), {"max_iter": 200}
     return (fw.LeastSquares(A, b), fw.ProbabilitySimplex(20)), {"max_iter": 300}
 
