@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import zipfile
 from collections.abc import Iterable
 from typing import Any
 
@@ -41,6 +40,9 @@ import numpy as np
 import frankwolfe
 from frankwolfe import History
 
+from frankwolfe._atomic import atomic_write
+
+from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth
 from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model"]
@@ -49,10 +51,6 @@ FORMAT = "frankwolfe.StructuredSVM"
 #: the version this library writes; files of a higher version are refused
 FORMAT_VERSION = 1
 _BUILTIN_MODELS = (ChainModel, MulticlassModel, MatchingModel)
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot be read: truncated, modified, or of a newer format."""
 
 
 def _jsonable(v: Any) -> Any:
@@ -165,70 +163,163 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
     arrays["header"] = head
     arrays["header_sha256"] = np.frombuffer(hashlib.sha256(head.tobytes()).digest(),
                                             dtype=np.uint8)
-    with open(path, "wb") as fh:  # an open file: numpy does not append ".npz" to the name
+    # an open file: numpy does not append ".npz" to the name; atomic: an interrupted or
+    # failed save leaves the previous file as it was
+    with atomic_write(path) as fh:
         members: dict[str, Any] = arrays  # the stubs read **members as savez's keywords
         np.savez_compressed(fh, **members)
 
 
-def _read_members(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+
+def _history_cap(est: Any) -> int:
+    """Rows a history can have: one evaluation a pass at most, plus the first and last."""
+    return 8 * (int(est.max_passes) + 2) + 64
+
+
+def _state_cap(n_train: int, dim: int) -> int:
+    """Bytes the warm-start state may hold: a few dense points a training example."""
+    return 32 * (n_train + 1) * (dim + 1) + (1 << 20)
+
+
+def _check_layout(path: Any, layout: Any, names: set[str], field: str = "state") -> None:
+    """The warm-start layout is nodes ``{kind: value}`` naming existing state members."""
+    stack = [(layout, field)]
+    while stack:
+        node, where = stack.pop()
+        if not isinstance(node, dict) or len(node) != 1:
+            raise ModelFileError(f"{path}: {where}: must be a one-key object, got {node!r:.80}")
+        (kind, v), = node.items()
+        if kind == "array":
+            if v not in names:
+                raise ModelFileError(f"{path}: {where}: names {v!r:.80}, not a state member")
+        elif kind in ("tuple", "list"):
+            if not isinstance(v, list):
+                raise ModelFileError(f"{path}: {where}.{kind}: must be a list")
+            stack.extend((u, f"{where}.{kind}[{i}]") for i, u in enumerate(v))
+        elif kind == "dict":
+            if not isinstance(v, dict):
+                raise ModelFileError(f"{path}: {where}.dict: must be an object")
+            stack.extend((u, f"{where}.dict[{k!r}]") for k, u in v.items())
+        elif kind == "value":
+            if not (v is None or isinstance(v, (bool, int, float, str))):
+                raise ModelFileError(f"{path}: {where}.value: must be a JSON scalar")
+        else:
+            raise ModelFileError(f"{path}: {where}: unknown warm-start state node {kind!r:.40}")
+
+
+def _build(path: Any, cls: type, header: dict[str, Any], registry: dict[str, type]
+           ) -> tuple[Any, int]:
+    """The estimator the header describes (its parameters re-checked by the estimator's
+    own validation) and the model's dimension."""
+    if header["estimator"]["class"] != cls.__name__:
+        raise ModelFileError(f"{path}: estimator.class: holds a "
+                             f"{header['estimator']['class']!r:.80}, not a {cls.__name__}")
+    mname = header["model"]["class"]
+    if mname not in registry:
+        raise ModelFileError(f"{path}: model.class: the model class {mname!r:.80} is not a "
+                             f"built-in model; pass it to load: "
+                             f"StructuredSVM.load(path, models=[{mname:.80}])")
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {k: npz[k] for k in npz.files}
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as e:
-        raise ModelFileError(f"{path}: not a readable model file (truncated, corrupted or not "
-                             f"written by StructuredSVM.save): {e}") from None
+        model = registry[mname](**header["model"]["params"])
+    except Exception as e:  # the model's own checks: ValueError, TypeError, ...
+        raise ModelFileError(f"{path}: model.params: {mname}(**{header['model']['params']!r:.200}) "
+                             f"is refused: {type(e).__name__}: {e}") from None
+    dim = getattr(model, "size_joint_feature", None)
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
+        raise ModelFileError(f"{path}: model.params: {mname}.size_joint_feature is {dim!r:.80}, "
+                             "not a positive integer")
+    params = header["estimator"]["params"]
+    for k in ("executor", "client"):  # live objects: a file never holds one
+        if params.get(k) is not None:
+            raise ModelFileError(f"{path}: estimator.params.{k}: must be null, got "
+                                 f"{params[k]!r:.80}")
+    try:
+        est = cls(model=model, **params)
+        lam = est._check(header["fitted"]["n_train_"])  # the estimator's own validation
+    except Exception as e:
+        raise ModelFileError(f"{path}: estimator.params: {type(e).__name__}: {e}") from None
+    if lam != header["fitted"]["lam_"]:
+        raise ModelFileError(f"{path}: fitted.lam_: {header['fitted']['lam_']!r} does not "
+                             f"follow from lam={params.get('lam')!r} and n_train_="
+                             f"{header['fitted']['n_train_']} (expected {lam!r})")
+    return est, int(dim)
 
 
 def load_model(cls: type, path: str | os.PathLike[str],
                models: Iterable[type] = ()) -> Any:
-    """Read a file written by :func:`save_model` into a new ``cls`` estimator."""
-    members = _read_members(path)
-    for need in ("header", "header_sha256"):
-        if need not in members:
-            raise ModelFileError(f"{path}: not a {FORMAT} model file (no {need!r} member)")
-    head = members.pop("header")
-    if hashlib.sha256(head.tobytes()).digest() != members.pop("header_sha256").tobytes():
-        raise ModelFileError(f"{path}: the header does not match its checksum: the file was "
-                             "modified or damaged after it was written")
-    try:
-        header = json.loads(head.tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelFileError(f"{path}: unreadable header: {e}") from None
-    if header.get("format") != FORMAT:
-        raise ModelFileError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}")
-    version = header.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ModelFileError(
-            f"{path}: format version {version!r} written by frankwolfe "
-            f"{header.get('library_version')}; this frankwolfe {frankwolfe.__version__} reads "
-            f"format versions <= {FORMAT_VERSION}: upgrade frankwolfe to load it")
-    digests = header["sha256"]
-    if set(digests) != set(members):
-        raise ModelFileError(f"{path}: members {sorted(members)} differ from the header's "
-                             f"{sorted(digests)}: the file was modified")
-    for k, a in members.items():
+    """Read a file written by :func:`save_model` into a new ``cls`` estimator.
+
+    Every check runs before the arrays it concerns are inflated: the header's
+    schema, the model and the estimator's parameters (through their own validation),
+    each member's declared size against a bound derived from the header (``w_`` is
+    exactly the model's dimension), and the digests.  Every failure is a
+    :class:`ModelFileError` naming the file and the field.
+    """
+    with Members(path) as members:
+        for need in ("header", "header_sha256"):
+            if need not in members.names():
+                raise ModelFileError(f"{path}: not a {FORMAT} model file (no {need!r} member)")
+        head = members.read("header", "u", HEADER_CAP, ndim=1, dtype=np.uint8)
+        head_sha = members.read("header_sha256", "u", 32, shape=(32,), dtype=np.uint8)
+        if hashlib.sha256(head.tobytes()).digest() != head_sha.tobytes():
+            raise ModelFileError(f"{path}: the header does not match its checksum: the file "
+                                 "was modified or damaged after it was written")
+        try:
+            header = json.loads(head.tobytes().decode())
+        except (UnicodeDecodeError, ValueError, RecursionError) as e:
+            raise ModelFileError(f"{path}: header: unreadable JSON: {type(e).__name__}: "
+                                 f"{e}"[:300]) from None
+        if json_depth(header) > MAX_DEPTH:
+            raise ModelFileError(f"{path}: header: nested deeper than {MAX_DEPTH} levels")
+        check_schema(path, header, FORMAT, FORMAT_VERSION, frankwolfe.__version__)
+        registry = {m.__name__: m for m in (*_BUILTIN_MODELS, *models)}
+        est, dim = _build(path, cls, header, registry)
+        columns = header["history_columns"]
+        expected = {"w_", *(f"history/{c}" for c in columns)}
+        state_names = {k for k in members.names() if k.startswith("state/")}
+        if header["state"] is not None:
+            _check_layout(path, header["state"], state_names)
+        elif state_names:
+            raise ModelFileError(f"{path}: state: null, but the file holds state arrays")
+        expected |= state_names
+        digests = header["sha256"]
+        if set(digests) != expected or members.names() - {"header", "header_sha256"} != expected:
+            raise ModelFileError(f"{path}: sha256: members {sorted(members.names())} differ "
+                                 f"from the header's {sorted(digests)}: the file was modified")
+        arrays = {"w_": members.read("w_", "f", 8 * dim, shape=(dim,), dtype=np.float64)}
+        rows = None
+        for c in columns:
+            a = members.read(f"history/{c}", "f", 8 * _history_cap(est), ndim=1,
+                             dtype=np.float64)
+            if rows is not None and a.size != rows:
+                raise ModelFileError(f"{path}: member 'history/{c}': {a.size} rows, the other "
+                                     f"columns {rows}")
+            rows = a.size
+            arrays[f"history/{c}"] = a
+        budget = _state_cap(header["fitted"]["n_train_"], dim)
+        for k in sorted(state_names):
+            a = members.read(k, "biuf", budget)
+            budget -= a.nbytes
+            arrays[k] = a
+    for k, a in arrays.items():
         if _digest(a) != digests[k]:
             raise ModelFileError(f"{path}: member {k!r} does not match its sha256 in the "
                                  "header: the file was modified or damaged")
-    if header["estimator"]["class"] != cls.__name__:
-        raise ModelFileError(f"{path} holds a {header['estimator']['class']}, not a "
-                             f"{cls.__name__}")
-    registry = {m.__name__: m for m in (*_BUILTIN_MODELS, *models)}
-    mname = header["model"]["class"]
-    if mname not in registry:
-        raise ModelFileError(f"{path}: the model class {mname!r} is not a built-in model; pass "
-                             f"it to load: StructuredSVM.load(path, models=[{mname}])")
-    model = registry[mname](**header["model"]["params"])
-    est = cls(model=model, **header["estimator"]["params"])
-    est.w_ = members["w_"]
-    est.lam_ = header["fitted"]["lam_"]
+    w = arrays["w_"]
+    if not np.isfinite(w).all():
+        raise ModelFileError(f"{path}: member 'w_': {int((~np.isfinite(w)).sum())} of its "
+                             f"{w.size} weights are not finite")
+    est.w_ = w
+    est.lam_ = float(header["fitted"]["lam_"])
     est.n_train_ = header["fitted"]["n_train_"]
-    est.history_ = History(tuple(header["history_columns"]))
-    cols = {c: members[f"history/{c}"].tolist() for c in header["history_columns"]}
+    est.history_ = History(tuple(columns))
+    cols = {c: arrays[f"history/{c}"].tolist() for c in columns}
     for row in zip(*cols.values()):
         est.history_.append(**dict(zip(cols, row)))
     if header["state"] is not None:
-        est._set_warm_state(unpack_state(header["state"], members))
+        try:
+            est._set_warm_state(unpack_state(header["state"], arrays))
+        except Exception as e:  # a layout the estimator cannot take
+            raise ModelFileError(f"{path}: state: not a warm-start state of {cls.__name__} "
+                                 f"({type(e).__name__}: {e})"[:400]) from None
     return est
