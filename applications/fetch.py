@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from .data.download import DownloadError
+from .data.home import get_data_home
 from .data.sources import (
+    DataFile,
     cmu_house_home,
     conll2000_home,
     fetch_files,
@@ -98,8 +100,16 @@ def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,
     them (a ``.sln`` must also reach its stated objective).
     """
     files = qaplib_files(name)
+    home_now = get_data_home(data_home)
+
+    def check(f: DataFile, tmp: Path) -> None:
+        if f.path.endswith(".dat"):
+            read_qaplib(tmp)
+        else:  # the .dat comes first: a solution must reach its stated objective on it
+            read_qaplib_solution(tmp, *read_qaplib(home_now / files[0].path))
+
     home = fetch_files(files, data_home, download_if_missing, base_url, "fetch_qaplib",
-                       check=lambda p: read_qaplib(p) if p.suffix == ".dat" else None)
+                       check=check)
     A, B = read_qaplib(home / files[0].path)
     sln = home / files[1].path
     return A, B, (read_qaplib_solution(sln, A, B) if sln.is_file() else None)
@@ -120,8 +130,21 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
     files = tntp_files(network)
     readers: dict[str, Callable[[Path], Any]] = {"net": read_net, "trips": read_trips,
                                                  "flow": read_flows}
+    kinds = {f.path: k for k, f in files.items()}
+    home_now = get_data_home(data_home)
+
+    def check(f: DataFile, tmp: Path) -> None:
+        kind = kinds[f.path]
+        readers[kind](tmp)
+        if kind == "flow":  # the net comes first: a flow file has a line for each link
+            ends = read_flows(tmp)[0]
+            links, _ = read_net(home_now / files["net"].path)
+            if ends.shape[0] != links["init_node"].size:
+                raise ValueError(f"{ends.shape[0]} flow lines for the "
+                                 f"{links['init_node'].size} links of the network")
+
     home = fetch_files(list(files.values()), data_home, download_if_missing, base_url,
-                       "fetch_tntp", check=lambda p: readers[p.name[len(network) + 1:-5]](p))
+                       "fetch_tntp", check=check)
     net = read_tntp(home / files["net"].path, home / files["trips"].path)
     flow = home / files["flow"].path
     return net, (read_flows(flow)[1] if flow.is_file() else None)

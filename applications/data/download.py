@@ -1,29 +1,54 @@
-"""Downloading data files into the data home: sha256 checks, nothing kept on failure.
+"""Downloading data files into the data home: deadlines, a size cap, checks before keeping.
 
-A file is streamed to a temporary name in its target folder (with a tqdm
-progress bar), checked against its sha256 when one is known, and only then
-renamed into place, so an interrupted or corrupted download leaves nothing
-behind.  urllib only: no extra dependency.
+A file is streamed to a temporary name in its target folder (with a tqdm progress
+bar), checked against its sha256 when one is known or by the caller's parser when
+none is, and only then renamed into place (:func:`frankwolfe._atomic.atomic_write`):
+an interrupted, refused or failed download leaves nothing behind, and a killed one
+leaves a ``.part`` file that the next download of the same file sweeps.
+
+Every wait is bounded: the connection by ``connect_timeout``, each read by
+``read_timeout``, and the whole transfer by ``deadline`` (a server trickling two
+bytes every two seconds never trips a read timeout); a response longer than
+``max_bytes`` is refused as soon as it is announced or read.
+
+urllib, not pooch: pooch (as scipy and scikit-image use it) downloads through
+``requests`` with one ``timeout`` that bounds the connection and each read, not the
+transfer, and has no size cap, so a trickling server or an endless stream keeps it
+waiting or writing; both would need a downloader of our own, and what pooch would
+add beyond it (its registry, retries, progress) is the few lines here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from frankwolfe._atomic import atomic_write
 
 from .home import ENV_HOME
 
-__all__ = ["ENV_URL", "DownloadError", "download", "sha256_of", "replace_folder"]
+__all__ = ["ENV_URL", "DownloadError", "download", "sha256_of", "replace_folder",
+           "DEFAULT_MAX_BYTES", "CONNECT_TIMEOUT", "READ_TIMEOUT", "DEADLINE"]
 
 #: a mirror that replaces every origin: ``<mirror>/<data set>/<file>`` (tests, offline sites)
 ENV_URL = "FRANKWOLFE_DATA_URL"
+#: the largest file a download keeps (the largest data file of the collections is ~100 MB)
+DEFAULT_MAX_BYTES = 512 << 20
+#: the defaults of :func:`download`'s waits, seconds (read at each call: a site or a
+#: test may set them)
+CONNECT_TIMEOUT = 30.0
+READ_TIMEOUT = 60.0
+DEADLINE = 900.0
 _CHUNK = 1 << 16
 
 
 class DownloadError(OSError):
-    """A download failed or gave a file that does not match its checksum."""
+    """A download failed, ran past its deadline or size cap, or gave a file that does
+    not match its checksum or does not parse."""
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
@@ -35,57 +60,155 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def _opener(sockets: list[Any]) -> Any:
+    """A urllib opener that records the socket of each connection it opens, so that
+    every read can be given the time left before the deadline (urllib sets one
+    timeout, for the connection and each read alike)."""
+    import http.client
+    import urllib.request
+
+    class _HTTP(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            sockets.append(self.sock)
+
+    class _HTTPS(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            sockets.append(self.sock)
+
+    class _HTTPHandler(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(_HTTP, req)
+
+    class _HTTPSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(_HTTPS, req)
+
+    return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+
+
 def download(url: str, target: Path, sha256: str | None, *, progress: bool = True,
-             timeout: float = 60.0) -> Path:
+             connect_timeout: float | None = None, read_timeout: float | None = None,
+             deadline: float | None = None, max_bytes: int | None = None,
+             check: Callable[[Path], Any] | None = None) -> Path:
     """Download ``url`` to ``target`` through a temporary file; returns ``target``.
+
+    Parameters
+    ----------
+    url : str
+    target : Path
+        Where the file is kept (its folder is created).
+    sha256 : str or None
+        The published digest; the file is kept only when it matches.
+    progress : bool, default True
+        A tqdm progress bar.
+    connect_timeout, read_timeout : float, seconds, optional
+        The longest wait for the connection (and the response's headers), and for
+        each read of the body; default :data:`CONNECT_TIMEOUT`, :data:`READ_TIMEOUT`.
+    deadline : float, seconds, optional
+        The longest the whole download may take; default :data:`DEADLINE`.
+    max_bytes : int, optional
+        The largest file kept; default :data:`DEFAULT_MAX_BYTES`.
+    check : callable, optional
+        Called with the temporary file's path before it is kept (a parser: an
+        exception from it refuses the file).
 
     Raises
     ------
     DownloadError
-        Naming the URL and the folder where the file can be put by hand, when
-        the server cannot be reached, the transfer stops early, or the file's
-        sha256 is not ``sha256``; nothing is kept then.
+        Naming the URL and the folder where the file can be put by hand, when the
+        server cannot be reached, a timeout, the deadline or the size cap is
+        passed, the transfer stops early, the sha256 is not ``sha256`` or
+        ``check`` refuses the file; nothing is kept then.
     """
     # imported here: every loader imports this module, few calls download (tqdm.auto
     # and urllib.request cost about 20 MB and 70 modules at import)
     import http.client
+    import socket
     import urllib.error
-    import urllib.request
 
     from tqdm.auto import tqdm
 
+    connect_timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+    read_timeout = READ_TIMEOUT if read_timeout is None else read_timeout
+    deadline = DEADLINE if deadline is None else deadline
+    max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    tmp = Path(tmp_name)
     by_hand = (f"Download it by hand from {url} and put it at {target} (folder "
                f"{target.parent}), or set {ENV_HOME} to a folder that holds it.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            try:
-                with urllib.request.urlopen(url, timeout=timeout) as resp:
-                    size = resp.headers.get("Content-Length")
-                    total = int(size) if size and size.isdigit() else None
-                    with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
-                              disable=not progress, leave=False) as bar:
-                        got = 0
-                        for block in iter(lambda: resp.read(_CHUNK), b""):
-                            out.write(block)
-                            got += len(block)
-                            bar.update(len(block))
-            except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as e:
-                raise DownloadError(f"could not download {url}: {e}. {by_hand}") from e
-            if total is not None and got != total:
-                raise DownloadError(f"download of {url} stopped after {got} of {total} bytes. "
-                                    f"{by_hand}")
+    start = time.monotonic()
+
+    def left() -> float:
+        return deadline - (time.monotonic() - start)
+
+    def past_deadline(got: int) -> DownloadError:
+        return DownloadError(f"download of {url} passed its deadline of {deadline:g} s "
+                             f"({got} bytes received); nothing was kept. {by_hand}")
+
+    def verify(tmp: Path) -> None:
         if sha256 is not None:
             digest = sha256_of(tmp)
             if digest != sha256:
                 raise DownloadError(f"{url}: sha256 {digest} does not match the published "
                                     f"{sha256}; the file was not kept. {by_hand}")
-        os.replace(tmp, target)
+        if check is not None:
+            try:
+                check(tmp)
+            except Exception as e:
+                raise DownloadError(f"{url} is not a valid file ({type(e).__name__}: {e}); "
+                                    f"it was not kept. {by_hand}") from e
+
+    sockets: list[Any] = []
+    got = 0
+    try:
+        with atomic_write(target, "wb", check=verify, suffix=".part") as out:
+            try:
+                resp = _opener(sockets).open(url, timeout=min(connect_timeout, max(left(), 0.01)))
+            except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as e:
+                if left() <= 0:
+                    raise past_deadline(0) from e
+                raise DownloadError(f"could not download {url}: {e}. {by_hand}") from e
+            with resp:
+                size = resp.headers.get("Content-Length")
+                total = int(size) if size and size.isdigit() else None
+                if total is not None and total > max_bytes:
+                    raise DownloadError(f"{url} announces {total} bytes, more than the "
+                                        f"{max_bytes} a download keeps; nothing was kept. "
+                                        f"{by_hand}")
+                with tqdm(total=total, unit="B", unit_scale=True, desc=target.name,
+                          disable=not progress, leave=False) as bar:
+                    while True:
+                        remaining = left()
+                        if remaining <= 0:
+                            raise past_deadline(got)
+                        if sockets:
+                            sockets[-1].settimeout(min(read_timeout, remaining))
+                        try:
+                            block = resp.read1(_CHUNK)
+                        except (socket.timeout, TimeoutError) as e:
+                            if left() <= 0:
+                                raise past_deadline(got) from e
+                            raise DownloadError(f"download of {url} timed out: no data for "
+                                                f"{read_timeout:g} s ({got} bytes received); "
+                                                f"nothing was kept. {by_hand}") from e
+                        except (http.client.HTTPException, OSError, ValueError) as e:
+                            raise DownloadError(f"could not download {url}: {e}. "
+                                                f"{by_hand}") from e
+                        if not block:
+                            break
+                        got += len(block)
+                        if got > max_bytes:
+                            raise DownloadError(f"{url} sent more than the {max_bytes} bytes "
+                                                f"a download keeps; nothing was kept. {by_hand}")
+                        out.write(block)
+                        bar.update(len(block))
+            if total is not None and got != total:
+                raise DownloadError(f"download of {url} stopped after {got} of {total} bytes. "
+                                    f"{by_hand}")
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        for s in sockets:
+            s.close()
     return target
 
 

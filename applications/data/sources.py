@@ -10,11 +10,13 @@ The loaders' ``download_if_missing`` and the fetchers of
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,8 @@ SHA256 = {
     "tntp/SiouxFalls/SiouxFalls_flow.tntp":
         "5d0b83a22ecc3ce79dabb2b2972162b78c5eda571dcb5b3687429d8397654fee",
 }
+#: the archive of CoNLL-2000 is 760 kB and its two files 3.3 MB and 0.7 MB
+_CONLL_MAX_BYTES = 64 << 20
 # the CMU house set is 369 small files: one digest of its SHA256SUMS listing (lines
 # "<sha256>  <path>\n" sorted by path) checks them all
 _HOUSE_SHA = "ef7dba2fbf8bd42b4df1d1e75fdec5d92d5dc46462ef3d8014511a59fd457fa2"
@@ -83,10 +87,11 @@ def _find(files: list[DataFile], data_home: Any) -> Path | None:
 
 def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool,
                 base_url: str | None, who: str,
-                check: Callable[[Path], Any] | None = None) -> Path:
+                check: Callable[[DataFile, Path], Any] | None = None) -> Path:
     """Make ``files`` present in the data home (downloading what is missing); returns
-    the data home.  ``check`` parses a downloaded file that has no published checksum
-    (raising when it is not valid: the file is then not kept)."""
+    the data home.  ``check(file, tmp)`` parses the downloaded copy ``tmp`` of a file
+    that has no published checksum before it is kept (raising when it is not valid:
+    the file is then not kept)."""
     home = _find(files, data_home)
     if home is not None:
         return home
@@ -103,19 +108,14 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
         if target.is_file():
             continue
         url = f.url if base is None else f"{base}/{f.path}"
+        # no published checksum: the file must at least parse before it is kept
+        parse = None if check is None or f.path in SHA256 else functools.partial(check, f)
         try:
-            download(url, target, SHA256.get(f.path))
+            download(url, target, SHA256.get(f.path), check=parse)
         except DownloadError as e:
             if f.optional and "404" in str(e):
                 continue
-            raise
-        if check is not None and f.path not in SHA256:
-            try:  # no published checksum: the file must at least parse
-                check(target)
-            except Exception as e:
-                target.unlink()
-                raise DownloadError(f"{who}: {url} is not a valid file ({e}); "
-                                    "it was not kept") from e
+            raise DownloadError(f"{who}: {e}") from e
     return home
 
 
@@ -139,13 +139,14 @@ def conll2000_home(data_home: Any = None, download_if_missing: bool = True,
     if home is None and _base_url(base_url) is None and download_if_missing:
         home = get_data_home(data_home)
         with tempfile.TemporaryDirectory(dir=_mkdir(home)) as tmp:
-            archive = download(_CONLL_ZIP, Path(tmp) / "conll2000.zip", None)
+            archive = download(_CONLL_ZIP, Path(tmp) / "conll2000.zip", None,
+                               max_bytes=_CONLL_MAX_BYTES)
             staged = Path(tmp) / "out"
             with zipfile.ZipFile(archive) as z:
                 for f in files:
                     out = staged / f.path
                     out.parent.mkdir(parents=True, exist_ok=True)
-                    out.write_bytes(z.read(f.path))
+                    extract_member(z, f.path, out, _CONLL_MAX_BYTES, _CONLL_ZIP)
                     if sha256_of(out) != SHA256[f.path]:
                         raise DownloadError(f"fetch_conll2000: {f.path} in {_CONLL_ZIP} does not "
                                             "match its published sha256; nothing was kept")
@@ -153,6 +154,35 @@ def conll2000_home(data_home: Any = None, download_if_missing: bool = True,
     elif home is None:
         home = fetch_files(files, data_home, download_if_missing, base_url, "fetch_conll2000")
     return home
+
+
+def extract_member(z: zipfile.ZipFile, name: str, out: Path, max_bytes: int, origin: str
+                   ) -> Path:
+    """Extract the member ``name`` of ``z`` to ``out``, refusing (before inflating) a
+    member that announces more than ``max_bytes`` and stopping at that many."""
+    try:
+        info = z.getinfo(name)
+    except KeyError:
+        raise DownloadError(f"{origin} has no member {name!r}; nothing was kept") from None
+    if info.file_size > max_bytes:
+        raise DownloadError(f"{origin}: member {name!r} announces {info.file_size} bytes, more "
+                            f"than the {max_bytes} expected of it: refused before inflating; "
+                            "nothing was kept")
+    got = 0
+    try:
+        with z.open(info) as src, open(out, "wb") as dst:
+            for block in iter(lambda: src.read(1 << 20), b""):
+                got += len(block)
+                if got > max_bytes:  # pragma: no cover - zipfile stops at the announced size
+                    raise DownloadError(f"{origin}: member {name!r} inflates past {max_bytes} "
+                                        "bytes; nothing was kept")
+                dst.write(block)
+    except DownloadError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
+        raise DownloadError(f"{origin}: member {name!r} cannot be read ({e}); nothing was "
+                            "kept") from e
+    return out
 
 
 def _mkdir(p: Path) -> Path:
@@ -191,7 +221,7 @@ def cmu_house_home(data_home: Any = None, download_if_missing: bool = True,
             staged = Path(tmp)
             for f in files:
                 url = f.url if base is None else f"{base}/{f.path}"
-                download(url, staged / f.path, None, progress=False)
+                download(url, staged / f.path, None, progress=False, max_bytes=1 << 20)
             listing = "".join(f"{sha256_of(staged / f.path)}  {f.path[len('cmu_house/'):]}\n"
                               for f in sorted(files, key=lambda f: f.path))
             if hashlib.sha256(listing.encode()).hexdigest() != _HOUSE_SHA:

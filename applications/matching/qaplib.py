@@ -22,33 +22,68 @@ class QAPLIBConventionWarning(UserWarning):
     """A ``.sln`` permutation matched its objective only as 0-based or inverted."""
 
 
-def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, list[str]]:
+class _Tokens(list):
+    """The whitespace-separated tokens of a file, with the line of each."""
+
+    lines: list[int]
+
+
+def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as err:
         raise FileNotFoundError(f"{what}: cannot read {path}: {err}") from err
-    return path, text.split()
-
-
-def _numbers(tokens: list[str], path: Path) -> np.ndarray:
     try:
-        return np.array([int(t) for t in tokens], dtype=np.int64)
-    except ValueError:
-        pass
-    try:
-        return np.array([float(t) for t in tokens], dtype=float)
-    except ValueError:
-        bad = next(t for t in tokens if not _is_number(t))
-        raise ValueError(f"read_qaplib: {path}: token {bad!r} is not a number") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ValueError(f"{what}: {path}:{line}: not a text file (byte "
+                         f"{raw[e.start]:#04x} at offset {e.start})") from None
+    tokens = _Tokens()
+    tokens.lines = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        for t in line.split():
+            tokens.append(t)
+            tokens.lines.append(line_no)
+    return path, tokens
 
 
-def _is_number(t: str) -> bool:
-    try:
-        float(t)
-    except ValueError:
-        return False
-    return True
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _numbers(tokens: _Tokens, path: Path, start: int = 0, stop: int | None = None,
+             who: str = "read_qaplib") -> np.ndarray:
+    """``tokens[start:stop]`` as int64 when all are integers, else float64; a token that
+    is not a finite number, or an integer beyond int64, is a ``ValueError`` naming the
+    file, its line and the token."""
+    stop = len(tokens) if stop is None else stop
+    ints: list[int] = []
+    for i in range(start, stop):
+        t = tokens[i]
+        try:
+            v = int(t)
+        except ValueError:
+            break
+        if abs(v) > _INT64_MAX:
+            raise ValueError(f"{who}: {path}:{tokens.lines[i]}: token {t!r} is out of the "
+                             "range of 64-bit integers")
+        ints.append(v)
+    else:
+        return np.array(ints, dtype=np.int64)
+    out = np.empty(stop - start)
+    for k, i in enumerate(range(start, stop)):
+        t = tokens[i]
+        try:
+            v = float(t)
+        except ValueError:
+            raise ValueError(f"{who}: {path}:{tokens.lines[i]}: token {t!r} is not a "
+                             "number") from None
+        if not np.isfinite(v):
+            raise ValueError(f"{who}: {path}:{tokens.lines[i]}: token {t!r} is not a finite "
+                             "number")
+        out[k] = v
+    return out
 
 
 def _size(token: str, path: Path, who: str) -> int:
@@ -95,7 +130,7 @@ def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
             f"read_qaplib: {path}: n = {n} needs 1 + 2 n^2 = {expected} numbers, "
             f"found {len(tokens)}"
         )
-    values = _numbers(tokens[1:], path)
+    values = _numbers(tokens, path, 1)
     A = values[: n * n].reshape(n, n)
     B = values[n * n:].reshape(n, n)
     return A, B
@@ -180,11 +215,11 @@ def read_qaplib_solution(path: str | os.PathLike, A: np.ndarray, B: np.ndarray, 
     if len(tokens) != 2 + n:
         raise ValueError(f"read_qaplib_solution: {path}: n = {n} needs 2 + n = {2 + n} numbers "
                          f"(n, objective, permutation), found {len(tokens)}")
-    stated_arr = _numbers(tokens[1:2], path)
+    stated_arr = _numbers(tokens, path, 1, 2, "read_qaplib_solution")
     stated = stated_arr[0].item()
     try:
         raw = np.array([int(t) for t in tokens[2:]], dtype=np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ValueError(f"read_qaplib_solution: {path}: the permutation must be integers, "
                          f"got {tokens[2:]}") from None
     tried = []

@@ -24,16 +24,45 @@ from .network import Network
 __all__ = ["read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls"]
 
 _META = re.compile(r"^\s*<([^>]+)>\s*(.*)$")
-_ORIGIN = re.compile(r"Origin\s+(\d+)", re.IGNORECASE)
-_ENTRY = re.compile(r"(\d+)\s*:\s*([-+0-9.eEdD]+)")
+_ORIGIN_LINE = re.compile(r"^\s*Origin\s+(\S+)\s*$", re.IGNORECASE)
+
+
+def _read_text(path: str | os.PathLike) -> str:
+    """The file's text; binary garbage is a ``ValueError`` naming the file."""
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = Path(path).read_bytes()[:e.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not a text file (byte {e.object[e.start]:#04x} at "
+                         f"offset {e.start})") from None
+
+
+def _number(token: str, path: object, line_no: int, what: str) -> float:
+    """``token`` as a finite float, else a ``ValueError`` naming the file, line and token."""
+    try:
+        v = float(token.replace("d", "e").replace("D", "e"))
+    except ValueError:
+        v = float("nan")
+    if not np.isfinite(v):
+        raise ValueError(f"{path}:{line_no}: {what} must be a finite number, got {token!r}")
+    return v
+
+
+def _node(token: str, path: object, line_no: int, what: str) -> int:
+    """``token`` as a positive integer (``3`` or ``3.0``), else a named ``ValueError``."""
+    v = _number(token, path, line_no, what)
+    if v != int(v) or v < 1 or v > 2**62:
+        raise ValueError(f"{path}:{line_no}: {what} must be a positive integer, got {token!r}")
+    return int(v)
 
 
 def _strip_comment(line: str) -> str:
     return line.split("~", 1)[0]
 
 
-def _split_metadata(text: str) -> tuple[dict[str, str], list[str]]:
-    """Metadata as ``{KEY: value}`` and the remaining body lines."""
+def _split_metadata(text: str) -> tuple[dict[str, str], list[str], int]:
+    """Metadata as ``{KEY: value}``, the remaining body lines and the line number (1-based)
+    of the first of them."""
     meta: dict[str, str] = {}
     lines = text.splitlines()
     has_end = any("<END OF METADATA>" in ln.upper() for ln in lines)
@@ -49,7 +78,7 @@ def _split_metadata(text: str) -> tuple[dict[str, str], list[str]]:
             body_start = i + 1
         elif not has_end and _strip_comment(line).strip():
             break
-    return meta, lines[body_start:]
+    return meta, lines[body_start:], body_start + 1
 
 
 def _meta_int(meta: dict[str, str], key: str, path: object) -> int | None:
@@ -87,22 +116,21 @@ def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
     metadata : dict of str to str
         The ``<KEY> value`` lines, keys upper-cased.
     """
-    text = Path(path).read_text()
-    meta, body = _split_metadata(text)
+    meta, body, first = _split_metadata(_read_text(path))
     rows: list[list[float]] = []
-    for line in body:
+    for line_no, line in enumerate(body, first):
         line = _strip_comment(line).replace(";", " ").strip()
         if not line:
             continue
-        try:
-            vals = [float(v) for v in line.split()]
-        except ValueError:
-            raise ValueError(f"{path}: cannot parse link line {line!r}") from None
-        if len(vals) < 5:
+        tokens = line.split()
+        if len(tokens) < 5:
             raise ValueError(
-                f"{path}: a link line needs at least init_node term_node capacity length "
-                f"free_flow_time, got {line!r}"
+                f"{path}:{line_no}: a link line needs at least init_node term_node capacity "
+                f"length free_flow_time, got {line!r}"
             )
+        vals = [float(_node(t, path, line_no, name))
+                for t, name in zip(tokens[:2], ("init_node", "term_node"))]
+        vals += [_number(t, path, line_no, "a link value") for t in tokens[2:]]
         rows.append((vals + [0.0] * 10)[:10])
     table = np.array(rows, dtype=float).reshape(-1, 10)
     names = ("init_node", "term_node", "capacity", "length", "free_flow_time", "b", "power",
@@ -134,18 +162,35 @@ def read_trips(path: str | os.PathLike,
         ``demand[o, d]`` trips from zone ``o + 1`` to zone ``d + 1``.
     metadata : dict of str to str
     """
-    text = Path(path).read_text()
-    meta, body = _split_metadata(text)
-    body_text = "\n".join(_strip_comment(ln) for ln in body)
+    meta, body, first = _split_metadata(_read_text(path))
     entries: list[tuple[int, int, float]] = []
-    blocks = _ORIGIN.split(body_text)
-    if blocks[0].strip().strip(";").strip():
-        raise ValueError(f"{path}: demand entries found before the first 'Origin' line")
-    for o_str, block in zip(blocks[1::2], blocks[2::2]):
-        origin = int(o_str)
-        for d_str, val in _ENTRY.findall(block):
-            entries.append((origin, int(d_str),
-                            float(val.replace("d", "e").replace("D", "e"))))
+    origin: int | None = None
+    for line_no, raw in enumerate(body, first):
+        line = _strip_comment(raw)
+        m = _ORIGIN_LINE.match(line)
+        if m:
+            origin = _node(m.group(1), path, line_no, "the origin")
+            continue
+        parts = line.split(";")
+        if parts[-1].strip():  # every entry ends with ';': a cut file ends without one
+            raise ValueError(f"{path}:{line_no}: entry {parts[-1].strip()!r} does not end "
+                             "with ';' (a truncated or malformed file)")
+        for part in parts[:-1]:
+            part = part.strip()
+            if not part:
+                continue
+            if origin is None:
+                raise ValueError(f"{path}:{line_no}: demand entry {part!r} before the first "
+                                 "'Origin' line")
+            d_str, colon, val = part.partition(":")
+            if not colon:
+                raise ValueError(f"{path}:{line_no}: a demand entry is 'destination : trips', "
+                                 f"got {part!r}")
+            trips = _number(val.strip(), path, line_no, f"the trips of entry {part!r}")
+            if trips < 0:
+                raise ValueError(f"{path}:{line_no}: negative trips in entry {part!r}")
+            entries.append((origin, _node(d_str.strip(), path, line_no, "the destination"),
+                            trips))
     if n_zones is None:
         n_zones = _meta_int(meta, "NUMBER OF ZONES", path)
     if n_zones is None:
@@ -175,16 +220,34 @@ def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndar
     volume, cost : ndarray, shape (m,)
     """
     rows = []
-    for line in Path(path).read_text().splitlines():
+    header_seen = False
+    for line_no, line in enumerate(_read_text(path).splitlines(), 1):
         parts = _strip_comment(line).replace(";", " ").split()
-        if len(parts) < 3:
+        if not parts:
             continue
-        try:
-            rows.append([float(p) for p in parts[:4]] + [np.nan] * (4 - len(parts[:4])))
-        except ValueError:
-            continue  # the header
+        if not header_seen:  # "From To Volume Cost": the first line that is not blank
+            header_seen = True
+            if not all(_is_number(p) for p in parts):
+                continue
+        if len(parts) < 3:
+            raise ValueError(f"{path}:{line_no}: a flow line is 'from to volume [cost]', "
+                             f"got {line.strip()!r}")
+        vals = [float(_node(t, path, line_no, w)) for t, w in zip(parts[:2], ("from", "to"))]
+        vals += [_number(t, path, line_no, w) for t, w in zip(parts[2:4], ("volume", "cost"))]
+        rows.append(vals + [np.nan] * (4 - len(vals)))
+    if not rows:
+        raise ValueError(f"{path}: no flow lines ('from to volume cost'): not a TNTP flow "
+                         "file")
     table = np.array(rows, dtype=float).reshape(-1, 4)
     return table[:, :2].astype(np.int64), table[:, 2].copy(), table[:, 3].copy()
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,

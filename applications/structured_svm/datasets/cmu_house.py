@@ -80,8 +80,19 @@ class CMUHouse:
         return self.pairs[(baseline, split)]
 
 
+def _loadtxt(path: Path, dtype: type, ndmin: int) -> np.ndarray:
+    """``np.loadtxt`` whose errors name the file (numpy's give the row, column and token)."""
+    try:
+        a: np.ndarray = np.loadtxt(path, dtype=dtype, ndmin=ndmin)
+    except FileNotFoundError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"load_cmu_house: {path}: {e}") from None
+    return a
+
+
 def _read_matrix(path: Path, shape: tuple[int, int], dtype: type) -> np.ndarray:
-    a: np.ndarray = np.loadtxt(path, dtype=dtype, ndmin=2)
+    a = _loadtxt(path, dtype, 2)
     if a.shape != shape:
         raise ValueError(f"load_cmu_house: {path} must hold a {shape[0]} x {shape[1]} table, "
                          f"got shape {a.shape}")
@@ -90,7 +101,12 @@ def _read_matrix(path: Path, shape: tuple[int, int], dtype: type) -> np.ndarray:
 
 def _read_pairs(path: Path) -> np.ndarray:
     frames = []
-    for line in path.read_text().split("\n"):
+    try:
+        text = path.read_bytes().decode("ascii")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"load_cmu_house: {path}: not ASCII text (byte at offset "
+                         f"{e.start})") from None
+    for line in text.split("\n"):
         if not line.strip():
             continue
         corner = line.split()[0]
@@ -148,7 +164,7 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
                                  (N_LANDMARKS, N_BINS), float) for f in range(N_FRAMES)])
     adj = np.stack([_read_matrix(folder / "adj" / f"house{f + 1:03d}.adj",
                                  (N_LANDMARKS, N_LANDMARKS), np.int64) for f in range(N_FRAMES)])
-    correct = np.loadtxt(folder / "correct", dtype=np.int64).ravel()
+    correct = _loadtxt(folder / "correct", np.int64, 1).ravel()
     if correct.shape != (N_LANDMARKS,):
         raise ValueError(f"load_cmu_house: {folder / 'correct'} must list {N_LANDMARKS} "
                          f"landmarks, got {correct.shape[0]}")

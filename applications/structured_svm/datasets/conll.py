@@ -34,8 +34,13 @@ def _read(path: Path) -> tuple[list[str], list[str], list[str], np.ndarray]:
     chunks: list[str] = []
     lengths: list[int] = []
     n = 0
-    with open(path, encoding="ascii") as f:
-        for line_no, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for line_no, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("ascii")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"load_conll2000: {path}:{line_no}: not ASCII text (byte "
+                                 f"{raw[e.start]:#04x} in {raw[:60]!r})") from None
             parts = line.split()
             if not parts:
                 if n:

@@ -22,6 +22,9 @@ __all__ = ["load_ocr"]
 _FILES = {name: "pickle" if ".pickle" in name else "mat" if name.endswith(".mat") else "raw"
           for name in OCR_FILES}
 _N_PIXELS = 128
+#: the most a copy of the letters may hold (decompressed): the largest, Taskar's text
+#: file, is 15 MB
+MAX_BYTES = 256 << 20
 
 
 class _ArrayUnpickler(pickle.Unpickler):
@@ -43,10 +46,21 @@ class _ArrayUnpickler(pickle.Unpickler):
         return super().find_class(*target)
 
 
-def _read_pickle(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-    opener = gzip.open if path.suffix == ".gz" else open
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes, gunzipped when it ends in ``.gz``: at most :data:`MAX_BYTES`
+    (a gzip bomb stops there, refused, instead of filling the memory)."""
+    opener: Any = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as f:
-        d = _ArrayUnpickler(io.BytesIO(f.read()), encoding="latin1").load()
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"load_ocr: {path} holds more than {MAX_BYTES} bytes"
+                         f"{' once decompressed' if path.suffix == '.gz' else ''}; the OCR "
+                         "letters are about 15 MB: refused")
+    return data
+
+
+def _read_pickle(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    d = _ArrayUnpickler(io.BytesIO(_read_capped(path)), encoding="latin1").load()
     labels = [np.asarray(y, dtype=np.int64) for y in d["labels"]]
     return list(d["data"]), labels, np.asarray(d["folds"])
 
@@ -74,9 +88,8 @@ def _read_mat(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarra
 
 def _read_raw(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     # Taskar's letter.data: id, letter, next_id, word_id, position, fold, 128 pixels
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as f:
-        table = np.loadtxt(f, dtype=np.int64, converters={1: lambda s: ord(s) - ord("a")})
+    text = io.StringIO(_read_capped(path).decode("ascii"))
+    table = np.loadtxt(text, dtype=np.int64, converters={1: lambda s: ord(s) - ord("a")})
     if table.ndim != 2 or table.shape[1] != 6 + _N_PIXELS:
         raise ValueError(f"load_ocr: {path} must have {6 + _N_PIXELS} columns per line, "
                          f"got shape {table.shape}")
@@ -135,7 +148,13 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         data_home = ocr_home(data_home)
     folder = find_folder(data_home, "ocr", names, "load_ocr")
     path = next(folder / f for f in names if (folder / f).is_file())
-    pixels, labels, folds = _READERS[_FILES[path.name]](path)
+    try:
+        pixels, labels, folds = _READERS[_FILES[path.name]](path)
+    except Exception as e:  # EOFError, zlib.error, UnpicklingError, loadmat's OSError, ...
+        if str(path) in str(e):
+            raise
+        raise ValueError(f"load_ocr: {path}: cannot read it ({type(e).__name__}: {e}); the "
+                         "file is truncated, damaged or not the OCR letters") from e
 
     lengths = np.array([p.shape[0] for p in pixels])
     if pixels[0].shape[1] != _N_PIXELS:
