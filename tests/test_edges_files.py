@@ -24,6 +24,8 @@ import zlib
 import numpy as np
 import pytest
 
+from deflate_bomb import write_repeated
+
 from frankwolfe import History
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM
 from frankwolfe.applications.structured_svm import model_io
@@ -368,27 +370,6 @@ def test_a_forged_model_size_cannot_crash_predict(saved, tmp_path):
     assert "'w_'" in proc.stdout and str(out) in proc.stdout
 
 
-class _RepeatedDeflate:
-    """A deflate compressor for a header then a stream of equal blocks: after a full flush
-    (which resets the dictionary) every block compresses to the same bytes, so a 2 GiB
-    bomb is written in the time of its CRC."""
-
-    def __init__(self, head: bytes, block: bytes):
-        self.co = zlib.compressobj(9, zlib.DEFLATED, -15)
-        self.head, self.block = head, block
-        fresh = zlib.compressobj(9, zlib.DEFLATED, -15)
-        self.piece = fresh.compress(block) + fresh.flush(zlib.Z_FULL_FLUSH)
-
-    def compress(self, data):
-        if data is self.head:
-            return self.co.compress(data) + self.co.flush(zlib.Z_FULL_FLUSH)
-        assert data is self.block
-        return self.piece
-
-    def flush(self):
-        return self.co.flush()
-
-
 def _zip_with(path, out, replace):
     """Copy the archive ``path`` to ``out`` with members replaced by ``(npy header, block,
     count)``: the header, then ``count`` times ``block``, streamed (never in memory)."""
@@ -400,10 +381,7 @@ def _zip_with(path, out, replace):
                 continue
             head, block, count = replace[name]
             with dst.open(info.filename, "w", force_zip64=True) as fh:
-                fh._compressor = _RepeatedDeflate(head, block)  # zipfile's own is too slow
-                fh.write(head)
-                for _ in range(count):
-                    fh.write(block)
+                write_repeated(fh, head, block, count)
     return out
 
 

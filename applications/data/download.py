@@ -156,7 +156,8 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
             try:
                 check(tmp)
             except Exception as e:
-                raise DownloadError(f"{url} is not a valid file ({type(e).__name__}: {e}); "
+                why = str(e).replace(str(tmp), url)  # the temporary file is gone: name the URL
+                raise DownloadError(f"{url} is not a valid file ({type(e).__name__}: {why}); "
                                     f"it was not kept. {by_hand}") from e
 
     sockets: list[Any] = []
