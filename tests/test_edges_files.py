@@ -23,12 +23,10 @@ import zlib
 
 import numpy as np
 import pytest
-
 from deflate_bomb import write_repeated
 
 from frankwolfe import History
-from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM
-from frankwolfe.applications.structured_svm import model_io
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, model_io
 from frankwolfe.applications.structured_svm.model_io import ModelFileError
 
 _COLS = ("passes", "primal", "gap", "test_error")

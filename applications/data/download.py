@@ -125,7 +125,6 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
     # imported here: every loader imports this module, few calls download (tqdm.auto
     # and urllib.request cost about 20 MB and 70 modules at import)
     import http.client
-    import socket
     import urllib.error
 
     from tqdm.auto import tqdm
@@ -187,7 +186,7 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
                             sockets[-1].settimeout(min(read_timeout, remaining))
                         try:
                             block = resp.read1(_CHUNK)
-                        except (socket.timeout, TimeoutError) as e:
+                        except TimeoutError as e:
                             if left() <= 0:
                                 raise past_deadline(got) from e
                             raise DownloadError(f"download of {url} timed out: no data for "

@@ -22,7 +22,7 @@ class QAPLIBConventionWarning(UserWarning):
     """A ``.sln`` permutation matched its objective only as 0-based or inverted."""
 
 
-class _Tokens(list):
+class _Tokens(list[str]):
     """The whitespace-separated tokens of a file, with the line of each."""
 
     lines: list[int]
@@ -37,8 +37,8 @@ def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise ValueError(f"{what}: {path}:{line}: not a text file (byte "
+        bad_line = raw[:e.start].count(b"\n") + 1
+        raise ValueError(f"{what}: {path}:{bad_line}: not a text file (byte "
                          f"{raw[e.start]:#04x} at offset {e.start})") from None
     tokens = _Tokens()
     tokens.lines = []
@@ -75,14 +75,14 @@ def _numbers(tokens: _Tokens, path: Path, start: int = 0, stop: int | None = Non
     for k, i in enumerate(range(start, stop)):
         t = tokens[i]
         try:
-            v = float(t)
+            x = float(t)
         except ValueError:
             raise ValueError(f"{who}: {path}:{tokens.lines[i]}: token {t!r} is not a "
                              "number") from None
-        if not np.isfinite(v):
+        if not np.isfinite(x):
             raise ValueError(f"{who}: {path}:{tokens.lines[i]}: token {t!r} is not a finite "
                              "number")
-        out[k] = v
+        out[k] = x
     return out
 
 

@@ -403,7 +403,10 @@ class StructuredSVM(BaseEstimator):
         The file holds the parameters, the model's description, ``w_``, ``lam_``
         and ``history_`` (about 40 kB for OCR); ``include_state=True`` adds the
         dual block state that ``warm_start`` continues from.  Format: see
-        :mod:`frankwolfe.applications.structured_svm.model_io`.
+        :mod:`frankwolfe.applications.structured_svm.model_io`.  The write is
+        atomic: a save that is killed or fails (a full disk) leaves the previous
+        file at ``path`` as it was, and two processes saving to one path leave
+        one whole model.
         """
         from .model_io import save_model
 
@@ -424,7 +427,10 @@ class StructuredSVM(BaseEstimator):
         Raises
         ------
         ModelFileError
-            (a ``ValueError``) for a truncated, modified or newer-format file.
+            (a ``ValueError``) naming the file and the field, for a truncated,
+            damaged, modified or newer-format file, or one whose header does not
+            hold together (its schema, the parameters' validation, ``w_`` against
+            the model's dimension); members are size-checked before inflating.
         """
         from .model_io import load_model
 

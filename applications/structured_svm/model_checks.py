@@ -8,12 +8,13 @@ Every failure is a :class:`ModelFileError` naming the file and the field.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
 import zipfile
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 
@@ -129,7 +130,7 @@ class Members:
                     raise _err(self.path, field, f"its npy header announces {nbytes} bytes but "
                                f"the archive holds {info.file_size - fh.tell()}")
                 buf = bytearray(nbytes)
-                got = fh.readinto(buf)
+                got = cast(io.BufferedIOBase, fh).readinto(buf)  # a ZipExtFile is one
                 if got != nbytes or fh.read(1):  # the read to the end checks the CRC
                     raise _err(self.path, field, f"holds {got} bytes, {nbytes} announced")
         except ModelFileError:

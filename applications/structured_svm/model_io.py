@@ -25,6 +25,12 @@ never runs code from the file) with these members:
 Models are rebuilt from a registry of classes (the built-in models plus the
 ones passed to :func:`load_model` as ``models=``), never from a module path
 read from the file.
+
+A save is atomic (a temporary file, fsynced, renamed over the target).  A load
+trusts nothing in the file: the checks of :mod:`.model_checks` bound every
+member before it is inflated and hold the header to a schema, and
+:func:`load_model` checks the model and the parameters through their own
+validation and ``w_`` against the model's dimension.
 """
 
 from __future__ import annotations
@@ -39,7 +45,6 @@ import numpy as np
 
 import frankwolfe
 from frankwolfe import History
-
 from frankwolfe._atomic import atomic_write
 
 from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth

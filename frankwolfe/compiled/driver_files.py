@@ -22,12 +22,13 @@ import importlib.util
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from .._atomic import atomic_write
 
 __all__ = ["DRIVER_PREFIX", "drivers_root", "drivers_folder", "numba_cache_dirs",
            "source_roots", "sources_stamp", "record_modules", "load_driver", "sweep",
@@ -187,13 +188,11 @@ def load_driver(text: str) -> ModuleType | None:
         except (OSError, UnicodeDecodeError):  # missing, or garbage: written afresh
             current = None
         if current != text:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
+            # atomic: concurrent processes see whole files, a failed write leaves none;
+            # readable by all, as numba's own files: a cache built by one user (a Docker
+            # build) serves another
+            with atomic_write(path, "w", file_mode=0o644) as fh:
                 fh.write(text)
-            # readable by all, as numba's own files (mkstemp makes it private): a cache
-            # built by one user (a Docker build) serves another
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)  # atomic: concurrent processes see whole files
         else:
             _mark_used(path)
         spec = importlib.util.spec_from_file_location(name, path)

@@ -6,6 +6,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -80,7 +81,7 @@ class CMUHouse:
         return self.pairs[(baseline, split)]
 
 
-def _loadtxt(path: Path, dtype: type, ndmin: int) -> np.ndarray:
+def _loadtxt(path: Path, dtype: type, ndmin: Literal[1, 2]) -> np.ndarray:
     """``np.loadtxt`` whose errors name the file (numpy's give the row, column and token)."""
     try:
         a: np.ndarray = np.loadtxt(path, dtype=dtype, ndmin=ndmin)
