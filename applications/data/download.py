@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from frankwolfe._atomic import atomic_write
+from frankwolfe._atomic import atomic_write, fsync_folder
 
 from .home import ENV_HOME
 
@@ -215,8 +215,12 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
 def replace_folder(tmp: Path, target: Path) -> None:
     """Move the files of the finished folder ``tmp`` into ``target`` (merging)."""
     target.mkdir(parents=True, exist_ok=True)
+    folders = set()
     for src in sorted(tmp.rglob("*")):
         if src.is_file():
             dst = target / src.relative_to(tmp)
             dst.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(src, dst)
+            os.replace(src, dst)  # each file was fsynced when it was downloaded
+            folders.add(dst.parent)
+    for folder in sorted(folders):  # the renames survive a power cut
+        fsync_folder(folder)

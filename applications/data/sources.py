@@ -177,6 +177,8 @@ def extract_member(z: zipfile.ZipFile, name: str, out: Path, max_bytes: int, ori
                     raise DownloadError(f"{origin}: member {name!r} inflates past {max_bytes} "
                                         "bytes; nothing was kept")
                 dst.write(block)
+            dst.flush()
+            os.fsync(dst.fileno())  # replace_folder renames it into the data home next
     except DownloadError:
         raise
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
