@@ -77,8 +77,12 @@ from .step_size import (
     Agnostic,
     Armijo,
     ExactStep,
+    LogAgnostic,
+    Monotonic,
+    NonConvexAgnostic,
     SaddleBacktracking,
     SaddleStep,
+    Secant,
     ShortStep,
     StepSize,
 )
@@ -105,7 +109,8 @@ __all__ = [
     # results and monitoring
     "Result", "History", "Status", "IterationState", "RunOptions",
     # step sizes
-    "StepSize", "Agnostic", "ShortStep", "ExactStep", "Adaptive", "Armijo", "step_size",
+    "StepSize", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic", "ShortStep",
+    "ExactStep", "Adaptive", "Armijo", "Secant", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
     "ExecutorError",
