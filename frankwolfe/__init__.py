@@ -25,6 +25,7 @@ from .algorithms import (
     pairwise_frank_wolfe,
     randomized_away_step_frank_wolfe,
     saddle_point_frank_wolfe,
+    stochastic_frank_wolfe,
     supports_compiled_pairwise,
 )
 from .algorithms.block_orders import BlockOrder, GapSampling, MaxGap, Permutation, UniformSampling
@@ -60,8 +61,11 @@ from .minimize import minimize
 from .monitor import IterationState
 from .objectives import (
     BilinearObjective,
+    FiniteSum,
+    FiniteSumObjective,
     FunctionObjective,
     LeastSquares,
+    LinearModelLoss,
     Objective,
     QuadraticObjective,
     SaddleObjective,
@@ -93,7 +97,8 @@ __all__ = [
     # interfaces
     "Objective", "Tracker", "LMO", "Atom", "ProductDomain", "Direction", "ActiveSet",
     # objectives
-    "FunctionObjective", "QuadraticObjective", "LeastSquares",
+    "FunctionObjective", "QuadraticObjective", "LeastSquares", "FiniteSum",
+    "FiniteSumObjective", "LinearModelLoss",
     "SaddleObjective", "BilinearObjective", "game_value",
     # domains
     "ProbabilitySimplex", "UnitSimplex", "L1Ball", "L2Ball", "LpBall", "LinfBall", "Box",
@@ -104,7 +109,7 @@ __all__ = [
     "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",
-    "saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking",
+    "saddle_point_frank_wolfe", "SaddleStep", "SaddleBacktracking", "stochastic_frank_wolfe",
     "minimize", "register", "available_methods",
     # results and monitoring
     "Result", "History", "Status", "IterationState", "RunOptions",

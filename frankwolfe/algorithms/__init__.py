@@ -23,6 +23,7 @@ from .loop import Variant, run_frank_wolfe
 from .pairwise import pairwise_frank_wolfe
 from .rafw import randomized_away_step_frank_wolfe
 from .saddle import saddle_point_frank_wolfe
+from .stochastic import stochastic_frank_wolfe
 
 __all__ = [
     "frank_wolfe",
@@ -36,6 +37,7 @@ __all__ = [
     "conjugate_frank_wolfe",
     "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe",
+    "stochastic_frank_wolfe",
     "Variant",
     "run_frank_wolfe",
 ]
