@@ -20,7 +20,7 @@ from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from .fcfw import fully_corrective_frank_wolfe
 from .frank_wolfe import frank_wolfe
 from .loop import Variant, run_frank_wolfe
-from .pairwise import pairwise_frank_wolfe
+from .pairwise import blended_pairwise_conditional_gradient, pairwise_frank_wolfe
 from .rafw import randomized_away_step_frank_wolfe
 from .saddle import saddle_point_frank_wolfe
 from .stochastic import stochastic_frank_wolfe
@@ -29,6 +29,7 @@ __all__ = [
     "frank_wolfe",
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
+    "blended_pairwise_conditional_gradient",
     "compiled_pairwise_frank_wolfe",
     "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe",

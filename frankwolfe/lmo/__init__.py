@@ -2,6 +2,7 @@
 
 from .base import LMO
 from .box import Box, Hypercube, LinfBall
+from .cached import CachedLMO
 from .flow import FlowPolytope
 from .ksparse import KSparsePolytope
 from .matrix import Birkhoff, NuclearNormBall, Spectrahedron
@@ -9,6 +10,6 @@ from .norms import L1Ball, L2Ball, LpBall
 from .product import ProductDomain
 from .simplex import ProbabilitySimplex, UnitSimplex
 
-__all__ = ["LMO", "ProductDomain", "ProbabilitySimplex", "UnitSimplex", "L1Ball",
+__all__ = ["LMO", "ProductDomain", "CachedLMO", "ProbabilitySimplex", "UnitSimplex", "L1Ball",
            "L2Ball", "LpBall", "LinfBall", "Box", "Hypercube", "KSparsePolytope",
            "Birkhoff", "NuclearNormBall", "Spectrahedron", "FlowPolytope"]
