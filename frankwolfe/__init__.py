@@ -43,18 +43,31 @@ from .lmo import (
     LMO,
     Birkhoff,
     Box,
+    ConvexHull,
+    DualSolution,
+    Ellipsoid,
+    Fantope,
     FlowPolytope,
+    GroupL1Ball,
     Hypercube,
+    HyperSimplex,
+    KNormBall,
     KSparsePolytope,
     L1Ball,
     L2Ball,
     LinfBall,
     LpBall,
     NuclearNormBall,
+    OrderedWeightedL1Ball,
+    Polytope,
     ProbabilitySimplex,
     ProductDomain,
+    ScaledL1Ball,
     Spectrahedron,
+    UnboundedError,
+    UnitHyperSimplex,
     UnitSimplex,
+    UnitSpectrahedron,
 )
 from .minimize import minimize
 from .monitor import IterationState
@@ -94,7 +107,9 @@ __all__ = [
     # domains
     "ProbabilitySimplex", "UnitSimplex", "L1Ball", "L2Ball", "LpBall", "LinfBall", "Box",
     "Hypercube", "KSparsePolytope", "Birkhoff", "NuclearNormBall", "Spectrahedron",
-    "FlowPolytope",
+    "FlowPolytope", "Polytope", "ConvexHull", "HyperSimplex", "UnitHyperSimplex", "KNormBall",
+    "OrderedWeightedL1Ball", "GroupL1Ball", "ScaledL1Ball", "Ellipsoid", "UnitSpectrahedron",
+    "Fantope", "DualSolution",
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
@@ -108,7 +123,7 @@ __all__ = [
     "StepSize", "Agnostic", "ShortStep", "ExactStep", "Adaptive", "Armijo", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
-    "ExecutorError",
+    "ExecutorError", "UnboundedError",
     # executors of mini-batch BCFW
     "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",
