@@ -38,6 +38,7 @@ from .errors import (
     NonConvexError,
     OracleError,
     ShapeError,
+    UnboundedError,
 )
 from .lmo import (
     LMO,
@@ -64,7 +65,6 @@ from .lmo import (
     ProductDomain,
     ScaledL1Ball,
     Spectrahedron,
-    UnboundedError,
     UnitHyperSimplex,
     UnitSimplex,
     UnitSpectrahedron,

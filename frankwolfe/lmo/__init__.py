@@ -11,7 +11,7 @@ from .ksparse import KSparsePolytope
 from .matrix import Birkhoff, NuclearNormBall, Spectrahedron
 from .norm_balls import GroupL1Ball, KNormBall, OrderedWeightedL1Ball, ScaledL1Ball
 from .norms import L1Ball, L2Ball, LpBall
-from .polytope import Polytope, UnboundedError
+from .polytope import Polytope
 from .product import ProductDomain
 from .simplex import ProbabilitySimplex, UnitSimplex
 from .spectral import Fantope, UnitSpectrahedron
@@ -19,6 +19,6 @@ from .spectral import Fantope, UnitSpectrahedron
 __all__ = ["LMO", "ProductDomain", "ProbabilitySimplex", "UnitSimplex", "L1Ball",
            "L2Ball", "LpBall", "LinfBall", "Box", "Hypercube", "KSparsePolytope",
            "Birkhoff", "NuclearNormBall", "Spectrahedron", "FlowPolytope",
-           "Polytope", "UnboundedError", "ConvexHull", "HyperSimplex", "UnitHyperSimplex",
+           "Polytope", "ConvexHull", "HyperSimplex", "UnitHyperSimplex",
            "KNormBall", "OrderedWeightedL1Ball", "GroupL1Ball", "ScaledL1Ball", "Ellipsoid",
            "UnitSpectrahedron", "Fantope", "DualSolution"]

@@ -88,6 +88,7 @@ class Ellipsoid(LMO):
                 raise ValueError("Ellipsoid: `center` must be finite, got a NaN or inf entry")
         self.center = c
         self.radius = check_radius("Ellipsoid", radius)
+        self.n = n
         self.shape = (n,)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -102,9 +103,9 @@ class Ellipsoid(LMO):
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||L^T (x - c)||_2 - radius) / radius``; ``inf`` for non-finite ``x``; O(n^2)."""
         flat = np.asarray(x, dtype=float).reshape(-1)
-        if flat.size != self.shape[0]:
+        if flat.size != self.n:
             raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected "
-                             f"{self.shape[0]}")
+                             f"{self.n}")
         if not np.all(np.isfinite(flat)):
             return float("inf")
         norm = float(np.linalg.norm(self._L.T @ (flat - self.center)))
@@ -117,4 +118,4 @@ class Ellipsoid(LMO):
         return 2.0 * self.radius / float(np.sqrt(lam))
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"n": self.shape[0], "radius": self.radius}
+        return {"n": self.n, "radius": self.radius}

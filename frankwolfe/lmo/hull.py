@@ -49,6 +49,7 @@ class ConvexHull(LMO):
     def __init__(self, vertices: Any) -> None:
         import scipy.sparse as sp  # frankwolfe._sparse has imported it already
 
+        V: Any
         if issparse(vertices):
             V = sp.csr_array(vertices, dtype=float)
             V.sum_duplicates()
@@ -70,7 +71,8 @@ class ConvexHull(LMO):
         if not np.all(np.isfinite(values)):
             raise ValueError("ConvexHull: `vertices` must be finite, got a NaN or inf entry")
         self.vertices = V
-        self.shape = (int(V.shape[1]),)
+        self.n = int(V.shape[1])
+        self.shape = (self.n,)
         self._kept: dict[tuple[int, tuple[int, ...]], Atom] = {}
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -91,14 +93,14 @@ class ConvexHull(LMO):
         return atom
 
     def _rows(self) -> np.ndarray:
-        return self.vertices.toarray() if self._sparse else self.vertices
+        return np.asarray(self.vertices.toarray() if self._sparse else self.vertices)
 
     def violation(self, x: np.ndarray) -> float:
         """``min ||V^T lam - x||_inf`` over the weights ``lam`` of the simplex, over the
         largest ``|v_ij|`` (1 if all are 0); ``inf`` for non-finite ``x``.  Cost: one
         LP with ``m + 1`` variables and ``2 n`` rows (scipy's HiGHS)."""
         flat = np.asarray(x, dtype=float).reshape(-1)
-        n = self.shape[0]
+        n = self.n
         if flat.size != n:
             raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected {n}")
         if not np.all(np.isfinite(flat)):
@@ -118,7 +120,7 @@ class ConvexHull(LMO):
         cost[-1] = 1.0
         res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0],
                       bounds=(0, None), method="highs")
-        if res.status != 0:  # the LP is always feasible and bounded below by 0
+        if res.status != 0 or res.fun is None:  # the LP is feasible and bounded below by 0
             return float("inf")
         return max(0.0, float(res.fun)) / scale
 
@@ -129,4 +131,4 @@ class ConvexHull(LMO):
         return 2.0 * float(np.max(np.linalg.norm(V - V.mean(axis=0), axis=1)))
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"m": int(self.vertices.shape[0]), "n": self.shape[0]}
+        return {"m": int(self.vertices.shape[0]), "n": self.n}

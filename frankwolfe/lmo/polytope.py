@@ -19,12 +19,12 @@ import numpy as np
 
 from .._sparse import issparse
 from ..atoms import Atom
-from ..errors import InfeasibleError, OracleError, ShapeError
+from ..errors import InfeasibleError, OracleError, ShapeError, UnboundedError
 from ._checks import check_direction
 from .base import LMO
 from .dual import DualSolution, bounds_value
 
-__all__ = ["Polytope", "UnboundedError"]
+__all__ = ["Polytope"]
 
 # below this magnitude, relative to max(1, ||x||_inf), a coordinate of a vertex is
 # zero: the simplex leaves rounding noise of that size on coordinates that are 0
@@ -32,10 +32,6 @@ _ZERO = 1e-12
 # bits of mantissa kept in a vertex's key: equal vertices computed from different
 # bases differ in the last bits only
 _KEY_BITS = 30
-
-
-class UnboundedError(OracleError):
-    """The LP of a :class:`Polytope` is unbounded: the set is not a polytope."""
 
 
 def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
@@ -148,12 +144,12 @@ class Polytope(LMO):
     UnboundedError
         From an oracle call whose LP is unbounded: the set is not bounded (add bounds
         or constraints).  A set with finite ``bounds`` is always bounded.
-    ImportError
-        Not raised: without ``highspy`` the oracle falls back to scipy's HiGHS.
 
     Notes
     -----
-    The dimension ``n`` comes from the matrices or from per-coordinate bounds.  The
+    Without ``highspy`` the oracle falls back to ``scipy.optimize.linprog`` (the same
+    HiGHS, a cold start per call).  The dimension ``n`` comes from the matrices or from
+    per-coordinate bounds.  The
     oracle is thread-safe (one lock around the HiGHS model).  A pickled polytope
     rebuilds its model on first use.  :meth:`dual_solution` returns the LP's duals
     with the row blocks ``"ineq"`` and ``"eq"``.
@@ -171,12 +167,12 @@ class Polytope(LMO):
         import scipy.sparse as sp
 
         n: int | None = None
-        blocks = {}
+        blocks: dict[str, tuple[Any, np.ndarray]] = {}
         for name, A, b in (("ub", A_ub, b_ub), ("eq", A_eq, b_eq)):
-            M, rhs = _matrix(name, A, b, n) if A is not None or b is not None else (None, None)
-            if M is not None:
-                n = M.shape[1]
-            blocks[name] = (M, rhs)
+            if A is not None or b is not None:
+                M, rhs = _matrix(name, A, b, n)
+                n = int(M.shape[1])
+                blocks[name] = (M, rhs)
         lo, up = _bounds(bounds)
         shared = bounds is None or _is_pair(bounds)  # one pair for every coordinate
         if n is None:
@@ -192,10 +188,13 @@ class Polytope(LMO):
             lo, up = np.full(n, lo[0]), np.full(n, up[0])
         elif lo.size != n:
             raise ShapeError(f"Polytope: `bounds` has {lo.size} pairs, expected {n}")
-        empty = sp.csr_array((0, n))
-        self.A_ub, self.b_ub = blocks["ub"] if blocks["ub"][0] is not None else (empty, np.zeros(0))
-        self.A_eq, self.b_eq = blocks["eq"] if blocks["eq"][0] is not None else (empty, np.zeros(0))
+        empty: tuple[Any, np.ndarray] = (sp.csr_array((0, n)), np.zeros(0))
+        self.A_ub: Any
+        self.A_eq: Any
+        self.A_ub, self.b_ub = blocks.get("ub", empty)
+        self.A_eq, self.b_eq = blocks.get("eq", empty)
         self.lower, self.upper = lo, up
+        self.n = n
         self.shape = (n,)
         # one model per process: rebuilt lazily after unpickling
         self._lock = threading.Lock()
@@ -232,7 +231,7 @@ class Polytope(LMO):
         # be a basic solution (a vertex)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
-        n = self.shape[0]
+        n = self.n
         A = sp.csc_array(sp.vstack([self.A_ub, self.A_eq]))
         m = A.shape[0]
         lp = highspy.HighsLp()
@@ -284,8 +283,9 @@ class Polytope(LMO):
             kw.update(A_ub=self.A_ub, b_ub=self.b_ub)
         if self.b_eq.size:
             kw.update(A_eq=self.A_eq, b_eq=self.b_eq)
-        res = linprog(d, bounds=np.column_stack([self.lower, self.upper]), method="highs-ds",
-                      **kw)
+        # scipy-stubs type the bounds as pairs only; an (n, 2) array is documented by scipy
+        res = linprog(d, bounds=np.column_stack([self.lower, self.upper]),  # type: ignore[call-overload]
+                      method="highs-ds", **kw)
         none = np.zeros(0)
         if res.status == 2:
             return "infeasible", none, none, none
@@ -336,9 +336,9 @@ class Polytope(LMO):
         """The largest distance from ``x`` to a violated half-space, hyperplane or bound,
         over ``max(1, ||x||_inf)``; ``inf`` for non-finite ``x``; O(nnz(A) + n)."""
         flat = np.asarray(x, dtype=float).reshape(-1)
-        if flat.size != self.shape[0]:
+        if flat.size != self.n:
             raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected "
-                             f"{self.shape[0]}")
+                             f"{self.n}")
         if not np.all(np.isfinite(flat)):
             return float("inf")
         worst = max(0.0, float(np.max(self.lower - flat)), float(np.max(flat - self.upper)))
@@ -355,7 +355,7 @@ class Polytope(LMO):
         return float(np.linalg.norm(span)) if np.all(np.isfinite(span)) else None
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"n": self.shape[0], "ineq": self.b_ub.size, "eq": self.b_eq.size}
+        return {"n": self.n, "ineq": self.b_ub.size, "eq": self.b_eq.size}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
