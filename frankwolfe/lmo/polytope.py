@@ -29,6 +29,9 @@ __all__ = ["Polytope"]
 # below this magnitude, relative to max(1, ||x||_inf), a coordinate of a vertex is
 # zero: the simplex leaves rounding noise of that size on coordinates that are 0
 _ZERO = 1e-12
+# the feasibility tolerances given to HiGHS (its smallest allowed value)
+_TOL = 1e-10
+_TOLERANCES = ("primal_feasibility_tolerance", "dual_feasibility_tolerance")
 # bits of mantissa kept in a vertex's key: equal vertices computed from different
 # bases differ in the last bits only
 _KEY_BITS = 30
@@ -231,6 +234,10 @@ class Polytope(LMO):
         # be a basic solution (a vertex)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
+        # HiGHS's tightest tolerances (defaults 1e-7): a vertex optimal only to 1e-7 gives
+        # Frank-Wolfe gaps that go negative near the optimum, certifying nothing
+        for option in _TOLERANCES:
+            h.setOptionValue(option, _TOL)
         n = self.n
         A = sp.csc_array(sp.vstack([self.A_ub, self.A_eq]))
         m = A.shape[0]
@@ -285,7 +292,7 @@ class Polytope(LMO):
             kw.update(A_eq=self.A_eq, b_eq=self.b_eq)
         # scipy-stubs type the bounds as pairs only; an (n, 2) array is documented by scipy
         res = linprog(d, bounds=np.column_stack([self.lower, self.upper]),  # type: ignore[call-overload]
-                      method="highs-ds", **kw)
+                      method="highs-ds", options=dict.fromkeys(_TOLERANCES, _TOL), **kw)
         none = np.zeros(0)
         if res.status == 2:
             return "infeasible", none, none, none
