@@ -151,9 +151,10 @@ class Polytope(LMO):
     Notes
     -----
     Without ``highspy`` the oracle falls back to ``scipy.optimize.linprog`` (the same
-    HiGHS, a cold start per call).  The dimension ``n`` comes from the matrices or from
-    per-coordinate bounds.  The
-    oracle is thread-safe (one lock around the HiGHS model).  A pickled polytope
+    HiGHS, a cold start per call).  HiGHS runs at its tightest feasibility tolerances
+    (1e-10), so the vertex is optimal to rounding and Frank-Wolfe gaps stay certified.
+    The dimension ``n`` comes from the matrices or from per-coordinate bounds.  The
+    oracle is thread-safe (one lock around the HiGHS model); a pickled polytope
     rebuilds its model on first use.  :meth:`dual_solution` returns the LP's duals
     with the row blocks ``"ineq"`` and ``"eq"``.
 
