@@ -178,6 +178,8 @@ def test_polytope_errors():
         Polytope(bounds=(0, 1))
     with pytest.raises(ShapeError, match="expected 2 entries"):
         Polytope(bounds=[(0, 1), (0, 1)])(np.ones(3))
+    with pytest.raises(ValueError, match="`direction` must be finite"):
+        Polytope(bounds=[(0, 1), (0, 1)])(np.array([np.nan, 1.0]))
 
 
 # ------------------------------------------------------------------------- hull

@@ -308,6 +308,10 @@ class Polytope(LMO):
 
     def _optimal(self, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         flat = check_direction(self, direction)
+        # HiGHS takes a NaN cost without complaint and answers some vertex; next to an LP
+        # this check costs nothing
+        if not np.all(np.isfinite(flat)):
+            raise ValueError(f"{self!r}: `direction` must be finite, got a NaN or inf entry")
         status, x, y, rc = self._solve(flat)
         if status == "unbounded":
             raise UnboundedError(
