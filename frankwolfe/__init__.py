@@ -40,24 +40,37 @@ from .errors import (
     NonConvexError,
     OracleError,
     ShapeError,
+    UnboundedError,
 )
 from .lmo import (
     LMO,
     Birkhoff,
     Box,
     CachedLMO,
+    ConvexHull,
+    DualSolution,
+    Ellipsoid,
+    Fantope,
     FlowPolytope,
+    GroupL1Ball,
     Hypercube,
+    HyperSimplex,
+    KNormBall,
     KSparsePolytope,
     L1Ball,
     L2Ball,
     LinfBall,
     LpBall,
     NuclearNormBall,
+    OrderedWeightedL1Ball,
+    Polytope,
     ProbabilitySimplex,
     ProductDomain,
+    ScaledL1Ball,
     Spectrahedron,
+    UnitHyperSimplex,
     UnitSimplex,
+    UnitSpectrahedron,
 )
 from .minimize import minimize
 from .monitor import IterationState
@@ -105,7 +118,9 @@ __all__ = [
     # domains
     "ProbabilitySimplex", "UnitSimplex", "L1Ball", "L2Ball", "LpBall", "LinfBall", "Box",
     "Hypercube", "KSparsePolytope", "Birkhoff", "NuclearNormBall", "Spectrahedron",
-    "FlowPolytope", "CachedLMO",
+    "CachedLMO", "FlowPolytope", "Polytope", "ConvexHull", "HyperSimplex", "UnitHyperSimplex",
+    "KNormBall", "OrderedWeightedL1Ball", "GroupL1Ball", "ScaledL1Ball", "Ellipsoid",
+    "UnitSpectrahedron", "Fantope", "DualSolution",
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient",
@@ -121,7 +136,7 @@ __all__ = [
     "ExactStep", "Adaptive", "Armijo", "Secant", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
-    "ExecutorError",
+    "ExecutorError", "UnboundedError",
     # executors of mini-batch BCFW
     "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",

@@ -18,6 +18,7 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
+from .dual import DualSolution, bounds_value
 from .subset import SubsetOracle, sample_distinct
 
 __all__ = ["Box", "LinfBall", "Hypercube"]
@@ -176,6 +177,15 @@ class Box(SubsetOracle, LMO):
         else:
             s = _select_scalar(flat, float(lo), float(up))
         return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper))
+
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over the box: no rows, the reduced costs are ``d``; O(n).
+
+        The value is ``sum_j d_j * (lower_j if d_j > 0 else upper_j)``.
+        """
+        flat = check_direction(self, direction)
+        rc = np.array(flat, dtype=float)
+        return DualSolution({}, rc, bounds_value(rc, self._lo_flat, self._up_flat))
 
     # -- subset oracle: sampled vertices as bit patterns ---------------------------
     def _free_mask(self, n: int) -> np.ndarray:

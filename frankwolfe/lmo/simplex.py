@@ -10,6 +10,7 @@ from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from ._vertices import unit_vertex
 from .base import LMO
+from .dual import DualSolution
 from .subset import SubsetOracle, checked_ids
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
@@ -56,6 +57,23 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmin(flat[ids])])
         return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
+
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over ``{x >= 0, sum(x) = radius}`` (one ``"eq"`` row); O(n).
+
+        The multiplier of ``sum(x) = radius`` is ``y = min(d)``, the reduced costs are
+        ``d - y >= 0`` and the value is ``radius * y``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> dual = ProbabilitySimplex(2.0).dual_solution(np.array([0.5, -1.0, 3.0]))
+        >>> dual.multipliers["eq"], dual.reduced_costs, dual.value
+        (array([-1.]), array([1.5, 0. , 4. ]), -2.0)
+        """
+        flat = check_direction(self, direction)
+        y = float(flat.min())
+        return DualSolution({"eq": np.array([y])}, flat - y, self.radius * y)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
@@ -121,6 +139,16 @@ class UnitSimplex(SubsetOracle, LMO):
         if flat[i] < 0:
             return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
+
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over ``{x >= 0, sum(x) <= radius}`` (one ``"ineq"`` row); O(n).
+
+        The multiplier of ``sum(x) <= radius`` is ``y = min(min(d), 0) <= 0``, the
+        reduced costs are ``d - y >= 0`` and the value is ``radius * y``.
+        """
+        flat = check_direction(self, direction)
+        y = min(float(flat.min()), 0.0)
+        return DualSolution({"ineq": np.array([y])}, flat - y, self.radius * y)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``sum(x) - radius``, over ``radius``.
