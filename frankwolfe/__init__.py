@@ -21,6 +21,7 @@ from .algorithms import (
     block_coordinate_frank_wolfe,
     compiled_pairwise_frank_wolfe,
     conjugate_frank_wolfe,
+    decomposition_invariant_conditional_gradient,
     frank_wolfe,
     fully_corrective_frank_wolfe,
     pairwise_frank_wolfe,
@@ -123,7 +124,7 @@ __all__ = [
     "UnitSpectrahedron", "Fantope", "DualSolution",
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
-    "blended_pairwise_conditional_gradient",
+    "blended_pairwise_conditional_gradient", "decomposition_invariant_conditional_gradient",
     "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",

@@ -17,6 +17,7 @@ from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
 from .compiled_pairwise import compiled_pairwise_frank_wolfe, supports_compiled_pairwise
 from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
+from .dicg import decomposition_invariant_conditional_gradient
 from .fcfw import fully_corrective_frank_wolfe
 from .frank_wolfe import frank_wolfe
 from .loop import Variant, run_frank_wolfe
@@ -30,6 +31,7 @@ __all__ = [
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient",
+    "decomposition_invariant_conditional_gradient",
     "compiled_pairwise_frank_wolfe",
     "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe",

@@ -17,6 +17,7 @@ from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
 from .dual import DualSolution
+from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step, upper_step
 
 __all__ = ["HyperSimplex", "UnitHyperSimplex"]
 
@@ -138,6 +139,27 @@ class HyperSimplex(LMO):
         target = self.k * self.radius
         return max(excess, abs(total - target) / target)
 
+    def _face_costs(self, x: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, ...]:
+        c = np.array(self._flat(direction), dtype=float)
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        tol = FACE_TOL * self.radius
+        return c, xf <= tol, xf >= self.radius - tol, xf
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): coordinates of ``x`` at 0 or
+        ``radius`` stay there, the best of the others fill the ``k``; O(n)."""
+        c, zero, full, _ = self._face_costs(x, direction)
+        big = forcing_cost(c)
+        c[zero], c[full] = big, -big
+        return self.extreme_point(c.reshape(direction.shape))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d`` in ``[0, radius]`` (``d`` keeps the
+        sum: a difference of vertices)."""
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        d = np.asarray(direction, dtype=float).reshape(-1)
+        return min(nonneg_step(xf, d), upper_step(xf, d, self.radius))
+
     def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
         """``radius * sqrt(2 min(k, n - k))`` (exact: two vertices with supports as
         disjoint as possible); ``None`` when the dimension is unknown."""
@@ -192,6 +214,24 @@ class UnitHyperSimplex(HyperSimplex):
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = self._flat(direction)
         return _subset_atom(self._chosen(flat), self.radius, flat.size, direction.shape)
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): as for
+        :class:`HyperSimplex`, with exactly ``k`` coordinates at ``radius`` when
+        ``sum(x) = k radius`` and at most ``k`` otherwise; O(n)."""
+        c, zero, full, xf = self._face_costs(x, direction)
+        big = forcing_cost(c)
+        if float(xf.sum()) >= self.k * self.radius * (1.0 - FACE_TOL):
+            c -= big  # every free coordinate negative: the k best are all taken
+        c[zero], c[full] = big, -4.0 * big
+        return self.extreme_point(c.reshape(direction.shape))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d`` in ``[0, radius]`` with sum at most
+        ``k radius``."""
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        d = np.asarray(direction, dtype=float).reshape(-1)
+        return min(super().max_step(x, direction), sum_step(xf, d, self.k * self.radius))
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:
         """Dual of ``min <d, x>`` over the unit hypersimplex; O(n).

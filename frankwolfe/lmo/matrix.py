@@ -19,6 +19,7 @@ from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
+from .in_face import FACE_TOL, forcing_cost, nonneg_step
 
 __all__ = ["Birkhoff", "NuclearNormBall", "Spectrahedron"]
 
@@ -131,6 +132,21 @@ class Birkhoff(LMO):
         # the answer has the direction's shape: (n, n), or (n^2,) for a flat direction
         return Atom.sparse(flat, np.ones(n), tuple(direction.shape),
                            key=("perm", tuple(perm.tolist())))
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): the best permutation inside
+        the support of ``x`` (one exists: Birkhoff-von Neumann); O(n^3)."""
+        g = np.array(_dense(_as_matrix("Birkhoff", self._square(direction), self.shape,
+                                       square=True)), dtype=float)
+        X = np.asarray(self._square(np.asarray(x, dtype=float)), dtype=float)
+        g[X <= FACE_TOL] = forcing_cost(g, g.shape[0])
+        return self.extreme_point(g.reshape(np.shape(direction)))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d >= 0`` (``d`` keeps the row and column
+        sums: a difference of vertices)."""
+        return nonneg_step(np.asarray(x, dtype=float).reshape(-1),
+                           np.asarray(direction, dtype=float).reshape(-1))
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(X)`` and the row and column sums' distance
