@@ -17,6 +17,7 @@ from .active_set import ActiveSet
 from .algorithms import (
     away_step_frank_wolfe,
     biconjugate_frank_wolfe,
+    blended_conditional_gradient,
     blended_pairwise_conditional_gradient,
     block_coordinate_frank_wolfe,
     compiled_pairwise_frank_wolfe,
@@ -125,6 +126,7 @@ __all__ = [
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient", "decomposition_invariant_conditional_gradient",
+    "blended_conditional_gradient",
     "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",

@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 
 from frankwolfe import (
+    ActiveSet,
+    Atom,
     Birkhoff,
     CachedLMO,
     L1Ball,
     ProbabilitySimplex,
     QuadraticObjective,
     away_step_frank_wolfe,
+    blended_conditional_gradient,
     blended_pairwise_conditional_gradient,
     frank_wolfe,
     minimize,
@@ -55,6 +58,7 @@ _METHODS = {
                                                     max_iter=100000),
     "away": lambda f, dom: away_step_frank_wolfe(f, dom, lazy=True, tol=1e-9, max_iter=100000),
     "fw": lambda f, dom: frank_wolfe(f, dom, lazy=True, tol=1e-4, max_iter=100000),
+    "bcg": lambda f, dom: blended_conditional_gradient(f, dom, tol=1e-9, max_iter=200000),
 }
 
 
@@ -174,3 +178,26 @@ def test_bad_lazy_arguments_are_named():
         CachedLMO(ProbabilitySimplex(dim=3), size=0)
     with pytest.raises(TypeError, match="LMO"):
         CachedLMO(object())
+
+
+def test_shift_weights_moves_x_and_drops_slots():
+    atoms = [Atom(np.eye(4)[i], key=i) for i in range(4)]
+    S = ActiveSet(atoms, [0.1, 0.2, 0.3, 0.4])
+    removed = S.shift_weights(np.array([-0.1, 0.05, 0.05, 0.0]), drop=0)
+    assert removed == 1 and 0 not in S
+    np.testing.assert_allclose(S.x, [0.0, 0.25, 0.35, 0.4], atol=1e-15)
+    assert S.weights.sum() == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(ValueError, match="delta"):
+        S.shift_weights(np.zeros(5))
+
+
+def test_bcg_takes_descent_steps_without_the_oracle():
+    rng = np.random.default_rng(6)
+    A, b = rng.standard_normal((40, 120)), rng.standard_normal(40)
+    from frankwolfe import LeastSquares
+
+    res = blended_conditional_gradient(LeastSquares(A, b), L1Ball(2.0, dim=120), tol=1e-8,
+                                       max_iter=100000)
+    assert res.status == "converged"
+    assert res.extra["n_descent_steps"] > 0
+    assert res.n_oracle_calls < res.nit / 3

@@ -15,6 +15,7 @@ of them per outer iteration of the same driver).
 
 from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
+from .bcg import blended_conditional_gradient
 from .compiled_pairwise import compiled_pairwise_frank_wolfe, supports_compiled_pairwise
 from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from .dicg import decomposition_invariant_conditional_gradient
@@ -31,6 +32,7 @@ __all__ = [
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient",
+    "blended_conditional_gradient",
     "decomposition_invariant_conditional_gradient",
     "compiled_pairwise_frank_wolfe",
     "supports_compiled_pairwise",

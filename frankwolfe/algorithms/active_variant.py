@@ -81,6 +81,8 @@ class ActiveSetVariant(Variant):
         self.resum_every, self.sparsify_tol = drift_options(resum_every, sparsify_tol)
         self.lazy, self.lazy_tolerance = lazy_options(lazy, lazy_tolerance)
         self.phi = np.inf  # the lazy test's estimate of the Frank-Wolfe gap
+        # the last step was zero (rounding ate its slope): ask the oracle next time
+        self.force_oracle = False
         self.warm = warm
         # empty until start() puts the run's first vertex (or the warm start) in it
         self.active = ActiveSet(keep_x=False)
@@ -143,12 +145,13 @@ class ActiveSetVariant(Variant):
         if not self.lazy:
             return super().frank_wolfe_vertex(k, tracker, gradient, g_dot_x)
         S = self.active
-        if len(S) > 1 and np.isfinite(self.phi):
+        if len(S) > 1 and np.isfinite(self.phi) and not self.force_oracle:
             scores = S.scores(gradient)
             j = int(np.argmin(scores))
             if float(scores.max() - scores[j]) >= self.phi / self.lazy_tolerance:
                 self.counts["n_lazy_steps"] += 1
                 return S.atom_at(j), g_dot_x - float(scores[j]), False
+        self.force_oracle = False
         v = self.lmo(gradient)
         self.n_oracle_calls += 1
         gap = g_dot_x - v.dot(gradient)
@@ -160,6 +163,8 @@ class ActiveSetVariant(Variant):
 
     # -- per-step bookkeeping -------------------------------------------------
     def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
+        if gamma == 0.0:
+            self.force_oracle = True
         kind = info[0]
         S = self.active
         if kind == "fw":
