@@ -455,6 +455,30 @@ class ActiveSet(AtomStore):
                 atom.add_to(self._x, -gamma)
         return removed
 
+    def shift_weights(self, delta: np.ndarray, drop: int | None = None) -> int:
+        """``w <- w + delta`` (slot order) for a move inside the active set's hull,
+        ``x <- x + sum_i delta_i a_i``; ``sum(delta)`` must be 0.
+
+        The slot ``drop`` (the step went as far as it could) and every weight reaching
+        zero or below through rounding are removed.  Returns how many were removed.
+        """
+        k = self._k
+        delta = np.asarray(delta, dtype=float)
+        if delta.shape != (k,):
+            raise ShapeError(f"ActiveSet.shift_weights: `delta` has shape {delta.shape}, "
+                             f"expected ({k},)")
+        w = self._w[:k]
+        w += delta
+        if drop is not None:
+            w[drop] = 0.0
+        if self._x is not None:
+            for i in np.flatnonzero(delta):
+                self._atoms[int(i)].add_to(self._x, float(delta[i]))
+        gone = np.flatnonzero(w <= _ZERO)
+        for i in gone[::-1]:
+            self._remove_slot(int(i))
+        return int(gone.size)
+
     def away_gamma_max(self, i: int) -> float:
         """Largest away step from slot ``i``: ``w_i / (1 - w_i)`` (inf for a lone atom).
 

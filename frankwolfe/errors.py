@@ -30,6 +30,11 @@ class OracleError(FrankWolfeError, ValueError):
     """A linear minimization oracle returned something it must not."""
 
 
+class UnboundedError(OracleError):
+    """An oracle's linear program is unbounded: its domain (for example a
+    :class:`~frankwolfe.lmo.polytope.Polytope` given by inequalities) is not bounded."""
+
+
 class NonConvexError(FrankWolfeError, ValueError):
     """Negative curvature met on an objective declared convex."""
 

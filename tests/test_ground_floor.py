@@ -66,8 +66,9 @@ def test_each_word_names_one_rule_in_every_context_that_accepts_it():
         make_step_size("curvature")
     with pytest.raises(ValueError, match=r"unknown saddle step_size 'armijo'.*rule of block"):
         make_step_size("armijo", **saddle)
-    assert set(STEP_RULES) == {"agnostic", "fictitious", "short", "exact", "adaptive",
-                               "armijo", "curvature", "local", "saddle_backtracking"}
+    assert set(STEP_RULES) == {"agnostic", "fictitious", "log_agnostic", "nonconvex",
+                               "monotonic", "short", "exact", "adaptive", "armijo", "secant",
+                               "curvature", "local", "saddle_backtracking"}
 
 
 def test_block_context_defaults_and_checks():

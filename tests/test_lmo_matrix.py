@@ -94,8 +94,8 @@ def test_birkhoff_violation():
 def test_birkhoff_errors():
     with pytest.raises(ShapeError, match=r"square matrix, got shape \(3, 4\)"):
         Birkhoff()(np.zeros((3, 4)))
-    with pytest.raises(ShapeError, match=r"2-D matrix, got shape \(9,\)"):
-        Birkhoff()(np.zeros(9))
+    with pytest.raises(ShapeError, match=r"2-D matrix, got shape \(2, 2, 2\)"):
+        Birkhoff()(np.zeros((2, 2, 2)))
     with pytest.raises(ShapeError, match=r"shape \(4, 4\), expected \(3, 3\)"):
         Birkhoff(3)(np.zeros((4, 4)))
     with pytest.raises(ValueError, match="`n` must be a positive integer, got 2.5"):

@@ -15,19 +15,25 @@ of them per outer iteration of the same driver).
 
 from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
+from .bcg import blended_conditional_gradient
 from .compiled_pairwise import compiled_pairwise_frank_wolfe, supports_compiled_pairwise
 from .conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
+from .dicg import decomposition_invariant_conditional_gradient
 from .fcfw import fully_corrective_frank_wolfe
 from .frank_wolfe import frank_wolfe
 from .loop import Variant, run_frank_wolfe
-from .pairwise import pairwise_frank_wolfe
+from .pairwise import blended_pairwise_conditional_gradient, pairwise_frank_wolfe
 from .rafw import randomized_away_step_frank_wolfe
 from .saddle import saddle_point_frank_wolfe
+from .stochastic import stochastic_frank_wolfe
 
 __all__ = [
     "frank_wolfe",
     "away_step_frank_wolfe",
     "pairwise_frank_wolfe",
+    "blended_pairwise_conditional_gradient",
+    "blended_conditional_gradient",
+    "decomposition_invariant_conditional_gradient",
     "compiled_pairwise_frank_wolfe",
     "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe",
@@ -36,6 +42,7 @@ __all__ = [
     "conjugate_frank_wolfe",
     "biconjugate_frank_wolfe",
     "saddle_point_frank_wolfe",
+    "stochastic_frank_wolfe",
     "Variant",
     "run_frank_wolfe",
 ]

@@ -44,6 +44,8 @@ def away_step_frank_wolfe(
     domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
+    lazy: bool = False,
+    lazy_tolerance: float = 2.0,
     step_size: str | StepSize | None = None,
     resum_every: int = 100,
     sparsify_tol: float = 1e-15,
@@ -69,6 +71,10 @@ def away_step_frank_wolfe(
     x0 : Atom, ActiveSet or ndarray, optional
         Start: a vertex (Atom, or an array the oracle returns for ``-x0``),
         or an ActiveSet for a warm start (copied).  Default: a vertex.
+    lazy, lazy_tolerance
+        Lazy oracle calls, as in :func:`~frankwolfe.pairwise_frank_wolfe`: the best
+        active atom serves as the Frank-Wolfe vertex while the active set's own gap
+        is large enough.
     step_size : str or StepSize, optional
         ``"exact"``, ``"short"``, ``"adaptive"``, ``"agnostic"``, ... as in
         :func:`~frankwolfe.frank_wolfe`; clipped to the step's ``gamma_max``.
@@ -99,5 +105,6 @@ def away_step_frank_wolfe(
     """
     options = RunOptions(**run)  # @solver passes every run keyword
     warm, start = split_start(x0)
-    return run_frank_wolfe(objective, domain, _AwayStep(warm, resum_every, sparsify_tol), start,
-                           step_size=step_size, options=options)
+    variant = _AwayStep(warm, resum_every, sparsify_tol, lazy, lazy_tolerance)
+    return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
+                           options=options)

@@ -9,11 +9,13 @@ import numpy as np
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
+from ..lmo.cached import CachedLMO
 from ..objectives.base import Objective, Tracker
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import StepSize
+from .active_variant import lazy_options
 from .loop import Variant, run_frank_wolfe
 
 __all__ = ["frank_wolfe"]
@@ -28,6 +30,49 @@ class _Vanilla(Variant):
         return Direction.frank_wolfe(v), 1.0, None
 
 
+class _LazyVanilla(Variant):
+    """Lazified conditional gradient (Braun, Pokutta, Zink, ICML 2017): a cached
+    vertex whose gap is at least ``phi / K`` serves instead of an oracle call."""
+
+    name = "fw"
+
+    def __init__(self, lazy_tolerance: float, cache_size: int | None) -> None:
+        self.K = lazy_tolerance
+        self.cache_size = cache_size
+        self.phi = np.inf
+        self.n_lazy_steps = 0
+
+    def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        cache = lmo if isinstance(lmo, CachedLMO) else CachedLMO(lmo, self.cache_size)
+        super().start(tracker, x0_atom, cache)
+        self.cache = cache
+        self.phi = np.inf
+        self.n_lazy_steps = 0
+
+    def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
+                           g_dot_x: float) -> tuple[Atom, float, bool]:
+        if np.isfinite(self.phi):
+            a, value = self.cache.best_cached(gradient)
+            if a is not None and g_dot_x - value >= self.phi / self.K:
+                self.n_lazy_steps += 1
+                return a, g_dot_x - value, False  # a lower bound of the gap: no certificate
+        v = self.cache(gradient)
+        self.n_oracle_calls += 1
+        gap = g_dot_x - v.dot(gradient)
+        if not np.isfinite(self.phi):
+            self.phi = gap
+        elif gap < self.phi / self.K:
+            self.phi = min(gap, 0.5 * self.phi)
+        return v, gap, True
+
+    def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
+                  gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
+        return Direction.frank_wolfe(v), 1.0, None
+
+    def outputs(self) -> tuple[Any, dict[str, Any]]:
+        return None, {"n_lazy_steps": self.n_lazy_steps, "n_cached_vertices": len(self.cache)}
+
+
 @register("fw", "frank_wolfe")
 @solver()
 def frank_wolfe(
@@ -36,6 +81,9 @@ def frank_wolfe(
     x0: np.ndarray | Atom | None = None,
     *,
     step_size: str | StepSize | None = None,
+    lazy: bool = False,
+    lazy_tolerance: float = 2.0,
+    cache_size: int | None = None,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
@@ -56,6 +104,17 @@ def frank_wolfe(
         ``"agnostic"``, ``"short"``, ``"exact"``, ``"adaptive"``, ``"armijo"``
         or a :class:`~frankwolfe.step_size.StepSize`.  Default: ``"exact"``
         when the objective has a closed-form line search, else ``"adaptive"``.
+    lazy : bool, default False
+        Lazified conditional gradient (Braun, Pokutta, Zink, ICML 2017): the
+        vertices the oracle returned are kept (a :class:`~frankwolfe.CachedLMO`;
+        pass one as ``domain`` to share or size it) and a cached vertex with gap at
+        least ``phi / lazy_tolerance`` is used without calling the oracle; ``phi``,
+        an estimate of the gap, is halved when even the oracle's vertex falls short.
+        Lazy iterations report no certified gap; the returned gap is certified.
+    lazy_tolerance : float, default 2.0
+        The factor ``K >= 1`` of the lazy test.
+    cache_size : int, optional
+        With ``lazy``: how many vertices the cache keeps (default: all).
 
     Returns
     -------
@@ -73,5 +132,9 @@ def frank_wolfe(
     array([0.6, 0.4, 0. ])
     """
     options = RunOptions(**run)  # @solver passes every run keyword
-    return run_frank_wolfe(objective, domain, _Vanilla(), x0, step_size=step_size,
+    lazy, lazy_tolerance = lazy_options(lazy, lazy_tolerance)
+    if cache_size is not None and not lazy:
+        raise ValueError("cache_size applies to lazy=True only")
+    variant: Variant = _LazyVanilla(lazy_tolerance, cache_size) if lazy else _Vanilla()
+    return run_frank_wolfe(objective, domain, variant, x0, step_size=step_size,
                            options=options)

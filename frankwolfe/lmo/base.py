@@ -21,7 +21,7 @@ array([-1.,  1.])
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from .. import _config
 from .._sparse import issparse
 from ..atoms import Atom, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
+
+if TYPE_CHECKING:
+    from .dual import DualSolution
 
 __all__ = ["LMO", "FEASIBILITY_TOL"]
 
@@ -113,6 +116,21 @@ class LMO(ABC):
         checked.
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement violation()")
+
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """The dual variables of the LP ``min <direction, s>`` over the domain, at its optimum.
+
+        Optional: polyhedral domains with a cheap dual implement it (the simplices, the
+        boxes, the hypersimplices, :class:`~frankwolfe.lmo.polytope.Polytope`).  The
+        answer's ``value`` is a lower bound on ``<direction, x>`` over the domain that
+        the oracle's vertex attains: a certificate of the oracle's answer (see
+        :class:`~frankwolfe.lmo.dual.DualSolution` for the sign conventions).  The
+        default raises ``NotImplementedError``.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement dual_solution() (only polyhedral "
+            "domains with a cheap dual do: simplices, boxes, hypersimplices, Polytope)"
+        )
 
     def check_feasible(self, x: Any, name: str = "x0") -> None:
         """Raise :class:`~frankwolfe.InfeasibleError` if ``x`` is outside the domain.

@@ -18,6 +18,8 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
+from .dual import DualSolution, bounds_value
+from .in_face import FACE_TOL, nonneg_step, upper_step
 from .subset import SubsetOracle, sample_distinct
 
 __all__ = ["Box", "LinfBall", "Hypercube"]
@@ -176,6 +178,39 @@ class Box(SubsetOracle, LMO):
         else:
             s = _select_scalar(flat, float(lo), float(up))
         return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper))
+
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over the box: no rows, the reduced costs are ``d``; O(n).
+
+        The value is ``sum_j d_j * (lower_j if d_j > 0 else upper_j)``.
+        """
+        flat = check_direction(self, direction)
+        rc = np.array(flat, dtype=float)
+        return DualSolution({}, rc, bounds_value(rc, self._lo_flat, self._up_flat))
+
+    # -- in-face oracle (decomposition-invariant methods) ---------------------------
+    def _bounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        lo = np.broadcast_to(np.asarray(self._lo_flat, dtype=float), (n,))
+        up = np.broadcast_to(np.asarray(self._up_flat, dtype=float), (n,))
+        return lo, up
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): coordinates of ``x`` at a
+        bound stay there, the others follow the sign of ``direction``; O(n)."""
+        c = np.array(check_direction(self, direction), dtype=float)
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        lo, up = self._bounds(c.size)
+        tol = FACE_TOL * np.maximum(up - lo, 1.0)
+        c[xf <= lo + tol] = 1.0
+        c[xf >= up - tol] = -1.0
+        return self.extreme_point(c.reshape(direction.shape))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d`` in the box."""
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        d = np.asarray(direction, dtype=float).reshape(-1)
+        lo, up = self._bounds(xf.size)
+        return min(nonneg_step(xf - lo, d), upper_step(xf, d, up))
 
     # -- subset oracle: sampled vertices as bit patterns ---------------------------
     def _free_mask(self, n: int) -> np.ndarray:

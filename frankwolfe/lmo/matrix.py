@@ -19,6 +19,7 @@ from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
+from .in_face import FACE_TOL, forcing_cost, nonneg_step
 
 __all__ = ["Birkhoff", "NuclearNormBall", "Spectrahedron"]
 
@@ -84,24 +85,79 @@ class Birkhoff(LMO):
     ----------
     n : int, optional
         Size of the matrices (otherwise taken from the direction).
+
+    Notes
+    -----
+    A flat direction of ``n^2`` entries (the matrix in C order, as FrankWolfe.jl
+    accepts a vector) is accepted too; the answer then has the same flat shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> B = Birkhoff()
+    >>> B(np.array([[0.0, 1.0], [1.0, 0.0]])).to_dense()
+    array([[1., 0.],
+           [0., 1.]])
+    >>> B(np.array([1.0, 0.0, 0.0, 1.0])).to_dense()
+    array([0., 1., 1., 0.])
     """
 
     def __init__(self, n: int | None = None) -> None:
         self.n = None if n is None else _check_dim("Birkhoff", "n", n)
         self.shape = None if self.n is None else (self.n, self.n)
 
+    def _square(self, x: Any) -> Any:
+        """A flat ``n^2`` vector as the ``n x n`` matrix it stores (C order); other
+        inputs as they are."""
+        if issparse(x) or np.ndim(x) != 1:
+            return x
+        size = np.size(x)
+        n = self.n if self.n is not None else math.isqrt(size)
+        if n * n != size:
+            expected = f"{n * n} (n={n})" if self.n is not None else "a perfect square"
+            raise ShapeError(
+                f"Birkhoff: a flat `direction` must have n^2 entries, got {size}; expected "
+                f"{expected}"
+            )
+        return np.asarray(x, dtype=float).reshape(n, n)
+
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        g = _dense(_as_matrix("Birkhoff", direction, self.shape, square=True))
+        g = _dense(_as_matrix("Birkhoff", self._square(direction), self.shape, square=True))
         n = g.shape[0]
         # imported here: scipy.optimize costs ~0.6 s to import, and only Birkhoff needs it
         from scipy.optimize import linear_sum_assignment
 
         _, perm = linear_sum_assignment(g)  # rows come back as 0..n-1
         flat = np.arange(n, dtype=np.int64) * n + perm
-        return Atom.sparse(flat, np.ones(n), (n, n), key=("perm", tuple(perm.tolist())))
+        # the answer has the direction's shape: (n, n), or (n^2,) for a flat direction
+        return Atom.sparse(flat, np.ones(n), tuple(direction.shape),
+                           key=("perm", tuple(perm.tolist())))
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): the best permutation inside
+        the support of ``x`` (one exists: Birkhoff-von Neumann); O(n^3)."""
+        g = np.array(_dense(_as_matrix("Birkhoff", self._square(direction), self.shape,
+                                       square=True)), dtype=float)
+        X = np.asarray(self._square(np.asarray(x, dtype=float)), dtype=float)
+        g[X <= FACE_TOL] = forcing_cost(g, g.shape[0])
+        return self.extreme_point(g.reshape(np.shape(direction)))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d >= 0`` (``d`` keeps the row and column
+        sums: a difference of vertices)."""
+        return nonneg_step(np.asarray(x, dtype=float).reshape(-1),
+                           np.asarray(direction, dtype=float).reshape(-1))
 
     def violation(self, x: np.ndarray) -> float:
+        """Largest of the negative part of ``min(X)`` and the row and column sums' distance
+        to 1; ``inf`` for a misshapen ``x``.  A flat ``x`` of ``n^2`` entries is read as
+        the ``n x n`` matrix (C order)."""
         x = _dense(x)
+        if x.ndim == 1:
+            n = self.n if self.n is not None else math.isqrt(x.size)
+            if n * n != x.size:
+                return np.inf
+            x = x.reshape(n, n)
         if x.ndim != 2 or x.shape[0] != x.shape[1] or (self.shape and x.shape != self.shape):
             return np.inf
         neg = max(0.0, -float(x.min(initial=0.0)))

@@ -10,6 +10,8 @@ from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from ._vertices import unit_vertex
 from .base import LMO
+from .dual import DualSolution
+from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step
 from .subset import SubsetOracle, checked_ids
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
@@ -57,6 +59,23 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         i = int(ids[np.argmin(flat[ids])])
         return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
 
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over ``{x >= 0, sum(x) = radius}`` (one ``"eq"`` row); O(n).
+
+        The multiplier of ``sum(x) = radius`` is ``y = min(d)``, the reduced costs are
+        ``d - y >= 0`` and the value is ``radius * y``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> dual = ProbabilitySimplex(2.0).dual_solution(np.array([0.5, -1.0, 3.0]))
+        >>> dual.multipliers["eq"], dual.reduced_costs, dual.value
+        (array([-1.]), array([1.5, 0. , 4. ]), -2.0)
+        """
+        flat = check_direction(self, direction)
+        y = float(flat.min())
+        return DualSolution({"eq": np.array([y])}, flat - y, self.radius * y)
+
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
 
@@ -72,6 +91,19 @@ class ProbabilitySimplex(SubsetOracle, LMO):
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``sqrt(2) * radius``: the distance between two vertices ``radius * e_i``."""
         return float(np.sqrt(2.0) * self.radius)
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): the best ``radius * e_i``
+        with ``x_i > 0``; O(n)."""
+        c = np.array(check_direction(self, direction), dtype=float)
+        c[np.asarray(x, dtype=float).reshape(-1) <= FACE_TOL * self.radius] = forcing_cost(c)
+        return self.extreme_point(c.reshape(direction.shape))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d >= 0`` (``d`` keeps the sum: a
+        difference of vertices)."""
+        return nonneg_step(np.asarray(x, dtype=float).reshape(-1),
+                           np.asarray(direction, dtype=float).reshape(-1))
 
     def _repr_params(self) -> dict[str, Any]:
         return repr_with_dim(self, {"radius": self.radius})
@@ -122,6 +154,16 @@ class UnitSimplex(SubsetOracle, LMO):
             return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
+    def dual_solution(self, direction: np.ndarray) -> DualSolution:
+        """Dual of ``min <d, x>`` over ``{x >= 0, sum(x) <= radius}`` (one ``"ineq"`` row); O(n).
+
+        The multiplier of ``sum(x) <= radius`` is ``y = min(min(d), 0) <= 0``, the
+        reduced costs are ``d - y >= 0`` and the value is ``radius * y``.
+        """
+        flat = check_direction(self, direction)
+        y = min(float(flat.min()), 0.0)
+        return DualSolution({"ineq": np.array([y])}, flat - y, self.radius * y)
+
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``sum(x) - radius``, over ``radius``.
 
@@ -137,6 +179,25 @@ class UnitSimplex(SubsetOracle, LMO):
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``sqrt(2) * radius``: the distance between two vertices ``radius * e_i``."""
         return float(np.sqrt(2.0) * self.radius)
+
+    def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
+        """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): the best vertex with zeros
+        where ``x`` has them, and not ``0`` when ``sum(x) = radius``; O(n)."""
+        c = np.array(check_direction(self, direction), dtype=float)
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        big = forcing_cost(c)
+        zero = xf <= FACE_TOL * self.radius
+        if float(xf.sum()) >= self.radius * (1.0 - FACE_TOL):
+            c[~zero] -= big  # all negative: the vertex 0 is off this face
+        c[zero] = big
+        return self.extreme_point(c.reshape(direction.shape))
+
+    def max_step(self, x: np.ndarray, direction: np.ndarray) -> float:
+        """Largest ``gamma`` keeping ``x + gamma d`` nonnegative with sum at most
+        ``radius``."""
+        xf = np.asarray(x, dtype=float).reshape(-1)
+        d = np.asarray(direction, dtype=float).reshape(-1)
+        return min(nonneg_step(xf, d), sum_step(xf, d, self.radius))
 
     def _repr_params(self) -> dict[str, Any]:
         return repr_with_dim(self, {"radius": self.radius})

@@ -1,0 +1,196 @@
+"""Stochastic Frank-Wolfe for finite sums: the oracle is called on a gradient estimate.
+
+The outer iteration is one step ``x + gamma (v - x)`` with ``v = LMO(g_k)`` and
+``g_k`` from a :mod:`gradient estimator <.gradient_estimators>`; the run is the
+shared :func:`~.engine.drive`.  A gap computed on an estimate certifies nothing, so
+the engine reports a certified gap only at the iterations where it computes the
+full gradient (``certify_every``), and the driver stops on ``tol`` only there.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Unpack
+
+import numpy as np
+
+from ..atoms import Atom
+from ..lmo.base import LMO
+from ..monitor import Monitor
+from ..objectives.finite_sum import FiniteSum
+from ..options import RunKeywords, RunOptions, solver
+from ..registry import register
+from ..result import Result
+from ..step_size import Agnostic, Monotonic, OpenLoop, StepSize, make_step_size
+from .engine import Engine, Observation, drive
+from .gradient_estimators import BatchSize, GradientEstimator, certify_now, make_estimator
+from .loop import prepare_start
+
+__all__ = ["stochastic_frank_wolfe"]
+
+
+class _StochasticEngine(Engine):
+    def __init__(self, objective: FiniteSum, lmo: LMO, estimator: GradientEstimator,
+                 rule: OpenLoop, x: np.ndarray, certify_every: int | None) -> None:
+        self.objective, self.lmo, self.estimator, self.rule = objective, lmo, estimator, rule
+        self.x = x
+        self.every = certify_every
+        self.gamma = np.nan
+        self.n_oracle_calls = 0
+        self.n_full = 0  # full gradients of the certificates
+        self.last_good: tuple[np.ndarray, float, float] | None = None
+        self.failed: str | None = None  # why the last step was not taken
+
+    def _certificate(self) -> tuple[float, float] | str:
+        f, g = self.objective.value_and_gradient(self.x)
+        self.n_full += 1
+        if not (math.isfinite(f) and np.all(np.isfinite(g))):
+            return "the objective's value or full gradient is not finite"
+        v = self.lmo(g)
+        self.n_oracle_calls += 1
+        return f, float(np.vdot(g, self.x) - v.dot(g))
+
+    def observe(self, k: int) -> Observation | str:
+        if self.failed is not None:
+            keep = "no certified iterate exists" if self.last_good is None else \
+                "returning the last certified iterate"
+            return f"{self.failed}; {keep}"
+        if not certify_now(k, self.every):
+            return Observation(np.nan, np.nan, False, self.x, step_size=self.gamma)
+        cert = self._certificate()
+        if isinstance(cert, str):
+            return f"{cert} at iteration {k}"
+        f, gap = cert
+        self.last_good = (self.x.copy(), f, gap)
+        return Observation(f, gap, True, self.x, step_size=self.gamma)
+
+    def advance(self, k: int, monitor: Monitor) -> None:
+        g = self.estimator.estimate(k, self.x)
+        if not np.all(np.isfinite(g)):
+            self.failed = f"the gradient estimate is not finite at iteration {k}"
+            return
+        v: Atom = self.lmo(g)
+        self.n_oracle_calls += 1
+        slope = v.dot(g) - float(np.vdot(g, self.x))  # <g, v - x>: the estimated decrease
+        self.gamma = gamma = float(self.rule(k, None, None, slope, 1.0))  # type: ignore[arg-type]
+        self.x *= 1.0 - gamma
+        v.add_to(self.x, gamma)
+
+    def certify(self, last: Observation) -> tuple[float, float]:
+        cert = self._certificate()
+        return (np.nan, np.inf) if isinstance(cert, str) else cert
+
+    def outputs(self, error: bool) -> dict[str, Any]:
+        n = self.objective.n_samples
+        extra = {"n_sample_gradients": self.estimator.n_sample_gradients,
+                 "n_certificate_gradients": self.n_full * n,
+                 "epochs": self.estimator.n_sample_gradients / n}
+        out = dict(n_oracle_calls=self.n_oracle_calls, n_gradient_calls=self.n_full,
+                   n_function_calls=self.n_full, extra=extra)
+        if not error:
+            return dict(out, x=self.x.copy())
+        if self.last_good is None:
+            return dict(out, x=self.x.copy(), fun=np.nan, gap=np.inf)
+        x, f, gap = self.last_good
+        return dict(out, x=x, fun=f, gap=gap)
+
+
+def _open_loop(step_size: str | StepSize | None) -> OpenLoop:
+    rule = Agnostic() if step_size is None else make_step_size(step_size, context="minimize")
+    if not isinstance(rule, OpenLoop) or isinstance(rule, Monotonic):
+        raise ValueError(
+            f"stochastic_frank_wolfe needs an open-loop step rule ('agnostic', "
+            f"'log_agnostic', 'nonconvex' or an OpenLoop object), got {step_size!r}: a line "
+            "search would need the exact objective at every step")
+    rule.reset()
+    return rule
+
+
+@register("sfw", "stochastic_frank_wolfe")
+@solver()
+def stochastic_frank_wolfe(
+    objective: FiniteSum,
+    domain: LMO,
+    x0: np.ndarray | Atom | None = None,
+    *,
+    estimator: str | GradientEstimator = "momentum",
+    batch_size: BatchSize | None = None,
+    step_size: str | StepSize | None = None,
+    certify_every: int | None = None,
+    random_state: int | np.random.Generator | None = None,
+    **run: Unpack[RunKeywords],
+) -> Result:
+    """Minimize a finite sum ``(1/n) sum_i f_i(x)`` over a compact convex set with
+    stochastic Frank-Wolfe.
+
+    Each iteration calls the oracle on a gradient estimate built from a mini-batch,
+    ``v = LMO(g_k)``, and moves to ``x + gamma_k (v - x)`` with an open-loop step.
+    At the iterations chosen by ``certify_every`` the full gradient gives the
+    certified gap ``<grad f(x), x - v>``; the run stops on ``tol`` only there, and the
+    returned point's gap is always certified (one more full gradient when needed).
+
+    Parameters
+    ----------
+    objective : FiniteSum
+        The finite sum (:class:`~frankwolfe.FiniteSumObjective`,
+        :class:`~frankwolfe.LinearModelLoss` or a subclass of
+        :class:`~frankwolfe.objectives.finite_sum.FiniteSum`).
+    domain : LMO
+        The domain, given by its linear minimization oracle.
+    x0 : ndarray or Atom, optional
+        Feasible start; by default a vertex of the domain.
+    estimator : str or GradientEstimator, default "momentum"
+        ``"momentum"`` (Mokhtari et al. 2020), ``"minibatch"`` (growing batches),
+        ``"svrf"`` (Hazan & Luo 2016), ``"sag"`` (Negiar et al. 2020, linear
+        models only), or a :class:`~frankwolfe.algorithms.gradient_estimators.
+        GradientEstimator`.
+    batch_size : int or callable, optional
+        The estimator's batch size or schedule ``k -> b_k`` (default: the
+        estimator's own).
+    step_size : str or OpenLoop, optional
+        An open-loop rule; default ``"agnostic"`` (``2/(k+2)``).
+    certify_every : int, optional
+        Compute the full gradient and the certified gap every ``certify_every``
+        iterations (0: only at the start and the end); by default at iterations
+        1, 2, 4, 8, ... (a logarithmic number of full gradients).
+    random_state : int, numpy.random.Generator or None
+        Seed of the batch draws.
+
+    Returns
+    -------
+    Result
+        ``x``, ``fun`` and ``gap`` (certified on the full gradient), ``status``;
+        ``extra["n_sample_gradients"]`` counts the estimator's sample gradients
+        (``extra["epochs"]`` in passes over the data), ``extra["n_certificate_gradients"]``
+        those of the certificates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import L1Ball, LinearModelLoss, stochastic_frank_wolfe
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((200, 10))
+    >>> y = np.sign(A @ np.r_[1.0, -1.0, np.zeros(8)] + 0.1 * rng.standard_normal(200))
+    >>> res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(2.0), estimator="sag",
+    ...                              batch_size=10, max_iter=2000, random_state=0)
+    >>> bool(res.gap < 0.05)
+    True
+    """
+    options = RunOptions(**run)  # @solver passes every run keyword
+    if not isinstance(objective, FiniteSum):
+        raise TypeError(f"stochastic_frank_wolfe needs a FiniteSum objective (mini-batch "
+                        f"gradients), got {type(objective).__name__}; wrap your terms in "
+                        "FiniteSumObjective, or use frank_wolfe for a plain objective")
+    if not isinstance(domain, LMO):
+        raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
+    if certify_every is not None and (isinstance(certify_every, bool)
+                                      or int(certify_every) != certify_every
+                                      or certify_every < 0):
+        raise ValueError(f"certify_every must be a non-negative integer or None, "
+                         f"got {certify_every!r}")
+    est = make_estimator(estimator, batch_size)
+    rule = _open_loop(step_size)
+    x, _ = prepare_start(objective, domain, x0)
+    est.start(objective, x, np.random.default_rng(random_state))
+    engine = _StochasticEngine(objective, domain, est, rule, x, certify_every)
+    return drive(engine, options.monitor("sfw"))

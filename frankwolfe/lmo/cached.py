@@ -1,0 +1,120 @@
+"""An oracle that remembers its answers, for lazy methods."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from ..active_set import ActiveSet
+from ..atoms import Atom
+from .base import LMO
+
+__all__ = ["CachedLMO"]
+
+
+class CachedLMO(LMO):
+    """Wrap an oracle and keep the vertices it returned (the last ``size``, or all).
+
+    A call is always answered by the wrapped oracle (exact; the answer joins the
+    cache).  :meth:`best_cached` looks through the cache instead: lazy methods
+    (``frank_wolfe(lazy=True)``, the lazy active-set methods) ask it first for a
+    vertex that is good enough and call the oracle only when none is, which pays
+    when the oracle is expensive (an LP, an assignment problem, a shortest-path
+    tree) and the iterates revisit few vertices.
+
+    Parameters
+    ----------
+    lmo : LMO
+        The oracle to wrap.
+    size : int, optional
+        How many vertices to keep (least recently used dropped first); default:
+        all.
+
+    Notes
+    -----
+    Vertices are told apart by their atom keys (oracles give equal vertices equal
+    keys).  They are stored as the rows of an :class:`~frankwolfe.ActiveSet` (its
+    weights unused), so :meth:`best_cached` is one sparse or dense product,
+    O(nnz of the cache).
+    Everything else (``violation``, ``diameter``, the shape) is the wrapped
+    oracle's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import CachedLMO, ProbabilitySimplex
+    >>> lmo = CachedLMO(ProbabilitySimplex(dim=3))
+    >>> _ = lmo(np.array([1.0, -1.0, 0.0]))
+    >>> atom, value = lmo.best_cached(np.array([0.0, -2.0, 1.0]))
+    >>> atom.key, value
+    (('e', 1), -2.0)
+    """
+
+    def __init__(self, lmo: LMO, size: int | None = None) -> None:
+        if not isinstance(lmo, LMO):
+            raise TypeError(f"CachedLMO: `lmo` must be an LMO, got {type(lmo).__name__}")
+        if size is not None and (isinstance(size, bool) or int(size) != size or size < 1):
+            raise ValueError(f"CachedLMO: `size` must be a positive integer or None, "
+                             f"got {size!r}")
+        self.lmo = lmo
+        self.size = None if size is None else int(size)
+        self.shape = lmo.shape
+        self._order: OrderedDict[Hashable, None] = OrderedDict()  # keys, least recent first
+        self._store = ActiveSet(keep_x=False)
+        self.n_calls = 0  # calls of the wrapped oracle
+
+    def extreme_point(self, direction: np.ndarray) -> Atom:
+        atom = self.lmo(direction)
+        self.n_calls += 1
+        self._remember(atom)
+        return atom
+
+    def _remember(self, atom: Atom) -> None:
+        key = atom.key
+        if key in self._order:
+            self._order.move_to_end(key)
+            return
+        self._order[key] = None
+        self._store.add(atom, 1.0)
+        if self.size is not None and len(self._order) > self.size:
+            old, _ = self._order.popitem(last=False)
+            self._store.remove(old)
+
+    def best_cached(self, direction: np.ndarray) -> tuple[Atom | None, float]:
+        """The cached vertex minimizing ``<direction, v>`` and its value
+        (``(None, inf)`` when the cache is empty)."""
+        if len(self._order) == 0:
+            return None, np.inf
+        scores = self._store.scores(direction)
+        i = int(np.argmin(scores))
+        best = self._store.atom_at(i)
+        self._order.move_to_end(best.key)
+        return best, float(scores[i])
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def clear(self) -> None:
+        """Forget every cached vertex."""
+        self._order.clear()
+        self._store = ActiveSet(keep_x=False)
+
+    def violation(self, x: np.ndarray) -> float:
+        return self.lmo.violation(x)
+
+    def check_feasible(self, x: Any, name: str = "x0") -> None:
+        self.lmo.check_feasible(x, name)
+
+    def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
+        return self.lmo.diameter(shape)
+
+    def initial_point(self, shape: tuple[int, ...] | None = None) -> Atom:
+        atom = self.lmo.initial_point(shape)
+        self._remember(atom)
+        return atom
+
+    def _repr_params(self) -> dict[str, Any]:
+        return {"lmo": self.lmo, "size": self.size}

@@ -1,0 +1,204 @@
+"""Finite sums ``f(x) = (1/n) sum_i f_i(x)``: objectives that also give mini-batch
+gradients, for stochastic Frank-Wolfe (:func:`frankwolfe.stochastic_frank_wolfe`)."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .base import Objective
+
+__all__ = ["FiniteSum", "FiniteSumObjective", "LinearModelLoss"]
+
+
+def _count(n_samples: Any, who: str) -> int:
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
+            or n_samples < 1:
+        raise ValueError(f"{who}: `n_samples` must be a positive integer, got {n_samples!r}")
+    return int(n_samples)
+
+
+class FiniteSum(Objective):
+    """An objective ``f(x) = (1/n) sum_i f_i(x)`` that also gives the mean gradient
+    of the terms in a mini-batch.
+
+    Subclasses set :attr:`n_samples` and implement :meth:`batch_gradient` (and
+    :meth:`batch_value` where values are wanted); the full value and gradient are
+    the batch over all terms unless a subclass has faster ones.  A mini-batch
+    gradient costs ``len(indices)`` sample gradients; stochastic Frank-Wolfe counts
+    them in ``Result.extra["n_sample_gradients"]``.
+    """
+
+    #: the number of terms ``n``
+    n_samples: int
+
+    @abstractmethod
+    def batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """``(1/|B|) sum_{i in B} grad f_i(x)`` for the batch ``B = indices``, of the
+        shape of ``x``."""
+
+    def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
+        """``(1/|B|) sum_{i in B} f_i(x)``."""
+        raise NotImplementedError(f"{type(self).__name__} gives no batch values")
+
+    def value(self, x: np.ndarray) -> float:
+        return self.batch_value(x, np.arange(self.n_samples))
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        return self.batch_gradient(x, np.arange(self.n_samples))
+
+
+class FiniteSumObjective(FiniteSum):
+    """A finite sum from two callables.
+
+    Parameters
+    ----------
+    batch_value : callable
+        ``batch_value(x, indices) -> float``: the mean of ``f_i(x)`` over ``indices``.
+    batch_gradient : callable
+        ``batch_gradient(x, indices) -> ndarray``: the mean of ``grad f_i(x)``.
+    n_samples : int
+        The number of terms.
+    convex : bool, default True
+        Declared convexity.
+    shape : tuple of int, optional
+        Shape of ``x``, used when no ``x0`` is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from frankwolfe import FiniteSumObjective
+    >>> Y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> f = FiniteSumObjective(
+    ...     lambda x, i: 0.5 * float(np.mean(np.sum((x - Y[i]) ** 2, axis=1))),
+    ...     lambda x, i: x - Y[i].mean(axis=0), n_samples=3, shape=(2,))
+    >>> f.gradient(np.zeros(2))
+    array([-0.66666667, -0.66666667])
+    """
+
+    def __init__(self, batch_value: Callable[[np.ndarray, np.ndarray], float],
+                 batch_gradient: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 n_samples: int, *, convex: bool = True,
+                 shape: tuple[int, ...] | int | None = None) -> None:
+        for name, fn in (("batch_value", batch_value), ("batch_gradient", batch_gradient)):
+            if not callable(fn):
+                raise TypeError(f"FiniteSumObjective: `{name}` must be callable, "
+                                f"got {type(fn).__name__}")
+        self._value = batch_value
+        self._gradient = batch_gradient
+        self.n_samples = _count(n_samples, "FiniteSumObjective")
+        self.convex = bool(convex)
+        self.shape = (shape,) if isinstance(shape, int) else \
+            (None if shape is None else tuple(shape))
+
+    def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
+        return float(self._value(x, indices))
+
+    def batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        return np.asarray(self._gradient(x, indices), dtype=float)
+
+
+def _logistic_derivative(z: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # d/dz log(1 + exp(-y z)) = -y / (1 + exp(y z)), without overflow for large |z|
+    return -y * np.exp(-np.logaddexp(0.0, y * z))
+
+
+class LinearModelLoss(FiniteSum):
+    """The loss of a linear model, ``f(x) = (1/n) sum_i phi(<a_i, x>, y_i)``.
+
+    Each term's gradient is a scalar times its row, ``phi'(<a_i, x>, y_i) a_i``, so a
+    variance-reduced method can keep one number per sample (the stochastic
+    Frank-Wolfe of Negiar et al., ICML 2020: ``estimator="sag"``).
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix, shape (n, d)
+        The samples as rows (a sparse matrix is kept in CSR form).
+    y : ndarray, shape (n,)
+        Targets: labels in {-1, +1} for ``"logistic"``, real values for ``"squared"``.
+    loss : {"logistic", "squared"}, default "logistic"
+        ``log(1 + exp(-y z))`` or ``(z - y)^2 / 2``.
+
+    Notes
+    -----
+    Smoothness constant: ``||A||_2^2 / (4n)`` (logistic) or ``||A||_2^2 / n``
+    (squared), computed on demand by :attr:`smoothness` (one sparse SVD).
+    """
+
+    def __init__(self, A: Any, y: Any, loss: str = "logistic") -> None:
+        if loss not in ("logistic", "squared"):
+            raise ValueError(f"LinearModelLoss: `loss` must be 'logistic' or 'squared', "
+                             f"got {loss!r}")
+        sparse = sp.issparse(A)  # a flag, not a TypeGuard: A stays Any for the branches
+        if sparse:
+            A = sp.csr_matrix(A, dtype=float)
+            data = A.data
+        else:
+            A = np.asarray(A, dtype=float)
+            data = A
+        if A.ndim != 2:
+            raise ValueError(f"LinearModelLoss: `A` must be 2-D, got shape {A.shape}")
+        y = np.asarray(y, dtype=float)
+        if y.shape != (A.shape[0],):
+            raise ValueError(f"LinearModelLoss: `y` must have shape ({A.shape[0]},) to match "
+                             f"A's rows, got {y.shape}")
+        if not (np.all(np.isfinite(data)) and np.all(np.isfinite(y))):
+            raise ValueError("LinearModelLoss: `A` and `y` must be finite")
+        if loss == "logistic" and not np.all(np.abs(y) == 1.0):
+            bad = y[np.abs(y) != 1.0][0]
+            raise ValueError(f"LinearModelLoss: logistic labels must be -1 or +1, got {bad!r}")
+        self.A: np.ndarray | sp.csr_matrix = A
+        self.y, self.loss = y, loss
+        self.n_samples = _count(A.shape[0], "LinearModelLoss")
+        self.shape = (A.shape[1],)
+        self._smoothness: float | None = None
+
+    def sample_derivatives(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """``phi'(<a_i, x>, y_i)`` for ``i`` in ``indices``."""
+        z = self.A[indices] @ x
+        y = self.y[indices]
+        return _logistic_derivative(z, y) if self.loss == "logistic" else z - y
+
+    def rows_transpose_dot(self, indices: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """``sum_{i in indices} weights_i a_i`` (a vector of the shape of ``x``)."""
+        return np.asarray(self.A[indices].T @ weights).reshape(-1)
+
+    def batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        return self.rows_transpose_dot(indices, self.sample_derivatives(x, indices)) \
+            / len(indices)
+
+    def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
+        z = self.A[indices] @ x
+        y = self.y[indices]
+        if self.loss == "logistic":
+            return float(np.mean(np.logaddexp(0.0, -y * z)))
+        return float(0.5 * np.mean((z - y) ** 2))
+
+    def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        z = self.A @ x
+        if self.loss == "logistic":
+            f = float(np.mean(np.logaddexp(0.0, -self.y * z)))
+            s = _logistic_derivative(z, self.y)
+        else:
+            f = float(0.5 * np.mean((z - self.y) ** 2))
+            s = z - self.y
+        return f, np.asarray(self.A.T @ s).reshape(-1) / self.n_samples
+
+    @property
+    def smoothness(self) -> float:  # type: ignore[override]  # computed on demand
+        if self._smoothness is None:
+            A = self.A
+            if isinstance(A, sp.csr_matrix):
+                from scipy.sparse.linalg import svds
+
+                top = float(svds(A, k=1, return_singular_vectors=False)[0]) \
+                    if min(A.shape) > 1 else float(sp.linalg.norm(A))
+            else:
+                top = float(np.linalg.norm(A, 2))
+            scale = 0.25 if self.loss == "logistic" else 1.0
+            self._smoothness = scale * top * top / self.n_samples
+        return self._smoothness

@@ -1,0 +1,65 @@
+"""The step-rule protocol: :class:`StepSize`, and the rounding slack rules share."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from ..direction import Direction
+from ..objectives.base import Tracker
+
+__all__ = ["StepSize"]
+
+_EPS = np.finfo(float).eps
+
+
+def _slack(f: float) -> float:
+    """Room for rounding when comparing objective values near ``f``."""
+    return 16.0 * _EPS * max(1.0, abs(f))
+
+
+class StepSize(ABC):
+    """A step-size rule."""
+
+    #: whether the rule reads ``f`` or ``grad f`` at trial points
+    uses_trials: bool = False
+
+    @abstractmethod
+    def __call__(
+        self, k: int, tracker: Tracker, direction: Direction, slope: float, gamma_max: float
+    ) -> float:
+        """Step size for iteration ``k``.
+
+        Parameters
+        ----------
+        k : int
+            Iteration counter (0-based).
+        tracker : Tracker
+            The current iterate, with cached ``f`` and ``grad f``.
+        direction : Direction
+            The search direction ``d``.
+        slope : float
+            ``<grad f(x), d>`` (negative for a descent direction).
+        gamma_max : float
+            Largest feasible step.
+        """
+
+    def reset(self) -> None:  # noqa: B027 - an optional hook: most rules keep no state
+        """Forget state carried between runs (estimates of L)."""
+
+    def compiled(self) -> tuple[Any, np.ndarray] | None:
+        """The rule as a numba kernel for compiled drivers, or ``None``.
+
+        ``(kernel, params)`` with ``kernel(params, t, slope, curv, gamma_max) ->
+        gamma`` for a step along ``d`` at iteration ``t`` (a float: block-coordinate
+        FW counts passes, ``block steps / n``), where ``slope = <grad f(x), d>`` and
+        ``curv = d^T H d`` along a line of a quadratic.  The kernel is the same rule
+        as :meth:`__call__`.
+        """
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+

@@ -1,0 +1,175 @@
+"""Open-loop rules: step sizes fixed in advance by the iteration counter.
+
+They need nothing of the objective (no function values, no smoothness constant),
+give the O(1/k) rate of Frank-Wolfe on smooth convex problems, and have numba forms
+for the compiled drivers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .base import StepSize, _slack
+
+__all__ = ["OpenLoop", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic"]
+
+
+@njit(cache=True, nogil=True)
+def _agnostic_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    ell = params[0]
+    return min(gamma_max, ell / (t + ell))
+
+
+class OpenLoop(StepSize):
+    """A rule fixed in advance by the iteration counter ``k`` (no reading of ``f``).
+
+    Block-coordinate FW calls it with ``k`` counted in passes (block steps over
+    ``n``); the away and pairwise block steps refuse it (their steps need a line
+    search).
+    """
+
+
+class Agnostic(OpenLoop):
+    """The open-loop rule ``gamma = ell / (k + ell)`` (``ell = 2``: 2/(k+2)).
+
+    Needs no information about the objective; gives the O(1/k) rate.
+    """
+
+    def __init__(self, ell: float = 2.0) -> None:
+        if ell <= 0:
+            raise ValueError(f"Agnostic: `ell` must be positive, got {ell!r}")
+        self.ell = float(ell)
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        return min(gamma_max, self.ell / (k + self.ell))
+
+    def compiled(self):
+        return _agnostic_kernel, np.array([self.ell])
+
+    def __repr__(self) -> str:
+        return f"Agnostic(ell={self.ell:g})"
+
+
+
+@njit(cache=True, nogil=True)
+def _log_agnostic_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    ell = 2.0 + np.log(t + 1.0)
+    return min(gamma_max, ell / (t + ell))
+
+
+@njit(cache=True, nogil=True)
+def _nonconvex_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    return min(gamma_max, params[0] / np.sqrt(t + 1.0))
+
+
+class LogAgnostic(OpenLoop):
+    """The log-adaptive open-loop rule ``gamma = ell_k / (k + ell_k)``,
+    ``ell_k = 2 + log(k + 1)``.
+
+    Keeps the O(1/k) rate of ``2/(k+2)`` in general and, as the steps shrink a little
+    more slowly, reaches the faster rates that the larger constant ``ell`` of
+    :class:`Agnostic` gives on strongly convex sets, without choosing ``ell``
+    (S. Pokutta, "The Frank-Wolfe algorithm: a short introduction", 2023; Wirth,
+    Kerdreux, Pokutta, AISTATS 2023).
+    """
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        ell = 2.0 + np.log(k + 1.0)
+        return float(min(gamma_max, ell / (k + ell)))
+
+    def compiled(self):
+        return _log_agnostic_kernel, np.zeros(1)
+
+    def __repr__(self) -> str:
+        return "LogAgnostic()"
+
+
+class NonConvexAgnostic(OpenLoop):
+    """The open-loop rule ``gamma = c / sqrt(k + 1)`` for non-convex objectives.
+
+    With it Frank-Wolfe's smallest gap over the first ``K`` iterations falls as
+    O(1/sqrt(K)) on an L-smooth, possibly non-convex objective (Lacoste-Julien,
+    "Convergence rate of Frank-Wolfe for non-convex objectives", 2016, whose
+    analysis uses the constant step ``1/sqrt(K+1)``; the decreasing form needs no
+    horizon).  For a monotone objective sequence wrap it in :class:`Monotonic`.
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        The constant ``c``, positive.
+    """
+
+    def __init__(self, scale: float = 1.0) -> None:
+        if not (np.isfinite(scale) and scale > 0):
+            raise ValueError(f"NonConvexAgnostic: `scale` must be positive and finite, "
+                             f"got {scale!r}")
+        self.scale = float(scale)
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        return float(min(gamma_max, self.scale / np.sqrt(k + 1.0)))
+
+    def compiled(self):
+        return _nonconvex_kernel, np.array([self.scale])
+
+    def __repr__(self) -> str:
+        return f"NonConvexAgnostic(scale={self.scale:g})"
+
+
+class Monotonic(OpenLoop):
+    """An open-loop rule made monotone: its step times ``2^-N``, where the halving
+    count ``N`` grows (and is kept for the later steps) until ``f`` does not increase.
+
+    The monotonic step size of Carderera, Besancon and Pokutta (NeurIPS 2021): with
+    :class:`Agnostic` inside it keeps the O(1/k) rate on generalized self-concordant
+    objectives (logistic loss, log-barriers), where ``f`` may be infinite outside
+    its domain and a plain open-loop step can leave it; a trial point whose value is
+    not finite counts as an increase.  Each step costs one or more values of ``f``
+    (one once ``N`` has settled).
+
+    Parameters
+    ----------
+    rule : OpenLoop, default Agnostic()
+        The open-loop rule to make monotone (for example :class:`NonConvexAgnostic`).
+    max_halvings : int, default 60
+        A step still increasing ``f`` after this many halvings is 0.
+    """
+
+    uses_trials = True
+
+    def __init__(self, rule: OpenLoop | None = None, max_halvings: int = 60) -> None:
+        if rule is not None and not isinstance(rule, OpenLoop):
+            raise TypeError(f"Monotonic: `rule` must be an open-loop rule (Agnostic, "
+                            f"LogAgnostic, NonConvexAgnostic), got {rule!r}")
+        if isinstance(rule, Monotonic):
+            raise TypeError("Monotonic: `rule` is already monotonic")
+        if isinstance(max_halvings, bool) or int(max_halvings) != max_halvings or max_halvings < 1:
+            raise ValueError(f"Monotonic: `max_halvings` must be a positive integer, "
+                             f"got {max_halvings!r}")
+        self.rule: OpenLoop = Agnostic() if rule is None else rule
+        self.max_halvings = int(max_halvings)
+        self.halvings = 0
+
+    def reset(self) -> None:
+        self.halvings = 0
+        self.rule.reset()
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if not slope < 0.0:
+            return 0.0
+        base = self.rule(k, tracker, direction, slope, gamma_max)
+        f0 = tracker.value()
+        bound = f0 + _slack(f0)
+        while self.halvings <= self.max_halvings:
+            gamma = base * 0.5 ** self.halvings
+            if gamma <= 0.0:
+                return 0.0
+            ft = tracker.trial_value(direction, gamma)
+            if ft <= bound:  # False for NaN and inf: outside the domain of f counts as up
+                return float(gamma)
+            self.halvings += 1
+        self.halvings = self.max_halvings
+        return 0.0
+
+    def __repr__(self) -> str:
+        return f"Monotonic({self.rule!r}, halvings={self.halvings})"

@@ -1,0 +1,360 @@
+"""Line searches: rules that read the objective (a constant, a closed form, values).
+
+:class:`ShortStep` needs the smoothness constant, :class:`ExactStep` the objective's
+closed-form line search, :class:`Adaptive` and :class:`Armijo` function values at
+trial points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..direction import Direction
+from ..errors import NonConvexError
+from ..objectives.base import Tracker
+from .base import _EPS, StepSize, _slack
+
+__all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
+
+
+@njit(cache=True, nogil=True)
+def _exact_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - compiled
+    if not slope < 0.0:
+        return 0.0
+    if curv <= 0.0:  # flat (or, on a nonconvex quadratic, concave) along d: go all the way
+        return gamma_max
+    return min(gamma_max, -slope / curv)
+
+
+class ShortStep(StepSize):
+    """The short step ``gamma = -<g, d> / (L ||d||^2)``, clipped to ``[0, gamma_max]``.
+
+    Parameters
+    ----------
+    smoothness : float, optional
+        Lipschitz constant L of the gradient; taken from
+        ``objective.smoothness`` when omitted.
+    """
+
+    def __init__(self, smoothness: float | None = None) -> None:
+        if smoothness is not None and not (np.isfinite(smoothness) and smoothness > 0):
+            raise ValueError(f"ShortStep: `smoothness` must be positive, got {smoothness!r}")
+        self.smoothness = smoothness
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        L = self.smoothness if self.smoothness is not None else tracker.objective.smoothness
+        if L is None:
+            raise ValueError(
+                "step_size='short' needs a smoothness constant: give ShortStep(smoothness=L) "
+                "or set `smoothness` on the objective"
+            )
+        if L <= 0 or not np.isfinite(L):
+            raise NonConvexError(f"short step: smoothness must be positive and finite, got {L!r}")
+        if slope >= 0:
+            return 0.0
+        dd = tracker.direction_sq_norm(direction)
+        if dd <= 0:
+            return 0.0
+        return float(min(gamma_max, -slope / (L * dd)))
+
+    def __repr__(self) -> str:
+        return f"ShortStep(smoothness={self.smoothness!r})"
+
+
+class ExactStep(StepSize):
+    """Exact line search through the objective's closed form, clipped to ``[0, gamma_max]``."""
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if not tracker.has_exact_step:
+            raise ValueError(
+                f"step_size='exact' needs an objective with exact_step(); "
+                f"{type(tracker.objective).__name__} has none (use 'adaptive' or 'short')"
+            )
+        if slope >= 0:
+            return 0.0
+        gamma = tracker.exact_step(direction)
+        if gamma != gamma:  # NaN (a plain comparison: this runs once per block step)
+            raise FloatingPointError("exact line search returned NaN")
+        if gamma < 0:
+            # A descent direction of a convex function has a non-negative
+            # minimizer along it; a negative one means negative curvature.
+            if tracker.objective.convex:
+                raise NonConvexError(
+                    f"exact line search gave gamma={gamma:.3g} < 0 along a descent direction: "
+                    "negative curvature on an objective declared convex"
+                )
+            return 0.0
+        return float(min(gamma_max, gamma))
+
+    def compiled(self):
+        return _exact_kernel, np.zeros(1)
+
+
+class Adaptive(StepSize):
+    """Backtracking estimate of the local smoothness constant.
+
+    The rule of Pedregosa, Negiar, Askari and Jaggi (AISTATS 2020): try the
+    short step with the estimate ``M = eta * L_prev`` and increase ``M`` (by at
+    most a factor ``tau``, to the curvature measured by the failed trial when
+    that is smaller) until the quadratic upper bound holds.
+
+    Numerical robustness: when the predicted decrease is within a thousand
+    ulps of ``f``, comparing values of ``f`` is meaningless, so the same
+    quadratic bound is tested through the directional derivative at the
+    trial point instead; rounding near convergence can then neither inflate
+    ``M`` without bound nor let overlong steps through.  After
+    ``max_backtracks`` failures the last trial step is taken and ``M`` is not
+    stored.
+
+    Parameters
+    ----------
+    L0 : float, optional
+        Initial estimate; by default estimated from a gradient difference.
+    eta, tau : float
+        Decrease and increase factors (``eta <= 1 < tau``).
+    max_backtracks : int
+        Bound on the backtracking loop.
+    """
+
+    uses_trials = True
+
+    def __init__(
+        self, L0: float | None = None, eta: float = 0.9, tau: float = 2.0, max_backtracks: int = 60
+    ) -> None:
+        if not (0 < eta <= 1 and tau > 1):
+            raise ValueError(f"Adaptive: need 0 < eta <= 1 < tau, got eta={eta}, tau={tau}")
+        if L0 is not None and not (np.isfinite(L0) and L0 > 0):
+            raise ValueError(f"Adaptive: `L0` must be positive, got {L0!r}")
+        self.L0 = L0
+        self.eta = float(eta)
+        self.tau = float(tau)
+        self.max_backtracks = int(max_backtracks)
+        self.L: float | None = L0
+
+    def reset(self) -> None:
+        self.L = self.L0
+
+    def _initial_estimate(self, tracker: Tracker, direction: Direction, dd: float) -> float:
+        eps = 1e-3
+        g0 = tracker.gradient()
+        g1 = tracker.trial_gradient(direction, eps)
+        est = float(np.linalg.norm(g1 - g0) / (eps * np.sqrt(dd)))
+        if not np.isfinite(est) or est <= 0:
+            est = 1.0
+        return est
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if slope >= 0:
+            return 0.0
+        dd = tracker.direction_sq_norm(direction)
+        if dd <= 0:
+            return 0.0
+        if self.L is None:
+            self.L = self._initial_estimate(tracker, direction, dd)
+        f0 = tracker.value()
+        noise = 4.0 * _EPS * max(1.0, abs(f0))
+        M = self.eta * self.L
+        gamma = 0.0
+        for _ in range(self.max_backtracks):
+            gamma = min(gamma_max, -slope / (M * dd))
+            if -gamma * slope > 1e3 * noise:
+                ft = tracker.trial_value(direction, gamma)
+                accept = ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise
+            else:
+                # The predicted decrease is at the rounding level of f, where
+                # comparing f values says nothing: test the same quadratic
+                # bound through the directional derivative instead,
+                # <grad f(x + gamma d), d> <= slope + gamma M ||d||^2.
+                gt = direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x)
+                ft = None
+                accept = gt <= slope + gamma * M * dd + 1e-12 * abs(slope)
+            if accept:
+                self.L = M
+                return float(gamma)
+            if ft is None:
+                M *= self.tau
+                continue
+            # The failed trial measures the curvature along d; jumping to it
+            # (within the usual factor tau) avoids systematically halved steps
+            # on quadratics, where it is exact.
+            implied = 2.0 * (ft - f0 - gamma * slope) / (gamma * gamma * dd)
+            M = min(self.tau * M, max(implied, 1.01 * M)) if np.isfinite(implied) else self.tau * M
+        return float(gamma)
+
+    def __repr__(self) -> str:
+        return f"Adaptive(L={self.L!r}, eta={self.eta:g}, tau={self.tau:g})"
+
+
+class Armijo(StepSize):
+    """Backtracking on ``f``: shrink ``gamma`` from ``gamma_max`` by ``beta``
+    until ``f(x + gamma d) <= f(x) + c gamma <g, d>``.
+
+    Parameters
+    ----------
+    c : float
+        Sufficient-decrease constant in ``(0, 1)``.
+    beta : float
+        Shrink factor in ``(0, 1)``.
+    max_backtracks : int
+        Bound on the loop; a step of 0 is returned when it runs out.
+    """
+
+    uses_trials = True
+
+    def __init__(self, c: float = 1e-4, beta: float = 0.5, max_backtracks: int = 60) -> None:
+        if not (0 < c < 1 and 0 < beta < 1):
+            raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c}, beta={beta}")
+        self.c = float(c)
+        self.beta = float(beta)
+        self.max_backtracks = int(max_backtracks)
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if slope >= 0:
+            return 0.0
+        f0 = tracker.value()
+        slack = _slack(f0)
+        gamma = gamma_max
+        for _ in range(self.max_backtracks):
+            if tracker.trial_value(direction, gamma) <= f0 + self.c * gamma * slope + slack:
+                return float(gamma)
+            gamma *= self.beta
+        return 0.0
+
+    def __repr__(self) -> str:
+        return f"Armijo(c={self.c:g}, beta={self.beta:g})"
+
+
+_INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0  # 1/golden ratio
+
+
+class Secant(StepSize):
+    """Line search for any differentiable objective: the root of the directional
+    derivative ``phi'(gamma) = <grad f(x + gamma d), d>`` on ``[0, gamma_max]``.
+
+    Needs no closed form and no smoothness constant, only gradients at trial points.
+    The root is bracketed (``phi'(0) < 0``; the first trial is the previous step,
+    then ``gamma_max``) and found by secant steps kept inside the bracket (the
+    Illinois variant of regula falsi, superlinear on smooth ``phi``), stopping when
+    ``|phi'(gamma)| <= tol * |phi'(0)|``.  When a trial gradient is not finite, or on
+    an objective not declared convex when the secant point does not decrease ``f``,
+    a golden-section search on the values of ``f`` takes over (a step that does not
+    decrease ``f`` is 0).  FrankWolfe.jl made a secant search its default after
+    robustness reports on backtracking steps.
+
+    Cost per step: typically 2-5 gradients on smooth problems, at most ``max_iter``
+    gradients plus ``max_iter`` values.
+
+    Parameters
+    ----------
+    tol : float, default 1e-8
+        Relative tolerance on the directional derivative, in ``(0, 1)``.
+    max_iter : int, default 50
+        Bound on the secant (and, separately, the golden-section) iterations.
+    """
+
+    uses_trials = True
+
+    def __init__(self, tol: float = 1e-8, max_iter: int = 50) -> None:
+        if not (np.isfinite(tol) and 0 < tol < 1):
+            raise ValueError(f"Secant: `tol` must be in (0, 1), got {tol!r}")
+        if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
+            raise ValueError(f"Secant: `max_iter` must be a positive integer, got {max_iter!r}")
+        self.tol = float(tol)
+        self.max_iter = int(max_iter)
+        self.last: float | None = None
+
+    def reset(self) -> None:
+        self.last = None
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        if not slope < 0.0 or not gamma_max > 0.0:
+            return 0.0
+        gamma = self._secant(tracker, direction, slope, gamma_max)
+        if gamma is not None and not tracker.objective.convex:
+            f0 = tracker.value()
+            if not tracker.trial_value(direction, gamma) <= f0 + _slack(f0):
+                gamma = None  # a stationary point of phi above phi(0): not a descent step
+        if gamma is None:
+            gamma = self._golden(tracker, direction, gamma_max)
+        if gamma > 0.0:
+            self.last = gamma
+        return float(gamma)
+
+    def _secant(self, tracker: Tracker, direction: Direction, slope: float,
+                gamma_max: float) -> float | None:
+        """The bracketed secant search; ``None`` when a derivative is not finite."""
+        def dphi(gamma: float) -> float:
+            return float(direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x))
+
+        target = self.tol * -slope
+        a, da = 0.0, slope
+        b = gamma_max if self.last is None else min(gamma_max, self.last)
+        db = dphi(b)
+        if db != db or abs(db) == np.inf:
+            return None
+        if abs(db) <= target:
+            return b
+        if db < 0.0:  # still descending at the first trial
+            if b == gamma_max:
+                return gamma_max
+            a, da, b = b, db, gamma_max
+            db = dphi(b)
+            if db != db or abs(db) == np.inf:
+                return None
+            if db <= target:
+                return gamma_max
+        side = 0
+        for _ in range(self.max_iter):
+            c = b - db * (b - a) / (db - da)
+            if not a < c < b:  # rounding at the bracket's ends: bisect
+                c = 0.5 * (a + b)
+            dc = dphi(c)
+            if dc != dc or abs(dc) == np.inf:
+                return None
+            if abs(dc) <= target or b - a <= 4.0 * _EPS * b:
+                return c
+            if dc > 0.0:
+                b, db = c, dc
+                if side == -1:
+                    da *= 0.5  # Illinois: the end kept twice in a row loses half its weight
+                side = -1
+            else:
+                a, da = c, dc
+                if side == 1:
+                    db *= 0.5
+                side = 1
+        return a if -da < db else b
+
+    def _golden(self, tracker: Tracker, direction: Direction, gamma_max: float) -> float:
+        """Golden-section search for the minimum of ``f`` on ``[0, gamma_max]``; 0 when
+        no point found decreases ``f``."""
+        f0 = tracker.value()
+
+        def phi(gamma: float) -> float:
+            v = tracker.trial_value(direction, gamma)
+            return v if v == v else np.inf
+
+        a, b = 0.0, gamma_max
+        c, d = b - _INV_PHI * (b - a), a + _INV_PHI * (b - a)
+        fc, fd = phi(c), phi(d)
+        for _ in range(self.max_iter):
+            if b - a <= self.tol * gamma_max:
+                break
+            if fc <= fd:
+                b, d, fd = d, c, fc
+                c = b - _INV_PHI * (b - a)
+                fc = phi(c)
+            else:
+                a, c, fc = c, d, fd
+                d = a + _INV_PHI * (b - a)
+                fd = phi(d)
+        best, fbest = (c, fc) if fc <= fd else (d, fd)
+        fmax = phi(gamma_max)
+        if fmax < fbest:
+            best, fbest = gamma_max, fmax
+        return float(best) if fbest < f0 else 0.0
+
+    def __repr__(self) -> str:
+        return f"Secant(tol={self.tol:g}, max_iter={self.max_iter})"
+

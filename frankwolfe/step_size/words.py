@@ -1,0 +1,233 @@
+"""The one word table: ``step_size`` strings, the rule each names, and each context's
+default (:func:`make_step_size`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
+
+import numpy as np
+
+from ..objectives.base import Objective, Tracker
+from ..objectives.saddle import SaddleObjective
+from .base import StepSize
+from .open_loop import Agnostic, LogAgnostic, Monotonic, NonConvexAgnostic, OpenLoop
+from .saddle import SaddleBacktracking, SaddleStep
+from .searches import Adaptive, Armijo, ExactStep, Secant, ShortStep
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..lmo.base import LMO
+
+__all__ = ["STEP_RULES", "Context", "make_step_size"]
+
+#: The contexts of :func:`make_step_size`: the single-domain loop, the block steps of
+#: block-coordinate Frank-Wolfe, saddle-point Frank-Wolfe.
+Context = Literal["minimize", "block", "saddle"]
+
+_ALL: frozenset[str] = frozenset({"minimize", "block", "saddle"})
+_DESCENT: frozenset[str] = frozenset({"minimize", "block"})
+_SADDLE: frozenset[str] = frozenset({"saddle"})
+
+#: Every word ``step_size`` accepts, with the contexts that accept it (a word names the
+#: same rule wherever it is accepted; see the table of the module's docstring).
+STEP_RULES: dict[str, frozenset[str]] = {
+    "agnostic": _ALL,
+    "fictitious": _ALL,
+    "log_agnostic": _ALL,
+    "nonconvex": _DESCENT,
+    "monotonic": _DESCENT,
+    "short": _DESCENT,
+    "exact": _DESCENT,
+    "adaptive": _DESCENT,
+    "armijo": _DESCENT,
+    "secant": _DESCENT,
+    "curvature": _SADDLE,
+    "local": _SADDLE,
+    "saddle_backtracking": _SADDLE,
+}
+
+
+class _BlockStepKind(Protocol):
+    """What the block context reads of a BCFW block step."""
+
+    name: str
+    uses_active_set: bool
+
+
+class _SaddleSetting(NamedTuple):
+    """What the saddle words read: the objective, its curvature constant (``C`` or the
+    objective's; ``None`` when unknown or zero), whether it knows its curvature along a
+    direction, and the damping ``nu``."""
+
+    objective: SaddleObjective
+    curvature: float | None
+    local: bool
+    nu: float
+
+
+def _saddle_word(word: str, saddle: _SaddleSetting) -> StepSize:
+    name = type(saddle.objective).__name__
+    if word == "curvature":
+        if saddle.curvature is None:
+            raise ValueError(
+                f"step_size={word!r} needs the curvature constant: pass C=... "
+                f"(or set `curvature` on {name}), or use step_size='saddle_backtracking'"
+            )
+        return SaddleStep(saddle.curvature, saddle.nu)
+    if word == "local":
+        if not saddle.local:
+            raise ValueError(f"step_size='local' needs {name}.curvature_along; use "
+                             "step_size='saddle_backtracking'")
+        return SaddleStep(None, saddle.nu)
+    return SaddleBacktracking(saddle.nu)
+
+
+#: The rule of each word that needs nothing of its context.
+_PLAIN: dict[str, Callable[[], StepSize]] = {
+    "agnostic": Agnostic,
+    "fictitious": lambda: Agnostic(1.0),  # 1/(k+1): x_k averages the vertices so far
+    "log_agnostic": LogAgnostic,
+    "nonconvex": NonConvexAgnostic,
+    "monotonic": Monotonic,
+    "short": ShortStep,
+    "exact": ExactStep,
+    "adaptive": Adaptive,
+    "armijo": Armijo,
+    "secant": Secant,
+}
+
+
+def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = None
+            ) -> StepSize:
+    """The rule ``spec`` names in ``context`` (a :class:`StepSize` as is)."""
+    if isinstance(spec, StepSize):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"step_size must be a string, a StepSize or None, got {type(spec).__name__}")
+    word = spec.lower()
+    contexts = STEP_RULES.get(word)
+    if contexts is None or context not in contexts:
+        words = [w for w, c in STEP_RULES.items() if context in c]
+        where = ("" if contexts is None
+                 else f" ({spec!r} is a rule of {', '.join(sorted(contexts))})")
+        label = "saddle " if context == "saddle" else ""
+        hint = (" (line searches on L do not apply to a saddle problem)"
+                if context == "saddle" else "")
+        raise ValueError(f"unknown {label}step_size {spec!r}; choose one of {words} or pass "
+                         f"a StepSize{hint}{where}")
+    if word in _PLAIN:
+        return _PLAIN[word]()
+    if saddle is None:  # pragma: no cover - the saddle context always gives its setting
+        raise ValueError(f"step_size={spec!r} needs the saddle context")
+    return _saddle_word(word, saddle)
+
+
+def make_step_size(
+    spec: str | StepSize | None,
+    tracker: Tracker | None = None,
+    *,
+    context: Context = "minimize",
+    objective: Objective | SaddleObjective | None = None,
+    step: _BlockStepKind | None = None,
+    C: float | None = None,
+    nu: float = 1.0,
+    domains: tuple[LMO, LMO] | None = None,
+) -> StepSize:
+    """Turn a method's ``step_size`` argument into a :class:`StepSize`.
+
+    ``spec`` is a word of :data:`STEP_RULES` accepted in ``context``, a
+    :class:`StepSize` (returned as is) or ``None`` (the context's default).
+
+    Parameters
+    ----------
+    spec : str, StepSize or None
+        The argument.
+    tracker : Tracker, optional
+        Context ``"minimize"``: the start point; ``None`` selects ``"exact"`` when
+        its objective offers a closed-form line search and ``"adaptive"`` otherwise.
+    context : {"minimize", "block", "saddle"}, default "minimize"
+        Who asks.
+    objective : Objective or SaddleObjective, optional
+        Context ``"block"``: the objective (its exact block step and smoothness);
+        context ``"saddle"``: ``L`` (its curvature constant and curvature hook).
+    step : BlockStep, optional
+        Context ``"block"``: the block step (its name and whether it keeps active
+        sets).  ``None`` selects ``"exact"`` when the objective has an exact block
+        step, else ``"adaptive"`` for active-set steps and ``"agnostic"`` for
+        Frank-Wolfe steps; the rule is checked against the objective and the step,
+        and reset.
+    C, nu, domains
+        Context ``"saddle"``: the curvature constant (default:
+        ``objective.curvature_constant(*domains)``), the damping of the curvature
+        rules and the players' domains.  ``None`` selects ``"curvature"`` when ``C``
+        or ``objective.curvature`` is given; else, for a strongly convex-concave
+        ``L``, ``"local"`` when the objective implements ``curvature_along``,
+        ``"curvature"`` when the constant is known and ``"saddle_backtracking"``
+        otherwise; else ``"agnostic"``.
+    """
+    if context == "block":
+        if not isinstance(objective, Objective) or step is None:
+            raise TypeError("make_step_size(context='block') needs the objective and the "
+                            "block step")
+        return _block_rule(spec, objective, step)
+    if context == "saddle":
+        if not isinstance(objective, SaddleObjective) or domains is None:
+            raise TypeError("make_step_size(context='saddle') needs the SaddleObjective and "
+                            "the players' domains")
+        return _saddle_rule(spec, objective, C, nu, domains)
+    if context != "minimize":
+        raise ValueError(f"make_step_size: context must be 'minimize', 'block' or 'saddle', "
+                         f"got {context!r}")
+    if spec is None:
+        if tracker is None:
+            raise TypeError("make_step_size: the default rule needs the tracker")
+        return ExactStep() if tracker.has_exact_step else Adaptive()
+    return _lookup(spec, "minimize")
+
+
+def _block_rule(spec: str | StepSize | None, objective: Objective,
+                step: _BlockStepKind) -> StepSize:
+    if spec is None:
+        if objective.has_exact_step_block:
+            rule: StepSize = ExactStep()
+        else:
+            rule = Adaptive() if step.uses_active_set else Agnostic()
+    else:
+        rule = _lookup(spec, "block")
+    if isinstance(rule, ExactStep) and not objective.has_exact_step_block:
+        raise ValueError(
+            f"step_size='exact' needs an objective with exact_step_block() or exact_step(); "
+            f"{type(objective).__name__} has neither (use 'agnostic', 'short' or 'adaptive')"
+        )
+    if isinstance(rule, ShortStep):
+        L = rule.smoothness if rule.smoothness is not None else objective.smoothness
+        if L is None or not (np.isfinite(L) and L > 0):
+            raise ValueError(
+                "step_size='short' needs a positive smoothness constant: set "
+                f"`smoothness` on the objective or pass ShortStep(L); got {L!r}"
+            )
+    if isinstance(rule, OpenLoop) and step.uses_active_set:
+        raise ValueError(
+            f"block_step={step.name!r} needs a line search ('exact', 'short' or 'adaptive'); "
+            "the open-loop step 2n/(k+2n) only suits block_step='fw'"
+        )
+    rule.reset()
+    return rule
+
+
+def _saddle_rule(spec: str | StepSize | None, objective: SaddleObjective, C: float | None,
+                 nu: float, domains: tuple[LMO, LMO]) -> StepSize:
+    curvature = C if C is not None else objective.curvature_constant(*domains)
+    if curvature is not None and not curvature > 0:
+        curvature = None  # a zero constant (a pure bilinear game) sets no step length
+    local = type(objective).curvature_along is not SaddleObjective.curvature_along
+    if spec is None:
+        if C is not None or objective.curvature is not None:
+            spec = "curvature"
+        elif objective.strongly_convex_concave:
+            spec = ("local" if local else "curvature" if curvature is not None
+                    else "saddle_backtracking")
+        else:
+            spec = "agnostic"
+    return _lookup(spec, "saddle", _SaddleSetting(objective, curvature, local, nu))
