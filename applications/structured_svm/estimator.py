@@ -168,7 +168,10 @@ class StructuredSVM(BaseEstimator):
         The convenient form of ``executor`` for a Dask cluster: the examples are
         sharded over its workers once; per round only the examples' parts of ``w`` go
         out and sparse vertices come back.  Give ``executor`` or ``client``, not
-        both.
+        both.  When the cluster or the client is lost during ``fit`` (a worker
+        lost is survived), ``fit`` raises :class:`~frankwolfe.ExecutorError`
+        after setting ``w_`` and ``result_`` from the run's last good iterate
+        (also ``err.result``).
 
     Attributes
     ----------
@@ -328,7 +331,13 @@ class StructuredSVM(BaseEstimator):
         options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=self.time_limit,
                              callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
-        res = run.solve(options)
+        try:
+            res = run.solve(options)
+        except fw.ExecutorError as err:  # the cluster or client lost: keep the run so far
+            if err.result is not None:
+                self.result_ = err.result
+                self.w_ = np.array(run.point(err.result.x, err.result.fun, err.result.extra)[0])
+            raise
         self.result_ = res
         w, dual = run.point(res.x, res.fun, res.extra)
         self.w_ = np.array(w)
