@@ -73,7 +73,8 @@ def test_huge_finite_directions_still_answer():
 # -- objectives refuse non-finite data --------------------------------------------------
 
 @pytest.mark.parametrize("make, where", [
-    (lambda: fw.QuadraticObjective(np.diag([1.0, np.nan, 1.0])), r"`Q` .* \(nan at index \(1, 1\)\)"),
+    (lambda: fw.QuadraticObjective(np.diag([1.0, np.nan, 1.0])),
+     r"`Q` .* \(nan at index \(1, 1\)\)"),
     (lambda: fw.QuadraticObjective(sp.csr_array(np.diag([1.0, np.inf]))),
      r"`Q` .* \(inf at index \(1, 1\)\)"),
     (lambda: fw.QuadraticObjective(np.eye(3), [1.0, -np.inf, 0.0]), r"`c` .* \(-inf at index 1\)"),
