@@ -152,7 +152,7 @@ class LMO(ABC):
             value = direction[where]
         at = where[0] if len(where) == 1 else where
         raise ValueError(f"{self!r}: `direction` must be finite, got {value} at index {at} "
-                         f"({bad.size} non-finite entries in all): no vertex minimizes it "
+                         f"({bad.size} NaN or inf entries in all): no vertex minimizes it "
                          f"(is the objective's gradient finite?)")
 
     def check_answer(self, atom: Atom) -> None:
