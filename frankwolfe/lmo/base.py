@@ -124,7 +124,7 @@ class LMO(ABC):
             w = _WEIGHTS.get(direction.size)
             if not math.isfinite(direction.dot(_weights(direction.size) if w is None else w)):
                 self._refuse_direction(direction)
-        elif not all_finite(direction.data if issparse(direction) else direction):
+        elif not all_finite(np.asarray(direction.data) if issparse(direction) else direction):
             self._refuse_direction(direction)
         atom = self.extreme_point(direction)
         if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
@@ -147,8 +147,7 @@ class LMO(ABC):
             bad = np.flatnonzero(~np.isfinite(direction.reshape(-1)))
             if bad.size == 0:
                 return
-            where = np.unravel_index(int(bad[0]), direction.shape)
-            where = tuple(int(i) for i in where)
+            where = tuple(int(i) for i in np.unravel_index(int(bad[0]), direction.shape))
             value = direction[where]
         at = where[0] if len(where) == 1 else where
         raise ValueError(f"{self!r}: `direction` must be finite, got {value} at index {at} "
