@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
 
-__all__ = ["check_finite", "check_finite_examples"]
+__all__ = ["check_finite", "check_finite_examples", "check_labels"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
@@ -69,3 +69,44 @@ def check_finite_examples(X: Sequence[Any], name: str, where: str) -> None:
                 at = f"{name}[{i}]" if len(parts) == 1 else f"{name}[{i}][{j}]"
                 raise ValueError(f"{where}: {at} contains {hit[1]} (NaN or inf) at position "
                                  f"{hit[0]}; features must be finite")
+
+
+def check_labels(Y: Any, name: str, where: str) -> Any:
+    """``Y`` (a sequence of labellings: integers, or integer arrays) with float labels
+    converted to integers when each is a whole number; ``Y`` itself when none is a float.
+
+    Raises a ``ValueError`` naming the example, the position and the value of the first
+    float label that is not a whole number (``1.5``, NaN, inf): truncating it would train
+    on labels nobody gave.
+    """
+    arr = Y if isinstance(Y, np.ndarray) and Y.dtype.kind != "O" else None
+    if arr is not None:  # one array of labels (multiclass) or of equal-length labellings
+        if arr.dtype.kind != "f":
+            return Y
+        _whole(arr, lambda pos: f"{name}[{pos[0]}]" + (f" at position {_at(pos[1:])}"
+                                                     if len(pos) > 1 else ""), where)
+        return arr.astype(np.int64)
+    out: list[Any] | None = None
+    for i, y in enumerate(Y):
+        a = np.asarray(y)
+        if a.dtype.kind != "f":
+            continue
+        _whole(a, lambda pos, i=i: f"{name}[{i}]" + (f" at position {_at(pos)}" if pos
+                                                      else ""), where)
+        if out is None:
+            out = list(Y)
+        out[i] = int(a) if a.ndim == 0 else a.astype(np.int64)
+    return Y if out is None else out
+
+
+def _whole(a: np.ndarray, label: Any, where: str) -> None:
+    bad = ~np.isfinite(a) | (a != np.trunc(np.where(np.isfinite(a), a, 0.0)))
+    if not bad.any():
+        return
+    pos = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), a.shape))
+    raise ValueError(f"{where}: {label(pos)} is the label {float(a[pos])!r}, not an integer; "
+                     f"labels are class indices (whole numbers, also as floats such as 2.0)")
+
+
+def _at(pos: tuple[int, ...]) -> Any:
+    return pos[0] if len(pos) == 1 else pos

@@ -7,10 +7,11 @@ whose kernels are its speed:
 * a damaged file (a truncated write, a disk error, garbage) raises from the
   call of the kernel (``UnpicklingError``, ``EOFError``, an LLVM parse error):
   numba catches nothing there;
-* the same source file imported under two module names (the repository's
-  ``applications`` and the installed ``frankwolfe.applications``) shares one
-  cache entry, whose pickled environment names the module it was compiled
-  under; the other name then fails with ``ModuleNotFoundError``;
+* the same source file imported under two module names shares one cache
+  entry, whose pickled environment names the module it was compiled under; the
+  other name then fails with ``ModuleNotFoundError`` (the applications refuse
+  any name but ``frankwolfe.applications``, so the checkout's top-level
+  ``applications`` cannot be one of them; a user's module can);
 * nobody is told that a first call waits for a compilation.
 
 :func:`install` patches numba's ``Cache`` class for frankwolfe's own functions
@@ -45,28 +46,17 @@ _TARGET = "numba.core.caching"
 #: the generated pass drivers' module names start with this (frankwolfe.compiled.driver)
 DRIVER_PREFIX = "_fw_pass_"
 _PACKAGE_DIR = Path(__file__).resolve().parent
-# in a source checkout (editable install) the applications live beside the core
-_SIBLING_APPS = _PACKAGE_DIR.parent / "applications"
 
 _installed = False
 _lock = threading.Lock()
 
 
 def is_ours(py_func: Any) -> bool:
-    """Whether ``py_func`` is frankwolfe's: a function of the ``frankwolfe`` package, of
-    its applications (also under the checkout's top-level name ``applications``) or of
-    a generated pass driver."""
+    """Whether ``py_func`` is frankwolfe's: a function of the ``frankwolfe`` package (its
+    applications included: they import only as ``frankwolfe.applications``) or of a
+    generated pass driver."""
     mod = getattr(py_func, "__module__", None) or ""
-    root = mod.partition(".")[0]
-    if root == "frankwolfe" or mod.startswith(DRIVER_PREFIX):
-        return True
-    if root != "applications":
-        return False
-    code = getattr(py_func, "__code__", None)
-    try:
-        return Path(code.co_filename).resolve().is_relative_to(_SIBLING_APPS)  # type: ignore[union-attr]
-    except (AttributeError, OSError):
-        return False
+    return mod.partition(".")[0] == "frankwolfe" or mod.startswith(DRIVER_PREFIX)
 
 
 def install() -> None:

@@ -271,15 +271,26 @@ APPLICATION_KERNEL = textwrap.dedent("""
 
 def test_application_kernels_under_two_import_names(tmp_path):
     """The checkout's `applications` and the installed `frankwolfe.applications` are one
-    source file: their numba cache entries are kept apart (numba's pickled environment
-    names the module, and the other name may not be importable)."""
+    source file: the top-level name is refused before any kernel compiles, so no cache
+    entry is recorded under it, and the installed name runs (numba's pickled environment
+    names the module, and the other name would not be importable)."""
     if not (REPO / "applications" / "matching").is_dir():
         pytest.skip("not a source checkout")
-    first = _run(APPLICATION_KERNEL, tmp_path, _env(tmp_path, PYTHONPATH=str(REPO)),
-                 "applications")
+    script = tmp_path / "scenario.py"
+    script.write_text(APPLICATION_KERNEL)
+    refused = subprocess.run([sys.executable, str(script), "applications"], cwd=tmp_path,
+                             env=_env(tmp_path, PYTHONPATH=str(REPO)), capture_output=True,
+                             text=True, timeout=600)
+    assert refused.returncode != 0
+    assert "ImportError: the applications are imported as `frankwolfe.applications`" \
+        in refused.stderr
     work = tmp_path / "elsewhere"
     work.mkdir()
     second = _run(APPLICATION_KERNEL, work, _env(tmp_path), "frankwolfe.applications")
+    first = _run(APPLICATION_KERNEL, work, _env(tmp_path, PYTHONPATH=str(REPO)),
+                 "frankwolfe.applications")  # the checkout on the path: the same name
+    cached = [f.name for f in (tmp_path / "numba").rglob("*.nb[ic]")]
+    assert cached and not [n for n in cached if n.startswith("applications")]
     rng = np.random.default_rng(0)
     A, B = rng.random((6, 6)), rng.random((6, 6))
     p = np.arange(6)[::-1]

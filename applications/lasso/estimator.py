@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 import frankwolfe as fw
+from frankwolfe import LeastSquares
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
@@ -40,7 +41,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         Iteration budget; ``fit`` warns with scikit-learn's ``ConvergenceWarning``
         when it ends the run before ``tol``.
     fit_intercept : bool, default True
-        Fit an unpenalized intercept (by centering; dense ``X`` only).
+        Fit an unpenalized intercept (by centring: a dense ``X`` is centred, a sparse
+        one stays sparse and its column means are subtracted inside the products,
+        :class:`~frankwolfe.LeastSquares`'s ``offset``).
     warm_start : bool, default False
         Start a new ``fit`` from the previous coefficients.
 
@@ -84,7 +87,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = not self.fit_intercept  # centering would densify X
+        tags.input_tags.sparse = True
         # the l1 bound caps the fit: with the default radius the R^2 on unscaled data is low
         tags.regressor_tags.poor_score = True
         return tags
@@ -108,15 +111,16 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         """Fit the coefficients; returns ``self``."""
         validate_params(self, self._param_checks)
         X, y = self._validate_X(X, y, reset=True)
-        if self.fit_intercept and issparse(X):
-            raise ValueError(
-                "ConstrainedLasso: fit_intercept=True needs a dense X (centering a sparse X "
-                "would densify it); pass fit_intercept=False with centered data"
-            )
+        objective = None
         if self.fit_intercept:
-            x_mean = X.mean(axis=0)
+            x_mean = np.asarray(X.mean(axis=0), dtype=float).reshape(-1)
             y_mean = float(y.mean())
-            Xc, yc = X - x_mean, y - y_mean
+            yc = y - y_mean
+            if issparse(X):  # centred implicitly: X - 1 x_mean^T would be dense
+                Xc = X
+                objective = LeastSquares(X, yc, offset=x_mean)
+            else:
+                Xc = X - x_mean
         else:
             Xc, yc = X, y
         x0 = None
@@ -124,7 +128,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         if self.warm_start and previous is not None and np.shape(previous) == (X.shape[1],):
             x0 = previous
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=self.tol,
-                          max_iter=self.max_iter)
+                          max_iter=self.max_iter, objective=objective)
         self.result_ = res
         self.coef_ = np.asarray(res.x, dtype=float)
         self.intercept_ = (y_mean - float(x_mean @ self.coef_)) if self.fit_intercept else 0.0

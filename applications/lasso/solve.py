@@ -47,7 +47,7 @@ _COMPILED_OPTIONS = {"corrective", "refresh_every", "cache_bytes", "tol", "rtol"
                      "time_limit", "callback", "verbose", "history_every", "progress"}
 
 
-def _solver(method: str, A: Any = None, options: Any = ()) -> Any:
+def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False) -> Any:
     try:
         solver = METHODS[str(method).lower()]
     except KeyError:
@@ -56,7 +56,7 @@ def _solver(method: str, A: Any = None, options: Any = ()) -> Any:
         ) from None
     if solver is None:  # "auto": the compiled method where it is the faster one
         # on a dense A the Python path's BLAS products are faster
-        compiled = issparse(A) and set(options) <= _COMPILED_OPTIONS
+        compiled = issparse(A) and set(options) <= _COMPILED_OPTIONS and not offset
         solver = fw.compiled_pairwise_frank_wolfe if compiled else fw.pairwise_frank_wolfe
     return solver
 
@@ -163,7 +163,8 @@ def solve_lasso(
         Target Frank-Wolfe gap (a certified bound on ``f(x) - f*``).
     max_iter : int, default 10000
     objective : LeastSquares, optional
-        Reuse an existing ``LeastSquares(A, b)`` (its smoothness estimate).
+        Reuse an existing ``LeastSquares(A, b)`` (its smoothness estimate), or one with
+        an ``offset`` (a centred design: ``"auto"`` then picks ``"pairwise"``).
     **options
         Passed to the solver (``step_size``, ``subsample``, ``time_limit``, ...).
 
@@ -183,7 +184,7 @@ def solve_lasso(
     """
     A, b = _check_problem(A, b)
     radius = _check_radius(radius)
-    solver = _solver(method, A, options)
+    solver = _solver(method, A, options, getattr(objective, "offset", None) is not None)
     n = A.shape[1]
     f = objective if objective is not None else LeastSquares(A, b)
     lmo = L1Ball(radius, dim=n)

@@ -17,8 +17,9 @@ from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
 from frankwolfe import History, IterationState, Result, RunOptions, Status
+from frankwolfe.parallel import effective_n_jobs
 
-from .._checks import check_finite_examples
+from .._checks import check_finite_examples, check_labels
 from .._params import (
     ANY,
     BOOLEAN,
@@ -136,7 +137,8 @@ class StructuredSVM(BaseEstimator):
         history evaluation come on top.
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
-        Threads for the batch oracle passes (evaluations, batch FW); -1: all cores.
+        Threads for the batch oracle passes (evaluations, batch FW), counted as in
+        scikit-learn: -1 all cores, -2 all but one, ...; 0 is refused.
         With ``batch_size`` (and no ``executor``) also the threads of a round's oracles.
     verbose : bool or int, default False
         As in the core (:class:`~frankwolfe.RunOptions`): print the solver's progress
@@ -168,7 +170,10 @@ class StructuredSVM(BaseEstimator):
         The convenient form of ``executor`` for a Dask cluster: the examples are
         sharded over its workers once; per round only the examples' parts of ``w`` go
         out and sparse vertices come back.  Give ``executor`` or ``client``, not
-        both.
+        both.  When the cluster or the client is lost during ``fit`` (a worker
+        lost is survived), ``fit`` raises :class:`~frankwolfe.ExecutorError`
+        after setting ``w_`` and ``result_`` from the run's last good iterate
+        (also ``err.result``).
 
     Attributes
     ----------
@@ -251,6 +256,7 @@ class StructuredSVM(BaseEstimator):
     def _check(self, n: int) -> float:
         """The parameters' checks (the only check of ``lam``); the ``lam`` to use."""
         validate_params(self, self._param_checks)
+        effective_n_jobs(self.n_jobs)  # 0 has no meaning (scikit-learn's rule)
         if self.executor is not None and self.client is not None:
             raise ValueError("StructuredSVM: give `executor` or `client` (its convenient form "
                              "for a Dask cluster), not both")
@@ -272,6 +278,10 @@ class StructuredSVM(BaseEstimator):
             Y_test: Sequence[Any] | None = None) -> StructuredSVM:
         """Train on ``(X, Y)``; ``(X_test, Y_test)`` only feed ``history_["test_error"]``.
 
+        Labels are integers; float labels that are whole numbers (``2.0``, as read from
+        a text file) are taken as those integers, any other (``1.5``, NaN) is refused
+        with a ``ValueError`` naming the example and the value.
+
         Returns ``self``.
         """
         if len(X) != len(Y):
@@ -282,8 +292,10 @@ class StructuredSVM(BaseEstimator):
         if (X_test is None) != (Y_test is None):
             raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
         check_finite_examples(X, "X", "StructuredSVM.fit")
+        Y = check_labels(Y, "Y", "StructuredSVM.fit")
         if X_test is not None:
             check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
+            Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
         lam = self._check(len(X))
         warm = self.warm_start and hasattr(self, "w_")
         self.lam_ = lam
@@ -328,7 +340,13 @@ class StructuredSVM(BaseEstimator):
         options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=self.time_limit,
                              callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
-        res = run.solve(options)
+        try:
+            res = run.solve(options)
+        except fw.ExecutorError as err:  # the cluster or client lost: keep the run so far
+            if err.result is not None:
+                self.result_ = err.result
+                self.w_ = np.array(run.point(err.result.x, err.result.fun, err.result.extra)[0])
+            raise
         self.result_ = res
         w, dual = run.point(res.x, res.fun, res.extra)
         self.w_ = np.array(w)
@@ -386,7 +404,8 @@ class StructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions (the test error of the papers)."""
-        return mean_loss(self.model, Y, self.predict(X))
+        return mean_loss(self.model, check_labels(Y, "Y", "StructuredSVM.error"),
+                         self.predict(X))
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """``1 - error(X, Y)`` (higher is better, scikit-learn convention)."""

@@ -16,17 +16,17 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe.parallel.threads import effective_n_jobs
+
 from .models.base import StructuredModel
 
 __all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss"]
 
 
 def _map(fn, items: Sequence[Any], n_jobs: int | None) -> list[Any]:
-    if n_jobs is None or n_jobs == 1 or len(items) < 2:
+    workers = effective_n_jobs(n_jobs)
+    if workers == 1 or len(items) < 2:
         return [fn(a) for a in items]
-    import os
-
-    workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     with ThreadPoolExecutor(max_workers=workers) as ex:
         return list(ex.map(fn, items, chunksize=max(1, len(items) // (4 * workers))))
 

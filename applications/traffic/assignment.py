@@ -11,16 +11,11 @@ from numba import njit
 from frankwolfe.atoms import Atom
 from frankwolfe.errors import InfeasibleError, OracleError, ShapeError
 from frankwolfe.lmo.base import LMO
+from frankwolfe.parallel.threads import effective_n_jobs
 
 from .network import Network
 
 __all__ = ["AllOrNothing"]
-
-
-def _check_jobs(n_jobs: Any) -> int:
-    if isinstance(n_jobs, bool) or int(n_jobs) != n_jobs or n_jobs < 1:
-        raise ValueError(f"`n_jobs` must be a positive integer (threads), got {n_jobs!r}")
-    return int(n_jobs)
 
 
 @njit(cache=True, nogil=True)
@@ -159,7 +154,8 @@ class AllOrNothing(LMO):
     ----------
     network : Network
     n_jobs : int, default 1
-        Threads over the origins (the shortest-path kernel releases the GIL).
+        Threads over the origins (the shortest-path kernel releases the GIL); ``-1``
+        all cores, ``-2`` all but one, as in scikit-learn.
 
     Attributes
     ----------
@@ -185,7 +181,7 @@ class AllOrNothing(LMO):
         self._supply = network.net_supply()
         self._scale = max(float(np.abs(network.demand).sum() - np.trace(network.demand)), 1e-300)
         self.origins = network.origins()
-        self.n_jobs = _check_jobs(n_jobs)
+        self.n_jobs = effective_n_jobs(n_jobs)
         self._pool: ThreadPoolExecutor | None = None
         self.last_shortest_path_cost = np.nan
 

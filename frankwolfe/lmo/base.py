@@ -20,12 +20,14 @@ array([-1.,  1.])
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _config
+from .._finite import _SMALL, all_finite
 from .._sparse import issparse
 from ..atoms import Atom, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
@@ -47,6 +49,24 @@ FEASIBILITY_TOL = 1e-8
 _DEBUG_TOL = 1e-7
 
 _FLOAT = np.dtype(float)
+
+
+# The direction check's weights: 2^-600, read-only, by size (up to _SMALL entries).  A sum
+# of at most _SMALL entries times 2^-600 cannot overflow (nor warn), yet is NaN or inf as
+# soon as one entry is; tiny entries underflow to 0, which numpy does not report.
+_WEIGHTS: dict[int, np.ndarray] = {}
+_WEIGHT = 2.0 ** -600
+
+
+def _weights(n: int) -> np.ndarray:
+    w = _WEIGHTS.get(n)
+    if w is None:
+        if len(_WEIGHTS) >= 64:  # many sizes (blocks of all lengths): start afresh
+            _WEIGHTS.clear()
+        w = np.full(n, _WEIGHT)
+        w.flags.writeable = False
+        _WEIGHTS[n] = w
+    return w
 
 
 class LMO(ABC):
@@ -84,19 +104,58 @@ class LMO(ABC):
     def __call__(self, direction: np.ndarray) -> Atom:
         """Call the oracle and return its answer as an :class:`Atom`.
 
-        In debug mode the answer's shape and feasibility are checked.
+        A direction with a NaN or infinite entry is refused (``ValueError``): no
+        vertex minimizes it.  The check is one scaled sum of the direction (one BLAS
+        pass; entry by entry only when it is not finite): about 1-2 us at n = 20,
+        3-7% of a vanilla Frank-Wolfe iteration there, and at large n a pass that
+        the oracle's own reading of the direction matches.  In debug mode the
+        answer's shape and feasibility are checked.
+
+        Raises
+        ------
+        ValueError
+            When ``direction`` has a NaN or infinite entry (named with its index).
         """
         # a float array (the loop's gradient) goes through as is; sparse directions go to
         # oracles that take them
         if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
                 and not issparse(direction):
             direction = np.asarray(direction, dtype=float)
+        if type(direction) is np.ndarray and direction.ndim == 1 and direction.size <= _SMALL:
+            # the loop's path: a scaled sum (see _WEIGHTS) as one dot product, the
+            # cheapest numpy call for it
+            w = _WEIGHTS.get(direction.size)
+            if not math.isfinite(direction.dot(_weights(direction.size) if w is None else w)):
+                self._refuse_direction(direction)
+        elif not all_finite(np.asarray(direction.data) if issparse(direction) else direction):
+            self._refuse_direction(direction)
         atom = self.extreme_point(direction)
         if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
             atom = as_atom(atom, direction.shape, source=self)          # fast path
         if _config._debug:
             self.check_answer(atom)
         return atom
+
+    def _refuse_direction(self, direction: Any) -> None:
+        """Raise the ``ValueError`` for a direction with a NaN or infinite entry (return
+        when every entry is finite: a sum of squares that overflowed)."""
+        if issparse(direction):
+            coo = direction.tocoo()
+            bad = np.flatnonzero(~np.isfinite(coo.data))
+            if bad.size == 0:
+                return
+            k = int(bad[0])
+            where, value = tuple(int(c[k]) for c in coo.coords), coo.data[k]
+        else:
+            bad = np.flatnonzero(~np.isfinite(direction.reshape(-1)))
+            if bad.size == 0:
+                return
+            where = tuple(int(i) for i in np.unravel_index(int(bad[0]), direction.shape))
+            value = direction[where]
+        at = where[0] if len(where) == 1 else where
+        raise ValueError(f"{self!r}: `direction` must be finite, got {value} at index {at} "
+                         f"({bad.size} NaN or inf entries in all): no vertex minimizes it "
+                         f"(is the objective's gradient finite?)")
 
     def check_answer(self, atom: Atom) -> None:
         """Raise :class:`OracleError` if ``atom`` is not in the domain."""

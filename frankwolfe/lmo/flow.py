@@ -522,9 +522,7 @@ class FlowPolytope(LMO):
             path = path[::-1]
             return Atom.sparse(path, np.full(path.size, self._value), self.shape,
                                key=tuple(path.tolist()))
-        if not np.all(np.isfinite(c)):
-            raise ValueError("FlowPolytope: `direction` contains NaN or inf")
-        return self._lp_vertex(c)
+        return self._lp_vertex(c)  # a finite direction: LMO.__call__ checked it
 
     def _lp_vertex(self, c: np.ndarray) -> Atom:
         res = self._solve_lp(c)

@@ -23,33 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from .._finite import all_finite
 from ..direction import Direction
 
 __all__ = ["Objective", "Tracker", "all_finite"]
-
-#: below this many entries the entrywise check is the cheaper one (no np.errstate)
-_SMALL = 4096
-
-
-def all_finite(a: np.ndarray) -> bool:
-    """Whether every entry of ``a`` is finite.
-
-    A large array: ``a . a`` is NaN or inf when an entry is not (one BLAS pass, no
-    temporary); only an overflowing sum needs the entrywise check.  A small one is
-    checked entrywise at once: there the ``np.errstate`` that silences the overflow
-    costs more than the check, and so does a reduction (``.all()``), hence the first
-    False found by ``argmin``.
-    """
-    if a.size <= _SMALL:
-        ok = np.isfinite(a)
-        if ok.ndim != 1:
-            ok = ok.reshape(-1)
-        return bool(ok[ok.argmin()]) if ok.size else True
-    flat = a.reshape(-1)
-    with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
-        s = np.dot(flat, flat)
-    return math.isfinite(s) or bool(np.isfinite(a).all())
-
 
 class Objective(ABC):
     """A differentiable objective ``f``.

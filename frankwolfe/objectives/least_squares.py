@@ -8,11 +8,12 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._finite import check_finite
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
-from .base import Objective
+from .base import Objective, Tracker
 from .design_kernels import Design, make_design
 from .product_tracker import (
     PENDING,
@@ -58,6 +59,13 @@ class LeastSquares(Objective):
     refresh_every : int, default 500
         A tracker recomputes ``A x`` and the gradient exactly after this
         many incremental moves.
+    offset : array_like, shape (n,), optional
+        Column offsets ``mu`` subtracted from the design inside the products:
+        the objective is ``1/2 ||(A - 1 mu^T) x - b||^2`` (``mu`` the column
+        means: a centred design, as an intercept needs) without forming
+        ``A - 1 mu^T``, which would be dense for a sparse ``A``.  With an offset
+        each iteration recomputes ``A x`` and the gradient (two products with
+        ``A``; no incremental tracker, no compiled design).
 
     Attributes
     ----------
@@ -107,6 +115,7 @@ class LeastSquares(Objective):
         shape: tuple[int, ...] | int | None = None,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         refresh_every: int = 500,
+        offset: Any = None,
     ) -> None:
         name = "LeastSquares"
         if issparse(A):
@@ -118,14 +127,21 @@ class LeastSquares(Objective):
             A = np.asarray(A, dtype=float)
             if A.ndim != 2:
                 raise ShapeError(f"{name}: `A` must be a 2-D matrix, got shape {A.shape}")
+        check_finite(name, "A", A)
         m, n = A.shape
         b = np.asarray(b, dtype=float)
         if b.shape != (m,):
             raise ShapeError(
                 f"{name}: `b` has shape {b.shape}, expected ({m},) to match A {A.shape}"
             )
-        if not np.all(np.isfinite(b)):
-            raise ValueError(f"{name}: `b` contains NaN or inf")
+        check_finite(name, "b", b)
+        if offset is not None:
+            offset = np.asarray(offset, dtype=float)
+            if offset.shape != (n,):
+                raise ShapeError(f"{name}: `offset` has shape {offset.shape}, expected ({n},) "
+                                 f"(one per column of A {A.shape})")
+            check_finite(name, "offset", offset)
+        self.offset: np.ndarray | None = offset
         self.cache_bytes, self.refresh_every = check_tracker_options(
             name, cache_bytes, refresh_every)
         self.A = A
@@ -134,6 +150,8 @@ class LeastSquares(Objective):
         self.shape = _point_shape(name, shape, n)
         self.convex = True
         self.Atb = np.asarray(A.T @ b, dtype=float)
+        if offset is not None:  # (A - 1 mu^T)^T b
+            self.Atb -= offset * float(b.sum())
         self._smoothness: float | None = None
         self._rows: Any = None
         self._sparse_A = issparse(A)
@@ -151,17 +169,38 @@ class LeastSquares(Objective):
     def smoothness(self) -> float:
         """``sigma_max(A)^2`` (computed once, lazily)."""
         if self._smoothness is None:
-            self._smoothness = _sigma_max_sq(self.A)
+            self._smoothness = _sigma_max_sq(self.A if self.offset is None else self._operator())
         return self._smoothness
 
     @smoothness.setter
     def smoothness(self, value: float | None) -> None:
         self._smoothness = None if value is None else float(value)
 
+    def _operator(self) -> Any:
+        """``A - 1 mu^T`` (the offset design) as a scipy ``LinearOperator``."""
+        from scipy.sparse.linalg import LinearOperator
+
+        A, mu = self.A, self.offset
+        assert mu is not None
+        return LinearOperator(
+            A.shape, dtype=float,
+            matvec=lambda v: self._times(np.ravel(v)),
+            rmatvec=lambda r: self._times_t(np.ravel(r)))
+
+    def _times(self, v: np.ndarray) -> np.ndarray:
+        """``(A - 1 mu^T) v`` (``A v`` without an offset)."""
+        out = np.asarray(self.A @ v, dtype=float)
+        return out if self.offset is None else out - float(np.dot(self.offset, v))
+
+    def _times_t(self, r: np.ndarray) -> np.ndarray:
+        """``(A - 1 mu^T)^T r``."""
+        out = np.asarray(self.A.T @ r, dtype=float)
+        return out if self.offset is None else out - self.offset * float(r.sum())
+
     # -- evaluation ---------------------------------------------------------------
     def residual(self, x: np.ndarray) -> np.ndarray:
-        """``A x - b``."""
-        return np.asarray(self.A @ _flat("LeastSquares", x, self.n), dtype=float) - self.b
+        """``A x - b`` (with the offset: ``(A - 1 mu^T) x - b``)."""
+        return self._times(_flat("LeastSquares", x, self.n)) - self.b
 
     def value(self, x: np.ndarray) -> float:
         r = self.residual(x)
@@ -169,12 +208,12 @@ class LeastSquares(Objective):
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
-        return np.asarray(self.A.T @ self.residual(x), dtype=float).reshape(x.shape)
+        return self._times_t(self.residual(x)).reshape(x.shape)
 
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         x = np.asarray(x, dtype=float)
         r = self.residual(x)
-        return 0.5 * float(np.dot(r, r)), np.asarray(self.A.T @ r, dtype=float).reshape(x.shape)
+        return 0.5 * float(np.dot(r, r)), self._times_t(r).reshape(x.shape)
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         """Unclipped minimizer ``-<g, d> / ||A d||^2`` of ``f(x + gamma d)``.
@@ -184,19 +223,25 @@ class LeastSquares(Objective):
         """
         d = _flat("LeastSquares.exact_step", direction, self.n)
         g = _flat("LeastSquares.exact_step", gradient, self.n)
-        Ad = np.asarray(self.A @ d, dtype=float)
+        Ad = self._times(d)
         curv = float(np.dot(Ad, Ad))
         return float(line_minimizer(float(np.dot(g, d)), curv, curv, True, "LeastSquares"))
 
     def compiled_design(self) -> Design:
         """``A`` and ``b`` as the typed record of the compiled kernels
         (:mod:`frankwolfe.objectives.design_kernels`; made once, on first use)."""
+        if self.offset is not None:
+            raise NotImplementedError("LeastSquares with an `offset` has no compiled design "
+                                      "(use a method of the Python loop, e.g. pairwise)")
         if self._design is None:
             self._design = make_design(self.A, self.b, self.rows if self._sparse_A else None)
         return self._design
 
-    def tracker(self, x: np.ndarray) -> LeastSquaresTracker:
-        """A :class:`LeastSquaresTracker` at ``x`` (copied)."""
+    def tracker(self, x: np.ndarray) -> Tracker:
+        """A :class:`LeastSquaresTracker` at ``x`` (copied); with an ``offset``, the plain
+        :class:`~frankwolfe.objectives.base.Tracker`."""
+        if self.offset is not None:
+            return Tracker(self, x)
         return LeastSquaresTracker(self, x, cache_bytes=self.cache_bytes,
                                    refresh_every=self.refresh_every)
 
@@ -205,11 +250,14 @@ class LeastSquares(Objective):
         import cvxpy as cp
 
         x = cp.vec(x_expr, order="C") if len(x_expr.shape) > 1 else x_expr
+        if self.offset is not None:
+            return 0.5 * cp.sum_squares(self.A @ x - self.offset @ x - self.b)
         return 0.5 * cp.sum_squares(self.A @ x - self.b)
 
     def __repr__(self) -> str:
         kind = "sparse" if issparse(self.A) else "dense"
-        return f"LeastSquares(m={self.m}, n={self.n}, {kind})"
+        offset = "" if self.offset is None else ", offset"
+        return f"LeastSquares(m={self.m}, n={self.n}, {kind}{offset})"
 
 
 class LeastSquaresTracker(ProductTracker):
@@ -405,6 +453,17 @@ def _sigma_max_sq(A: Any) -> float:
     if m == 0 or n == 0:
         return 0.0
     k = min(m, n)
+    if not (isinstance(A, np.ndarray) or issparse(A)):  # an operator (offset design)
+        if k == 1:  # one row or column: its squared norm (svds needs two)
+            v = A.rmatvec(np.ones(1)) if m == 1 else A.matvec(np.ones(1))
+            return float(np.dot(v, v))
+        if m * n <= 1 << 20:
+            A = A @ np.eye(n)
+        else:
+            from scipy.sparse.linalg import svds
+
+            v0 = np.random.default_rng(0).standard_normal(k)
+            return float(svds(A, k=1, v0=v0, return_singular_vectors=False)[0]) ** 2
     if k <= _DENSE_SVD_MAX and (not issparse(A) or k <= 64):
         Ad = A.toarray() if issparse(A) else A
         G = Ad @ Ad.T if m <= n else Ad.T @ Ad

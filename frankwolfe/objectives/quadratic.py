@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._finite import check_finite
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import ShapeError
@@ -118,6 +119,7 @@ class QuadraticObjective(Objective):
             Q = np.asarray(Q, dtype=float)
             if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
                 raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
+        check_finite(name, "Q", Q)
         n = Q.shape[0]
         point_shape = _point_shape(name, shape, n)
         if c is None:
@@ -129,6 +131,7 @@ class QuadraticObjective(Objective):
                     f"{name}: `c` has shape {c.shape}, expected ({n},) to match Q {Q.shape}"
                 )
             c = np.ascontiguousarray(c.reshape(-1))
+            check_finite(name, "c", c)
         if not np.isfinite(constant):
             raise ValueError(f"{name}: `constant` must be finite, got {constant!r}")
         self.cache_bytes, self.refresh_every = check_tracker_options(

@@ -12,7 +12,7 @@ A user's executor derives from :class:`Executor` and implements ``start`` and
 from .base import Executor, InProcessRounds, RowRounds, SerialExecutor
 from .dask import DaskExecutor
 from .make import make_executor
-from .threads import ThreadExecutor
+from .threads import ThreadExecutor, effective_n_jobs
 
 __all__ = ["Executor", "InProcessRounds", "RowRounds", "SerialExecutor", "ThreadExecutor",
-           "DaskExecutor", "make_executor"]
+           "DaskExecutor", "make_executor", "effective_n_jobs"]

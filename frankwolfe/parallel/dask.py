@@ -28,6 +28,23 @@ from .base import Executor, RowRounds
 
 __all__ = ["DaskExecutor"]
 
+#: with ``timeout=None``, how long the set-up (building the shards) and the first round may
+#: take: the workers may compile the oracles' kernels then
+FIRST_WAIT = 300.0
+#: with ``timeout=None``, a later round may take ``max(MIN_WAIT, SLOW_FACTOR x`` the slowest
+#: round so far``)``
+MIN_WAIT = 60.0
+SLOW_FACTOR = 10.0
+# a wait checks the client's state this often (a round that answers sooner waits once)
+_POLL = 0.5
+# a client that keeps reconnecting to its scheduler this long has lost it (its actors and
+# shards went with it)
+_RECONNECT_GRACE = 5.0
+
+
+class _Deadline(TimeoutError):
+    """No answer within a wait's deadline (final: no shard is rebuilt for it)."""
+
 
 def _dumps(obj: Any) -> bytes:
     try:
@@ -266,6 +283,12 @@ class DaskExecutor(Executor, RowRounds):
     (the solver attaches the result so far, its last good iterate, as
     ``err.result``).
 
+    Deadlines: every wait (the shards' set-up, a round's answers, a rebuild, the
+    scheduler's list of workers) has one, so a lost scheduler or a hung worker
+    ends in :class:`~frankwolfe.errors.ExecutorError`, never in a hang.  While
+    waiting, the client's state is checked every 0.5 s: a closed client, or one
+    that has been reconnecting to its scheduler for 5 s, ends the wait at once.
+
     Parameters
     ----------
     client : dask.distributed.Client
@@ -276,13 +299,18 @@ class DaskExecutor(Executor, RowRounds):
     actors : bool, default True
         Shards as Dask actors (rounds as direct calls) or as data that round
         tasks read (rounds through the scheduler).
+    timeout : float, optional
+        Seconds any one wait may take (a round's answers, the set-up).  Default
+        (None): 300 s for the set-up and the first round (the workers may compile
+        their kernels then), afterwards ``max(60 s, 10 x`` the slowest round so
+        far``)``.
     """
 
     name = "dask"
     whole_gradient = True
 
     def __init__(self, client: Any, n_shards: int | None = None, retries: int = 2,
-                 actors: bool = True) -> None:
+                 actors: bool = True, timeout: float | None = None) -> None:
         if not _is_client(client):
             raise TypeError(f"client must be a dask.distributed.Client, got "
                             f"{type(client).__name__}")
@@ -294,6 +322,19 @@ class DaskExecutor(Executor, RowRounds):
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
         self.retries = int(retries)
         self.actors = bool(actors)
+        if timeout is not None:
+            try:
+                ok = not isinstance(timeout, bool) and 0 < float(timeout) < math.inf
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ValueError(f"timeout must be a positive number of seconds or None, "
+                                 f"got {timeout!r}")
+            timeout = float(timeout)
+        self.timeout = timeout
+        self.slowest_round = 0.0  # seconds (wall) of the slowest round after the first
+        self._rounds = 0
+        self._unsteady: float | None = None  # when the client was first seen reconnecting
         self.bytes_out = 0  # point updates sent (arrays' bytes), for the cost model
         self.bytes_in = 0  # and packed atoms received
         self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
@@ -312,8 +353,10 @@ class DaskExecutor(Executor, RowRounds):
         self.close()
         self._oracle = None
         n = len(blocks)
+        self._unsteady = None
         try:
-            self._workers = sorted(self.client.scheduler_info()["workers"])
+            self._check_client(strict=True)
+            self._workers = self._worker_list(self._limit(first=True))
         except Exception as err:
             raise ExecutorError(f"DaskExecutor: the cluster does not answer ({err!r})") from err
         if not self._workers:
@@ -332,7 +375,17 @@ class DaskExecutor(Executor, RowRounds):
         return True
 
     def _build(self, batch: Any = None) -> None:
-        """Pickle the shards and have each built on its worker (waits for them)."""
+        """Pickle the shards and have each built on its worker (waits for them, at most
+        the set-up's deadline); a lost cluster or client is an ExecutorError."""
+        try:
+            self._build_shards(batch)
+        except Exception as err:
+            if not self._lost(err):
+                raise  # an unpicklable block, a batch oracle's own error
+            raise ExecutorError(f"DaskExecutor: the cluster or the client was lost while the "
+                                f"shards were built ({err!r})") from err
+
+    def _build_shards(self, batch: Any) -> None:
         cuts, workers = self._cuts, self._workers
         for s in range(cuts.size - 1):
             a, b = int(cuts[s]), int(cuts[s + 1])
@@ -355,9 +408,13 @@ class DaskExecutor(Executor, RowRounds):
             self.shards.append(self._place(payload, workers[s % len(workers)]))
         from distributed import wait
 
-        wait(self.shards)  # the shards are in place before the first round
+        # the shards are in place before the first round
+        deadline = time.monotonic() + self._limit(first=True)
+        shards = self.shards
+        self._wait(lambda t: wait(shards, timeout=t), deadline, "building the shards")
         if self.actors:
-            self._proxies = [f.result() for f in self.shards]
+            self._proxies = [self._wait(f.result, deadline, "building the shards", f)
+                             for f in shards]
 
     def _place(self, payload: bytes, worker: str | None) -> Any:
         """The future of a shard built from ``payload`` on ``worker`` (None: anywhere)."""
@@ -371,17 +428,22 @@ class DaskExecutor(Executor, RowRounds):
 
     def _rebuild(self, s: int) -> None:
         """Shard ``s``'s actor again, on a worker alive (its own was lost)."""
-        if getattr(self.client, "status", "running") in ("closing", "closed"):
-            raise OSError("the client is closed")
-        if not self.client.scheduler_info()["workers"]:
+        self._check_client(strict=True)
+        limit = self._limit(first=True)
+        if not self._worker_list(limit):
             raise OSError("the cluster has no workers left")
         self._seen[s] = None
+        deadline = time.monotonic() + limit
         for attempt in range(self.retries + 1):
             # the scheduler may place it on the dead worker before it notices: again
             self.shards[s] = self._place(self._payloads[s], None)
             try:
-                self._proxies[s] = self.shards[s].result()
+                fut = self.shards[s]
+                self._proxies[s] = self._wait(fut.result, deadline, f"rebuilding shard {s}",
+                                              fut)
                 return
+            except _Deadline:
+                raise
             except Exception as err:
                 if attempt == self.retries or not (_cluster_lost(err) or _actor_lost(err)):
                     raise
@@ -427,17 +489,24 @@ class DaskExecutor(Executor, RowRounds):
         shards = np.unique(owner).tolist()
         positions = [np.flatnonzero(owner == s) for s in shards]
         self._log.advance(np.ascontiguousarray(gradient, dtype=float).reshape(-1))
+        tic, limit = time.monotonic(), self._limit()
         try:
-            if getattr(self.client, "status", "running") in ("closing", "closed"):
-                raise OSError("the client is closed")
+            self._check_client(strict=True)
             # int arrays, not lists: Dask walks a list argument element by element
             local = [self.local[which[p]] for p in positions]
-            answers = self._round(shards, local, rows)
+            answers = self._round(shards, local, rows, tic + limit)
+        except _Deadline as err:
+            raise ExecutorError(f"DaskExecutor: a round of {which.size} block oracles did not "
+                                f"finish within {limit:.3g} s ({err}); DaskExecutor(timeout="
+                                f"...) sets the deadline") from err
         except Exception as err:
-            if not _cluster_lost(err):
+            if not self._lost(err):
                 raise  # an oracle's own error, as raised on the worker
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
                                 f"round of {which.size} block oracles ({err!r})") from err
+        self._rounds += 1
+        if self._rounds > 1:  # the first round may compile the workers' kernels
+            self.slowest_round = max(self.slowest_round, time.monotonic() - tic)
         self.worker_seconds += max(sec for _, sec in answers)
         return list(zip(positions, answers))
 
@@ -450,8 +519,8 @@ class DaskExecutor(Executor, RowRounds):
             return self.client.submit(_shard_round, self.shards[s], up, local, rows,
                                       pure=False, retries=self.retries)
 
-    def _round(self, shards: list[int], local: list[np.ndarray], rows: bool = False
-               ) -> list[tuple]:
+    def _round(self, shards: list[int], local: list[np.ndarray], rows: bool,
+               deadline: float) -> list[tuple]:
         """Each shard's packed answers.  A shard that no longer holds the version its
         update builds on (rebuilt or moved) answers None and is asked again with the
         whole vector.  An actor whose worker was lost is rebuilt on another worker (at
@@ -476,7 +545,10 @@ class DaskExecutor(Executor, RowRounds):
                 try:
                     if isinstance(call, Exception):
                         raise call
-                    got = call.result()
+                    got = self._wait(call.result, deadline, f"shard {shards[k]}", call,
+                                     self._holder_lost(shards[k]))
+                except _Deadline:
+                    raise
                 except Exception as err:
                     if not (self.actors and (_cluster_lost(err) or _actor_lost(err))):
                         raise  # an oracle's own error as raised on the worker, or the cluster's
@@ -490,10 +562,90 @@ class DaskExecutor(Executor, RowRounds):
                     raise OSError(f"shard {shards[k]} was lost more than retries="
                                   f"{self.retries} times in one round")
                 self._rebuild(shards[k])
+                # the rebuilt shard answers the round again: a round's time from here
+                deadline = max(deadline, time.monotonic() + self._limit())
             todo = [k for k in todo if answers[k] is None]
             if not todo:
                 return answers
         raise ExecutorError("DaskExecutor: a shard refused the whole point vector")
+
+    # -- deadlines and the client's state ----------------------------------------------
+    def _limit(self, first: bool = False) -> float:
+        """Seconds a wait may take (see ``timeout``)."""
+        if self.timeout is not None:
+            return self.timeout
+        if first or self.slowest_round == 0.0:
+            return FIRST_WAIT
+        return max(MIN_WAIT, SLOW_FACTOR * self.slowest_round)
+
+    def _check_client(self, strict: bool = False) -> None:
+        """Raise ``OSError`` when the client is closed, or has been reconnecting to its
+        scheduler for ``_RECONNECT_GRACE`` seconds (``strict``: at all)."""
+        status = str(getattr(self.client, "status", "running"))
+        if status in ("closing", "closed"):
+            raise OSError("the client is closed")
+        if status == "running":
+            self._unsteady = None
+            return
+        now = time.monotonic()
+        if self._unsteady is None:
+            self._unsteady = now
+        if strict or now - self._unsteady >= _RECONNECT_GRACE:
+            raise OSError(f"the client lost its scheduler (status {status!r})")
+
+    def _lost(self, err: BaseException) -> bool:
+        """Whether ``err`` says the cluster or the client (not an oracle) failed."""
+        if _cluster_lost(err) or "IOLoop is closed" in str(err):
+            return True
+        try:
+            self._check_client(strict=True)
+        except OSError:
+            return True
+        return False
+
+    def _holder_lost(self, s: int) -> Any:
+        """A check that raises when shard ``s``'s actor is known lost with its worker (the
+        call to it would wait for a connection timeout first); None for tasks."""
+        if not self.actors:
+            return None
+        fut = self.shards[s]
+
+        def check() -> None:
+            if fut.status not in ("finished", "pending"):
+                raise RuntimeError(f"Actor was lost (its worker: status {fut.status!r})")
+        return check
+
+    def _wait(self, get: Any, deadline: float, what: str, call: Any = None,
+              check: Any = None) -> Any:
+        """``get(timeout)`` (a result, or Dask's ``wait``) by ``deadline`` (a
+        ``time.monotonic()``), checking the client (and ``check()``) every ``_POLL``
+        seconds; ``call``: the future whose own ``TimeoutError`` (raised by the remote
+        code) passes through."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Deadline(f"{what}: no answer within the deadline")
+            try:
+                return get(min(left, _POLL))
+            except TimeoutError:
+                if call is not None and call.done():
+                    raise
+            self._check_client()
+            if check is not None:
+                check()
+
+    def _worker_list(self, seconds: float) -> list[str]:
+        """The addresses of the cluster's workers, asked of the scheduler (at most
+        ``seconds``: ``scheduler_info`` waits for an answer without a deadline)."""
+        client = self.client
+        sync, scheduler = getattr(client, "sync", None), getattr(client, "scheduler", None)
+        if sync is None or scheduler is None:  # a client-like object of the user's
+            return sorted(client.scheduler_info()["workers"])
+        try:
+            info = sync(scheduler.identity, callback_timeout=seconds)
+        except TimeoutError as err:
+            raise _Deadline(f"the scheduler did not answer within {seconds:.3g} s") from err
+        return sorted(info["workers"])
 
     def close(self) -> None:
         for f in self.shards:
@@ -505,7 +657,7 @@ class DaskExecutor(Executor, RowRounds):
 
     def __repr__(self) -> str:
         return (f"DaskExecutor(n_shards={self.n_shards}, retries={self.retries}, "
-                f"actors={self.actors})")
+                f"actors={self.actors}, timeout={self.timeout})")
 
 
 _LOST = {"ClosedClientError", "CancelledError", "FutureCancelledError", "CommClosedError",

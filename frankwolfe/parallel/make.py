@@ -6,15 +6,15 @@ from typing import Any
 
 from .base import Executor, SerialExecutor
 from .dask import DaskExecutor, _is_client
-from .threads import ThreadExecutor, _n_threads
+from .threads import ThreadExecutor, effective_n_jobs
 
 __all__ = ["make_executor"]
 
 
 def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
     """An :class:`Executor` from ``executor`` (an instance, a ``dask.distributed.Client``
-    or ``None``) and ``n_jobs`` (threads when ``executor`` is ``None``; 1 or ``None``:
-    serial)."""
+    or ``None``) and ``n_jobs`` (threads when ``executor`` is ``None``, counted as
+    scikit-learn does: :func:`~.threads.effective_n_jobs`; 1 or ``None``: serial)."""
     if isinstance(executor, Executor):
         return executor
     if executor is not None:
@@ -22,6 +22,6 @@ def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
             return DaskExecutor(executor)
         raise TypeError(f"executor must be an Executor, a dask.distributed.Client or None, "
                         f"got {type(executor).__name__}")
-    if n_jobs is None or _n_threads(n_jobs) == 1:
+    if n_jobs is None or effective_n_jobs(n_jobs) == 1:
         return SerialExecutor()
     return ThreadExecutor(n_jobs)

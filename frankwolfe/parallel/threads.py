@@ -16,13 +16,33 @@ import numpy as np
 from ..atoms import Atom
 from .base import _InProcess
 
-__all__ = ["ThreadExecutor"]
+__all__ = ["ThreadExecutor", "effective_n_jobs", "cpu_count"]
 
 
-def _n_threads(n_jobs: int) -> int:
-    if isinstance(n_jobs, bool) or int(n_jobs) != n_jobs or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
-    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+def cpu_count() -> int:
+    """The cores this process may run on (its CPU affinity where the system says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def effective_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
+    """The number of threads ``n_jobs`` asks for, by scikit-learn's (joblib's) rule: a
+    positive integer as is; ``-1`` all cores, ``-2`` all but one, and so on (at least
+    one); ``None`` one.  Anything else (0, a float, a bool) is a ``ValueError``."""
+    if n_jobs is None:
+        return 1
+    try:
+        ok = not isinstance(n_jobs, (bool, np.bool_)) and int(n_jobs) == n_jobs != 0
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be a positive integer or -1 (all cores), got {n_jobs!r}; "
+                         f"a negative {name} counts back from all cores as in scikit-learn "
+                         f"(-2: all but one)")
+    n = int(n_jobs)
+    return n if n > 0 else max(1, cpu_count() + 1 + n)
+
 
 
 class ThreadExecutor(_InProcess):
@@ -32,13 +52,14 @@ class ThreadExecutor(_InProcess):
     Parameters
     ----------
     n_jobs : int, default -1
-        Threads (``-1``: one per core).
+        Threads, as scikit-learn counts them: ``-1`` one per core, ``-2`` all cores
+        but one, and so on.
     """
 
     name = "threads"
 
     def __init__(self, n_jobs: int = -1) -> None:
-        self.n_jobs = _n_threads(n_jobs)
+        self.n_jobs = effective_n_jobs(n_jobs)
         self._pool: ThreadPoolExecutor | None = None
 
     def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 from numba import njit
+
+from frankwolfe.parallel.threads import cpu_count, effective_n_jobs
 
 from .data import ChainData
 from .viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
@@ -84,8 +85,7 @@ def _psi_sum(Xf, If, offsets, off, Yf, labels, K, F, uses_ids, out):  # pragma: 
 def _threads(n_jobs: int | None) -> int:
     if n_jobs is None or n_jobs == 1:
         return 1
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return n if n_jobs < 0 else max(1, min(int(n_jobs), n))
+    return min(effective_n_jobs(n_jobs), cpu_count())  # no more threads than cores
 
 
 def _over_threads(kernel: Any, n: int, n_jobs: int | None, *args: Any) -> None:

@@ -1,0 +1,238 @@
+"""Every way a Dask cluster can fail during a run ends in ``ExecutorError`` carrying the
+run's last good iterate, within a deadline: the scheduler killed, the client closed from
+another thread, every worker killed, a worker that never answers.  The clusters are real
+(a `dask scheduler` and `dask worker` processes on 127.0.0.1, or an in-process
+``LocalCluster``); the iterates are checked against serial runs of the same seed."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+from frankwolfe.applications.structured_svm.dual import SSVMDual
+from frankwolfe.parallel import dask as fw_dask
+
+distributed = pytest.importorskip("distributed")
+
+N_EX = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def _cluster(n_workers: int = 2):
+    """``(client, scheduler process, worker processes)`` on 127.0.0.1, workers without
+    nannies (a killed worker stays dead)."""
+    dask = str(Path(sys.executable).parent / "dask")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard"], **quiet)
+    workers = [subprocess.Popen([dask, "worker", addr, "--host", "127.0.0.1", "--nthreads", "1",
+                                 "--no-nanny", "--no-dashboard", "--memory-limit", "0",
+                                 "--name", f"w{k}"], **quiet) for k in range(n_workers)]
+    client = None
+    try:
+        client = distributed.Client(addr, timeout="30s")
+        client.wait_for_workers(n_workers, timeout=30)
+        yield client, scheduler, workers
+    finally:
+        if client is not None:
+            client.close(timeout=5)
+        for p in [*workers, scheduler]:
+            p.kill()
+            p.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return make_chain(N_EX, n_states=3, n_features=4, random_state=0)
+
+
+class _FailingAt(StructuredSVM):
+    """A StructuredSVM whose ``fail`` runs at its ``at``-th history evaluation (one per
+    pass with ``eval_every=1``): the cluster is lost between rounds of the fit."""
+
+    def _evaluate(self, *args, **kwargs):
+        self._n_eval = getattr(self, "_n_eval", 0) + 1
+        if self._n_eval == self.at:
+            self.fail()
+        return super()._evaluate(*args, **kwargs)
+
+
+def _svm(client, **kw) -> _FailingAt:
+    # the Python block engine: no numba compilation on the workers (each test < 30 s)
+    return _FailingAt(ChainModel(3, 4), lam=1.0 / N_EX, batch_size=20, client=client,
+                      compiled=False, max_passes=40, tol=0.0, gap_every=1, eval_every=1,
+                      random_state=0, **kw)
+
+
+def _check_last_good(svm, err, chain, passes):
+    """``err.result`` is the serial run's iterate after ``passes`` passes, and the
+    estimator kept it (``w_``, ``result_``)."""
+    X, Y = chain
+    res = err.result
+    assert res is not None and not res.success and res.status == fw.Status.ERROR
+    assert res.nit == passes
+    dom = SSVMDual(ChainModel(3, 4), X, Y, 1.0 / N_EX, compiled=False)
+    ref = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom, batch_size=20,
+                                          executor=fw.SerialExecutor(), max_iter=passes,
+                                          tol=0.0, gap_every=1, random_state=0,
+                                          averaging="weighted", certify="average")
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    assert svm.result_ is res
+    np.testing.assert_array_equal(svm.w_, res.x[:-1])
+
+
+def test_scheduler_killed_during_a_cluster_fit_is_an_executor_error(chain):
+    """Killing the scheduler used to hang the fit (a wait without a deadline)."""
+    X, Y = chain
+    with _cluster() as (client, scheduler, _):
+        svm = _svm(client)
+        svm.at = 3
+
+        def fail():
+            scheduler.kill()
+            scheduler.wait(timeout=10)
+
+        svm.fail = fail
+        tic = time.perf_counter()
+        with pytest.raises(fw.ExecutorError, match="lost") as info:
+            svm.fit(X, Y)
+        assert time.perf_counter() - tic < 20.0
+    _check_last_good(svm, info.value, chain, 3)
+
+
+def test_client_closed_from_another_thread_during_a_fit_is_an_executor_error(chain):
+    """The client closed while a round is under way (no FuturesCancelledError, no
+    "IOLoop is closed")."""
+    X, Y = chain
+    with _cluster() as (client, _, _):
+        svm = _svm(client)
+        svm.at = 2
+        svm.fail = lambda: threading.Timer(0.01, client.close).start()
+        with pytest.raises(fw.ExecutorError, match="lost") as info:
+            svm.fit(X, Y)
+    res = info.value.result
+    assert res is not None and res.nit >= 2
+    np.testing.assert_array_equal(svm.w_, res.x[:-1])
+
+
+def test_every_worker_killed_is_an_executor_error(chain):
+    X, Y = chain
+    with _cluster() as (client, _, workers):
+        svm = _svm(client)
+        svm.at = 2
+
+        def fail():
+            for w in workers:
+                w.kill()
+                w.wait(timeout=10)
+
+        svm.fail = fail
+        tic = time.perf_counter()
+        with pytest.raises(fw.ExecutorError, match="no workers left") as info:
+            svm.fit(X, Y)
+        assert time.perf_counter() - tic < 20.0
+    _check_last_good(svm, info.value, chain, 2)
+
+
+_RELEASE = threading.Event()  # set: the hanging oracle returns
+_HANG = threading.Event()  # set: the oracle hangs (until _RELEASE, at most 20 s)
+
+
+class _Hanging(fw.ProbabilitySimplex):
+    """A block whose oracle stops answering once ``_HANG`` is set (an in-process worker
+    sees this module's events)."""
+
+    def __call__(self, direction):
+        if _HANG.is_set():
+            _RELEASE.wait(20)
+        return super().__call__(direction)
+
+
+def test_a_worker_that_never_answers_meets_the_deadline():
+    f = fw.QuadraticObjective(np.eye(20), -0.3 * np.ones(20))
+    dom = fw.ProductDomain([_Hanging(dim=2) for _ in range(10)])
+    kw = dict(batch_size=5, tol=0.0, random_state=0)
+    ref = fw.block_coordinate_frank_wolfe(f, dom, max_iter=2, **kw)  # 2 passes, serial
+    _HANG.clear()
+    _RELEASE.clear()
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cl, \
+                distributed.Client(cl) as client:
+            ex = fw.DaskExecutor(client, timeout=1.5)
+
+            def hang(state):
+                if state.k == 2:
+                    _HANG.set()
+
+            tic = time.perf_counter()
+            with pytest.raises(fw.ExecutorError, match=r"did not finish within 1\.5 s") as info:
+                fw.block_coordinate_frank_wolfe(f, dom, executor=ex, max_iter=5,
+                                                callback=hang, **kw)
+            assert 1.4 < time.perf_counter() - tic < 15.0
+            _RELEASE.set()
+    finally:
+        _RELEASE.set()
+    res = info.value.result
+    assert not res.success and res.nit == 2
+    np.testing.assert_array_equal(res.x, ref.x)
+
+
+def test_the_default_deadline_follows_the_slowest_round():
+    client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
+    ex = fw.DaskExecutor(client)
+    assert ex._limit() == fw_dask.FIRST_WAIT  # set-up and first round: compilation
+    ex.slowest_round = 0.5
+    assert ex._limit() == fw_dask.MIN_WAIT and ex._limit(first=True) == fw_dask.FIRST_WAIT
+    ex.slowest_round = 20.0
+    assert ex._limit() == pytest.approx(fw_dask.SLOW_FACTOR * 20.0, rel=1e-12)
+    assert fw.DaskExecutor(client, timeout=7)._limit() == 7.0
+    for bad in (0, -1, float("inf"), float("nan"), "1 s", True):
+        with pytest.raises(ValueError, match=r"timeout must be a positive number of seconds"):
+            fw.DaskExecutor(client, timeout=bad)
+
+
+def test_a_client_reconnecting_to_its_scheduler_ends_a_wait(monkeypatch):
+    """A wait that gets no answer gives up when the client has been reconnecting for the
+    grace period (its scheduler, and with it the shards, are gone)."""
+    monkeypatch.setattr(fw_dask, "_RECONNECT_GRACE", 0.3)
+    monkeypatch.setattr(fw_dask, "_POLL", 0.05)
+    client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
+    ex = fw.DaskExecutor(client)
+
+    def never(timeout):
+        time.sleep(timeout)
+        raise TimeoutError
+
+    threading.Timer(0.2, lambda: setattr(client, "status", "connecting")).start()
+    tic = time.monotonic()
+    with pytest.raises(OSError, match="lost its scheduler"):
+        ex._wait(never, tic + 10.0, "a test")
+    assert 0.45 < time.monotonic() - tic < 3.0
+    assert ex._lost(RuntimeError("IOLoop is closed"))
+    client.status = "running"
+    ex._unsteady = None
+    assert not ex._lost(RuntimeError("an oracle's own error"))
+    with pytest.raises(fw_dask._Deadline):
+        ex._wait(never, time.monotonic() + 0.2, "a test")
