@@ -20,7 +20,7 @@ from frankwolfe import (
     minimize,
     stochastic_frank_wolfe,
 )
-from frankwolfe.algorithms.gradient_estimators import SVRF, GradientEstimator, Momentum
+from frankwolfe.algorithms.gradient_estimators import SAG, SVRF, GradientEstimator, Momentum
 
 
 def _logistic_problem(seed, m=150, n=12):
@@ -107,10 +107,14 @@ def test_same_random_state_same_run():
 
 def test_work_counters():
     A, y = _logistic_problem(1, m=100)
-    res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0), estimator="sag",
-                                 batch_size=4, certify_every=0, max_iter=50, random_state=0)
+    res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0),
+                                 estimator=SAG(batch_size=4, init="full"), certify_every=0,
+                                 max_iter=50, random_state=0)
     # one full pass for the first SAG estimate, then 4 samples per iteration
     assert res.extra["n_sample_gradients"] == 100 + 4 * 49
+    res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0), estimator="sag",
+                                 batch_size=4, certify_every=0, max_iter=50, random_state=0)
+    assert res.extra["n_sample_gradients"] == 4 * 50  # zero start: no pass up front
     # certificates at k = 0 and at the end
     assert res.extra["n_certificate_gradients"] == 2 * 100
     res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0),
@@ -190,3 +194,17 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="finite"):
         LinearModelLoss(np.full((2, 2), np.nan), np.ones(2))
     assert isinstance(Momentum(), GradientEstimator)
+
+
+def test_batches_reshuffle_each_epoch():
+    """Random reshuffling: two epochs of batches visit every sample exactly twice."""
+    A, y = _logistic_problem(3, m=60)
+    est = SAG(batch_size=6)
+    seen = []
+    est.start(LinearModelLoss(A, y), np.zeros(A.shape[1]), np.random.default_rng(0))
+    for _ in range(20):
+        seen.append(est._batch(6))
+    counts = np.bincount(np.concatenate(seen), minlength=60)
+    assert np.all(counts == 2)
+    with pytest.raises(ValueError, match="init"):
+        SAG(init="ones")

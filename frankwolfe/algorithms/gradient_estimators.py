@@ -52,18 +52,27 @@ class GradientEstimator(ABC):
         self.objective = objective
         self.rng = rng
         self.n_sample_gradients = 0
+        self._order = np.zeros(0, dtype=np.int64)  # this epoch's shuffled samples
+        self._next = 0
 
     @abstractmethod
     def estimate(self, k: int, x: np.ndarray) -> np.ndarray:
         """The gradient estimate at ``x`` for iteration ``k``."""
 
     def _batch(self, size: int) -> np.ndarray:
+        """The next ``size`` samples by random reshuffling: each epoch visits every
+        sample once, in a fresh random order (distinct samples within a batch)."""
         n = self.objective.n_samples
         size = min(max(int(size), 1), n)
         self.n_sample_gradients += size
         if size == n:
             return np.arange(n)
-        return self.rng.choice(n, size=size, replace=False)
+        if self._next + size > self._order.size:
+            self._order = self.rng.permutation(n)
+            self._next = 0
+        idx = self._order[self._next:self._next + size]
+        self._next += size
+        return idx
 
 
 class MiniBatch(GradientEstimator):
@@ -170,18 +179,24 @@ class SAG(GradientEstimator):
     one stored derivative ``alpha_i`` per sample, refreshed for the batch each
     iteration; the estimate ``(1/n) sum_i alpha_i a_i`` is kept up to date in
     ``O(batch nnz)`` and its error vanishes as the iterates converge.  Needs a
-    :class:`~frankwolfe.objectives.finite_sum.LinearModelLoss`.  The derivatives
-    start from a full pass at ``x0`` (copt starts them at zero), so the first
-    estimate is the true gradient.
+    :class:`~frankwolfe.objectives.finite_sum.LinearModelLoss`.
 
     Parameters
     ----------
     batch_size : int or callable, default 1
         Samples refreshed per iteration.
+    init : {"zero", "full"}, default "zero"
+        The stored derivatives at the start: zero (as the paper and copt; the
+        estimate fills in over the first epoch, no pass spent up front) or a full
+        pass at ``x0`` (the first estimate is the true gradient, for one epoch of
+        sample gradients).
     """
 
-    def __init__(self, batch_size: BatchSize = 1) -> None:
+    def __init__(self, batch_size: BatchSize = 1, init: str = "zero") -> None:
         self.batch_size = _batch_rule(batch_size, "SAG")
+        if init not in ("zero", "full"):
+            raise ValueError(f"SAG: `init` must be 'zero' or 'full', got {init!r}")
+        self.init = init
 
     def start(self, objective: FiniteSum, x: np.ndarray, rng: np.random.Generator) -> None:
         if not isinstance(objective, LinearModelLoss):
@@ -197,11 +212,14 @@ class SAG(GradientEstimator):
         assert isinstance(f, LinearModelLoss)  # start() checked it
         n = f.n_samples
         if self.alpha is None:
-            idx = np.arange(n)
-            self.alpha = f.sample_derivatives(x, idx)
-            self.r = f.rows_transpose_dot(idx, self.alpha) / n
-            self.n_sample_gradients += n
-            return self.r
+            if self.init == "zero":
+                self.alpha = np.zeros(n)
+            else:
+                idx = np.arange(n)
+                self.alpha = f.sample_derivatives(x, idx)
+                self.r = f.rows_transpose_dot(idx, self.alpha) / n
+                self.n_sample_gradients += n
+                return self.r
         idx = self._batch(self.batch_size(k))
         new = f.sample_derivatives(x, idx)
         self.r += f.rows_transpose_dot(idx, new - self.alpha[idx]) / n
