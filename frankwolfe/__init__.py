@@ -15,6 +15,7 @@ from . import (
 from ._config import debug, debug_enabled, set_debug
 from .active_set import ActiveSet
 from .algorithms import (
+    alternating_linear_minimization,
     away_step_frank_wolfe,
     biconjugate_frank_wolfe,
     blended_conditional_gradient,
@@ -126,7 +127,7 @@ __all__ = [
     # methods
     "frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient", "decomposition_invariant_conditional_gradient",
-    "blended_conditional_gradient",
+    "blended_conditional_gradient", "alternating_linear_minimization",
     "compiled_pairwise_frank_wolfe", "supports_compiled_pairwise",
     "randomized_away_step_frank_wolfe", "fully_corrective_frank_wolfe",
     "block_coordinate_frank_wolfe", "conjugate_frank_wolfe", "biconjugate_frank_wolfe",

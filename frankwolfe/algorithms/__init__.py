@@ -13,6 +13,7 @@ Least squares over the l1 ball or the simplex can run compiled end to end
 of them per outer iteration of the same driver).
 """
 
+from .alternating import alternating_linear_minimization
 from .away import away_step_frank_wolfe
 from .bcfw import block_coordinate_frank_wolfe
 from .bcg import blended_conditional_gradient
@@ -33,6 +34,7 @@ __all__ = [
     "pairwise_frank_wolfe",
     "blended_pairwise_conditional_gradient",
     "blended_conditional_gradient",
+    "alternating_linear_minimization",
     "decomposition_invariant_conditional_gradient",
     "compiled_pairwise_frank_wolfe",
     "supports_compiled_pairwise",

@@ -1,0 +1,85 @@
+"""Alternating linear minimization over intersections, against cvxpy."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from frankwolfe import (
+    Box,
+    L1Ball,
+    ProbabilitySimplex,
+    QuadraticObjective,
+    alternating_linear_minimization,
+    minimize,
+)
+
+
+def _sets(rng):
+    d = int(rng.integers(4, 15))
+    upper = rng.uniform(1.2 / d, 3.0 / d, size=d)  # sum(upper) > 1: the intersection is not empty
+    return d, [ProbabilitySimplex(dim=d), Box(0.0, upper)], \
+        lambda x: [x >= 0, cp.sum(x) == 1, x <= upper], upper
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_feasibility_finds_a_point_of_the_intersection(seed):
+    rng = np.random.default_rng(seed)
+    d, sets, _, _ = _sets(rng)
+    res = alternating_linear_minimization(None, sets, tol=1e-12, max_iter=100000)
+    assert res.status == "converged"
+    # F = spread^2 terms: gap 1e-12 certifies sum ||x_i - mean||^2 <= 2k * 1e-12 / penalty
+    assert res.extra["spread"] <= 3e-6
+    for s in sets:
+        assert s.violation(res.x) <= 1e-5
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_penalized_problem_matches_cvxpy(seed):
+    rng = np.random.default_rng(100 + seed)
+    d, sets, _, ub = _sets(rng)
+    y = rng.standard_normal(d)
+    f = QuadraticObjective(np.eye(d), -y)  # 0.5 ||x||^2 - <y, x>
+    lam = 5.0
+    res = alternating_linear_minimization(f, sets, penalty=lam, tol=1e-9, max_iter=100000)
+    X = cp.Variable((2, d))
+    mean = cp.sum(X, axis=0) / 2
+    obj = sum(0.5 * cp.sum_squares(X[i]) - y @ X[i] for i in range(2)) / 2 \
+        + lam / 4 * sum(cp.sum_squares(X[i] - mean) for i in range(2))
+    cons = [X[0] >= 0, cp.sum(X[0]) == 1, X[1] >= 0, X[1] <= ub]
+    prob = cp.Problem(cp.Minimize(obj), cons)
+    prob.solve(solver=cp.CLARABEL)
+    assert res.status == "converged"
+    assert -1e-7 <= res.fun - prob.value <= res.gap + 1e-7
+
+
+def test_a_larger_penalty_approaches_the_constrained_optimum():
+    rng = np.random.default_rng(7)
+    d, sets, cons, _ = _sets(rng)
+    y = rng.standard_normal(d)
+    f = QuadraticObjective(np.eye(d), -y)
+    x = cp.Variable(d)
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(x) - y @ x), cons(x)).solve(solver=cp.CLARABEL)
+    dist, spread = [], []
+    for lam in (1.0, 100.0, 1000.0):
+        res = alternating_linear_minimization(f, sets, penalty=lam, tol=1e-12, max_iter=200000)
+        assert res.status == "converged"
+        dist.append(float(np.linalg.norm(res.x - x.value)))
+        spread.append(res.extra["spread"])
+    # the penalized optimum tends to the constrained one as the penalty grows
+    assert dist[2] < dist[1] < dist[0]
+    assert spread[2] < spread[1] < spread[0]
+    assert dist[2] < 0.05 * dist[0]
+
+
+def test_by_name_and_bad_arguments():
+    sets = [ProbabilitySimplex(dim=3), Box(0.0, 0.5, dim=3)]
+    res = minimize(None, sets, method="alm", tol=1e-10)
+    assert res.method == "alm" and res.extra["copies"].shape == (2, 3)
+    with pytest.raises(TypeError, match="two or more"):
+        alternating_linear_minimization(None, [ProbabilitySimplex(dim=3)])
+    with pytest.raises(ValueError, match="one dimension"):
+        alternating_linear_minimization(None, [ProbabilitySimplex(dim=3), L1Ball(1.0, dim=4)])
+    with pytest.raises(ValueError, match="penalty"):
+        alternating_linear_minimization(None, sets, penalty=0.0)
