@@ -296,7 +296,11 @@ class StructuredSVM(BaseEstimator):
         finally:
             del self._data
         res = self.result_
-        if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
+        if res.status == Status.INTERRUPTED:
+            warnings.warn(f"StructuredSVM: interrupted (Ctrl-C) after {res.nit} iterations; "
+                          f"w_ holds the weights so far ({res.message})",
+                          ConvergenceWarning, stacklevel=2)
+        elif res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
             budget = "time_limit" if res.status == Status.TIME_LIMIT else "max_passes"
             gap = res.gap if np.isfinite(res.gap) else self.history_["gap"][-1]
             if not gap <= self.tol:

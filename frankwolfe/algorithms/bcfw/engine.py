@@ -61,6 +61,10 @@ class BlockEngine(Engine):
         self.fx = float(state.f.value(self.certified_point()))
         self.gap = np.inf
         self.certified = False
+        # the point at the start of the current pass, (x, f, gap, certified): what an
+        # error returns when the pass left a non-finite value or was cut short
+        self.good: tuple[np.ndarray, float, float, bool] | None = None
+        self.bad = False  # observe() found a non-finite value
 
     def certified_point(self) -> np.ndarray:
         """The iterate the certificates are about (the last one or the average)."""
@@ -90,6 +94,7 @@ class BlockEngine(Engine):
     def observe(self, p: int) -> Observation | str:
         fx, gap, certified = self.fx, self.gap, self.certified
         if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
+            self.bad = True
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         st = self.state
         return Observation(fx, gap, certified, self.certified_point(), None, st.last_gamma,
@@ -99,6 +104,8 @@ class BlockEngine(Engine):
 
     def advance(self, p: int, monitor: Monitor) -> None:
         st = self.state
+        # O(d) per pass of n oracle calls
+        self.good = (self.certified_point().copy(), self.fx, self.gap, self.certified)
         budget = Budget(monitor, st.n, self._reserve)
         df = self.run_pass.run(st.pass_order(), budget)
         self.time_up = self.time_up or budget.up
@@ -152,5 +159,30 @@ class BlockEngine(Engine):
         out = dict(x=x_ret.copy(), n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
                    n_function_calls=self.passes, extra=extra)
         if error:
-            out.update(fun=self.fx, gap=self.gap)
+            out.update(self._last_good(out["x"]))
+            out["n_oracle_calls"] = st.n_oracle  # with the certificate's
         return out
+
+    def _last_good(self, x: np.ndarray) -> dict[str, Any]:
+        """``x``, ``fun`` and ``gap`` of the point an error returns: the one from before
+        the pass when the pass ended on a non-finite value or was cut short (its gap
+        certified with one oracle call per block if it was not), else the current one
+        (its gap not certified: the oracles may be what failed)."""
+        good = self.good
+        if good is None or not (self.bad or self.cut_short):
+            if good is not None and np.array_equal(good[0], x):
+                return dict(fun=good[1], gap=good[2] if good[3] else np.nan)
+            try:
+                fun = float(self.state.f.value(x))
+            except Exception:
+                fun = np.nan
+            return dict(fun=fun, gap=np.nan)
+        x, fun, gap, certified = good
+        if not certified:
+            try:
+                fun, gap = self.run_pass.certificate(x, refresh=False)
+            except Exception:
+                gap = np.nan
+            if not (np.isfinite(fun) and np.isfinite(gap)):
+                fun, gap = good[1], np.nan
+        return dict(x=x.copy(), fun=fun, gap=gap)
