@@ -17,6 +17,7 @@ import numpy as np
 from ...atoms import Atom
 from ...step_size import StepSize
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
+from ...monitor import INTERRUPTS
 from .passes import Budget, Pass
 from .state import BlockState, block_vector
 
@@ -170,6 +171,8 @@ class PythonPass(Pass):
         for t, i in enumerate(picks):
             step(int(i))
             if limited and (t + 1) % _TIME_CHECK_EVERY == 0 and budget.spent(t + 1):
+                break
+            if INTERRUPTS.hits:  # Ctrl-C: the driver stops after this block step
                 break
         return 0.0
 

@@ -40,6 +40,7 @@ from ...atoms import Atom
 from ...compiled import Picker, RoundKernels
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from .compiled_pass import CompiledSteps
+from ...monitor import INTERRUPTS
 from .passes import Budget, Pass
 from .state import BlockState, PythonBlocks
 
@@ -168,7 +169,7 @@ class PythonRounds(Pass):
                 step(int(i), atom)
             sched.rounds += 1
             done += len(batch)
-            if budget.limited and budget.spent(done):
+            if INTERRUPTS.hits or (budget.limited and budget.spent(done)):
                 break
         return 0.0
 
@@ -225,7 +226,7 @@ class CompiledRounds(Pass):
             df += steps.steps(picker, 0, which.size)
             sched.rounds += 1
             done += which.size
-            if budget.limited and budget.spent(done):
+            if INTERRUPTS.hits or (budget.limited and budget.spent(done)):
                 break
         return df
 
