@@ -273,6 +273,12 @@ class Monitor:
         """Whether the time budget is spent."""
         return self.time_limit is not None and self.elapsed() >= self.time_limit
 
+    def time_left(self) -> float | None:
+        """Seconds left of the time budget (``None`` without one; may be negative)."""
+        if self.time_limit is None:
+            return None
+        return self.time_limit - self.elapsed()
+
     @property
     def interrupted(self) -> bool:
         """Whether Ctrl-C asked the run to stop (at the end of the current iteration or

@@ -238,9 +238,15 @@ def solve_qap(
         gap decays slowly, while rounding and 2-opt decide the quality: with
         many restarts, short runs (5-10 iterations) find more in less time.
     time_limit : float, optional
-        Wall-time budget in seconds for the whole call: no restart starts
-        after it, and a running Frank-Wolfe run stops at it (at a fifth of
-        it when the tabu search polishes).
+        Wall-time budget in seconds for the whole call (numba compilation on
+        first use included): no restart starts after it, and a running
+        Frank-Wolfe run stops at it (at a fifth of it when the tabu search
+        polishes).  How much work fits in it depends on the machine and its
+        load, so a run with a time limit is not reproducible, even with the
+        same ``random_state``.  For a reproducible budget leave it None and
+        bound the work in iterations: ``max_iter`` and ``restarts`` for the
+        relaxation, ``local_search="tabu"`` with ``tabu_iter`` for the
+        search.
     step_size : str or StepSize, default "exact"
         Step-size rule of the relaxation solver; ``"exact"`` is the closed
         form of :meth:`QAPObjective.exact_step`.

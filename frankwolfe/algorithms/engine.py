@@ -54,6 +54,11 @@ class Observation:
 class Engine(ABC):
     """One run of a method, as the driver sees it."""
 
+    #: the engine keeps the time limit itself, mid-iteration (a BCFW pass, compiled
+    #: chunks); otherwise the driver starts no outer iteration that the last one's
+    #: duration says would end past the limit
+    times_itself: bool = False
+
     #: set by the driver when a ``KeyboardInterrupt`` cut an outer iteration short:
     #: ``outputs(error=True)`` then returns the point from before that iteration
     cut_short: bool = False
@@ -176,6 +181,10 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     watched = monitor.callback is not None
     state = None
     stall = _Stall()
+    limit = monitor.time_limit
+    timed = limit is not None and not engine.times_itself
+    cycle = 0.0  # seconds of the last outer iteration (advance, observe, bookkeeping)
+    tick = 0.0
     INTERRUPTS.open()
     try:
         try:
@@ -202,10 +211,19 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                         status = Status.STALLED
                 elif stall.zeros:
                     stall.zeros = 0
+                if timed and status is None:
+                    now = monitor.elapsed()
+                    if k:
+                        cycle = now - tick
+                    tick = now
+                    # the next iteration would end past the budget: stop now, before it
+                    if limit is not None and now + cycle > limit:
+                        status = Status.TIME_LIMIT
                 if status is not None:
                     break
                 ran = engine.advance(k, monitor)
                 k += 1 if ran is None else ran
+            stopped = monitor.elapsed()
             fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
         except (NonConvexError, ExecutorError) as err:
             err.result = monitor.finish(
@@ -230,7 +248,10 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             raise
         monitor.record(k, fun, gap, obs.step_size, force=True, **engine.info())
         message = stall.message(k) if status == Status.STALLED else None
-        return monitor.finish(status=status, nit=k, fun=fun, gap=gap, message=message,
-                              **engine.outputs(error=False))
+        res = monitor.finish(status=status, nit=k, fun=fun, gap=gap, message=message,
+                             **engine.outputs(error=False))
+        # the iterations' time, without the closing certificate and the result's assembly
+        res.extra.setdefault("loop_time", stopped)
+        return res
     finally:
         INTERRUPTS.close()

@@ -407,10 +407,15 @@ class _BlockCorrective(Variant):
 
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         blocks = np.asarray(self.blocks, dtype=np.int64)
+        # the atoms of positive weight grouped by block in one sort (a mask per block
+        # cost O(blocks x atoms): seconds at the end of a cutting plane on OCR)
+        live = np.flatnonzero(self.w[: blocks.size] > 0)
+        live = live[np.argsort(blocks[live], kind="stable")]
+        cuts = np.searchsorted(blocks[live], np.arange(self.domain.n_blocks + 1))
         sets = []
         for i in range(self.domain.n_blocks):
-            js = np.flatnonzero((blocks == i) & (self.w > 0))
-            sets.append(ActiveSet([self.block_atoms[j] for j in js], self.w[js], keep_x=True))
+            js = live[cuts[i]:cuts[i + 1]]
+            sets.append(ActiveSet([self.block_atoms[j] for j in js], self.w[js], keep_x=False))
         extra = dict(self.counts)
         extra["n_block_atoms"] = len(self.atoms)
         extra["block_oracle_calls"] = self.block_calls

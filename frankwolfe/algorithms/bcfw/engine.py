@@ -42,6 +42,8 @@ class BlockEngine(Engine):
         Whether the gapBCFW cache runs (its threshold needs a global gap).
     """
 
+    times_itself = True  # the time limit is kept mid-pass (see .passes.Budget)
+
     def __init__(self, state: BlockState, run_pass: Pass, reason: str, *,
                  labels: dict[str, str], certify: str, gap_every: int, cache: bool) -> None:
         self.state = state
