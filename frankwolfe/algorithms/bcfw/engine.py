@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...monitor import Monitor
+from ...monitor import INTERRUPTS, Monitor
 from ..engine import Engine, Observation
 from .passes import Budget, Pass
 from .state import BlockState
@@ -58,6 +58,7 @@ class BlockEngine(Engine):
         # the last certificate's (before one, n block steps at the measured rate)
         self.time_up = False
         self._reserve: float | None = None
+        self._pass_seconds: float | None = None  # the last whole pass
         # no certificate before the first pass (it would cost a pass and would replace the
         # "unvisited" estimates that gap sampling sweeps first)
         self.fx = float(state.f.value(self.certified_point()))
@@ -108,8 +109,14 @@ class BlockEngine(Engine):
         st = self.state
         # O(d) per pass of n oracle calls
         self.good = (self.certified_point().copy(), self.fx, self.gap, self.certified)
-        budget = Budget(monitor, st.n, self._reserve)
+        # the closing certificate's time: the last certificate's, else the last whole
+        # pass's (n block steps: the rate of a pass's first steps overstates it)
+        reserve = self._reserve if self._reserve is not None else self._pass_seconds
+        budget = Budget(monitor, st.n, reserve)
+        tic = time.perf_counter()
         df = self.run_pass.run(st.pass_order(), budget)
+        if not (budget.up or INTERRUPTS.hits):
+            self._pass_seconds = time.perf_counter() - tic
         self.time_up = self.time_up or budget.up
         self.passes = p + 1
         if st.avg is not None:  # before the certificate: it is about the reported average

@@ -177,4 +177,11 @@ class PythonPass(Pass):
         return 0.0
 
     def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
-        return self.steps.certificate(x, refresh)
+        # the domain's batch oracle, where it has one, answers all n blocks in one call
+        # (for the SSVM chains 10-20x faster than the blocks one by one: the closing
+        # certificate of a timed run is then what its time budget planned)
+        batch = self.steps.state.batch_oracle()
+        if batch is None:
+            return self.steps.certificate(x, refresh)
+        which = list(range(self.steps.state.n))
+        return self.steps.certificate(x, refresh, lambda g: batch(which, g))
