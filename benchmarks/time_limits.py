@@ -87,8 +87,12 @@ _SSVM = {"bcfw": {}, "bcfw_pairwise": {"solver": "bcfw_pairwise"},
 
 
 def ssvm_cases(data: Path) -> dict[str, Callable[[float | None, int], Any]]:
-    from frankwolfe.applications.structured_svm import (ChainModel, StructuredSVM,
-                                                        load_conll2000, load_ocr)
+    from frankwolfe.applications.structured_svm import (
+        ChainModel,
+        StructuredSVM,
+        load_conll2000,
+        load_ocr,
+    )
 
     cases: dict[str, Callable[[float | None, int], Any]] = {}
     sets: dict[str, Callable[[], tuple[Any, Any, Any]]] = {

@@ -130,8 +130,8 @@ def test_structured_svm_fit_keeps_the_time_limit():
             warnings.simplefilter("ignore")
             # compiled before timing
             StructuredSVM(ChainModel(4, 6), solver=solver, max_passes=2).fit(X, Y)
-            svm, wall = _timed(lambda: StructuredSVM(
-                ChainModel(4, 6), solver=solver, tol=0.0, max_passes=10**5, time_limit=limit,
+            svm, wall = _timed(lambda s=solver: StructuredSVM(
+                ChainModel(4, 6), solver=s, tol=0.0, max_passes=10**5, time_limit=limit,
                 random_state=0).fit(X, Y))
         res = svm.result_
         assert res.status == "time_limit", (solver, res.message)

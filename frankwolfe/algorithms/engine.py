@@ -117,9 +117,10 @@ class _Stall:
 
     def message(self, k: int) -> str:
         return (f"stalled at iteration {k}: the last {self.zeros} steps were of size 0 and "
-                f"the certified gap stayed at {min(self.best, self.before):.3e} (the iterate no longer moves; "
-                "the gap is likely at the rounding floor of the method's subproblem, while "
-                "f - f* may be far smaller); raise tol, or try another method")
+                f"the certified gap stayed at {min(self.best, self.before):.3e} (the iterate "
+                "no longer moves; the gap is likely at the rounding floor of the method's "
+                "subproblem, while f - f* may be far smaller); raise tol, or try another "
+                "method")
 
 
 def _culprit(err: BaseException) -> str:

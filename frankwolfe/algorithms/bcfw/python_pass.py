@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ...atoms import Atom
+from ...monitor import INTERRUPTS
 from ...step_size import StepSize
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
-from ...monitor import INTERRUPTS
 from .passes import Budget, Pass
 from .state import BlockState, block_vector
 

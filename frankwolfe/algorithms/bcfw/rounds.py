@@ -38,9 +38,9 @@ import numpy as np
 
 from ...atoms import Atom
 from ...compiled import Picker, RoundKernels
+from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from .compiled_pass import CompiledSteps
-from ...monitor import INTERRUPTS
 from .passes import Budget, Pass
 from .state import BlockState, PythonBlocks
 
