@@ -165,10 +165,11 @@ class BlockEngine(Engine):
             extra["x_average"] = avg.value(st.x, st.k)
             extra["average_window"] = avg.window(st.k)
         x_ret = extra["x_average"] if self.certify_kind == "average" else x_last
-        out = dict(x=x_ret.copy(), n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
-                   n_function_calls=self.passes, extra=extra)
+        x_out = x_ret.copy()
+        out: dict[str, Any] = dict(x=x_out, n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
+                                   n_function_calls=self.passes, extra=extra)
         if error:
-            out.update(self._last_good(out["x"]))
+            out.update(self._last_good(x_out))
             out["n_oracle_calls"] = st.n_oracle  # with the certificate's
         return out
 
