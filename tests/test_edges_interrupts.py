@@ -210,3 +210,28 @@ def test_no_handler_outside_the_main_thread():
     t.join(30)
     assert seen and not any(v is True for v in seen[:-1])
     assert os.getpid() > 0
+
+
+_QAP = """
+from frankwolfe.applications.matching import solve_qap
+
+rng = np.random.default_rng(0)
+a, b = rng.random((40, 40)), rng.random((40, 40))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    res = solve_qap(a, b, max_iter=5, local_search="tabu", tabu_iter=10**9, random_state=0)
+p = res.permutation
+value = float(np.sum(a * b[np.ix_(p, p)]))
+print(json.dumps(dict(perm=sorted(p.tolist()) == list(range(40)), fun=res.fun, value=value,
+                      warned=[str(w.message) for w in caught if "interrupted" in str(w.message)],
+                      tabu=res.tabu_iter)), flush=True)
+"""
+
+
+def test_ctrl_c_during_solve_qap_returns_the_best_permutation(tmp_path):
+    """The tabu search (10**9 iterations asked) stops at Ctrl-C between its chunks."""
+    out = _result(_run(_QAP, tmp_path))
+    assert out["perm"]
+    assert out["fun"] == pytest.approx(out["value"], rel=1e-12)
+    assert len(out["warned"]) == 1
+    assert 0 <= out["tabu"] < 10**9

@@ -4,6 +4,7 @@ and a robust tabu search polish for time budgets."""
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
 from frankwolfe.lmo.matrix import Birkhoff
 from frankwolfe.minimize import minimize
-from frankwolfe.monitor import IterationState
+from frankwolfe.monitor import INTERRUPTS, IterationState
 from frankwolfe.registry import available_methods
 from frankwolfe.step_size import StepSize
 
@@ -340,32 +341,49 @@ def solve_qap(
         runs.append(run)
         if best is None or run.fun < best[0]:
             best = (run.fun, perm, x, run.relaxed_fun)
+        if run.status == "interrupted":  # Ctrl-C: no more restarts, no search
+            break
     assert best is not None
     fun, perm = best[0], best[1]
     n_tabu = 0
-    if search == "tabu" and n >= 2:
+    interrupted = runs[-1].status == "interrupted"
+    if search == "tabu" and n >= 2 and not interrupted:
         deadline = None if time_limit is None else t_start + time_limit
         budget = _TABU_ITER_PER_N * n if tabu_iter is None and deadline is None else tabu_iter
-        ts = _tabu_polish(A, B, perm, gen, deadline, budget)
+        ts, interrupted = _tabu_polish(A, B, perm, gen, deadline, budget)
         n_tabu = ts.n_iter
         better = qap_value(A, B, ts.best_permutation)
         if better < fun:
             fun, perm = better, ts.best_permutation.copy()
+    if interrupted:
+        warnings.warn("solve_qap: interrupted (Ctrl-C); returning the best permutation so "
+                      "far", RuntimeWarning, stacklevel=2)
     return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
                      nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
                      method=method, local_search=search, tabu_iter=n_tabu)
 
 
 def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.Generator,
-                 deadline: float | None, budget: int | None) -> TabuSearch:
+                 deadline: float | None, budget: int | None) -> tuple[TabuSearch, bool]:
     """Tabu search from ``perm`` until ``deadline`` (perf_counter) or ``budget`` iterations,
     in chunks of iterations sized to a few milliseconds so the deadline is kept."""
     ts = TabuSearch(A, B, perm, random_state=gen)
     chunk = 8
     left = budget
+    INTERRUPTS.open()  # Ctrl-C ends the search between chunks, keeping its best
+    try:
+        _tabu_chunks(ts, deadline, left, chunk)
+        interrupted = INTERRUPTS.requested
+    finally:
+        INTERRUPTS.close()
+    return ts, interrupted
+
+
+def _tabu_chunks(ts: TabuSearch, deadline: float | None, left: int | None,
+                 chunk: int) -> None:
     while left is None or left > 0:
         now = time.perf_counter()
-        if deadline is not None and now >= deadline:
+        if INTERRUPTS.requested or (deadline is not None and now >= deadline):
             break
         k = chunk if left is None else min(chunk, left)
         ts.run(k)
@@ -379,4 +397,3 @@ def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.
                                    (deadline - time.perf_counter()) / per_iter)))
         else:
             chunk = min(4 * chunk, 1 << 16)
-    return ts
