@@ -18,6 +18,10 @@ from ...monitor import Monitor
 __all__ = ["Budget", "Pass"]
 
 
+#: block steps a pass makes before its rate estimates the closing certificate
+_MIN_SAMPLE = 64
+
+
 class Budget:
     """The time budget of one pass: stop early enough for the closing certificate.
 
@@ -47,7 +51,12 @@ class Budget:
         by default the time since the pass began)."""
         if seconds is None:
             seconds = time.perf_counter() - self._tic
-        reserve = self.reserve if self.reserve is not None else seconds * self.n / done
+        if self.reserve is not None:
+            reserve = self.reserve
+        elif done < min(self.n, _MIN_SAMPLE):  # too few steps to tell a rate
+            reserve = 0.0
+        else:
+            reserve = seconds * self.n / done
         if self.monitor.time_up(reserve):
             self.up = True
         return self.up
@@ -60,6 +69,9 @@ class Pass(ABC):
     name: str = "python"
     #: whether :meth:`run` returns the exact change of f at the last iterate
     exact_df: bool = False
+    #: whether :meth:`run` estimates its certificate's time itself (when no certificate
+    #: was timed yet); otherwise the last whole pass's time serves
+    estimates_certificate: bool = False
 
     @abstractmethod
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
