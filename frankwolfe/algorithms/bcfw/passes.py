@@ -45,6 +45,7 @@ class Budget:
         #: whether the pass stopped early for the time limit
         self.up = False
         self._tic = time.perf_counter()
+        self._rate: float | None = None  # the lowest seconds per block step measured
 
     def spent(self, done: int, seconds: float | None = None) -> bool:
         """Whether to stop the pass now, ``done`` block steps in (having taken ``seconds``,
@@ -56,7 +57,11 @@ class Budget:
         elif done < min(self.n, _MIN_SAMPLE):  # too few steps to tell a rate
             reserve = 0.0
         else:
-            reserve = seconds * self.n / done
+            # the first measure is a warm-up (cold caches, first touches of the state:
+            # 3-5x the rate on CoNLL), the fastest since is the pass's rate
+            rate = seconds / done
+            reserve = 0.0 if self._rate is None else self.n * min(rate, self._rate)
+            self._rate = rate if self._rate is None else min(rate, self._rate)
         if self.monitor.time_up(reserve):
             self.up = True
         return self.up
