@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import signal
 import sys
 import threading
 import time
@@ -20,7 +21,10 @@ import numpy as np
 
 from .result import History, Result, Status
 
-__all__ = ["Monitor", "IterationState"]
+__all__ = ["Monitor", "IterationState", "INTERRUPTS"]
+
+#: a verbose run prints a row at least this often (seconds), whatever its period
+_PRINT_SECONDS = 10.0
 
 
 class _NoticeEcho:
@@ -64,6 +68,71 @@ class _NoticeEcho:
 
 
 _ECHO = _NoticeEcho()
+
+
+class _Interrupts:
+    """Ctrl-C during a run: the first SIGINT sets a flag that the driver reads at the end
+    of each iteration (a block pass reads it between block steps), the second raises
+    ``KeyboardInterrupt`` at once.
+
+    A flag, not a ``KeyboardInterrupt`` caught around the step: the exception could land
+    anywhere, half-way through an update of the iterate or inside a numba call's
+    wrapper, while the flag lets the step finish.  Python runs signal handlers in the
+    main thread only, between bytecodes: a compiled kernel sees the flag when it
+    returns.  The handler is installed only by a run in the main thread and only over
+    Python's default one (a user's own handler is left alone); runs inside runs share it
+    (:meth:`open` counts them), and the last to close restores the previous handler.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+        self._previous: Any = None
+        self._installed = False
+        #: SIGINTs received while installed
+        self.hits = 0
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.hits += 1
+        if self.hits >= 2:
+            raise KeyboardInterrupt
+
+    @property
+    def requested(self) -> bool:
+        """Whether a Ctrl-C asked the runs to stop."""
+        return self.hits > 0
+
+    def open(self) -> None:
+        """A run starts (in any thread)."""
+        with self._lock:
+            self._open += 1
+            if self._open > 1 or threading.current_thread() is not threading.main_thread():
+                return
+            try:
+                if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                    self._previous = signal.signal(signal.SIGINT, self._handler)
+                    self._installed = True
+                    self.hits = 0
+            except ValueError:  # not the main interpreter's main thread
+                pass
+
+    def close(self) -> None:
+        """A run ends: the last one restores the previous handler and clears the flag."""
+        with self._lock:
+            self._open = max(0, self._open - 1)
+            if self._open:
+                return
+            if self._installed:
+                try:
+                    signal.signal(signal.SIGINT, self._previous)
+                except ValueError:
+                    pass
+                self._installed = False
+            self.hits = 0
+
+
+#: the process's one Ctrl-C flag (see :class:`_Interrupts`)
+INTERRUPTS = _Interrupts()
 
 
 @dataclass(frozen=True)
@@ -188,6 +257,7 @@ class Monitor:
             self._bar = tqdm(total=self.max_iter, desc=method, leave=False)
         self._header_done = False
         self._last_recorded = -1
+        self._last_print = self._t0
         # a verbose run also shows that a first call waits for numba: closed by finish(),
         # or when the monitor is collected (a run that raised)
         self._close_echo = _ECHO.open() if self.print_every else None
@@ -202,6 +272,18 @@ class Monitor:
     def out_of_time(self) -> bool:
         """Whether the time budget is spent."""
         return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+    def time_left(self) -> float | None:
+        """Seconds left of the time budget (``None`` without one; may be negative)."""
+        if self.time_limit is None:
+            return None
+        return self.time_limit - self.elapsed()
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether Ctrl-C asked the run to stop (at the end of the current iteration or
+        block step)."""
+        return INTERRUPTS.hits > 0
 
     def time_up(self, reserve: float) -> bool:
         """Whether to stop now to keep ``reserve`` more seconds of closing work (a final
@@ -234,7 +316,8 @@ class Monitor:
             else:
                 self.history.append_values((k, t, fun, gap, step_size))
             self._last_recorded = k
-        if self.print_every and (k % self.print_every == 0 or force):
+        if self.print_every and (k % self.print_every == 0 or force or
+                                 time.perf_counter() - self._last_print >= _PRINT_SECONDS):
             self._print_row(k, fun, gap, step_size, extra)
         if self._bar is not None:
             self._bar.n = min(k, self.max_iter)
@@ -251,7 +334,8 @@ class Monitor:
         extras = "".join(f" {v:>10.4g}" if isinstance(v, float) else f" {v!s:>10}"
                          for v in extra.values())
         print(f"{k:>8d} {self.elapsed():>9.3f} {fun:>16.9g} {gap:>10.3e} {step:>10.3e}{extras}",
-              file=sys.stdout)
+              file=sys.stdout, flush=True)
+        self._last_print = time.perf_counter()
 
     # -- stopping -------------------------------------------------------------
     def converged(self, gap: float, fun: float) -> bool:
@@ -303,6 +387,9 @@ class Monitor:
             return f"time_limit={self.time_limit}s reached after {k} iterations; gap {gap:.3e}"
         if status == Status.CALLBACK_STOP:
             return f"callback returned False at iteration {k}"
+        if status == Status.INTERRUPTED:
+            told = f"gap {gap:.3e}" if math.isfinite(gap) else "gap not certified"
+            return f"interrupted (Ctrl-C) after {k} iterations; returning the iterate, {told}"
         return detail or "error"
 
     def finish(self, *, x: np.ndarray, fun: float, gap: float, status: Status, nit: int,

@@ -19,6 +19,10 @@ class Status(StrEnum):
     MAX_ITER = "max_iter"
     TIME_LIMIT = "time_limit"
     CALLBACK_STOP = "callback_stop"
+    #: Ctrl-C (SIGINT) ended the run at the end of an iteration
+    INTERRUPTED = "interrupted"
+    #: no progress: zero steps while the certified gap did not decrease
+    STALLED = "stalled"
     ERROR = "error"
 
 
@@ -156,14 +160,18 @@ class Result(Mapping[str, Any]):
         ``f(x)``.
     gap : float
         Frank-Wolfe duality gap ``<grad f(x), x - v>`` at ``x``: a certified
-        upper bound on ``f(x) - f*`` for convex ``f``.
+        upper bound on ``f(x) - f*`` for convex ``f``; NaN when no certificate
+        could be computed at ``x`` (``message`` says so).
     best_gap : float
         ``fun - dual_bound``, where ``dual_bound = max_k (f(x_k) - gap_k)``
         over the run: also certified for ``x``, and never larger than ``gap``.
     dual_bound : float
         Best certified lower bound on ``f*`` seen.
     status : Status
-        ``converged``, ``max_iter``, ``time_limit``, ``callback_stop`` or ``error``.
+        ``converged``, ``max_iter``, ``time_limit``, ``callback_stop``,
+        ``interrupted`` (Ctrl-C: the run stopped at the end of an iteration and
+        returns its iterate), ``stalled`` (no progress; ``message`` says why) or
+        ``error``.
     message : str
         Human-readable reason.
     nit : int
@@ -171,7 +179,8 @@ class Result(Mapping[str, Any]):
     n_oracle_calls, n_gradient_calls, n_function_calls : int
         Work counters (the last two also as scipy's ``njev`` and ``nfev``).
     time : float
-        Wall time in seconds.
+        Wall time in seconds, from the solver's start (set-up and numba
+        compilation included) to the end of the closing certificate.
     history : History
         Per-iteration records.
     method : str

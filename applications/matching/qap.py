@@ -4,6 +4,7 @@ and a robust tabu search polish for time budgets."""
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
 from frankwolfe.lmo.matrix import Birkhoff
 from frankwolfe.minimize import minimize
-from frankwolfe.monitor import IterationState
+from frankwolfe.monitor import INTERRUPTS, IterationState
 from frankwolfe.registry import available_methods
 from frankwolfe.step_size import StepSize
 
@@ -238,9 +239,15 @@ def solve_qap(
         gap decays slowly, while rounding and 2-opt decide the quality: with
         many restarts, short runs (5-10 iterations) find more in less time.
     time_limit : float, optional
-        Wall-time budget in seconds for the whole call: no restart starts
-        after it, and a running Frank-Wolfe run stops at it (at a fifth of
-        it when the tabu search polishes).
+        Wall-time budget in seconds for the whole call (numba compilation on
+        first use included): no restart starts after it, and a running
+        Frank-Wolfe run stops at it (at a fifth of it when the tabu search
+        polishes).  How much work fits in it depends on the machine and its
+        load, so a run with a time limit is not reproducible, even with the
+        same ``random_state``.  For a reproducible budget leave it None and
+        bound the work in iterations: ``max_iter`` and ``restarts`` for the
+        relaxation, ``local_search="tabu"`` with ``tabu_iter`` for the
+        search.
     step_size : str or StepSize, default "exact"
         Step-size rule of the relaxation solver; ``"exact"`` is the closed
         form of :meth:`QAPObjective.exact_step`.
@@ -315,51 +322,68 @@ def solve_qap(
     scale = float(np.abs(A).sum() * np.abs(B).sum()) / n**2
     abs_tol = tol * max(scale, np.finfo(float).tiny)
 
-    relax_limit = time_limit
-    if time_limit is not None and search == "tabu":
-        relax_limit = _RELAX_SHARE * time_limit
-    best: tuple[float, np.ndarray, np.ndarray, float] | None = None
-    runs: list[QAPRun] = []
-    for r in range(int(restarts) + 1):
-        remaining = None if relax_limit is None else relax_limit - (time.perf_counter() - t_start)
-        if remaining is not None and remaining <= 0 and r > 0:
-            break
-        if r == 0:
-            P, label = P_first, start
-        else:
-            P, label = random_doubly_stochastic(n, gen), "randomized"
-        run, perm, x = _relax_and_round(
-            objective, lmo, P, label, method, search == "2opt", project_iterates, abs_tol,
-            int(max_iter), None if remaining is None else max(remaining, 1e-9), step_size)
-        runs.append(run)
-        if best is None or run.fun < best[0]:
-            best = (run.fun, perm, x, run.relaxed_fun)
-    assert best is not None
-    fun, perm = best[0], best[1]
-    n_tabu = 0
-    if search == "tabu" and n >= 2:
-        deadline = None if time_limit is None else t_start + time_limit
-        budget = _TABU_ITER_PER_N * n if tabu_iter is None and deadline is None else tabu_iter
-        ts = _tabu_polish(A, B, perm, gen, deadline, budget)
-        n_tabu = ts.n_iter
-        better = qap_value(A, B, ts.best_permutation)
-        if better < fun:
-            fun, perm = better, ts.best_permutation.copy()
-    return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
-                     nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
-                     method=method, local_search=search, tabu_iter=n_tabu)
+    # Ctrl-C anywhere in the call: the Frank-Wolfe runs and the tabu search stop at their
+    # next check (one handler for the whole call, shared with the runs' drivers)
+    INTERRUPTS.open()
+    try:
+        relax_limit = time_limit
+        if time_limit is not None and search == "tabu":
+            relax_limit = _RELAX_SHARE * time_limit
+        best: tuple[float, np.ndarray, np.ndarray, float] | None = None
+        runs: list[QAPRun] = []
+        for r in range(int(restarts) + 1):
+            spent = time.perf_counter() - t_start
+            remaining = None if relax_limit is None else relax_limit - spent
+            if r > 0 and ((remaining is not None and remaining <= 0) or INTERRUPTS.requested):
+                break
+            if r == 0:
+                P, label = P_first, start
+            else:
+                P, label = random_doubly_stochastic(n, gen), "randomized"
+            run, perm, x = _relax_and_round(
+                objective, lmo, P, label, method, search == "2opt", project_iterates, abs_tol,
+                int(max_iter), None if remaining is None else max(remaining, 1e-9), step_size)
+            runs.append(run)
+            if best is None or run.fun < best[0]:
+                best = (run.fun, perm, x, run.relaxed_fun)
+            if run.status == "interrupted":  # Ctrl-C: no more restarts, no search
+                break
+        assert best is not None
+        fun, perm = best[0], best[1]
+        n_tabu = 0
+        if search == "tabu" and n >= 2 and not INTERRUPTS.requested:
+            deadline = None if time_limit is None else t_start + time_limit
+            budget = _TABU_ITER_PER_N * n if tabu_iter is None and deadline is None else tabu_iter
+            ts = _tabu_polish(A, B, perm, gen, deadline, budget)
+            n_tabu = ts.n_iter
+            better = qap_value(A, B, ts.best_permutation)
+            if better < fun:
+                fun, perm = better, ts.best_permutation.copy()
+        if INTERRUPTS.requested:
+            warnings.warn("solve_qap: interrupted (Ctrl-C); returning the best permutation so "
+                          "far", RuntimeWarning, stacklevel=2)
+        return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
+                         nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
+                         method=method, local_search=search, tabu_iter=n_tabu)
+    finally:
+        INTERRUPTS.close()
 
 
 def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.Generator,
                  deadline: float | None, budget: int | None) -> TabuSearch:
-    """Tabu search from ``perm`` until ``deadline`` (perf_counter) or ``budget`` iterations,
-    in chunks of iterations sized to a few milliseconds so the deadline is kept."""
+    """Tabu search from ``perm`` until ``deadline`` (perf_counter), ``budget`` iterations
+    or Ctrl-C, in chunks of iterations sized to a few milliseconds so the deadline is
+    kept."""
     ts = TabuSearch(A, B, perm, random_state=gen)
-    chunk = 8
-    left = budget
+    _tabu_chunks(ts, deadline, budget, 8)
+    return ts
+
+
+def _tabu_chunks(ts: TabuSearch, deadline: float | None, left: int | None,
+                 chunk: int) -> None:
     while left is None or left > 0:
         now = time.perf_counter()
-        if deadline is not None and now >= deadline:
+        if INTERRUPTS.requested or (deadline is not None and now >= deadline):
             break
         k = chunk if left is None else min(chunk, left)
         ts.run(k)
@@ -373,4 +397,3 @@ def _tabu_polish(A: np.ndarray, B: np.ndarray, perm: np.ndarray, gen: np.random.
                                    (deadline - time.perf_counter()) / per_iter)))
         else:
             chunk = min(4 * chunk, 1 << 16)
-    return ts

@@ -130,11 +130,16 @@ class StructuredSVM(BaseEstimator):
         loss-augmented pass plus prediction passes; it is excluded from the
         effective passes and from ``seconds``.
     time_limit : float, optional
-        Seconds of the solver, counted from its start (set-up, numba
-        compilation on first use and the history evaluations of
-        ``eval_every`` included) and checked within passes; the closing
-        certificate pass (BCFW: one oracle call per example) and the final
-        history evaluation come on top.
+        Seconds of the fit, counted from its start (the set-up of the dual
+        and of the solver, numba compilation on first use and the history
+        evaluations of ``eval_every`` included), kept within a pass (BCFW:
+        within a few block steps, keeping time for its closing certificate;
+        the other solvers start no iteration that would end past it).  The
+        final history evaluation (one loss-augmented pass and one prediction
+        pass over the training data, more with a test set) comes on top, and
+        so does the closing certificate of the solvers that do not keep time
+        for it: ``result_.extra["loop_time"]`` is the iterations' time,
+        ``result_.time`` the solver's with its certificate.
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW), counted as in
@@ -284,6 +289,7 @@ class StructuredSVM(BaseEstimator):
 
         Returns ``self``.
         """
+        started = time.perf_counter()  # the time limit counts the fit's own set-up
         if len(X) != len(Y):
             raise ValueError(f"StructuredSVM.fit: X has {len(X)} examples but Y has {len(Y)} "
                              "labellings")
@@ -304,11 +310,15 @@ class StructuredSVM(BaseEstimator):
         self._eval_time = 0.0
         self._data = (X, Y, X_test, Y_test)
         try:
-            self._fit(X, Y, lam, warm)
+            self._fit(X, Y, lam, warm, started)
         finally:
             del self._data
         res = self.result_
-        if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
+        if res.status == Status.INTERRUPTED:
+            warnings.warn(f"StructuredSVM: interrupted (Ctrl-C) after {res.nit} iterations; "
+                          f"w_ holds the weights so far ({res.message})",
+                          ConvergenceWarning, stacklevel=2)
+        elif res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
             budget = "time_limit" if res.status == Status.TIME_LIMIT else "max_passes"
             gap = res.gap if np.isfinite(res.gap) else self.history_["gap"][-1]
             if not gap <= self.tol:
@@ -317,7 +327,7 @@ class StructuredSVM(BaseEstimator):
                               ConvergenceWarning, stacklevel=2)
         return self
 
-    def _fit(self, X: Any, Y: Any, lam: float, warm: bool) -> None:
+    def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
         """Run the solver on the core's driver with one callback (a history row every
         ``eval_every`` passes, stopping at ``tol``); the last row at the end."""
         run = _SOLVER_RUNS[self.solver](self, X, Y, lam, warm)
@@ -337,7 +347,10 @@ class StructuredSVM(BaseEstimator):
                 run.after_evaluation(p, s.info)
             return False if gap <= self.tol else None
 
-        options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=self.time_limit,
+        limit = self.time_limit
+        if limit is not None:  # what the set-up (the domain, the start) left of it
+            limit = max(1e-3, limit - (time.perf_counter() - started))
+        options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=limit,
                              callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
         try:
@@ -670,10 +683,16 @@ def _cp_iterations(svm: StructuredSVM, n: int, cycle: int) -> int:
     blocks among them; none when a pass is one iteration, which certifies itself)."""
     budget, g = int(svm.max_passes) * n, int(svm.gap_every)
     extra = max(0, n - _CP_BLOCKS_PER_STEP)
-    passes = 0
-    while (passes + 2) * n + extra * (passes // g) <= budget:
-        passes += 1
-    return passes * cycle
+    # the largest P with (P + 1) n + ... <= budget, by bisection (max_passes may be huge
+    # when time_limit is the budget meant)
+    lo, hi = 0, int(svm.max_passes) + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (mid + 1) * n + extra * ((mid - 1) // g) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo * cycle
 
 
 def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:

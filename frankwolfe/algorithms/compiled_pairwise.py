@@ -83,6 +83,8 @@ def supports_compiled_pairwise(objective: Objective, domain: LMO) -> bool:
 class _CompiledPairwiseEngine(Engine):
     """An outer iteration is one chunk of compiled iterations."""
 
+    times_itself = True  # chunks sized to the time left
+
     def __init__(self, D: Any, S: _State, signed: bool, radius: float, tol: float,
                  refresh_every: int, max_iter: int, shape: tuple[int, ...],
                  corrective: bool) -> None:
@@ -91,6 +93,8 @@ class _CompiledPairwiseEngine(Engine):
         self.tol, self.refresh_every, self.max_iter = tol, refresh_every, max_iter
         self.shape = shape
         self.chunk = 8
+        self.per_step = 0.0  # seconds per step in the last chunk
+        self.time_up = False  # the next step would end past the time budget
         self.since = 0
         self.gamma = np.nan
         self.stalled = False
@@ -113,11 +117,21 @@ class _CompiledPairwiseEngine(Engine):
             return (f"no pairwise direction descends at iteration {k} while the gap "
                     f"{gap:.3e} > tol {self.tol:.3e}: the gap is at the rounding floor of "
                     "<g, x>; a smaller tol cannot be certified")
-        return Observation(f, gap, True, S.x, S.g, self.gamma, self.info())
+        return Observation(f, gap, True, S.x, S.g, self.gamma, self.info(),
+                           time_up=self.time_up)
 
     def advance(self, k: int, monitor: Monitor) -> int:
         self.last_x = self.S.x.copy()  # kept for the error path (O(n) per chunk)
         steps = int(min(self.chunk, max(self.max_iter - k, 1)))
+        left = monitor.time_left()
+        if left is not None and self.per_step > 0.0:
+            # the clock is read between chunks only: a chunk fits in the time left (a
+            # step's cost grows with the active set, so its last measure is used); no
+            # step starts that would end past the budget
+            if left < self.per_step:
+                self.time_up = True
+                return 0
+            steps = int(max(1, min(steps, left / self.per_step)))
         t0 = time.perf_counter()
         done, status, gamma, self.since, n_corr = _run_chunk(
             self.D, self.S, self.signed, self.r, self.tol, steps, self.refresh_every,
@@ -135,8 +149,13 @@ class _CompiledPairwiseEngine(Engine):
             self.stalled = done == 0
         elif status == 2:
             self.stalled = True
-        if status == 0 and done == steps and elapsed < _CHUNK_SECONDS and self.chunk < _CHUNK_MAX:
-            self.chunk *= 2
+        if done:
+            self.per_step = elapsed / done
+            # chunks of about _CHUNK_SECONDS, growing at most twofold per chunk; a step
+            # can cost far more than the last (corrective rounds on a growing face), so
+            # they also shrink at once
+            want = _CHUNK_SECONDS / max(self.per_step, 1e-9)
+            self.chunk = int(max(1, min(_CHUNK_MAX, 2 * steps, want)))
         return max(int(done), 1) if status != 1 else int(done)
 
     def certify(self, last: Observation) -> tuple[float, float]:

@@ -63,13 +63,15 @@ class _Conjugate(Variant):
         self.s2: np.ndarray | None = None  # the one before
         self.n_fw_steps = self.n_cfw_steps = self.n_bfw_steps = 0
 
+    # products are np.vdot: points may be matrices (Birkhoff, nuclear-norm ball), where
+    # `@` is a matrix product
     def _cfw_weight(self, Ha: np.ndarray, a: np.ndarray, u: np.ndarray) -> float:
         # alpha makes alpha*a + (1-alpha)*u conjugate to a; clipped so the
         # new vertex keeps a weight of at least delta
-        den = float(Ha @ (u - a))
+        den = float(np.vdot(Ha, u - a))
         if den == 0.0:
             return 0.0
-        alpha = float(Ha @ u) / den
+        alpha = float(np.vdot(Ha, u)) / den
         if not np.isfinite(alpha) or alpha < 0.0:
             return 0.0
         return min(alpha, 1.0 - self.delta)
@@ -86,8 +88,8 @@ class _Conjugate(Variant):
             Hc = _hessian_product(tracker, c)
             # d = u + nu*a + mu*c conjugate to both previous directions:
             # a is parallel to the last one and (a, c) span the last two
-            M = np.array([[Ha @ a, Ha @ c], [Hc @ a, Hc @ c]])
-            rhs = -np.array([Ha @ u, Hc @ u])
+            M = np.array([[np.vdot(Ha, a), np.vdot(Ha, c)], [np.vdot(Hc, a), np.vdot(Hc, c)]])
+            rhs = -np.array([np.vdot(Ha, u), np.vdot(Hc, u)])
             det = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
             scale = abs(M[0, 0] * M[1, 1]) + abs(M[0, 1] * M[1, 0])
             if scale > 0 and abs(det) > 1e-12 * scale:

@@ -11,6 +11,7 @@ the closing certificate and the :class:`~frankwolfe.Result`.
 
 from __future__ import annotations
 
+import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ExecutorError, NonConvexError
-from ..monitor import Monitor
+from ..monitor import INTERRUPTS, Monitor
 from ..result import Result, Status
 
 __all__ = ["Engine", "Observation", "drive"]
@@ -53,6 +54,15 @@ class Observation:
 class Engine(ABC):
     """One run of a method, as the driver sees it."""
 
+    #: the engine keeps the time limit itself, mid-iteration (a BCFW pass, compiled
+    #: chunks); otherwise the driver starts no outer iteration that the last one's
+    #: duration says would end past the limit
+    times_itself: bool = False
+
+    #: set by the driver when a ``KeyboardInterrupt`` cut an outer iteration short:
+    #: ``outputs(error=True)`` then returns the point from before that iteration
+    cut_short: bool = False
+
     @abstractmethod
     def observe(self, k: int) -> Observation | str:
         """The state at the top of outer iteration ``k``, or a message when a value is
@@ -79,41 +89,170 @@ class Engine(ABC):
         return {}
 
 
+#: outer iterations of zero steps, without a smaller certified gap, that end a run as
+#: stalled (a deterministic method then repeats itself; a randomized one has had its
+#: chances)
+STALL_WINDOW = 50
+
+
+class _Stall:
+    """Zero steps while the certified gap does not decrease, over :data:`STALL_WINDOW`
+    outer iterations in a row (the driver calls :meth:`stalled` on zero steps only, and
+    clears :attr:`zeros` on the others: a float comparison per iteration)."""
+
+    __slots__ = ("zeros", "before", "best")
+
+    def __init__(self) -> None:
+        self.zeros = 0
+        self.before = np.inf  # the last certified gap before the zero steps began
+        self.best = np.inf  # the smallest certified gap since
+
+    def stalled(self, obs: Observation, last_gap: float) -> bool:
+        if self.zeros == 0:
+            self.before, self.best = last_gap, np.inf
+        self.zeros += 1
+        if obs.certified and obs.gap < self.best:
+            self.best = obs.gap
+        return self.zeros >= STALL_WINDOW and not self.best < self.before
+
+    def message(self, k: int) -> str:
+        return (f"stalled at iteration {k}: the last {self.zeros} steps were of size 0 and "
+                f"the certified gap stayed at {min(self.best, self.before):.3e} (the iterate "
+                "no longer moves; the gap is likely at the rounding floor of the method's "
+                "subproblem, while f - f* may be far smaller); raise tol, or try another "
+                "method")
+
+
+def _culprit(err: BaseException) -> str:
+    """Which user-facing call raised ``err``: the innermost LMO, objective, model or
+    callback among the frames the traceback went through."""
+    from ..lmo.base import LMO
+    from ..objectives.base import Objective, Tracker
+
+    who = ""
+    for frame, _ in traceback.walk_tb(err.__traceback__):
+        code = frame.f_code
+        if code is Monitor.stop_reason.__code__:
+            who = "the callback"
+            continue
+        owner = frame.f_locals.get("self")
+        if owner is None:
+            continue
+        if isinstance(owner, LMO):
+            who = f"the LMO ({type(owner).__name__})"
+        elif isinstance(owner, (Objective, Tracker)):
+            obj = owner.objective if isinstance(owner, Tracker) else owner
+            who = f"the objective ({type(obj).__name__})"
+        elif hasattr(owner, "loss_augmented_decode"):  # a structured model (applications)
+            who = f"the model ({type(owner).__name__})"
+    return who
+
+
+def _attach(err: BaseException, method: str, k: int, result: Result | None) -> None:
+    """A note naming the method, the iteration and the call (PEP 678), and the run so far
+    as ``err.result``."""
+    who = _culprit(err)
+    where = f" in {who}" if who else ""
+    err.add_note(f"frankwolfe: raised{where} at iteration {k} of {method!r}; "
+                 "err.result holds the run so far (its last good iterate)")
+    if result is not None:
+        try:
+            err.result = result  # type: ignore[attr-defined]
+        except AttributeError:  # an exception type without a __dict__
+            pass
+
+
 def drive(engine: Engine, monitor: Monitor) -> Result:
     """Run ``engine`` until the monitor says stop; the :class:`~frankwolfe.Result`.
 
     A :class:`~frankwolfe.errors.NonConvexError` or
     :class:`~frankwolfe.errors.ExecutorError` raised by the engine leaves with the
-    result so far (``err.result``: the last good point).
+    result so far (``err.result``: the last good point).  Any other exception (from
+    the objective, the LMO, the callback, a model) leaves with a note naming the method,
+    the iteration and the call (``err.__notes__``), and the result so far as
+    ``err.result`` too.
+
+    Ctrl-C (SIGINT, in the main thread) ends the run at the end of the current
+    iteration with ``Status.INTERRUPTED`` and the certified iterate; a second Ctrl-C
+    raises ``KeyboardInterrupt`` at once.  Zero steps without a smaller certified gap
+    for :data:`STALL_WINDOW` iterations end it with ``Status.STALLED``.
     """
     k = 0
     # without a callback no IterationState is built (the loop's cost on small problems)
     watched = monitor.callback is not None
     state = None
+    stall = _Stall()
+    limit = monitor.time_limit
+    timed = limit is not None and not engine.times_itself
+    cycle = 0.0  # seconds of the last outer iteration (advance, observe, bookkeeping)
+    tick = 0.0
+    INTERRUPTS.open()
     try:
-        while True:
-            obs = engine.observe(k)
-            if isinstance(obs, str):
-                return monitor.finish(status=Status.ERROR, nit=k, message=obs,
-                                      **engine.outputs(error=True))
-            gap = obs.gap if obs.certified else np.nan
-            monitor.record_row(k, obs.fun, gap, obs.step_size, obs.info)
-            if watched:
-                state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
-                                      **(obs.info if obs.state_info is None else obs.state_info))
-            status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
-            if status is None and obs.time_up:
-                status = Status.TIME_LIMIT
-            if status is None and obs.budget_spent:
-                status = Status.MAX_ITER
-            if status is not None:
-                break
-            ran = engine.advance(k, monitor)
-            k += 1 if ran is None else ran
-    except (NonConvexError, ExecutorError) as err:
-        err.result = monitor.finish(
-            status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
-        raise
-    fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
-    monitor.record(k, fun, gap, obs.step_size, force=True, **engine.info())
-    return monitor.finish(status=status, nit=k, fun=fun, gap=gap, **engine.outputs(error=False))
+        try:
+            while True:
+                obs = engine.observe(k)
+                if isinstance(obs, str):
+                    return monitor.finish(status=Status.ERROR, nit=k, message=obs,
+                                          **engine.outputs(error=True))
+                gap = obs.gap if obs.certified else np.nan
+                monitor.record_row(k, obs.fun, gap, obs.step_size, obs.info)
+                if watched:
+                    state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
+                                          **(obs.info if obs.state_info is None
+                                             else obs.state_info))
+                status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
+                if status is None and obs.time_up:
+                    status = Status.TIME_LIMIT
+                if status is None and obs.budget_spent:
+                    status = Status.MAX_ITER
+                if status is None and INTERRUPTS.hits:
+                    status = Status.INTERRUPTED
+                if obs.step_size == 0.0:
+                    if status is None and stall.stalled(obs, monitor.last_gap):
+                        status = Status.STALLED
+                elif stall.zeros:
+                    stall.zeros = 0
+                if timed and status is None:
+                    now = monitor.elapsed()
+                    if k:
+                        cycle = now - tick
+                    tick = now
+                    # the next iteration would end past the budget: stop now, before it
+                    if limit is not None and now + cycle > limit:
+                        status = Status.TIME_LIMIT
+                if status is not None:
+                    break
+                ran = engine.advance(k, monitor)
+                k += 1 if ran is None else ran
+            stopped = monitor.elapsed()
+            fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
+        except (NonConvexError, ExecutorError) as err:
+            err.result = monitor.finish(
+                status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
+            raise
+        except KeyboardInterrupt:
+            if INTERRUPTS.hits >= 2:  # the second Ctrl-C: abort at once
+                raise
+            # a KeyboardInterrupt not from the flag (a handler of the user's, or one raised
+            # by hand) may have cut a step short: the last good iterate, before that step
+            engine.cut_short = True
+            out = engine.outputs(error=True)
+            return monitor.finish(status=Status.INTERRUPTED, nit=k, **out)
+        except Exception as err:
+            try:
+                result: Result | None = monitor.finish(
+                    status=Status.ERROR, nit=k, message=f"{type(err).__name__}: {err}",
+                    **engine.outputs(error=True))
+            except Exception:  # the engine's state is past reading: the note alone
+                result = None
+            _attach(err, monitor.method, k, result)
+            raise
+        monitor.record(k, fun, gap, obs.step_size, force=True, **engine.info())
+        message = stall.message(k) if status == Status.STALLED else None
+        res = monitor.finish(status=status, nit=k, fun=fun, gap=gap, message=message,
+                             **engine.outputs(error=False))
+        # the iterations' time, without the closing certificate and the result's assembly
+        res.extra.setdefault("loop_time", stopped)
+        return res
+    finally:
+        INTERRUPTS.close()

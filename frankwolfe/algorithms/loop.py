@@ -264,7 +264,24 @@ class _SingleDomainEngine(Engine):
         if self.last_good is None:
             return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
         x, f, gap = self.last_good
-        return dict(out, x=x.get() if isinstance(x, _PointBefore) else x, fun=f, gap=gap)
+        x = x.get() if isinstance(x, _PointBefore) else x
+        if not math.isfinite(gap):  # taken between certificates: one LMO call certifies it
+            gap = self._certify_at(x)
+        return dict(out, x=x, fun=f, gap=gap)
+
+    def _certify_at(self, x: np.ndarray) -> float:
+        """The Frank-Wolfe gap at ``x`` (NaN when the objective or the LMO cannot answer
+        there: the result then states it uncertified)."""
+        try:
+            g = np.asarray(self.objective.gradient(x), dtype=float)
+            if not np.all(np.isfinite(g)):
+                return np.nan
+            v = self.lmo(g)
+            self.variant.n_oracle_calls += 1
+            gap = float(np.vdot(g, x)) - float(v.dot(g))
+        except Exception:
+            return np.nan
+        return gap if math.isfinite(gap) else np.nan
 
 
 def run_frank_wolfe(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...monitor import Monitor
+from ...monitor import INTERRUPTS, Monitor
 from ..engine import Engine, Observation
 from .passes import Budget, Pass
 from .state import BlockState
@@ -42,6 +42,8 @@ class BlockEngine(Engine):
         Whether the gapBCFW cache runs (its threshold needs a global gap).
     """
 
+    times_itself = True  # the time limit is kept mid-pass (see .passes.Budget)
+
     def __init__(self, state: BlockState, run_pass: Pass, reason: str, *,
                  labels: dict[str, str], certify: str, gap_every: int, cache: bool) -> None:
         self.state = state
@@ -56,11 +58,16 @@ class BlockEngine(Engine):
         # the last certificate's (before one, n block steps at the measured rate)
         self.time_up = False
         self._reserve: float | None = None
+        self._pass_seconds: float | None = None  # the last whole pass
         # no certificate before the first pass (it would cost a pass and would replace the
         # "unvisited" estimates that gap sampling sweeps first)
         self.fx = float(state.f.value(self.certified_point()))
         self.gap = np.inf
         self.certified = False
+        # the point at the start of the current pass, (x, f, gap, certified): what an
+        # error returns when the pass left a non-finite value or was cut short
+        self.good: tuple[np.ndarray, float, float, bool] | None = None
+        self.bad = False  # observe() found a non-finite value
 
     def certified_point(self) -> np.ndarray:
         """The iterate the certificates are about (the last one or the average)."""
@@ -90,6 +97,7 @@ class BlockEngine(Engine):
     def observe(self, p: int) -> Observation | str:
         fx, gap, certified = self.fx, self.gap, self.certified
         if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
+            self.bad = True
             return f"the objective or the oracle returned a non-finite value at pass {p}"
         st = self.state
         return Observation(fx, gap, certified, self.certified_point(), None, st.last_gamma,
@@ -99,8 +107,18 @@ class BlockEngine(Engine):
 
     def advance(self, p: int, monitor: Monitor) -> None:
         st = self.state
-        budget = Budget(monitor, st.n, self._reserve)
+        # O(d) per pass of n oracle calls
+        self.good = (self.certified_point().copy(), self.fx, self.gap, self.certified)
+        # the closing certificate's time: the last certificate's, else the last whole
+        # pass's (n block steps: the rate of a pass's first steps overstates it)
+        reserve = self._reserve
+        if reserve is None and not self.run_pass.estimates_certificate:
+            reserve = self._pass_seconds
+        budget = Budget(monitor, st.n, reserve)
+        tic = time.perf_counter()
         df = self.run_pass.run(st.pass_order(), budget)
+        if not (budget.up or INTERRUPTS.hits):
+            self._pass_seconds = time.perf_counter() - tic
         self.time_up = self.time_up or budget.up
         self.passes = p + 1
         if st.avg is not None:  # before the certificate: it is about the reported average
@@ -111,7 +129,11 @@ class BlockEngine(Engine):
             if np.isfinite(s):
                 st.G = s
         heuristic = monitor.converged(float(st.est.sum()), self.fx)  # cheap sign of convergence
-        if (p + 1) % self.gap_every == 0 or heuristic:
+        # under a time limit the first whole pass ends with a certificate: its time is
+        # then what the passes keep for the closing one (estimates from block steps are
+        # off by up to 10x: cache hits, rounds' dispatch)
+        first = (self._reserve is None and monitor.time_limit is not None and not budget.up)
+        if (p + 1) % self.gap_every == 0 or heuristic or first:
             self.fx, self.gap = self.certificate()
             self.certified = True
         else:
@@ -149,8 +171,34 @@ class BlockEngine(Engine):
             extra["x_average"] = avg.value(st.x, st.k)
             extra["average_window"] = avg.window(st.k)
         x_ret = extra["x_average"] if self.certify_kind == "average" else x_last
-        out = dict(x=x_ret.copy(), n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
-                   n_function_calls=self.passes, extra=extra)
+        x_out = x_ret.copy()
+        out: dict[str, Any] = dict(x=x_out, n_oracle_calls=st.n_oracle, n_gradient_calls=st.k,
+                                   n_function_calls=self.passes, extra=extra)
         if error:
-            out.update(fun=self.fx, gap=self.gap)
+            out.update(self._last_good(x_out))
+            out["n_oracle_calls"] = st.n_oracle  # with the certificate's
         return out
+
+    def _last_good(self, x: np.ndarray) -> dict[str, Any]:
+        """``x``, ``fun`` and ``gap`` of the point an error returns: the one from before
+        the pass when the pass ended on a non-finite value or was cut short (its gap
+        certified with one oracle call per block if it was not), else the current one
+        (its gap not certified: the oracles may be what failed)."""
+        good = self.good
+        if good is None or not (self.bad or self.cut_short):
+            if good is not None and np.array_equal(good[0], x):
+                return dict(fun=good[1], gap=good[2] if good[3] else np.nan)
+            try:
+                fun = float(self.state.f.value(x))
+            except Exception:
+                fun = np.nan
+            return dict(fun=fun, gap=np.nan)
+        x, fun, gap, certified = good
+        if not certified:
+            try:
+                fun, gap = self.run_pass.certificate(x, refresh=False)
+            except Exception:
+                gap = np.nan
+            if not (np.isfinite(fun) and np.isfinite(gap)):
+                fun, gap = good[1], np.nan
+        return dict(x=x.copy(), fun=fun, gap=gap)

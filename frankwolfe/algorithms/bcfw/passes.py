@@ -18,6 +18,10 @@ from ...monitor import Monitor
 __all__ = ["Budget", "Pass"]
 
 
+#: block steps a pass makes before its rate estimates the closing certificate
+_MIN_SAMPLE = 64
+
+
 class Budget:
     """The time budget of one pass: stop early enough for the closing certificate.
 
@@ -41,13 +45,23 @@ class Budget:
         #: whether the pass stopped early for the time limit
         self.up = False
         self._tic = time.perf_counter()
+        self._rate: float | None = None  # the lowest seconds per block step measured
 
     def spent(self, done: int, seconds: float | None = None) -> bool:
         """Whether to stop the pass now, ``done`` block steps in (having taken ``seconds``,
         by default the time since the pass began)."""
         if seconds is None:
             seconds = time.perf_counter() - self._tic
-        reserve = self.reserve if self.reserve is not None else seconds * self.n / done
+        if self.reserve is not None:
+            reserve = self.reserve
+        elif done < min(self.n, _MIN_SAMPLE):  # too few steps to tell a rate
+            reserve = 0.0
+        else:
+            # the first measure is a warm-up (cold caches, first touches of the state:
+            # 3-5x the rate on CoNLL), the fastest since is the pass's rate
+            rate = seconds / done
+            reserve = 0.0 if self._rate is None else self.n * min(rate, self._rate)
+            self._rate = rate if self._rate is None else min(rate, self._rate)
         if self.monitor.time_up(reserve):
             self.up = True
         return self.up
@@ -60,6 +74,9 @@ class Pass(ABC):
     name: str = "python"
     #: whether :meth:`run` returns the exact change of f at the last iterate
     exact_df: bool = False
+    #: whether :meth:`run` estimates its certificate's time itself (when no certificate
+    #: was timed yet); otherwise the last whole pass's time serves
+    estimates_certificate: bool = False
 
     @abstractmethod
     def run(self, order: np.ndarray | None, budget: Budget) -> float:

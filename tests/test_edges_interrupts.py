@@ -1,0 +1,237 @@
+"""Ctrl-C during a run (issue 23): the first SIGINT ends the run at the end of the
+current iteration with ``status="interrupted"`` and a certified iterate, the second
+aborts at once.  Each case runs in a subprocess that receives a real SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import frankwolfe as fw
+from frankwolfe.monitor import INTERRUPTS
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+# The child prints READY once a run holds the SIGINT handler (and has run a while), then
+# prints its result as JSON with a gap computed independently at the returned point.
+_PRELUDE = """
+import json, sys, threading, time, warnings
+import numpy as np
+import frankwolfe as fw
+from frankwolfe.monitor import INTERRUPTS
+
+def _ready():
+    while not INTERRUPTS._installed:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    print("READY", flush=True)
+
+threading.Thread(target=_ready, daemon=True).start()
+"""
+
+_FRANK_WOLFE = """
+rng = np.random.default_rng(0)
+A = rng.standard_normal((40, 30)); b = rng.standard_normal(40)
+
+class Slow(fw.ProbabilitySimplex):
+    def extreme_point(self, direction):
+        time.sleep(0.002)
+        return super().extreme_point(direction)
+
+res = fw.frank_wolfe(fw.LeastSquares(A, b), Slow(dim=30), tol=0.0, max_iter=10**6,
+                     time_limit=60)
+x = res.x
+g = A.T @ (A @ x - b)
+out = dict(status=str(res.status), nit=res.nit, gap=res.gap, fun=res.fun,
+           true_gap=float(g @ x - g.min()), true_fun=float(0.5 * np.sum((A @ x - b) ** 2)),
+           feasible=bool(abs(x.sum() - 1) < 1e-9 and x.min() >= -1e-12))
+print(json.dumps(out), flush=True)
+"""
+
+_BCFW = """
+rng = np.random.default_rng(1)
+n_blocks, m = 300, 4
+y = rng.random(n_blocks * m)
+f = fw.QuadraticObjective(np.eye(n_blocks * m), -y)
+
+class Slow(fw.ProbabilitySimplex):
+    def extreme_point(self, direction):
+        time.sleep(0.0005)
+        return super().extreme_point(direction)
+
+dom = fw.ProductDomain([Slow(dim=m) for _ in range(n_blocks)])
+res = fw.block_coordinate_frank_wolfe(f, dom, tol=0.0, max_iter=10**6, time_limit=60,
+                                      random_state=0, gap_every=10**6)
+x = res.x
+g = (x - y).reshape(n_blocks, m)
+xb = x.reshape(n_blocks, m)
+out = dict(status=str(res.status), nit=res.nit, gap=res.gap, fun=res.fun,
+           true_gap=float(np.sum(g * xb) - g.min(axis=1).sum()),
+           true_fun=float(0.5 * x @ x - y @ x),
+           feasible=bool(np.all(np.abs(xb.sum(axis=1) - 1) < 1e-9) and x.min() >= -1e-12))
+print(json.dumps(out), flush=True)
+"""
+
+_SSVM = """
+from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+
+X, Y = make_chain(400, n_states=4, n_features=6, length=(4, 9), random_state=0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    svm = StructuredSVM(ChainModel(4, 6), solver=sys.argv[1], tol=0.0, max_passes=10**6,
+                        time_limit=60, random_state=0).fit(X, Y)
+res = svm.result_
+dual = -res.fun
+primal = svm.primal(X, Y)
+out = dict(status=str(res.status), nit=res.nit, gap=res.gap, fun=res.fun,
+           true_gap=float(primal - dual), true_fun=None, feasible=True,
+           warned=[str(w.message) for w in caught if "interrupted" in str(w.message)],
+           fitted=bool(np.all(np.isfinite(svm.w_))))
+print(json.dumps(out), flush=True)
+"""
+
+
+def _run(body: str, tmp_path, *args: str, signals: int = 1) -> subprocess.CompletedProcess:
+    """Run the child, send ``signals`` SIGINTs once it is READY; its completed process."""
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent(_PRELUDE) + textwrap.dedent(body))
+    # from an empty folder: the checkout's top-level `applications` is not importable
+    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 25
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == "READY", (line, proc.stderr.read() if proc.stderr else "")
+        assert time.monotonic() < deadline
+        for i in range(signals):
+            if i:
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=25)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _result(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _check_certified(out: dict, started: bool = True) -> None:
+    assert out["status"] == "interrupted"
+    assert out["feasible"]
+    assert out["nit"] > 0 or not started
+    assert np.isfinite(out["gap"])
+    # the reported gap is the gap at the returned point, computed independently
+    assert out["gap"] == pytest.approx(out["true_gap"], rel=1e-7, abs=1e-9)
+    if out["true_fun"] is not None:  # (the SSVM's gap is primal - dual: checked above)
+        assert out["fun"] == pytest.approx(out["true_fun"], rel=1e-9, abs=1e-9)
+
+
+def test_ctrl_c_during_frank_wolfe_returns_the_certified_iterate(tmp_path):
+    _check_certified(_result(_run(_FRANK_WOLFE, tmp_path)))
+
+
+def test_ctrl_c_during_bcfw_returns_the_certified_iterate(tmp_path):
+    out = _result(_run(_BCFW, tmp_path))
+    _check_certified(out)
+
+
+@pytest.mark.parametrize("solver", ["bcfw", "fw"])
+def test_ctrl_c_during_structured_svm_fit_keeps_the_weights(tmp_path, solver):
+    out = _result(_run(_SSVM, tmp_path, solver))
+    # (on a loaded machine the signal may come before the first iteration ends)
+    _check_certified(out, started=False)
+    assert out["fitted"]
+    assert len(out["warned"]) == 1 and "w_ holds the weights so far" in out["warned"][0]
+
+
+def test_second_ctrl_c_aborts_at_once(tmp_path):
+    body = _FRANK_WOLFE.replace("time.sleep(0.002)", "time.sleep(0.5)")
+    done = _run(body, tmp_path, signals=2)
+    assert done.returncode != 0
+    assert "KeyboardInterrupt" in done.stderr
+    assert "interrupted" not in done.stdout
+
+
+def test_the_handler_is_restored_after_a_run():
+    before = signal.getsignal(signal.SIGINT)
+    f = fw.QuadraticObjective(np.eye(3), -np.ones(3))
+    res = fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=5)
+    assert res.nit <= 5
+    assert signal.getsignal(signal.SIGINT) is before
+    assert not INTERRUPTS._installed and INTERRUPTS.hits == 0
+
+
+def test_a_keyboard_interrupt_raised_in_a_step_returns_the_last_good_iterate():
+    """A KeyboardInterrupt that bypasses the flag (a user's own SIGINT handler, or one
+    raised by hand) still returns the point from before the step it cut short."""
+    y = np.array([0.6, 0.3, 0.1])
+    calls = [0]
+
+    def grad(x):
+        calls[0] += 1
+        if calls[0] == 6:
+            raise KeyboardInterrupt
+        return x - y
+
+    f = fw.FunctionObjective(lambda x: 0.5 * np.sum((x - y) ** 2), grad)
+    res = fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), step_size="agnostic", tol=0.0,
+                         max_iter=100)
+    assert res.status == "interrupted"
+    g = res.x - y
+    assert res.gap == pytest.approx(float(g @ res.x - g.min()), rel=1e-12)
+    assert abs(res.x.sum() - 1) < 1e-12 and res.x.min() >= 0
+
+
+def test_no_handler_outside_the_main_thread():
+    import threading
+
+    seen = []
+
+    def run():
+        f = fw.QuadraticObjective(np.eye(3), -np.ones(3))
+        seen.append(fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=5,
+                                   callback=lambda s: seen.append(INTERRUPTS._installed)))
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(30)
+    assert seen and not any(v is True for v in seen[:-1])
+    assert os.getpid() > 0
+
+
+_QAP = """
+from frankwolfe.applications.matching import solve_qap
+
+rng = np.random.default_rng(0)
+a, b = rng.random((40, 40)), rng.random((40, 40))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    res = solve_qap(a, b, max_iter=5, local_search="tabu", tabu_iter=10**9, random_state=0)
+p = res.permutation
+value = float(np.sum(a * b[np.ix_(p, p)]))
+print(json.dumps(dict(perm=sorted(p.tolist()) == list(range(40)), fun=res.fun, value=value,
+                      warned=[str(w.message) for w in caught if "interrupted" in str(w.message)],
+                      tabu=res.tabu_iter)), flush=True)
+"""
+
+
+def test_ctrl_c_during_solve_qap_returns_the_best_permutation(tmp_path):
+    """The tabu search (10**9 iterations asked) stops at Ctrl-C between its chunks."""
+    out = _result(_run(_QAP, tmp_path))
+    assert out["perm"]
+    assert out["fun"] == pytest.approx(out["value"], rel=1e-12)
+    assert len(out["warned"]) == 1
+    assert 0 <= out["tabu"] < 10**9
