@@ -156,7 +156,7 @@ def test_full_disk_keeps_the_old_file_and_no_temporary(tmp_path, monkeypatch, wh
         def fsync(fd):
             raise full
 
-        monkeypatch.setattr("frankwolfe._atomic.os.fsync", fsync)
+        monkeypatch.setattr("frankwolfe.compiled.atomic_files.os.fsync", fsync)
     with pytest.raises(OSError, match="No space left"):
         new.save(path)
     assert path.read_bytes() == good

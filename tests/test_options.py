@@ -79,11 +79,26 @@ def _problem_for(primary):
         return f, fw.ProductDomain([dom]), {"tol": 1e-10, "random_state": 0}, x_star
     if primary == "compiled_pairwise":  # least squares only: the same problem as A = I
         return fw.LeastSquares(np.eye(4), [0.8, 0.6, -0.2, -0.5]), dom, {"tol": 1e-10}, x_star
+    if primary == "sfw":  # the same QP as a finite sum of n = 3 terms (mean target y)
+        ys = np.array([[0.8, 0.6, -0.2, -0.5]]) + np.array([[0.1], [-0.1], [0.0]])
+
+        def value(x, i):
+            return float(np.mean(0.5 * x @ x - ys[i] @ x))
+
+        def grad(x, i):
+            return x - ys[i].mean(axis=0)
+
+        return fw.FiniteSumObjective(value, grad, 3, shape=(4,)), dom, \
+            {"max_iter": 50, "random_state": 0}, None
+    if primary == "alm":  # objective, then the sets to intersect
+        return f, [dom, fw.Box(0.0, 1.0, dim=4)], {"tol": 1e-10}, None
     extra = {"random_state": 0, "subsample": 2} if primary == "rafw" else {}
     return f, dom, {"tol": 1e-10, "max_iter": 5000, **extra}, x_star
 
 
-ALIASES = {"frank_wolfe": "fw", "afw": "away", "pfw": "pairwise"}
+ALIASES = {"frank_wolfe": "fw", "afw": "away", "pfw": "pairwise", "blended_pairwise": "bpcg",
+           "blended_conditional_gradient": "bcg", "decomposition_invariant": "dicg",
+           "stochastic_frank_wolfe": "sfw", "alternating_linear_minimization": "alm"}
 
 
 @pytest.mark.parametrize("name", fw.available_methods())

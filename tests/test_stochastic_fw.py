@@ -51,7 +51,7 @@ def test_variance_reduced_sfw_reaches_the_cvxpy_optimum(seed, estimator):
     A, y = _logistic_problem(seed)
     fstar = _cvxpy_logistic(A, y, 1.5)
     res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.5), estimator=estimator,
-                                 batch_size=15, certify_every=100, tol=1e-3, max_iter=20000,
+                                 batch_size=15, gap_every=100, tol=1e-3, max_iter=20000,
                                  random_state=seed)
     assert res.status == "converged", res.message
     assert res.gap <= 1e-3
@@ -90,7 +90,7 @@ def test_generic_finite_sum_with_svrf_on_the_simplex():
                       [x >= 0, cp.sum(x) == 1])
     prob.solve(solver=cp.CLARABEL)
     res = minimize(f, ProbabilitySimplex(), method="sfw", estimator=SVRF(batch_size=10),
-                   certify_every=50, tol=1e-4, max_iter=20000, random_state=0)
+                   gap_every=50, tol=1e-4, max_iter=20000, random_state=0)
     assert res.status == "converged"
     assert -1e-7 <= res.fun - prob.value <= res.gap + 1e-7
 
@@ -108,12 +108,12 @@ def test_same_random_state_same_run():
 def test_work_counters():
     A, y = _logistic_problem(1, m=100)
     res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0),
-                                 estimator=SAG(batch_size=4, init="full"), certify_every=0,
+                                 estimator=SAG(batch_size=4, init="full"), gap_every=0,
                                  max_iter=50, random_state=0)
     # one full pass for the first SAG estimate, then 4 samples per iteration
     assert res.extra["n_sample_gradients"] == 100 + 4 * 49
     res = stochastic_frank_wolfe(LinearModelLoss(A, y), L1Ball(1.0), estimator="sag",
-                                 batch_size=4, certify_every=0, max_iter=50, random_state=0)
+                                 batch_size=4, gap_every=0, max_iter=50, random_state=0)
     assert res.extra["n_sample_gradients"] == 4 * 50  # zero start: no pass up front
     # certificates at k = 0 and at the end
     assert res.extra["n_certificate_gradients"] == 2 * 100
@@ -134,7 +134,7 @@ def test_a_non_finite_estimate_stops_with_the_last_certified_iterate():
         return base.batch_gradient(x, i)
 
     f = FiniteSumObjective(base.batch_value, grad, n_samples=50, shape=(A.shape[1],))
-    res = stochastic_frank_wolfe(f, L1Ball(1.0), estimator="momentum", certify_every=5,
+    res = stochastic_frank_wolfe(f, L1Ball(1.0), estimator="momentum", gap_every=5,
                                  max_iter=1000, random_state=0)
     assert res.status == "error"
     assert "not finite" in res.message
@@ -181,8 +181,8 @@ def test_bad_arguments_are_named():
         stochastic_frank_wolfe(fs, L1Ball(1.0), estimator="sag")
     with pytest.raises(ValueError, match="open-loop"):
         stochastic_frank_wolfe(f, L1Ball(1.0), step_size="secant")
-    with pytest.raises(ValueError, match="certify_every"):
-        stochastic_frank_wolfe(f, L1Ball(1.0), certify_every=-1)
+    with pytest.raises(ValueError, match="gap_every"):
+        stochastic_frank_wolfe(f, L1Ball(1.0), gap_every=-1)
     with pytest.raises(ValueError, match="unknown estimator"):
         stochastic_frank_wolfe(f, L1Ball(1.0), estimator="adam")
     with pytest.raises(ValueError, match="batch_size"):

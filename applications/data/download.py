@@ -2,7 +2,7 @@
 
 A file is streamed to a temporary name in its target folder (with a tqdm progress
 bar), checked against its sha256 when one is known or by the caller's parser when
-none is, and only then renamed into place (:func:`frankwolfe._atomic.atomic_write`):
+none is, and only then renamed into place (:func:`frankwolfe.compiled.atomic_files.atomic_write`):
 an interrupted, refused or failed download leaves nothing behind, and a killed one
 leaves a ``.part`` file that the next download of the same file sweeps.
 
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from frankwolfe._atomic import atomic_write, fsync_folder
+from frankwolfe.compiled.atomic_files import atomic_write, fsync_folder
 
 from .home import ENV_HOME
 

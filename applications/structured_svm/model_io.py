@@ -45,7 +45,7 @@ import numpy as np
 
 import frankwolfe
 from frankwolfe import History
-from frankwolfe._atomic import atomic_write
+from frankwolfe.compiled.atomic_files import atomic_write
 
 from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth
 from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel

@@ -125,8 +125,9 @@ def blended_conditional_gradient(
     >>> from frankwolfe import L1Ball, LeastSquares, blended_conditional_gradient
     >>> rng = np.random.default_rng(0)
     >>> A, b = rng.standard_normal((60, 200)), rng.standard_normal(60)
-    >>> res = blended_conditional_gradient(LeastSquares(A, b), L1Ball(3.0, dim=200), tol=1e-8)
-    >>> res.status, bool(res.n_oracle_calls < res.nit)
+    >>> res = blended_conditional_gradient(LeastSquares(A, b), L1Ball(3.0, dim=200), tol=1e-8,
+    ...                                    max_iter=100000)
+    >>> str(res.status), bool(res.n_oracle_calls < res.nit)
     ('converged', True)
     """
     options = RunOptions(**run)  # @solver passes every run keyword

@@ -157,7 +157,7 @@ def decomposition_invariant_conditional_gradient(
     >>> M = rng.standard_normal((25, 25))
     >>> f = QuadraticObjective(M.T @ M / 25 + np.eye(25), rng.standard_normal(25))
     >>> res = dicg(f, Birkhoff(5), tol=1e-9)
-    >>> res.status, bool(res.gap <= 1e-9)
+    >>> str(res.status), bool(res.gap <= 1e-9)
     ('converged', True)
     """
     options = RunOptions(**run)  # @solver passes every run keyword

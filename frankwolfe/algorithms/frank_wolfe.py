@@ -73,6 +73,39 @@ class _LazyVanilla(Variant):
         return None, {"n_lazy_steps": self.n_lazy_steps, "n_cached_vertices": len(self.cache)}
 
 
+class _MomentumVanilla(Variant):
+    """Frank-Wolfe on an averaged gradient ``d_k = m d_{k-1} + (1 - m) g_k`` (FrankWolfe.jl's
+    ``momentum``); every ``gap_every`` iterations the step and the certificate use the
+    true gradient's vertex."""
+
+    name = "fw"
+
+    def __init__(self, momentum: float, gap_every: int) -> None:
+        self.m, self.gap_every = momentum, gap_every
+        self.d: np.ndarray | None = None
+
+    def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
+        super().start(tracker, x0_atom, lmo)
+        self.d = None
+
+    def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
+                           g_dot_x: float) -> tuple[Atom, float, bool]:
+        if self.d is None:
+            self.d = np.array(gradient, dtype=float)
+        else:
+            self.d *= self.m
+            self.d += (1.0 - self.m) * gradient
+        exact = k % self.gap_every == 0
+        v = self.lmo(gradient if exact else self.d)
+        self.n_oracle_calls += 1
+        # off the certified iterations <g, x - v> only bounds the gap from below
+        return v, g_dot_x - v.dot(gradient), exact
+
+    def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
+                  gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
+        return Direction.frank_wolfe(v), 1.0, None
+
+
 @register("fw", "frank_wolfe")
 @solver()
 def frank_wolfe(
@@ -84,6 +117,8 @@ def frank_wolfe(
     lazy: bool = False,
     lazy_tolerance: float = 2.0,
     cache_size: int | None = None,
+    momentum: float | None = None,
+    gap_every: int = 10,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
@@ -115,6 +150,15 @@ def frank_wolfe(
         The factor ``K >= 1`` of the lazy test.
     cache_size : int, optional
         With ``lazy``: how many vertices the cache keeps (default: all).
+    momentum : float, optional
+        Gradient momentum ``m`` in ``[0, 1)``: the oracle is called on
+        ``d_k = m d_{k-1} + (1 - m) grad f(x_k)`` (FrankWolfe.jl's ``momentum``;
+        smooths noisy or oscillating gradients).  Those iterations report no
+        certified gap.
+    gap_every : int, default 10
+        With ``momentum``: every ``gap_every`` iterations the oracle is called on the
+        true gradient, for the step and a certified gap (the run stops on ``tol``
+        only there; the returned gap is always certified).
 
     Returns
     -------
@@ -136,5 +180,13 @@ def frank_wolfe(
     if cache_size is not None and not lazy:
         raise ValueError("cache_size applies to lazy=True only")
     variant: Variant = _LazyVanilla(lazy_tolerance, cache_size) if lazy else _Vanilla()
+    if momentum is not None:
+        if lazy:
+            raise ValueError("momentum and lazy=True do not combine; choose one")
+        if not (isinstance(momentum, (int, float, np.floating)) and 0.0 <= momentum < 1.0):
+            raise ValueError(f"`momentum` must be in [0, 1), got {momentum!r}")
+        if isinstance(gap_every, bool) or int(gap_every) != gap_every or gap_every < 1:
+            raise ValueError(f"`gap_every` must be a positive integer, got {gap_every!r}")
+        variant = _MomentumVanilla(float(momentum), int(gap_every))
     return run_frank_wolfe(objective, domain, variant, x0, step_size=step_size,
                            options=options)

@@ -191,7 +191,7 @@ def blended_pairwise_conditional_gradient(
     >>> M = rng.standard_normal((n * n, n * n))
     >>> f = QuadraticObjective(M.T @ M / n + np.eye(n * n), rng.standard_normal(n * n))
     >>> res = blended_pairwise_conditional_gradient(f, Birkhoff(n), tol=1e-8)
-    >>> res.status, res.gap <= 1e-8
+    >>> str(res.status), bool(res.gap <= 1e-8)
     ('converged', True)
     """
     options = RunOptions(**run)  # @solver passes every run keyword

@@ -4,7 +4,7 @@ The outer iteration is one step ``x + gamma (v - x)`` with ``v = LMO(g_k)`` and
 ``g_k`` from a :mod:`gradient estimator <.gradient_estimators>`; the run is the
 shared :func:`~.engine.drive`.  A gap computed on an estimate certifies nothing, so
 the engine reports a certified gap only at the iterations where it computes the
-full gradient (``certify_every``), and the driver stops on ``tol`` only there.
+full gradient (``gap_every``), and the driver stops on ``tol`` only there.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ __all__ = ["stochastic_frank_wolfe"]
 
 class _StochasticEngine(Engine):
     def __init__(self, objective: FiniteSum, lmo: LMO, estimator: GradientEstimator,
-                 rule: OpenLoop, x: np.ndarray, certify_every: int | None) -> None:
+                 rule: OpenLoop, x: np.ndarray, gap_every: int | None) -> None:
         self.objective, self.lmo, self.estimator, self.rule = objective, lmo, estimator, rule
         self.x = x
-        self.every = certify_every
+        self.every = gap_every
         self.gamma = np.nan
         self.n_oracle_calls = 0
         self.n_full = 0  # full gradients of the certificates
@@ -116,7 +116,7 @@ def stochastic_frank_wolfe(
     estimator: str | GradientEstimator = "momentum",
     batch_size: BatchSize | None = None,
     step_size: str | StepSize | None = None,
-    certify_every: int | None = None,
+    gap_every: int | None = None,
     random_state: int | np.random.Generator | None = None,
     **run: Unpack[RunKeywords],
 ) -> Result:
@@ -125,7 +125,7 @@ def stochastic_frank_wolfe(
 
     Each iteration calls the oracle on a gradient estimate built from a mini-batch,
     ``v = LMO(g_k)``, and moves to ``x + gamma_k (v - x)`` with an open-loop step.
-    At the iterations chosen by ``certify_every`` the full gradient gives the
+    At the iterations chosen by ``gap_every`` the full gradient gives the
     certified gap ``<grad f(x), x - v>``; the run stops on ``tol`` only there, and the
     returned point's gap is always certified (one more full gradient when needed).
 
@@ -149,10 +149,12 @@ def stochastic_frank_wolfe(
         estimator's own).
     step_size : str or OpenLoop, optional
         An open-loop rule; default ``"agnostic"`` (``2/(k+2)``).
-    certify_every : int, optional
-        Compute the full gradient and the certified gap every ``certify_every``
+    gap_every : int, optional
+        Compute the full gradient and the certified gap every ``gap_every``
         iterations (0: only at the start and the end); by default at iterations
-        1, 2, 4, 8, ... (a logarithmic number of full gradients).
+        1, 2, 4, 8, ... (a logarithmic number of full gradients).  The same name
+        as in :func:`~frankwolfe.randomized_away_step_frank_wolfe` and
+        :func:`~frankwolfe.block_coordinate_frank_wolfe`.
     random_state : int, numpy.random.Generator or None
         Seed of the batch draws.
 
@@ -183,14 +185,13 @@ def stochastic_frank_wolfe(
                         "FiniteSumObjective, or use frank_wolfe for a plain objective")
     if not isinstance(domain, LMO):
         raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
-    if certify_every is not None and (isinstance(certify_every, bool)
-                                      or int(certify_every) != certify_every
-                                      or certify_every < 0):
-        raise ValueError(f"certify_every must be a non-negative integer or None, "
-                         f"got {certify_every!r}")
+    if gap_every is not None and (isinstance(gap_every, bool) or int(gap_every) != gap_every
+                                  or gap_every < 0):
+        raise ValueError(f"gap_every must be a non-negative integer or None, "
+                         f"got {gap_every!r}")
     est = make_estimator(estimator, batch_size)
     rule = _open_loop(step_size)
     x, _ = prepare_start(objective, domain, x0)
     est.start(objective, x, np.random.default_rng(random_state))
-    engine = _StochasticEngine(objective, domain, est, rule, x, certify_every)
+    engine = _StochasticEngine(objective, domain, est, rule, x, gap_every)
     return drive(engine, options.monitor("sfw"))

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .._atomic import atomic_write
+from .atomic_files import atomic_write
 
 __all__ = ["DRIVER_PREFIX", "drivers_root", "drivers_folder", "numba_cache_dirs",
            "source_roots", "sources_stamp", "record_modules", "load_driver", "sweep",

@@ -9,6 +9,10 @@ the old target and a temporary file named ``.<name>.<random>.tmp``, which the ne
 write to the same target sweeps once it is an hour old (a younger one may be another
 process's write in progress).  Concurrent writers each write their own temporary
 file, so the target is always one writer's whole file.
+
+It lives on the compiled floor, which imports nothing from the rest of the core,
+because the generated driver modules (:mod:`.driver_files`) are written with it; the
+applications' model files and downloads use it too.
 """
 
 from __future__ import annotations
