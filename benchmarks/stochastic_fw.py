@@ -100,7 +100,7 @@ def main() -> None:
         for E in args.epochs:
             it = E * n // args.batch
             t = time.perf_counter()
-            res = sfw(f, L1Ball(r), estimator=est, batch_size=args.batch, certify_every=0,
+            res = sfw(f, L1Ball(r), estimator=est, batch_size=args.batch, gap_every=0,
                       max_iter=it, tol=0.0, random_state=0)
             wall = time.perf_counter() - t
             assert res.extra["n_sample_gradients"] <= E * n
