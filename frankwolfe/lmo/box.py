@@ -53,6 +53,35 @@ class _ArrayRepr:
     def __repr__(self) -> str:
         return self.text
 
+
+def parse_bounds(name: str, lower: Any,
+                 upper: Any) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """``lower`` and ``upper`` as float arrays and their common (broadcast) shape, refused
+    with an error naming ``name`` when they are not numeric, do not broadcast, are empty
+    or are not finite (the order of the bounds is the caller's check)."""
+    try:
+        lo = np.asarray(lower, dtype=float)
+        up = np.asarray(upper, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name}: `lower` and `upper` must be numbers or numeric arrays, "
+            f"got {lower!r} and {upper!r}"
+        ) from None
+    try:
+        shape = np.broadcast_shapes(lo.shape, up.shape)
+    except ValueError:
+        raise ShapeError(
+            f"{name}: `lower` (shape {lo.shape}) and `upper` (shape {up.shape}) "
+            "do not broadcast to a common shape"
+        ) from None
+    if 0 in shape:
+        raise ShapeError(f"{name}: `lower` and `upper` must not be empty, got shape {shape}")
+    for arg, arr in (("lower", lo), ("upper", up)):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: `{arg}` must be finite, got {_ArrayRepr(arr)!r}")
+    return lo, up, tuple(shape)
+
+
 class Box(SubsetOracle, LMO):
     """The box ``{x : lower <= x <= upper}`` (coordinate-wise).
 
@@ -90,26 +119,7 @@ class Box(SubsetOracle, LMO):
         self._init_bounds(name, lower, upper, dim)
 
     def _init_bounds(self, name: str, lower: Any, upper: Any, dim: int | None) -> None:
-        try:
-            lo = np.asarray(lower, dtype=float)
-            up = np.asarray(upper, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name}: `lower` and `upper` must be numbers or numeric arrays, "
-                f"got {lower!r} and {upper!r}"
-            ) from None
-        try:
-            shape = np.broadcast_shapes(lo.shape, up.shape)
-        except ValueError:
-            raise ShapeError(
-                f"{name}: `lower` (shape {lo.shape}) and `upper` (shape {up.shape}) "
-                "do not broadcast to a common shape"
-            ) from None
-        if 0 in shape:
-            raise ShapeError(f"{name}: `lower` and `upper` must not be empty, got shape {shape}")
-        for arg, arr in (("lower", lo), ("upper", up)):
-            if not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name}: `{arg}` must be finite, got {_ArrayRepr(arr)!r}")
+        lo, up, shape = parse_bounds(name, lower, upper)
         bad = lo > up
         if np.any(bad):
             i = int(np.flatnonzero(np.broadcast_to(bad, shape))[0]) if shape else 0

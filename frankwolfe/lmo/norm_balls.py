@@ -17,7 +17,7 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
-from .box import _ArrayRepr
+from .box import _ArrayRepr, parse_bounds
 from .hypersimplex import check_k
 
 __all__ = ["KNormBall", "OrderedWeightedL1Ball", "GroupL1Ball", "ScaledL1Ball"]
@@ -341,28 +341,7 @@ class ScaledL1Ball(LMO):
     """
 
     def __init__(self, lower: Any, upper: Any, dim: int | None = None) -> None:
-        try:
-            lo = np.asarray(lower, dtype=float)
-            up = np.asarray(upper, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(
-                "ScaledL1Ball: `lower` and `upper` must be numbers or numeric arrays, "
-                f"got {lower!r} and {upper!r}"
-            ) from None
-        try:
-            shape = np.broadcast_shapes(lo.shape, up.shape)
-        except ValueError:
-            raise ShapeError(
-                f"ScaledL1Ball: `lower` (shape {lo.shape}) and `upper` (shape {up.shape}) "
-                "do not broadcast to a common shape"
-            ) from None
-        if 0 in shape:
-            raise ShapeError(
-                f"ScaledL1Ball: `lower` and `upper` must not be empty, got shape {shape}"
-            )
-        for arg, arr in (("lower", lo), ("upper", up)):
-            if not np.all(np.isfinite(arr)):
-                raise ValueError(f"ScaledL1Ball: `{arg}` must be finite, got {_ArrayRepr(arr)!r}")
+        lo, up, shape = parse_bounds("ScaledL1Ball", lower, upper)
         lo_b = np.broadcast_to(lo, shape).reshape(-1)
         up_b = np.broadcast_to(up, shape).reshape(-1)
         bad = np.flatnonzero(lo_b >= up_b)
