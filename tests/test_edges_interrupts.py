@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -23,7 +24,10 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 # The child prints READY once a run holds the SIGINT handler (and has run a while), then
 # prints its result as JSON with a gap computed independently at the returned point.
 _PRELUDE = """
-import json, sys, threading, time, warnings
+import json, signal, sys, threading, time, warnings
+# a user's process: Ctrl-C raises KeyboardInterrupt (a child of a pytest-xdist worker
+# may inherit SIGINT ignored, and the run then rightly leaves the handler alone)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import frankwolfe as fw
 from frankwolfe.monitor import INTERRUPTS
@@ -107,11 +111,15 @@ def _run(body: str, tmp_path, *args: str, signals: int = 1) -> subprocess.Comple
     proc = subprocess.Popen([sys.executable, str(script), *args], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 25
         assert proc.stdout is not None
+        # READY within 60 s (a cold numba cache compiles first), read with a deadline
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            if not sel.select(timeout=60):
+                proc.kill()
+                pytest.fail(f"the child printed nothing within 60 s: {proc.communicate()[1]}")
         line = proc.stdout.readline()
         assert line.strip() == "READY", (line, proc.stderr.read() if proc.stderr else "")
-        assert time.monotonic() < deadline
         for i in range(signals):
             if i:
                 time.sleep(0.05)
