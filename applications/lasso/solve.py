@@ -17,6 +17,7 @@ import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
+from frankwolfe.lmo._checks import check_radius
 
 __all__ = [
     "METHODS",
@@ -75,16 +76,6 @@ def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
     return A, b
 
 
-def _check_radius(radius: Any) -> float:
-    try:
-        r = float(radius)
-    except (TypeError, ValueError):
-        r = float("nan")
-    if not (np.isfinite(r) and r > 0):
-        raise ValueError(f"`radius` must be positive and finite, got {radius!r}")
-    return r
-
-
 def warm_start(x: np.ndarray, radius: float) -> ActiveSet:
     """An active set of the l1 ball of ``radius`` representing ``x`` (or ``x`` shrunk into it).
 
@@ -104,7 +95,7 @@ def warm_start(x: np.ndarray, radius: float) -> ActiveSet:
     -------
     ActiveSet
     """
-    radius = _check_radius(radius)
+    radius = check_radius("warm_start", radius)
     x = np.asarray(x, dtype=float).reshape(-1)
     n1 = float(np.abs(x).sum())
     if n1 > radius:
@@ -183,7 +174,7 @@ def solve_lasso(
     array([ 1. , -0.5])
     """
     A, b = _check_problem(A, b)
-    radius = _check_radius(radius)
+    radius = check_radius("solve_lasso", radius)
     solver = _solver(method, A, options, getattr(objective, "offset", None) is not None)
     n = A.shape[1]
     f = objective if objective is not None else LeastSquares(A, b)
@@ -269,7 +260,7 @@ def lasso_path(
     if radii.size == 0:
         raise ValueError("`radii` is empty")
     for r in radii:
-        _check_radius(r)
+        check_radius("lasso_path", r)
     f = LeastSquares(A, b)
     coefs = np.zeros((radii.size, A.shape[1]))
     results: list[Result] = []

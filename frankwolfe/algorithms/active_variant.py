@@ -83,6 +83,7 @@ class ActiveSetVariant(Variant):
         self.phi = np.inf  # the lazy test's estimate of the Frank-Wolfe gap
         # the last step was zero (rounding ate its slope): ask the oracle next time
         self.force_oracle = False
+        self._scored: tuple[int, np.ndarray] | None = None  # (iteration, <g, a_i>)
         self.warm = warm
         # empty until start() puts the run's first vertex (or the warm start) in it
         self.active = ActiveSet(keep_x=False)
@@ -95,6 +96,7 @@ class ActiveSetVariant(Variant):
         self.tracker = tracker
         self.n_steps = 0
         self.phi = np.inf
+        self._scored = None
         for key in self.counts:
             self.counts[key] = 0
         if self.warm is not None:
@@ -146,7 +148,7 @@ class ActiveSetVariant(Variant):
             return super().frank_wolfe_vertex(k, tracker, gradient, g_dot_x)
         S = self.active
         if len(S) > 1 and np.isfinite(self.phi) and not self.force_oracle:
-            scores = S.scores(gradient)
+            scores = self.active_scores(k, gradient)
             j = int(np.argmin(scores))
             if float(scores.max() - scores[j]) >= self.phi / self.lazy_tolerance:
                 self.counts["n_lazy_steps"] += 1
@@ -160,6 +162,14 @@ class ActiveSetVariant(Variant):
         elif gap < self.phi / self.lazy_tolerance:
             self.phi = min(gap, 0.5 * self.phi)
         return v, gap, True
+
+    def active_scores(self, k: int, gradient: np.ndarray) -> np.ndarray:
+        """``<gradient, a_i>`` over the active set at iteration ``k``, computed once per
+        iteration (the lazy test and the direction both read them; the set does not
+        change between the two)."""
+        if self._scored is None or self._scored[0] != k:
+            self._scored = (k, self.active.scores(gradient))
+        return self._scored[1]
 
     # -- per-step bookkeeping -------------------------------------------------
     def after_step(self, direction: Direction, gamma: float, info: Any) -> None:

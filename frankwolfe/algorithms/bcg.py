@@ -40,7 +40,7 @@ class _Blended(ActiveSetVariant):
             return self.fw_step(v)
         # simplex gradient descent (Braun, Pokutta, Tu, Wright, ICML 2019): the gradient
         # in barycentric coordinates, projected on sum = 0, d = -sum_i (c_i - mean c) a_i
-        c = S.scores(gradient)
+        c = self.active_scores(k, gradient)
         # from differences to the smallest score (exact for close scores, Sterbenz): the
         # mean of c itself carries an error of eps |c|, which near the face's optimum
         # (score differences ~1e-8) would make sum(shift) and the slope's sign rounding

@@ -32,7 +32,7 @@ class _Pairwise(ActiveSetVariant):
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
         S = self.active
-        scores = S.scores(gradient)
+        scores = self.active_scores(k, gradient)
         i = int(np.argmax(scores))
         a = S.atom_at(i)
         if self.blended:
