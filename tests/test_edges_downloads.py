@@ -323,3 +323,19 @@ def test_truncated_and_garbled_ocr_and_conll_files_are_named(shared_data, tmp_pa
     (folder / "test.txt").write_bytes(train[:2000])
     with pytest.raises(ValueError, match=r"train\.txt:\d+: not ASCII text \(byte 0xff"):
         load_conll2000(data_home=tmp_path / "conll")
+
+
+def test_only_a_404_status_skips_an_optional_file(server, tmp_path):
+    """A missing optional file (404) is skipped; a refused one is an error even when its
+    URL happens to contain "404" (the server's port may): the status decides, not the
+    message."""
+    with pytest.raises(DownloadError) as missing:
+        download(f"{server.url}/nothing.bin", tmp_path / "a" / "x.bin", None, progress=False)
+    assert missing.value.status == 404
+    _mirror_tntp(server.root, "N404", flow="<html>404</html>\n")
+    with pytest.raises(DownloadError, match="not a valid file") as bad:
+        fetch.fetch_tntp("N404", data_home=tmp_path / "c", base_url=server.url)
+    assert bad.value.status is None
+    (server.root / "tntp" / "N404" / "N404_flow.tntp").unlink()
+    net, flows = fetch.fetch_tntp("N404", data_home=tmp_path / "c", base_url=server.url)
+    assert flows is None and net.demand.sum() == 15.0

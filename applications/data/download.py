@@ -48,7 +48,15 @@ _CHUNK = 1 << 16
 
 class DownloadError(OSError):
     """A download failed, ran past its deadline or size cap, or gave a file that does
-    not match its checksum or does not parse."""
+    not match its checksum or does not parse.
+
+    ``status`` is the HTTP status the server answered with when it refused the file
+    (404 for a file it does not have), else ``None``.
+    """
+
+    def __init__(self, *args: Any, status: int | None = None) -> None:
+        super().__init__(*args)
+        self.status = status
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
@@ -168,7 +176,8 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
             except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as e:
                 if left() <= 0:
                     raise past_deadline(0) from e
-                raise DownloadError(f"could not download {url}: {e}. {by_hand}") from e
+                raise DownloadError(f"could not download {url}: {e}. {by_hand}",
+                                    status=getattr(e, "code", None)) from e
             with resp:
                 size = resp.headers.get("Content-Length")
                 total = int(size) if size and size.isdigit() else None

@@ -113,9 +113,10 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
         try:
             download(url, target, SHA256.get(f.path), check=parse)
         except DownloadError as e:
-            if f.optional and "404" in str(e):
+            # (the status, not the message: a URL's port may read 404)
+            if f.optional and e.status == 404:
                 continue
-            raise DownloadError(f"{who}: {e}") from e
+            raise DownloadError(f"{who}: {e}", status=e.status) from e
     return home
 
 
