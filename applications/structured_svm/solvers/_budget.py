@@ -6,18 +6,32 @@ and the dual extragradient.  Their iterations cost a varying number of calls (a
 retried EG step, a rejected extragradient trial), so the budget is kept in calls,
 and the driver is told when no iteration fits any more
 (:attr:`frankwolfe.algorithms.engine.Observation.budget_spent`).
+
+A time limit is kept inside a pass too (:class:`PassClock`): a pass of SSG or online EG
+stops after the example step under way when the budget is spent (a partial pass,
+counted in calls like any other), the dual extragradient drops the iteration under way
+(its point is the last whole iteration's).
 """
 
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 
 from frankwolfe import RunOptions
+from frankwolfe.monitor import Monitor
 
-__all__ = ["CallBudget", "budget_options"]
+__all__ = ["CallBudget", "PassClock", "budget_options"]
+
+#: seconds of example steps between two clock reads inside a pass (as the core's Python
+#: BCFW pass: a read costs about 0.1 us, a step 5 us to 1 ms)
+_CHECK_SECONDS = 0.01
+#: example steps before the first read, and at most between two
+_CHECK_FIRST, _CHECK_MOST = 8, 4096
 
 
 class CallBudget:
@@ -66,3 +80,57 @@ def budget_options(options: RunOptions | None, max_passes: float) -> RunOptions:
     the run first (or together)."""
     options = RunOptions() if options is None else options
     return replace(options, max_iter=max(0, math.ceil(max_passes)))
+
+
+class PassClock:
+    """The time limit inside a pass: whether it is spent, with the clock read about every
+    ``_CHECK_SECONDS`` of example steps (the interval follows the measured step time).
+
+    Parameters
+    ----------
+    monitor : Monitor
+        The run's monitor (its time limit; none: :meth:`up` is always False and
+        :meth:`chunks` yields the whole order at once).
+    """
+
+    def __init__(self, monitor: Monitor) -> None:
+        self.monitor = monitor
+        self.limited = monitor.time_limit is not None
+        #: whether a pass stopped early for the time limit
+        self.stopped = False
+        self._every = _CHECK_FIRST  # steps between reads, from the measured rate
+        self._next = _CHECK_FIRST
+        self._last = 0
+        self._tic = time.perf_counter()
+
+    def start(self) -> None:
+        """A pass begins (its step counter from 0)."""
+        self._next, self._last, self._tic = self._every, 0, time.perf_counter()
+
+    def up(self, done: int) -> bool:
+        """Whether to stop the pass, ``done`` example steps in (True once the time limit
+        is spent; it then stays so)."""
+        if self.stopped:
+            return True
+        if not self.limited or done < self._next:
+            return False
+        now = time.perf_counter()
+        per_step = max(now - self._tic, 1e-9) / max(done - self._last, 1)
+        self._every = int(max(1, min(_CHECK_MOST, _CHECK_SECONDS / per_step)))
+        self._next, self._last, self._tic = done + self._every, done, now
+        self.stopped = self.monitor.out_of_time()
+        return self.stopped
+
+    def chunks(self, order: np.ndarray) -> Iterator[np.ndarray]:
+        """``order`` in consecutive chunks of about ``_CHECK_SECONDS`` of steps each (the
+        whole of it without a time limit), ending early when the time limit is spent:
+        for compiled kernels that run the steps of a chunk in one call."""
+        if not self.limited:
+            yield order
+            return
+        self.start()
+        done = 0
+        while done < order.size and not self.up(done):
+            stop = min(order.size, max(done + 1, self._next))
+            yield order[done:stop]
+            done = stop

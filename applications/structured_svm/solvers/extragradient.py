@@ -93,7 +93,7 @@ from frankwolfe.monitor import Monitor
 from .._averaging import RunningAverage
 from .._lam import check_lam
 from ..models.chain.expectation import ChainDualPoint, chain_dual_data
-from ._budget import CallBudget, budget_options
+from ._budget import CallBudget, PassClock, budget_options
 
 __all__ = ["dual_extragradient", "restricted_gap", "coupling_norm", "feature_metric"]
 
@@ -288,7 +288,12 @@ def _set_centre(point: ChainDualPoint, centre: float) -> np.ndarray:
 
 class _ExtragradientEngine(Engine):
     """Dual extragradient iterations; one outer iteration is one accepted step (two
-    passes of marginals, plus two per rejected trial of the adaptive step)."""
+    passes of marginals, plus two per rejected trial of the adaptive step).
+
+    Under a time limit the driver starts no iteration that the last one says would end
+    past it, and an iteration still under way when the time is spent is dropped between
+    chunks of examples (:class:`._budget.PassClock`): the point stays the last accepted
+    one's, the calls made count."""
 
     def __init__(self, data: Any, lam: float, eta: float, adaptive: bool,
                  c_w: float | np.ndarray, centre: float, averaging: str | None,
@@ -319,13 +324,15 @@ class _ExtragradientEngine(Engine):
         _, self.ell_bar, self.dual_bar = self.bar.image()
         self.it = self.rejected = 0
         self.accepted = eta
+        self.clock: PassClock | None = None  # set by dual_extragradient() with the monitor
+        self.time_up = False  # an iteration was dropped for the time limit
 
     def observe(self, k: int) -> Observation:
         info = self.budget.info()
         state = {**info, "w_bar": self.w_bar, "point_bar": self.bar, "w_last": self.w_u,
                  "mu_last": self.mu_u, "T_last": self.T_u}
         return Observation(-self.dual_bar, np.nan, False, self.w_bar, None, self.accepted,
-                           {**info, "rejected": self.rejected}, state,
+                           {**info, "rejected": self.rejected}, state, time_up=self.time_up,
                            budget_spent=not self.budget.fits(2 * self.n))
 
     def advance(self, k: int, monitor: Monitor) -> int:
@@ -338,13 +345,14 @@ class _ExtragradientEngine(Engine):
             # u = T(v, -eta F(v)): F_w(v) = lam (w_v - w(z_v)), -F_z(v) = scores(w_v) / n,
             # and the prox weight 1/n of z turns the z step into eta * scores(w_v)
             w_u = w_v - (eta / c_w) * lam * (w_v - wz_v)
-            cur.marginals(w_v, eta, mu_u, T_u, a_u)
+            if not self._marginals(w_v, eta, mu_u, T_u, a_u) or self._out_of_time(monitor):
+                return 0
             wz_u, ell_u, _ = cur.image(mu_u, T_u)
             # s <- s - eta F(u), and the next v (its marginals: the potentials theta_p)
             s_p = s_w - eta * lam * (w_u - wz_u)
             w_p = s_p / c_w
-            cur.marginals(w_u, eta, mu_p, T_p, a_p, theta_out=self.theta_p)
-            self.budget.spent += 2 * n
+            if not self._marginals(w_u, eta, mu_p, T_p, a_p, self.theta_p):
+                return 0
             wz_p, _, _ = cur.image(mu_p, T_p)
             rho = 0.0
             if self.adaptive:
@@ -355,7 +363,7 @@ class _ExtragradientEngine(Engine):
                 if lhs - dist > 1e-12 * scale:
                     self.eta = eta * _SHRINK
                     self.rejected += 1
-                    if monitor.out_of_time():
+                    if self._out_of_time(monitor):
                         return 0
                     continue
             self._accept(eta, w_u, wz_u, ell_u, s_p, w_p, wz_p)
@@ -363,6 +371,31 @@ class _ExtragradientEngine(Engine):
                 self.eta = _next_step(eta, rho)
             return 1
         return 0  # no affordable trial was accepted
+
+    def _marginals(self, w: np.ndarray, eta: float, mu: np.ndarray, T: np.ndarray,
+                   logz: np.ndarray, theta_out: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> bool:
+        """A pass of marginals (``ChainDualPoint.marginals``), its calls counted; under a
+        time limit in chunks of examples, False when the time ran out before its end."""
+        clock, n = self.clock, self.n
+        if clock is None or not clock.limited:
+            self.cur.marginals(w, eta, mu, T, logz, theta_out=theta_out)
+            self.budget.spent += n
+            return True
+        done = 0
+        for chunk in clock.chunks(np.arange(n)):
+            stop = done + chunk.size
+            self.cur.marginals(w, eta, mu, T, logz, theta_out=theta_out, start=done,
+                               stop=stop)
+            done = stop
+        self.budget.spent += done
+        self.time_up = done < n
+        return not self.time_up
+
+    def _out_of_time(self, monitor: Monitor) -> bool:
+        """Whether the time limit is spent (then the iteration under way is dropped)."""
+        self.time_up = self.time_up or monitor.out_of_time()
+        return self.time_up
 
     def _accept(self, eta: float, w_u: np.ndarray, wz_u: np.ndarray, ell_u: float,
                 s_p: np.ndarray, w_p: np.ndarray, wz_p: np.ndarray) -> None:
@@ -463,7 +496,9 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         :class:`~..models.chain.expectation.ChainDualPoint` whose ``mu``/``T`` are the averaged
         marginals: ``image()`` gives ``(w(z_bar), ell, D(z_bar))``) and ``w_bar``;
         ``state.step_size`` the accepted ``eta``; return ``False`` to stop),
-        ``time_limit`` (checked after each trial), ``verbose``, ``progress``,
+        ``time_limit`` (counted from the call, set-up included; checked between chunks
+        of examples: an iteration under way when it is spent is dropped, its calls
+        counted), ``verbose``, ``progress``,
         ``history_every``.  ``max_iter`` is set from ``max_passes``; no gap is
         certified inside the run, so ``tol`` never stops it.
 
@@ -492,6 +527,9 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     if isinstance(step_size, str) and step_size not in _STEP_RULES:
         raise ValueError("dual_extragradient: `step_size` must be a positive number, "
                          f"'adaptive', 'auto' or 'bound', got {step_size!r}")
+    # the clock starts before the set-up (the flattened data, the metric, the centre): it
+    # counts against time_limit
+    monitor = budget_options(options, max_passes).monitor("dual_extragradient")
     data = chain_dual_data(model, X, Y, "dual_extragradient")
     lam = float(lam)
     adaptive = step_size == "adaptive"
@@ -516,4 +554,5 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     budget = CallBudget(max_passes, data.n, "dual_extragradient")
     engine = _ExtragradientEngine(data, lam, eta, adaptive, weights, float(centre), averaging,
                                   budget)
-    return drive(engine, budget_options(options, max_passes).monitor("dual_extragradient"))
+    engine.clock = PassClock(monitor)
+    return drive(engine, monitor)

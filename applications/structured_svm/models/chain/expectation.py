@@ -94,12 +94,12 @@ def add_expected_features(Xf, If, offsets, lo, L, K, F, uses_ids, mu, T, scale,
 
 @njit(cache=True, nogil=True)
 def marginals_of(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, eta, augment,
-                 mu, T, logz, theta_out, theta_e_out, Lmax):  # pragma: no cover - compiled
-    """Marginals (and log-partitions ``logz``) of every example under ``theta + eta *
-    (scores at w [+ loss])``: the entropic prox step of the extragradient method
-    (``eta = 0``: of ``theta`` itself).  Those log-potentials are also written to
+                 mu, T, logz, theta_out, theta_e_out, Lmax, start, stop
+                 ):  # pragma: no cover - compiled
+    """Marginals (and log-partitions ``logz``) of examples ``start .. stop - 1`` under
+    ``theta + eta * (scores at w [+ loss])``: the entropic prox step of the extragradient
+    method (``eta = 0``: of ``theta`` itself).  Those log-potentials are also written to
     ``theta_out``/``theta_e_out`` unless these have no rows."""
-    n = off.size - 1
     s = np.empty((Lmax, K))
     node = np.empty((Lmax, K))
     tr = np.empty((K, K))
@@ -107,7 +107,7 @@ def marginals_of(Xf, If, offsets, off, Yf, K, F, uses_ids, w, theta, theta_e, et
     empty = np.empty((0, K, K))
     keep = theta_out.shape[0] > 0
     transitions(w, K, F, tr)
-    for i in range(n):
+    for i in range(start, stop):
         lo = off[i]
         L = off[i + 1] - lo
         if eta != 0.0:
@@ -187,10 +187,11 @@ class ChainDualPoint:
     def marginals(self, w: np.ndarray | None = None, eta: float = 0.0,
                   mu: np.ndarray | None = None, T: np.ndarray | None = None,
                   logz: np.ndarray | None = None,
-                  theta_out: tuple[np.ndarray, np.ndarray] | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                  theta_out: tuple[np.ndarray, np.ndarray] | None = None,
+                  start: int = 0, stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Marginals of ``theta + eta * (loss-augmented scores at w)`` (into ``mu``, ``T``;
-        the log-partitions into ``logz``, those log-potentials into ``theta_out``)."""
+        the log-partitions into ``logz``, those log-potentials into ``theta_out``), of the
+        examples ``start .. stop - 1`` (default all; the other rows are left as they are)."""
         d = self.data
         mu = np.empty_like(self.mu) if mu is None else mu
         T = np.empty_like(self.T) if T is None else T
@@ -200,7 +201,7 @@ class ChainDualPoint:
             theta_out = (np.empty((0, d.K)), np.empty((0, d.K, d.K)))
         marginals_of(d.Xf, d.If, d.offsets, d.off, d.Yf, d.K, d.F, d.uses_ids, w, self.theta,
                      self.theta_e, float(eta), True, mu, T, logz, theta_out[0], theta_out[1],
-                     d.Lmax)
+                     d.Lmax, int(start), d.n if stop is None else int(stop))
         return mu, T
 
     def refresh(self) -> None:
