@@ -33,7 +33,7 @@ from .._params import (
 )
 from .dual import DualWarmStart, SSVMDual
 from .models.base import StructuredModel
-from .oracles import batch_predict, batch_primal, mean_loss
+from .oracles import batch_predict, batch_primal, evaluation_seconds, mean_loss
 from .solvers import dual_extragradient, online_eg, restricted_gap, ssg
 
 __all__ = ["StructuredSVM"]
@@ -130,16 +130,17 @@ class StructuredSVM(BaseEstimator):
         loss-augmented pass plus prediction passes; it is excluded from the
         effective passes and from ``seconds``.
     time_limit : float, optional
-        Seconds of the fit, counted from its start (the set-up of the dual
-        and of the solver, numba compilation on first use and the history
-        evaluations of ``eval_every`` included), kept within a pass (BCFW:
-        within a few block steps, keeping time for its closing certificate;
-        the other solvers start no iteration that would end past it).  The
-        final history evaluation (one loss-augmented pass and one prediction
-        pass over the training data, more with a test set) comes on top, and
-        so does the closing certificate of the solvers that do not keep time
-        for it: ``result_.extra["loop_time"]`` is the iterations' time,
-        ``result_.time`` the solver's with its certificate.
+        Seconds of the whole fit, counted from its start: the set-up of the
+        dual and of the solver, numba compilation on first use, the history
+        evaluations of ``eval_every`` and the final one (one loss-augmented
+        and one prediction pass over the training data, more with a test
+        set; its time is estimated on a sample of 64 examples and kept for
+        it) are included.  BCFW stops within a few block steps (keeping time
+        for its closing certificate), SSG and online EG within a few example
+        steps, the dual extragradient drops the iteration under way, batch FW
+        and the cutting plane start no iteration that would end past it.
+        ``result_.time`` is the solver's time (its closing certificate
+        included), ``result_.extra["loop_time"]`` the iterations'.
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW), counted as in
@@ -348,8 +349,11 @@ class StructuredSVM(BaseEstimator):
             return False if gap <= self.tol else None
 
         limit = self.time_limit
-        if limit is not None:  # what the set-up (the domain, the start) left of it
-            limit = max(1e-3, limit - (time.perf_counter() - started))
+        if limit is not None:
+            # what the set-up (the domain, the start) left of it, less the final history
+            # row's evaluation (estimated on a sample), which then fits within it too
+            keep = evaluation_seconds(self.model, X, Y, lam, self._data[2], self.n_jobs)
+            limit = max(1e-3, limit - (time.perf_counter() - started) - keep)
         options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=limit,
                              callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
@@ -630,6 +634,8 @@ def _run_online_eg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -
                          random_state=svm.random_state, options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
+        if "dual" in info:  # the result's extra: the image is there already
+            return info["w"], info["dual"]
         w, _, dual = info["point"].image()
         return w, dual
 
@@ -653,7 +659,9 @@ def _run_extragradient(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: boo
                                   options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
-        w_dual, _, dual = info["point_bar"].image()
+        # the result's extra holds the image already
+        w_dual, dual = ((info["w_dual"], info["dual"]) if "w_dual" in info
+                        else info["point_bar"].image()[::2])
         seen.update(w_dual=w_dual, dual=dual)
         return x, dual
 

@@ -10,6 +10,7 @@ GIL, as numba ``nogil`` kernels and scipy's assignment solver do).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -20,7 +21,8 @@ from frankwolfe.parallel.threads import effective_n_jobs
 
 from .models.base import StructuredModel
 
-__all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss"]
+__all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss",
+           "evaluation_seconds"]
 
 
 def _map(fn, items: Sequence[Any], n_jobs: int | None) -> list[Any]:
@@ -92,3 +94,34 @@ def mean_loss(model: StructuredModel, Y_true: Sequence[Any], Y_pred: Sequence[An
     if len(Y_true) != len(Y_pred):
         raise ValueError(f"mean_loss: {len(Y_true)} true labellings but {len(Y_pred)} predictions")
     return float(np.mean(model.batch_loss(Y_true, Y_pred)))
+
+
+def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float,
+                       X_test: Sequence[Any] | None = None, n_jobs: int | None = 1,
+                       sample: int = 64) -> float:
+    """Seconds of one evaluation (:func:`batch_primal`, :func:`batch_predict` and
+    :func:`mean_loss` over ``(X, Y)``, :func:`batch_predict` over ``X_test``), estimated
+    from ``sample`` examples spread evenly over each set and scaled to its size: what a
+    time budget keeps for the estimator's final history row.  A first call on one example
+    (numba's compilation or cache load, not a cost per example) is not timed; the whole
+    costs about ``2 sample`` oracle calls."""
+    w = np.zeros(model.size_joint_feature)
+
+    def timed(Xs: Sequence[Any], Ys: Sequence[Any] | None) -> float:
+        tic = time.perf_counter()
+        pred = batch_predict(model, Xs, w, n_jobs)
+        if Ys is not None:
+            batch_primal(model, Xs, Ys, w, lam, n_jobs)
+            mean_loss(model, Ys, pred)
+        return time.perf_counter() - tic
+
+    def scaled(Xs: Sequence[Any], Ys: Sequence[Any] | None) -> float:
+        n = len(Xs)
+        if n == 0:
+            return 0.0
+        timed([Xs[0]], None if Ys is None else [Ys[0]])
+        idx = np.unique(np.linspace(0, n - 1, min(n, sample)).astype(np.int64))
+        return timed([Xs[i] for i in idx], None if Ys is None else [Ys[i] for i in idx]
+                     ) * n / idx.size
+
+    return scaled(X, Y) + (scaled(X_test, None) if X_test is not None else 0.0)

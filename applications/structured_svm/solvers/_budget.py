@@ -85,6 +85,7 @@ def budget_options(options: RunOptions | None, max_passes: float) -> RunOptions:
 class PassClock:
     """The time limit inside a pass: whether it is spent, with the clock read about every
     ``_CHECK_SECONDS`` of example steps (the interval follows the measured step time).
+    :attr:`reserve` seconds are kept for the closing work (a certificate) when set.
 
     Parameters
     ----------
@@ -98,6 +99,8 @@ class PassClock:
         self.limited = monitor.time_limit is not None
         #: whether a pass stopped early for the time limit
         self.stopped = False
+        #: seconds kept for the run's closing work (the solver measures it)
+        self.reserve = 0.0
         self._every = _CHECK_FIRST  # steps between reads, from the measured rate
         self._next = _CHECK_FIRST
         self._last = 0
@@ -118,8 +121,15 @@ class PassClock:
         per_step = max(now - self._tic, 1e-9) / max(done - self._last, 1)
         self._every = int(max(1, min(_CHECK_MOST, _CHECK_SECONDS / per_step)))
         self._next, self._last, self._tic = done + self._every, done, now
-        self.stopped = self.monitor.out_of_time()
+        self.stopped = self.monitor.time_up(self.reserve)
         return self.stopped
+
+    def fits(self, seconds: float) -> bool:
+        """Whether ``seconds`` more of work (and the reserve) fit in the time limit; False
+        stops the run (:attr:`stopped`)."""
+        if self.limited and not self.stopped:
+            self.stopped = self.monitor.time_up(seconds + self.reserve)
+        return not self.stopped
 
     def chunks(self, order: np.ndarray) -> Iterator[np.ndarray]:
         """``order`` in consecutive chunks of about ``_CHECK_SECONDS`` of steps each (the

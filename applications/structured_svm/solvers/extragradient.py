@@ -81,6 +81,7 @@ L(w, z_bar)`` with ``R = sqrt(2 P(0) / lam) >= ||w*||``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -290,10 +291,12 @@ class _ExtragradientEngine(Engine):
     """Dual extragradient iterations; one outer iteration is one accepted step (two
     passes of marginals, plus two per rejected trial of the adaptive step).
 
-    Under a time limit the driver starts no iteration that the last one says would end
-    past it, and an iteration still under way when the time is spent is dropped between
-    chunks of examples (:class:`._budget.PassClock`): the point stays the last accepted
-    one's, the calls made count."""
+    Under a time limit no trial starts that the last one says would end past it (keeping
+    the time of the closing certificate), and a trial still under way when the time is
+    spent is dropped between chunks of examples (:class:`._budget.PassClock`): the point
+    stays the last accepted one's, the calls made count."""
+
+    times_itself = True
 
     def __init__(self, data: Any, lam: float, eta: float, adaptive: bool,
                  c_w: float | np.ndarray, centre: float, averaging: str | None,
@@ -304,28 +307,33 @@ class _ExtragradientEngine(Engine):
         self.n = n
         # v = T(u_hat, s): ``cur.theta`` is the centre's potentials plus n s_z (the
         # accumulated steps), ``cur.mu``/``cur.T`` its marginals, ``a_v`` its log-partitions
-        self.cur = cur = ChainDualPoint(data, lam)
-        self.bar = bar = ChainDualPoint(data, lam)  # mu, T: the reported marginals z_bar
+        self.cur = cur = ChainDualPoint(data, lam, refresh=not centre)
         self.a_v = np.diff(data.off) * np.log(data.K)  # uniform: L log K
         if centre:
             self.a_v = _set_centre(cur, centre)
-            bar.mu, bar.T = cur.mu.copy(), cur.T.copy()
+        self.bar = bar = cur.like()  # mu, T: the reported marginals z_bar
         self.avg: RunningAverage | _StepWeightedMean | None = None
         self.s_w = np.zeros(d)
         self.w_v = np.zeros(d)
-        self.wz_v, _, _ = cur.image()
+        tic = time.perf_counter()
+        self.wz_v, ell, dual = cur.image()
+        self.image_seconds = time.perf_counter() - tic  # what the closing certificate takes
         self.w_bar = np.zeros(d)
         self.w_u, self.mu_u, self.T_u = np.zeros(d), cur.mu.copy(), cur.T.copy()
         self.mu_p, self.T_p, self.a_p = np.empty_like(cur.mu), np.empty_like(cur.T), np.empty(n)
         self.a_u = np.empty(n)
         self.theta_p = (np.empty_like(cur.theta), np.empty_like(cur.theta_e))
         # D(z_bar) = ell(z_bar) - lam/2 ||w(z_bar)||^2 from the average of the images (the
-        # images are linear in the marginals): no pass over the data per iteration
-        _, self.ell_bar, self.dual_bar = self.bar.image()
+        # images are linear in the marginals): no pass over the data per iteration; at the
+        # start bar's marginals are cur's
+        self.ell_bar, self.dual_bar = ell, dual
+        self._trial_seconds = 0.0  # the last trial's, to start none that would end too late
         self.it = self.rejected = 0
         self.accepted = eta
         self.clock: PassClock | None = None  # set by dual_extragradient() with the monitor
         self.time_up = False  # an iteration was dropped for the time limit
+        self._image: tuple[tuple[int, int], tuple[np.ndarray, float, float]] | None = (
+            (0, 0), (self.wz_v.copy(), ell, dual))  # bar's image at the start
 
     def observe(self, k: int) -> Observation:
         info = self.budget.info()
@@ -345,6 +353,10 @@ class _ExtragradientEngine(Engine):
             # u = T(v, -eta F(v)): F_w(v) = lam (w_v - w(z_v)), -F_z(v) = scores(w_v) / n,
             # and the prox weight 1/n of z turns the z step into eta * scores(w_v)
             w_u = w_v - (eta / c_w) * lam * (w_v - wz_v)
+            if self.clock is not None and not self.clock.fits(self._trial_seconds):
+                self.time_up = True
+                return 0
+            tic = time.perf_counter()
             if not self._marginals(w_v, eta, mu_u, T_u, a_u) or self._out_of_time(monitor):
                 return 0
             wz_u, ell_u, _ = cur.image(mu_u, T_u)
@@ -363,9 +375,9 @@ class _ExtragradientEngine(Engine):
                 if lhs - dist > 1e-12 * scale:
                     self.eta = eta * _SHRINK
                     self.rejected += 1
-                    if self._out_of_time(monitor):
-                        return 0
+                    self._trial_seconds = time.perf_counter() - tic
                     continue
+            self._trial_seconds = time.perf_counter() - tic
             self._accept(eta, w_u, wz_u, ell_u, s_p, w_p, wz_p)
             if self.adaptive:
                 self.eta = _next_step(eta, rho)
@@ -393,8 +405,10 @@ class _ExtragradientEngine(Engine):
         return not self.time_up
 
     def _out_of_time(self, monitor: Monitor) -> bool:
-        """Whether the time limit is spent (then the iteration under way is dropped)."""
-        self.time_up = self.time_up or monitor.out_of_time()
+        """Whether the time limit (less the closing certificate's reserve) is spent: the
+        trial under way is then dropped."""
+        reserve = self.clock.reserve if self.clock is not None else 0.0
+        self.time_up = self.time_up or monitor.time_up(reserve)
         return self.time_up
 
     def _accept(self, eta: float, w_u: np.ndarray, wz_u: np.ndarray, ell_u: float,
@@ -426,11 +440,18 @@ class _ExtragradientEngine(Engine):
         self.dual_bar = ell_u - 0.5 * self.lam * float(wz_bar @ wz_bar)
         self.accepted = eta
 
+    def _bar_image(self) -> tuple[np.ndarray, float, float]:
+        """``bar.image()`` at the end, once for the certificate and the outputs (a pass)."""
+        key = (self.it, self.budget.spent)
+        if self._image is None or self._image[0] != key:
+            self._image = (key, self.bar.image())
+        return self._image[1]
+
     def certify(self, last: Observation) -> tuple[float, float]:
-        return -self.bar.image()[2], np.nan
+        return -self._bar_image()[2], np.nan
 
     def outputs(self, error: bool) -> dict[str, Any]:
-        w_dual, _, dual = self.bar.image()
+        w_dual, _, dual = self._bar_image()
         extra = {"w": self.w_bar, "dual": dual, "w_dual": w_dual, "iterations": self.it,
                  "rejected": self.rejected, **self.budget.info(),
                  "step_size": self.accepted if self.it else self.eta,
@@ -555,4 +576,5 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     engine = _ExtragradientEngine(data, lam, eta, adaptive, weights, float(centre), averaging,
                                   budget)
     engine.clock = PassClock(monitor)
+    engine.clock.reserve = engine.image_seconds
     return drive(engine, monitor)
