@@ -101,10 +101,11 @@ def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any
                        sample: int = 64) -> float:
     """Seconds of one evaluation (:func:`batch_primal`, :func:`batch_predict` and
     :func:`mean_loss` over ``(X, Y)``, :func:`batch_predict` over ``X_test``), estimated
-    from ``sample`` examples spread evenly over each set and scaled to its size: what a
-    time budget keeps for the estimator's final history row.  A first call on one example
-    (numba's compilation or cache load, not a cost per example) is not timed; the whole
-    costs about ``2 sample`` oracle calls."""
+    from ``m`` examples spread evenly over each set (``sample``, or one in 50 of a
+    smaller set, at least 8) and scaled to its size: what a time budget keeps for the
+    estimator's final history row.  A first call on one example (numba's compilation or
+    cache load, not a cost per example) is not timed; the estimate costs about ``2 m``
+    oracle calls (2 % of an evaluation on large sets)."""
     w = np.zeros(model.size_joint_feature)
 
     def timed(Xs: Sequence[Any], Ys: Sequence[Any] | None) -> float:
@@ -120,7 +121,8 @@ def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any
         if n == 0:
             return 0.0
         timed([Xs[0]], None if Ys is None else [Ys[0]])
-        idx = np.unique(np.linspace(0, n - 1, min(n, sample)).astype(np.int64))
+        m = min(n, sample, max(8, n // 50))
+        idx = np.unique(np.linspace(0, n - 1, m).astype(np.int64))
         return timed([Xs[i] for i in idx], None if Ys is None else [Ys[i] for i in idx]
                      ) * n / idx.size
 

@@ -25,7 +25,7 @@ import numpy as np
 from frankwolfe import RunOptions
 from frankwolfe.monitor import Monitor
 
-__all__ = ["CallBudget", "PassClock", "budget_options"]
+__all__ = ["CallBudget", "PassClock", "bcfw_step_passes", "budget_options", "cp_iterations"]
 
 #: seconds of example steps between two clock reads inside a pass (as the core's Python
 #: BCFW pass: a read costs about 0.1 us, a step 5 us to 1 ms)
@@ -144,3 +144,37 @@ class PassClock:
             stop = min(order.size, max(done + 1, self._next))
             yield order[done:stop]
             done = stop
+
+
+def bcfw_step_passes(max_passes: int, gap_every: int) -> int:
+    """Passes of block steps ``P`` whose certificate passes (one every ``gap_every``, and a
+    closing one unless ``P`` ends on one) fit with them in ``max_passes`` passes: the
+    largest ``P`` with ``P + ceil(P / gap_every) <= max_passes``."""
+    steps = max_passes * gap_every // (gap_every + 1)
+    while steps + 1 + -(-(steps + 1) // gap_every) <= max_passes:
+        steps += 1
+    while steps > 0 and steps + -(-steps // gap_every) > max_passes:
+        steps -= 1
+    return steps
+
+
+def cp_iterations(max_passes: int, gap_every: int, n: int, cycle: int, per_step: int) -> int:
+    """Iterations of the cutting plane (``cycle`` a pass, ``per_step`` blocks each) within
+    ``max_passes`` passes of oracle calls.
+
+    ``P`` passes cost ``P n`` calls, plus the closing certificate (``n``: the point
+    returned is certified), plus ``n - per_step`` for each certificate every
+    ``gap_every`` passes in between (its first iteration calls every block, its own
+    blocks among them; none when a pass is one iteration, which certifies itself)."""
+    budget, g = max_passes * n, gap_every
+    extra = max(0, n - per_step)
+    # the largest P with (P + 1) n + ... <= budget, by bisection (max_passes may be huge
+    # when time_limit is the budget meant)
+    lo, hi = 0, max_passes + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (mid + 1) * n + extra * ((mid - 1) // g) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo * cycle

@@ -311,7 +311,7 @@ class _ExtragradientEngine(Engine):
         self.a_v = np.diff(data.off) * np.log(data.K)  # uniform: L log K
         if centre:
             self.a_v = _set_centre(cur, centre)
-        self.bar = bar = cur.like()  # mu, T: the reported marginals z_bar
+        self.bar = cur.like()  # mu, T: the reported marginals z_bar
         self.avg: RunningAverage | _StepWeightedMean | None = None
         self.s_w = np.zeros(d)
         self.w_v = np.zeros(d)
