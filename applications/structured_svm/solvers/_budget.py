@@ -11,6 +11,9 @@ A time limit is kept inside a pass too (:class:`PassClock`): a pass of SSG or on
 stops after the example step under way when the budget is spent (a partial pass,
 counted in calls like any other), the dual extragradient drops the iteration under way
 (its point is the last whole iteration's).
+
+The estimator's translation of ``max_passes`` into the iterations of the core's
+BCFW and cutting plane is here too (:func:`bcfw_step_passes`, :func:`cp_iterations`).
 """
 
 from __future__ import annotations
