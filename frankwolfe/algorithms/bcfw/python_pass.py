@@ -219,7 +219,8 @@ class PythonPass(Pass):
                     atom.dot(gi)
                     float(gi @ z)
                 if self.steps.cache and b.store is not None:
-                    block_vector(atom, int(b.sizes[i]))
+                    # what storing a new atom costs (the store's own scan for nonzeros)
+                    np.flatnonzero(block_vector(atom, int(b.sizes[i])))
             end = time.perf_counter()
             self._probed = (mid - tic) + (end - mid) * st.n / len(which)
         return self._probed
