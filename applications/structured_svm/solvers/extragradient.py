@@ -86,6 +86,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from frankwolfe import Result, RunOptions
 from frankwolfe.algorithms.engine import Engine, Observation, drive
@@ -247,18 +248,67 @@ def _next_step(eta: float, rho: float) -> float:
     return eta * (_GROW if rho < _RHO_EASE else _EASE)
 
 
+@njit(cache=True, nogil=True)
+def _id_feature_squares(If, offsets, off, Yf, K, F, d, Lmax):  # pragma: no cover - compiled
+    """``sum_i phi(x_i, y_i) ** 2`` per coordinate of a chain with attribute-id features,
+    whose joint features are counts: integers, so the sums are exact in any order (the
+    same numbers as the Python loop over ``joint_feature_sparse``)."""
+    m2 = np.zeros(d)
+    cnt = np.zeros(d)
+    touched = np.empty(Lmax * (If.shape[1] + 1) + 2, dtype=np.int64)
+    idx = np.empty(If.shape[1] + 3, dtype=np.int64)
+    o = K * F
+    for i in range(off.size - 1):
+        lo, hi = off[i], off[i + 1]
+        nt = 0
+        for t in range(lo, hi):
+            y = Yf[t]
+            m = 0
+            for j in range(If.shape[1]):
+                v = If[t, j]
+                if v != 0:
+                    idx[m] = y * F + offsets[j] + v - 1
+                    m += 1
+            if t == lo:
+                idx[m] = o + y
+                m += 1
+            if t == hi - 1:
+                idx[m] = o + K + y
+                m += 1
+            if t + 1 < hi:
+                idx[m] = o + 2 * K + y + K * Yf[t + 1]
+                m += 1
+            for q in range(m):
+                c = idx[q]
+                if cnt[c] == 0.0:
+                    touched[nt] = c
+                    nt += 1
+                cnt[c] += 1.0
+        for q in range(nt):
+            c = touched[q]
+            m2[c] += cnt[c] * cnt[c]
+            cnt[c] = 0.0
+    return m2
+
+
 def feature_metric(model: Any, X: Sequence[Any], Y: Sequence[Any],
-                   floor: float = _METRIC_FLOOR) -> np.ndarray:
+                   floor: float = _METRIC_FLOOR, data: Any = None) -> np.ndarray:
     """Per-coordinate weights of the ``w`` geometry: the root mean square over the examples of
     ``phi_j(x_i, y_i)``, over its root mean square over the coordinates, floored at ``floor``.
 
     A coordinate that is large on many examples moves slowly, a rare one fast (a diagonal
     preconditioner of the coupling, whose ``w`` rows scale with the features); no oracle call.
+    ``data``: the chain data of ``(X, Y)``; with attribute-id features the sums run
+    compiled (1 s in Python on CoNLL-2000, the same numbers).
     """
-    m2 = np.zeros(model.size_joint_feature)
-    for x, y in zip(X, Y):
-        idx, val = model.joint_feature_sparse(x, y)
-        np.add.at(m2, idx, np.asarray(val, dtype=float) ** 2)
+    if data is not None and data.uses_ids:
+        m2 = _id_feature_squares(data.If, data.offsets, data.off, data.Yf, data.K, data.F,
+                                 data.d, data.Lmax)
+    else:
+        m2 = np.zeros(model.size_joint_feature)
+        for x, y in zip(X, Y):
+            idx, val = model.joint_feature_sparse(x, y)
+            np.add.at(m2, idx, np.asarray(val, dtype=float) ** 2)
     mean = float(np.mean(m2))
     if mean <= 0.0:
         return np.ones_like(m2)
@@ -557,7 +607,7 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
     weights: float | np.ndarray = float(c_w)
     c_min = float(c_w)
     if metric == "features":
-        weights = c_w * feature_metric(model, X, Y)
+        weights = c_w * feature_metric(model, X, Y, data=data)
         c_min = float(np.min(weights))
     if step_size == "auto":
         eta = 1.0 / (lam / c_min + coupling_norm(model, X, Y) / np.sqrt(c_min))
