@@ -33,8 +33,9 @@ from .._params import (
 )
 from .dual import DualWarmStart, SSVMDual
 from .models.base import StructuredModel
-from .oracles import batch_predict, batch_primal, mean_loss
+from .oracles import batch_predict, batch_primal, evaluation_seconds, mean_loss
 from .solvers import dual_extragradient, online_eg, restricted_gap, ssg
+from .solvers._budget import bcfw_step_passes, cp_iterations
 
 __all__ = ["StructuredSVM"]
 
@@ -130,16 +131,17 @@ class StructuredSVM(BaseEstimator):
         loss-augmented pass plus prediction passes; it is excluded from the
         effective passes and from ``seconds``.
     time_limit : float, optional
-        Seconds of the fit, counted from its start (the set-up of the dual
-        and of the solver, numba compilation on first use and the history
-        evaluations of ``eval_every`` included), kept within a pass (BCFW:
-        within a few block steps, keeping time for its closing certificate;
-        the other solvers start no iteration that would end past it).  The
-        final history evaluation (one loss-augmented pass and one prediction
-        pass over the training data, more with a test set) comes on top, and
-        so does the closing certificate of the solvers that do not keep time
-        for it: ``result_.extra["loop_time"]`` is the iterations' time,
-        ``result_.time`` the solver's with its certificate.
+        Seconds of the whole fit, counted from its start: the set-up of the
+        dual and of the solver, numba compilation on first use, the history
+        evaluations of ``eval_every`` and the final one (one loss-augmented
+        and one prediction pass over the training data, more with a test
+        set; its time is estimated on up to 64 examples and kept for
+        it) are included.  BCFW stops within a few block steps (keeping time
+        for its closing certificate), SSG and online EG within a few example
+        steps, the dual extragradient drops the iteration under way, batch FW
+        and the cutting plane start no iteration that would end past it.
+        ``result_.time`` is the solver's time (its closing certificate
+        included), ``result_.extra["loop_time"]`` the iterations'.
     random_state : int or numpy.random.Generator, optional
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW), counted as in
@@ -348,8 +350,11 @@ class StructuredSVM(BaseEstimator):
             return False if gap <= self.tol else None
 
         limit = self.time_limit
-        if limit is not None:  # what the set-up (the domain, the start) left of it
-            limit = max(1e-3, limit - (time.perf_counter() - started))
+        if limit is not None:
+            # what the set-up (the domain, the start) left of it, less the final history
+            # row's evaluation (estimated on a sample), which then fits within it too
+            keep = evaluation_seconds(self.model, X, Y, lam, self._data[2], self.n_jobs)
+            limit = max(1e-3, limit - (time.perf_counter() - started) - keep)
         options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=limit,
                              callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
@@ -511,18 +516,6 @@ def _dual_image(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.nda
     return x[:-1], -fun
 
 
-def _bcfw_steps(max_passes: int, gap_every: int) -> int:
-    """Passes of block steps ``P`` whose certificate passes (one every ``gap_every``, and a
-    closing one unless ``P`` ends on one) fit with them in ``max_passes`` passes: the
-    largest ``P`` with ``P + ceil(P / gap_every) <= max_passes``."""
-    steps = max_passes * gap_every // (gap_every + 1)
-    while steps + 1 + -(-(steps + 1) // gap_every) <= max_passes:
-        steps += 1
-    while steps > 0 and steps + -(-steps // gap_every) > max_passes:
-        steps -= 1
-    return steps
-
-
 def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
     pairwise = svm.solver == "bcfw_pairwise"
     block_order = svm.block_order or ("gap" if pairwise else "uniform")
@@ -550,7 +543,7 @@ def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Ru
     def finish(res: Result) -> None:
         svm._state = domain.export_state(res)
 
-    return _Run(solve, _bcfw_steps(int(svm.max_passes), int(svm.gap_every)), _dual_image,
+    return _Run(solve, bcfw_step_passes(int(svm.max_passes), int(svm.gap_every)), _dual_image,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls), finish=finish)
 
@@ -603,7 +596,8 @@ def _run_cutting_plane(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: boo
             blocks_per_step=_CP_BLOCKS_PER_STEP, gap_every=int(svm.gap_every),
             **options.as_kwargs())
 
-    return _Run(solve, _cp_iterations(svm, n, cycle), _dual_image,
+    return _Run(solve, cp_iterations(int(svm.max_passes), int(svm.gap_every), n, cycle,
+                                         _CP_BLOCKS_PER_STEP), _dual_image,
                 calls=lambda k, info: int(info["block_oracle_calls"]),
                 calls_end=lambda res: int(res.extra["block_oracle_calls"]),
                 passes=lambda k: k // cycle if k % cycle == 0 else None, cycle=cycle)
@@ -630,6 +624,8 @@ def _run_online_eg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -
                          random_state=svm.random_state, options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
+        if "dual" in info:  # the result's extra: the image is there already
+            return info["w"], info["dual"]
         w, _, dual = info["point"].image()
         return w, dual
 
@@ -653,7 +649,9 @@ def _run_extragradient(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: boo
                                   options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
-        w_dual, _, dual = info["point_bar"].image()
+        # the result's extra holds the image already
+        w_dual, dual = ((info["w_dual"], info["dual"]) if "w_dual" in info
+                        else info["point_bar"].image()[::2])
         seen.update(w_dual=w_dual, dual=dual)
         return x, dual
 
@@ -672,27 +670,6 @@ _SOLVER_RUNS: dict[str, Callable[[StructuredSVM, Any, Any, float, bool], _Run]] 
     "bcfw": _run_bcfw, "bcfw_pairwise": _run_bcfw, "fw": _run_fw,
     "cutting_plane": _run_cutting_plane, "ssg": _run_ssg, "online_eg": _run_online_eg,
     "dual_extragradient": _run_extragradient}
-
-
-def _cp_iterations(svm: StructuredSVM, n: int, cycle: int) -> int:
-    """Iterations of the cutting plane within ``max_passes`` passes of oracle calls.
-
-    ``P`` passes cost ``P n`` calls, plus the closing certificate (``n``: the point
-    returned is certified), plus ``n - _CP_BLOCKS_PER_STEP`` for each certificate every
-    ``gap_every`` passes in between (its first iteration calls every block, its own
-    blocks among them; none when a pass is one iteration, which certifies itself)."""
-    budget, g = int(svm.max_passes) * n, int(svm.gap_every)
-    extra = max(0, n - _CP_BLOCKS_PER_STEP)
-    # the largest P with (P + 1) n + ... <= budget, by bisection (max_passes may be huge
-    # when time_limit is the budget meant)
-    lo, hi = 0, int(svm.max_passes) + 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if (mid + 1) * n + extra * ((mid - 1) // g) <= budget:
-            lo = mid
-        else:
-            hi = mid
-    return lo * cycle
 
 
 def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:

@@ -6,18 +6,35 @@ and the dual extragradient.  Their iterations cost a varying number of calls (a
 retried EG step, a rejected extragradient trial), so the budget is kept in calls,
 and the driver is told when no iteration fits any more
 (:attr:`frankwolfe.algorithms.engine.Observation.budget_spent`).
+
+A time limit is kept inside a pass too (:class:`PassClock`): a pass of SSG or online EG
+stops after the example step under way when the budget is spent (a partial pass,
+counted in calls like any other), the dual extragradient drops the iteration under way
+(its point is the last whole iteration's).
+
+The estimator's translation of ``max_passes`` into the iterations of the core's
+BCFW and cutting plane is here too (:func:`bcfw_step_passes`, :func:`cp_iterations`).
 """
 
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 
 from frankwolfe import RunOptions
+from frankwolfe.monitor import Monitor
 
-__all__ = ["CallBudget", "budget_options"]
+__all__ = ["CallBudget", "PassClock", "bcfw_step_passes", "budget_options", "cp_iterations"]
+
+#: seconds of example steps between two clock reads inside a pass (as the core's Python
+#: BCFW pass: a read costs about 0.1 us, a step 5 us to 1 ms)
+_CHECK_SECONDS = 0.01
+#: example steps before the first read, and at most between two
+_CHECK_FIRST, _CHECK_MOST = 8, 4096
 
 
 class CallBudget:
@@ -66,3 +83,101 @@ def budget_options(options: RunOptions | None, max_passes: float) -> RunOptions:
     the run first (or together)."""
     options = RunOptions() if options is None else options
     return replace(options, max_iter=max(0, math.ceil(max_passes)))
+
+
+class PassClock:
+    """The time limit inside a pass: whether it is spent, with the clock read about every
+    ``_CHECK_SECONDS`` of example steps (the interval follows the measured step time).
+    :attr:`reserve` seconds are kept for the closing work (a certificate) when set.
+
+    Parameters
+    ----------
+    monitor : Monitor
+        The run's monitor (its time limit; none: :meth:`up` is always False and
+        :meth:`chunks` yields the whole order at once).
+    """
+
+    def __init__(self, monitor: Monitor) -> None:
+        self.monitor = monitor
+        self.limited = monitor.time_limit is not None
+        #: whether a pass stopped early for the time limit
+        self.stopped = False
+        #: seconds kept for the run's closing work (the solver measures it)
+        self.reserve = 0.0
+        self._every = _CHECK_FIRST  # steps between reads, from the measured rate
+        self._next = _CHECK_FIRST
+        self._last = 0
+        self._tic = time.perf_counter()
+
+    def start(self) -> None:
+        """A pass begins (its step counter from 0)."""
+        self._next, self._last, self._tic = self._every, 0, time.perf_counter()
+
+    def up(self, done: int) -> bool:
+        """Whether to stop the pass, ``done`` example steps in (True once the time limit
+        is spent; it then stays so)."""
+        if self.stopped:
+            return True
+        if not self.limited or done < self._next:
+            return False
+        now = time.perf_counter()
+        per_step = max(now - self._tic, 1e-9) / max(done - self._last, 1)
+        self._every = int(max(1, min(_CHECK_MOST, _CHECK_SECONDS / per_step)))
+        self._next, self._last, self._tic = done + self._every, done, now
+        self.stopped = self.monitor.time_up(self.reserve)
+        return self.stopped
+
+    def fits(self, seconds: float) -> bool:
+        """Whether ``seconds`` more of work (and the reserve) fit in the time limit; False
+        stops the run (:attr:`stopped`)."""
+        if self.limited and not self.stopped:
+            self.stopped = self.monitor.time_up(seconds + self.reserve)
+        return not self.stopped
+
+    def chunks(self, order: np.ndarray) -> Iterator[np.ndarray]:
+        """``order`` in consecutive chunks of about ``_CHECK_SECONDS`` of steps each (the
+        whole of it without a time limit), ending early when the time limit is spent:
+        for compiled kernels that run the steps of a chunk in one call."""
+        if not self.limited:
+            yield order
+            return
+        self.start()
+        done = 0
+        while done < order.size and not self.up(done):
+            stop = min(order.size, max(done + 1, self._next))
+            yield order[done:stop]
+            done = stop
+
+
+def bcfw_step_passes(max_passes: int, gap_every: int) -> int:
+    """Passes of block steps ``P`` whose certificate passes (one every ``gap_every``, and a
+    closing one unless ``P`` ends on one) fit with them in ``max_passes`` passes: the
+    largest ``P`` with ``P + ceil(P / gap_every) <= max_passes``."""
+    steps = max_passes * gap_every // (gap_every + 1)
+    while steps + 1 + -(-(steps + 1) // gap_every) <= max_passes:
+        steps += 1
+    while steps > 0 and steps + -(-steps // gap_every) > max_passes:
+        steps -= 1
+    return steps
+
+
+def cp_iterations(max_passes: int, gap_every: int, n: int, cycle: int, per_step: int) -> int:
+    """Iterations of the cutting plane (``cycle`` a pass, ``per_step`` blocks each) within
+    ``max_passes`` passes of oracle calls.
+
+    ``P`` passes cost ``P n`` calls, plus the closing certificate (``n``: the point
+    returned is certified), plus ``n - per_step`` for each certificate every
+    ``gap_every`` passes in between (its first iteration calls every block, its own
+    blocks among them; none when a pass is one iteration, which certifies itself)."""
+    budget, g = max_passes * n, gap_every
+    extra = max(0, n - per_step)
+    # the largest P with (P + 1) n + ... <= budget, by bisection (max_passes may be huge
+    # when time_limit is the budget meant)
+    lo, hi = 0, max_passes + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (mid + 1) * n + extra * ((mid - 1) // g) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo * cycle

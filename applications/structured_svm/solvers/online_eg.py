@@ -20,13 +20,14 @@ oracle call in the effective passes.
 
 This is not a Frank-Wolfe method, so it lives in the application; it runs on the
 core's driver (:func:`frankwolfe.algorithms.engine.drive`), one outer iteration per
-pass of ``n`` example visits.  Its certificate is the dual point's: ``w`` and the
-dual value from the marginals (a fresh sum), the primal by one loss-augmented pass
-at that ``w`` (the estimator's evaluations).
+pass of ``n`` example visits (under a time limit a pass may end after any visit).  Its
+certificate is the dual point's: ``w`` and the dual value from the marginals (a fresh
+sum), the primal by one loss-augmented pass at that ``w`` (the estimator's evaluations).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ from ..models.chain.expectation import (
     transitions,
 )
 from ..models.chain.forward_backward import chain_marginals
-from ._budget import CallBudget, budget_options
+from ._budget import CallBudget, PassClock, budget_options
 
 __all__ = ["online_eg"]
 
@@ -148,7 +149,10 @@ def _eg_steps(Xf, If, offsets, off, Yf, K, F, uses_ids, gram, goff, lam, order, 
 
 class _OnlineEGEngine(Engine):
     """Online-EG passes; one outer iteration is one pass of ``n`` example visits (its
-    retried steps make it cost more than ``n`` forward-backward calls)."""
+    retried steps make it cost more than ``n`` forward-backward calls; under a time limit
+    it runs in chunks of examples and ends after the chunk during which the time ran out)."""
+
+    times_itself = True  # the clock is read between chunks of visits (PassClock)
 
     def __init__(self, model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float,
                  eta0: float, block_order: str, rng: np.random.Generator,
@@ -160,39 +164,62 @@ class _OnlineEGEngine(Engine):
         self.gram, self.goff = data.gram()
         self.point = ChainDualPoint(data, lam)
         # the uniform start has closed-form marginals (1/K, (L-1)/K^2): no call counted
+        tic = time.perf_counter()
         self.w, self.ell, _ = self.point.image()
+        self.image_seconds = time.perf_counter() - tic  # what the closing certificate takes
         self.etas = np.full(self.n, float(eta0))
         self.p = 0
         self.done = True  # the last pass visited all its examples
+        self.clock: PassClock | None = None  # set by online_eg() once the monitor runs
+        self._image: tuple[np.ndarray, float, float] | None = None  # of the current point
 
     def observe(self, k: int) -> Observation:
         # f = lam/2 ||w||^2 - ell, the dual objective the steps decrease (ell kept by its
         # changes; the returned values are a fresh sum)
         fun = 0.5 * self.lam * float(self.w @ self.w) - self.ell
         info = self.budget.info()
+        time_up = self.clock is not None and self.clock.stopped
         return Observation(fun, np.nan, False, self.w, None, np.nan, info,
                            {**info, "point": self.point, "whole_pass": self.done},
-                           budget_spent=not self.done or self.budget.left <= 0)
+                           time_up=time_up,
+                           budget_spent=not (self.done or time_up) or self.budget.left <= 0)
 
     def advance(self, k: int, monitor: Monitor) -> None:
         data, n, point = self.data, self.n, self.point
         self.p += 1
+        self._image = None
         order = (self.rng.integers(n, size=n) if self.block_order == "uniform"
                  else self.rng.permutation(n))
-        c, dell, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K,
-                                  data.F, data.uses_ids, self.gram, self.goff, float(self.lam),
-                                  order.astype(np.int64), self.w, point.theta, point.theta_e,
-                                  point.mu, point.T, self.etas, 2 if self.p == 1 else 5,
-                                  data.Lmax, self.budget.left)
-        self.budget.spent += int(c)
+        order = order.astype(np.int64)
+        clock = self.clock
+        done, dell = False, 0.0
+        # the whole order in one call without a time limit
+        for chunk in (clock.chunks(order) if clock is not None else (order,)):
+            c, d, done = _eg_steps(data.Xf, data.If, data.offsets, data.off, data.Yf, data.K,
+                                   data.F, data.uses_ids, self.gram, self.goff,
+                                   float(self.lam), chunk, self.w, point.theta,
+                                   point.theta_e, point.mu, point.T, self.etas,
+                                   2 if self.p == 1 else 5, data.Lmax, self.budget.left)
+            self.budget.spent += int(c)
+            dell += d
+            if not done:  # the call budget ended the pass
+                break
         self.ell += float(dell) / n
-        self.done = bool(done)  # False: the budget ended the pass
+        # False: the call budget (or the time limit, clock.stopped) ended the pass
+        self.done = bool(done) and not (clock is not None and clock.stopped)
+
+    def image(self) -> tuple[np.ndarray, float, float]:
+        """``(w, ell, dual)`` of the current point, a fresh sum (one pass over the data,
+        made once for the certificate and the outputs)."""
+        if self._image is None:
+            self._image = self.point.image()
+        return self._image
 
     def certify(self, last: Observation) -> tuple[float, float]:
-        return -self.point.image()[2], np.nan
+        return -self.image()[2], np.nan
 
     def outputs(self, error: bool) -> dict[str, Any]:
-        w, ell, dual = self.point.image()
+        w, ell, dual = self.image()
         extra = {"w": w, "ell": ell, "dual": dual, "passes": self.p, "point": self.point,
                  **self.budget.info()}
         out: dict[str, Any] = dict(x=w.copy(), n_oracle_calls=self.budget.spent,
@@ -229,9 +256,11 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         :class:`~frankwolfe.IterationState` before the first pass and after each:
         ``state.k`` passes, ``state.x`` the weights, ``state.info`` the
         ``effective_passes``, ``oracle_calls``, ``whole_pass`` (False after a pass the
-        budget ended midway) and ``point``, the
+        budget or the time limit ended midway) and ``point``, the
         :class:`~..models.chain.expectation.ChainDualPoint` whose ``image()`` gives ``(w, ell,
-        dual)``; return ``False`` to stop), ``time_limit`` (checked after each pass),
+        dual)``; return ``False`` to stop), ``time_limit`` (counted from the call, set-up
+        included; checked between chunks of example visits, so a pass may end early:
+        ``effective_passes`` counts its calls),
         ``verbose``, ``progress``, ``history_every``.  ``max_iter`` is set from
         ``max_passes``; no gap is certified inside the run, so ``tol`` never stops it.
 
@@ -251,5 +280,10 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         raise ValueError(f"online_eg: `eta0` must be a positive number, got {eta0!r}")
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
+    # the clock starts before the set-up (the flattened data, the first marginals): it
+    # counts against time_limit
+    monitor = budget_options(options, max_passes).monitor("online_eg")
     engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, block_order, rng, max_passes)
-    return drive(engine, budget_options(options, max_passes).monitor("online_eg"))
+    engine.clock = PassClock(monitor)
+    engine.clock.reserve = engine.image_seconds
+    return drive(engine, monitor)

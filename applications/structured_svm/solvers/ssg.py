@@ -12,7 +12,7 @@ SSG-wavg ``wbar <- (1 - rho) wbar + rho w``, ``rho = 2/(k+2)``; SSG-avg, the
 plain mean; SSG-tavg, the 0.5-suffix mean by the doubling trick (see
 :mod:`.._averaging`).  This is not a Frank-Wolfe method, so it lives in the
 application; it runs on the core's driver (:func:`frankwolfe.algorithms.engine.drive`),
-one outer iteration per pass.
+one outer iteration per pass (under a time limit a pass may end after any step).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from frankwolfe.monitor import Monitor
 from .._averaging import AVERAGING, ScaledAverage
 from .._lam import check_lam
 from ..models.base import StructuredModel
-from ._budget import CallBudget, budget_options
+from ._budget import CallBudget, PassClock, budget_options
 
 __all__ = ["ssg"]
 
@@ -37,7 +37,10 @@ _RENORMALIZE = 1e-9  # fold s into v below this scale (v grows like 1/s)
 
 
 class _SSGEngine(Engine):
-    """SSG passes on ``w = s * v``; one outer iteration is one pass of ``n`` steps."""
+    """SSG passes on ``w = s * v``; one outer iteration is one pass of ``n`` steps (fewer
+    when the time limit ends it: every step leaves a valid iterate and average)."""
+
+    times_itself = True  # the clock is read between steps (PassClock)
 
     def __init__(self, model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float,
                  kind: str | None, block_order: str, v: np.ndarray, rng: np.random.Generator,
@@ -53,13 +56,16 @@ class _SSGEngine(Engine):
         sample = [model.feature_support(X[i]).size for i in range(min(n, 10))]
         self.gather = float(np.median(sample)) <= d / 4
         self.k = 0  # steps so far
+        self.clock: PassClock | None = None  # set by ssg() once the monitor runs
 
     def reported(self) -> np.ndarray:
         return self.avg.value() if self.avg is not None else self.s * self.v
 
     def observe(self, k: int) -> Observation:
         # SSG keeps no objective value: the estimator's evaluations give the primal
+        clock = self.clock
         return Observation(np.nan, np.nan, False, self.reported(), info=self.budget.info(),
+                           time_up=clock is not None and clock.stopped,
                            budget_spent=not self.budget.fits(self.n))
 
     def advance(self, k: int, monitor: Monitor) -> None:
@@ -68,7 +74,12 @@ class _SSGEngine(Engine):
         n, s, step_k = self.n, self.s, self.k
         rng = self.rng
         order = rng.integers(n, size=n) if self.block_order == "uniform" else rng.permutation(n)
-        for i in order:
+        clock = self.clock if self.clock is not None and self.clock.limited else None
+        if clock is not None:
+            clock.start()
+        for t, i in enumerate(order):
+            if clock is not None and clock.up(t):
+                break
             if self.gather:
                 sup = model.feature_support(X[i])
                 w_view[sup] = s * v[sup]
@@ -95,8 +106,8 @@ class _SSGEngine(Engine):
                     avg.v_rescaled(s)
                 s = 1.0
             step_k += 1
+        self.budget.spent += step_k - self.k  # fewer than n when the time limit ended it
         self.s, self.k = s, step_k
-        self.budget.spent += n
 
     def certify(self, last: Observation) -> tuple[float, float]:
         return np.nan, np.nan
@@ -143,7 +154,9 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         :class:`~frankwolfe.IterationState` before the first pass and after each,
         ``state.k`` passes done, ``state.x`` the average when ``averaging`` else the
         last iterate, ``state.info`` the ``effective_passes`` and ``oracle_calls``;
-        return ``False`` to stop), ``time_limit`` (checked after each pass),
+        return ``False`` to stop), ``time_limit`` (counted from the call, set-up
+        included; checked between steps, so a pass may end early: ``effective_passes``
+        counts its steps),
         ``verbose``, ``progress``, ``history_every``.  ``max_iter`` is set from
         ``max_passes``; SSG has no certified gap, so ``tol`` never stops it.
 
@@ -184,6 +197,8 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     if v.shape != (d,):
         raise ValueError(f"ssg: `w0` must have shape ({d},), got {v.shape}")
     budget = CallBudget(int(max_passes), n, "ssg")
-    options = budget_options(options, int(max_passes))
+    # the clock starts before the set-up: it counts against time_limit
+    monitor = budget_options(options, int(max_passes)).monitor("ssg")
     engine = _SSGEngine(model, X, Y, float(lam), kind, block_order, v, rng, budget)
-    return drive(engine, options.monitor("ssg"))
+    engine.clock = PassClock(monitor)
+    return drive(engine, monitor)
