@@ -352,8 +352,9 @@ class Monitor:
         ``rtol`` relative to ``fun``, by default the last recorded value),
         callback, iteration budget, time budget.
         """
-        # gap <= tol inline: converged() would answer the same, one call later
-        if gap <= self.tol or self.converged(gap, self.last_fun if fun is None else fun):
+        # converged() inline where it answers without rtol: one call less per iteration
+        if gap <= self.tol or (self.rtol > 0 and
+                               self.converged(gap, self.last_fun if fun is None else fun)):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
             if self.callback(state) is False:

@@ -175,6 +175,10 @@ class _SingleDomainEngine(Engine):
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
+        # the oracle of plain variants: the gradient it is asked with has just been found
+        # finite by the tracker, so LMO.__call__'s check is skipped, unless a subclass
+        # overrides __call__ (decided once per run)
+        self.oracle = lmo._answer_finite if type(lmo).__call__ is LMO.__call__ else lmo
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
@@ -206,7 +210,7 @@ class _SingleDomainEngine(Engine):
         g_dot_x = tracker.gradient_dot_x(g)
         variant = self.variant
         if variant.plain:
-            v = self.lmo(g)
+            v = self.oracle(g)
             variant.n_oracle_calls += 1
             gap_k, certified, info = g_dot_x - v.dot(g), True, _NO_INFO
         else:

@@ -15,6 +15,7 @@ from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
+    PENDING,
     ProductTracker,
     StoredProducts,
     _quad_pair_move,
@@ -343,8 +344,10 @@ class QuadraticTracker(ProductTracker):
         else:
             return False
         obj = self.objective
-        g, acc, finite = _quad_pair_move(self._p, self._xf, obj.c, s, bool(direction.x_coef),
-                                         pa[0], ga, pb[0], gb, ia, va, ib, vb)
+        p = self._p
+        g = np.empty(p.shape[0])  # a new gradient array: callers may hold the previous one
+        acc, finite = _quad_pair_move(g, p, self._xf, obj.c, s, bool(direction.x_coef),
+                                      pa[0], ga, pb[0], gb, ia, va, ib, vb)
         self._gf = g
         self._f = float(acc) + obj.constant
         self._finite = finite and math.isfinite(self._f)
@@ -352,7 +355,7 @@ class QuadraticTracker(ProductTracker):
 
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
-        image = self._fill(memo).image  # Q d
+        image = memo.image if memo.image is not PENDING else self._fill(memo).image  # Q d
         if image is None:  # pragma: no cover - _products always computes it
             raise RuntimeError("QuadraticTracker: the direction's image is missing")
         xc = direction.x_coef
