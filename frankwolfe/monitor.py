@@ -247,6 +247,7 @@ class Monitor:
         else:
             self.print_every = 0
         self.history = History(("iteration", "time", "fun", "gap", "step_size"))
+        self._append_row = self.history.row_appender()
         self.dual_bound = -np.inf
         self.last_gap = np.inf
         self._t0 = time.perf_counter()
@@ -306,7 +307,9 @@ class Monitor:
         if math.isfinite(gap):
             self.last_gap = gap
             if math.isfinite(fun):
-                self.dual_bound = max(self.dual_bound, fun - gap)
+                bound = fun - gap
+                if bound > self.dual_bound:  # max() without the call
+                    self.dual_bound = bound
         if (force or k % self.history_every == 0) and k != self._last_recorded:
             t = time.perf_counter() - self._t0
             if extra:
@@ -314,7 +317,7 @@ class Monitor:
                 row.update(extra)
                 self.history.append_row(row)
             else:
-                self.history.append_values((k, t, fun, gap, step_size))
+                self._append_row((k, t, fun, gap, step_size))
             self._last_recorded = k
         if self.print_every and (k % self.print_every == 0 or force or
                                  time.perf_counter() - self._last_print >= _PRINT_SECONDS):

@@ -123,6 +123,7 @@ def _sparse_indices(d: Direction) -> np.ndarray | None:
     return np.concatenate([a.indices for _, a in terms]) if terms else np.zeros(0, np.int64)
 
 
+_new_tuple = tuple.__new__
 _NOTHING_SAVED = np.zeros(0)
 _NO_INFO: dict[str, Any] = {}  # the history columns of a plain variant (never written)
 
@@ -233,7 +234,8 @@ class _SingleDomainEngine(Engine):
         f, g, v, gap_k, g_dot_x, certified = self.step
         plain = variant.plain
         if plain:
-            d, gamma_max, dinfo = Direction(-1.0, ((1.0, v),)), 1.0, None  # v - x
+            # v - x, built as the named tuple's own constructor would, one call less
+            d, gamma_max, dinfo = _new_tuple(Direction, (-1.0, ((1.0, v),))), 1.0, None
         else:
             d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
         slope = tracker.slope(d, g, g_dot_x)  # a tracker keeps it for the line search

@@ -47,6 +47,12 @@ class ProbabilitySimplex(SubsetOracle, LMO):
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         i = int(check_direction(self, direction).argmin())
+        # unit_vertex's look-up inline for a vertex already built (the usual answer)
+        kept = self.__dict__.get("_vertex_cache")
+        if kept is not None and kept[0] == self.radius and kept[1] == direction.shape:
+            atom = kept[2].get(i)
+            if atom is not None:
+                return atom
         return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:

@@ -412,15 +412,19 @@ class ProductTracker(Tracker):
 
     def _stored_products(self, atom: Atom) -> StoredProducts:
         """The cached products of ``atom`` as stored (sparse ones as :class:`SparseProduct`)."""
-        prods = self.cache.get(atom.key)
-        if prods is None:
-            if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
-                raise ShapeError(
-                    f"atom of shape {atom.shape} does not match x of shape {self.x.shape}"
-                )
-            prods = self._compute_atom_products(atom)
-            self.n_atom_products += 1
-            self.cache.put(atom.key, prods)
+        key = atom._key  # Atom.key inline when set (an oracle's atoms have their key)
+        prods = self.cache.get(atom.key if key is None else key)
+        return self._new_products(atom) if prods is None else prods
+
+    def _new_products(self, atom: Atom) -> StoredProducts:
+        """The products of ``atom`` not found in the cache: computed and stored."""
+        if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
+            raise ShapeError(
+                f"atom of shape {atom.shape} does not match x of shape {self.x.shape}"
+            )
+        prods = self._compute_atom_products(atom)
+        self.n_atom_products += 1
+        self.cache.put(atom.key, prods)
         return prods
 
     def _memo_for(self, direction: Direction) -> _DirectionProducts:
@@ -501,7 +505,10 @@ class ProductTracker(Tracker):
             return (ca, self._stored_products(a)), (cb, self._stored_products(b))
         if len(terms) == 1:
             ca, a = terms[0]
-            pa = self._stored_products(a)
+            key = a._key  # _stored_products inline (a Frank-Wolfe or away step's look-up)
+            pa = self.cache.get(a.key if key is None else key)
+            if pa is None:
+                pa = self._new_products(a)
             return (ca, pa), (0.0, pa)
         z = (np.zeros_like(self._p), np.zeros_like(self._xf))
         return (0.0, z), (0.0, z)
@@ -523,22 +530,29 @@ class ProductTracker(Tracker):
               gradient_dot_x: float | None = None) -> float:
         """``<grad f(x), d>``, kept for the line search and the move along ``direction``
         (the arguments, this tracker's own, are not read)."""
-        memo = self._memo  # _memo_for inline: the loop asks once per step
+        memo = self._memo  # _memo_for and _slope inline: the loop asks once per step
         if memo is None or memo.direction is not direction or memo.version != self._version:
             memo = self._memo = _DirectionProducts(direction, self._version)
         elif memo.slope is not None:
             return memo.slope
-        return self._slope(memo)
+        x_coef, terms = direction
+        gf = self._gf
+        # Direction.dot inline, summed in its order
+        s = 0.0
+        if x_coef:
+            gdx = self._gdx  # gradient_dot_x() inline
+            if gdx is None:
+                gdx = self._gdx = float(gf.dot(self._xf))
+            s = x_coef * gdx
+        for c, a in terms:
+            s += c * a.dot(gf)
+        memo.slope = s
+        return s
 
     def _slope(self, memo: _DirectionProducts) -> float:
         if memo.slope is None:
             d = memo.direction
-            gdx = None
-            if d.x_coef:  # gradient_dot_x() inline
-                gdx = self._gdx
-                if gdx is None:
-                    gdx = self._gdx = float(self._gf.dot(self._xf))
-            memo.slope = d.dot(self._gf, gdx)
+            memo.slope = d.dot(self._gf, self.gradient_dot_x() if d.x_coef else None)
         return memo.slope
 
     def gradient_dot_x(self, gradient: np.ndarray | None = None) -> float:

@@ -15,9 +15,11 @@ from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
+    _UNSET,
     PENDING,
     ProductTracker,
     StoredProducts,
+    _pair_image,
     _quad_pair_move,
     _quad_value,
     check_tracker_options,
@@ -330,23 +332,23 @@ class QuadraticTracker(ProductTracker):
                    pb: StoredProducts, gb: float) -> bool:
         # one kernel instead of five numpy and numba calls: on small problems the calls,
         # not the O(n) work, are the cost of a step
-        terms = direction.terms
-        if len(terms) == 2:
-            a, b = terms[0][1], terms[1][1]
-            if not (a.is_sparse and b.is_sparse):
-                return False
-            ia, va, ib, vb = a.indices, a.values, b.indices, b.values
-        elif len(terms) == 1:
+        x_coef, terms = direction
+        if len(terms) == 1:
             a = terms[0][1]
-            if not a.is_sparse:
+            if a._dense is not None:  # Atom.is_sparse inline
                 return False
             ia, va, ib, vb = a.indices, a.values, _NO_INDEX, _NO_VALUE
+        elif len(terms) == 2:
+            a, b = terms[0][1], terms[1][1]
+            if a._dense is not None or b._dense is not None:
+                return False
+            ia, va, ib, vb = a.indices, a.values, b.indices, b.values
         else:
             return False
         obj = self.objective
         p = self._p
         g = np.empty(p.shape[0])  # a new gradient array: callers may hold the previous one
-        acc, finite = _quad_pair_move(g, p, self._xf, obj.c, s, bool(direction.x_coef),
+        acc, finite = _quad_pair_move(g, p, self._xf, obj.c, s, x_coef != 0.0,
                                       pa[0], ga, pb[0], gb, ia, va, ib, vb)
         self._gf = g
         self._f = float(acc) + obj.constant
@@ -355,10 +357,16 @@ class QuadraticTracker(ProductTracker):
 
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
-        image = memo.image if memo.image is not PENDING else self._fill(memo).image  # Q d
-        if image is None:  # pragma: no cover - _products always computes it
-            raise RuntimeError("QuadraticTracker: the direction's image is missing")
         xc = direction.x_coef
+        image = memo.image  # Q d
+        if image is PENDING:
+            pair = memo.pair  # _fill inline for a direction of at most two atoms
+            if pair is _UNSET:
+                pair = memo.pair = self._find_pair(direction)
+            if pair is not None:
+                image = memo.image = memo.hess = _pair_image(xc, self._p, pair)
+            else:
+                image = self._fill(memo).image
         curv = xc * float(self._xf.dot(image)) if xc else 0.0  # np.dot without dispatch
         for c, a in direction.terms:
             if c:
