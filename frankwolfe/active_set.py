@@ -50,6 +50,8 @@ _AMPLIFY = 1e3
 # Weights at or below this count as zero (subnormal arithmetic has lost its precision).
 _ZERO = 1e-300
 
+_add = np.add.reduce  # ndarray.sum without its Python-level wrapper (the same sum)
+
 
 class AtomStore:
     """Atoms stored by key in slots ``0..k-1``, each with a weight ``>= 0``.
@@ -389,7 +391,7 @@ class ActiveSet(AtomStore):
         if self._k == 0:
             raise ValueError("ActiveSet.away_atom: the active set is empty")
         s = self.scores(gradient)
-        i = int(np.argmax(s))
+        i = int(s.argmax())  # the method: np.argmax adds a Python-level wrapper
         return i, self._atoms[i], float(s[i])
 
     def local_vertex(self, gradient: np.ndarray) -> tuple[int, Atom, float]:
@@ -436,7 +438,7 @@ class ActiveSet(AtomStore):
             return False
         w = self._w[:k]
         wa = float(w[i])
-        rest = float(w[:i].sum() + w[i + 1:].sum())  # not sum - w_a: tiny weights would cancel
+        rest = float(_add(w[:i]) + _add(w[i + 1:]))  # not sum - w_a: tiny weights would cancel
         w *= 1.0 + gamma
         # w_a (1 + gamma) - gamma equals w_a - gamma (1 - w_a) = w_a - gamma * rest; the
         # latter has no cancellation of size gamma * eps, which matters for long steps
@@ -486,8 +488,10 @@ class ActiveSet(AtomStore):
         accurate when ``w_i`` is close to 1.
         """
         k = self._k
-        rest = float(self._w[:i].sum() + self._w[i + 1:k].sum())
-        return float(self._w[i]) / rest if rest > 0 else np.inf
+        w = self._w
+        # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper
+        rest = float(_add(w[:i]) + _add(w[i + 1:k]))
+        return float(w[i]) / rest if rest > 0 else np.inf
 
     def pairwise_step(self, v: Atom, a: Atom | Hashable, gamma: float, drop: bool = False) -> bool:
         """Move mass ``gamma`` from the active atom ``a`` to ``v``: ``x <- x + gamma (v - a)``.

@@ -26,6 +26,9 @@ __all__ = ["Monitor", "IterationState", "INTERRUPTS"]
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
 
+#: the history's columns of every run (a method's own follow)
+_COLUMNS = ("iteration", "time", "fun", "gap", "step_size")
+
 
 class _NoticeEcho:
     """While verbose runs are open, the INFO notices of the ``frankwolfe`` logger (a
@@ -246,8 +249,10 @@ class Monitor:
             self.print_every = int(verbose)
         else:
             self.print_every = 0
-        self.history = History(("iteration", "time", "fun", "gap", "step_size"))
+        self.history = History(_COLUMNS)
+        # the rows' appender, and the extra columns its rows carry
         self._append_row = self.history.row_appender()
+        self._row_extra: tuple[str, ...] = ()
         self.dual_bound = -np.inf
         self.last_gap = np.inf
         self._t0 = time.perf_counter()
@@ -313,10 +318,15 @@ class Monitor:
         if (force or k % self.history_every == 0) and k != self._last_recorded:
             t = time.perf_counter() - self._t0
             if extra:
-                row = {"iteration": k, "time": t, "fun": fun, "gap": gap, "step_size": step_size}
-                row.update(extra)
-                self.history.append_row(row)
+                names = tuple(extra)
+                if names != self._row_extra:
+                    self._append_row = self.history.row_appender(_COLUMNS + names)
+                    self._row_extra = names
+                self._append_row((k, t, fun, gap, step_size, *extra.values()))
             else:
+                if self._row_extra:
+                    self._append_row = self.history.row_appender()
+                    self._row_extra = ()
                 self._append_row((k, t, fun, gap, step_size))
             self._last_recorded = k
         if self.print_every and (k % self.print_every == 0 or force or

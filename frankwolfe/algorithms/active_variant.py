@@ -154,7 +154,7 @@ class ActiveSetVariant(Variant):
                 self.counts["n_lazy_steps"] += 1
                 return S.atom_at(j), g_dot_x - float(scores[j]), False
         self.force_oracle = False
-        v = self.lmo(gradient)
+        v = self.oracle(gradient)
         self.n_oracle_calls += 1
         gap = g_dot_x - v.dot(gradient)
         if not np.isfinite(self.phi):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..result import Result
 from ..step_size import StepSize, make_step_size
 from .engine import Engine, Observation, drive
 
-__all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
+__all__ = ["Variant", "run_frank_wolfe", "prepare_start", "finite_oracle"]
 
 
 class Variant(ABC):
@@ -53,12 +54,15 @@ class Variant(ABC):
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         """Set up before the first iteration."""
         self.lmo = lmo
+        #: ``lmo`` for the gradients the loop hands over, which its tracker has found
+        #: finite (:func:`finite_oracle`)
+        self.oracle = finite_oracle(lmo)
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
         """Return ``(v, gap, certified)``: the vertex, its gap, and whether
         the gap is a certificate (a full LMO call)."""
-        v = self.lmo(gradient)
+        v = self.oracle(gradient)
         self.n_oracle_calls += 1
         return v, g_dot_x - v.dot(gradient), True
 
@@ -79,6 +83,13 @@ class Variant(ABC):
         return None, {}
 
     n_oracle_calls: int = 0
+
+
+def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
+    """``lmo`` as the loop calls it with a gradient its tracker has just found finite:
+    without :meth:`LMO.__call__`'s finiteness check (the run stops on a non-finite
+    gradient before the oracle is asked), unless the LMO overrides ``__call__``."""
+    return lmo._answer_finite if type(lmo).__call__ is LMO.__call__ else lmo
 
 
 def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, Atom | None]:
@@ -176,10 +187,7 @@ class _SingleDomainEngine(Engine):
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
-        # the oracle of plain variants: the gradient it is asked with has just been found
-        # finite by the tracker, so LMO.__call__'s check is skipped, unless a subclass
-        # overrides __call__ (decided once per run)
-        self.oracle = lmo._answer_finite if type(lmo).__call__ is LMO.__call__ else lmo
+        self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
