@@ -46,7 +46,12 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         self.shape = dim_shape(dim, "ProbabilitySimplex")
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        i = int(check_direction(self, direction).argmin())
+        shape = self.shape
+        if direction.ndim == 1 and (shape is None or shape == direction.shape):
+            flat = direction  # check_direction's answer, without the call
+        else:
+            flat = check_direction(self, direction)
+        i = int(flat.argmin())
         # unit_vertex's look-up inline for a vertex already built (the usual answer)
         kept = self.__dict__.get("_vertex_cache")
         if kept is not None and kept[0] == self.radius and kept[1] == direction.shape:

@@ -498,18 +498,19 @@ class ProductTracker(Tracker):
         self, direction: Direction
     ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         terms = direction.terms
-        if len(terms) > 2:
-            return None
-        if len(terms) == 2:
-            (ca, a), (cb, b) = terms
-            return (ca, self._stored_products(a)), (cb, self._stored_products(b))
-        if len(terms) == 1:
+        n = len(terms)
+        if n == 1:
             ca, a = terms[0]
             key = a._key  # _stored_products inline (a Frank-Wolfe or away step's look-up)
             pa = self.cache.get(a.key if key is None else key)
             if pa is None:
                 pa = self._new_products(a)
             return (ca, pa), (0.0, pa)
+        if n == 2:
+            (ca, a), (cb, b) = terms
+            return (ca, self._stored_products(a)), (cb, self._stored_products(b))
+        if n > 2:
+            return None
         z = (np.zeros_like(self._p), np.zeros_like(self._xf))
         return (0.0, z), (0.0, z)
 
