@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
-from ..lmo.base import LMO
+from ..lmo.base import LMO, finite_oracle
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker, all_finite
 from ..options import RunOptions
@@ -32,7 +31,7 @@ from ..result import Result
 from ..step_size import StepSize, make_step_size
 from .engine import Engine, Observation, drive
 
-__all__ = ["Variant", "run_frank_wolfe", "prepare_start", "finite_oracle"]
+__all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
 
 
 class Variant(ABC):
@@ -83,13 +82,6 @@ class Variant(ABC):
         return None, {}
 
     n_oracle_calls: int = 0
-
-
-def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
-    """``lmo`` as the loop calls it with a gradient its tracker has just found finite:
-    without :meth:`LMO.__call__`'s finiteness check (the run stops on a non-finite
-    gradient before the oracle is asked), unless the LMO overrides ``__call__``."""
-    return lmo._answer_finite if type(lmo).__call__ is LMO.__call__ else lmo
 
 
 def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, Atom | None]:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from ..errors import InfeasibleError, OracleError, ShapeError
 if TYPE_CHECKING:
     from .dual import DualSolution
 
-__all__ = ["LMO", "FEASIBILITY_TOL"]
+__all__ = ["LMO", "FEASIBILITY_TOL", "answers_atoms", "finite_oracle"]
 
 #: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
 #: user hands in (a start ``x0``, a warm-start atom): above it the point is
@@ -67,6 +68,33 @@ def _weights(n: int) -> np.ndarray:
         w.flags.writeable = False
         _WEIGHTS[n] = w
     return w
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def answers_atoms(extreme_point: _F) -> _F:
+    """Mark an ``extreme_point`` that answers every float array with an :class:`Atom`
+    of the direction's shape: outside debug mode the shared loop then calls it without
+    :meth:`LMO._answer_finite`'s conversions (a subclass that overrides it is called
+    the usual way)."""
+    setattr(extreme_point, "_answers_atoms", True)  # noqa: B010 - a function attribute
+    return extreme_point
+
+
+def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
+    """``lmo`` as the shared loop calls it, with a gradient its tracker has just found
+    finite (a run stops on a non-finite gradient before the oracle is asked): without
+    :meth:`LMO.__call__`'s finiteness check, and without the answer's conversions when
+    ``extreme_point`` answers atoms (:func:`answers_atoms`).  Decided once per run; an
+    LMO that overrides ``__call__`` is called through it."""
+    cls = type(lmo)
+    if cls.__call__ is not LMO.__call__:
+        return lmo
+    if (cls._answer_finite is LMO._answer_finite and not _config._debug
+            and getattr(cls.extreme_point, "_answers_atoms", False)):
+        return lmo.extreme_point
+    return lmo._answer_finite
 
 
 class LMO(ABC):
