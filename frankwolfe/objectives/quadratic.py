@@ -52,7 +52,8 @@ def _move_entry() -> Any:
         f, i = types.float64[::1], types.int64[::1]
         sig = (f, f, f, f, types.float64, types.boolean, f, types.float64, f, types.float64,
                i, f, i, f)
-        return _quad_pair_move.overloads[sig].entry_point
+        # an attribute of numba's compile results that its types do not declare
+        return getattr(_quad_pair_move.overloads[sig], "entry_point", None)
     except (AttributeError, KeyError, ImportError):  # another numba, or none compiled
         return None
 
