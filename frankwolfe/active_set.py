@@ -51,6 +51,7 @@ _AMPLIFY = 1e3
 _ZERO = 1e-300
 
 _add = np.add.reduce  # ndarray.sum without its Python-level wrapper (the same sum)
+_FLOAT = np.dtype(float)
 
 
 class AtomStore:
@@ -136,7 +137,8 @@ class AtomStore:
 
     def scores(self, gradient: np.ndarray) -> np.ndarray:
         """``<gradient, a_i>`` for every active atom, in slot order (one product)."""
-        g = np.asarray(gradient, dtype=float)
+        g = gradient if type(gradient) is np.ndarray and gradient.dtype == _FLOAT else \
+            np.asarray(gradient, dtype=float)
         if self.shape is not None and g.shape != self.shape:
             raise ShapeError(
                 f"ActiveSet.scores: `gradient` has shape {g.shape}, expected {self.shape}"
@@ -416,7 +418,9 @@ class ActiveSet(AtomStore):
         w *= 1.0 - gamma
         if gamma > _ZERO:
             self._add_weight(v, gamma)
-            zero = np.flatnonzero(self._w[: self._k] <= _ZERO)  # underflow of tiny weights
+            # underflow of tiny weights (nonzero(): flatnonzero's Python wrappers cost more
+            # than a small set's update)
+            zero = (self._w[: self._k] <= _ZERO).nonzero()[0]
             for i in zero[::-1]:
                 self._remove_slot(int(i))
         if self._x is not None:

@@ -207,3 +207,21 @@ def test_history_rows_with_a_methods_columns_as_dicts_would_give():
 
 def test_the_lmo_base_class_has_no_marked_extreme_point():
     assert not getattr(LMO.extreme_point, "_answers_atoms", False)
+
+
+@pytest.mark.parametrize("n", [30, 1100])  # saved by a copy, then by the moved entries
+@pytest.mark.parametrize("method", [fw.pairwise_frank_wolfe, fw.away_step_frank_wolfe])
+def test_the_last_good_iterate_is_the_one_before_the_failed_step(n, method):
+    f = _quadratic(n, seed=6)
+    seen: list[np.ndarray] = []
+
+    def callback(state: fw.IterationState) -> None:
+        seen.append(state.x.copy())
+        if state.k == 6:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here") as err:
+        method(f, fw.ProbabilitySimplex(), tol=0.0, max_iter=20, callback=callback)
+    result = err.value.result  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(result.x, seen[5])
+    assert not np.array_equal(seen[5], seen[6])

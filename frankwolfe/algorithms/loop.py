@@ -127,6 +127,8 @@ def _sparse_indices(d: Direction) -> np.ndarray | None:
 
 
 _new_tuple = tuple.__new__
+#: iterates of at most this many entries are saved by a copy before each move
+_COPY_BELOW = 1024
 _NOTHING_SAVED = np.zeros(0)
 _NO_INFO: dict[str, Any] = {}  # the history columns of a plain variant (never written)
 
@@ -239,9 +241,11 @@ class _SingleDomainEngine(Engine):
         else:
             d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
         slope = tracker.slope(d, g, g_dot_x)  # a tracker keeps it for the line search
-        # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore
-        before = tracker.x.copy() if d.x_coef else \
-            _PointBefore(tracker.x, d, _sparse_indices(d))
+        # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore; so
+        # does a small x, which a copy saves faster than the entries a move changes
+        x = tracker.x
+        before = x.copy() if d.x_coef or x.size <= _COPY_BELOW else \
+            _PointBefore(x, d, _sparse_indices(d))
         self.last_good = (before, f, gap_k if certified else np.nan)
         self.gamma = gamma = float(self.rule(k, tracker, d, slope, gamma_max))
         self.prev_step = (f, gamma * slope)
