@@ -50,6 +50,9 @@ _AMPLIFY = 1e3
 # Weights at or below this count as zero (subnormal arithmetic has lost its precision).
 _ZERO = 1e-300
 
+_add = np.add.reduce  # ndarray.sum without its Python-level wrapper (the same sum)
+_FLOAT = np.dtype(float)
+
 
 class AtomStore:
     """Atoms stored by key in slots ``0..k-1``, each with a weight ``>= 0``.
@@ -134,7 +137,8 @@ class AtomStore:
 
     def scores(self, gradient: np.ndarray) -> np.ndarray:
         """``<gradient, a_i>`` for every active atom, in slot order (one product)."""
-        g = np.asarray(gradient, dtype=float)
+        g = gradient if type(gradient) is np.ndarray and gradient.dtype == _FLOAT else \
+            np.asarray(gradient, dtype=float)
         if self.shape is not None and g.shape != self.shape:
             raise ShapeError(
                 f"ActiveSet.scores: `gradient` has shape {g.shape}, expected {self.shape}"
@@ -389,7 +393,7 @@ class ActiveSet(AtomStore):
         if self._k == 0:
             raise ValueError("ActiveSet.away_atom: the active set is empty")
         s = self.scores(gradient)
-        i = int(np.argmax(s))
+        i = int(s.argmax())  # the method: np.argmax adds a Python-level wrapper
         return i, self._atoms[i], float(s[i])
 
     def local_vertex(self, gradient: np.ndarray) -> tuple[int, Atom, float]:
@@ -414,7 +418,9 @@ class ActiveSet(AtomStore):
         w *= 1.0 - gamma
         if gamma > _ZERO:
             self._add_weight(v, gamma)
-            zero = np.flatnonzero(self._w[: self._k] <= _ZERO)  # underflow of tiny weights
+            # underflow of tiny weights (nonzero(): flatnonzero's Python wrappers cost more
+            # than a small set's update)
+            zero = (self._w[: self._k] <= _ZERO).nonzero()[0]
             for i in zero[::-1]:
                 self._remove_slot(int(i))
         if self._x is not None:
@@ -436,7 +442,7 @@ class ActiveSet(AtomStore):
             return False
         w = self._w[:k]
         wa = float(w[i])
-        rest = float(w[:i].sum() + w[i + 1:].sum())  # not sum - w_a: tiny weights would cancel
+        rest = float(_add(w[:i]) + _add(w[i + 1:]))  # not sum - w_a: tiny weights would cancel
         w *= 1.0 + gamma
         # w_a (1 + gamma) - gamma equals w_a - gamma (1 - w_a) = w_a - gamma * rest; the
         # latter has no cancellation of size gamma * eps, which matters for long steps
@@ -486,8 +492,10 @@ class ActiveSet(AtomStore):
         accurate when ``w_i`` is close to 1.
         """
         k = self._k
-        rest = float(self._w[:i].sum() + self._w[i + 1:k].sum())
-        return float(self._w[i]) / rest if rest > 0 else np.inf
+        w = self._w
+        # np.add.reduce is what ndarray.sum calls, without its Python-level wrapper
+        rest = float(_add(w[:i]) + _add(w[i + 1:k]))
+        return float(w[i]) / rest if rest > 0 else np.inf
 
     def pairwise_step(self, v: Atom, a: Atom | Hashable, gamma: float, drop: bool = False) -> bool:
         """Move mass ``gamma`` from the active atom ``a`` to ``v``: ``x <- x + gamma (v - a)``.

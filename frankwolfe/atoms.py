@@ -51,7 +51,7 @@ class Atom:
     :meth:`add_to` and :meth:`sq_norm`, which cost O(nnz).
     """
 
-    __slots__ = ("shape", "_key", "_dense", "indices", "values")
+    __slots__ = ("shape", "_key", "_dense", "indices", "values", "_at")
 
     shape: tuple[int, ...]
     #: the vector of a dense atom; ``None`` for a sparse one
@@ -60,6 +60,10 @@ class Atom:
     #: ``_dense``): always arrays, so that code reading them needs no None check
     indices: np.ndarray
     values: np.ndarray
+    #: ``(index, value)`` as Python numbers for a sparse atom of one entry (a vertex
+    #: ``value * e_index``), else ``None``: a step reads it two or three times, and
+    #: numpy's scalar indexing costs more than the arithmetic on a small problem
+    _at: tuple[int, float] | None
 
     def __init__(
         self,
@@ -81,6 +85,7 @@ class Atom:
             self.indices = _NO_INDICES
             self.values = _NO_VALUES
             self.shape = arr.shape
+            self._at = None
         else:
             if indices is None or values is None or shape is None:
                 raise ValueError("Atom: a sparse atom needs `indices`, `values` and `shape`")
@@ -110,6 +115,7 @@ class Atom:
             self.indices = idx
             self.values = val
             self._dense = None
+            self._at = (int(idx[0]), float(val[0])) if idx.size == 1 else None
         self._key = key
 
     @classmethod
@@ -135,7 +141,16 @@ class Atom:
         atom._dense = None
         atom.indices = np.array((index,), dtype=np.int64)
         atom.values = np.array((value,), dtype=float)
+        atom._at = (int(atom.indices[0]), float(atom.values[0]))
         return atom
+
+    def __setstate__(self, state: Any) -> None:
+        # the slots of a pickled atom; one pickled before `_at` existed takes the
+        # general paths
+        self._at = None
+        for part in state if isinstance(state, tuple) else (state,):
+            for name, value in (part or {}).items():
+                setattr(self, name, value)
 
     # -- identity ---------------------------------------------------------
     @property
@@ -184,16 +199,23 @@ class Atom:
 
     def dot(self, g: np.ndarray) -> float:
         """Inner product ``<g, atom>`` (Frobenius for matrices), O(nnz)."""
+        at = self._at
+        if at is not None:  # a vertex value * e_i (the usual sparse atom): no fancy indexing
+            return float((g if g.ndim == 1 else g.reshape(-1))[at[0]]) * at[1]
         if self._dense is not None:
             return float(np.vdot(g, self._dense))
         idx = self.indices
-        if idx.size == 1:  # a vertex e_i (the usual sparse atom): no fancy indexing
+        if idx.size == 1:  # an atom unpickled without _at
             flat = g if g.ndim == 1 else g.reshape(-1)
             return float(flat[idx[0]]) * float(self.values[0])
         return float(np.dot(g.reshape(-1)[idx], self.values))
 
     def add_to(self, out: np.ndarray, alpha: float = 1.0) -> None:
         """In place ``out += alpha * atom`` (``out`` must be C-contiguous)."""
+        at = self._at
+        if at is not None:  # a vertex: as below, with Python numbers
+            (out if out.ndim == 1 else out.reshape(-1))[at[0]] += alpha * at[1]
+            return
         if self._dense is not None:
             out += alpha * self._dense
         else:

@@ -9,7 +9,7 @@ sparse atoms stay sparse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,9 +18,12 @@ from .atoms import Atom
 __all__ = ["Direction"]
 
 
-@dataclass(frozen=True)
-class Direction:
-    """``d = x_coef * x + sum(c * a for c, a in terms)``."""
+class Direction(NamedTuple):
+    """``d = x_coef * x + sum(c * a for c, a in terms)``.
+
+    Immutable (a named tuple: a method builds one or more per step, and a frozen
+    dataclass cost twice as much to build).
+    """
 
     x_coef: float
     terms: tuple[tuple[float, Atom], ...]

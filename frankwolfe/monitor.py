@@ -26,6 +26,9 @@ __all__ = ["Monitor", "IterationState", "INTERRUPTS"]
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
 
+#: the history's columns of every run (a method's own follow)
+_COLUMNS = ("iteration", "time", "fun", "gap", "step_size")
+
 
 class _NoticeEcho:
     """While verbose runs are open, the INFO notices of the ``frankwolfe`` logger (a
@@ -246,7 +249,10 @@ class Monitor:
             self.print_every = int(verbose)
         else:
             self.print_every = 0
-        self.history = History(("iteration", "time", "fun", "gap", "step_size"))
+        self.history = History(_COLUMNS)
+        # the rows' appender, and the extra columns its rows carry
+        self._append_row = self.history.row_appender()
+        self._row_extra: tuple[str, ...] = ()
         self.dual_bound = -np.inf
         self.last_gap = np.inf
         self._t0 = time.perf_counter()
@@ -306,15 +312,22 @@ class Monitor:
         if math.isfinite(gap):
             self.last_gap = gap
             if math.isfinite(fun):
-                self.dual_bound = max(self.dual_bound, fun - gap)
+                bound = fun - gap
+                if bound > self.dual_bound:  # max() without the call
+                    self.dual_bound = bound
         if (force or k % self.history_every == 0) and k != self._last_recorded:
             t = time.perf_counter() - self._t0
             if extra:
-                row = {"iteration": k, "time": t, "fun": fun, "gap": gap, "step_size": step_size}
-                row.update(extra)
-                self.history.append_row(row)
+                names = tuple(extra)
+                if names != self._row_extra:
+                    self._append_row = self.history.row_appender(_COLUMNS + names)
+                    self._row_extra = names
+                self._append_row((k, t, fun, gap, step_size, *extra.values()))
             else:
-                self.history.append_values((k, t, fun, gap, step_size))
+                if self._row_extra:
+                    self._append_row = self.history.row_appender()
+                    self._row_extra = ()
+                self._append_row((k, t, fun, gap, step_size))
             self._last_recorded = k
         if self.print_every and (k % self.print_every == 0 or force or
                                  time.perf_counter() - self._last_print >= _PRINT_SECONDS):
@@ -352,8 +365,9 @@ class Monitor:
         ``rtol`` relative to ``fun``, by default the last recorded value),
         callback, iteration budget, time budget.
         """
-        # gap <= tol inline: converged() would answer the same, one call later
-        if gap <= self.tol or self.converged(gap, self.last_fun if fun is None else fun):
+        # converged() inline where it answers without rtol: one call less per iteration
+        if gap <= self.tol or (self.rtol > 0 and
+                               self.converged(gap, self.last_fun if fun is None else fun)):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
             if self.callback(state) is False:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -36,27 +36,30 @@ class History:
     def __init__(self, columns: tuple[str, ...] = ()) -> None:
         self._cols: dict[str, list[Any]] = {c: [] for c in columns}
         self._first = len(columns)  # how many columns the constructor named
-        # rows of those columns added by append_values and not yet moved into _cols: one
-        # tuple appended per row, columns filled when read (the monitor adds a row per
-        # iteration, and five list appends cost more than a small problem's step)
+        # rows of the first _width columns added by append_values or a row_appender and
+        # not yet moved into _cols: one tuple appended per row, columns filled when read
+        # (the monitor adds a row per iteration, and five list appends cost more than a
+        # small problem's step)
         self._pending: list[tuple[Any, ...]] = []
+        self._width = self._first
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # a History pickled before rows could be pending
         self.__dict__.update(state)
         self.__dict__.setdefault("_first", len(self._cols))
         self.__dict__.setdefault("_pending", [])
+        self.__dict__.setdefault("_width", self._first)
 
     def _columns(self) -> dict[str, list[Any]]:
         """The columns, with the pending rows moved in."""
         rows = self._pending
         if rows:
-            self._pending = []
             lists = list(self._cols.values())
             for values_of, column in zip(lists, zip(*rows)):
                 values_of.extend(column)
-            for values_of in lists[self._first:]:  # the columns added since
+            for values_of in lists[self._width:]:  # the columns the rows do not have
                 values_of.extend([np.nan] * len(rows))
+            rows.clear()  # the same list: a row_appender's stays valid
         return self._cols
 
     def append(self, **row: Any) -> None:
@@ -83,7 +86,33 @@ class History:
         if len(values) != self._first:
             raise ValueError(f"History.append_values: {len(values)} values for the "
                              f"{self._first} columns {self.columns[:self._first]}")
+        if self._width != self._first:
+            self._columns()
+            self._width = self._first
         self._pending.append(values)
+
+    def row_appender(self, names: tuple[str, ...] | None = None
+                     ) -> Callable[[tuple[Any, ...]], None]:
+        """A function that adds a row of the columns ``names`` by position (default:
+        those named at construction), as :meth:`append_row` would add the dict
+        ``zip(names, values)``, for a caller that adds rows of these columns alone
+        until it asks for another appender (the monitor, once per iteration): no
+        check and no call of a method per row.
+
+        New columns are back-filled with NaN when it is made; columns not in
+        ``names`` are filled with NaN in its rows.
+        """
+        cols = self._columns()  # rows of the previous appender go in first
+        if names is None:
+            names = tuple(cols)[:self._first]
+        n = len(self)
+        for name in names:
+            if name not in cols:
+                cols[name] = [np.nan] * n
+        if tuple(cols)[:len(names)] != names:  # another order, or a name twice: as dicts
+            return lambda values: self.append_row(dict(zip(names, values)))
+        self._width = len(names)
+        return self._pending.append
 
     def __len__(self) -> int:
         cols = self._columns()

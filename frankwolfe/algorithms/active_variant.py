@@ -144,8 +144,10 @@ class ActiveSetVariant(Variant):
         oracle is called, its gap certified, and ``phi`` is halved (or set to the
         gap when smaller) when even the oracle's vertex falls short of ``phi / K``.
         """
-        if not self.lazy:
-            return super().frank_wolfe_vertex(k, tracker, gradient, g_dot_x)
+        if not self.lazy:  # Variant.frank_wolfe_vertex inline
+            v = self.oracle(gradient)
+            self.n_oracle_calls += 1
+            return v, g_dot_x - v.dot(gradient), True
         S = self.active
         if len(S) > 1 and np.isfinite(self.phi) and not self.force_oracle:
             scores = self.active_scores(k, gradient)
@@ -154,7 +156,7 @@ class ActiveSetVariant(Variant):
                 self.counts["n_lazy_steps"] += 1
                 return S.atom_at(j), g_dot_x - float(scores[j]), False
         self.force_oracle = False
-        v = self.lmo(gradient)
+        v = self.oracle(gradient)
         self.n_oracle_calls += 1
         gap = g_dot_x - v.dot(gradient)
         if not np.isfinite(self.phi):

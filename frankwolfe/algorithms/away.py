@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Unpack
 
 import numpy as np
@@ -32,7 +33,7 @@ class _AwayStep(ActiveSetVariant):
         i, a, score = S.away_atom(gradient)
         away_gap = score - g_dot_x
         gamma_max = S.away_gamma_max(i)  # w_a / (1 - w_a)
-        if gap >= away_gap or not np.isfinite(gamma_max):
+        if gap >= away_gap or not math.isfinite(gamma_max):
             return self.fw_step(v)
         return Direction.away(a), gamma_max, ("away", a.key, gamma_max)
 

@@ -186,27 +186,33 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     timed = limit is not None and not engine.times_itself
     cycle = 0.0  # seconds of the last outer iteration (advance, observe, bookkeeping)
     tick = 0.0
+    # bound once: on a small problem the loop's own lookups count
+    observe, advance = engine.observe, engine.advance
+    record_row, stop_reason = monitor.record_row, monitor.stop_reason
+    nan, inf = np.nan, np.inf
     INTERRUPTS.open()
     try:
         try:
             while True:
-                obs = engine.observe(k)
+                obs = observe(k)
                 if isinstance(obs, str):
                     return monitor.finish(status=Status.ERROR, nit=k, message=obs,
                                           **engine.outputs(error=True))
-                gap = obs.gap if obs.certified else np.nan
-                monitor.record_row(k, obs.fun, gap, obs.step_size, obs.info)
+                certified = obs.certified
+                gap = obs.gap if certified else nan
+                record_row(k, obs.fun, gap, obs.step_size, obs.info)
                 if watched:
                     state = monitor.state(k, obs.x, obs.fun, gap, obs.gradient, obs.step_size,
                                           **(obs.info if obs.state_info is None
                                              else obs.state_info))
-                status = monitor.stop_reason(k, obs.gap if obs.certified else np.inf, state)
-                if status is None and obs.time_up:
-                    status = Status.TIME_LIMIT
-                if status is None and obs.budget_spent:
-                    status = Status.MAX_ITER
-                if status is None and INTERRUPTS.hits:
-                    status = Status.INTERRUPTED
+                status = stop_reason(k, gap if certified else inf, state)
+                if status is None:
+                    if obs.time_up:
+                        status = Status.TIME_LIMIT
+                    elif obs.budget_spent:
+                        status = Status.MAX_ITER
+                    elif INTERRUPTS.hits:
+                        status = Status.INTERRUPTED
                 if obs.step_size == 0.0:
                     if status is None and stall.stalled(obs, monitor.last_gap):
                         status = Status.STALLED
@@ -222,7 +228,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                         status = Status.TIME_LIMIT
                 if status is not None:
                     break
-                ran = engine.advance(k, monitor)
+                ran = advance(k, monitor)
                 k += 1 if ran is None else ran
             stopped = monitor.elapsed()
             fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)

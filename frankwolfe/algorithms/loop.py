@@ -23,7 +23,7 @@ import numpy as np
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
-from ..lmo.base import LMO
+from ..lmo.base import LMO, finite_oracle
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker, all_finite
 from ..options import RunOptions
@@ -53,12 +53,15 @@ class Variant(ABC):
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         """Set up before the first iteration."""
         self.lmo = lmo
+        #: ``lmo`` for the gradients the loop hands over, which its tracker has found
+        #: finite (:func:`finite_oracle`)
+        self.oracle = finite_oracle(lmo)
 
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,
                            g_dot_x: float) -> tuple[Atom, float, bool]:
         """Return ``(v, gap, certified)``: the vertex, its gap, and whether
         the gap is a certificate (a full LMO call)."""
-        v = self.lmo(gradient)
+        v = self.oracle(gradient)
         self.n_oracle_calls += 1
         return v, g_dot_x - v.dot(gradient), True
 
@@ -123,6 +126,9 @@ def _sparse_indices(d: Direction) -> np.ndarray | None:
     return np.concatenate([a.indices for _, a in terms]) if terms else np.zeros(0, np.int64)
 
 
+_new_tuple = tuple.__new__
+#: iterates of at most this many entries are saved by a copy before each move
+_COPY_BELOW = 1024
 _NOTHING_SAVED = np.zeros(0)
 _NO_INFO: dict[str, Any] = {}  # the history columns of a plain variant (never written)
 
@@ -175,6 +181,7 @@ class _SingleDomainEngine(Engine):
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
+        self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
@@ -206,7 +213,7 @@ class _SingleDomainEngine(Engine):
         g_dot_x = tracker.gradient_dot_x(g)
         variant = self.variant
         if variant.plain:
-            v = self.lmo(g)
+            v = self.oracle(g)
             variant.n_oracle_calls += 1
             gap_k, certified, info = g_dot_x - v.dot(g), True, _NO_INFO
         else:
@@ -229,13 +236,16 @@ class _SingleDomainEngine(Engine):
         f, g, v, gap_k, g_dot_x, certified = self.step
         plain = variant.plain
         if plain:
-            d, gamma_max, dinfo = Direction(-1.0, ((1.0, v),)), 1.0, None  # v - x
+            # v - x, built as the named tuple's own constructor would, one call less
+            d, gamma_max, dinfo = _new_tuple(Direction, (-1.0, ((1.0, v),))), 1.0, None
         else:
             d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
         slope = tracker.slope(d, g, g_dot_x)  # a tracker keeps it for the line search
-        # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore
-        before = tracker.x.copy() if d.x_coef else \
-            _PointBefore(tracker.x, d, _sparse_indices(d))
+        # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore; so
+        # does a small x, which a copy saves faster than the entries a move changes
+        x = tracker.x
+        before = x.copy() if d.x_coef or x.size <= _COPY_BELOW else \
+            _PointBefore(x, d, _sparse_indices(d))
         self.last_good = (before, f, gap_k if certified else np.nan)
         self.gamma = gamma = float(self.rule(k, tracker, d, slope, gamma_max))
         self.prev_step = (f, gamma * slope)

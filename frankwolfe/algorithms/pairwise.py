@@ -33,10 +33,10 @@ class _Pairwise(ActiveSetVariant):
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
         S = self.active
         scores = self.active_scores(k, gradient)
-        i = int(np.argmax(scores))
+        i = int(scores.argmax())  # the methods: np.argmax adds a Python-level wrapper
         a = S.atom_at(i)
         if self.blended:
-            j = int(np.argmin(scores))
+            j = int(scores.argmin())
             # local pairwise step while the active set's own gap dominates
             if scores[i] - scores[j] >= gap:
                 target = S.atom_at(j)

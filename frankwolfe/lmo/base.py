@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from ..errors import InfeasibleError, OracleError, ShapeError
 if TYPE_CHECKING:
     from .dual import DualSolution
 
-__all__ = ["LMO", "FEASIBILITY_TOL"]
+__all__ = ["LMO", "FEASIBILITY_TOL", "answers_atoms", "finite_oracle"]
 
 #: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
 #: user hands in (a start ``x0``, a warm-start atom): above it the point is
@@ -67,6 +68,33 @@ def _weights(n: int) -> np.ndarray:
         w.flags.writeable = False
         _WEIGHTS[n] = w
     return w
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def answers_atoms(extreme_point: _F) -> _F:
+    """Mark an ``extreme_point`` that answers every float array with an :class:`Atom`
+    of the direction's shape: outside debug mode the shared loop then calls it without
+    :meth:`LMO._answer_finite`'s conversions (a subclass that overrides it is called
+    the usual way)."""
+    setattr(extreme_point, "_answers_atoms", True)  # noqa: B010 - a function attribute
+    return extreme_point
+
+
+def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
+    """``lmo`` as the shared loop calls it, with a gradient its tracker has just found
+    finite (a run stops on a non-finite gradient before the oracle is asked): without
+    :meth:`LMO.__call__`'s finiteness check, and without the answer's conversions when
+    ``extreme_point`` answers atoms (:func:`answers_atoms`).  Decided once per run; an
+    LMO that overrides ``__call__`` is called through it."""
+    cls = type(lmo)
+    if cls.__call__ is not LMO.__call__:
+        return lmo
+    if (cls._answer_finite is LMO._answer_finite and not _config._debug
+            and getattr(cls.extreme_point, "_answers_atoms", False)):
+        return lmo.extreme_point
+    return lmo._answer_finite
 
 
 class LMO(ABC):
@@ -106,29 +134,41 @@ class LMO(ABC):
 
         A direction with a NaN or infinite entry is refused (``ValueError``): no
         vertex minimizes it.  The check is one scaled sum of the direction (one BLAS
-        pass; entry by entry only when it is not finite): about 1-2 us at n = 20,
-        3-7% of a vanilla Frank-Wolfe iteration there, and at large n a pass that
-        the oracle's own reading of the direction matches.  In debug mode the
-        answer's shape and feasibility are checked.
+        pass; entry by entry only when it is not finite); the shared loop, whose
+        tracker has just checked the gradient, skips it (:meth:`_answer_finite`).  In
+        debug mode the answer's shape and feasibility are checked.
 
         Raises
         ------
         ValueError
             When ``direction`` has a NaN or infinite entry (named with its index).
         """
-        # a float array (the loop's gradient) goes through as is; sparse directions go to
-        # oracles that take them
+        # a float array goes through as is; sparse directions go to oracles that take them
         if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
                 and not issparse(direction):
             direction = np.asarray(direction, dtype=float)
         if type(direction) is np.ndarray and direction.ndim == 1 and direction.size <= _SMALL:
-            # the loop's path: a scaled sum (see _WEIGHTS) as one dot product, the
-            # cheapest numpy call for it
+            # a scaled sum (see _WEIGHTS) as one dot product, the cheapest numpy call for it
             w = _WEIGHTS.get(direction.size)
             if not math.isfinite(direction.dot(_weights(direction.size) if w is None else w)):
                 self._refuse_direction(direction)
         elif not all_finite(np.asarray(direction.data) if issparse(direction) else direction):
             self._refuse_direction(direction)
+        return self._answer_finite(direction)
+
+    def _answer_finite(self, direction: np.ndarray) -> Atom:
+        """:meth:`__call__` for a ``direction`` known to be finite: the answer as an
+        :class:`Atom`, without the finiteness check.
+
+        The shared loop asks it with a gradient its tracker has just found finite (the
+        run stops on a non-finite one before the oracle is called): the check would
+        pass over the same entries again, one of the larger costs of a small problem's
+        step.  Not for other callers: a non-finite direction here gives an arbitrary
+        vertex.  The loop calls an LMO that overrides :meth:`__call__` through it.
+        """
+        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
+                and not issparse(direction):
+            direction = np.asarray(direction, dtype=float)
         atom = self.extreme_point(direction)
         if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
             atom = as_atom(atom, direction.shape, source=self)          # fast path

@@ -16,7 +16,7 @@ import numpy as np
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from ._vertices import unit_vertex
-from .base import LMO
+from .base import LMO, answers_atoms
 from .subset import SubsetOracle, checked_ids
 
 __all__ = ["L1Ball", "L2Ball", "LpBall"]
@@ -93,6 +93,7 @@ class L1Ball(SubsetOracle, LMO):
         """``2 * radius``."""
         return 2.0 * self.radius
 
+    @answers_atoms
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
         i = _argmax_abs(flat)

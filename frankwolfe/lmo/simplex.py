@@ -9,7 +9,7 @@ import numpy as np
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from ._vertices import unit_vertex
-from .base import LMO
+from .base import LMO, answers_atoms
 from .dual import DualSolution
 from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step
 from .subset import SubsetOracle, checked_ids
@@ -45,8 +45,20 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         self.radius = check_radius("ProbabilitySimplex", radius)
         self.shape = dim_shape(dim, "ProbabilitySimplex")
 
+    @answers_atoms
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        i = int(check_direction(self, direction).argmin())
+        shape = self.shape
+        if direction.ndim == 1 and (shape is None or shape == direction.shape):
+            flat = direction  # check_direction's answer, without the call
+        else:
+            flat = check_direction(self, direction)
+        i = int(flat.argmin())
+        # unit_vertex's look-up inline for a vertex already built (the usual answer)
+        kept = self.__dict__.get("_vertex_cache")
+        if kept is not None and kept[0] == self.radius and kept[1] == direction.shape:
+            atom = kept[2].get(i)
+            if atom is not None:
+                return atom
         return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
@@ -134,6 +146,7 @@ class UnitSimplex(SubsetOracle, LMO):
         self.radius = check_radius("UnitSimplex", radius)
         self.shape = dim_shape(dim, "UnitSimplex")
 
+    @answers_atoms
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
         i = int(flat.argmin())

@@ -124,19 +124,21 @@ def _comb_inplace(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _quad_pair_move(p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pragma: no cover
+def _quad_pair_move(g, p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pragma: no cover
     """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms ``a``, ``b``
     as flat indices and values), rounded as its separate steps round it:
-    ``p <- s p + ga Q a + gb Q b`` (:func:`_comb_inplace`), the new gradient ``p + c``,
-    ``x *= s`` (when ``scale_x``) then ``x[ia] += ga va`` and ``x[ib] += gb vb``
-    (:meth:`Direction.apply`), and ``<x, p/2 + c>`` (:func:`_quad_value`).
+    ``p <- s p + ga Q a + gb Q b`` (:func:`_comb_inplace`), the new gradient ``p + c``
+    into ``g``, ``x *= s`` (when ``scale_x``) then ``x[ia] += ga va`` and
+    ``x[ib] += gb vb`` (:meth:`Direction.apply`), and ``<x, p/2 + c>``
+    (:func:`_quad_value`).
 
-    Returns ``(gradient, <x, p/2 + c>, whether the gradient is finite)``.
+    Returns ``(<x, p/2 + c>, whether the gradient is finite)``.  The gradient's array
+    comes from the caller: an array returned by a kernel is boxed through numba's
+    pickled type, which cost more than the whole move at n = 20.
     """
     n = p.shape[0]
     for i in range(n):
         p[i] = s * p[i] + ga * ma[i] + gb * mb[i]
-    g = np.empty_like(p)
     finite = True
     for i in range(n):
         t = p[i] + c[i]
@@ -153,7 +155,7 @@ def _quad_pair_move(p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pr
     acc = 0.0
     for i in range(n):
         acc += xf[i] * (0.5 * p[i] + c[i])
-    return g, acc, finite
+    return acc, finite
 
 
 @njit(cache=True, nogil=True)
@@ -289,6 +291,32 @@ class _DirectionProducts:
 StoredProducts = tuple[np.ndarray, *tuple[np.ndarray | SparseProduct, ...]]
 
 
+def _pair_image(xc: float, p: np.ndarray, pair: Any) -> np.ndarray:
+    """``xc p + ca M a + cb M b`` (a new array) for the products ``pair`` of a direction
+    of at most two atoms, rounded as ``xc * p`` (zeros when ``xc == 0``) with each
+    ``c * M a`` of a non-zero ``c`` added in turn.
+
+    The directions of Frank-Wolfe (``M a - p``), away steps (``p - M a``) and pairwise
+    steps (``M a - M b``) take one subtraction instead of three to five numpy calls:
+    with coefficients of 1 and -1 the products are exact and ``u + (-w)`` is ``u - w``;
+    the pairwise sum started from zeros differs only in turning a ``-0.0`` into
+    ``0.0``, which adding ``0.0`` redoes.
+    """
+    (ca, pa), (cb, pb) = pair
+    if not cb and (ca == 1.0 or ca == -1.0) and xc == -ca:
+        return pa[0] - p if ca > 0 else p - pa[0]
+    if not xc and ca == 1.0 and cb == -1.0:
+        image = pa[0] - pb[0]
+        image += 0.0
+        return image
+    image = xc * p if xc else np.zeros_like(p)
+    if ca:
+        image += ca * pa[0]
+    if cb:
+        image += cb * pb[0]
+    return image
+
+
 class ProductTracker(Tracker):
     """Base class of trackers of quadratic objectives with per-atom product caches.
 
@@ -384,15 +412,19 @@ class ProductTracker(Tracker):
 
     def _stored_products(self, atom: Atom) -> StoredProducts:
         """The cached products of ``atom`` as stored (sparse ones as :class:`SparseProduct`)."""
-        prods = self.cache.get(atom.key)
-        if prods is None:
-            if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
-                raise ShapeError(
-                    f"atom of shape {atom.shape} does not match x of shape {self.x.shape}"
-                )
-            prods = self._compute_atom_products(atom)
-            self.n_atom_products += 1
-            self.cache.put(atom.key, prods)
+        key = atom._key  # Atom.key inline when set (an oracle's atoms have their key)
+        prods = self.cache.get(atom.key if key is None else key)
+        return self._new_products(atom) if prods is None else prods
+
+    def _new_products(self, atom: Atom) -> StoredProducts:
+        """The products of ``atom`` not found in the cache: computed and stored."""
+        if atom.shape != self.x.shape and int(np.prod(atom.shape)) != self._xf.size:
+            raise ShapeError(
+                f"atom of shape {atom.shape} does not match x of shape {self.x.shape}"
+            )
+        prods = self._compute_atom_products(atom)
+        self.n_atom_products += 1
+        self.cache.put(atom.key, prods)
         return prods
 
     def _memo_for(self, direction: Direction) -> _DirectionProducts:
@@ -414,12 +446,10 @@ class ProductTracker(Tracker):
             hess = PENDING
             if self._image_is_hessian and len(direction.terms) <= 2:
                 # the pair the move will ask for: its products are looked up once
-                if memo.pair is _UNSET:
-                    memo.pair = self._find_pair(direction)
-                image = xc * self._p if xc else np.zeros_like(self._p)
-                for c, prods in memo.pair:
-                    if c:
-                        image += c * prods[0]
+                pair = memo.pair
+                if pair is _UNSET:
+                    pair = memo.pair = self._find_pair(direction)
+                image = _pair_image(xc, self._p, pair)
                 hess = image
             elif self._image_is_hessian:
                 image = xc * self._p if xc else np.zeros_like(self._p)
@@ -468,15 +498,19 @@ class ProductTracker(Tracker):
         self, direction: Direction
     ) -> tuple[tuple[float, tuple], tuple[float, tuple]] | None:
         terms = direction.terms
-        if len(terms) > 2:
-            return None
-        if len(terms) == 2:
+        n = len(terms)
+        if n == 1:
+            ca, a = terms[0]
+            key = a._key  # _stored_products inline (a Frank-Wolfe or away step's look-up)
+            pa = self.cache.get(a.key if key is None else key)
+            if pa is None:
+                pa = self._new_products(a)
+            return (ca, pa), (0.0, pa)
+        if n == 2:
             (ca, a), (cb, b) = terms
             return (ca, self._stored_products(a)), (cb, self._stored_products(b))
-        if len(terms) == 1:
-            ca, a = terms[0]
-            pa = self._stored_products(a)
-            return (ca, pa), (0.0, pa)
+        if n > 2:
+            return None
         z = (np.zeros_like(self._p), np.zeros_like(self._xf))
         return (0.0, z), (0.0, z)
 
@@ -497,8 +531,24 @@ class ProductTracker(Tracker):
               gradient_dot_x: float | None = None) -> float:
         """``<grad f(x), d>``, kept for the line search and the move along ``direction``
         (the arguments, this tracker's own, are not read)."""
-        memo = self._memo_for(direction)
-        return self._slope(memo) if memo.slope is None else memo.slope
+        memo = self._memo  # _memo_for and _slope inline: the loop asks once per step
+        if memo is None or memo.direction is not direction or memo.version != self._version:
+            memo = self._memo = _DirectionProducts(direction, self._version)
+        elif memo.slope is not None:
+            return memo.slope
+        x_coef, terms = direction
+        gf = self._gf
+        # Direction.dot inline, summed in its order
+        s = 0.0
+        if x_coef:
+            gdx = self._gdx  # gradient_dot_x() inline
+            if gdx is None:
+                gdx = self._gdx = float(gf.dot(self._xf))
+            s = x_coef * gdx
+        for c, a in terms:
+            s += c * a.dot(gf)
+        memo.slope = s
+        return s
 
     def _slope(self, memo: _DirectionProducts) -> float:
         if memo.slope is None:
@@ -583,11 +633,15 @@ class ProductTracker(Tracker):
         Zero curvature gives ``+inf`` for a descent direction (the step-size
         rule clips it to ``gamma_max``); see :func:`line_minimizer`.
         """
-        memo = self._memo_for(direction)
-        slope = self._slope(memo) if memo.slope is None else memo.slope  # the loop's, kept
-        if memo.curvature is None:
-            memo.curvature, memo.scale = self._curvature(memo)
+        memo = self._memo  # _memo_for inline: the one the loop's slope() made
+        if memo is None or memo.direction is not direction or memo.version != self._version:
+            memo = self._memo_for(direction)
+        slope = memo.slope
+        if slope is None:
+            slope = self._slope(memo)
         curv = memo.curvature
+        if curv is None:
+            memo.curvature, memo.scale = curv, _ = self._curvature(memo)
         if curv > 64.0 * _EPS * memo.scale:  # line_minimizer's usual case, inline
             return float(-slope / curv)
         return float(line_minimizer(slope, curv, memo.scale, self.objective.convex,

@@ -15,8 +15,11 @@ from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective
 from .product_tracker import (
+    _UNSET,
+    PENDING,
     ProductTracker,
     StoredProducts,
+    _pair_image,
     _quad_pair_move,
     _quad_value,
     check_tracker_options,
@@ -26,6 +29,33 @@ from .product_tracker import (
 # the second atom of a one-atom direction, for the fused move (never written)
 _NO_INDEX = np.zeros(0, dtype=np.int64)
 _NO_VALUE = np.zeros(0)
+
+#: the compiled entry of :func:`_quad_pair_move` for its usual argument types, once
+#: compiled or loaded (``None`` before, or where numba has none: the dispatcher serves)
+_ENTRY: list[Any] = [None]
+
+
+def _move_entry() -> Any:
+    """The compiled function behind :func:`_quad_pair_move` for C-contiguous float64
+    arrays (``int64`` indices), floats and a bool, called without numba's dispatch.
+
+    The dispatcher types each of the 14 arguments on every call, about a microsecond,
+    a twentieth of a Frank-Wolfe step at n = 20.  The entry does not check the types:
+    the tracker calls it only with arrays it made itself (its image, point, gradient
+    and cached products are C-contiguous float64 arrays; the objective's ``c``
+    float64) and atoms of at most one entry (any array of one entry is contiguous,
+    and an atom's indices and values are int64 and float64).
+    """
+    try:
+        from numba import types
+
+        f, i = types.float64[::1], types.int64[::1]
+        sig = (f, f, f, f, types.float64, types.boolean, f, types.float64, f, types.float64,
+               i, f, i, f)
+        # an attribute of numba's compile results that its types do not declare
+        return getattr(_quad_pair_move.overloads[sig], "entry_point", None)
+    except (AttributeError, KeyError, ImportError):  # another numba, or none compiled
+        return None
 
 __all__ = ["QuadraticObjective", "QuadraticTracker"]
 
@@ -329,22 +359,29 @@ class QuadraticTracker(ProductTracker):
                    pb: StoredProducts, gb: float) -> bool:
         # one kernel instead of five numpy and numba calls: on small problems the calls,
         # not the O(n) work, are the cost of a step
-        terms = direction.terms
-        if len(terms) == 2:
-            a, b = terms[0][1], terms[1][1]
-            if not (a.is_sparse and b.is_sparse):
-                return False
-            ia, va, ib, vb = a.indices, a.values, b.indices, b.values
-        elif len(terms) == 1:
+        x_coef, terms = direction
+        if len(terms) == 1:
             a = terms[0][1]
-            if not a.is_sparse:
+            if a._dense is not None:  # Atom.is_sparse inline
                 return False
             ia, va, ib, vb = a.indices, a.values, _NO_INDEX, _NO_VALUE
+        elif len(terms) == 2:
+            a, b = terms[0][1], terms[1][1]
+            if a._dense is not None or b._dense is not None:
+                return False
+            ia, va, ib, vb = a.indices, a.values, b.indices, b.values
         else:
             return False
         obj = self.objective
-        g, acc, finite = _quad_pair_move(self._p, self._xf, obj.c, s, bool(direction.x_coef),
-                                         pa[0], ga, pb[0], gb, ia, va, ib, vb)
+        p = self._p
+        g = np.empty(p.shape[0])  # a new gradient array: callers may hold the previous one
+        args = (g, p, self._xf, obj.c, s, x_coef != 0.0, pa[0], ga, pb[0], gb, ia, va, ib, vb)
+        if ia.size <= 1 and ib.size <= 1 and _ENTRY[0] is not None:
+            acc, finite = _ENTRY[0](*args)
+        else:
+            acc, finite = _quad_pair_move(*args)
+            if _ENTRY[0] is None and ia.size <= 1 and ib.size <= 1:
+                _ENTRY[0] = _move_entry()
         self._gf = g
         self._f = float(acc) + obj.constant
         self._finite = finite and math.isfinite(self._f)
@@ -352,10 +389,21 @@ class QuadraticTracker(ProductTracker):
 
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
-        image = self._fill(memo).image  # Q d
-        if image is None:  # pragma: no cover - _products always computes it
-            raise RuntimeError("QuadraticTracker: the direction's image is missing")
         xc = direction.x_coef
+        image = memo.image  # Q d
+        if image is PENDING:
+            pair = memo.pair  # _fill inline for a direction of at most two atoms
+            if pair is _UNSET:
+                pair = memo.pair = self._find_pair(direction)
+            if pair is not None:
+                (ca, pa), (cb, _) = pair
+                if not cb and (ca == 1.0 or ca == -1.0) and xc == -ca:  # FW or away
+                    image = pa[0] - self._p if ca > 0 else self._p - pa[0]  # as _pair_image
+                else:
+                    image = _pair_image(xc, self._p, pair)
+                memo.image = memo.hess = image
+            else:
+                image = self._fill(memo).image
         curv = xc * float(self._xf.dot(image)) if xc else 0.0  # np.dot without dispatch
         for c, a in direction.terms:
             if c:
