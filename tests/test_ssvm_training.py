@@ -102,8 +102,9 @@ def test_multiclass_matches_linearsvc_crammer_singer():
     from sklearn.svm import LinearSVC
 
     digits = load_digits()
-    # 500 of the 1797 digits: the Python pairwise engine takes ~4x fewer block steps
-    Xd, yd = digits.data[:500] / 16.0, digits.target[:500]
+    # 250 of the 1797 digits: the Python pairwise engine takes ~8x fewer block steps
+    # (13 s instead of 25; the certificate and sklearn's primal agree alike)
+    Xd, yd = digits.data[:250] / 16.0, digits.target[:250]
     n = Xd.shape[0]
     C = 0.1
     lam = 1.0 / (C * n)  # sklearn: 1/2 ||W||^2 + C sum_i H_i = (lam/2 ||w||^2 + 1/n sum H_i) / lam
