@@ -550,10 +550,15 @@ class DaskExecutor(Executor, RowRounds):
                 except _Deadline:
                     raise
                 except Exception as err:
-                    if not (self.actors and (_cluster_lost(err) or _actor_lost(err))):
-                        raise  # an oracle's own error as raised on the worker, or the cluster's
-                    lost.append(k)
-                    continue
+                    if self.actors and (_cluster_lost(err) or _actor_lost(err)):
+                        lost.append(k)
+                        continue
+                    if not self.actors and _cancelled(call):
+                        # Dask dropped the task with its worker (seen under load when a
+                        # worker dies mid-round): ask again, on a shard still alive
+                        lost.append(k)
+                        continue
+                    raise  # an oracle's own error as raised on the worker, or the cluster's
                 answers[k] = got
                 self._seen[shards[k]] = None if got is None else self._log.version
             for k in lost:
@@ -561,7 +566,12 @@ class DaskExecutor(Executor, RowRounds):
                 if rebuilt > self.retries:
                     raise OSError(f"shard {shards[k]} was lost more than retries="
                                   f"{self.retries} times in one round")
-                self._rebuild(shards[k])
+                if self.actors:
+                    self._rebuild(shards[k])
+                else:  # the shard's task again where Dask lost it too; the whole point
+                    if _cancelled(self.shards[shards[k]]):
+                        self.shards[shards[k]] = self._place(self._payloads[shards[k]], None)
+                    self._seen[shards[k]] = None
                 # the rebuilt shard answers the round again: a round's time from here
                 deadline = max(deadline, time.monotonic() + self._limit())
             todo = [k for k in todo if answers[k] is None]
@@ -668,6 +678,14 @@ def _cluster_lost(err: BaseException) -> bool:
     """Whether ``err`` says the cluster (not an oracle) failed."""
     return isinstance(err, (OSError, TimeoutError)) or any(
         c.__name__ in _LOST for c in type(err).__mro__)
+
+
+def _cancelled(fut: Any) -> bool:
+    """Whether a Dask future was cancelled (not finished, not failed by its own code)."""
+    try:
+        return bool(fut.cancelled())
+    except Exception:  # not a future (an error already), or a client gone
+        return False
 
 
 def _actor_lost(err: BaseException) -> bool:
