@@ -246,3 +246,37 @@ def test_ctrl_c_during_solve_qap_returns_the_best_permutation(tmp_path):
     assert out["fun"] == pytest.approx(out["value"], rel=1e-12)
     assert len(out["warned"]) == 1
     assert 0 <= out["tabu"] < 10**9
+
+
+_LASSO = """
+from frankwolfe.applications.lasso import ConstrainedLasso
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((60, 40)); b = rng.standard_normal(60)
+
+class Slow(fw.L1Ball):
+    def extreme_point(self, direction):
+        time.sleep(0.002)
+        return super().extreme_point(direction)
+
+import frankwolfe.applications.lasso.solve as solve_mod
+solve_mod.L1Ball = Slow  # every oracle call of the fit sleeps
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    est = ConstrainedLasso(radius=1.0, tol=0.0, max_iter=10**6, method="fw",
+                           fit_intercept=False).fit(A, b)
+x = est.coef_
+g = A.T @ (A @ x - b)
+print(json.dumps(dict(status=str(est.result_.status), gap=est.gap_,
+                      true_gap=float(g @ x + np.abs(g).max()),
+                      feasible=bool(np.abs(x).sum() <= 1.0 + 1e-9),
+                      warned=[str(w.message) for w in caught if "interrupted" in str(w.message)])),
+      flush=True)
+"""
+
+
+def test_ctrl_c_during_constrained_lasso_fit_keeps_the_coefficients(tmp_path):
+    out = _result(_run(_LASSO, tmp_path))
+    assert out["status"] == "interrupted" and out["feasible"]
+    assert out["gap"] == pytest.approx(out["true_gap"], rel=1e-6, abs=1e-9)
+    assert len(out["warned"]) == 1 and "coef_ holds the coefficients" in out["warned"][0]

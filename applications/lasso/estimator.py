@@ -134,7 +134,11 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         self.intercept_ = (y_mean - float(x_mean @ self.coef_)) if self.fit_intercept else 0.0
         self.n_iter_ = int(res.nit)
         self.gap_ = float(res.gap)
-        if res.status == fw.Status.MAX_ITER:
+        if res.status == fw.Status.INTERRUPTED:
+            warnings.warn(f"ConstrainedLasso: interrupted (Ctrl-C) after {res.nit} iterations "
+                          f"at gap {self.gap_:.3g}; coef_ holds the coefficients so far",
+                          ConvergenceWarning, stacklevel=2)
+        elif res.status == fw.Status.MAX_ITER:
             warnings.warn(f"ConstrainedLasso: max_iter={self.max_iter} ended the run at gap "
                           f"{self.gap_:.3g} > tol={self.tol}; raise max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
