@@ -78,6 +78,13 @@ class Variant(ABC):
         """``(active_set, extra)`` for the :class:`Result`."""
         return None, {}
 
+    def closing_seconds(self) -> float:
+        """Expected seconds of the closing certificate (one LMO call at the returned point)
+        when the run stops between certificates (see
+        :meth:`~.engine.Engine.closing_seconds`); 0 when every iteration certifies its
+        gap, or when the LMO call is a small part of an iteration."""
+        return 0.0
+
     n_oracle_calls: int = 0
 
 
@@ -252,6 +259,9 @@ class _SingleDomainEngine(Engine):
 
     def info(self) -> dict[str, Any]:
         return self.variant.info()
+
+    def closing_seconds(self) -> float:
+        return self.variant.closing_seconds()
 
     def outputs(self, error: bool) -> dict[str, Any]:
         active, extra = self.variant.outputs()

@@ -152,6 +152,8 @@ class BlockState:
         Z = np.empty(int(b.off[-1]))
         if x0 is None and isinstance(dom, BlockDomainHooks):
             x0 = dom.initial_block_points()  # a domain's natural start (e.g. SSVM: w = 0)
+            if isinstance(x0, np.ndarray) and x0.shape == Z.shape:
+                return self._start_flat(np.asarray(x0, dtype=float))
         if x0 is None:
             for i in range(n):
                 atom = b.lmos[i](np.ones(b.shapes[i]))
@@ -197,6 +199,26 @@ class BlockState:
         x = self.x
         for i in range(n):
             np.add.at(x, b.idx[i], Z[b.off[i]:b.off[i + 1]])
+        return Z
+
+    def _start_flat(self, Z: np.ndarray) -> np.ndarray:
+        """Start from a domain's own block points given as one array, block after block:
+        no per-block checks of user input, and no scatter into ``x`` when they are all
+        zero (on CoNLL-2000's 8936 blocks of ~7800 coordinates the per-block start took
+        seconds of a time limit)."""
+        b, store = self.blocks(), self.blocks().store
+        if not np.all(np.isfinite(Z)):
+            raise ValueError(f"{type(self.dom).__name__}.initial_block_points() contains NaN "
+                             "or inf")
+        if store is not None:
+            for i in range(self.n):
+                # the start point itself is a point of M_i: a valid (pseudo) atom
+                store.add(i, ("x0",), Z[b.off[i]:b.off[i + 1]], 1.0, 0)
+        self.Z = Z
+        if Z.any():
+            x = self.x
+            for i in range(self.n):
+                np.add.at(x, b.idx[i], Z[b.off[i]:b.off[i + 1]])
         return Z
 
     def _start_active_set(self, i: int, atoms: Sequence[tuple[Atom, float]],
