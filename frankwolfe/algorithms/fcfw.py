@@ -643,6 +643,8 @@ def fully_corrective_frank_wolfe(
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
+    # the clock starts here: the block start (an oracle call per block) counts
+    monitor = options.monitor(_FullyCorrective.name)
     if isinstance(domain, ProductDomain) and product and blocks is not False:
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
@@ -655,4 +657,4 @@ def fully_corrective_frank_wolfe(
         variant = _FullyCorrective(warm, resum_every, sparsify_tol, corrective, cvxpy_solver,
                                    cvxpy_options)
     return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
-                           options=options)
+                           options=options, monitor=monitor)

@@ -302,18 +302,21 @@ def run_frank_wolfe(
     *,
     step_size: str | StepSize | None = None,
     options: RunOptions | None = None,
+    monitor: Monitor | None = None,
 ) -> Result:
     """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared driver.
 
-    ``options`` holds the run keywords (default ``RunOptions()``).  See
-    :func:`frankwolfe.frank_wolfe` for the other parameters.
+    ``options`` holds the run keywords (default ``RunOptions()``); ``monitor``: one made
+    from them already, when the method's own set-up (before this call) counts against
+    ``time_limit``.  See :func:`frankwolfe.frank_wolfe` for the other parameters.
     """
     options = RunOptions() if options is None else options
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
     if not isinstance(domain, LMO):
         raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
-    monitor = options.monitor(variant.name)
+    if monitor is None:
+        monitor = options.monitor(variant.name)
     x, x0_atom = prepare_start(objective, domain, x0)
     tracker = objective.tracker(x)
     rule = make_step_size(step_size, tracker)
