@@ -93,6 +93,11 @@ def test_bcfw_uses_and_keeps_the_time_limit(kw):
     f = fw.QuadraticObjective(np.eye(3 * n_blocks), -y)
     dom = fw.ProductDomain([SlowSimplex(dim=3) for _ in range(n_blocks)])
     limit = 1.5
+    # compile time counts against the limit (documented): compiled (or loaded from numba's
+    # cache: 0.5-1 s on a loaded machine) before timing
+    fw.block_coordinate_frank_wolfe(
+        f, fw.ProductDomain([fw.ProbabilitySimplex(dim=3) for _ in range(n_blocks)]),
+        max_iter=2, random_state=0, gap_every=2, **kw)
     res, wall = _timed(lambda: fw.block_coordinate_frank_wolfe(
         f, dom, tol=0.0, max_iter=10**6, time_limit=limit, random_state=0, gap_every=2,
         **kw))
@@ -105,17 +110,25 @@ def test_bcfw_uses_and_keeps_the_time_limit(kw):
 
 def test_compiled_pairwise_keeps_the_time_limit():
     """Was: 0.5 s requested, 19.7 s taken (the clock read between chunks of steps that
-    grew costlier); chunks now follow the measured cost of a step."""
+    grew costlier); chunks now follow the measured cost of a step.
+
+    Pairwise steps (``corrective=False``): a step costs microseconds, the same each time,
+    so the chunk sizing alone decides how far past the budget the run goes.  (A
+    corrective round on this problem's faces of ~300 vertices costs 0.1-4 s under load:
+    one step under the rule, which would make a wall-time bound measure the machine.)"""
     rng = np.random.default_rng(0)
     A = rng.standard_normal((300, 600))
     f = fw.LeastSquares(A, rng.standard_normal(300))
     dom = fw.L1Ball(5.0, dim=600)
-    fw.compiled_pairwise_frank_wolfe(f, dom, max_iter=5)  # compiled before timing
+    fw.compiled_pairwise_frank_wolfe(f, dom, max_iter=5, corrective=False)  # compiled first
     res, wall = _timed(lambda: fw.compiled_pairwise_frank_wolfe(
-        f, dom, tol=0.0, max_iter=10**9, time_limit=LIMIT))
-    assert res.status in ("time_limit", "converged", "error"), res.message
-    if res.status == "time_limit":
-        assert wall <= 1.1 * LIMIT + SLACK + 0.5, wall
+        f, dom, tol=0.0, max_iter=10**9, time_limit=LIMIT, corrective=False))
+    assert res.status == "time_limit", res.message
+    assert 0.5 * LIMIT <= wall <= 1.1 * LIMIT + SLACK, wall
+    assert res.time <= wall + 1e-6
+    # the steps' chunks stopped within a few milliseconds of the budget
+    assert 0.5 * LIMIT <= res.extra["loop_time"] <= LIMIT + 0.1, res.extra["loop_time"]
+    assert res.nit > 1000  # chunks of many steps were sized, not single steps
 
 
 def test_structured_svm_fit_keeps_the_time_limit():

@@ -22,11 +22,12 @@ from ...step_size import StepSize
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
 from .passes import Budget, Pass
 from .state import BlockState, block_vector
+from .store import _increasing_nonzero
 
 __all__ = ["PythonSteps", "PythonPass"]
 
 _TIME_CHECK_EVERY = 256  # block steps between clock reads inside a pass, at most
-_TIME_CHECK_FIRST = 16  # ... before the first one
+_TIME_CHECK_FIRST = 1  # ... before the first one (a slow step is one step past the budget)
 _TIME_CHECK_SECONDS = 0.01  # ... aiming at this many seconds between them
 
 
@@ -175,6 +176,8 @@ class PythonSteps:
                     row = store.keys[i].get(atom.key)
                     if row is not None:  # cached already: no dense vector to build
                         store.stamp(i, row, st.k)
+                    elif atom.is_sparse:
+                        store.add_sparse(i, atom.key, atom.indices, atom.values, 0.0, st.k)
                     else:
                         store.add(i, atom.key, block_vector(atom, int(b.sizes[i])), 0.0,
                                   st.k)
@@ -219,8 +222,12 @@ class PythonPass(Pass):
                     atom.dot(gi)
                     float(gi @ z)
                 if self.steps.cache and b.store is not None:
-                    # what storing a new atom costs (the store's own scan for nonzeros)
-                    np.flatnonzero(block_vector(atom, int(b.sizes[i])))
+                    # what storing a new atom costs (its nonzeros: checked, or found)
+                    if atom.is_sparse:
+                        _increasing_nonzero(np.asarray(atom.indices, dtype=np.int64),
+                                            np.asarray(atom.values, dtype=float))
+                    else:
+                        np.flatnonzero(block_vector(atom, int(b.sizes[i])))
             end = time.perf_counter()
             self._probed = (mid - tic) + (end - mid) * st.n / len(which)
         return self._probed

@@ -9,6 +9,7 @@ them (for a large training set they cost gigabytes).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -95,6 +96,9 @@ class BlockState:
         self._blocks: PythonBlocks | None = None
         self._batch_oracle: Any = None
         self._batch_asked = False
+        #: seconds of the start's oracle calls, one per block (None: the start asked none),
+        #: what a certificate costs until one is timed
+        self.start_seconds: float | None = None
         order.start(self.est)
         # a per-step call that costs more than its work, skipped when it does nothing
         self.order_update = None if type(order).update is BlockOrder.update else order.update
@@ -155,6 +159,7 @@ class BlockState:
             if isinstance(x0, np.ndarray) and x0.shape == Z.shape:
                 return self._start_flat(np.asarray(x0, dtype=float))
         if x0 is None:
+            tic = time.perf_counter()
             for i in range(n):
                 atom = b.lmos[i](np.ones(b.shapes[i]))
                 self.n_oracle += 1
@@ -162,6 +167,7 @@ class BlockState:
                 Z[b.off[i]:b.off[i + 1]] = v
                 if store is not None:
                     store.add(i, atom.key, v, 1.0, 0)
+            self.start_seconds = time.perf_counter() - tic
         else:
             if isinstance(x0, np.ndarray) and x0.ndim == 1 and x0.dtype != object:
                 x0 = np.asarray(x0, dtype=float)
