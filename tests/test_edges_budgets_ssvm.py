@@ -315,3 +315,17 @@ def test_feature_supports_of_a_data_set_equal_the_per_example_ones(ids):
         bad[3][0, 1] = 4  # template 1 has 3 attributes
         with pytest.raises(ValueError, match="attribute id 4 of template 1"):
             model.feature_supports(bad)
+
+
+def test_true_vertex_equals_the_vertex_of_the_true_labelling(data):
+    """The cutting plane's start without the feature map: the same atoms as
+    ``vertex(y_i)`` (the model's psi and loss), key, indices and values with their types."""
+    from frankwolfe.applications.structured_svm.dual import SSVMDual
+
+    X, Y = data
+    dom = SSVMDual(ChainModel(4, 6), X[:50], Y[:50], 0.1)
+    for block, y in zip(dom.blocks, Y[:50]):
+        a, t = block.vertex(y), block.true_vertex()
+        assert (a.key, a.shape) == (t.key, t.shape)
+        for u, v in ((a.indices, t.indices), (a.values, t.values)):
+            assert u.dtype == v.dtype and np.array_equal(u, v)
