@@ -22,7 +22,6 @@ from ...step_size import StepSize
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
 from .passes import Budget, Pass
 from .state import BlockState, block_vector
-from .store import _increasing_nonzero
 
 __all__ = ["PythonSteps", "PythonPass"]
 
@@ -221,13 +220,13 @@ class PythonPass(Pass):
                         atom = b.lmos[i](gi.reshape(b.shapes[i]))
                     atom.dot(gi)
                     float(gi @ z)
-                if self.steps.cache and b.store is not None:
-                    # what storing a new atom costs (its nonzeros: checked, or found)
-                    if atom.is_sparse:
-                        _increasing_nonzero(np.asarray(atom.indices, dtype=np.int64),
-                                            np.asarray(atom.values, dtype=float))
-                    else:
-                        np.flatnonzero(block_vector(atom, int(b.sizes[i])))
+                store = b.store
+                if self.steps.cache and store is not None and not (
+                        atom.is_sparse and store.sparse[i]):
+                    # what storing a new atom costs (the store's own scan for nonzeros;
+                    # a sparse atom goes into a sparse block as it is: nothing to time,
+                    # and a first call's compilation scaled to n blocks would be seconds)
+                    np.flatnonzero(block_vector(atom, int(b.sizes[i])))
             end = time.perf_counter()
             self._probed = (mid - tic) + (end - mid) * st.n / len(which)
         return self._probed
