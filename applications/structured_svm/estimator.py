@@ -583,7 +583,7 @@ def _run_cutting_plane(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: boo
     cycle = -(-n // _CP_BLOCKS_PER_STEP)
     # one working set of labellings per example (n-slack): the corrective QP runs over
     # the product of the per-example hulls, each started at the true labelling (w = 0)
-    start = [domain.blocks[i].vertex(Y[i]) for i in range(n)]
+    start = [block.true_vertex() for block in domain.blocks]
 
     def solve(options: RunOptions) -> Result:
         # the corrective QP to 1e-3 of the outer gap (the same progress per pass as an

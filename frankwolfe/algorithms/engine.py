@@ -88,6 +88,14 @@ class Engine(ABC):
         """History columns of the closing row."""
         return {}
 
+    def closing_seconds(self) -> float:
+        """Seconds the closing certificate (:meth:`certify`) is expected to take when the
+        run stops after the next outer iteration.  Under a time limit the driver starts no
+        outer iteration that would end past the budget less this reserve (an engine that
+        :attr:`times_itself` keeps its own).  Default 0: every observation is certified,
+        or a certificate costs no more than what an iteration already does."""
+        return 0.0
+
 
 #: outer iterations of zero steps, without a smaller certified gap, that end a run as
 #: stalled (a deterministic method then repeats itself; a randomized one has had its
@@ -223,8 +231,9 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                     if k:
                         cycle = now - tick
                     tick = now
-                    # the next iteration would end past the budget: stop now, before it
-                    if limit is not None and now + cycle > limit:
+                    # the next iteration, and the certificate that closes the run after
+                    # it, would end past the budget: stop now, before it
+                    if limit is not None and now + cycle + engine.closing_seconds() > limit:
                         status = Status.TIME_LIMIT
                 if status is not None:
                     break

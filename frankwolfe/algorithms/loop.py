@@ -81,6 +81,13 @@ class Variant(ABC):
         """``(active_set, extra)`` for the :class:`Result`."""
         return None, {}
 
+    def closing_seconds(self) -> float:
+        """Expected seconds of the closing certificate (one LMO call at the returned point)
+        when the run stops between certificates (see
+        :meth:`~.engine.Engine.closing_seconds`); 0 when every iteration certifies its
+        gap, or when the LMO call is a small part of an iteration."""
+        return 0.0
+
     n_oracle_calls: int = 0
 
 
@@ -263,6 +270,9 @@ class _SingleDomainEngine(Engine):
     def info(self) -> dict[str, Any]:
         return self.variant.info()
 
+    def closing_seconds(self) -> float:
+        return self.variant.closing_seconds()
+
     def outputs(self, error: bool) -> dict[str, Any]:
         active, extra = self.variant.outputs()
         tracker = self.tracker
@@ -302,18 +312,21 @@ def run_frank_wolfe(
     *,
     step_size: str | StepSize | None = None,
     options: RunOptions | None = None,
+    monitor: Monitor | None = None,
 ) -> Result:
     """Run ``variant`` on ``min f(x) s.t. x in M`` with the shared driver.
 
-    ``options`` holds the run keywords (default ``RunOptions()``).  See
-    :func:`frankwolfe.frank_wolfe` for the other parameters.
+    ``options`` holds the run keywords (default ``RunOptions()``); ``monitor``: one made
+    from them already, when the method's own set-up (before this call) counts against
+    ``time_limit``.  See :func:`frankwolfe.frank_wolfe` for the other parameters.
     """
     options = RunOptions() if options is None else options
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
     if not isinstance(domain, LMO):
         raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
-    monitor = options.monitor(variant.name)
+    if monitor is None:
+        monitor = options.monitor(variant.name)
     x, x0_atom = prepare_start(objective, domain, x0)
     tracker = objective.tracker(x)
     rule = make_step_size(step_size, tracker)

@@ -211,9 +211,11 @@ class BlockDomainHooks:
     """Mixin of a product domain with hooks for block-coordinate methods (opt-in):
     its natural start and its compiled block kernels."""
 
-    def initial_block_points(self) -> list[np.ndarray] | None:
-        """Block points to start from when the caller gives none (``None``: each
-        block's oracle answer for the all-ones direction)."""
+    def initial_block_points(self) -> list[np.ndarray] | np.ndarray | None:
+        """Block points to start from when the caller gives none: a list, or one array
+        of all of them block after block (taken over by the run, without per-block
+        checks: cheap for many blocks); ``None``: each block's oracle answer for the
+        all-ones direction."""
         return None
 
     def compiled_blocks(self, x0: Any) -> CompiledBlocks | None:

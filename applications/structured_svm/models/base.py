@@ -134,6 +134,18 @@ class StructuredModel(ABC):
         """
         return np.arange(self.size_joint_feature, dtype=np.int64)
 
+    def feature_supports(self, X: Sequence[Any], append: int | None = None
+                         ) -> list[np.ndarray]:
+        """:meth:`feature_support` of every example of ``X``, each followed by the
+        coordinate ``append`` when given (the SSVM dual's blocks: the support and the loss
+        coordinate).  The default asks :meth:`feature_support` example by example; a model
+        may compute them all at once (ChainModel: compiled, views of one array)."""
+        out = []
+        for x in X:
+            s = np.asarray(self.feature_support(x), dtype=np.int64)
+            out.append(s if append is None else np.append(s, int(append)))
+        return out
+
     def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:
         """``phi(x, y)`` as sorted unique ``(indices, values)``."""
         return as_sparse_vector(self.joint_feature(x, y), self.size_joint_feature)

@@ -110,10 +110,13 @@ class BlockEngine(Engine):
         # O(d) per pass of n oracle calls
         self.good = (self.certified_point().copy(), self.fx, self.gap, self.certified)
         # the closing certificate's time: the last certificate's, else the last whole
-        # pass's (n block steps: the rate of a pass's first steps overstates it)
+        # pass's (n block steps: the rate of a pass's first steps overstates it), else
+        # the start's oracle calls, one per block (serial: at most the certificate's
+        # time through an executor)
         reserve = self._reserve
         if reserve is None and not self.run_pass.estimates_certificate:
-            reserve = self._pass_seconds
+            reserve = self._pass_seconds if self._pass_seconds is not None \
+                else st.start_seconds
         budget = Budget(monitor, st.n, reserve)
         tic = time.perf_counter()
         df = self.run_pass.run(st.pass_order(), budget)

@@ -26,7 +26,7 @@ from .state import BlockState, block_vector
 __all__ = ["PythonSteps", "PythonPass"]
 
 _TIME_CHECK_EVERY = 256  # block steps between clock reads inside a pass, at most
-_TIME_CHECK_FIRST = 16  # ... before the first one
+_TIME_CHECK_FIRST = 1  # ... before the first one (a slow step is one step past the budget)
 _TIME_CHECK_SECONDS = 0.01  # ... aiming at this many seconds between them
 
 
@@ -175,6 +175,8 @@ class PythonSteps:
                     row = store.keys[i].get(atom.key)
                     if row is not None:  # cached already: no dense vector to build
                         store.stamp(i, row, st.k)
+                    elif atom.is_sparse:
+                        store.add_sparse(i, atom.key, atom.indices, atom.values, 0.0, st.k)
                     else:
                         store.add(i, atom.key, block_vector(atom, int(b.sizes[i])), 0.0,
                                   st.k)
@@ -218,8 +220,12 @@ class PythonPass(Pass):
                         atom = b.lmos[i](gi.reshape(b.shapes[i]))
                     atom.dot(gi)
                     float(gi @ z)
-                if self.steps.cache and b.store is not None:
-                    # what storing a new atom costs (the store's own scan for nonzeros)
+                store = b.store
+                if self.steps.cache and store is not None and not (
+                        atom.is_sparse and store.sparse[i]):
+                    # what storing a new atom costs (the store's own scan for nonzeros;
+                    # a sparse atom goes into a sparse block as it is: nothing to time,
+                    # and a first call's compilation scaled to n blocks would be seconds)
                     np.flatnonzero(block_vector(atom, int(b.sizes[i])))
             end = time.perf_counter()
             self._probed = (mid - tic) + (end - mid) * st.n / len(which)

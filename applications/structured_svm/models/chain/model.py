@@ -17,6 +17,7 @@ from .data import chain_data
 from .dual_kernels import chain_blocks, chain_state
 from .forward_backward import Marginals, chain_marginals
 from .rounds import chain_rounds
+from .supports import chain_feature_supports
 
 __all__ = ["ChainModel"]
 
@@ -303,6 +304,12 @@ class ChainModel(StructuredModel):
         K, F = self.n_states, self.n_unary
         unary = (np.arange(K, dtype=np.int64)[:, None] * F + active[None, :]).ravel()
         return np.concatenate([unary, np.arange(K * F, self.size_joint_feature, dtype=np.int64)])
+
+    def feature_supports(self, X: Sequence[Any], append: int | None = None
+                         ) -> list[np.ndarray]:
+        """:meth:`feature_support` of every sequence (followed by ``append`` when given)
+        in two compiled passes, views of one array (see the base class)."""
+        return chain_feature_supports(self, X, append)
 
     def split_weights(self, w: Any) -> dict[str, np.ndarray]:
         """Views of ``w`` by block: ``unary`` (K, F), ``start`` (K,), ``end`` (K,) and
