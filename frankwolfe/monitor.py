@@ -21,7 +21,7 @@ import numpy as np
 
 from .result import History, Result, Status
 
-__all__ = ["Monitor", "IterationState", "INTERRUPTS"]
+__all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads"]
 
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
@@ -136,6 +136,33 @@ class _Interrupts:
 
 #: the process's one Ctrl-C flag (see :class:`_Interrupts`)
 INTERRUPTS = _Interrupts()
+
+
+class ClockReads:
+    """When a pass of steps reads the clock: about every ``seconds`` of steps (the
+    interval follows the measured step time), at most ``most`` steps apart, the first
+    after ``first`` steps.  A read costs little, a pass of slow steps read too rarely
+    overruns a time limit by the steps between two reads.
+
+    ``due(done)`` says whether ``done`` steps into the pass the clock is to be read;
+    ``read(done)`` notes the read (and sets the next); ``start()`` begins a pass (the
+    interval learnt so far is kept)."""
+
+    def __init__(self, first: int, most: int, seconds: float = 0.01) -> None:
+        self.every, self.most, self.seconds = first, most, seconds
+        self.next, self._last, self._tic = first, 0, time.perf_counter()
+
+    def start(self) -> None:
+        self.next, self._last, self._tic = self.every, 0, time.perf_counter()
+
+    def due(self, done: int) -> bool:
+        return done >= self.next
+
+    def read(self, done: int) -> None:
+        now = time.perf_counter()
+        per_step = max(now - self._tic, 1e-9) / max(done - self._last, 1)
+        self.every = int(max(1, min(self.most, self.seconds / per_step)))
+        self.next, self._last, self._tic = done + self.every, done, now
 
 
 @dataclass(frozen=True)

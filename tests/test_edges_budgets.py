@@ -197,3 +197,21 @@ def test_block_corrective_keeps_time_for_its_closing_certificate():
     assert np.isfinite(res.gap)
     # the iterations stopped early enough for the certificate (n_blocks oracle calls)
     assert res.extra["loop_time"] <= limit - 0.5 * n_blocks * SLEEP, res.extra["loop_time"]
+
+
+def test_clock_reads_follow_the_step_time_within_their_bounds():
+    """The read interval of a pass (core BCFW pass and the SSVM solvers share it): about
+    ``seconds`` of steps between reads, never more than ``most`` steps, the first after
+    ``first``."""
+    from frankwolfe.monitor import ClockReads
+
+    reads = ClockReads(first=2, most=50, seconds=0.02)
+    assert not reads.due(1) and reads.due(2)
+    time.sleep(0.02)  # 2 steps of >= 10 ms: 0.02 s of steps is at most 2 of them
+    reads.read(2)
+    assert 1 <= reads.every <= 2 and reads.next == 2 + reads.every
+    fast = ClockReads(first=1, most=50, seconds=10.0)
+    fast.read(1)  # a step of microseconds: the cap decides
+    assert fast.every == 50
+    fast.start()
+    assert fast.next == 50 and not fast.due(49)

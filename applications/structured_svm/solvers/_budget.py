@@ -19,14 +19,13 @@ BCFW and cutting plane is here too (:func:`bcfw_step_passes`, :func:`cp_iteratio
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 
 from frankwolfe import RunOptions
-from frankwolfe.monitor import Monitor
+from frankwolfe.monitor import ClockReads, Monitor
 
 __all__ = ["CallBudget", "PassClock", "bcfw_step_passes", "budget_options", "cp_iterations"]
 
@@ -104,26 +103,20 @@ class PassClock:
         self.stopped = False
         #: seconds kept for the run's closing work (the solver measures it)
         self.reserve = 0.0
-        self._every = _CHECK_FIRST  # steps between reads, from the measured rate
-        self._next = _CHECK_FIRST
-        self._last = 0
-        self._tic = time.perf_counter()
+        self._reads = ClockReads(_CHECK_FIRST, _CHECK_MOST, _CHECK_SECONDS)
 
     def start(self) -> None:
         """A pass begins (its step counter from 0)."""
-        self._next, self._last, self._tic = self._every, 0, time.perf_counter()
+        self._reads.start()
 
     def up(self, done: int) -> bool:
         """Whether to stop the pass, ``done`` example steps in (True once the time limit
         is spent; it then stays so)."""
         if self.stopped:
             return True
-        if not self.limited or done < self._next:
+        if not self.limited or not self._reads.due(done):
             return False
-        now = time.perf_counter()
-        per_step = max(now - self._tic, 1e-9) / max(done - self._last, 1)
-        self._every = int(max(1, min(_CHECK_MOST, _CHECK_SECONDS / per_step)))
-        self._next, self._last, self._tic = done + self._every, done, now
+        self._reads.read(done)
         self.stopped = self.monitor.time_up(self.reserve)
         return self.stopped
 
@@ -144,7 +137,7 @@ class PassClock:
         self.start()
         done = 0
         while done < order.size and not self.up(done):
-            stop = min(order.size, max(done + 1, self._next))
+            stop = min(order.size, max(done + 1, self._reads.next))
             yield order[done:stop]
             done = stop
 
