@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from frankwolfe.compiled import CompiledObjective, separable_objective, separable_step
 from frankwolfe.errors import ShapeError
 from frankwolfe.objectives.base import Objective
 
 from .network import Network
 
-__all__ = ["Beckmann"]
+__all__ = ["Beckmann", "LinkCostData"]
 
 
 @njit(cache=True, nogil=True)
@@ -63,82 +66,41 @@ def _hess_diag(x, beta, cap, p):
     return h
 
 
-@njit(cache=True, nogil=True)
-def _slope_curv(x, d, gam, t0, beta, cap, p, fixed):
-    # phi'(gam), phi''(gam) of phi(gam) = f(x + gam d), and the size of the terms of phi'
-    s = 0.0
-    c = 0.0
-    size = 0.0
-    for a in range(x.size):
-        if d[a] == 0.0:
-            continue
-        xa = x[a] + gam * d[a]
-        if xa < 0.0:
-            xa = 0.0
-        t = t0[a] + fixed[a]
-        if beta[a] != 0.0:
-            r = xa / cap[a]
-            t += beta[a] * r ** p[a]
-            if p[a] == 1.0:
-                c += beta[a] / cap[a] * d[a] * d[a]
-            elif xa > 0.0:
-                c += beta[a] * p[a] * r ** (p[a] - 1.0) / cap[a] * d[a] * d[a]
-        s += t * d[a]
-        size += abs(t * d[a])
-    return s, c, size
+class LinkCostData(NamedTuple):
+    """The per-link arrays the compiled link-cost kernel :func:`_coord` reads: the BPR
+    cost ``t(x) = t0 + fixed + beta (x / cap)^p`` (``beta = 0``: constant)."""
+
+    t0: np.ndarray
+    beta: np.ndarray
+    cap: np.ndarray
+    p: np.ndarray
+    fixed: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def _line_search(x, d, t0, beta, cap, p, fixed):
-    """Root of phi'(gam) = sum_a t_a(x_a + gam d_a) d_a on gam >= 0 (Newton + bisection)."""
-    s0, c0, _ = _slope_curv(x, d, 0.0, t0, beta, cap, p, fixed)
-    if not s0 < 0.0:
-        return 0.0
-    # the largest step keeping the flows non-negative bounds the search
-    hi = np.inf
-    for a in range(x.size):
-        # a flow at or below 0 is rounding residue (block steps update x by sums):
-        # it gives no bracket (the clipped costs keep phi convex beyond it)
-        if d[a] < 0.0 and x[a] > 0.0:
-            r = -x[a] / d[a]
-            if r < hi:
-                hi = r
-    lo = 0.0
-    if hi == np.inf:
-        hi = 1.0
-        while True:
-            s_hi, _, _ = _slope_curv(x, d, hi, t0, beta, cap, p, fixed)
-            if s_hi >= 0.0 or hi > 1e15:
-                break
-            lo = hi
-            hi *= 2.0
-    s_hi, _, _ = _slope_curv(x, d, hi, t0, beta, cap, p, fixed)
-    if s_hi <= 0.0:
-        return hi
-    # start from the step of the quadratic model at 0: near convergence the
-    # steps are short and it is already accurate
-    g = -s0 / c0 if c0 > 0.0 else 0.5 * (lo + hi)
-    if not (lo < g < hi):
-        g = 0.5 * (lo + hi)
-    for _ in range(200):
-        s, c, size = _slope_curv(x, d, g, t0, beta, cap, p, fixed)
-        # |phi'| at the level of its rounding error: g is a root to working precision
-        if abs(s) <= 1e-14 * size:
-            return g
-        if s > 0.0:
-            hi = g
-        else:
-            lo = g
-        if hi - lo <= 4e-16 * hi:
-            break
-        step = s / c if c > 0.0 else np.inf
-        nxt = g - step
-        if not (lo < nxt < hi):
-            nxt = 0.5 * (lo + hi)
-        elif abs(step) <= 1e-14 * g:
-            return nxt
-        g = nxt
-    return g
+def _coord(data, a, xa, want_value):  # pragma: no cover - compiled
+    """``(int_0^xa t_a, t_a(xa), t_a'(xa))`` of link ``a`` (the integral only with
+    ``want_value``): the per-coordinate kernel of the core's separable-objective
+    kernels (:func:`frankwolfe.compiled.separable_objective`).  Flows are clipped at 0
+    inside the cost; the same arithmetic as ``_value_grad`` / ``_grad_at``, so the
+    tracked costs equal freshly computed ones."""
+    base = data.t0[a] + data.fixed[a]
+    beta = data.beta[a]
+    if beta == 0.0:
+        return base * xa, base, 0.0
+    x = xa if xa > 0.0 else 0.0
+    cap = data.cap[a]
+    p = data.p[a]
+    r = x / cap
+    rp = r ** p
+    if p == 1.0:
+        d2 = beta / cap
+    elif x > 0.0:
+        d2 = beta * p * r ** (p - 1.0) / cap
+    else:  # the curvature only guides Newton steps: 0 where it is infinite
+        d2 = 0.0
+    f = base * xa + beta * cap * rp * r / (p + 1.0) if want_value else 0.0
+    return f, base + beta * rp, d2
 
 
 class Beckmann(Objective):
@@ -154,11 +116,14 @@ class Beckmann(Objective):
 
     Notes
     -----
-    :meth:`exact_step` solves the 1-D optimality condition
-    ``sum_a c_a(x_a + gamma d_a) d_a = 0`` by safeguarded Newton steps
-    (bisection whenever Newton leaves the bracket), to machine precision.
-    Flows are clipped at 0 inside the costs, so tiny negative round-off
-    cannot produce NaNs with non-integer powers.
+    The objective is separable: it gives the core one compiled kernel per link
+    (integral, cost and its derivative), and the core's exact line search
+    (:func:`frankwolfe.compiled.separable_step`) solves the 1-D optimality
+    condition ``sum_a c_a(x_a + gamma d_a) d_a = 0`` by safeguarded Newton steps
+    (bisection whenever Newton leaves the bracket), to machine precision, for
+    :meth:`exact_step`, :meth:`exact_step_block` and the compiled block passes
+    (:meth:`compiled_block_objective`) alike.  Flows are clipped at 0 inside the
+    costs, so tiny negative round-off cannot produce NaNs with non-integer powers.
     """
 
     #: ``(n_links,)``: the network fixes the dimension
@@ -176,6 +141,7 @@ class Beckmann(Objective):
         self._fixed = np.ascontiguousarray(
             network.fixed_cost + np.where(network.power > 0, 0.0, t0 * network.b)
         )
+        self._data = LinkCostData(self._t0, self._beta, self._cap, self._p, self._fixed)
 
     def _check(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
@@ -199,10 +165,12 @@ class Beckmann(Objective):
 
     def exact_step_block(self, x: np.ndarray, indices: np.ndarray, direction: np.ndarray,
                          partial_gradient: np.ndarray) -> float:
-        d = np.zeros(self.shape[0])
-        d[indices] = direction
-        return float(_line_search(self._check(x), d, self._t0, self._beta, self._cap,
-                                  self._p, self._fixed))
+        return separable_step(_coord, self._data, self._check(x), indices, direction)
+
+    def compiled_block_objective(self) -> CompiledObjective:
+        """The core's compiled kernels of this separable objective (exact line search
+        included) for compiled block passes."""
+        return separable_objective(_coord, self._data)
 
     def link_costs(self, x: np.ndarray) -> np.ndarray:
         """Generalized link costs at flows ``x`` (the gradient)."""
@@ -219,8 +187,9 @@ class Beckmann(Objective):
         return np.where(v != 0.0, h * v, 0.0) if np.isinf(h).any() else h * v
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
-        return float(_line_search(self._check(x), np.ascontiguousarray(direction, dtype=float),
-                                  self._t0, self._beta, self._cap, self._p, self._fixed))
+        d = np.ascontiguousarray(direction, dtype=float).reshape(-1)
+        idx = np.flatnonzero(d)
+        return separable_step(_coord, self._data, self._check(x), idx, d[idx])
 
     def __repr__(self) -> str:
         return f"Beckmann({self.network.name or self.network.n_links!r})"

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe.atoms import Atom
-from frankwolfe.compiled import BlockDomainHooks
+from frankwolfe.compiled import BlockDomainHooks, CompiledBlocks
 from frankwolfe.errors import InfeasibleError
 from frankwolfe.lmo.base import LMO
 from frankwolfe.lmo.product import ProductDomain
@@ -240,6 +240,20 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
         (so the tree stays known to the active set and to :func:`route_flows`)."""
         costs = self.network.link_costs(np.zeros(self.network.n_links))
         return [[(b.extreme_point(costs), 1.0)] for b in self.blocks]
+
+    #: origin blocks run pairwise block steps and the cache compiled (:mod:`.origin_kernels`)
+    compiled_features = frozenset({"pairwise", "cache"})
+
+    def compiled_blocks(self, x0: Any, cache_size: int = 100) -> CompiledBlocks | None:
+        """The compiled kernels of origin blocks (:mod:`.origin_kernels`) from the
+        free-flow trees (``x0`` None) or a warm start's active sets; ``None`` for OD
+        blocks and for starts given as flows (the Python block steps run)."""
+        if self.by != "origin":
+            return None
+        from .origin_kernels import origin_kernels, start_trees
+
+        start = start_trees(self, x0)
+        return None if start is None else origin_kernels(self, start, cache_size)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flow, _ = self.aon.assign(direction)

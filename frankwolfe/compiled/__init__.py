@@ -5,7 +5,9 @@ small numpy calls) than in its O(|block|) arithmetic, so whole passes can run in
 The algorithm stays in the core: a domain and an objective that opt in describe
 themselves through the protocol records of :mod:`.protocol` (:class:`CompiledBlocks`,
 :class:`PairwiseKernels`, :class:`RoundKernels`, :class:`CompiledObjective`,
-:class:`BlockDomainHooks`), and the one driver of :mod:`.driver` (the pass loop of
+:class:`BlockDomainHooks`; a separable objective gives one per-coordinate kernel and
+:mod:`.separable` builds the rest, its exact line search included), and the one driver
+of :mod:`.driver` (the pass loop of
 ``_pass_template``) compiles them into a pass.  The typed records the driver hands to
 numba live beside the kernels that read them: the lazy average (:mod:`.average`), the
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
@@ -25,6 +27,7 @@ from .protocol import (
     PairwiseKernels,
     RoundKernels,
 )
+from .separable import SeparableKernels, separable_kernels, separable_objective, separable_step
 from .simplex import SimplexState, simplex_blocks
 from .structured import StructuredDirection, apply_direction, structured_direction
 from .sum_tree import Picker, gap_pick, gap_weight, tree_set
@@ -32,4 +35,5 @@ from .sum_tree import Picker, gap_pick, gap_weight, tree_set
 __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
            "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
-           "fused_driver", "simplex_blocks", "gap_pick", "gap_weight", "tree_set"]
+           "fused_driver", "simplex_blocks", "gap_pick", "gap_weight", "tree_set",
+           "SeparableKernels", "separable_kernels", "separable_objective", "separable_step"]

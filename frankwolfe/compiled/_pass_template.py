@@ -3,9 +3,11 @@
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
-``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``; the objective's
-``line``, ``update``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE``;
-``ROUNDS``: vertices read from the round's ``table`` instead of asked; the helpers of
+``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``lookup``; the
+objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
+``FUSED`` / ``PAIRWISE``; ``ROUNDS``: vertices read from the round's ``table`` instead
+of asked; ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by
+the objective's ``search``; ``CACHE``: the domain's stored atoms first; the helpers of
 ``average``, ``structured`` and ``sum_tree``) and compiles the two
 functions with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
@@ -17,7 +19,9 @@ import numpy as np
 
 
 def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd, table=None):  # pragma: no cover - compiled
+             avg_start, resync, idx, val, sd, table=None, cparams=None
+             ):  # pragma: no cover - compiled
+    # cparams (CACHE): [cache_factor, cache_nu, G, hits] (hits counted here)
     if FUSED and resync:
         sync(dstate, g)
     gamma = np.nan
@@ -31,7 +35,16 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         if ROUNDS:
             nnz, gap, score = recall(dstate, table, i, g, not FUSED, idx, val)
         else:
-            nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
+            hit = False
+            if CACHE:  # gapBCFW: a stored atom when its gap is large enough
+                th = cparams[0] * est[i]
+                th2 = cparams[1] * cparams[2] / n
+                nnz, gap, score, hit = lookup(dstate, i, g, th if th >= th2 else th2, k,
+                                              not (FUSED or PAIRWISE), idx, val)
+                if hit:
+                    cparams[3] += 1.0
+            if not hit:
+                nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
         if picker.mode != 0:
@@ -45,13 +58,19 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         if move_ok:
             if FUSED:
                 slope, curv = -gap, curvature(dstate, i, h)
+            elif SEARCH:
+                slope, curv = 0.0, 0.0
             else:
                 slope, curv = line(odata, x, g, idx, val, nnz)
-            gamma = rule(rparams, k / n, slope, curv, gmax)
+            if SEARCH:
+                gamma = search(odata, x, idx, val, nnz, gmax)
+            else:
+                gamma = rule(rparams, k / n, slope, curv, gmax)
             if gamma > 0.0:
                 ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0
                 avg = Average(avg_kind, acc, since, avg_start, ck1, k)
-                df += gamma * (slope + 0.5 * gamma * curv)
+                if not SEPARABLE:
+                    df += gamma * (slope + 0.5 * gamma * curv)
                 if FUSED:
                     describe(dstate, i, sd)
                     apply_direction(sd, gamma, h, x, g, avg)
@@ -60,7 +79,10 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                     if avg_kind > 0:
                         for a in range(nnz):
                             average_touch(avg, x, idx[a])
-                    update(odata, x, g, idx, val, nnz, gamma)
+                    if SEPARABLE:
+                        df += update(odata, x, g, idx, val, nnz, gamma)
+                    else:
+                        update(odata, x, g, idx, val, nnz, gamma)
                 if PAIRWISE:
                     move(dstate, i, gamma)
                 else:

@@ -58,12 +58,23 @@ def _no_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compil
     return 0, 0.0, 0.0
 
 
+@njit(cache=True, nogil=True)
+def _no_search(data, x, idx, val, nnz, gmax):  # pragma: no cover - compiled
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _no_lookup(state, i, g, threshold, k, want, idx, val):  # pragma: no cover - compiled
+    return 0, 0.0, 0.0, False
+
+
 _DRIVERS: dict = {}
 
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
                     fused: bool = False, pairwise: PairwiseKernels | None = None,
-                    rounds: bool = False) -> tuple[Callable, Callable]:
+                    rounds: bool = False, exact: bool = False, cache: bool = False
+                    ) -> tuple[Callable, Callable]:
     """The (memoized) numba pass and certificate functions for these kernels.
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
@@ -73,13 +84,17 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     with ``fused``).  With ``rounds`` the blocks' vertices are not asked but read from
     the domain's :class:`~frankwolfe.compiled.RoundKernels` table (its ``recall`` kernel
     serves for ``direction``): the step phase of mini-batch rounds, whose oracles were
-    answered beforehand at the round's point.
+    answered beforehand at the round's point.  An objective with a line search of its
+    own (``CompiledObjective.search``, e.g. a separable one) takes its exact steps
+    through it when ``exact`` (the step rule is the exact line search; ``rule`` is then
+    not called).  With ``cache`` each step first asks the domain's ``lookup`` kernel
+    for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).
 
     Returns ``(run_pass, certify)``:
 
     * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-      acc, since, avg_start, resync, idx, val, sd, table=None) -> (k, last_gamma,
-      df)`` runs the
+      acc, since, avg_start, resync, idx, val, sd, table=None, cparams=None) -> (k,
+      last_gamma, df)`` runs the
       block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`~frankwolfe.compiled.Picker`),
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
       the curvature and the structured direction ``sd`` and moves along it itself
@@ -88,7 +103,9 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       ``idx`` / ``val`` and the objective's ``line`` / ``update`` kernels serve.
       Either way the step size is ``rule(rparams, k / n, slope, curv, gamma_max)``
       (``gamma_max`` 1, or the away weight for pairwise steps) and the average is
-      settled here.
+      settled here.  ``cparams`` (with ``cache``): ``[cache_factor, cache_nu, G,
+      hits]``, a stored atom serves when its gap is at least ``max(cache_factor *
+      est[i], cache_nu * G / n)``; the hits are added to ``cparams[3]``.
     * ``certify(dstate, g, est, refresh, idx, val, table=None) -> (sum_gap,
       sum_score)``: one oracle call (or stored vertex) per block; with ``refresh``
       the block-gap estimates are replaced by the exact block gaps.
@@ -99,6 +116,12 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     if rounds and (blocks.rounds is None or pairwise is not None):
         raise ValueError("compiled_driver: rounds=True needs the domain's RoundKernels "
                          "(CompiledBlocks.rounds) and Frank-Wolfe block steps")
+    if cache and (blocks.lookup is None or rounds):
+        raise ValueError("compiled_driver: cache=True needs the domain's `lookup` kernel "
+                         "(CompiledBlocks.lookup), and no rounds")
+    if objective.search is not None and fused:
+        raise ValueError("compiled_driver: an objective with its own line search "
+                         "(CompiledObjective.search) runs the materialized steps")
     curvature = blocks.curvature if fused else _no_curvature
     describe = blocks.describe if fused else _no_describe
     moved = (blocks.moved or _no_moved) if fused else _no_moved
@@ -108,8 +131,13 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "update": objective.update, "rule": rule,
                "away": _no_away if pairwise is None else pairwise.away,
                "move": _no_move if pairwise is None else pairwise.move,
-               "recall": blocks.rounds.recall if rounds else _no_recall}
-    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds)}
+               "recall": blocks.rounds.recall if rounds else _no_recall,
+               "search": objective.search or _no_search,
+               "lookup": blocks.lookup if cache else _no_lookup}
+    separable = objective.search is not None
+    flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
+             "SEPARABLE": separable, "SEARCH": separable and bool(exact),
+             "CACHE": bool(cache)}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index

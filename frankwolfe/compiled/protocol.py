@@ -77,11 +77,31 @@ class CompiledBlocks:
     rounds : RoundKernels, optional
         What mini-batch rounds need to run compiled (the oracles of a round asked
         at one point, in parallel, their block steps then taken by the driver).
+    pairwise : PairwiseKernels, optional
+        The away atom and the weight move of pairwise block steps, for BCFW runs
+        with ``block_step="pairwise"`` (the domain keeps its blocks' active sets).
+    lookup : numba function, optional
+        The oracle cache of gapBCFW (``cache=True``):
+        ``lookup(state, i, g, threshold, k, want, idx, val) -> (nnz, gap, score, hit)``
+        scores block ``i``'s stored atoms at ``g``; when the best one's gap
+        ``<g, z_i - a>`` is at least ``threshold`` it becomes the vertex of the step
+        (``hit``, used at step ``k``: the stamp of least-recent use), as after a
+        ``direction`` call, else ``hit`` is false and the driver asks the oracle.  A
+        domain with it stores every vertex ``direction`` answers.
+    active_sets : callable, optional
+        ``active_sets()``: each block's ``(key, weight)`` pairs, for
+        ``Result.extra["active_sets"]`` (Python, once).
+    prepare : callable, optional
+        ``prepare(calls)``: before each call of the driver that may ask up to ``calls``
+        block oracles (Python): a domain whose kernels store what they answer makes
+        room for it, and may replace :attr:`state` (its records hold arrays only,
+        which numba cannot grow).
     """
 
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
                  describe=None, sync=None, curvature=None, accepts=None, layout=None,
-                 moved=None, rounds=None) -> None:
+                 moved=None, rounds=None, pairwise=None, lookup=None,
+                 active_sets=None, prepare=None) -> None:
         if (describe is None) != (sync is None):
             raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
                              "neither), with `curvature` and `layout`")
@@ -104,6 +124,10 @@ class CompiledBlocks:
         self.moved = moved
         self.accepts = accepts
         self.rounds = rounds
+        self.pairwise = pairwise
+        self.lookup = lookup
+        self.active_sets = active_sets
+        self.prepare = prepare
 
     @property
     def fused(self) -> bool:
@@ -178,9 +202,12 @@ class RoundKernels:
 class CompiledObjective:
     """What an objective supplies to run BCFW passes in numba.
 
-    The objective must be quadratic along lines (``f(x + gamma d) = f(x) +
-    gamma slope + gamma^2 curv / 2``), which is what makes the exact step and
-    the exact change of ``f`` available from two numbers.
+    Either the objective is quadratic along lines (``f(x + gamma d) = f(x) +
+    gamma slope + gamma^2 curv / 2``), which makes the exact step and the exact
+    change of ``f`` available from two numbers; or it gives ``search``, its exact
+    line search (the core builds the three kernels of a separable objective from
+    one per-coordinate kernel: :func:`~frankwolfe.compiled.separable_objective`),
+    and ``update`` returns the exact change of ``f``.
 
     Parameters
     ----------
@@ -197,12 +224,22 @@ class CompiledObjective:
         fused kernels (:class:`CompiledBlocks` ``curvature`` / ``step``) then
         compute the curvature from their own structure and move ``x`` and ``g``
         without materializing the direction.
+    search : numba function, optional
+        ``search(data, x, idx, val, nnz, gamma_max) -> gamma``: the minimizer of ``f``
+        along the sparse direction on ``[0, gamma_max]``; with it the driver takes
+        exact steps through it (``rule`` serves the other step rules) and ``update``
+        returns the exact change of ``f`` (``update(...) -> df``).
     """
 
-    def __init__(self, line, update, data, hessian_diag: np.ndarray | None = None) -> None:
+    def __init__(self, line, update, data, hessian_diag: np.ndarray | None = None,
+                 search=None) -> None:
+        if search is not None and hessian_diag is not None:
+            raise ValueError("CompiledObjective: `search` (a line search of its own) and "
+                             "`hessian_diag` (the fused quadratic steps) exclude each other")
         self.line = line
         self.update = update
         self.data = data
+        self.search = search
         self.hessian_diag = (None if hessian_diag is None
                              else np.ascontiguousarray(hessian_diag, dtype=float))
 
@@ -210,6 +247,13 @@ class CompiledObjective:
 class BlockDomainHooks:
     """Mixin of a product domain with hooks for block-coordinate methods (opt-in):
     its natural start and its compiled block kernels."""
+
+    #: what the compiled kernels serve beyond Frank-Wolfe block steps, asked before
+    #: :meth:`compiled_blocks` builds them: ``"pairwise"`` (pairwise block steps,
+    #: :class:`PairwiseKernels`), ``"cache"`` (gapBCFW's cache, ``CompiledBlocks.lookup``).
+    #: A domain that declares any is called as ``compiled_blocks(x0, cache_size=...)``
+    #: (the inactive atoms to keep per block)
+    compiled_features: frozenset[str] = frozenset()
 
     def initial_block_points(self) -> list[np.ndarray] | np.ndarray | None:
         """Block points to start from when the caller gives none: a list, or one array

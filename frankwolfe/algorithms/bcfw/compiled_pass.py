@@ -23,7 +23,7 @@ from ...compiled import (
     fused_driver,
     structured_direction,
 )
-from ...step_size import StepSize
+from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
 from .state import BlockState
 
@@ -38,7 +38,8 @@ class CompiledSteps:
     (``rounds``: the domain's round kernels, when mini-batch rounds run compiled)."""
 
     def __init__(self, state: BlockState, dkern: CompiledBlocks, okern: CompiledObjective,
-                 rule: StepSize, rounds: RoundKernels | None = None) -> None:
+                 rule: StepSize, rounds: RoundKernels | None = None, *,
+                 pairwise: bool = False, cache: tuple[float, float] | None = None) -> None:
         self.state = state
         self.dkern = dkern
         self.okern = okern
@@ -53,8 +54,16 @@ class CompiledSteps:
         if compiled_rule is None:
             raise ValueError(f"step_size={rule!r} has no compiled form")
         kernel, self._rparams = compiled_rule
+        if pairwise and dkern.pairwise is None:
+            raise ValueError("pairwise block steps need the domain's PairwiseKernels "
+                             "(CompiledBlocks.pairwise)")
         self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
-                                       rounds=rounds is not None)
+                                       pairwise=dkern.pairwise if pairwise else None,
+                                       rounds=rounds is not None,
+                                       exact=isinstance(rule, ExactStep),
+                                       cache=cache is not None)
+        # the cache's thresholds and the certified gap G, and the hits the driver counts
+        self._cparams = None if cache is None else np.array([cache[0], cache[1], np.inf, 0.0])
         self._need_sync = True
 
     def steps(self, picker: Picker, t0: int, t1: int) -> float:
@@ -69,14 +78,25 @@ class CompiledSteps:
             akind = 1 if avg.kind == "weighted" else 2
             acc, since, astart = avg.acc, avg.since, avg.start
         idx, val = self._bufs
+        if self.dkern.prepare is not None:
+            self.dkern.prepare(t1 - t0)
         args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, self.g,
                 self._rparams, st.k, st.n, akind, acc, since, astart, self._need_sync, idx,
                 val, self._sd)
         run_pass = self._driver[0]
-        k, st.last_gamma, df = (run_pass(*args) if self.rounds is None
-                                else run_pass(*args, self.rounds.table))
+        cp = self._cparams
+        if cp is not None:
+            cp[2], cp[3] = st.G, 0.0
+            k, st.last_gamma, df = run_pass(*args, None, cp)
+        else:
+            k, st.last_gamma, df = (run_pass(*args) if self.rounds is None
+                                    else run_pass(*args, self.rounds.table))
         self._need_sync = False
-        st.n_oracle += int(k) - st.k
+        hits = 0 if cp is None else int(cp[3])
+        st.n_oracle += int(k) - st.k - hits
+        if cp is not None:
+            st.hits += hits
+            st.misses += int(k) - st.k - hits
         st.k = int(k)
         return float(df)
 
@@ -102,6 +122,8 @@ class CompiledSteps:
         if self._fused:
             dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
             self._need_sync = True
+        if dkern.prepare is not None:
+            dkern.prepare(st.n)
         if self.rounds is None or store_vertices is None:
             total, scores = certify(dkern.state, g, st.est, refresh, idx, val)
         else:  # the oracles through the round machinery, then the gaps at their vertices

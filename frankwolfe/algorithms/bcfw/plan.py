@@ -28,7 +28,7 @@ from ...compiled import (
 from ...lmo.simplex import ProbabilitySimplex
 from ...parallel import InProcessRounds, RowRounds
 from ...step_size import StepSize
-from ..block_steps import BlockStep, FWStep
+from ..block_steps import BlockStep, FWStep, PairwiseStep
 from .compiled_pass import CompiledPass, CompiledSteps
 from .passes import Pass
 from .python_pass import PythonPass, PythonSteps
@@ -68,8 +68,16 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     if order.stepwise and order.compiled_tree() is None:
         return None, (f"the block order {order!r} picks block by block in Python "
                       "(orders drawing whole passes and gap sampling are compiled)")
-    if cache or type(step).direction is not FWStep.direction:
-        return None, "away / pairwise (or user) block steps and the cache run in Python"
+    pairwise = isinstance(step, PairwiseStep) and \
+        type(step).direction is PairwiseStep.direction
+    fw = type(step).direction is FWStep.direction
+    features = dom.compiled_features if hooks else frozenset()
+    if not (fw or (pairwise and "pairwise" in features)) or (cache and "cache" not in features):
+        return None, ("away / pairwise (or user) block steps and the cache run in Python "
+                      "(unless the domain's compiled kernels serve them: "
+                      "BlockDomainHooks.compiled_features)")
+    if (cache or not fw) and ex is not None:
+        return None, "mini-batch rounds run pairwise block steps and the cache in Python"
     if rule.compiled() is None:
         return None, f"step_size={rule!r} has no compiled form (ExactStep and Agnostic do)"
     if debug_enabled():
@@ -85,9 +93,14 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
         if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in b.idx):
             return None, "block indices are not sorted"
         return _Compiled(None, okern), "compiled pass over probability-simplex blocks"
-    dkern = dom.compiled_blocks(x0)
+    # a domain whose kernels keep atoms is told how many inactive ones per block
+    dkern = dom.compiled_blocks(x0, cache_size=state.cache_size) if features else \
+        dom.compiled_blocks(x0)
     if dkern is None:
         return None, "the domain's compiled_blocks() declined this start point"
+    if (pairwise and not fw and dkern.pairwise is None) or (cache and dkern.lookup is None):
+        return None, ("the domain's compiled_blocks() gave no kernels for pairwise steps "
+                      "or the cache")
     if ex is None:
         return _Compiled(dkern, okern), "compiled pass over the domain's compiled kernels"
     if dkern.rounds is None:
@@ -124,7 +137,9 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
     else:
         dkern = kernels.dkern
         state.start_owned(dkern)
-    csteps = CompiledSteps(state, dkern, kernels.okern, rule, kernels.rounds)
+    csteps = CompiledSteps(state, dkern, kernels.okern, rule, kernels.rounds,
+                           pairwise=type(step).direction is not FWStep.direction,
+                           cache=(cache_factor, cache_nu) if cache else None)
     if kernels.rounds is None or schedule is None:
         return CompiledPass(csteps), reason
     return CompiledRounds(state, csteps, kernels.rounds, schedule), reason

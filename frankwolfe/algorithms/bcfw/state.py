@@ -91,8 +91,11 @@ class BlockState:
         self.x = np.zeros(domain.dim)
         self.Z: np.ndarray | None = None  # block iterates, block after block (Python start)
         self.block_points: Callable[[], Any] | None = None  # a domain's own (owned start)
+        self.active_sets: Callable[[], Any] | None = None  # ... and its active sets
         self.avg = LazyAverage(self.x, averaging) if averaging else None
         self._keep = (keep_atoms, cache_size, atom_storage)
+        #: inactive atoms kept per block (for a domain's compiled kernels that keep atoms)
+        self.cache_size = int(cache_size)
         self._blocks: PythonBlocks | None = None
         self._batch_oracle: Any = None
         self._batch_asked = False
@@ -147,6 +150,7 @@ class BlockState:
         """The domain's compiled kernels own the block iterates and write ``x``."""
         kernels.start(self.x)
         self.block_points = kernels.block_points
+        self.active_sets = kernels.active_sets
 
     def start(self, x0: Any) -> np.ndarray:
         """Block iterates ``Z`` (returned) and ``x`` from ``x0`` (see the solver's

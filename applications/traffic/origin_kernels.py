@@ -1,0 +1,507 @@
+"""Compiled kernels of the origin blocks: BCFW's block steps on traffic in numba.
+
+The core's compiled pass driver (:func:`frankwolfe.compiled.compiled_driver`) runs the
+block steps; what it asks of the domain is answered here, for
+:class:`~.blocks.AssignmentBlocks` with ``by="origin"``: the block oracle (one origin's
+shortest-path tree, :func:`~.assignment._origin_tree`), the block's stored trees with
+their weights (its active set, for pairwise steps; and gapBCFW's cache: the best stored
+tree when it is good enough), and the moves of the weights.  The step size, the line
+search (the core's, on the Beckmann objective's link-cost kernel) and the updates of the
+flows and costs are the driver's.
+
+The trees live in one arena (a tree's loaded links, increasing, and their loads), rows
+of a table of trees (offset, length, weight, stamp of last use, hash of the links), and
+each block lists its rows; the arrays grow between calls of the driver
+(``CompiledBlocks.prepare``), by the room the call may need.  A block point is the
+weighted sum of its trees and is never stored densely.  The bookkeeping follows the core's
+:class:`~frankwolfe.algorithms.bcfw.store.BlockAtomStore` (the Python steps' table):
+at most ``cache_size`` inactive trees per block, the least recently used one replaced
+first, weights below 1e-15 dropped and renormalized to sum 1, so both take the same
+steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from frankwolfe.atoms import Atom
+from frankwolfe.compiled import CompiledBlocks, PairwiseKernels
+
+from .assignment import _origin_tree
+
+__all__ = ["OriginTables", "origin_kernels", "start_trees"]
+
+# the slots of OriginTables.conf
+_S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU = range(8)
+
+
+class OriginTables(NamedTuple):
+    """The typed record of the origin blocks' kernels (arrays only: a call from Python
+    then costs microseconds).
+
+    Graph (CSR by tail node), each block's demand row and origin; the scratch arrays of
+    the shortest-path kernel; the rows of trees (``start``, ``length`` into the arena
+    ``links`` / ``loads``, ``weight``, ``stamp`` of last use, ``key``: a hash of the
+    links); each block's rows ``brows[i, :bcount[i]]``; ``conf``: the vertex row and
+    the away row of the last step, the clock (step count), the bound of inactive trees
+    per block, the rows and the arena in use, the arena's garbage, the first through
+    node; ``work`` / ``mark``: zeroed scratch of the link length.
+    """
+
+    indptr: np.ndarray
+    out_link: np.ndarray
+    head: np.ndarray
+    tail: np.ndarray
+    demand: np.ndarray
+    origin: np.ndarray
+    flow: np.ndarray
+    used: np.ndarray
+    dist: np.ndarray
+    pred: np.ndarray
+    order: np.ndarray
+    done: np.ndarray
+    load: np.ndarray
+    hk: np.ndarray
+    hv: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    weight: np.ndarray
+    stamp: np.ndarray
+    key: np.ndarray
+    brows: np.ndarray
+    bcount: np.ndarray
+    links: np.ndarray
+    loads: np.ndarray
+    conf: np.ndarray
+    work: np.ndarray
+    mark: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _hash(links, n):  # pragma: no cover - compiled
+    h = np.uint64(14695981039346656037)
+    for j in range(n):
+        h = (h ^ np.uint64(links[j])) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _keep(st, i, stamp, n):  # pragma: no cover - compiled
+    """Row of the tree ``used[:n]`` (increasing, loads in ``flow``) of block ``i``: the
+    stored one, else a new row of weight 0 (the least recently used inactive row once
+    the block holds ``conf[_MAX]`` rows)."""
+    conf, used = st.conf, st.used
+    h = _hash(used, n)
+    c = st.bcount[i]
+    for r in range(c):
+        q = st.brows[i, r]
+        if st.key[q] == h and st.length[q] == n:
+            a = st.start[q]
+            same = True
+            for j in range(n):
+                if st.links[a + j] != used[j]:
+                    same = False
+                    break
+            if same:
+                st.stamp[q] = stamp
+                return q
+    q = -1
+    if c >= conf[_MAX]:
+        oldest = 0
+        for r in range(c):
+            p = st.brows[i, r]
+            if st.weight[p] <= 0.0 and (q < 0 or st.stamp[p] < oldest):
+                q = p
+                oldest = st.stamp[p]
+    if q >= 0:
+        conf[_GARBAGE] += st.length[q]
+    else:
+        q = conf[_ROWS]
+        if q >= st.weight.size or c >= st.brows.shape[1]:
+            raise ValueError("origin blocks: the table of trees is full (prepare not called)")
+        conf[_ROWS] = q + 1
+        st.brows[i, c] = q
+        st.bcount[i] = c + 1
+    end = conf[_END]
+    if end + n > st.links.size:
+        raise ValueError("origin blocks: the arena of trees is full (prepare not called)")
+    for j in range(n):
+        st.links[end + j] = used[j]
+        st.loads[end + j] = st.flow[used[j]]
+    conf[_END] = end + n
+    st.start[q] = end
+    st.length[q] = n
+    st.weight[q] = 0.0
+    st.stamp[q] = stamp
+    st.key[q] = h
+    return q
+
+
+@njit(cache=True, nogil=True)
+def _score(st, g, q):  # pragma: no cover - compiled
+    s = 0.0
+    for j in range(st.start[q], st.start[q] + st.length[q]):
+        s += g[st.links[j]] * st.loads[j]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _fw_direction(st, i, s, idx, val):  # pragma: no cover - compiled
+    """``d = a_s - z_i`` as sorted indices / values; its length."""
+    work, mark = st.work, st.mark
+    nnz = 0
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        c = (1.0 if q == s else 0.0) - st.weight[q]
+        if c == 0.0:
+            continue
+        for p in range(st.start[q], st.start[q] + st.length[q]):
+            j = st.links[p]
+            if mark[j] == 0:
+                mark[j] = 1
+                idx[nnz] = j
+                nnz += 1
+            work[j] += c * st.loads[p]
+    idx[:nnz].sort()
+    for p in range(nnz):
+        j = idx[p]
+        val[p] = work[j]
+        work[j] = 0.0
+        mark[j] = 0
+    return nnz
+
+
+@njit(cache=True, nogil=True)
+def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
+    """The block oracle: origin ``i``'s shortest-path tree at costs ``g``, kept in the
+    block's table; ``(nnz, gap, score)`` (the direction toward it when ``want``)."""
+    conf = st.conf
+    _, n, bad = _origin_tree(g, st.indptr, st.out_link, st.head, st.tail, st.demand[i],
+                             st.origin[i], conf[_THRU], st.flow, st.used, st.dist, st.pred,
+                             st.order, st.done, st.load, st.hk, st.hv)
+    if bad >= 0:
+        raise ValueError("origin blocks: a destination with demand cannot be reached")
+    st.used[:n].sort()
+    score = 0.0
+    for j in range(n):
+        score += g[st.used[j]] * st.flow[st.used[j]]
+    s = _keep(st, i, conf[_CLOCK], n)
+    for j in range(n):
+        st.flow[st.used[j]] = 0.0  # the scratch flows stay zero between calls
+    conf[_S] = s
+    gz = 0.0
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        if st.weight[q] > 0.0:
+            gz += st.weight[q] * _score(st, g, q)
+    nnz = _fw_direction(st, i, s, idx, val) if want else 0
+    return nnz, gz - score, score
+
+
+@njit(cache=True, nogil=True)
+def _lookup(st, i, g, threshold, k, want, idx, val):  # pragma: no cover - compiled
+    """gapBCFW's cache: the stored tree of block ``i`` with the lowest score when its gap
+    is at least ``threshold``."""
+    st.conf[_CLOCK] = k
+    best = -1
+    low = np.inf
+    gz = 0.0
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        sc = _score(st, g, q)
+        if st.weight[q] > 0.0:
+            gz += st.weight[q] * sc
+        if sc < low:
+            low = sc
+            best = q
+    if best < 0 or not gz - low >= threshold:
+        return 0, 0.0, 0.0, False
+    st.stamp[best] = k
+    st.conf[_S] = best
+    nnz = _fw_direction(st, i, best, idx, val) if want else 0
+    return nnz, gz - low, low, True
+
+
+@njit(cache=True, nogil=True)
+def _settle(st, i):  # pragma: no cover - compiled
+    """Rounding residue of dropped trees to 0, the weights back to sum 1 (as the Python
+    table's ``move``)."""
+    W = st.weight
+    total = 0.0
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        if W[q] < 1e-15:
+            W[q] = 0.0
+        total += W[q]
+    if total > 0.0 and total != 1.0:
+        for r in range(st.bcount[i]):
+            q = st.brows[i, r]
+            W[q] = W[q] / total
+
+
+@njit(cache=True, nogil=True)
+def _commit(st, i, gamma):  # pragma: no cover - compiled
+    W = st.weight
+    s = st.conf[_S]
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        W[q] = W[q] * (1.0 - gamma) if gamma < 1.0 else 0.0
+    W[s] = W[s] + gamma if gamma < 1.0 else 1.0
+    _settle(st, i)
+
+
+@njit(cache=True, nogil=True)
+def _away(st, i, g, idx, val):  # pragma: no cover - compiled
+    """The active tree with the largest score; ``s - a`` (sorted, exact zeros left out)
+    and its weight."""
+    s = st.conf[_S]
+    a = -1
+    high = -np.inf
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        if st.weight[q] > 0.0:
+            sc = _score(st, g, q)
+            if sc > high:
+                high = sc
+                a = q
+    st.conf[_A] = a
+    if a < 0 or a == s:
+        return 0, 0.0
+    links, loads = st.links, st.loads
+    p, pe = st.start[s], st.start[s] + st.length[s]
+    q, qe = st.start[a], st.start[a] + st.length[a]
+    nnz = 0
+    while p < pe or q < qe:
+        if q >= qe or (p < pe and links[p] < links[q]):
+            j, v = links[p], loads[p]
+            p += 1
+        elif p >= pe or links[q] < links[p]:
+            j, v = links[q], -loads[q]
+            q += 1
+        else:
+            j, v = links[p], loads[p] - loads[q]
+            p += 1
+            q += 1
+        if v != 0.0:
+            idx[nnz] = j
+            val[nnz] = v
+            nnz += 1
+    return nnz, st.weight[a]
+
+
+@njit(cache=True, nogil=True)
+def _move(st, i, gamma):  # pragma: no cover - compiled
+    W = st.weight
+    s, a = st.conf[_S], st.conf[_A]
+    wa = W[a]
+    W[s] = W[s] + gamma
+    W[a] = W[a] - gamma
+    if gamma >= wa:
+        W[a] = 0.0
+    _settle(st, i)
+
+
+def _grown(a: np.ndarray, size: int, fill: Any = 0) -> np.ndarray:
+    out = np.full((size,) + a.shape[1:], fill, dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+class _Tables:
+    """The Python side of the kernels' record: the room each call of the driver needs,
+    and what a result reports (block points, active sets)."""
+
+    def __init__(self, blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
+                 cache_size: int) -> None:
+        net, aon = blocks.network, blocks.aon
+        self.blocks = blocks
+        self.n, self.m = n, m = blocks.n_blocks, net.n_links
+        #: a tree loads at most one link into each node
+        self.max_tree = max(1, min(m, net.n_nodes - 1))
+        trees = [t for s in start for t in s]
+        rows = max(2 * len(trees), 16)
+        starts = np.zeros(rows, dtype=np.int64)
+        lengths = np.zeros(rows, dtype=np.int64)
+        sizes = [t[0].size for t in trees]
+        starts[:len(trees)] = np.concatenate(([0], np.cumsum(sizes)[:-1])) if trees else 0
+        lengths[:len(trees)] = sizes
+        end = int(sum(sizes))
+        links = np.zeros(max(2 * end, 16), dtype=np.int64)
+        loads = np.zeros(links.size)
+        weight = np.zeros(rows)
+        key = np.zeros(rows, dtype=np.uint64)
+        cols = max(4, max(len(s) for s in start))
+        brows = np.full((n, cols), -1, dtype=np.int64)
+        bcount = np.array([len(s) for s in start], dtype=np.int64)
+        q = 0
+        for i, s in enumerate(start):
+            for r, (li, lo, w) in enumerate(s):
+                a = starts[q]
+                links[a:a + li.size] = li
+                loads[a:a + li.size] = lo
+                weight[q] = w
+                key[q] = _hash(li, li.size)
+                brows[i, r] = q
+                q += 1
+        nn = net.n_nodes
+        conf = np.array([-1, -1, 0, int(cache_size), len(trees), end, 0,
+                         int(net.first_thru_node)], dtype=np.int64)
+        self.state = OriginTables(
+            aon._indptr, aon._out_link, aon._head, aon._tail,
+            np.ascontiguousarray(np.stack([b.demand for b in blocks.blocks])),
+            np.array([b.origin for b in blocks.blocks], dtype=np.int64),
+            np.zeros(m), np.empty(max(nn, 1), dtype=np.int64), np.empty(nn),
+            np.empty(nn, dtype=np.int64), np.empty(nn, dtype=np.int64),
+            np.zeros(nn, dtype=np.bool_), np.zeros(nn), np.empty(m + 1),
+            np.empty(m + 1, dtype=np.int64), starts, lengths, weight,
+            np.zeros(rows, dtype=np.int64), key, brows, bcount, links, loads, conf,
+            np.zeros(m), np.zeros(m, dtype=np.int8))
+        self.start_trees = start
+        self.kernels: CompiledBlocks | None = None
+
+    def prepare(self, steps: int) -> None:
+        """Room for ``steps`` new trees (a call of the driver adds at most one per block
+        step or oracle call): more rows, block columns and arena when short (the arena
+        compacted first when half of it is garbage)."""
+        st = self.state
+        conf = st.conf
+        new: dict[str, np.ndarray] = {}
+        rows = int(conf[_ROWS]) + steps
+        if rows > st.weight.size:
+            size = max(2 * st.weight.size, rows)
+            new.update(start=_grown(st.start, size), length=_grown(st.length, size),
+                       weight=_grown(st.weight, size), stamp=_grown(st.stamp, size),
+                       key=_grown(st.key, size))
+        cols = int(st.bcount.max(initial=0)) + steps
+        if cols > st.brows.shape[1]:
+            size = max(2 * st.brows.shape[1], cols)
+            grown = np.full((self.n, size), -1, dtype=np.int64)
+            grown[:, :st.brows.shape[1]] = st.brows
+            new["brows"] = grown
+        need = int(conf[_END]) + steps * self.max_tree
+        if need > st.links.size:
+            if conf[_GARBAGE] > 0:
+                self._compact(new)
+                need = int(conf[_END]) + steps * self.max_tree
+            if need > st.links.size:
+                size = max(2 * st.links.size, need)
+                live = int(conf[_END])
+                new["links"] = _grown(new.get("links", st.links)[:live], size)
+                new["loads"] = _grown(new.get("loads", st.loads)[:live], size)
+        if new:
+            self.state = st._replace(**new)
+            assert self.kernels is not None
+            self.kernels.state = self.state
+
+    def _compact(self, new: dict[str, np.ndarray]) -> None:
+        """The live trees moved to the front of the arena (row order), garbage dropped."""
+        st = self.state
+        conf = st.conf
+        nrows = int(conf[_ROWS])
+        start = new.get("start", st.start)
+        length = new.get("length", st.length)
+        order = np.argsort(start[:nrows], kind="stable")
+        lens = length[:nrows][order]
+        fresh = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64) if nrows else \
+            np.zeros(0, np.int64)
+        src = np.concatenate([np.arange(start[q], start[q] + length[q]) for q in order]) \
+            if nrows else np.zeros(0, np.int64)
+        links, loads = st.links[src], st.loads[src]
+        end = links.size
+        st.links[:end] = links
+        st.loads[:end] = loads
+        start[:nrows][order] = fresh
+        conf[_END] = end
+        conf[_GARBAGE] = 0
+
+    def add_start(self, x: np.ndarray) -> None:
+        """``x += sum_i z_i`` as the Python start sums it: each block's point densely,
+        then added."""
+        for s in self.start_trees:
+            v = np.zeros(self.m)
+            for links, loads, w in s:
+                v[links] += w * loads
+            x += v
+
+    def _active(self, i: int) -> list[int]:
+        st = self.state
+        return [int(q) for q in st.brows[i, :st.bcount[i]] if st.weight[q] > 0.0]
+
+    def _tree(self, q: int) -> tuple[np.ndarray, np.ndarray]:
+        st = self.state
+        a, n = int(st.start[q]), int(st.length[q])
+        return st.links[a:a + n], st.loads[a:a + n]
+
+    def block_points(self) -> list[np.ndarray]:
+        """Each block's point (dense link flows)."""
+        pts = []
+        for i in range(self.n):
+            z = np.zeros(self.m)
+            for q in self._active(i):
+                links, loads = self._tree(q)
+                z[links] += self.state.weight[q] * loads
+            pts.append(z)
+        return pts
+
+    def active_sets(self) -> list[list[tuple[tuple, float]]]:
+        """Each block's ``(key, weight)`` pairs (keys as the Python blocks make them)."""
+        return [[(b.key(self._tree(q)[0].copy()), float(self.state.weight[q]))
+                 for q in self._active(i)] for i, b in enumerate(self.blocks.blocks)]
+
+
+def origin_kernels(blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
+                   cache_size: int) -> CompiledBlocks:
+    """The compiled kernels of origin blocks (an :class:`~.blocks.AssignmentBlocks`
+    with ``by="origin"``) from each block's start trees ``(links, loads, weight)``;
+    ``cache_size`` inactive trees kept per block."""
+    tables = _Tables(blocks, start, cache_size)
+    kernels = CompiledBlocks(_direction, _commit, tables.state, blocks.network.n_links,
+                             tables.add_start, block_points=tables.block_points,
+                             pairwise=PairwiseKernels(_away, _move), lookup=_lookup,
+                             active_sets=tables.active_sets, prepare=tables.prepare)
+    tables.kernels = kernels
+    return kernels
+
+
+def start_trees(blocks: Any, x0: Any) -> list[list[tuple[np.ndarray, np.ndarray, float]]] | None:
+    """Each block's start trees ``(links, loads, weight)``: the free-flow trees (``x0``
+    None) or the active sets of a warm start (``(Atom, weight)`` pairs); ``None`` for
+    any other start (the Python steps take it)."""
+    net = blocks.network
+    if x0 is None:
+        costs = net.link_costs(np.zeros(net.n_links))
+        out = []
+        for b in blocks.blocks:
+            links, flows, _ = b.tree(costs)
+            out.append([(links, flows, 1.0)])
+        return out
+    if not isinstance(x0, (list, tuple)) or len(x0) != blocks.n_blocks:
+        return None
+    out = []
+    for i, p in enumerate(x0):
+        if not (isinstance(p, (list, tuple)) and p and all(
+                isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], Atom)
+                and e[0].is_sparse for e in p)):
+            return None
+        w = np.array([float(wa) for _, wa in p])
+        if not (np.all(np.isfinite(w)) and w.min() >= 0.0 and abs(w.sum() - 1.0) <= 1e-9):
+            raise ValueError(
+                f"x0: block {i}'s active set must have non-negative weights summing to 1, got "
+                f"sum {w.sum()!r} and minimum {w.min()!r}")
+        w /= w.sum()
+        seen: dict[Any, int] = {}
+        trees: list[tuple[np.ndarray, np.ndarray, float]] = []
+        for (atom, _), wa in zip(p, w):
+            if atom.key in seen:  # the same tree twice: its weights add up
+                links, loads, w0 = trees[seen[atom.key]]
+                trees[seen[atom.key]] = (links, loads, w0 + wa)
+                continue
+            order = np.argsort(atom.indices, kind="stable")
+            seen[atom.key] = len(trees)
+            trees.append((np.asarray(atom.indices, dtype=np.int64)[order],
+                          np.asarray(atom.values, dtype=float)[order], float(wa)))
+        out.append(trees)
+    return out
