@@ -244,16 +244,19 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
     #: origin blocks run pairwise block steps and the cache compiled (:mod:`.origin_kernels`)
     compiled_features = frozenset({"pairwise", "cache"})
 
-    def compiled_blocks(self, x0: Any, cache_size: int = 100) -> CompiledBlocks | None:
+    def compiled_blocks(self, x0: Any, cache_size: int = 100,
+                        cache: bool = True) -> CompiledBlocks | None:
         """The compiled kernels of origin blocks (:mod:`.origin_kernels`) from the
-        free-flow trees (``x0`` None) or a warm start's active sets; ``None`` for OD
-        blocks and for starts given as flows (the Python block steps run)."""
+        free-flow trees (``x0`` None) or a warm start's active sets, keeping
+        ``cache_size`` inactive trees per block (``cache``: the run uses them as
+        gapBCFW's cache); ``None`` for OD blocks and for starts given as flows (the
+        Python block steps run)."""
         if self.by != "origin":
             return None
         from .origin_kernels import origin_kernels, start_trees
 
         start = start_trees(self, x0)
-        return None if start is None else origin_kernels(self, start, cache_size)
+        return None if start is None else origin_kernels(self, start, cache_size, cache)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flow, _ = self.aon.assign(direction)

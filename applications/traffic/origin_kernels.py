@@ -35,7 +35,7 @@ from .assignment import _origin_tree
 __all__ = ["OriginTables", "origin_kernels", "start_trees"]
 
 # the slots of OriginTables.conf
-_S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU = range(8)
+_S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU, _STEP, _CACHE = range(10)
 
 
 class OriginTables(NamedTuple):
@@ -188,7 +188,15 @@ def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
     score = 0.0
     for j in range(n):
         score += g[st.used[j]] * st.flow[st.used[j]]
-    s = _keep(st, i, conf[_CLOCK], n)
+    # a step's answer joins the table (the vertex of the step); a certificate's only for
+    # the cache (as the Python steps); stamped with the step count
+    if conf[_STEP] or conf[_CACHE]:
+        s = _keep(st, i, conf[_CLOCK], n)
+    else:
+        s = -1
+    if conf[_STEP]:
+        conf[_STEP] = 0
+        conf[_CLOCK] += 1  # a certificate after the step stamps with the next count
     for j in range(n):
         st.flow[st.used[j]] = 0.0  # the scratch flows stay zero between calls
     conf[_S] = s
@@ -204,8 +212,12 @@ def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _lookup(st, i, g, threshold, k, want, idx, val):  # pragma: no cover - compiled
     """gapBCFW's cache: the stored tree of block ``i`` with the lowest score when its gap
-    is at least ``threshold``."""
+    is at least ``threshold`` (called before every block step: it tells ``_direction``
+    the step count)."""
     st.conf[_CLOCK] = k
+    st.conf[_STEP] = 1
+    if not threshold < np.inf:  # nothing can serve (no cache, or an unvisited block)
+        return 0, 0.0, 0.0, False
     best = -1
     low = np.inf
     gz = 0.0
@@ -221,21 +233,87 @@ def _lookup(st, i, g, threshold, k, want, idx, val):  # pragma: no cover - compi
         return 0, 0.0, 0.0, False
     st.stamp[best] = k
     st.conf[_S] = best
+    st.conf[_STEP] = 0
+    st.conf[_CLOCK] = k + 1
     nnz = _fw_direction(st, i, best, idx, val) if want else 0
     return nnz, gz - low, low, True
 
 
 @njit(cache=True, nogil=True)
+def _block_sum(W, rows, a, n):  # pragma: no cover - compiled
+    # numpy's float summation of up to 128 numbers: sequential below 8, else 8
+    # accumulators combined pairwise
+    if n < 8:
+        res = 0.0
+        for j in range(a, a + n):
+            res += W[rows[j]]
+        return res
+    r = np.empty(8)
+    for j in range(8):
+        r[j] = W[rows[a + j]]
+    j = 8
+    while j < n - n % 8:
+        for t in range(8):
+            r[t] += W[rows[a + j + t]]
+        j += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while j < n:
+        res += W[rows[a + j]]
+        j += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(W, rows, a, n):  # pragma: no cover - compiled
+    """numpy's ``sum`` of ``W[rows[a:a+n]]`` to the last bit (blocks of at most 128,
+    halved above; the recursion unrolled on a stack: numba's cache and recursion do
+    not mix well)."""
+    if n <= 128:
+        return _block_sum(W, rows, a, n)
+    sa = np.empty(64, np.int64)
+    sn = np.empty(64, np.int64)
+    phase = np.zeros(64, np.int64)
+    left = np.empty(64)
+    top = 0
+    sa[0], sn[0] = a, n
+    while True:
+        m = sn[top]
+        if m > 128:  # split: the left half first
+            phase[top] = 1
+            h = m // 2
+            h -= h % 8
+            top += 1
+            sa[top], sn[top], phase[top] = sa[top - 1], h, 0
+            continue
+        v = _block_sum(W, rows, sa[top], m)
+        top -= 1
+        while True:  # hand v up: a left half waits for its right one
+            if top < 0:
+                return v
+            if phase[top] == 1:
+                left[top] = v
+                phase[top] = 2
+                h = sn[top] // 2
+                h -= h % 8
+                top += 1
+                sa[top], sn[top], phase[top] = sa[top - 1] + h, sn[top - 1] - h, 0
+                break
+            v = left[top] + v
+            top -= 1
+
+
+@njit(cache=True, nogil=True)
 def _settle(st, i):  # pragma: no cover - compiled
     """Rounding residue of dropped trees to 0, the weights back to sum 1 (as the Python
-    table's ``move``)."""
+    table's ``move``, whose ``W.sum()`` numpy sums pairwise)."""
     W = st.weight
-    total = 0.0
-    for r in range(st.bcount[i]):
+    c = st.bcount[i]
+    for r in range(c):
         q = st.brows[i, r]
         if W[q] < 1e-15:
             W[q] = 0.0
-        total += W[q]
+    rows = st.brows[i]
+    total = _pairwise_sum(W, rows, 0, c)
     if total > 0.0 and total != 1.0:
         for r in range(st.bcount[i]):
             q = st.brows[i, r]
@@ -315,7 +393,7 @@ class _Tables:
     and what a result reports (block points, active sets)."""
 
     def __init__(self, blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
-                 cache_size: int) -> None:
+                 cache_size: int, cache: bool) -> None:
         net, aon = blocks.network, blocks.aon
         self.blocks = blocks
         self.n, self.m = n, m = blocks.n_blocks, net.n_links
@@ -348,7 +426,7 @@ class _Tables:
                 q += 1
         nn = net.n_nodes
         conf = np.array([-1, -1, 0, int(cache_size), len(trees), end, 0,
-                         int(net.first_thru_node)], dtype=np.int64)
+                         int(net.first_thru_node), 0, int(bool(cache))], dtype=np.int64)
         self.state = OriginTables(
             aon._indptr, aon._out_link, aon._head, aon._tail,
             np.ascontiguousarray(np.stack([b.demand for b in blocks.blocks])),
@@ -453,11 +531,12 @@ class _Tables:
 
 
 def origin_kernels(blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
-                   cache_size: int) -> CompiledBlocks:
+                   cache_size: int, cache: bool) -> CompiledBlocks:
     """The compiled kernels of origin blocks (an :class:`~.blocks.AssignmentBlocks`
     with ``by="origin"``) from each block's start trees ``(links, loads, weight)``;
-    ``cache_size`` inactive trees kept per block."""
-    tables = _Tables(blocks, start, cache_size)
+    ``cache_size`` inactive trees kept per block, and with ``cache`` the certificates'
+    trees too."""
+    tables = _Tables(blocks, start, cache_size, cache)
     kernels = CompiledBlocks(_direction, _commit, tables.state, blocks.network.n_links,
                              tables.add_start, block_points=tables.block_points,
                              pairwise=PairwiseKernels(_away, _move), lookup=_lookup,

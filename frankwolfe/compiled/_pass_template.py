@@ -63,7 +63,11 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
             else:
                 slope, curv = line(odata, x, g, idx, val, nnz)
             if SEARCH:
-                gamma = search(odata, x, idx, val, nnz, gmax)
+                # unbounded, then clipped: the Python steps' ExactStep does the same, so
+                # both take the same steps to the last bit
+                gamma = search(odata, x, idx, val, nnz, np.inf)
+                if gamma > gmax:
+                    gamma = gmax
             else:
                 gamma = rule(rparams, k / n, slope, curv, gmax)
             if gamma > 0.0:

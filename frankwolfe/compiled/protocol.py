@@ -86,8 +86,10 @@ class CompiledBlocks:
         scores block ``i``'s stored atoms at ``g``; when the best one's gap
         ``<g, z_i - a>`` is at least ``threshold`` it becomes the vertex of the step
         (``hit``, used at step ``k``: the stamp of least-recent use), as after a
-        ``direction`` call, else ``hit`` is false and the driver asks the oracle.  A
-        domain with it stores every vertex ``direction`` answers.
+        ``direction`` call, else ``hit`` is false and the driver asks the oracle.  The
+        driver calls it before every block step (``threshold`` is ``inf`` or NaN when
+        nothing may serve: no cache), so the domain knows the step count of the
+        ``direction`` call that may follow.
     active_sets : callable, optional
         ``active_sets()``: each block's ``(key, weight)`` pairs, for
         ``Result.extra["active_sets"]`` (Python, once).
@@ -251,8 +253,9 @@ class BlockDomainHooks:
     #: what the compiled kernels serve beyond Frank-Wolfe block steps, asked before
     #: :meth:`compiled_blocks` builds them: ``"pairwise"`` (pairwise block steps,
     #: :class:`PairwiseKernels`), ``"cache"`` (gapBCFW's cache, ``CompiledBlocks.lookup``).
-    #: A domain that declares any is called as ``compiled_blocks(x0, cache_size=...)``
-    #: (the inactive atoms to keep per block)
+    #: A domain that declares any is called as ``compiled_blocks(x0, cache_size=...,
+    #: cache=...)`` (the inactive atoms to keep per block; whether the run uses them as
+    #: the cache, and then keeps the answers of certificates too)
     compiled_features: frozenset[str] = frozenset()
 
     def initial_block_points(self) -> list[np.ndarray] | np.ndarray | None:

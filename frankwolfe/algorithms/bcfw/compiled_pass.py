@@ -57,13 +57,17 @@ class CompiledSteps:
         if pairwise and dkern.pairwise is None:
             raise ValueError("pairwise block steps need the domain's PairwiseKernels "
                              "(CompiledBlocks.pairwise)")
+        # a domain that keeps atoms is asked (its lookup) before every step; the cache's
+        # thresholds are infinite when the run has no cache
+        lookup = dkern.lookup is not None
         self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
                                        pairwise=dkern.pairwise if pairwise else None,
                                        rounds=rounds is not None,
-                                       exact=isinstance(rule, ExactStep),
-                                       cache=cache is not None)
+                                       exact=isinstance(rule, ExactStep), cache=lookup)
         # the cache's thresholds and the certified gap G, and the hits the driver counts
-        self._cparams = None if cache is None else np.array([cache[0], cache[1], np.inf, 0.0])
+        factors = (np.inf, np.inf) if cache is None else cache
+        self._cparams = np.array([*factors, np.inf, 0.0]) if lookup else None
+        self._cache = cache is not None
         self._need_sync = True
 
     def steps(self, picker: Picker, t0: int, t1: int) -> float:
@@ -94,7 +98,7 @@ class CompiledSteps:
         self._need_sync = False
         hits = 0 if cp is None else int(cp[3])
         st.n_oracle += int(k) - st.k - hits
-        if cp is not None:
+        if self._cache:
             st.hits += hits
             st.misses += int(k) - st.k - hits
         st.k = int(k)

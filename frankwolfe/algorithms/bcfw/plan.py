@@ -94,8 +94,8 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
             return None, "block indices are not sorted"
         return _Compiled(None, okern), "compiled pass over probability-simplex blocks"
     # a domain whose kernels keep atoms is told how many inactive ones per block
-    dkern = dom.compiled_blocks(x0, cache_size=state.cache_size) if features else \
-        dom.compiled_blocks(x0)
+    dkern = dom.compiled_blocks(x0, cache_size=state.cache_size, cache=cache) if features \
+        else dom.compiled_blocks(x0)
     if dkern is None:
         return None, "the domain's compiled_blocks() declined this start point"
     if (pairwise and not fw and dkern.pairwise is None) or (cache and dkern.lookup is None):

@@ -123,6 +123,12 @@ class PythonSteps:
                 s_row = store.add(i, atom.key, block_vector(atom, z.size), 0.0, st.k)
             else:
                 store.stamp(i, s_row, st.k)
+            if kind == "pairwise":
+                # s - a from the two stored rows, not d_fw + (z - a): exact where the
+                # atoms agree (the rounding of z would move x there), as the compiled
+                # pairwise steps; no step when the away atom is the vertex
+                A, _ = store.rows(i)
+                d = A[s_row] - A[a_row] if s_row != a_row else np.zeros(z.size)
         slope = -gap_i if d is d_fw else float(g @ d)
         gamma = 0.0
         if slope < 0.0:
