@@ -34,7 +34,7 @@ from .assignment import _origin_tree
 
 __all__ = ["OriginTables", "origin_kernels", "start_trees"]
 
-# the slots of OriginTables.conf
+# the slots of OriginTables.conf (_STEP: a block step's oracle call, not a certificate's)
 _S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU, _STEP, _CACHE = range(10)
 
 
@@ -73,7 +73,7 @@ class OriginTables(NamedTuple):
     key: np.ndarray
     brows: np.ndarray
     bcount: np.ndarray
-    links: np.ndarray
+    links: np.ndarray  # int32
     loads: np.ndarray
     conf: np.ndarray
     work: np.ndarray
@@ -108,6 +108,7 @@ def _keep(st, i, stamp, n):  # pragma: no cover - compiled
             if same:
                 st.stamp[q] = stamp
                 return q
+    step = conf[_STEP] != 0
     q = -1
     if c >= conf[_MAX]:
         oldest = 0
@@ -116,18 +117,20 @@ def _keep(st, i, stamp, n):  # pragma: no cover - compiled
             if st.weight[p] <= 0.0 and (q < 0 or st.stamp[p] < oldest):
                 q = p
                 oldest = st.stamp[p]
+    end = conf[_END]
+    full = end + n > st.links.size or (q < 0 and (conf[_ROWS] >= st.weight.size
+                                                   or c >= st.brows.shape[1]))
+    if full:  # prepare() made room for the steps; a certificate's tree waits
+        if step:
+            raise ValueError("origin blocks: the table of trees is full (prepare not called)")
+        return -1
     if q >= 0:
         conf[_GARBAGE] += st.length[q]
     else:
         q = conf[_ROWS]
-        if q >= st.weight.size or c >= st.brows.shape[1]:
-            raise ValueError("origin blocks: the table of trees is full (prepare not called)")
         conf[_ROWS] = q + 1
         st.brows[i, c] = q
         st.bcount[i] = c + 1
-    end = conf[_END]
-    if end + n > st.links.size:
-        raise ValueError("origin blocks: the arena of trees is full (prepare not called)")
     for j in range(n):
         st.links[end + j] = used[j]
         st.loads[end + j] = st.flow[used[j]]
@@ -407,7 +410,8 @@ class _Tables:
         starts[:len(trees)] = np.concatenate(([0], np.cumsum(sizes)[:-1])) if trees else 0
         lengths[:len(trees)] = sizes
         end = int(sum(sizes))
-        links = np.zeros(max(2 * end, 16), dtype=np.int64)
+        # int32 link ids: a tree costs 12 bytes a link
+        links = np.zeros(max(2 * end, 16), dtype=np.int32)
         loads = np.zeros(links.size)
         weight = np.zeros(rows)
         key = np.zeros(rows, dtype=np.uint64)
@@ -440,12 +444,15 @@ class _Tables:
         self.start_trees = start
         self.kernels: CompiledBlocks | None = None
 
-    def prepare(self, steps: int) -> None:
-        """Room for ``steps`` new trees (a call of the driver adds at most one per block
-        step or oracle call): more rows, block columns and arena when short (the arena
-        compacted first when half of it is garbage)."""
+    def prepare(self, steps: int) -> int:
+        """Room for the next block steps (each adds at most one tree): more rows, block
+        columns and arena when short (the arena compacted first when it holds garbage);
+        returns how many of ``steps`` fit (the arena grows by at most about its live
+        size, at least 2**20 links, per call; a certificate stores what fits)."""
         st = self.state
         conf = st.conf
+        budget = max(int(conf[_END]) - int(conf[_GARBAGE]), 1 << 20)
+        steps = max(1, min(steps, budget // self.max_tree))
         new: dict[str, np.ndarray] = {}
         rows = int(conf[_ROWS]) + steps
         if rows > st.weight.size:
@@ -473,6 +480,7 @@ class _Tables:
             self.state = st._replace(**new)
             assert self.kernels is not None
             self.kernels.state = self.state
+        return steps
 
     def _compact(self, new: dict[str, np.ndarray]) -> None:
         """The live trees moved to the front of the arena (row order), garbage dropped."""
@@ -526,7 +534,7 @@ class _Tables:
 
     def active_sets(self) -> list[list[tuple[tuple, float]]]:
         """Each block's ``(key, weight)`` pairs (keys as the Python blocks make them)."""
-        return [[(b.key(self._tree(q)[0].copy()), float(self.state.weight[q]))
+        return [[(b.key(self._tree(q)[0].astype(np.int64)), float(self.state.weight[q]))
                  for q in self._active(i)] for i, b in enumerate(self.blocks.blocks)]
 
 

@@ -94,10 +94,12 @@ class CompiledBlocks:
         ``active_sets()``: each block's ``(key, weight)`` pairs, for
         ``Result.extra["active_sets"]`` (Python, once).
     prepare : callable, optional
-        ``prepare(calls)``: before each call of the driver that may ask up to ``calls``
-        block oracles (Python): a domain whose kernels store what they answer makes
-        room for it, and may replace :attr:`state` (its records hold arrays only,
-        which numba cannot grow).
+        ``prepare(steps) -> room``: before each call of the driver's pass (Python): a
+        domain whose kernels store what they answer makes room for up to ``steps``
+        block steps and returns how many it made room for (at least 1; the driver
+        then runs that many and asks again); it may replace :attr:`state` (its
+        records hold arrays only, which numba cannot grow).  Certificates store only
+        what fits.
     """
 
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,

@@ -71,9 +71,18 @@ class CompiledSteps:
         self._need_sync = True
 
     def steps(self, picker: Picker, t0: int, t1: int) -> float:
-        """Block steps ``t0 .. t1 - 1`` of ``picker`` in one call of the compiled driver
-        (with round kernels: at the vertices stored by the round's oracles); the
-        change of f."""
+        """Block steps ``t0 .. t1 - 1`` of ``picker`` in calls of the compiled driver (one,
+        unless the domain's ``prepare`` makes room for fewer; with round kernels: at the
+        vertices stored by the round's oracles); the change of f."""
+        df = 0.0
+        while t0 < t1:
+            room = t1 - t0 if self.dkern.prepare is None else \
+                max(1, min(t1 - t0, int(self.dkern.prepare(t1 - t0))))
+            df += self._call(picker, t0, t0 + room)
+            t0 += room
+        return df
+
+    def _call(self, picker: Picker, t0: int, t1: int) -> float:
         st, okern = self.state, self.okern
         avg = st.avg
         if avg is None:
@@ -82,8 +91,6 @@ class CompiledSteps:
             akind = 1 if avg.kind == "weighted" else 2
             acc, since, astart = avg.acc, avg.since, avg.start
         idx, val = self._bufs
-        if self.dkern.prepare is not None:
-            self.dkern.prepare(t1 - t0)
         args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, self.g,
                 self._rparams, st.k, st.n, akind, acc, since, astart, self._need_sync, idx,
                 val, self._sd)
@@ -126,8 +133,6 @@ class CompiledSteps:
         if self._fused:
             dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
             self._need_sync = True
-        if dkern.prepare is not None:
-            dkern.prepare(st.n)
         if self.rounds is None or store_vertices is None:
             total, scores = certify(dkern.state, g, st.est, refresh, idx, val)
         else:  # the oracles through the round machinery, then the gaps at their vertices
