@@ -52,7 +52,8 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         gamma = 0.0
         gmax = 1.0  # the largest step: 1 for FW, the away atom's weight for pairwise
         move_ok = gap > 0.0
-        if move_ok and PAIRWISE:  # weight moves from the away atom a to s_i (d = s_i - a)
+        if PAIRWISE:  # weight moves from the away atom a to s_i (d = s_i - a): a descent
+            # direction when <g, a> > <g, s_i>, whatever the sign of the (rounded) gap
             nnz, gmax = away(dstate, i, g, idx, val)
             move_ok = nnz > 0 and gmax > 0.0
         if move_ok:
@@ -68,7 +69,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 gamma = search(odata, x, idx, val, nnz, np.inf)
                 if gamma > gmax:
                     gamma = gmax
-            else:
+            elif slope < 0.0:
                 gamma = rule(rparams, k / n, slope, curv, gmax)
             if gamma > 0.0:
                 ck1 = _avg_cum(avg_kind, k + 1, avg_start) if avg_kind > 0 else 0.0

@@ -144,7 +144,7 @@ class CompiledSteps:
             self.g = g  # also clears the rounding drift of the tracked gradient
             st.order.refresh()
             st.G = max(total, 0.0)
-            return float(fx), float(total)
+        # <g, x> - sum_i <g, s_i> (as the Python certificate of blocks of sparse atoms)
         return float(fx), float(g @ x) - float(scores)
 
 

@@ -45,6 +45,25 @@ def _block_terms(g, ix, z, pos, val, with_z):  # pragma: no cover - compiled
     return gz, sc
 
 
+@njit(cache=True, nogil=True)
+def _seq_dot(a, b):  # pragma: no cover - compiled
+    """``<a, b>`` summed in index order (the order of the compiled kernels' sums)."""
+    s = 0.0
+    for j in range(a.size):
+        s += a[j] * b[j]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _active_score(w, scores):  # pragma: no cover - compiled
+    """``<g, z> = sum_r w_r <g, a_r>`` over the active rows, in row order."""
+    s = 0.0
+    for r in range(w.size):
+        if w[r] > 0.0:
+            s += w[r] * scores[r]
+    return s
+
+
 class PythonSteps:
     """The Python block steps and certificates of a run's state."""
 
@@ -81,13 +100,24 @@ class PythonSteps:
         if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
             g = np.asarray(g, dtype=float).reshape(-1)
 
+        # a block of sparse atoms sums <g, z> and the scores over its atoms, in the order
+        # of the compiled kernels (the compiled steps then take the same steps to the
+        # last bit); a dense block sums with BLAS
+        seq = store is not None and bool(store.sparse[i]) and store.count[i] > 0
+        scores = gz = None
+        if seq:
+            A, W = store.rows(i)
+            scores = A @ g
+            gz = float(_active_score(W, scores))
+
         # Frank-Wolfe atom: from the cache when its gap is large enough, else the oracle
         s_row = -1
         if self.cache and store is not None and store.count[i]:
             A, _ = store.rows(i)
-            scores = A @ g
+            if scores is None:
+                scores = A @ g
+                gz = float(g @ z)
             r = int(np.argmin(scores))
-            gz = float(g @ z)
             if gz - float(scores[r]) >= max(self.cache_factor * st.est[i],
                                             self.cache_nu * st.G / st.n):
                 st.hits += 1
@@ -105,7 +135,12 @@ class PythonSteps:
                 d_fw[atom.indices] += atom.values
             else:
                 d_fw += atom.to_dense().reshape(-1)
-        gap_i = -float(g @ d_fw)  # <g, z - s>
+        if seq and s_row >= 0:
+            gap_i = gz - float(scores[s_row])
+        elif seq and atom is not None and atom.is_sparse:
+            gap_i = gz - float(_block_terms(g, ix, z, atom.indices, atom.values, False)[1])
+        else:
+            gap_i = -float(g @ d_fw)  # <g, z - s>
         gi = gap_i if gap_i > 0.0 else 0.0
         st.est[i] = gi
         if st.order_update is not None:
@@ -123,13 +158,13 @@ class PythonSteps:
                 s_row = store.add(i, atom.key, block_vector(atom, z.size), 0.0, st.k)
             else:
                 store.stamp(i, s_row, st.k)
-            if kind == "pairwise":
+            if kind == "pairwise" and seq:
                 # s - a from the two stored rows, not d_fw + (z - a): exact where the
                 # atoms agree (the rounding of z would move x there), as the compiled
                 # pairwise steps; no step when the away atom is the vertex
                 A, _ = store.rows(i)
                 d = A[s_row] - A[a_row] if s_row != a_row else np.zeros(z.size)
-        slope = -gap_i if d is d_fw else float(g @ d)
+        slope = -gap_i if d is d_fw else float(_seq_dot(g, d) if seq else g @ d)
         gamma = 0.0
         if slope < 0.0:
             self.view.at(ix, sel, g)
@@ -158,8 +193,11 @@ class PythonSteps:
         g = np.asarray(g, dtype=float).reshape(-1)
         total = float(g @ x)
         gaps = np.empty(st.n)
+        scores = np.empty(st.n)
         atoms = None if ask is None else ask(g)
         store = b.store if self.cache else None
+        kept = b.store  # blocks of sparse atoms: the gaps summed as in the steps
+        seq = refresh and kept is not None
         for i in range(st.n):
             z = Z[b.off[i]:b.off[i + 1]]
             if atoms is not None and atoms[i].is_sparse:
@@ -174,7 +212,16 @@ class PythonSteps:
                 sc = atom.dot(gi)
                 gz = float(gi @ z) if refresh else 0.0
             st.n_oracle += 1
+            if seq:
+                assert kept is not None  # for the type checker: seq needs it
+                seq = bool(kept.sparse[i]) and kept.count[i] > 0 and atom.is_sparse
+                if seq:
+                    A, W = kept.rows(i)
+                    gz = float(_active_score(W, A @ g))
+                    sc = float(_block_terms(g, b.idx[i], z, atom.indices, atom.values,
+                                            False)[1])
             total -= sc
+            scores[i] = sc
             if refresh:
                 gaps[i] = gz - sc
                 if store is not None:
@@ -189,7 +236,11 @@ class PythonSteps:
         if refresh:
             st.est[:] = np.maximum(gaps, 0.0)
             st.order.refresh()
-            st.G = max(total, 0.0)
+            # G, the cache's threshold: with every block's gap summed as the compiled
+            # certificate sums it, the same number to the last bit
+            st.G = max(float(_seq_dot(gaps, np.ones(st.n))) if seq else total, 0.0)
+            if seq:  # ... and the certified gap as the compiled certificate computes it
+                total = float(g @ x) - float(_seq_dot(scores, np.ones(st.n)))
         return float(fx), total
 
 
