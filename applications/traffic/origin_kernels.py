@@ -89,6 +89,30 @@ def _hash(links, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _sort(a):  # pragma: no cover - compiled
+    """Heap sort of ``a`` in place (numba's own sort compiles for seconds)."""
+    start, end = a.size // 2, a.size
+    while end > 1:
+        if start > 0:  # building the heap
+            start -= 1
+            root = start
+        else:  # the largest to the end
+            end -= 1
+            a[0], a[end] = a[end], a[0]
+            root = 0
+        while True:  # sift down
+            child = 2 * root + 1
+            if child >= end:
+                break
+            if child + 1 < end and a[child] < a[child + 1]:
+                child += 1
+            if a[root] >= a[child]:
+                break
+            a[root], a[child] = a[child], a[root]
+            root = child
+
+
+@njit(cache=True, nogil=True)
 def _keep(st, i, stamp, n):  # pragma: no cover - compiled
     """Row of the tree ``used[:n]`` (increasing, loads in ``flow``) of block ``i``: the
     stored one, else a new row of weight 0 (the least recently used inactive row once
@@ -144,11 +168,29 @@ def _keep(st, i, stamp, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _score(st, g, q):  # pragma: no cover - compiled
-    s = 0.0
-    for j in range(st.start[q], st.start[q] + st.length[q]):
-        s += g[st.links[j]] * st.loads[j]
-    return s
+def _stats(st, i, g, everyone):  # pragma: no cover - compiled
+    """One pass over block ``i``'s trees at costs ``g``: ``<g, z_i>`` (the weighted
+    scores of the active trees), the tree of lowest score (of all trees when
+    ``everyone``, else none) and the active tree of highest score, with their scores
+    (rows -1 when none; first rows win ties)."""
+    gz = 0.0
+    low, low_row = np.inf, -1
+    high, high_row = -np.inf, -1
+    for r in range(st.bcount[i]):
+        q = st.brows[i, r]
+        w = st.weight[q]
+        if not (everyone or w > 0.0):
+            continue
+        sc = 0.0
+        for j in range(st.start[q], st.start[q] + st.length[q]):
+            sc += g[st.links[j]] * st.loads[j]
+        if w > 0.0:
+            gz += w * sc
+            if sc > high:
+                high, high_row = sc, q
+        if everyone and sc < low:
+            low, low_row = sc, q
+    return gz, low, low_row, high, high_row
 
 
 @njit(cache=True, nogil=True)
@@ -168,7 +210,7 @@ def _fw_direction(st, i, s, idx, val):  # pragma: no cover - compiled
                 idx[nnz] = j
                 nnz += 1
             work[j] += c * st.loads[p]
-    idx[:nnz].sort()
+    _sort(idx[:nnz])
     for p in range(nnz):
         j = idx[p]
         val[p] = work[j]
@@ -187,7 +229,7 @@ def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
                              st.order, st.done, st.load, st.hk, st.hv)
     if bad >= 0:
         raise ValueError("origin blocks: a destination with demand cannot be reached")
-    st.used[:n].sort()
+    _sort(st.used[:n])
     score = 0.0
     for j in range(n):
         score += g[st.used[j]] * st.flow[st.used[j]]
@@ -203,12 +245,8 @@ def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
     for j in range(n):
         st.flow[st.used[j]] = 0.0  # the scratch flows stay zero between calls
     conf[_S] = s
-    gz = 0.0
-    for r in range(st.bcount[i]):
-        q = st.brows[i, r]
-        if st.weight[q] > 0.0:
-            gz += st.weight[q] * _score(st, g, q)
-    nnz = _fw_direction(st, i, s, idx, val) if want else 0
+    gz = _stats(st, i, g, i < 0)[0]  # (a bool, not a literal: one compilation)
+    nnz = _fw_direction(st, i, conf[_S], idx, val) if want else 0
     return nnz, gz - score, score
 
 
@@ -221,106 +259,77 @@ def _lookup(st, i, g, threshold, k, want, idx, val):  # pragma: no cover - compi
     st.conf[_STEP] = 1
     if not threshold < np.inf:  # nothing can serve (no cache, or an unvisited block)
         return 0, 0.0, 0.0, False
-    best = -1
-    low = np.inf
-    gz = 0.0
-    for r in range(st.bcount[i]):
-        q = st.brows[i, r]
-        sc = _score(st, g, q)
-        if st.weight[q] > 0.0:
-            gz += st.weight[q] * sc
-        if sc < low:
-            low = sc
-            best = q
+    gz, low, best, _, _ = _stats(st, i, g, i >= 0)
     if best < 0 or not gz - low >= threshold:
         return 0, 0.0, 0.0, False
     st.stamp[best] = k
     st.conf[_S] = best
     st.conf[_STEP] = 0
     st.conf[_CLOCK] = k + 1
-    nnz = _fw_direction(st, i, best, idx, val) if want else 0
+    nnz = _fw_direction(st, i, st.conf[_S], idx, val) if want else 0
     return nnz, gz - low, low, True
 
 
 @njit(cache=True, nogil=True)
-def _block_sum(W, rows, a, n):  # pragma: no cover - compiled
-    # numpy's float summation of up to 128 numbers: sequential below 8, else 8
-    # accumulators combined pairwise
-    if n < 8:
-        res = 0.0
-        for j in range(a, a + n):
-            res += W[rows[j]]
-        return res
-    r = np.empty(8)
-    for j in range(8):
-        r[j] = W[rows[a + j]]
-    j = 8
-    while j < n - n % 8:
-        for t in range(8):
-            r[t] += W[rows[a + j + t]]
-        j += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while j < n:
-        res += W[rows[a + j]]
-        j += 1
-    return res
-
-
-@njit(cache=True, nogil=True)
-def _pairwise_sum(W, rows, a, n):  # pragma: no cover - compiled
-    """numpy's ``sum`` of ``W[rows[a:a+n]]`` to the last bit (blocks of at most 128,
-    halved above; the recursion unrolled on a stack: numba's cache and recursion do
-    not mix well)."""
-    if n <= 128:
-        return _block_sum(W, rows, a, n)
-    sa = np.empty(64, np.int64)
-    sn = np.empty(64, np.int64)
+def _settle(st, i):  # pragma: no cover - compiled
+    """Rounding residue of dropped trees to 0, the weights back to sum 1, as the Python
+    table's ``move``; their sum is numpy's to the last bit: blocks of at most 128
+    numbers (sequential below 8, else 8 accumulators combined pairwise), halved above
+    (the halving unrolled on a stack: numba's cache and recursion do not mix well)."""
+    W, rows = st.weight, st.brows[i]
+    c = st.bcount[i]
+    for r in range(c):
+        if W[rows[r]] < 1e-15:
+            W[rows[r]] = 0.0
+    sa = np.zeros(64, np.int64)  # the pending halves: start, length, left sum
+    sn = np.zeros(64, np.int64)
     phase = np.zeros(64, np.int64)
-    left = np.empty(64)
+    left = np.zeros(64)
+    acc = np.zeros(8)
     top = 0
-    sa[0], sn[0] = a, n
-    while True:
+    sn[0] = c
+    total = 0.0
+    while top >= 0:
         m = sn[top]
         if m > 128:  # split: the left half first
             phase[top] = 1
-            h = m // 2
-            h -= h % 8
+            h = m // 2 - (m // 2) % 8
             top += 1
             sa[top], sn[top], phase[top] = sa[top - 1], h, 0
             continue
-        v = _block_sum(W, rows, sa[top], m)
+        a = sa[top]
+        if m < 8:
+            v = 0.0
+            for j in range(a, a + m):
+                v += W[rows[j]]
+        else:
+            for t in range(8):
+                acc[t] = W[rows[a + t]]
+            j = 8
+            while j < m - m % 8:
+                for t in range(8):
+                    acc[t] += W[rows[a + j + t]]
+                j += 8
+            v = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+            while j < m:
+                v += W[rows[a + j]]
+                j += 1
         top -= 1
-        while True:  # hand v up: a left half waits for its right one
-            if top < 0:
-                return v
+        while top >= 0:  # hand v up: a left half waits for its right one
             if phase[top] == 1:
                 left[top] = v
                 phase[top] = 2
-                h = sn[top] // 2
-                h -= h % 8
+                h = sn[top] // 2 - (sn[top] // 2) % 8
                 top += 1
                 sa[top], sn[top], phase[top] = sa[top - 1] + h, sn[top - 1] - h, 0
                 break
             v = left[top] + v
             top -= 1
-
-
-@njit(cache=True, nogil=True)
-def _settle(st, i):  # pragma: no cover - compiled
-    """Rounding residue of dropped trees to 0, the weights back to sum 1 (as the Python
-    table's ``move``, whose ``W.sum()`` numpy sums pairwise)."""
-    W = st.weight
-    c = st.bcount[i]
-    for r in range(c):
-        q = st.brows[i, r]
-        if W[q] < 1e-15:
-            W[q] = 0.0
-    rows = st.brows[i]
-    total = _pairwise_sum(W, rows, 0, c)
+        if top < 0:
+            total = v
     if total > 0.0 and total != 1.0:
-        for r in range(st.bcount[i]):
-            q = st.brows[i, r]
-            W[q] = W[q] / total
+        for r in range(c):
+            W[rows[r]] = W[rows[r]] / total
 
 
 @njit(cache=True, nogil=True)
@@ -339,15 +348,7 @@ def _away(st, i, g, idx, val):  # pragma: no cover - compiled
     """The active tree with the largest score; ``s - a`` (sorted, exact zeros left out)
     and its weight."""
     s = st.conf[_S]
-    a = -1
-    high = -np.inf
-    for r in range(st.bcount[i]):
-        q = st.brows[i, r]
-        if st.weight[q] > 0.0:
-            sc = _score(st, g, q)
-            if sc > high:
-                high = sc
-                a = q
+    a = _stats(st, i, g, i < 0)[4]
     st.conf[_A] = a
     if a < 0 or a == s:
         return 0, 0.0

@@ -5,10 +5,12 @@ Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
 ``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``lookup``; the
 objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
-``FUSED`` / ``PAIRWISE``; ``ROUNDS``: vertices read from the round's ``table`` instead
-of asked; ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by
-the objective's ``search``; ``CACHE``: the domain's stored atoms first; the helpers of
-``average``, ``structured`` and ``sum_tree``) and compiles the two
+``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
+as ``False`` in ``certify``, so that one compilation of a kernel serves both);
+``ROUNDS``: vertices read from the round's ``table`` instead of asked;
+``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
+objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
+helpers of ``average``, ``structured`` and ``sum_tree``) and compiles the two
 functions with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.
@@ -33,18 +35,18 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         else:
             i = picker.order[t]
         if ROUNDS:
-            nnz, gap, score = recall(dstate, table, i, g, not FUSED, idx, val)
+            nnz, gap, score = recall(dstate, table, i, g, WANT, idx, val)
         else:
             hit = False
             if CACHE:  # gapBCFW: a stored atom when its gap is large enough
                 th = cparams[0] * est[i]
                 th2 = cparams[1] * cparams[2] / n
                 nnz, gap, score, hit = lookup(dstate, i, g, th if th >= th2 else th2, k,
-                                              not (FUSED or PAIRWISE), idx, val)
+                                              WANT, idx, val)
                 if hit:
                     cparams[3] += 1.0
             if not hit:
-                nnz, gap, score = direction(dstate, i, g, not (FUSED or PAIRWISE), idx, val)
+                nnz, gap, score = direction(dstate, i, g, WANT, idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
         if picker.mode != 0:

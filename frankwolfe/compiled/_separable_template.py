@@ -26,10 +26,11 @@ def sep_line(data, x, g, idx, val, nnz):  # pragma: no cover - compiled
     ``d = (idx[:nnz], val[:nnz])`` (``g``: the gradient at ``x``)."""
     s = 0.0
     c = 0.0
+    no = nnz < 0  # False, but not a literal: one compilation of coord serves all calls
     for a in range(nnz):
         j = idx[a]
         v = val[a]
-        _, _, d2 = coord(data, j, x[j], False)
+        _, _, d2 = coord(data, j, x[j], no)
         s += g[j] * v
         c += d2 * v * v
     return s, c
@@ -40,10 +41,11 @@ def _slope(data, x, idx, val, nnz, gam):  # pragma: no cover - compiled
     s = 0.0
     c = 0.0
     size = 0.0
+    no = nnz < 0  # False, not a literal (see sep_line)
     for a in range(nnz):
         j = idx[a]
         v = val[a]
-        _, d1, d2 = coord(data, j, x[j] + gam * v, False)
+        _, d1, d2 = coord(data, j, x[j] + gam * v, no)
         s += d1 * v
         c += d2 * v * v
         size += abs(d1 * v)
@@ -98,11 +100,12 @@ def sep_update(data, x, g, idx, val, nnz, gamma):  # pragma: no cover - compiled
     """``x += gamma d`` with ``g`` kept equal to the gradient on the direction's support;
     returns the exact change of ``f``."""
     df = 0.0
+    yes = nnz >= 0  # True, not a literal (see sep_line)
     for a in range(nnz):
         j = idx[a]
-        f0, _, _ = coord(data, j, x[j], True)
+        f0, _, _ = coord(data, j, x[j], yes)
         x[j] += gamma * val[a]
-        f1, d1, _ = coord(data, j, x[j], True)
+        f1, d1, _ = coord(data, j, x[j], yes)
         g[j] = d1
         df += f1 - f0
     return df

@@ -137,7 +137,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     separable = objective.search is not None
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
-             "CACHE": bool(cache)}
+             "CACHE": bool(cache), "WANT": not (fused or pairwise is not None)}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index
