@@ -23,7 +23,7 @@ from frankwolfe.applications.traffic import (
     route_flows,
     traffic_assignment,
 )
-from frankwolfe.applications.traffic.beckmann import _coord
+from frankwolfe.applications.traffic.vdf import _coord
 from frankwolfe.compiled import separable_objective, separable_step
 from frankwolfe.lmo.product import ProductDomain
 from frankwolfe.lmo.simplex import ProbabilitySimplex

@@ -3,7 +3,8 @@
 The application supplies a domain and an objective; the solvers are the
 core's generic Frank-Wolfe methods:
 
-* :class:`Network` - links, BPR costs (generalized with tolls and lengths), OD demand;
+* :class:`Network` - links, link costs (BPR or another volume-delay function per link,
+  :mod:`.vdf`; generalized with tolls and lengths), OD demand;
 * :func:`read_tntp` and friends - readers for the TNTP formats;
 * :class:`Beckmann` - the Beckmann objective (gradient = link costs, exact line search);
 * :class:`AllOrNothing` - the flow-polytope LMO (shortest paths from every origin);
@@ -20,10 +21,12 @@ from .network import Network, bpr_cost
 from .routes import route_flows
 from .solve import METHODS, relative_gap, traffic_assignment
 from .tntp import load_siouxfalls, read_flows, read_net, read_tntp, read_trips
+from .vdf import VDF_KINDS, VolumeDelayError
 
 __all__ = [
     "Network", "bpr_cost", "Beckmann", "AllOrNothing",
     "AssignmentBlocks", "OriginFlows", "ODFlows", "route_flows",
     "traffic_assignment", "relative_gap", "METHODS",
     "read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls",
+    "VDF_KINDS", "VolumeDelayError",
 ]

@@ -1,12 +1,16 @@
-"""A road network with BPR link costs and an origin-destination demand."""
+"""A road network with its link costs (BPR or another volume-delay function per link)
+and an origin-destination demand."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from frankwolfe.errors import ShapeError
+
+from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
 
 __all__ = ["Network", "bpr_cost"]
 
@@ -50,6 +54,9 @@ class Network:
         c_a(x) = t0_a * (1 + b_a * (x / cap_a)^p_a) + toll_factor * toll_a
                  + distance_factor * length_a
 
+    with BPR costs (the default; ``vdf`` chooses another volume-delay function per
+    link, :mod:`.vdf`).
+
     Parameters
     ----------
     init_node, term_node : array of int, shape (m,)
@@ -67,6 +74,11 @@ class Network:
         NODE`` minus one).
     length, toll : array of float, optional
         Link lengths and tolls (default 0).
+    vdf : str or array, optional
+        The volume-delay function of each link (default BPR everywhere): a kind name
+        for every link, or one name or code (:data:`~.vdf.VDF_KINDS`) per link;
+        ``b`` and ``power`` are its parameters alpha and beta (see :mod:`.vdf`).
+        Stored as the array of codes.
     toll_factor, distance_factor : float, default 0
         Weights of tolls and lengths in the generalized cost.
     name : str
@@ -88,6 +100,7 @@ class Network:
     distance_factor: float = 0.0
     name: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
+    vdf: Any = None
 
     def __post_init__(self) -> None:
         tail = np.asarray(self.init_node)
@@ -120,7 +133,9 @@ class Network:
             col = getattr(self, name)
             if not np.all(np.isfinite(col)) or (name != "toll" and col.min(initial=0.0) < 0):
                 raise ValueError(f"Network: `{name}` must be finite and non-negative")
-        variable = (self.b > 0) & (self.power > 0) & (self.free_flow_time > 0)
+        self.vdf = vdf_codes(self.vdf, m)
+        check_parameters(self.vdf, self.b, self.power, self.capacity)
+        variable = ((self.b > 0) & (self.power > 0) & (self.free_flow_time > 0)) | (self.vdf > 1)
         bad = variable & ~(self.capacity > 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -180,8 +195,10 @@ class Network:
         if flow.shape != (self.n_links,):
             raise ShapeError(
                 f"link_costs: `flow` must have shape ({self.n_links},), got {flow.shape}")
-        return (bpr_cost(flow, self.free_flow_time, self.b, self.capacity, self.power)
-                + self.fixed_cost)
+        if not self.vdf.any():  # BPR everywhere
+            return (bpr_cost(flow, self.free_flow_time, self.b, self.capacity, self.power)
+                    + self.fixed_cost)
+        return link_costs(link_cost_data(self), np.ascontiguousarray(flow))
 
     def net_supply(self) -> np.ndarray:
         """Trips produced minus trips attracted at each node (intrazonal ones excluded)."""
