@@ -212,12 +212,12 @@ def check_parameters(codes: np.ndarray, b: np.ndarray, power: np.ndarray,
         if bad.size:
             i = int(bad[0])
             raise VolumeDelayError(f"Network: link {i} has volume-delay function {name!r}: "
-                                   f"{what}, got b={b[i]!r}, power={power[i]!r}")
+                                   f"{what}, got b={float(b[i])!r}, power={float(power[i])!r}")
     bad = np.flatnonzero((codes >= _CONICAL) & ~(capacity > 0.0))
     if bad.size:
         i = int(bad[0])
         raise VolumeDelayError(f"Network: link {i} has a flow-dependent volume-delay "
-                               f"function but capacity {capacity[i]!r}; it must be positive")
+                               f"function but capacity {float(capacity[i])!r}; it must be positive")
 
 
 def link_cost_data(network: Any) -> LinkCostData:
