@@ -71,7 +71,7 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     pairwise = isinstance(step, PairwiseStep) and \
         type(step).direction is PairwiseStep.direction
     fw = type(step).direction is FWStep.direction
-    features = dom.compiled_features if hooks else frozenset()
+    features = dom.compiled_features if isinstance(dom, BlockDomainHooks) else frozenset()
     if not (fw or (pairwise and "pairwise" in features)) or (cache and "cache" not in features):
         return None, ("away / pairwise (or user) block steps and the cache run in Python "
                       "(unless the domain's compiled kernels serve them: "
@@ -94,7 +94,9 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
             return None, "block indices are not sorted"
         return _Compiled(None, okern), "compiled pass over probability-simplex blocks"
     # a domain whose kernels keep atoms is told how many inactive ones per block
-    dkern = dom.compiled_blocks(x0, cache_size=state.cache_size, cache=cache) if features \
+    # (the keywords are the protocol of domains that declare features)
+    kernels_for: Any = dom.compiled_blocks
+    dkern = kernels_for(x0, cache_size=state.cache_size, cache=cache) if features \
         else dom.compiled_blocks(x0)
     if dkern is None:
         return None, "the domain's compiled_blocks() declined this start point"

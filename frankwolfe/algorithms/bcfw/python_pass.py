@@ -103,11 +103,13 @@ class PythonSteps:
         # a block of sparse atoms sums <g, z> and the scores over its atoms, in the order
         # of the compiled kernels (the compiled steps then take the same steps to the
         # last bit); a dense block sums with BLAS
-        seq = store is not None and bool(store.sparse[i]) and store.count[i] > 0
-        scores = gz = None
-        if seq:
+        seq = False
+        scores: np.ndarray | None = None
+        gz = 0.0
+        if store is not None and store.sparse[i] and store.count[i] > 0:
+            seq = True
             A, W = store.rows(i)
-            scores = A @ g
+            scores = np.asarray(A @ g)
             gz = float(_active_score(W, scores))
 
         # Frank-Wolfe atom: from the cache when its gap is large enough, else the oracle
@@ -136,6 +138,7 @@ class PythonSteps:
             else:
                 d_fw += atom.to_dense().reshape(-1)
         if seq and s_row >= 0:
+            assert scores is not None  # seq scored the rows
             gap_i = gz - float(scores[s_row])
         elif seq and atom is not None and atom.is_sparse:
             gap_i = gz - float(_block_terms(g, ix, z, atom.indices, atom.values, False)[1])
@@ -163,7 +166,8 @@ class PythonSteps:
                 # atoms agree (the rounding of z would move x there), as the compiled
                 # pairwise steps; no step when the away atom is the vertex
                 A, _ = store.rows(i)
-                d = A[s_row] - A[a_row] if s_row != a_row else np.zeros(z.size)
+                d = np.asarray(A[s_row]) - np.asarray(A[a_row]) if s_row != a_row else \
+                    np.zeros(z.size)
         slope = -gap_i if d is d_fw else float(_seq_dot(g, d) if seq else g @ d)
         gamma = 0.0
         if slope < 0.0:
