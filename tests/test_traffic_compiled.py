@@ -74,7 +74,9 @@ def _assert_same_run(py, cc, rtol=1e-12):
     assert abs(cc.gap - py.gap) <= 1e-9 * max(py.gap, 1e-300) + rtol * abs(py.fun)
     assert cc.extra["cache_hits"] == py.extra["cache_hits"]
     assert cc.extra["cache_misses"] == py.extra["cache_misses"]
+    assert cc.extra["n_drop_steps"] == py.extra["n_drop_steps"]
     assert cc.nit == py.nit
+    assert cc.extra["atom_store_bytes"] > 0
 
 
 # -- the core's line search -------------------------------------------------------------

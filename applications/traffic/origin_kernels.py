@@ -35,7 +35,7 @@ from .assignment import _origin_tree
 __all__ = ["OriginTables", "origin_kernels", "start_trees"]
 
 # the slots of OriginTables.conf (_STEP: a block step's oracle call, not a certificate's)
-_S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU, _STEP, _CACHE = range(10)
+_S, _A, _CLOCK, _MAX, _ROWS, _END, _GARBAGE, _THRU, _STEP, _CACHE, _DROPS = range(11)
 
 
 class OriginTables(NamedTuple):
@@ -381,8 +381,9 @@ def _move(st, i, gamma):  # pragma: no cover - compiled
     wa = W[a]
     W[s] = W[s] + gamma
     W[a] = W[a] - gamma
-    if gamma >= wa:
+    if gamma >= wa:  # a drop step
         W[a] = 0.0
+        st.conf[_DROPS] += 1
     _settle(st, i)
 
 
@@ -431,7 +432,7 @@ class _Tables:
                 q += 1
         nn = net.n_nodes
         conf = np.array([-1, -1, 0, int(cache_size), len(trees), end, 0,
-                         int(net.first_thru_node), 0, int(bool(cache))], dtype=np.int64)
+                         int(net.first_thru_node), 0, int(bool(cache)), 0], dtype=np.int64)
         self.state = OriginTables(
             aon._indptr, aon._out_link, aon._head, aon._tail,
             np.ascontiguousarray(np.stack([b.demand for b in blocks.blocks])),
@@ -533,10 +534,17 @@ class _Tables:
             pts.append(z)
         return pts
 
-    def active_sets(self) -> list[list[tuple[tuple, float]]]:
-        """Each block's ``(key, weight)`` pairs (keys as the Python blocks make them)."""
-        return [[(b.key(self._tree(q)[0].astype(np.int64)), float(self.state.weight[q]))
+    def outputs(self) -> dict[str, Any]:
+        """``Result.extra`` entries: each block's ``(key, weight)`` pairs (keys as the
+        Python blocks make them), their number, the bytes of the tables, the drop steps."""
+        sets = [[(b.key(self._tree(q)[0].astype(np.int64)), float(self.state.weight[q]))
                  for q in self._active(i)] for i, b in enumerate(self.blocks.blocks)]
+        st = self.state
+        tables = (st.start, st.length, st.weight, st.stamp, st.key, st.brows, st.bcount,
+                  st.links, st.loads)
+        return {"active_sets": sets, "active_set_size": sum(len(a) for a in sets),
+                "atom_store_bytes": int(sum(a.nbytes for a in tables)),
+                "n_drop_steps": int(st.conf[_DROPS])}
 
 
 def origin_kernels(blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
@@ -549,7 +557,7 @@ def origin_kernels(blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, f
     kernels = CompiledBlocks(_direction, _commit, tables.state, blocks.network.n_links,
                              tables.add_start, block_points=tables.block_points,
                              pairwise=PairwiseKernels(_away, _move), lookup=_lookup,
-                             active_sets=tables.active_sets, prepare=tables.prepare)
+                             outputs=tables.outputs, prepare=tables.prepare)
     tables.kernels = kernels
     return kernels
 

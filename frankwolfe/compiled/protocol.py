@@ -90,9 +90,10 @@ class CompiledBlocks:
         driver calls it before every block step (``threshold`` is ``inf`` or NaN when
         nothing may serve: no cache), so the domain knows the step count of the
         ``direction`` call that may follow.
-    active_sets : callable, optional
-        ``active_sets()``: each block's ``(key, weight)`` pairs, for
-        ``Result.extra["active_sets"]`` (Python, once).
+    outputs : callable, optional
+        ``outputs()``: entries of ``Result.extra`` the domain's kernels keep (Python,
+        once at the end), e.g. ``active_sets`` (each block's ``(key, weight)``
+        pairs), ``active_set_size``, ``atom_store_bytes``, ``n_drop_steps``.
     prepare : callable, optional
         ``prepare(steps) -> room``: before each call of the driver's pass (Python): a
         domain whose kernels store what they answer makes room for up to ``steps``
@@ -105,7 +106,7 @@ class CompiledBlocks:
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
                  describe=None, sync=None, curvature=None, accepts=None, layout=None,
                  moved=None, rounds=None, pairwise=None, lookup=None,
-                 active_sets=None, prepare=None) -> None:
+                 outputs=None, prepare=None) -> None:
         if (describe is None) != (sync is None):
             raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
                              "neither), with `curvature` and `layout`")
@@ -130,7 +131,7 @@ class CompiledBlocks:
         self.rounds = rounds
         self.pairwise = pairwise
         self.lookup = lookup
-        self.active_sets = active_sets
+        self.outputs = outputs
         self.prepare = prepare
 
     @property

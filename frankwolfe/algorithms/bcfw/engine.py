@@ -170,10 +170,8 @@ class BlockEngine(Engine):
             extra["active_set_size"] = store.total_active()
             extra["active_sets"] = [store.active(i) for i in range(n)]
             extra["atom_store_bytes"] = store.nbytes
-        elif st.active_sets is not None:  # kept by the domain's compiled kernels
-            sets = st.active_sets()
-            extra["active_set_size"] = sum(len(a) for a in sets)
-            extra["active_sets"] = sets
+        elif st.outputs is not None:  # what the domain's compiled kernels keep
+            extra.update(st.outputs())
         if avg is not None:
             extra["x_average"] = avg.value(st.x, st.k)
             extra["average_window"] = avg.window(st.k)

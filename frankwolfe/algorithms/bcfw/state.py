@@ -91,7 +91,7 @@ class BlockState:
         self.x = np.zeros(domain.dim)
         self.Z: np.ndarray | None = None  # block iterates, block after block (Python start)
         self.block_points: Callable[[], Any] | None = None  # a domain's own (owned start)
-        self.active_sets: Callable[[], Any] | None = None  # ... and its active sets
+        self.outputs: Callable[[], Any] | None = None  # ... and its Result.extra entries
         self.avg = LazyAverage(self.x, averaging) if averaging else None
         self._keep = (keep_atoms, cache_size, atom_storage)
         #: inactive atoms kept per block (for a domain's compiled kernels that keep atoms)
@@ -150,7 +150,7 @@ class BlockState:
         """The domain's compiled kernels own the block iterates and write ``x``."""
         kernels.start(self.x)
         self.block_points = kernels.block_points
-        self.active_sets = kernels.active_sets
+        self.outputs = kernels.outputs
 
     def start(self, x0: Any) -> np.ndarray:
         """Block iterates ``Z`` (returned) and ``x`` from ``x0`` (see the solver's
