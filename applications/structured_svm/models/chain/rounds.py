@@ -66,7 +66,9 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, wt, fm, w, K, F, use
                 y, _, _ = decode_ids(If[lo:hi], offsets, sizes, w, K, F, yt, augment)
         else:
             y, _ = decode_dense(Xf[lo:hi], w, K, yt, augment)
-        labels[loff[k]:loff[k + 1]] = y
+        lo_k = loff[k]
+        for t in range(L):  # not a slice assignment (see batch._batch)
+            labels[lo_k + t] = y[t]
         wrong = 0
         for t in range(L):
             if y[t] != Yf[lo + t]:
