@@ -2,8 +2,9 @@
 
 from .cmu_house import CMUHouse, load_cmu_house
 from .conll import CONLL_TEMPLATES, load_conll2000
+from .grids import make_noisy_blocks
 from .ocr import load_ocr
 from .synthetic import make_chain
 
 __all__ = ["load_ocr", "load_conll2000", "make_chain", "CONLL_TEMPLATES",
-           "load_cmu_house", "CMUHouse"]
+           "load_cmu_house", "CMUHouse", "make_noisy_blocks"]

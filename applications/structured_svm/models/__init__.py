@@ -2,8 +2,10 @@
 
 from .base import SparseVector, StructuredModel, as_sparse_vector
 from .chain import ChainModel
+from .graph import EdgeFeatureGraphCRF, GraphCRF
 from .matching import MatchingModel
 from .multiclass import MulticlassModel
 
 __all__ = ["StructuredModel", "SparseVector", "as_sparse_vector",
-           "ChainModel", "MulticlassModel", "MatchingModel"]
+           "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
+           "EdgeFeatureGraphCRF"]

@@ -1,0 +1,202 @@
+"""GraphCRF and EdgeFeatureGraphCRF: the feature map against the inference energies, the
+loss-augmented oracle against brute force, relaxed (LP) labellings, training."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from frankwolfe.applications.structured_svm import EdgeFeatureGraphCRF, GraphCRF, StructuredSVM
+from frankwolfe.applications.structured_svm.datasets import make_noisy_blocks
+from frankwolfe.applications.structured_svm.dual import SSVMBlockOracle
+from frankwolfe.applications.structured_svm.models.graph import grid_edges, labelling_score
+from frankwolfe.errors import ShapeError
+
+
+def models() -> list[GraphCRF]:
+    return [GraphCRF(3, 2, inference="exact"),
+            GraphCRF(3, 2, inference="exact", directed=True, class_weight=[1.0, 2.0, 0.5]),
+            EdgeFeatureGraphCRF(3, 2, 3, inference="exact", symmetric_edge_features=[0],
+                                antisymmetric_edge_features=[2])]
+
+
+def example(model: GraphCRF, rng: np.random.Generator, h: int = 2, w: int = 3) -> tuple:
+    edges, _ = grid_edges(h, w)
+    feats = rng.normal(size=(h * w, model.n_features))
+    if isinstance(model, EdgeFeatureGraphCRF):
+        return feats, edges, rng.normal(size=(edges.shape[0], model.n_edge_features))
+    return feats, edges
+
+
+def all_labellings(n: int, K: int) -> np.ndarray:
+    return np.array(list(itertools.product(range(K), repeat=n)), dtype=np.int64)
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_score_is_the_energy_of_the_potentials(k: int) -> None:
+    rng = np.random.default_rng(k)
+    model = models()[k]
+    x = example(model, rng)
+    w = rng.normal(size=model.size_joint_feature)
+    u, p, e = model.potentials(x, w)
+    p = np.broadcast_to(p, (e.shape[0], 3, 3))
+    for y in rng.integers(3, size=(10, 6)):
+        assert model.score(x, y, w) == pytest.approx(labelling_score(u, p, e, y), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_oracles_against_brute_force(k: int) -> None:
+    rng = np.random.default_rng(10 + k)
+    model = models()[k]
+    x = example(model, rng)
+    ys = all_labellings(6, 3)
+    for _ in range(3):
+        w = rng.normal(size=model.size_joint_feature)
+        y_true = rng.integers(3, size=6)
+        plain = np.array([model.score(x, y, w) for y in ys])
+        aug = plain + np.array([model.loss(y_true, y) for y in ys])
+        yd = model.decode(x, w)
+        ya = model.loss_augmented_decode(x, y_true, w)
+        assert model.score(x, yd, w) == pytest.approx(plain.max(), rel=1e-10, abs=1e-10)
+        got = model.score(x, ya, w) + model.loss(y_true, ya)
+        assert got == pytest.approx(aug.max(), rel=1e-10, abs=1e-10)
+        # psi and the loss agree with the feature map
+        idx, val = model.psi(x, y_true, ya)
+        dense = np.zeros(model.size_joint_feature)
+        dense[idx] = val
+        np.testing.assert_allclose(dense, model.joint_feature(x, y_true)
+                                   - model.joint_feature(x, ya), atol=1e-12)
+
+
+def test_hamming_loss_with_class_weights() -> None:
+    m = GraphCRF(3, 1, class_weight=[1.0, 2.0, 0.5])
+    assert m.loss(np.array([0, 1, 2, 1]), np.array([0, 0, 0, 1])) == pytest.approx(2.5 / 4)
+    assert GraphCRF(3, 1).loss(np.array([0, 1, 2, 1]), np.array([0, 0, 0, 1])) == 0.5
+
+
+def frustrated() -> tuple[GraphCRF, tuple, np.ndarray, np.ndarray]:
+    # an odd cycle whose edges all want disagreement: the local LP is fractional
+    model = GraphCRF(2, 1, inference="lp")
+    x = (np.zeros((3, 1)), np.array([[0, 1], [1, 2], [2, 0]]))
+    w = np.zeros(model.size_joint_feature)
+    w[2:] = [-1.0, 1.0, 1.0, -1.0]
+    return model, x, np.array([0, 0, 0]), w
+
+
+def test_lp_oracle_returns_relaxed_labellings() -> None:
+    model, x, y_true, w = frustrated()
+    ya = model.loss_augmented_decode(x, y_true, w)
+    assert ya.dtype.kind == "f" and ya.shape == (3 * 2 + 3 * 4,)
+    node = ya[:6].reshape(3, 2)
+    np.testing.assert_allclose(node, 0.5, atol=1e-6)
+    # the loss and the feature map are linear: the mean over the two frustrated
+    # labellings that share these marginals' support
+    integral = [np.array(v) for v in itertools.product((0, 1), repeat=3)]
+    best = max(model.score(x, y, w) + model.loss(y_true, y) for y in integral)
+    relaxed = model.score(x, ya, w) + model.loss(y_true, ya)
+    assert relaxed > best + 0.5  # the relaxation's optimum is above every labelling's
+    assert model.loss(y_true, ya) == pytest.approx(0.5, abs=1e-6)
+    # the decoder still returns an integer labelling
+    assert model.decode(x, w).dtype.kind == "i"
+    # the dual's block oracle takes the relaxed labelling as an atom
+    oracle = SSVMBlockOracle(model, x, y_true, np.arange(model.size_joint_feature), 0.1, 4,
+                             np.zeros(model.size_joint_feature))
+    atom = oracle.vertex(ya)
+    want = np.append(model.joint_feature(x, y_true) - model.joint_feature(x, ya), 0.0) / 0.4
+    want[-1] = model.loss(y_true, ya) / 4
+    np.testing.assert_allclose(atom.to_dense(), want, atol=1e-9)
+    assert atom.key != oracle.vertex(np.array([0, 1, 0])).key
+
+
+def test_lp_training_certifies_the_relaxed_problem() -> None:
+    rng = np.random.default_rng(0)
+    edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2]])
+    X, Y = [], []
+    for _ in range(12):
+        y = rng.integers(2, size=5)
+        y[1] = 1 - y[0]  # disagreement on odd cycles: frustrated, fractional LPs
+        X.append((np.c_[rng.normal(size=(5, 1)) + y[:, None], np.ones(5)], edges))
+        Y.append(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(GraphCRF(2, 2, inference="lp"), max_passes=20, gap_every=5,
+                            random_state=0).fit(X, Y)
+    gaps = svm.history_["gap"]
+    # the primal uses the same relaxed oracle: weak duality of the relaxed problem
+    assert np.all(gaps >= -1e-7) and gaps[-1] < gaps[0]
+
+
+@pytest.mark.parametrize("solver", ["bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane"])
+def test_training_beats_independent_nodes(solver: str) -> None:
+    X, Y = make_noisy_blocks(30, 5, 5, 2, noise=1.2, random_state=0)
+    Xt, Yt = make_noisy_blocks(30, 5, 5, 2, noise=1.2, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(GraphCRF(2, 3, inference="auto"), solver=solver, max_passes=15,
+                            random_state=0).fit(X, Y)
+    # independent nodes: the argmax of the noisy one-hot features
+    unary = np.mean([np.mean(np.argmax(x[0][:, :2], axis=1) != y) for x, y in zip(Xt, Yt)])
+    assert svm.error(Xt, Yt) < unary - 0.01, (svm.error(Xt, Yt), unary)
+    if solver != "ssg":
+        assert svm.history_["gap"][-1] >= -1e-8
+
+
+@pytest.mark.parametrize("inference", ["trws", "max-product", "graph-cut", "lp"])
+def test_every_inference_trains(inference: str) -> None:
+    X, Y = make_noisy_blocks(20, 4, 4, 3, noise=1.0, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(GraphCRF(3, 4, inference=inference), max_passes=8,
+                            random_state=0).fit(X, Y)
+    assert svm.score(X, Y) > 0.7
+    assert all(np.asarray(y).dtype.kind == "i" for y in svm.predict(X))
+
+
+def test_malformed_examples_are_named() -> None:
+    m = GraphCRF(2, 2)
+    w = np.zeros(m.size_joint_feature)
+    f = np.zeros((3, 2))
+    with pytest.raises(ValueError, match=r"edge 0 = \[0, 5\] has a node outside \[0, 3\)"):
+        m.decode((f, np.array([[0, 5]])), w)
+    with pytest.raises(ValueError, match="is a self loop"):
+        m.decode((f, np.array([[1, 1]])), w)
+    with pytest.raises(ShapeError, match=r"`node_features` must have shape \(n, 2\)"):
+        m.decode((np.zeros((3, 4)), np.array([[0, 1]])), w)
+    with pytest.raises(ValueError, match=r"`node_features` holds inf at position \(1, 0\)"):
+        m.decode((np.array([[0, 0], [np.inf, 0], [0, 0]]), np.array([[0, 1]])), w)
+    with pytest.raises(ShapeError, match=r"tuple \(node_features, edges\), got a ndarray"):
+        m.decode(f, w)
+    with pytest.raises(ValueError, match=r"`y`\[1\] = 2 is not a state in \[0, 2\)"):
+        m.joint_feature((f, np.array([[0, 1]])), np.array([0, 2, 1]))
+    e = EdgeFeatureGraphCRF(2, 2, 3)
+    with pytest.raises(ShapeError, match=r"`edge_features` must have shape \(1, 3\)"):
+        e.decode((f, np.array([[0, 1]]), np.zeros((2, 3))), np.zeros(e.size_joint_feature))
+    with pytest.raises(ValueError, match="`inference` must be one of"):
+        GraphCRF(2, 2, inference="qpbo")
+    with pytest.raises(ValueError, match="both symmetric and antisymmetric"):
+        EdgeFeatureGraphCRF(2, 2, 3, symmetric_edge_features=[1],
+                            antisymmetric_edge_features=[1])
+    with pytest.raises(ValueError, match="`class_weight` must be 2 finite"):
+        GraphCRF(2, 2, class_weight=[1.0, -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"X\[0\]\[0\] contains nan"):
+            StructuredSVM(m).fit([(np.full((3, 2), np.nan), np.array([[0, 1]]))],
+                                 [np.array([0, 1, 0])])
+
+
+def test_symmetry_options_project_the_weights() -> None:
+    rng = np.random.default_rng(5)
+    m = EdgeFeatureGraphCRF(3, 2, 3, symmetric_edge_features=[0],
+                            antisymmetric_edge_features=[1])
+    x = example(m, rng)
+    w = rng.normal(size=m.size_joint_feature)
+    wp = w[6:].reshape(3, 3, 3)
+    _, p, _ = m.potentials((x[0], x[1], np.tile([1.0, 0.0, 0.0], (x[1].shape[0], 1))), w)
+    np.testing.assert_allclose(p[0], 0.5 * (wp[0] + wp[0].T))
+    _, p, _ = m.potentials((x[0], x[1], np.tile([0.0, 1.0, 0.0], (x[1].shape[0], 1))), w)
+    np.testing.assert_allclose(p[0], 0.5 * (wp[1] - wp[1].T))
+    assert repr(m).startswith("EdgeFeatureGraphCRF(n_states=3")
