@@ -174,7 +174,9 @@ class GraphCRF(StructuredModel):
         the indicator vectors of ``y`` (or a relaxed labelling's marginals)."""
         x = self._check_x(x)
         node, edge = self._marginals(x, y, "y")
-        pw = np.einsum("ef,eab->fab", self._edge_features(x), edge)
+        K = self.n_states
+        # a matrix product: einsum without a path is 30x slower at Snakes' sizes
+        pw = (self._edge_features(x).T @ edge.reshape(-1, K * K)).reshape(-1, K, K)
         return np.concatenate([(node.T @ x[0]).ravel(), self._project(pw).ravel()])
 
     def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:
@@ -298,7 +300,8 @@ class EdgeFeatureGraphCRF(GraphCRF):
         return x[2]
 
     def _pairwise(self, x: tuple[np.ndarray, ...], wp: np.ndarray) -> np.ndarray:
-        return np.einsum("ef,fab->eab", x[2], wp)
+        K = self.n_states
+        return (x[2] @ wp.reshape(-1, K * K)).reshape(-1, K, K)
 
     def _project(self, pw: np.ndarray) -> np.ndarray:
         if not self.symmetric_edge_features and not self.antisymmetric_edge_features:
