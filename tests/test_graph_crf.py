@@ -9,7 +9,13 @@ import warnings
 import numpy as np
 import pytest
 
-from frankwolfe.applications.structured_svm import EdgeFeatureGraphCRF, GraphCRF, StructuredSVM
+from frankwolfe.applications.structured_svm import (
+    DirectionalGridCRF,
+    EdgeFeatureGraphCRF,
+    GraphCRF,
+    GridCRF,
+    StructuredSVM,
+)
 from frankwolfe.applications.structured_svm.datasets import make_noisy_blocks
 from frankwolfe.applications.structured_svm.dual import SSVMBlockOracle
 from frankwolfe.applications.structured_svm.models.graph import grid_edges, labelling_score
@@ -200,3 +206,44 @@ def test_symmetry_options_project_the_weights() -> None:
     _, p, _ = m.potentials((x[0], x[1], np.tile([0.0, 1.0, 0.0], (x[1].shape[0], 1))), w)
     np.testing.assert_allclose(p[0], 0.5 * (wp[1] - wp[1].T))
     assert repr(m).startswith("EdgeFeatureGraphCRF(n_states=3")
+
+
+@pytest.mark.parametrize("neighborhood", [4, 8])
+def test_grid_models_are_graph_models_on_grid_edges(neighborhood: int) -> None:
+    rng = np.random.default_rng(neighborhood)
+    img = rng.normal(size=(3, 4, 2))
+    y = rng.integers(3, size=(3, 4))
+    edges, dirs = grid_edges(3, 4, neighborhood)
+    flat = img.reshape(12, 2)
+    pairs = [(GridCRF(3, 2, neighborhood, inference="exact"),
+              GraphCRF(3, 2, inference="exact"), (flat, edges)),
+             (DirectionalGridCRF(3, 2, neighborhood, inference="exact"),
+              EdgeFeatureGraphCRF(3, 2, 2 if neighborhood == 4 else 4, inference="exact"),
+              (flat, edges, np.eye(2 if neighborhood == 4 else 4)[dirs]))]
+    for grid, graph, x in pairs:
+        assert grid.size_joint_feature == graph.size_joint_feature
+        np.testing.assert_array_equal(grid.joint_feature(img, y), graph.joint_feature(x, y.ravel()))
+        w = rng.normal(size=grid.size_joint_feature)
+        yd = grid.decode(img, w)
+        assert yd.shape == (3, 4)
+        np.testing.assert_array_equal(yd.ravel(), graph.decode(x, w))
+        ya = grid.loss_augmented_decode(img, y, w)
+        np.testing.assert_array_equal(ya.ravel(), graph.loss_augmented_decode(x, y.ravel(), w))
+        assert grid.loss(y, ya) == graph.loss(y.ravel(), ya.ravel())
+
+
+def test_grid_crf_trains_on_images() -> None:
+    X, Y = make_noisy_blocks(30, 5, 5, 2, noise=1.2, random_state=0)
+    imgs = [x[0].reshape(5, 5, 3) for x in X]
+    labels = [y.reshape(5, 5) for y in Y]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(DirectionalGridCRF(2, 3), max_passes=10, random_state=0).fit(
+            imgs, labels)
+    unary = np.mean([np.mean(np.argmax(x[:, :, :2], axis=2) != y)
+                     for x, y in zip(imgs, labels)])
+    assert svm.error(imgs, labels) < unary
+    with pytest.raises(ShapeError, match=r"array of shape \(height, width, 3\), got shape"):
+        GridCRF(2, 3).decode(np.zeros((4, 3)), np.zeros(10))
+    with pytest.raises(ValueError, match="`neighborhood` must be 4 or 8"):
+        GridCRF(2, 3, neighborhood=6)

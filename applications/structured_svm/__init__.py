@@ -14,8 +14,10 @@ from .datasets import load_cmu_house, load_conll2000, load_ocr, make_chain
 from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
 from .models import (
     ChainModel,
+    DirectionalGridCRF,
     EdgeFeatureGraphCRF,
     GraphCRF,
+    GridCRF,
     MatchingModel,
     MulticlassModel,
     StructuredModel,
@@ -27,7 +29,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation to
     from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
-           "EdgeFeatureGraphCRF",
+           "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
            "load_ocr", "load_conll2000", "make_chain", "load_cmu_house",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
