@@ -247,3 +247,17 @@ def test_grid_crf_trains_on_images() -> None:
         GridCRF(2, 3).decode(np.zeros((4, 3)), np.zeros(10))
     with pytest.raises(ValueError, match="`neighborhood` must be 4 or 8"):
         GridCRF(2, 3, neighborhood=6)
+
+
+def test_model_files_rebuild_graph_models(tmp_path) -> None:
+    X, Y = make_noisy_blocks(8, 4, 4, 2, random_state=0)
+    model = GraphCRF(2, 3, inference="trws", class_weight=[1, 2],
+                     inference_options={"n_iter": 20})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(model, max_passes=2).fit(X, Y)
+    svm.save(tmp_path / "g.npz")
+    back = StructuredSVM.load(tmp_path / "g.npz", models=[GraphCRF])
+    assert repr(back.model) == repr(model)
+    np.testing.assert_array_equal(back.w_, svm.w_)
+    assert all(np.array_equal(a, b) for a, b in zip(back.predict(X), svm.predict(X)))
