@@ -8,6 +8,8 @@ enumeration on every instance where both run.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -230,3 +232,36 @@ def test_submodularity_test_is_the_definition() -> None:
     assert is_submodular_binary(np.array([[[1.0, 0.0], [0.0, 1.0]]]))
     assert not is_submodular_binary(np.array([[[0.0, 1.0], [1.0, 0.0]]]))
     assert not is_submodular_binary(np.zeros((1, 3, 3)))
+
+
+def test_no_expansion_move_improves_alpha_expansion() -> None:
+    # each move is one exact cut on Potts terms: brute force over all 2^12 moves of
+    # every label finds none better than the result
+    rng = np.random.default_rng(11)
+    e = grid_edges(3, 4)
+    Z = np.array(list(itertools.product((0, 1), repeat=12)), dtype=bool)
+    er = np.arange(e.shape[0])
+    for _ in range(8):
+        K = 3
+        u = rng.normal(size=(12, K))
+        p = np.broadcast_to(np.eye(K) * rng.uniform(0.5, 1.5), (e.shape[0], K, K))
+        g = alpha_expansion(u, p, e)
+        for alpha in range(K):
+            cand = np.where(Z, alpha, g.labels[None, :])
+            s = u[np.arange(12), cand].sum(axis=1) + p[er, cand[:, e[:, 0]],
+                                                        cand[:, e[:, 1]]].sum(axis=1)
+            assert at_most(float(s.max()), g.score)
+
+
+def test_min_cut_equals_the_lp_on_a_large_submodular_grid() -> None:
+    # 15x15 grid: too large to enumerate; the LP is exact on binary submodular energies
+    rng = np.random.default_rng(12)
+    e = grid_edges(15, 15)
+    u = rng.normal(size=(225, 2))
+    p = rng.normal(size=(e.shape[0], 2, 2))
+    d = p[:, 0, 0] + p[:, 1, 1] - p[:, 0, 1] - p[:, 1, 0]
+    p[:, 0, 0] += np.maximum(-d, 0) + rng.uniform(0, 1, size=d.shape)
+    g = min_cut_binary(u, p, e)
+    lp = local_lp(u, p, e)
+    assert not lp.fractional and close(g.score, lp.bound) and close(lp.score, lp.bound)
+    assert close(g.score, labelling_score(u, p, e, g.labels))

@@ -4,7 +4,7 @@ No maintained max-flow package fits: PyMaxflow (1.3.2, wheels for CPython 3.11 a
 later) is GPL, which a BSD-3 library cannot depend on, and
 ``scipy.sparse.csgraph.maximum_flow`` takes integer capacities only (scaling float
 potentials to integers changes near-ties of the optimum).  So the max-flow here is
-a compiled Edmonds-Karp (shortest augmenting paths) on float capacities.
+a compiled Dinic (blocking flows on breadth-first level graphs) on float capacities.
 
 Scores are maximized (:mod:`.energy`); a cut minimizes the energy ``-score``.
 """
@@ -74,39 +74,65 @@ def _min_cut(n: int, cost1: np.ndarray, edges: np.ndarray, weight: np.ndarray
         to[p] = head[j]
         res[p] = cap[j]
         rev[p] = pos[j ^ 1]
-    prev = np.empty(n + 2, dtype=np.int64)  # the arc that reached each node
+    # Dinic: a breadth-first level graph, then blocking flows along it by depth-first
+    # search with a current-arc pointer per node
+    level = np.empty(n + 2, dtype=np.int64)
     queue = np.empty(n + 2, dtype=np.int64)
+    cur = np.empty(n + 2, dtype=np.int64)
+    path = np.empty(n + 2, dtype=np.int64)  # arcs of the path being grown
     while True:
-        prev[:] = -1
-        prev[src] = -2
+        level[:] = -1
+        level[src] = 0
         queue[0] = src
         qh, qt = 0, 1
-        while qh < qt and prev[snk] == -1:
+        while qh < qt:
             a = queue[qh]
             qh += 1
             for j in range(start[a], start[a + 1]):
                 b = to[j]
-                if prev[b] == -1 and res[j] > eps:
-                    prev[b] = j
+                if level[b] < 0 and res[j] > eps:
+                    level[b] = level[a] + 1
                     queue[qt] = b
                     qt += 1
-        if prev[snk] == -1:
-            break
-        f = np.inf
-        b = snk
-        while b != src:
-            j = prev[b]
-            f = min(f, res[j])
-            b = to[rev[j]]
-        b = snk
-        while b != src:
-            j = prev[b]
-            res[j] -= f
-            res[rev[j]] += f
-            b = to[rev[j]]
+        if level[snk] < 0:
+            break  # level >= 0 now marks the source side of a minimum cut
+        for i in range(n + 2):
+            cur[i] = start[i]
+        depth = 0
+        a = src
+        while True:
+            if a == snk:
+                f = np.inf
+                for k in range(depth):
+                    f = min(f, res[path[k]])
+                for k in range(depth):
+                    res[path[k]] -= f
+                    res[rev[path[k]]] += f
+                depth = 0
+                a = src
+                continue
+            moved = False
+            while cur[a] < start[a + 1]:
+                j = cur[a]
+                b = to[j]
+                if res[j] > eps and level[b] == level[a] + 1:
+                    path[depth] = j
+                    depth += 1
+                    a = b
+                    moved = True
+                    break
+                cur[a] += 1
+            if moved:
+                continue
+            if a == src:
+                break
+            level[a] = -1  # a dead end for this level graph
+            depth -= 1
+            a = to[rev[path[depth]]]
+            cur[a] += 1
     z = np.ones(n, dtype=np.int64)  # not reached from the source: the sink side, z = 1
     for i in range(n):
-        if prev[i] != -1:
+        if level[i] >= 0:
             z[i] = 0
     return z
 
@@ -151,8 +177,8 @@ def min_cut_binary(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
                    ) -> GraphCutResult:
     """Exact MAP of a 2-state submodular energy by one minimum s-t cut.
 
-    Cost: one max-flow on ``n + 2`` nodes and at most ``n + E`` arcs (Edmonds-Karp,
-    O(n E^2) worst case, near linear on the small graphs of tests).  Guarantee:
+    Cost: one max-flow on ``n + 2`` nodes and at most ``n + E`` arcs (Dinic,
+    O(n^2 E) worst case; a 64x64 grid takes milliseconds).  Guarantee:
     exact when every edge has ``s(0,0) + s(1,1) >= s(0,1) + s(1,0)``.
 
     Raises
