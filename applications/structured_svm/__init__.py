@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._lazy import load, names
-from .datasets import load_cmu_house, load_conll2000, load_ocr, make_chain
+from .datasets import (
+    load_cmu_house,
+    load_conll2000,
+    load_ocr,
+    load_snakes,
+    make_chain,
+    make_noisy_blocks,
+)
 from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
 from .models import (
     ChainModel,
@@ -30,7 +37,8 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation to
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
            "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
-           "load_ocr", "load_conll2000", "make_chain", "load_cmu_house",
+           "load_ocr", "load_conll2000", "make_chain", "load_cmu_house", "load_snakes",
+           "make_noisy_blocks",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
            "dual_extragradient"]
