@@ -284,3 +284,17 @@ def test_grid_search_over_lam() -> None:
         gs = GridSearchCV(StructuredSVM(GraphCRF(2, 3, inference="trws"), max_passes=3),
                           {"lam": [0.1, 0.01]}, cv=KFold(3)).fit(X, Y)
     assert gs.best_params_["lam"] in (0.1, 0.01) and 0.5 < gs.best_score_ <= 1.0
+
+
+def test_mini_batch_rounds_on_threads_match_one_thread() -> None:
+    # the generic model's rounds run in the Python block engine; the compiled
+    # inference releases the GIL, so threads may decode a round's examples at once
+    X, Y = make_noisy_blocks(16, 4, 4, 2, random_state=0)
+    fits = []
+    for n_jobs in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(StructuredSVM(GraphCRF(2, 3, inference="trws"), max_passes=4,
+                                      batch_size=4, n_jobs=n_jobs, random_state=0).fit(X, Y))
+    np.testing.assert_array_equal(fits[0].w_, fits[1].w_)
+    assert fits[0].history_["gap"][-1] == fits[1].history_["gap"][-1] >= 0

@@ -108,6 +108,7 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
     it = 0
     converged = False
     for it in range(1, n_iter + 1):
+        change = 0.0  # the largest change of a message in this iteration
         for direction in range(2):
             for t in range(n):
                 s = t if direction == 0 else n - 1 - t
@@ -137,6 +138,9 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
                         if m > top:
                             top = m
                     for b in range(K):
+                        d = abs(cand[b] - top - msg[e, out, b])
+                        if d > change:
+                            change = d
                         msg[e, out, b] = cand[b] - top
         # decode in index order: earlier neighbours fixed, later ones through messages
         for s in range(n):
@@ -242,6 +246,9 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
         if reweight and old - new_bound <= tol * (1.0 + abs(new_bound)) and it > 1:
             converged = True
             break
+        if change <= tol:  # a fixed point: further iterations repeat this one
+            converged = True
+            break
     return best_y, best, bound, it, converged
 
 
@@ -266,7 +273,7 @@ def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_iter: int
     increase and tends to the local LP's optimum or a weak-tree-agreement point
     (exact on forests at convergence).  Stops when the bound falls by less than
     ``tol * (1 + |bound|)`` in an iteration or comes within that of ``score``
-    (``certified``).
+    (``certified``), or when no message moves by more than ``tol``.
     """
     return _run(unary, pairwise, edges, True, n_iter, tol, "trws")
 
@@ -275,8 +282,9 @@ def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_it
                 tol: float = 1e-6) -> MessagePassingResult:
     """Sequential loopy max-product (belief propagation), compiled.
 
-    Cost O(E K^2) per iteration, ``n_iter`` iterations at most (it stops early only
-    when the bound meets the score).  Guarantee: exact on forests once messages have
+    Cost O(E K^2) per iteration, ``n_iter`` iterations at most (it stops early when
+    no message moves by more than ``tol`` in an iteration or the bound meets the
+    score).  Guarantee: exact on forests once messages have
     crossed the graph (iterations >= the trees' diameter); on loopy graphs none (it
     may oscillate; the best labelling decoded is kept), though ``bound`` (the chain
     bound of its messages, usually far looser than TRW-S's) stays valid.
