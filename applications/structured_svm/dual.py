@@ -379,7 +379,10 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         if pts is None:
             return None
         if isinstance(pts, list):
-            return DualWarmStart(self.lam, points=[np.asarray(p, dtype=float).ravel().copy()
+            # the result's own arrays, which nothing writes (a warm start copies them
+            # into its block iterates): a second copy of them cost CoNLL-2000 0.3 s and
+            # 560 MB
+            return DualWarmStart(self.lam, points=[np.asarray(p, dtype=float).ravel()
                                                    for p in pts])
         return DualWarmStart(self.lam, compiled=pts)  # the model's kernels' own state
 

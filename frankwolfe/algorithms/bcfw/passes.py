@@ -84,9 +84,11 @@ class Pass(ABC):
         early when the budget is spent; the change of f when :attr:`exact_df`."""
 
     @abstractmethod
-    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
         """``(f, gap)`` at ``x`` with one oracle call per block; with ``refresh`` (``x`` is
-        the last iterate) the block-gap estimates become the exact block gaps."""
+        the last iterate) the block-gap estimates become the exact block gaps.
+        ``closing``: the run's last certificate (its answers need not join a cache)."""
 
     def info(self) -> dict[str, Any]:
         """History columns of this pass (mini-batch rounds count their rounds)."""

@@ -177,7 +177,8 @@ class PythonRounds(Pass):
                 break
         return 0.0
 
-    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
         return self.certify(x, refresh, self._atoms)
 
     def _atoms(self, g: np.ndarray) -> list[Atom]:
@@ -238,7 +239,8 @@ class CompiledRounds(Pass):
                 break
         return df
 
-    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
         return self.steps.certificate(x, refresh, self._store_all)
 
     def _store_all(self, g: np.ndarray) -> None:
