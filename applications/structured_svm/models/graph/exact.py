@@ -17,7 +17,12 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
                  ) -> tuple[np.ndarray, float]:  # pragma: no cover - compiled
     n, K = unary.shape
     E = edges.shape[0]
-    deg = np.zeros(n + 1, dtype=np.int64)
+    # allocations of one kind (np.empty of int64 / float64, set by loops): each other
+    # kind (np.full, zeros of bools, copies of slices) compiles an implementation of
+    # its own, 0.1-0.3 CPU-s each on a cold cache
+    deg = np.empty(n + 1, dtype=np.int64)
+    for i in range(n + 1):
+        deg[i] = 0
     for e in range(E):
         deg[edges[e, 0] + 1] += 1
         deg[edges[e, 1] + 1] += 1
@@ -25,7 +30,9 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
         deg[i + 1] += deg[i]
     nbr = np.empty(2 * E, dtype=np.int64)
     via = np.empty(2 * E, dtype=np.int64)
-    fill = deg[:-1].copy()
+    fill = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        fill[i] = deg[i]
     for e in range(E):
         for s in range(2):
             a, b = edges[e, s], edges[e, 1 - s]
@@ -34,15 +41,19 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
             fill[a] += 1
     # breadth-first order of every tree of the forest
     order = np.empty(n, dtype=np.int64)
-    parent = np.full(n, -1, dtype=np.int64)
-    pedge = np.full(n, -1, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.bool_)
+    parent = np.empty(n, dtype=np.int64)
+    pedge = np.empty(n, dtype=np.int64)
+    seen = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        parent[i] = -1
+        pedge[i] = -1
+        seen[i] = 0
     head = 0
     tail = 0
     for r in range(n):
         if seen[r]:
             continue
-        seen[r] = True
+        seen[r] = 1
         order[tail] = r
         tail += 1
         while head < tail:
@@ -51,13 +62,17 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
             for k in range(deg[a], deg[a + 1]):
                 b = nbr[k]
                 if not seen[b]:
-                    seen[b] = True
+                    seen[b] = 1
                     parent[b] = a
                     pedge[b] = via[k]
                     order[tail] = b
                     tail += 1
-    acc = unary.copy()
-    arg = np.zeros((n, K), dtype=np.int64)  # best own state given the parent's
+    acc = np.empty((n, K))
+    arg = np.empty((n, K), dtype=np.int64)  # best own state given the parent's
+    for i in range(n):
+        for k in range(K):
+            acc[i, k] = unary[i, k]
+            arg[i, k] = 0
     for t in range(n - 1, -1, -1):
         v = order[t]
         p = parent[v]
@@ -75,7 +90,7 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
                     bi = yv
             acc[p, yp] += best
             arg[v, yp] = bi
-    y = np.zeros(n, dtype=np.int64)
+    y = np.empty(n, dtype=np.int64)
     total = 0.0
     for t in range(n):
         v = order[t]

@@ -59,23 +59,31 @@ class MessagePassingResult:
         return bool(self.bound - self.score <= 1e-9 * (1.0 + abs(self.score)))
 
 
+# One kernel: split in functions (each a compilation of its own, about 0.4 CPU-s of
+# fixed cost on a cold cache) it compiled slower than whole.  Work arrays
+# come from the caller (see _run): each array allocation of its own shape and dtype in
+# a kernel compiles an implementation of its own, 0.1-0.3 s each on a cold cache.
+# Integer rows of ``iw``: 0 start (CSR offsets, n + 1), 1 fill, 2 n_in, 3 n_out,
+# 4 y, 5 best_y, 6 nbr, 7 via (2E: each slot's neighbour and edge), 8 chain_of (E);
+# ``first[k]``: whether slot k's node is its edge's first end; ``kw``: three K-vectors.
+
 @nb.njit(cache=True, nogil=True)
 def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
-                 n_iter: int, tol: float
-                 ) -> tuple[np.ndarray, float, float, int, bool]:  # pragma: no cover
+                 n_iter: int, tol: float, iw: np.ndarray, first: np.ndarray, chain_w: np.ndarray,
+                 msg: np.ndarray, cvec: np.ndarray, kw: np.ndarray
+                 ) -> tuple[float, float, int, bool]:  # pragma: no cover
     n, K = unary.shape
     E = edges.shape[0]
-    # adjacency (CSR), with each slot's edge and whether this node is the edge's first end
-    start = np.zeros(n + 1, dtype=np.int64)
+    start, fill, n_in, n_out, y, best_y = iw[0], iw[1], iw[2], iw[3], iw[4], iw[5]
+    nbr, via, chain_of = iw[6], iw[7], iw[8]
+    th, cand, v = kw[0], kw[1], kw[2]
     for e in range(E):
         start[edges[e, 0] + 1] += 1
         start[edges[e, 1] + 1] += 1
     for i in range(n):
         start[i + 1] += start[i]
-    nbr = np.empty(2 * E, dtype=np.int64)
-    via = np.empty(2 * E, dtype=np.int64)
-    first = np.empty(2 * E, dtype=np.bool_)
-    fill = start[:-1].copy()
+    for i in range(n):
+        fill[i] = start[i]
     for e in range(E):
         for s in range(2):
             a = edges[e, s]
@@ -83,28 +91,17 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
             via[fill[a]] = e
             first[fill[a]] = s == 0
             fill[a] += 1
-    n_in = np.zeros(n, dtype=np.int64)
-    n_out = np.zeros(n, dtype=np.int64)
     for s in range(n):
         for k in range(start[s], start[s + 1]):
             if nbr[k] < s:
                 n_in[s] += 1
             else:
                 n_out[s] += 1
-    chain_w = np.empty(n)  # 1 / (number of monotonic chains through s)
-    for s in range(n):
-        chain_w[s] = 1.0 / max(n_in[s], n_out[s], 1)
+        c = n_in[s] if n_in[s] > n_out[s] else n_out[s]
+        chain_w[s] = 1.0 / c if c > 0 else 1.0  # 1 / (monotonic chains through s)
     # msg[e, 0]: from edges[e, 0] into edges[e, 1] (a function of the latter's state)
-    msg = np.zeros((E, 2, K))
-    th = np.empty(K)
-    cand = np.empty(K)
-    y = np.zeros(n, dtype=np.int64)
-    best_y = np.zeros(n, dtype=np.int64)
     best = -np.inf
     bound = np.inf
-    chain_of = np.zeros(E, dtype=np.int64)  # chain id of the edge, set at its earlier end
-    cvec = np.zeros((E + n, K))
-    v = np.empty(K)
     it = 0
     converged = False
     for it in range(1, n_iter + 1):
@@ -168,7 +165,8 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
             score += pairwise[e, y[edges[e, 0]], y[edges[e, 1]]]
         if score > best:
             best = score
-            best_y[:] = y
+            for s in range(n):
+                best_y[s] = y[s]
         # the monotonic-chain bound of the current reparametrization
         new_bound = 0.0
         n_chains = 0
@@ -249,7 +247,7 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
         if change <= tol:  # a fixed point: further iterations repeat this one
             converged = True
             break
-    return best_y, best, bound, it, converged
+    return best, bound, it, converged
 
 
 def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
@@ -259,8 +257,13 @@ def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: b
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
     u, p, e = check_energy(unary, pairwise, edges, where)
-    y, s, b, it, conv = _pass_kernel(u, p, e, reweight, int(n_iter), float(tol))
-    return MessagePassingResult(y, float(s), float(b), int(it), bool(conv))
+    n, K = u.shape
+    E = e.shape[0]
+    iw = np.zeros((9, max(n + 1, 2 * E)), dtype=np.int64)  # rows: see _pass_kernel
+    s, b, it, conv = _pass_kernel(u, p, e, reweight, int(n_iter), float(tol), iw,
+                                  np.zeros(2 * E, dtype=np.bool_), np.empty(n),
+                                  np.zeros((E, 2, K)), np.zeros((E + n, K)), np.empty((3, K)))
+    return MessagePassingResult(iw[5, :n].copy(), float(s), float(b), int(it), bool(conv))
 
 
 def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_iter: int = 100,
