@@ -298,3 +298,100 @@ def test_mini_batch_rounds_on_threads_match_one_thread() -> None:
                                       batch_size=4, n_jobs=n_jobs, random_state=0).fit(X, Y))
     np.testing.assert_array_equal(fits[0].w_, fits[1].w_)
     assert fits[0].history_["gap"][-1] == fits[1].history_["gap"][-1] >= 0
+
+
+# -- certified gaps with approximate inference ----------------------------------------------
+def _aug_max(model: GraphCRF, x: tuple, y: np.ndarray, w: np.ndarray) -> float:
+    """``max_y L(y_true, y) + <w, phi(x, y)>`` by enumeration (independent of the
+    inference code: the energy is read off the potentials, scored for every labelling)."""
+    u, p, e = model.potentials(x, w)
+    n, K = u.shape
+    p = np.broadcast_to(p, (e.shape[0], K, K))
+    ys = all_labellings(n, K)
+    s = u[np.arange(n), ys].sum(1) + p[np.arange(e.shape[0]), ys[:, e[:, 0]], ys[:, e[:, 1]]].sum(1)
+    loss = (model.class_weight[y][None, :] * (ys != y)).sum(1) / n
+    return float((s + loss).max())
+
+
+def _exact_primal(model: GraphCRF, X: list, Y: list, w: np.ndarray, lam: float) -> float:
+    hinge = [_aug_max(model, x, y, w) - model.score(x, y, w) for x, y in zip(X, Y)]
+    return 0.5 * lam * float(w @ w) + float(np.mean(hinge))
+
+
+def _frustrated_data(n: int, seed: int) -> tuple[list, list]:
+    # 2x3 grids (3^6 labellings), 3 states, labels that disagree with the features in
+    # places: the trained pairwise terms are not Potts, the oracles may miss the maximum
+    rng = np.random.default_rng(seed)
+    edges, _ = grid_edges(2, 3)
+    X, Y = [], []
+    for _ in range(n):
+        y = rng.integers(3, size=6)
+        X.append((np.c_[np.eye(3)[y] + rng.normal(scale=1.5, size=(6, 3)), np.ones(6)], edges))
+        Y.append(y)
+    return X, Y
+
+
+@pytest.mark.parametrize("method", ["exact", "trws", "max-product", "graph-cut", "lp", "auto"])
+def test_bounds_cover_the_loss_augmented_maximum(method: str) -> None:
+    model = GraphCRF(3, 4, inference=method, inference_options={"n_iter": 5}
+                     if method in ("trws", "max-product") else None)
+    X, Y = _frustrated_data(15, 3)
+    rng = np.random.default_rng(4)
+    missed = 0
+    for x, y in zip(X, Y):
+        w = 2.0 * rng.normal(size=model.size_joint_feature)
+        best = _aug_max(model, x, y, w)
+        bound, relaxed = model.loss_augmented_bound(x, y, w)
+        assert bound >= best - 1e-9 * (1 + abs(best)), (bound, best)
+        assert relaxed == (method in ("lp", "auto"))
+        ya = model.loss_augmented_decode(x, y, w)
+        missed += model.score(x, ya, w) + model.loss(y, ya) < best - 1e-9
+        if method == "exact":
+            assert bound == pytest.approx(best, rel=1e-12, abs=1e-12)
+    if method == "graph-cut":
+        # alpha-expansion misses the maximum here: its hinge is no primal bound
+        assert missed > 0
+
+
+@pytest.mark.parametrize("method", ["trws", "max-product", "graph-cut", "lp"])
+def test_reported_gaps_certify_the_exact_problem(method: str) -> None:
+    X, Y = _frustrated_data(8, 0)
+    lam = 0.01
+    model = GraphCRF(3, 4, inference=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(model, lam=lam, max_passes=6, gap_every=3, tol=1e-9,
+                            random_state=0).fit(X, Y)
+    primal = _exact_primal(model, X, Y, svm.w_, lam)
+    dual = svm.history_["dual"][-1]
+    tol = 1e-8 * (1 + abs(primal))
+    assert svm.history_["primal"][-1] >= primal - tol
+    assert svm.result_.gap == pytest.approx(svm.history_["gap"][-1], rel=1e-9, abs=1e-12)
+    assert svm.result_.best_gap <= svm.result_.gap + tol
+    if method == "lp":  # a certificate of the relaxed problem (whose primal is above)
+        assert svm.gap_certifies_ == "relaxed problem"
+        assert svm.result_.extra["gap_certifies"] == "relaxed problem"
+        assert svm.result_.gap >= -tol
+    else:
+        assert svm.gap_certifies_ == "exact problem"
+        assert svm.result_.gap >= primal - dual - tol, (svm.result_.gap, primal - dual)
+        assert svm.result_.best_gap >= primal - dual - tol - (
+            svm.history_["primal"][-1] - svm.history_["primal"].min())
+    assert np.all(np.isnan(svm.result_.history["gap"])) if "gap" in svm.result_.history.columns \
+        else True
+
+
+@pytest.mark.parametrize("method", ["exact", "auto", "trws"])
+def test_certified_gap_on_a_tree_is_primal_minus_dual(method: str) -> None:
+    X, Y = _frustrated_data(8, 1)
+    X = [(f, e[:5]) for f, e in X]  # a spanning tree of the 2x3 grid
+    lam = 0.05
+    model = GraphCRF(3, 4, inference=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = StructuredSVM(model, lam=lam, max_passes=4, gap_every=2, random_state=0).fit(X, Y)
+    primal = _exact_primal(model, X, Y, svm.w_, lam)
+    want = primal - svm.history_["dual"][-1]
+    assert svm.gap_certifies_ == "exact problem"
+    assert svm.result_.gap == pytest.approx(want, rel=1e-6, abs=1e-8)
+    assert svm.history_["gap"][-1] == pytest.approx(want, rel=1e-6, abs=1e-8)

@@ -9,6 +9,16 @@ are linear in the marginals, so they take either form, and the structured SVM du
 then has relaxed labellings as atoms: its duality gap certifies the *relaxed*
 problem (Finley & Joachims, ICML 2008), not the exact one.  ``decode`` always
 returns an integer labelling (the LP's rounding when it is fractional).
+
+Certified gaps: an approximate oracle may miss the maximum, so the primal computed
+from its labellings is not an upper bound of the primal and ``primal - dual`` would
+certify nothing.  :meth:`GraphCRF.loss_augmented_bound` gives the estimator an upper
+bound of each example's loss-augmented maximum instead (the inference's own: TRW-S's
+dual bound, the LP's optimum, the exact maximum; TRW-S's where max-product or
+alpha-expansion did not certify their labelling), and the estimator's primal and gaps
+are computed from those bounds: certificates of the exact problem, or of the relaxed
+one where the oracle may return relaxed labellings (``"lp"``, and ``"auto"`` on a
+graph with a cycle, where it may pick the LP).
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ import numpy as np
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
-from .energy import check_edges
+from .energy import check_edges, is_forest
 from .inference import METHODS, InferenceResult, infer
 
 __all__ = ["GraphCRF", "EdgeFeatureGraphCRF"]
@@ -77,8 +87,8 @@ class GraphCRF(StructuredModel):
         :func:`.infer` for costs and guarantees); used by both decoders.  With
         ``"lp"`` the loss-augmented oracle returns relaxed labellings when the LP is
         fractional (see the module's docstring), so the training gap certifies the
-        relaxed problem; the other approximate methods return their best labelling,
-        and the gap then certifies nothing (it may even be negative).
+        relaxed problem; with the other methods the estimator's gaps certify the exact
+        problem, through the upper bounds of :meth:`loss_augmented_bound`.
     class_weight : array-like of shape (K,), optional
         Loss weight of each true class.
     directed : bool, default False
@@ -209,9 +219,8 @@ class GraphCRF(StructuredModel):
     def _pairwise(self, x: tuple[np.ndarray, ...], wp: np.ndarray) -> np.ndarray:
         return wp[0]  # one matrix shared by every edge
 
-    def run_inference(self, x: Any, w: np.ndarray, y_true: Any = None) -> InferenceResult:
-        """The inference result (labels, score, bound, marginals for ``"lp"``) of the
-        plain problem, or of the loss-augmented one when ``y_true`` is given."""
+    def _energy(self, x: Any, w: np.ndarray, y_true: Any = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         unary, pairwise, edges = self.potentials(x, w)
         if y_true is not None:
             n = unary.shape[0]
@@ -219,7 +228,36 @@ class GraphCRF(StructuredModel):
             aug = np.repeat((self.class_weight[t] / n)[:, None], self.n_states, axis=1)
             aug[np.arange(n), t] = 0.0
             unary = unary + aug
-        return infer(unary, pairwise, edges, self.inference_method, **self.inference_options)
+        return unary, pairwise, edges
+
+    def run_inference(self, x: Any, w: np.ndarray, y_true: Any = None) -> InferenceResult:
+        """The inference result (labels, score, bound, marginals for ``"lp"``) of the
+        plain problem, or of the loss-augmented one when ``y_true`` is given."""
+        return infer(*self._energy(x, w, y_true), self.inference_method,
+                     **self.inference_options)
+
+    def loss_augmented_bound(self, x: Any, y_true: Any, w: np.ndarray) -> tuple[float, bool]:
+        """An upper bound of ``max_y L(y_true, y) + <w, phi(x, y)>``, and whether it
+        bounds the maximum over the local polytope's relaxed labellings (the relaxed
+        problem) rather than over labellings.
+
+        The hook through which :class:`.StructuredSVM` certifies its gaps with
+        approximate inference (see the module's docstring).  The bound is the
+        inference's own (the maximum itself where exact, TRW-S's dual bound, the LP's
+        optimum); where max-product or alpha-expansion did not certify their labelling,
+        TRW-S runs on the same energy for a bound (at most one more inference).  The
+        second item is True for ``"lp"``, and for ``"auto"`` on a graph with a cycle
+        (where it may pick the LP, whose relaxed labellings then enter the dual).
+        """
+        energy = self._energy(x, w, y_true)
+        r = infer(*energy, self.inference_method, **self.inference_options)
+        bound = r.bound
+        if not r.exact and r.method in ("max-product", "graph-cut"):
+            opts = {k: v for k, v in self.inference_options.items() if k in ("n_iter", "tol")}
+            bound = min(bound, infer(*energy, "trws", **opts).bound)
+        relaxed = self.inference_method == "lp" or (
+            self.inference_method == "auto" and not is_forest(energy[0].shape[0], energy[2]))
+        return float(bound), relaxed
 
     def decode(self, x: Any, w: np.ndarray) -> np.ndarray:
         """The labelling of the chosen inference (integer; rounded when relaxed)."""
