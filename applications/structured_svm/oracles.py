@@ -100,6 +100,10 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
             "certifies": "exact problem"}
 
 
+#: what the solvers report of their own gaps (history columns, result extras)
+_SOLVER_GAPS = frozenset({"gap", "gap_estimate", "block_gaps"})
+
+
 def certified_result(res: Result, primal: float, primals: np.ndarray, dual: float,
                      certifies: str, tol: float) -> Result:
     """``res`` of a solver run on the SSVM dual, with the gaps of a primal upper bound.
@@ -109,15 +113,17 @@ def certified_result(res: Result, primal: float, primals: np.ndarray, dual: floa
     bound of :func:`batch_primal` at the returned ``w``), ``best_gap = best_primal -
     dual`` (``best_primal``: the least of ``primal`` and the earlier bounds ``primals``,
     each an upper bound of the optimum), ``dual_bound = -best_primal`` and
-    ``extra["gap_certifies"] = certifies``.  The solver's history loses its gap column
-    (NaN), and a run that the solver ended as converged is ``stalled`` when the
-    certified gap is above ``tol``.
+    ``extra["gap_certifies"] = certifies``.  The solver's own gaps (history columns
+    ``gap``, ``gap_estimate``; ``extra["block_gaps"]``) become NaN, and a run that the
+    solver ended as converged is ``stalled`` when the certified gap is above ``tol``.
     """
     gap = primal - dual
     best_primal = min([primal, *primals])
     history = History(tuple(res.history.columns))
     for row in res.history:
-        history.append(**({**row, "gap": np.nan} if "gap" in row else row))
+        history.append(**{k: np.nan if k in _SOLVER_GAPS else v for k, v in row.items()})
+    extra = {k: np.full(np.shape(v), np.nan) if k in _SOLVER_GAPS else v
+             for k, v in res.extra.items()}
     status, message = res.status, res.message
     if status == Status.CONVERGED and not gap <= tol:
         status = Status.STALLED
@@ -126,7 +132,7 @@ def certified_result(res: Result, primal: float, primals: np.ndarray, dual: floa
     return dataclasses.replace(
         res, gap=gap, best_gap=best_primal - dual, dual_bound=-best_primal, status=status,
         message=f"{message}; gap certified by the inference's bounds ({certifies})",
-        history=history, extra={**res.extra, "gap_certifies": certifies})
+        history=history, extra={**extra, "gap_certifies": certifies})
 
 
 def batch_predict(model: StructuredModel, X: Sequence[Any], w: np.ndarray,
