@@ -148,7 +148,9 @@ def test_batch_frank_wolfe_runs_on_graphs() -> None:
     assert np.all(np.diff(dual) > 0) and np.all(svm.history_["gap"] >= -1e-10)
 
 
-@pytest.mark.parametrize("solver", ["bcfw", "bcfw_pairwise", "ssg", "cutting_plane"])
+@pytest.mark.parametrize("solver", ["bcfw", "bcfw_pairwise", "ssg",
+                                    # 8 CPU-s cold (the corrective QP's first use)
+                                    pytest.param("cutting_plane", marks=pytest.mark.slow)])
 def test_training_beats_independent_nodes(solver: str) -> None:
     X, Y = make_noisy_blocks(30, 5, 5, 2, noise=1.2, random_state=0)
     Xt, Yt = make_noisy_blocks(30, 5, 5, 2, noise=1.2, random_state=1)

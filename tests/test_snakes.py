@@ -91,6 +91,7 @@ def test_missing_data_is_named(tmp_path: Path) -> None:
         snakes_examples([np.zeros((2, 2, 3), np.uint8)], "colour")
 
 
+@pytest.mark.slow  # two trainings, 6 CPU-s
 def test_input_dependent_edges_beat_directions(shared_data: Path) -> None:
     # 40 training grids and 4 passes (the benchmark's 200 and 30 reach 0.98 and more):
     # enough for the input-dependent edges to number the snake's middle cells, which
