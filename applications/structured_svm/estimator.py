@@ -445,7 +445,7 @@ class StructuredSVM(BaseEstimator):
         return 1.0 - self.error(X, Y)
 
     def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
-        """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_``."""
+        """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_`` (a bound: batch_primal)."""
         return batch_primal(self.model, X, Y, self._fitted(), self.lam_, self.n_jobs)["primal"]
 
     # -- persistence -------------------------------------------------------------------
