@@ -415,3 +415,8 @@ def test_certified_gap_on_a_tree_is_primal_minus_dual(method: str) -> None:
     assert svm.gap_certifies_ == "exact problem"
     assert svm.result_.gap == pytest.approx(want, rel=1e-6, abs=1e-8)
     assert svm.history_["gap"][-1] == pytest.approx(want, rel=1e-6, abs=1e-8)
+    assert svm.result_.status == "max_iter" and "certified gap" in svm.result_.message
+    # stopped by the certified gap: converged, at the first evaluation within tol
+    svm.set_params(tol=1.01 * want, max_passes=40).fit(X, Y)
+    assert svm.result_.status == "converged" and svm.result_.gap <= 1.01 * want
+    assert len(svm.history_["gap"]) <= 2

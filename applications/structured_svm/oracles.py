@@ -115,7 +115,8 @@ def certified_result(res: Result, primal: float, primals: np.ndarray, dual: floa
     each an upper bound of the optimum), ``dual_bound = -best_primal`` and
     ``extra["gap_certifies"] = certifies``.  The solver's own gaps (history columns
     ``gap``, ``gap_estimate``; ``extra["block_gaps"]``) become NaN, and a run that the
-    solver ended as converged is ``stalled`` when the certified gap is above ``tol``.
+    solver ended as converged is ``stalled`` when the certified gap is above ``tol``, one
+    that the estimator's callback stopped at a certified gap within ``tol`` converged.
     """
     gap = primal - dual
     best_primal = min([primal, *primals])
@@ -124,15 +125,24 @@ def certified_result(res: Result, primal: float, primals: np.ndarray, dual: floa
         history.append(**{k: np.nan if k in _SOLVER_GAPS else v for k, v in row.items()})
     extra = {k: np.full(np.shape(v), np.nan) if k in _SOLVER_GAPS else v
              for k, v in res.extra.items()}
-    status, message = res.status, res.message
-    if status == Status.CONVERGED and not gap <= tol:
+    # the solver's message quotes its own gap (and the tol it ran at): reworded
+    status, k = res.status, res.nit
+    if status in (Status.CONVERGED, Status.CALLBACK_STOP) and gap <= tol:
+        status, reason = Status.CONVERGED, f"converged after {k} iterations"
+    elif status == Status.CONVERGED:
         status = Status.STALLED
-        message = (f"the solver's decodings gave no ascent direction while the certified gap "
-                   f"is {gap:.3g} > tol={tol} (approximate inference)")
+        reason = (f"stalled after {k} iterations: the solver's decodings gave no ascent "
+                  "direction")
+    else:
+        reason = {Status.MAX_ITER: f"iteration budget spent after {k} iterations",
+                  Status.TIME_LIMIT: f"time limit reached after {k} iterations",
+                  Status.INTERRUPTED: f"interrupted (Ctrl-C) after {k} iterations; returning "
+                                      "the iterate"}.get(status, res.message)
+    message = (f"{reason}; certified gap {gap:.3e} {'<=' if gap <= tol else '>'} tol "
+               f"{tol:.3e}, from the inference's bounds ({certifies})")
     return dataclasses.replace(
         res, gap=gap, best_gap=best_primal - dual, dual_bound=-best_primal, status=status,
-        message=f"{message}; gap certified by the inference's bounds ({certifies})",
-        history=history, extra={**extra, "gap_certifies": certifies})
+        message=message, history=history, extra={**extra, "gap_certifies": certifies})
 
 
 def batch_predict(model: StructuredModel, X: Sequence[Any], w: np.ndarray,
