@@ -168,39 +168,58 @@ def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any
     """Seconds of one evaluation (:func:`batch_primal`, :func:`batch_predict` and
     :func:`mean_loss` over ``(X, Y)``, :func:`batch_predict` over ``X_test``), estimated
     on two runs of consecutive examples (at the start and in the middle of each set,
-    together one in 32 examples, at least 8) and scaled to the set's size: what a time
-    budget keeps for the estimator's final history row (about 3 % of an evaluation).
+    together one in 16 examples, at least 8) and scaled to the set's size: what a time
+    budget keeps for the estimator's final history row (about 6 % of an evaluation).
 
-    A first call on one example (numba's compilation or cache load) is not timed, a
-    second gives the cost of a call itself (the batch oracles' set-up, paid once per
-    evaluation, 30 ms on CoNLL-2000: not scaled); the cost of an example is the smaller
-    of the two runs' (time lost to another process only adds).  Runs of consecutive
-    examples walk the data as the evaluation does (examples spread over the set cost 3-4
-    times as much each on CoNLL-2000)."""
+    A first call on one example (numba's compilation or cache load) is not timed, the
+    least of three more gives the cost of a call itself (paid once per evaluation: not
+    scaled); the cost of an example is the smaller of the two runs' (time lost to
+    another process only adds).  Runs of consecutive examples walk the data as the
+    evaluation does (examples spread over the set cost 3-4 times as much each on
+    CoNLL-2000).  Batch oracles with a ``subset(start, stop)`` method (the chain
+    model's) are timed on slices of the set's own, as the evaluation uses them."""
     w = np.zeros(model.size_joint_feature)
-
-    def timed(Xs: Sequence[Any], Ys: Sequence[Any] | None) -> float:
-        tic = time.perf_counter()
-        pred = batch_predict(model, Xs, w, n_jobs)
-        if Ys is not None:
-            batch_primal(model, Xs, Ys, w, lam, n_jobs)
-            mean_loss(model, Ys, pred)
-        return time.perf_counter() - tic
 
     def scaled(Xs: Sequence[Any], Ys: Sequence[Any] | None) -> float:
         n = len(Xs)
         if n == 0:
             return 0.0
-        first = ([Xs[0]], None if Ys is None else [Ys[0]])
-        timed(*first)
-        one = timed(*first)
-        half = max(4, n // 64)
+        # batch oracles that can be cut time slices of the data set the evaluation uses
+        # (built here once, as the evaluation would; a sample of examples as new lists
+        # converted them again, which the evaluation does not: 2-5x too much on
+        # CoNLL-2000, and evicted the set's converted data from its cache)
+        fast = model.batch_oracles(Xs, Ys)
+        cut = fast is not None and callable(getattr(fast, "subset", None))
+
+        def timed(run: range) -> float:
+            tic = time.perf_counter()
+            ys = None if Ys is None else [Ys[i] for i in run]
+            if cut:
+                sub = fast.subset(run.start, run.stop)
+                pred = sub.predict(w, n_jobs)
+                if ys is not None:
+                    sub.primal_terms(w, n_jobs)
+            else:
+                xs = [Xs[i] for i in run]
+                pred = batch_predict(model, xs, w, n_jobs)
+                if ys is not None:
+                    batch_primal(model, xs, ys, w, lam, n_jobs)
+            if ys is not None:
+                mean_loss(model, ys, pred)
+            return time.perf_counter() - tic
+
+        timed(range(0, 1))
+        # the least of three: a call slowed by another process would make the runs' cost
+        # per example, measured beyond it, too small (CoNLL-2000 under load: 0.02 s
+        # estimated for a 1 s evaluation)
+        one = min(timed(range(0, 1)) for _ in range(3))
+        half = max(4, n // 32)
         if n < 2 * half:
             return one * n
         slopes = []
         for lo in (0, n // 2):
             run = range(lo, min(n, lo + half))
-            t = timed([Xs[i] for i in run], None if Ys is None else [Ys[i] for i in run])
+            t = timed(run)
             slopes.append(max(t - one, 0.0) / (len(run) - 1))
         per_example = min(slopes)
         return max(one - per_example, 0.0) + per_example * n

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...monitor import Monitor
 
-__all__ = ["Budget", "Pass"]
+__all__ = ["Budget", "Pass", "batch_values", "probe_values"]
 
 
 #: block steps a pass makes before its rate estimates the closing certificate
@@ -65,6 +65,36 @@ class Budget:
         if self.monitor.time_up(reserve):
             self.up = True
         return self.up
+
+
+def batch_values(state: Any) -> Any:
+    """The values-only batch oracle of ``state``'s domain (``values(which, g)``: the
+    answers' ``<g_i, s_i>``, see :meth:`~frankwolfe.ProductDomain.batch_block_oracle`),
+    or ``None``."""
+    batch = state.batch_oracle()
+    values = None if batch is None else getattr(batch, "values", None)
+    return values if callable(values) else None
+
+
+def probe_values(state: Any) -> tuple[float, list[int], np.ndarray] | None:
+    """The seconds of a gradient and of the ``n`` oracle answers of a certificate,
+    estimated by asking :func:`batch_values` for a 32nd of the blocks (at least 8: a
+    batch this large answers at its full rate), after one untimed block (a first call's
+    cache load), and scaling; with the blocks asked and the gradient.  ``None`` without
+    a values-only batch oracle."""
+    values = batch_values(state)
+    if values is None:
+        return None
+    tic = time.perf_counter()
+    g = np.asarray(state.f.gradient(state.x), dtype=float).reshape(-1)
+    which = list(range(min(max(8, state.n // 32), state.n)))
+    untimed = time.perf_counter()
+    values(which[:1], g)  # a first call's cache load or compilation, not to be scaled
+    mid = time.perf_counter()
+    tic += mid - untimed
+    values(which, g)
+    end = time.perf_counter()
+    return (mid - tic) + (end - mid) * state.n / len(which), which, g
 
 
 class Pass(ABC):

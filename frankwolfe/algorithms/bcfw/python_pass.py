@@ -20,7 +20,7 @@ from ...atoms import Atom
 from ...monitor import INTERRUPTS, ClockReads
 from ...step_size import StepSize
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
-from .passes import Budget, Pass
+from .passes import Budget, Pass, batch_values, probe_values
 from .state import BlockState, block_vector
 
 __all__ = ["PythonSteps", "PythonPass"]
@@ -217,20 +217,18 @@ class PythonPass(Pass):
         (cache and active-set bookkeeping) or far less (cache hits)."""
         if self._probed is None:
             st, b = self.steps.state, self.steps.blocks
-            tic = time.perf_counter()
-            g = np.asarray(st.f.gradient(st.x), dtype=float).reshape(-1)
-            batch = st.batch_oracle()
-            values = None if batch is None else self._values(batch)
-            if values is not None:  # the closing certificate asks for values alone
-                # a 32nd of the blocks: a batch this large answers at its full rate
-                which = list(range(min(max(8, st.n // 32), st.n)))
-                mid = time.perf_counter()
-                values(which, g)
+            probed = probe_values(st)
+            if probed is not None:  # the closing certificate asks for values alone
+                seconds, which, g = probed
+                tic = time.perf_counter()
                 for i in which:
                     z = self.steps.Z[b.off[i]:b.off[i + 1]]
                     _block_terms(g, b.idx[i], z, _NO_POS, _NO_VAL, True)
-                self._probed = (mid - tic) + (time.perf_counter() - mid) * st.n / len(which)
+                self._probed = seconds + (time.perf_counter() - tic) * st.n / len(which)
                 return self._probed
+            tic = time.perf_counter()
+            g = np.asarray(st.f.gradient(st.x), dtype=float).reshape(-1)
+            batch = st.batch_oracle()
             which = list(range(min(8, st.n)))
             mid = time.perf_counter()
             atoms = batch(which, g) if batch is not None else [None] * len(which)
@@ -284,13 +282,8 @@ class PythonPass(Pass):
         if batch is None:
             return self.steps.certificate(x, refresh, keep=keep)
         which = list(range(self.steps.state.n))
-        values = self._values(batch)
+        values = batch_values(self.steps.state)
         if values is not None and not (refresh and keep and self.steps.cache):
             return self.steps.certificate(x, refresh, values=lambda g: values(which, g))
         return self.steps.certificate(x, refresh, lambda g: batch(which, g), keep=keep)
 
-    @staticmethod
-    def _values(batch: Any) -> Callable[[Sequence[int], np.ndarray], np.ndarray] | None:
-        """The batch oracle's ``values(which, g)``, where it has one."""
-        values = getattr(batch, "values", None)
-        return values if callable(values) else None

@@ -177,6 +177,12 @@ class ChainBatchOracles:
         out = chain_batch_oracle(self.data, w, n_jobs)
         return out["hinge"], out["psi_sum"], float(out["loss"].sum())
 
+    def subset(self, start: int, stop: int) -> ChainBatchOracles:
+        """The batch oracles of sequences ``start, ..., stop - 1`` alone (views of this
+        data set's rows: what timing a sample of an evaluation asks, see
+        :func:`...oracles.evaluation_seconds`)."""
+        return ChainBatchOracles(self.data.subset(start, stop))
+
     def predict(self, w: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
         """The decoding of every sequence."""
         labels, _ = chain_batch_decode(self.data, w, False, n_jobs)

@@ -88,8 +88,9 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, wt, fm, w, K, F, use
                 cap *= 2
             pos2 = np.empty(cap, dtype=np.int64)
             val2 = np.empty(cap)
-            pos2[:m] = pos[:m]
-            val2[:m] = val[:m]
+            for e in range(m):  # element loops, not slices: see batch._batch
+                pos2[e] = pos[e]
+                val2[e] = val[e]
             pos, val = pos2, val2
         act = active[aoff[i]:aoff[i + 1]]
         na = act.size
