@@ -6,10 +6,17 @@ runs them in numba over flattened token arrays, threads over examples with
 ``n_jobs``); otherwise they go through its Python methods, with a thread pool
 over examples when ``n_jobs != 1`` (useful when the model's oracle releases the
 GIL, as numba ``nogil`` kernels and scipy's assignment solver do).
+
+Certified primal values: a model whose loss-augmented decoding may miss the maximum
+(approximate inference) offers ``loss_augmented_bound(x, y_true, w) -> (bound,
+relaxed)``, an upper bound of ``max_y L(y_true, y) + <w, phi(x, y)>`` (``relaxed``: over
+the relaxed labellings its oracle may return); :func:`batch_primal` then bounds the
+primal from above with it, so that ``primal - dual`` stays a certified gap.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe import History, Result, Status
 from frankwolfe.parallel.threads import effective_n_jobs
 
 from .models.base import StructuredModel
 
 __all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss",
-           "evaluation_seconds"]
+           "evaluation_seconds", "certified_result"]
 
 
 def _map(fn, items: Sequence[Any], n_jobs: int | None) -> list[Any]:
@@ -61,11 +69,24 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
 
     Returns a dict with ``primal``, ``hinge`` (per example), ``psi_sum`` and ``loss_sum``
     (of the loss-augmented labellings, for ``w_s = psi_sum/(lam n)``, ``l_s = loss_sum/n``)
-    and ``train_loss`` (mean task loss of the plain predictions is *not* included:
-    see :func:`mean_loss`).
+    and ``certifies``: ``"exact problem"``, or ``"relaxed problem"`` (the mean task loss
+    of the plain predictions is *not* included: see :func:`mean_loss`).
+
+    For a model with ``loss_augmented_bound`` (approximate inference, see the module's
+    docstring) ``primal`` is an upper bound of the primal from the inference's bounds,
+    ``hinge_i = bound_i - <w, phi(x_i, y_i)>``, and ``psi_sum`` / ``loss_sum`` are None
+    (no labelling is decoded); ``certifies`` is ``"relaxed problem"`` when a bound is
+    over relaxed labellings.
     """
     w = np.asarray(w, dtype=float)
     n = len(X)
+    bound = getattr(model, "loss_augmented_bound", None)
+    if bound is not None:
+        res = _map(lambda i: bound(X[i], Y[i], w), list(range(n)), n_jobs)
+        bounded = np.array([b - model.score(x, y, w) for (b, _), x, y in zip(res, X, Y)])
+        return {"primal": 0.5 * lam * float(w @ w) + float(bounded.sum()) / n, "hinge": bounded,
+                "psi_sum": None, "loss_sum": None,
+                "certifies": "relaxed problem" if any(r for _, r in res) else "exact problem"}
     fast = model.batch_oracles(X, Y)
     if fast is not None:
         hinge, psi, loss_sum = fast.primal_terms(w, n_jobs)
@@ -75,7 +96,53 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
         hinge = None
     total_hinge = float(hinge.sum()) if hinge is not None else loss_sum - float(w @ psi)
     primal = 0.5 * lam * float(w @ w) + total_hinge / n
-    return {"primal": primal, "hinge": hinge, "psi_sum": psi, "loss_sum": loss_sum}
+    return {"primal": primal, "hinge": hinge, "psi_sum": psi, "loss_sum": loss_sum,
+            "certifies": "exact problem"}
+
+
+#: what the solvers report of their own gaps (history columns, result extras)
+_SOLVER_GAPS = frozenset({"gap", "gap_estimate", "block_gaps"})
+
+
+def certified_result(res: Result, primal: float, primals: np.ndarray, dual: float,
+                     certifies: str, tol: float) -> Result:
+    """``res`` of a solver run on the SSVM dual, with the gaps of a primal upper bound.
+
+    With approximate inference the solver's own gaps come from labellings that may miss
+    the maximum and certify nothing; here ``gap = primal - dual`` (``primal``: the
+    bound of :func:`batch_primal` at the returned ``w``), ``best_gap = best_primal -
+    dual`` (``best_primal``: the least of ``primal`` and the earlier bounds ``primals``,
+    each an upper bound of the optimum), ``dual_bound = -best_primal`` and
+    ``extra["gap_certifies"] = certifies``.  The solver's own gaps (history columns
+    ``gap``, ``gap_estimate``; ``extra["block_gaps"]``) become NaN, and a run that the
+    solver ended as converged is ``stalled`` when the certified gap is above ``tol``, one
+    that the estimator's callback stopped at a certified gap within ``tol`` converged.
+    """
+    gap = primal - dual
+    best_primal = min([primal, *primals])
+    history = History(tuple(res.history.columns))
+    for row in res.history:
+        history.append(**{k: np.nan if k in _SOLVER_GAPS else v for k, v in row.items()})
+    extra = {k: np.full(np.shape(v), np.nan) if k in _SOLVER_GAPS else v
+             for k, v in res.extra.items()}
+    # the solver's message quotes its own gap (and the tol it ran at): reworded
+    status, k = res.status, res.nit
+    if status in (Status.CONVERGED, Status.CALLBACK_STOP) and gap <= tol:
+        status, reason = Status.CONVERGED, f"converged after {k} iterations"
+    elif status == Status.CONVERGED:
+        status = Status.STALLED
+        reason = (f"stalled after {k} iterations: the solver's decodings gave no ascent "
+                  "direction")
+    else:
+        reason = {Status.MAX_ITER: f"iteration budget spent after {k} iterations",
+                  Status.TIME_LIMIT: f"time limit reached after {k} iterations",
+                  Status.INTERRUPTED: f"interrupted (Ctrl-C) after {k} iterations; returning "
+                                      "the iterate"}.get(status, res.message)
+    message = (f"{reason}; certified gap {gap:.3e} {'<=' if gap <= tol else '>'} tol "
+               f"{tol:.3e}, from the inference's bounds ({certifies})")
+    return dataclasses.replace(
+        res, gap=gap, best_gap=best_primal - dual, dual_bound=-best_primal, status=status,
+        message=message, history=history, extra={**extra, "gap_certifies": certifies})
 
 
 def batch_predict(model: StructuredModel, X: Sequence[Any], w: np.ndarray,
