@@ -71,7 +71,8 @@ FLOORS_SKIP := test_ssvm_training test_ssvm_budget test_ssvm_averaging test_ssvm
 	test_ssvm_dask test_ssvm_paper test_ssvm_kernel test_ssvm_extragradient test_ssvm_online_eg \
 	test_bcfw_fused test_model_files test_edges_budgets test_edges_budgets_ssvm test_edges_dask \
 	test_edges_interrupts test_fcfw_pruning test_saddle test_traffic test_examples \
-	test_benchmark_peers test_graph_matching test_cache
+	test_benchmark_peers test_graph_matching test_cache test_graph_inference \
+	test_graph_crf test_snakes
 test-floors: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST) \
 		$(foreach f,$(FLOORS_SKIP),--ignore=tests/$(f).py)

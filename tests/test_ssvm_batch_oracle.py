@@ -50,6 +50,67 @@ def test_batch_oracle_atoms_equal_the_blocks_atoms(ids, gl):
         oracle([0], g)
 
 
+@pytest.mark.parametrize("ids, wide", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("gl", [-1.0, -0.3, 0.0])
+def test_batch_oracle_values_are_the_atoms_inner_products(ids, wide, gl):
+    # wide: 300 ids per template, so that a few examples read far fewer ids than the
+    # weights hold and the batch decodes from the label-major weights (else
+    # feature-major): the atoms must equal the blocks' either way
+    model, X, Y = _chain(ids)
+    if wide:
+        model = ChainModel(4, [300, 300, 300])
+    dom = SSVMDual(model, X, Y, 0.05)
+    oracle = dom.batch_block_oracle()
+    g = np.random.default_rng(1).normal(size=dom.dim)
+    g[-1] = gl
+    for which in ([7, 0, 24, 3, 3], list(range(25))):
+        vals = oracle.values(which, g)
+        atoms = oracle(which, g)
+        assert vals.shape == (len(which),)
+        for i, a, v in zip(which, atoms, vals):
+            gi = g[dom.block_indices[i]]
+            ref = dom.blocks[i](gi)
+            np.testing.assert_array_equal(a.indices, ref.indices)
+            np.testing.assert_array_equal(a.values, ref.values)
+            # another order of summation: equal up to rounding, on both sides
+            assert abs(v - ref.dot(gi)) <= 1e-12 * (1.0 + np.abs(ref.values).sum()
+                                                    * np.abs(gi).max())
+    assert oracle.values([], g).shape == (0,)
+
+
+def test_closing_certificate_from_values_is_the_primal_dual_gap(monkeypatch):
+    # the pairwise solver's last certificate asks the batch oracle's values alone (no
+    # atoms: none joins the cache when the run ends); its gap must still be the SSVM's
+    # primal minus dual, computed independently from the primal objective
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    model, X, Y = _chain(True)
+    calls = {"values": 0}
+    orig = SSVMDual.batch_block_oracle
+
+    def counted(self):
+        inner = orig(self)
+        if inner is None:
+            return None
+        values = inner.values
+
+        def count(which, g):
+            calls["values"] += 1
+            return values(which, g)
+
+        inner.values = count
+        return inner
+
+    monkeypatch.setattr(SSVMDual, "batch_block_oracle", counted)
+    svm = StructuredSVM(model, lam=0.05, solver="bcfw_pairwise", max_passes=3,
+                        gap_every=10, random_state=0).fit(X, Y)
+    assert calls["values"] >= 1
+    gap = svm.result_.gap
+    ref = svm.history_["primal"][-1] - svm.history_["dual"][-1]
+    assert np.isfinite(gap) and gap > 0
+    assert abs(gap - ref) <= 1e-9 * (1.0 + abs(svm.history_["primal"][-1]))
+
+
 def test_batch_oracle_only_for_the_compiled_chain_model():
     model, X, Y = _chain(True)
     assert SSVMDual(model, X, Y, 0.1, compiled=False).batch_block_oracle() is None

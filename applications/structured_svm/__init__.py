@@ -10,17 +10,35 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._lazy import load, names
-from .datasets import load_cmu_house, load_conll2000, load_ocr, make_chain
+from .datasets import (
+    load_cmu_house,
+    load_conll2000,
+    load_ocr,
+    load_snakes,
+    make_chain,
+    make_noisy_blocks,
+)
 from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
-from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel
+from .models import (
+    ChainModel,
+    DirectionalGridCRF,
+    EdgeFeatureGraphCRF,
+    GraphCRF,
+    GridCRF,
+    MatchingModel,
+    MulticlassModel,
+    StructuredModel,
+)
 from .solvers import dual_extragradient, online_eg, ssg
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation tools see them
     from .estimator import StructuredSVM
     from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
 
-__all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel",
-           "load_ocr", "load_conll2000", "make_chain", "load_cmu_house",
+__all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
+           "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
+           "load_ocr", "load_conll2000", "make_chain", "load_cmu_house", "load_snakes",
+           "make_noisy_blocks",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
            "dual_extragradient"]

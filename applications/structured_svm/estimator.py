@@ -33,7 +33,7 @@ from .._params import (
 )
 from .dual import DualWarmStart, SSVMDual
 from .models.base import StructuredModel
-from .oracles import batch_predict, batch_primal, evaluation_seconds, mean_loss
+from .oracles import batch_predict, batch_primal, certified_result, evaluation_seconds, mean_loss
 from .solvers import dual_extragradient, online_eg, restricted_gap, ssg
 from .solvers._budget import bcfw_step_passes, cp_iterations
 
@@ -193,7 +193,10 @@ class StructuredSVM(BaseEstimator):
         (BCFW: rounds of parallel oracle calls so far, one per block step when
         serial; NaN for the other solvers), ``seconds`` (wall time),
         ``primal``, ``dual`` (NaN for SSG), ``gap`` (certified duality gap, NaN
-        for SSG), ``train_error`` and ``test_error`` (mean task loss).
+        for SSG), ``train_error`` and ``test_error`` (mean task loss).  Approximate
+        inference: ``primal`` is a bound, gaps stay certificates (:func:`.batch_primal`).
+    gap_certifies_ : str or None
+        ``"exact problem"``, ``"relaxed problem"`` (LP inference) or None (SSG).
     result_ : frankwolfe.Result
         The solver's result, for every solver (SSG, online EG and the dual
         extragradient run on the core's driver too; their own fields are in
@@ -310,6 +313,7 @@ class StructuredSVM(BaseEstimator):
         self.n_train_ = len(X)
         self.history_ = History(_COLUMNS)
         self._eval_time = 0.0
+        self._last_eval: tuple[Any, ...] | None = None
         self._data = (X, Y, X_test, Y_test)
         try:
             self._fit(X, Y, lam, warm, started)
@@ -355,8 +359,9 @@ class StructuredSVM(BaseEstimator):
             # row's evaluation (estimated on a sample), which then fits within it too
             keep = evaluation_seconds(self.model, X, Y, lam, self._data[2], self.n_jobs)
             limit = max(1e-3, limit - (time.perf_counter() - started) - keep)
-        options = RunOptions(tol=self.tol, max_iter=run.max_iter, time_limit=limit,
-                             callback=callback, verbose=self.verbose,
+        bounded = hasattr(self.model, "loss_augmented_bound")  # the core's gap: certified_result
+        options = RunOptions(tol=0.0 if bounded else self.tol, max_iter=run.max_iter,
+                             time_limit=limit, callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
         try:
             res = run.solve(options)
@@ -378,6 +383,13 @@ class StructuredSVM(BaseEstimator):
                            res.extra.get("rounds", res.extra.get("n_block_steps", np.nan)))
             if run.after_evaluation is not None:
                 run.after_evaluation(p, res.extra)
+        if bounded and dual is not None:  # the last row's primal bound, when at this point
+            ev = self._last_eval
+            if ev is None or not np.array_equal(ev[0], self.w_) or ev[1] != dual:
+                out = batch_primal(self.model, X, Y, self.w_, lam, self.n_jobs)
+                ev = (self.w_, dual, out["primal"], out["certifies"])
+            self.result_ = certified_result(res, ev[2], self.history_["primal"], dual, ev[3],
+                                            self.tol)
 
     def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
                   dual: float | None, rounds: float = np.nan) -> float:
@@ -386,8 +398,11 @@ class StructuredSVM(BaseEstimator):
         X, Y, X_test, Y_test = self._data
         model, nj = self.model, self.n_jobs
         w = np.array(w, dtype=float)  # callbacks hand out read-only views
-        primal = batch_primal(model, X, Y, w, self.lam_, nj)["primal"]
+        out = batch_primal(model, X, Y, w, self.lam_, nj)
+        primal = out["primal"]
         gap = primal - dual if dual is not None else np.nan
+        self._last_eval = (w, dual, primal, out["certifies"])
+        self.gap_certifies_ = out["certifies"] if dual is not None else None
         train = mean_loss(model, Y, batch_predict(model, X, w, nj))
         test = (mean_loss(model, Y_test, batch_predict(model, X_test, w, nj))
                 if X_test is not None and Y_test is not None else np.nan)
@@ -430,7 +445,7 @@ class StructuredSVM(BaseEstimator):
         return 1.0 - self.error(X, Y)
 
     def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
-        """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_``."""
+        """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_`` (a bound: batch_primal)."""
         return batch_primal(self.model, X, Y, self._fitted(), self.lam_, self.n_jobs)["primal"]
 
     # -- persistence -------------------------------------------------------------------
@@ -487,6 +502,7 @@ class StructuredSVM(BaseEstimator):
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state.pop("_data", None)
+        state.pop("_last_eval", None)
         return state
 
 

@@ -122,7 +122,10 @@ class ProductDomain(LMO):
         release the GIL answers in parallel.  An oracle that also has a method
         ``shard(blocks: range)`` returning the (picklable) oracle of those contiguous
         blocks alone, numbered from 0, is cut into one piece per cluster worker by
-        :class:`~frankwolfe.DaskExecutor`."""
+        :class:`~frankwolfe.DaskExecutor`.  One that also has a method ``values(which,
+        gradient)`` returning the answers' values ``<g_i, s_i>`` alone (an array, the
+        atoms' inner products up to rounding) serves the certificates that keep no
+        atom, such as a BCFW run's closing one, without building the atoms."""
         return None
 
     def embed(self, i: int, atom: Atom) -> Atom:

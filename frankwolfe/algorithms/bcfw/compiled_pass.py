@@ -184,5 +184,6 @@ class CompiledPass(Pass):
                 chunk = int(min(steps, max(_FIRST_CHUNK, chunk / seconds * _CHUNK_SECONDS)))
         return float(df)
 
-    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
         return self.steps.certificate(x, refresh)

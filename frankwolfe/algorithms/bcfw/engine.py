@@ -76,12 +76,12 @@ class BlockEngine(Engine):
             return st.avg.value(st.x, st.k)
         return st.x
 
-    def certificate(self) -> tuple[float, float]:
+    def certificate(self, closing: bool = False) -> tuple[float, float]:
         """``(f, gap)`` certified at :meth:`certified_point` (timed: the time budget keeps
         that long for the closing one)."""
         tic = time.perf_counter()
         out = self.run_pass.certificate(self.certified_point(),
-                                        refresh=(self.certify_kind == "last"))
+                                        refresh=(self.certify_kind == "last"), closing=closing)
         self._reserve = time.perf_counter() - tic
         return out
 
@@ -146,7 +146,7 @@ class BlockEngine(Engine):
             self.certified = False
 
     def certify(self, last: Observation) -> tuple[float, float]:
-        return self.certificate()
+        return self.certificate(closing=True)
 
     def outputs(self, error: bool) -> dict[str, Any]:
         st = self.state

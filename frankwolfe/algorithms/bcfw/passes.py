@@ -15,7 +15,7 @@ import numpy as np
 
 from ...monitor import Monitor
 
-__all__ = ["Budget", "Pass"]
+__all__ = ["Budget", "Pass", "batch_values", "probe_values"]
 
 
 #: block steps a pass makes before its rate estimates the closing certificate
@@ -67,6 +67,36 @@ class Budget:
         return self.up
 
 
+def batch_values(state: Any) -> Any:
+    """The values-only batch oracle of ``state``'s domain (``values(which, g)``: the
+    answers' ``<g_i, s_i>``, see :meth:`~frankwolfe.ProductDomain.batch_block_oracle`),
+    or ``None``."""
+    batch = state.batch_oracle()
+    values = None if batch is None else getattr(batch, "values", None)
+    return values if callable(values) else None
+
+
+def probe_values(state: Any) -> tuple[float, list[int], np.ndarray] | None:
+    """The seconds of a gradient and of the ``n`` oracle answers of a certificate,
+    estimated by asking :func:`batch_values` for a 32nd of the blocks (at least 8: a
+    batch this large answers at its full rate), after one untimed block (a first call's
+    cache load), and scaling; with the blocks asked and the gradient.  ``None`` without
+    a values-only batch oracle."""
+    values = batch_values(state)
+    if values is None:
+        return None
+    tic = time.perf_counter()
+    g = np.asarray(state.f.gradient(state.x), dtype=float).reshape(-1)
+    which = list(range(min(max(8, state.n // 32), state.n)))
+    untimed = time.perf_counter()
+    values(which[:1], g)  # a first call's cache load or compilation, not to be scaled
+    mid = time.perf_counter()
+    tic += mid - untimed
+    values(which, g)
+    end = time.perf_counter()
+    return (mid - tic) + (end - mid) * state.n / len(which), which, g
+
+
 class Pass(ABC):
     """``n`` block steps of one run (in the block order), and its certificates."""
 
@@ -84,9 +114,11 @@ class Pass(ABC):
         early when the budget is spent; the change of f when :attr:`exact_df`."""
 
     @abstractmethod
-    def certificate(self, x: np.ndarray, refresh: bool) -> tuple[float, float]:
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
         """``(f, gap)`` at ``x`` with one oracle call per block; with ``refresh`` (``x`` is
-        the last iterate) the block-gap estimates become the exact block gaps."""
+        the last iterate) the block-gap estimates become the exact block gaps.
+        ``closing``: the run's last certificate (its answers need not join a cache)."""
 
     def info(self) -> dict[str, Any]:
         """History columns of this pass (mini-batch rounds count their rounds)."""

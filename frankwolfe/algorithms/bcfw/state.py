@@ -138,11 +138,12 @@ class BlockState:
         return order.astype(np.int64, copy=False)
 
     def block_iterates(self) -> list[np.ndarray] | None:
-        """The block points (copies), or the domain's own when it owns them."""
+        """The block points, or the domain's own when it owns them: views of the block
+        iterates, asked for when the run has ended (nothing writes them then; copying
+        CoNLL-2000's 560 MB of them took 0.3-0.6 s of a time limit)."""
         if self.Z is not None:
             b, Z = self.blocks(), self.Z
-            return [Z[b.off[i]:b.off[i + 1]].reshape(b.shapes[i]).copy()
-                    for i in range(self.n)]
+            return [Z[b.off[i]:b.off[i + 1]].reshape(b.shapes[i]) for i in range(self.n)]
         return self.block_points() if self.block_points is not None else None
 
     # -- start --------------------------------------------------------------

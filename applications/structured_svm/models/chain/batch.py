@@ -30,12 +30,16 @@ def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pra
 # Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
 # would compile each kernel through its parfor pipeline, several times slower to compile
 # than the loop (benchmarks/README.md, "First call").
+# Element loops, not ``labels[a:b] = y``: an array assigned to a slice compiles numba's
+# shape-mismatch error, with its string formatting (about 4 s of a cold fit's compile).
 @njit(cache=True, nogil=True)
 def _batch(lo, hi, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
            best):  # pragma: no cover - compiled
     for i in range(lo, hi):
         y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
-        labels[off[i]:off[i + 1]] = y
+        lo = off[i]
+        for t in range(y.size):  # not a slice assignment: see _batch's comment
+            labels[lo + t] = y[t]
         best[i] = b
 
 
@@ -172,6 +176,12 @@ class ChainBatchOracles:
         loss-augmented labellings ``y*``."""
         out = chain_batch_oracle(self.data, w, n_jobs)
         return out["hinge"], out["psi_sum"], float(out["loss"].sum())
+
+    def subset(self, start: int, stop: int) -> ChainBatchOracles:
+        """The batch oracles of sequences ``start, ..., stop - 1`` alone (views of this
+        data set's rows: what timing a sample of an evaluation asks, see
+        :func:`...oracles.evaluation_seconds`)."""
+        return ChainBatchOracles(self.data.subset(start, stop))
 
     def predict(self, w: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
         """The decoding of every sequence."""

@@ -1,0 +1,125 @@
+"""MAP inference on pairwise graphs as one pluggable choice.
+
+``infer(unary, pairwise, edges, method)`` with ``method`` one of :data:`METHODS`:
+
+===============  ============================================  =======================
+method           what runs                                     guarantee
+===============  ============================================  =======================
+``"exact"``      max-product on forests, else variable         exact (raises when the
+                 elimination                                   graph is too wide)
+``"lp"``         the local LP relaxation by HiGHS              bound >= optimum; exact
+                                                               on forests and binary
+                                                               submodular energies
+``"trws"``       compiled TRW-S                                bound >= optimum
+``"max-product"`` compiled sequential loopy max-product        exact on forests
+``"graph-cut"``  one min cut (binary submodular) or            exact on binary
+                 alpha-expansion                               submodular energies
+``"auto"``       ``"exact"`` on forests, ``"graph-cut"`` on    as the method chosen
+                 binary submodular energies, ``"lp"`` else
+===============  ============================================  =======================
+
+Scores are maximized (:mod:`.energy`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .energy import check_energy, is_forest, is_submodular_binary
+from .exact import exact_elimination, tree_max_product
+from .graph_cut import alpha_expansion
+from .lp import local_lp
+from .message_passing import max_product, trws
+
+__all__ = ["METHODS", "InferenceResult", "infer", "choose_method"]
+
+METHODS = ("auto", "exact", "max-product", "lp", "trws", "graph-cut")
+
+
+@dataclass(frozen=True)
+class InferenceResult:
+    """A MAP labelling and what is known of its optimality.
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (n_nodes,)
+    score : float
+        The score of ``labels``.
+    bound : float
+        An upper bound of the best score (``score`` itself when exact; ``inf`` when the
+        method gives none: alpha-expansion on a non-submodular energy).
+    exact : bool
+        Whether ``labels`` is certified optimal (``bound == score`` up to rounding).
+    method : str
+        The method that ran (what ``"auto"`` chose).
+    fractional : bool
+        ``"lp"`` only: whether the LP optimum was fractional, in which case
+        ``labels`` is the argmax of the node marginals (a rounding).
+    node_marginals, edge_marginals : ndarray or None
+        ``"lp"`` only: the relaxed optimum, ``(n_nodes, K)`` and ``(n_edges, K, K)``.
+    """
+
+    labels: np.ndarray
+    score: float
+    bound: float
+    exact: bool
+    method: str
+    fractional: bool = False
+    node_marginals: np.ndarray | None = None
+    edge_marginals: np.ndarray | None = None
+
+
+def choose_method(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray) -> str:
+    """What ``"auto"`` runs: ``"exact"`` on a forest, ``"graph-cut"`` on a binary
+    submodular energy, ``"lp"`` otherwise (checked arrays of :func:`.check_energy`)."""
+    if is_forest(unary.shape[0], edges):
+        return "exact"
+    if unary.shape[1] == 2 and is_submodular_binary(pairwise):
+        return "graph-cut"
+    return "lp"
+
+
+def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
+          **options: Any) -> InferenceResult:
+    """MAP labelling of ``score(y) = sum_i unary[i, y_i] + sum_e pairwise[e, y_u, y_v]``.
+
+    Parameters
+    ----------
+    unary : array, shape (n_nodes, n_states)
+    pairwise : array, shape (n_states, n_states) or (n_edges, n_states, n_states)
+    edges : int array, shape (n_edges, 2)
+    method : str, default "auto"
+        One of :data:`METHODS` (see the module's table).
+    **options
+        Passed to the method: ``n_iter``, ``tol`` (``"trws"``, ``"max-product"``),
+        ``max_sweeps`` (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph).
+
+    Raises
+    ------
+    ValueError
+        An unknown method, or malformed potentials / edges (named).
+    """
+    if method not in METHODS:
+        raise ValueError(f"infer: `method` must be one of {list(METHODS)}, got {method!r}")
+    u, p, e = check_energy(unary, pairwise, edges, "infer")
+    if method == "auto":
+        method = choose_method(u, p, e)
+    if method == "exact":
+        if is_forest(u.shape[0], e):
+            y, s = tree_max_product(u, p, e)
+        else:
+            y, s = exact_elimination(u, p, e, **options)
+        return InferenceResult(y, s, s, True, "exact")
+    if method == "lp":
+        r = local_lp(u, p, e)
+        return InferenceResult(r.labels, r.score, r.bound, not r.fractional, "lp",
+                               r.fractional, r.node_marginals, r.edge_marginals)
+    if method in ("trws", "max-product"):
+        m = (trws if method == "trws" else max_product)(u, p, e, **options)
+        return InferenceResult(m.labels, m.score, m.bound, m.certified, method)
+    g = alpha_expansion(u, p, e, **options)
+    return InferenceResult(g.labels, g.score, g.score if g.exact else np.inf, g.exact,
+                           "graph-cut")
