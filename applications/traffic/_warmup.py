@@ -7,8 +7,8 @@ __all__ = ["traffic"]
 
 
 def traffic() -> None:
-    """traffic assignment: every method (fw, cfw, bfw, bcfw), serial and threaded
-    shortest paths, on a small grid network"""
+    """traffic assignment: every method (fw, cfw, bfw, bcfw with Python and compiled
+    block steps), serial and threaded shortest paths, on a small grid network"""
     import numpy as np
 
     from .network import Network
@@ -35,3 +35,5 @@ def traffic() -> None:
         for n_jobs in (1, 2):
             traffic_assignment(net, method, rel_gap=0.0, max_iter=10, n_jobs=n_jobs,
                                random_state=0)
+    # bcfw's compiled block steps (the default on networks of thousands of links)
+    traffic_assignment(net, "bcfw", rel_gap=0.0, max_iter=10, random_state=0, compiled=True)

@@ -21,7 +21,10 @@ from .beckmann import Beckmann
 from .blocks import AssignmentBlocks
 from .network import Network
 
-__all__ = ["traffic_assignment", "relative_gap", "METHODS"]
+__all__ = ["traffic_assignment", "relative_gap", "METHODS", "COMPILED_MIN_LINKS"]
+
+#: links from which ``traffic_assignment(method="bcfw")`` takes compiled block steps
+COMPILED_MIN_LINKS = 2000
 
 #: solver names accepted by :func:`traffic_assignment` (``"bcfw"``: block-coordinate FW
 #: over origins, :func:`~frankwolfe.block_coordinate_frank_wolfe`)
@@ -143,8 +146,10 @@ def traffic_assignment(
         ``"pairwise"``), ``block_order`` (default ``"gap"``), ``gap_every``
         (default 5: a certificate every 5 passes), ``cache`` (default True:
         reuse stored trees when good enough), ``cache_size`` (default 20
-        inactive trees per block) and the other keywords of
-        :func:`~frankwolfe.block_coordinate_frank_wolfe`.
+        inactive trees per block), ``compiled`` (default: the compiled block steps on
+        networks of at least :data:`COMPILED_MIN_LINKS` links, the Python ones below,
+        where the compilation would outweigh the run; True or False to choose) and the
+        other keywords of :func:`~frankwolfe.block_coordinate_frank_wolfe`.
 
     Returns
     -------
@@ -199,6 +204,10 @@ def traffic_assignment(
         # "Measurements behind code choices")
         options.setdefault("cache", True)
         options.setdefault("cache_size", 20)  # inactive trees kept per block (memory)
+        # the compiled block steps pay their one-time compilation (about 11 CPU-s on an
+        # empty numba cache) on networks of thousands of links; below that the Python
+        # steps reach 1e-8 in a second (benchmarks/README.md, "traffic_compiled.py")
+        options.setdefault("compiled", None if network.n_links >= COMPILED_MIN_LINKS else False)
         start_blocks = _bcfw_start(domain, x0)
         res = solver(objective, domain, start_blocks, random_state=random_state,
                      **_left(common, started), **options)
