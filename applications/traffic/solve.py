@@ -147,7 +147,7 @@ def traffic_assignment(
         (default 5: a certificate every 5 passes), ``cache`` (default True:
         reuse stored trees when good enough), ``cache_size`` (default 20
         inactive trees per block), ``compiled`` (default: the compiled block steps on
-        networks of at least :data:`COMPILED_MIN_LINKS` links, the Python ones below,
+        networks of at least ``COMPILED_MIN_LINKS`` (2,000) links, the Python ones below,
         where the compilation would outweigh the run; True or False to choose) and the
         other keywords of :func:`~frankwolfe.block_coordinate_frank_wolfe`.
 
