@@ -300,7 +300,7 @@ def test_mini_batch_rounds_on_threads_match_one_thread() -> None:
             fits.append(StructuredSVM(GraphCRF(2, 3, inference="trws"), max_passes=4,
                                       batch_size=4, n_jobs=n_jobs, random_state=0).fit(X, Y))
     np.testing.assert_array_equal(fits[0].w_, fits[1].w_)
-    assert fits[0].history_["gap"][-1] == fits[1].history_["gap"][-1] >= 0
+    assert fits[0].history_["gap"][-1] == fits[1].history_["gap"][-1] >= -1e-12
 
 
 # -- certified gaps with approximate inference ----------------------------------------------
