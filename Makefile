@@ -107,4 +107,4 @@ docs-serve: $(DOCS_STAMP)
 	$(BIN)/mkdocs serve
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) build site *.egg-info .numba-cache
+	rm -rf $(VENV) $(VENV_MIN) build site *.egg-info

@@ -1,26 +1,12 @@
 """Test configuration: oracle answers are always checked in tests."""
 
 import os
-import sys
 from pathlib import Path
 
-# Each pytest-xdist worker keeps its own numba cache (before frankwolfe imports numba):
-# two workers that start cold compile the same kernels at the same moment, and once a
-# worker's chain kernels for attribute ids returned their values as indices for the
-# rest of its run (43 failures, none on a rerun over the same cache files); separate
-# folders take that interplay out of the suite.  Kept between runs, as the shared one.
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-if _WORKER:
-    _base = os.environ.get("NUMBA_CACHE_DIR") or str(
-        Path(__file__).resolve().parents[1] / ".numba-cache")
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(_base) / _WORKER)
-    if "numba.core.config" in sys.modules:  # pragma: no cover - numba imported already
-        sys.modules["numba.core.config"].reload_config()
+import pytest
+from hypothesis import settings
 
-import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
-
-import frankwolfe  # noqa: E402
+import frankwolfe
 
 # CI runs must be repeatable: property tests draw the same examples on every
 # machine (explicit @example cases pin the edge cases found so far).
