@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -89,10 +90,17 @@ def test_sigkill_during_saves_leaves_the_old_or_the_new_model(tmp_path):
     rng = random.Random(0)
     outcomes = {"old": 0, "new": 0}
     saves = 0
-    for _ in range(50):
+    for trial in range(50):
         path.write_bytes(good)
         r, w = os.pipe()
         pid = _fork_writer(new, path, w)
+        if trial % 10 == 9:
+            # every tenth writer is killed during a later save than its first (a loaded
+            # machine can make a save outlast every random wait: then no kill would fall
+            # between saves); a deadline, never a hang
+            ready, _, _ = select.select([r], [], [], 30.0)
+            assert ready, "a writer finished no save in 30 s"
+            saves += len(os.read(r, 1))
         time.sleep(rng.uniform(0.0, 3 * save_time))  # before, inside or after a save
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
