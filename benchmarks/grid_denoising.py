@@ -27,6 +27,7 @@ import numpy as np
 from frankwolfe.applications.structured_svm import GraphCRF, StructuredSVM
 from frankwolfe.applications.structured_svm.datasets import make_noisy_blocks
 from frankwolfe.applications.structured_svm.models.graph import infer
+from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def main() -> None:
@@ -84,9 +85,8 @@ def main() -> None:
         print(json.dumps(rows[-1]), flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
-    tmp.replace(out)
+    with atomic_write(out, "w") as f:  # the project's writer: synced, then renamed
+        json.dump({"args": vars(args), "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import numpy as np
 
 from frankwolfe.applications.structured_svm import EdgeFeatureGraphCRF, StructuredSVM
 from frankwolfe.applications.structured_svm.datasets import load_snakes, snakes_examples
+from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def accuracy(Y: list[np.ndarray], P: list[np.ndarray]) -> tuple[float, float]:
@@ -118,9 +119,8 @@ def main() -> None:
     rows = [run(k, args, data) for k in args.kinds.split(",")]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
-    tmp.replace(out)
+    with atomic_write(out, "w") as f:  # the project's writer: synced, then renamed
+        json.dump({"args": vars(args), "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
