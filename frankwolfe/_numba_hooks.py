@@ -19,7 +19,10 @@ only (its packages and the generated pass drivers; any other function keeps
 numba's behaviour): an unreadable entry is a cache miss (logged as a warning,
 compiled again, and the fresh entry written over it), the cache files carry the
 full module name, and a function without any writable cache folder (numba
-refuses to decorate it) compiles in memory instead.  It also registers a
+refuses to decorate it) compiles in memory instead.  It also draws numba's
+function ids at random (for every function: cached libraries of different
+processes must never share a symbol between two different bodies, see
+:func:`_random_function_ids`).  It also registers a
 listener of numba's ``numba:compile`` events that logs, at INFO on the
 ``frankwolfe`` logger, one line when one of those functions is about to be
 compiled (numba fires the event only after a cache miss, so the line never
@@ -176,7 +179,41 @@ def _patch(caching: ModuleType) -> None:
     cache_cls.load_overload = load_overload
     cache_cls.save_overload = save_overload
     cache_cls._fw_patched = True
+    _random_function_ids()
     _listen()
+
+
+class _RandomIds:
+    """An endless iterator of random 63-bit integers (``next`` is all numba calls)."""
+
+    def __iter__(self) -> _RandomIds:
+        return self
+
+    def __next__(self) -> int:
+        import secrets
+
+        return secrets.randbits(63)
+
+
+def _random_function_ids() -> None:
+    """Draw numba's function ids at random instead of counting them from 1 per process.
+
+    numba puts the id in each compiled function's symbol, and a library loaded from the
+    cache keeps the ids of the process that compiled it.  Two processes counting alike
+    (pytest-xdist workers, a user's pool) give one id to two different functions of one
+    name and argument types (numba's own helpers made per call, such as its sort
+    kernels); a third process loading both entries links one body for both, and a
+    kernel then runs another's helper (numba issue 10486; seen as garbage sparse
+    features in one CI worker).  Random ids keep the symbols of distinct functions
+    apart across processes; they change no cache key."""
+    bytecode = sys.modules.get("numba.core.bytecode")
+    if bytecode is None:
+        import importlib
+
+        bytecode = importlib.import_module("numba.core.bytecode")
+    ident = getattr(bytecode, "FunctionIdentity", None)
+    if ident is not None and hasattr(ident, "_unique_ids"):
+        ident._unique_ids = _RandomIds()
 
 
 _safe_classes: dict[type, type] = {}

@@ -456,3 +456,68 @@ def test_two_processes_saving_one_index_never_pair_a_signature_with_the_others_c
     a.save("sig-a", ("code", "a"))  # compiled again: both entries now
     assert reader.load("sig-a") == ("code", "a") and reader.load("sig-b") == ("code", "b")
     assert len(list(tmp_path.glob("kernel-1.py311.*.nbc"))) == 3  # nobody's file overwritten
+
+
+TWINS = textwrap.dedent("""
+    import numba
+    import numpy as np
+
+
+    def make(c):
+        @numba.njit
+        def helper(x):  # big enough that LLVM keeps it a call, not inlined
+            out = np.empty(x.shape[0] * 3)
+            for r in range(3):
+                for i in range(x.shape[0]):
+                    out[r * x.shape[0] + i] = np.sin(x[i]) * c + np.cos(x[i] * r) / (1.0 + c)
+            return np.sort(out)[-1] + c
+        return helper
+
+
+    h1, h2 = make(1.0), make(2.0)  # one name, one signature, two bodies
+
+
+    @numba.njit(cache=True)
+    def one(x):
+        return h1(x) + h1(x + 1.0) + h1(x * 2.0)
+
+
+    @numba.njit(cache=True)
+    def two(x):
+        return h2(x) + h2(x + 1.0) + h2(x * 2.0)
+""")
+
+TWINS_RUN = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import frankwolfe  # noqa: F401  (its numba hooks, before numba compiles anything)
+    import twins
+
+    x = np.linspace(0.0, 1.0, 5)
+    print(json.dumps({name: float(getattr(twins, name)(x)) for name in sys.argv[1:]}))
+""")
+
+
+def test_cached_kernels_of_two_processes_keep_their_own_helpers(tmp_path):
+    """numba names a compiled function after its name, argument types and an id it counts
+    per process: two processes compiling alike gave two different helpers of one name the
+    same symbol, and a third process loading both cached kernels ran one helper for both
+    (numba issue 10486; one CI worker's chain kernels sorted with another kernel's code).
+    With frankwolfe imported the ids are random: each kernel keeps its helper."""
+    (tmp_path / "twins.py").write_text(TWINS)
+    env = _env(tmp_path, PYTHONPATH=str(tmp_path))
+    x = np.linspace(0.0, 1.0, 5)
+
+    def expected(c: float) -> float:  # the kernels' sums, by numpy
+        def helper(v):
+            out = np.concatenate([np.sin(v) * c + np.cos(v * r) / (1.0 + c) for r in range(3)])
+            return np.sort(out)[-1] + c
+        return helper(x) + helper(x + 1.0) + helper(x * 2.0)
+
+    alone_one = _run(TWINS_RUN, tmp_path, env, "one")["one"]  # each compiles and caches
+    alone_two = _run(TWINS_RUN, tmp_path, env, "two")["two"]
+    both = _run(TWINS_RUN, tmp_path, env, "one", "two")  # loads both from the cache
+    assert alone_one == pytest.approx(expected(1.0), rel=1e-12, abs=1e-12)
+    assert alone_two == pytest.approx(expected(2.0), rel=1e-12, abs=1e-12)
+    assert both["one"] == pytest.approx(expected(1.0), rel=1e-12, abs=1e-12)
+    assert both["two"] == pytest.approx(expected(2.0), rel=1e-12, abs=1e-12)
