@@ -10,6 +10,8 @@ core's generic Frank-Wolfe methods:
 * :class:`AllOrNothing` - the flow-polytope LMO (shortest paths from every origin);
 * :class:`AssignmentBlocks` - the same polytope as a Minkowski sum over origins (blocks
   of block-coordinate FW, atoms: shortest-path trees);
+* :class:`DemandClass` - a user class (demand, pce, value of time, tolls, banned links)
+  of a multi-class assignment (``traffic_assignment(network, classes=[...])``);
 * :func:`traffic_assignment` - FW / CFW / BFW / BCFW to a target relative gap;
 * :func:`route_flows` - route flows of a BCFW run (one decomposition of many).
 """
@@ -17,6 +19,7 @@ core's generic Frank-Wolfe methods:
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
 from .blocks import AssignmentBlocks, ODFlows, OriginFlows
+from .classes import DemandClass, DemandClassError, split_demand
 from .network import Network, bpr_cost
 from .routes import route_flows
 from .solve import METHODS, relative_gap, traffic_assignment
@@ -27,6 +30,7 @@ __all__ = [
     "Network", "bpr_cost", "Beckmann", "AllOrNothing",
     "AssignmentBlocks", "OriginFlows", "ODFlows", "route_flows",
     "traffic_assignment", "relative_gap", "METHODS",
+    "DemandClass", "DemandClassError", "split_demand",
     "read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls",
     "VDF_KINDS", "VolumeDelayError",
 ]

@@ -156,6 +156,9 @@ class AllOrNothing(LMO):
     n_jobs : int, default 1
         Threads over the origins (the shortest-path kernel releases the GIL); ``-1``
         all cores, ``-2`` all but one, as in scikit-learn.
+    banned_links : array of int, optional
+        Links no route may use (a demand class's restrictions): they are left out of
+        the graph the shortest paths search, so their costs are never read.
 
     Attributes
     ----------
@@ -168,12 +171,19 @@ class AllOrNothing(LMO):
     #: ``(n_links,)``: the network fixes the dimension
     shape: tuple[int, ...]
 
-    def __init__(self, network: Network, n_jobs: int = 1) -> None:
+    def __init__(self, network: Network, n_jobs: int = 1,
+                 banned_links: np.ndarray | None = None) -> None:
         self.network = network
         self.shape = (network.n_links,)
         order = np.argsort(network.init_node, kind="stable")
+        tails = network.init_node
+        if banned_links is not None and len(banned_links):
+            allowed = np.ones(network.n_links, dtype=bool)
+            allowed[np.asarray(banned_links, dtype=np.int64)] = False
+            order = order[allowed[order]]
+            tails = tails[allowed]
         self._out_link = np.ascontiguousarray(order, dtype=np.int64)
-        counts = np.bincount(network.init_node, minlength=network.n_nodes)
+        counts = np.bincount(tails, minlength=network.n_nodes)
         self._indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         self._head = np.ascontiguousarray(network.term_node)
         self._tail = np.ascontiguousarray(network.init_node)

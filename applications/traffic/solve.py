@@ -19,6 +19,8 @@ from frankwolfe.result import Result, Status
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
 from .blocks import AssignmentBlocks
+from .classes import ClassSet, DemandClass, MulticlassBeckmann
+from .multiclass import MulticlassBlocks, MulticlassFlows
 from .network import Network
 
 __all__ = ["traffic_assignment", "relative_gap", "METHODS", "COMPILED_MIN_LINKS"]
@@ -103,6 +105,7 @@ def traffic_assignment(
     callback: Callable[[IterationState], Any] | None = None,
     verbose: bool | int = False,
     history_every: int = 1,
+    classes: Sequence[DemandClass] | None = None,
     **options: Any,
 ) -> Result:
     """Static user-equilibrium assignment: minimize the Beckmann objective over the flow polytope.
@@ -138,6 +141,13 @@ def traffic_assignment(
         (shortest paths, parallel over origins).
     random_state : int or numpy.random.Generator, optional
         Seed of the block order of ``"bcfw"``.
+    classes : sequence of DemandClass, optional
+        A multi-class assignment (:class:`DemandClass`: own demand, ``pce``, ``vot``,
+        tolls and banned links; the network's ``demand`` is then not used): the user
+        equilibrium of every class in its generalized cost ``t + toll / vot``, on the
+        link volumes ``sum_c pce_c x_c`` (:mod:`.classes`).  ``"bcfw"`` has one block
+        per class and origin and takes the Python block steps.  Warm starts: a
+        previous multi-class Result.  Default: one class, the network's demand.
     **options
         Passed to the solver: ``delta`` for the conjugate methods,
         ``step_size``; for ``"bcfw"`` ``blocks`` (``"origin"``, default, or
@@ -161,7 +171,12 @@ def traffic_assignment(
         ``"bcfw"`` also ``block_iterates`` (the flows of every origin) and
         ``active_sets`` (the trees in use; :func:`route_flows` turns them
         into route flows).  ``status`` is ``converged`` when ``rel_gap`` was
-        reached.
+        reached.  With ``classes``: ``x`` are the link volumes ``sum_c pce_c x_c``,
+        ``link_costs`` their times ``t(v)``, ``relative_gap`` the overall one, and
+        ``extra`` adds per-class tables keyed by class name (``class_flows``,
+        ``class_costs``, ``class_total_cost``, ``class_gap``,
+        ``class_relative_gap``; see :meth:`ClassSet.gaps`), ``x_classes`` (the
+        multi-class vector) and ``classes`` (the names).
     """
     started = time.perf_counter()  # the time limit counts the set-up (the start's oracle)
     try:
@@ -173,7 +188,9 @@ def traffic_assignment(
             f"{sorted(METHODS)}") from None
     if not rel_gap >= 0:
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
-    objective = Beckmann(network)
+    class_set = None if classes is None else ClassSet(network, classes, n_jobs=n_jobs)
+    domain_used: Any = None
+    objective = Beckmann(network) if class_set is None else MulticlassBeckmann(class_set)
     rel_history: list[float] = []
 
     def stop_on_relative_gap(state: IterationState) -> bool | None:
@@ -195,7 +212,19 @@ def traffic_assignment(
         verbose=verbose, history_every=history_every,
     )
     if key == "bcfw":
-        domain = AssignmentBlocks(network, by=options.pop("blocks", "origin"), n_jobs=n_jobs)
+        by = options.pop("blocks", "origin")
+        if class_set is None:
+            domain: AssignmentBlocks | MulticlassBlocks = AssignmentBlocks(network, by=by,
+                                                                          n_jobs=n_jobs)
+        else:
+            if by != "origin" or options.get("compiled"):
+                raise ValueError(
+                    "traffic_assignment: with `classes`, 'bcfw' takes origin blocks and the "
+                    f"Python block steps; got blocks={by!r}, compiled="
+                    f"{options.get('compiled')!r}")
+            options["compiled"] = False
+            domain = MulticlassBlocks(class_set)
+            domain_used = domain
         options.setdefault("block_step", "pairwise")
         options.setdefault("block_order", "gap")
         options.setdefault("gap_every", 5)
@@ -211,11 +240,17 @@ def traffic_assignment(
         start_blocks = _bcfw_start(domain, x0)
         res = solver(objective, domain, start_blocks, random_state=random_state,
                      **_left(common, started), **options)
+    elif class_set is not None:
+        mc = MulticlassFlows(class_set)
+        start = mc(objective.gradient(np.zeros(class_set.dim))) if x0 is None else \
+            _multiclass_start(class_set, x0)
+        res = solver(objective, mc, start, step_size=options.pop("step_size", "exact"),
+                     **_left(common, started), **options)
     else:
         lmo = AllOrNothing(network, n_jobs=n_jobs)
         if x0 is None:
             flow, _ = lmo.assign(objective.gradient(np.zeros(network.n_links)))
-            start: np.ndarray | Atom = Atom(flow)
+            start = Atom(flow)
         else:
             start = np.asarray(x0.x if isinstance(x0, Result) else x0, dtype=float)
         res = solver(objective, lmo, start, step_size=options.pop("step_size", "exact"),
@@ -228,4 +263,30 @@ def traffic_assignment(
         res.message = f"relative gap {rel:.3e} <= rel_gap {rel_gap:.3e} after {res.nit} iterations"
     res.extra.update(relative_gap=rel, link_costs=costs, total_travel_time=tt,
                      history_relative_gap=np.asarray(rel_history))
+    if class_set is not None:
+        m = network.n_links
+        res.extra.update(class_set.gaps(res.x), x_classes=res.x,
+                         classes=[c.name for c in class_set.classes],
+                         link_costs=costs[:m])
+        if isinstance(domain_used, MulticlassBlocks):
+            res.extra["block_classes"] = [class_set.classes[c].name
+                                          for c in domain_used.block_class]
+        res.x = res.x[:m].copy()
     return res
+
+
+def _multiclass_start(class_set: ClassSet, x0: Any) -> np.ndarray:
+    """The multi-class vector of a link method's warm start: a multi-class Result's,
+    or the vector itself."""
+    if isinstance(x0, Result):
+        if "x_classes" not in x0.extra:
+            raise ValueError("traffic_assignment: x0 is a Result without classes; a "
+                             "multi-class run starts from a multi-class Result")
+        x0 = x0.extra["x_classes"]
+    start = np.asarray(x0, dtype=float)
+    if start.shape != (class_set.dim,):
+        raise ShapeError(
+            f"traffic_assignment: x0 of a multi-class run must be a multi-class Result or "
+            f"its vector of shape ({class_set.dim},) (volumes, then each class's flows), "
+            f"got shape {start.shape}")
+    return start
