@@ -92,7 +92,7 @@ class DemandClass:
         if not np.all(np.isfinite(dem)) or dem.min(initial=0.0) < 0:
             bad = np.argwhere(~(dem >= 0) | ~np.isfinite(dem))[0]
             raise DemandClassError(f"{who}: `demand` must be finite and non-negative, got "
-                                   f"{dem[tuple(bad)]!r} at (origin, destination) "
+                                   f"{float(dem[tuple(bad)])!r} at (origin, destination) "
                                    f"{tuple(int(i) for i in bad)} (0-based)")
         self.demand = dem
         for field in ("pce", "vot"):
@@ -223,8 +223,9 @@ class ClassSet:
             try:
                 aon.assign(self.class_costs(free, toll_cost, banned))
             except InfeasibleError as err:
+                what = str(err).removeprefix("AllOrNothing: ")
                 raise DemandClassError(f"{who}: an OD pair with demand has no route without "
-                                       f"the class's banned links: {err}") from None
+                                       f"the class's banned links: {what}") from None
             self.toll_costs.append(toll_cost)
             self.banned.append(banned)
             self.networks.append(net_c)
