@@ -261,3 +261,86 @@ def test_siouxfalls_cars_and_trucks(shared_data):
     assert np.all(flows["truck"][banned] == 0.0)
     assert max(res.extra["class_relative_gap"].values()) <= 3e-6
     assert res.extra["relative_gap"] <= 1e-6
+
+
+# -- planners' outputs: skims and select-link analysis ----------------------------------
+def _nx_skims(net: Network, cost: np.ndarray, attrs: dict, banned=()) -> dict:
+    """Shortest routes by networkx (on the links not banned); the attributes summed
+    along them."""
+    G = nx.DiGraph()
+    for a, (u, w) in enumerate(zip(net.init_node, net.term_node)):
+        if a not in set(banned):
+            G.add_edge(int(u), int(w), link=a, weight=cost[a])
+    out = {}
+    for o in range(3):
+        _, paths = nx.single_source_dijkstra(G, o)
+        for d in range(3):
+            if d != o:
+                links = [G[u][w]["link"] for u, w in zip(paths[d][:-1], paths[d][1:])]
+                out[(o, d)] = {k: float(v[links].sum()) for k, v in attrs.items()}
+    return out
+
+
+def test_skims_against_networkx_paths():
+    pytest.importorskip("pandas")
+    from frankwolfe.applications.traffic import skims
+
+    base = _network("bpr")
+    rng = np.random.default_rng(11)
+    m = base.n_links
+    net = Network(**_fields(base), length=rng.uniform(1, 5, m), toll=rng.uniform(0, 3, m),
+                  toll_factor=0.5, distance_factor=0.2)
+    # random volumes, not an equilibrium: no ties between routes of different times
+    flows = rng.uniform(0, 300, m)
+    table = skims(net, flows)
+    assert len(table) == 6
+    times = net.link_costs(flows) - net.fixed_cost
+    ref = _nx_skims(net, net.link_costs(flows), {"cost": net.link_costs(flows),
+                                                  "time": times, "distance": net.length,
+                                                  "toll": net.toll})
+    for row in table.itertuples():
+        want = ref[(row.origin, row.destination)]
+        assert row.demand == net.demand[row.origin, row.destination]
+        for k in ("cost", "time", "distance", "toll"):
+            assert getattr(row, k) == pytest.approx(want[k], rel=1e-12)
+    # per class: its graph and generalized cost
+    classes = _classes(base)
+    table = skims(base, flows, classes=classes)
+    assert set(table["class"]) == {"car", "truck"} and len(table) == 12
+    times = base.link_costs(flows)
+    for c in classes:
+        toll = c.toll_factor * c.tolls
+        ref = _nx_skims(base, times + toll / c.vot,
+                        {"cost": times + toll / c.vot, "time": times, "toll": toll},
+                        banned=() if c.banned_links is None else c.banned_links.tolist())
+        for row in table[table["class"] == c.name].itertuples():
+            want = ref[(row.origin, row.destination)]
+            for k in ("cost", "time", "toll"):
+                assert getattr(row, k) == pytest.approx(want[k], rel=1e-12)
+
+
+def test_select_link_flows_add_up_to_link_flows():
+    pytest.importorskip("pandas")
+    from frankwolfe.applications.traffic import select_link
+
+    net = _network("bpr")
+    res = traffic_assignment(net, "bcfw", rel_gap=1e-10, random_state=0)
+    for a in range(net.n_links):
+        table = select_link(net, res, [a])
+        assert table["flow"].sum() == pytest.approx(res.x[a], rel=1e-9, abs=1e-9)
+        assert np.all((table["share"] > 0) & (table["share"] <= 1 + 1e-12))
+    both = select_link(net, res, [0, 1])
+    assert both["flow"].sum() <= res.x[0] + res.x[1] + 1e-9
+    assert both["flow"].sum() >= max(res.x[0], res.x[1]) - 1e-9
+    classes = _classes(net)
+    mc = traffic_assignment(net, "bcfw", rel_gap=1e-10, classes=classes, random_state=0)
+    for a in range(net.n_links):
+        table = select_link(net, mc, [a], classes=classes)
+        for c in classes:
+            got = table.loc[table["class"] == c.name, "flow"].sum()
+            assert got == pytest.approx(mc.extra["class_flows"][c.name][a], rel=1e-9,
+                                        abs=1e-9)
+    with pytest.raises(ValueError, match="select_link: `links`"):
+        select_link(net, res, [net.n_links])
+    with pytest.raises(ValueError, match="keeps no active sets"):
+        select_link(net, traffic_assignment(net, "bfw"), [0])

@@ -50,7 +50,7 @@ def relative_gap(network: Network, flow: np.ndarray) -> float:
     return (tt - sp) / tt if tt > 0 else 0.0
 
 
-def _bcfw_start(domain: AssignmentBlocks, x0: Any) -> list[Any] | None:
+def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[Any] | None:
     """Block starts of a bcfw warm start: the trees and weights of a previous run, or
     one link-flow vector per origin."""
     if x0 is None:
@@ -61,7 +61,8 @@ def _bcfw_start(domain: AssignmentBlocks, x0: Any) -> list[Any] | None:
         if sets is not None and len(sets) == domain.n_blocks and all(
                 k[:1] in (("tree",), ("path",)) for atoms in sets for k, _ in atoms):
             # the previous trees and weights: the active sets survive the warm start
-            return [[(b.atom(k), w) for k, w in atoms] for b, atoms in zip(domain.blocks, sets)]
+            owners: list[Any] = list(domain.blocks)  # OriginFlows or ClassOriginFlows
+            return [[(b.atom(k), w) for k, w in atoms] for b, atoms in zip(owners, sets)]
         if blocks is None:
             raise ValueError(
                 f"traffic_assignment: x0 is a result of method {x0.method!r}, which keeps no "
