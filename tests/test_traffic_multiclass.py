@@ -144,7 +144,7 @@ def test_wardrop_per_class_on_enumerated_paths():
                                    atol=1e-9 * loads.max())
 
 
-@pytest.mark.parametrize("method", ["fw", "bfw"])
+@pytest.mark.parametrize("method", ["fw", "cfw", "bfw"])
 def test_one_class_equals_single_class_api(method):
     net = _network("bpr")
     a = traffic_assignment(net, method, rel_gap=0.0, max_iter=40)
@@ -344,3 +344,18 @@ def test_select_link_flows_add_up_to_link_flows():
         select_link(net, res, [net.n_links])
     with pytest.raises(ValueError, match="keeps no active sets"):
         select_link(net, traffic_assignment(net, "bfw"), [0])
+
+
+def test_outputs_name_missing_pandas_and_class_mismatch(monkeypatch):
+    from frankwolfe.applications.traffic import select_link, skims
+
+    net = _network("bpr")
+    classes = _classes(net)
+    mc = traffic_assignment(net, "bcfw", rel_gap=1e-6, classes=classes, random_state=0)
+    with pytest.raises(ValueError, match="route_flows: pass `classes`"):
+        route_flows(net, mc)
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)  # pandas absent
+    with pytest.raises(ImportError, match=r"skims needs pandas.*frankwolfe\[pandas\]"):
+        skims(net, mc.x)
+    with pytest.raises(ImportError, match=r"select_link needs pandas"):
+        select_link(net, mc, [0], classes=classes)
