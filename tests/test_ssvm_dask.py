@@ -295,11 +295,36 @@ def test_dask_executor_arguments_get_clear_errors(cluster):
         fw.DaskExecutor(3)
 
 
-def test_lost_client_raises_with_the_last_good_iterate():
+def test_asynchronous_compiled_rounds_through_the_cluster_are_the_in_process_ones(cluster):
+    """Oracles run ahead (staleness 1) on the cluster: each round's point is shipped when
+    it is launched, and the run is the in-process asynchronous run, iterate for iterate
+    (the points are taken at fixed places of the sequence, not by the threads' timing)."""
+    from test_bcfw_fused import _chain  # 25 chains with attribute ids
+
+    client, _ = cluster
+    model, X, Y = _chain(True)
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=6, staleness=1, max_iter=6, tol=0.0, gap_every=2, random_state=2)
+    ex = fw.DaskExecutor(client)
+    with fw.debug(False):  # the compiled engine does not run in debug mode
+        ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+        res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, **kw)
+    assert ref.extra["engine"] == res.extra["engine"] == "compiled"
+    assert res.extra["max_delay"] >= 6
+    np.testing.assert_array_equal(res.extra["delays"], ref.extra["delays"])
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("staleness", [0, 1])
+def test_lost_client_raises_with_the_last_good_iterate(staleness):
     f = fw.QuadraticObjective(np.eye(20), -0.3 * np.ones(20))
     dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2) for _ in range(10)])
-    kw = dict(batch_size=5, tol=0.0, random_state=0)
-    ref = fw.block_coordinate_frank_wolfe(f, dom, max_iter=2, **kw)  # 2 passes, serial
+    kw = dict(batch_size=5, tol=0.0, random_state=0, staleness=staleness)
+    # 2 passes in this process
+    ref = fw.block_coordinate_frank_wolfe(f, dom, max_iter=2, executor=fw.SerialExecutor(),
+                                          **kw)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cl:
         client = distributed.Client(cl)
@@ -345,8 +370,8 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
     assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
 
 
-@pytest.mark.parametrize("actors", [True, False])
-def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors):
+@pytest.mark.parametrize("actors, staleness", [(True, 0), (False, 0), (True, 1)])
+def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors, staleness):
     """Compiled rounds through a cluster (the workers send table rows) lose a worker after
     pass 2: its shard is rebuilt on the other worker (an actor created again, or Dask
     re-running the shard's task), which gets the whole point, and the run ends with the
@@ -356,7 +381,8 @@ def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors):
     model, X, Y = _chain(True)
     dom = SSVMDual(model, X, Y, 0.05)
     f = dom.dual_objective()
-    kw = dict(batch_size=6, max_iter=10, tol=0.0, gap_every=3, random_state=4)
+    kw = dict(batch_size=6, max_iter=10, tol=0.0, gap_every=3, random_state=4,
+              staleness=staleness)
     with fw.debug(False):  # the compiled engine does not run in debug mode
         ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
         with _cluster() as (client, workers):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
-from frankwolfe import History, IterationState, Result, RunOptions, Status
+from frankwolfe import History, IterationState, RunOptions, Status
 from frankwolfe.parallel import effective_n_jobs
 
 from .._checks import check_finite_examples, check_labels
@@ -31,18 +30,15 @@ from .._params import (
     Options,
     validate_params,
 )
-from .dual import DualWarmStart, SSVMDual
+from .dual import DualWarmStart
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, certified_result, evaluation_seconds, mean_loss
-from .solvers import dual_extragradient, online_eg, restricted_gap, ssg
-from .solvers._budget import bcfw_step_passes, cp_iterations
+from .solver_runs import SOLVER_RUNS
 
 __all__ = ["StructuredSVM"]
 
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
-#: new planes between corrective solves of the cutting plane (SVMstruct's -n default)
-_CP_BLOCKS_PER_STEP = 100
 _AVERAGING = ("weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
@@ -168,6 +164,11 @@ class StructuredSVM(BaseEstimator):
         returns table rows); other models run them in the Python block engine.
         ``1`` is serial BCFW iterate for iterate.  See the page "Training on a
         cluster".
+    staleness : int, default 0
+        Asynchronous rounds (with ``batch_size``): the decodings of up to
+        ``staleness`` rounds run ahead, at the ``w`` of their launch, while the
+        current round's steps are applied (the core's ``staleness``; delays in
+        ``result_.extra``).  0: synchronous rounds.
     executor : frankwolfe.Executor or dask.distributed.Client, optional
         Where the oracles of each round (and of the certificate passes) run: any
         :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,
@@ -229,6 +230,7 @@ class StructuredSVM(BaseEstimator):
         "warm_start": [BOOLEAN],
         "compiled": [BOOLEAN],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "staleness": [Interval(Integral, 0, None, closed="left")],
         "executor": [ANY],  # an Executor or a dask.distributed.Client: make_executor checks
         "client": [ANY],  # a dask.distributed.Client (duck-typed)
     }
@@ -240,7 +242,7 @@ class StructuredSVM(BaseEstimator):
                  time_limit: float | None = None,
                  random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
                  verbose: bool | int = False, progress: bool = False, warm_start: bool = False,
-                 compiled: bool = True, batch_size: int | None = None,
+                 compiled: bool = True, batch_size: int | None = None, staleness: int = 0,
                  executor: Any = None, client: Any = None) -> None:
         self.model = model
         self.lam = lam
@@ -259,6 +261,7 @@ class StructuredSVM(BaseEstimator):
         self.warm_start = warm_start
         self.compiled = compiled
         self.batch_size = batch_size
+        self.staleness = staleness
         self.executor = executor
         self.client = client
 
@@ -275,6 +278,9 @@ class StructuredSVM(BaseEstimator):
         if parallel and self.solver != "bcfw":
             raise ValueError(f"StructuredSVM: batch_size and client serve solver='bcfw' "
                              f"(executor too), got solver={self.solver!r}")
+        if self.staleness and not parallel:
+            raise ValueError(f"StructuredSVM: staleness={self.staleness!r} runs the decodings "
+                             "of mini-batch rounds ahead: give batch_size (or executor, client)")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:
@@ -336,7 +342,7 @@ class StructuredSVM(BaseEstimator):
     def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
         """Run the solver on the core's driver with one callback (a history row every
         ``eval_every`` passes, stopping at ``tol``); the last row at the end."""
-        run = _SOLVER_RUNS[self.solver](self, X, Y, lam, warm)
+        run = SOLVER_RUNS[self.solver](self, X, Y, lam, warm)
         n, every = len(X), int(self.eval_every or self.gap_every)
         last = [-1]
 
@@ -422,7 +428,8 @@ class StructuredSVM(BaseEstimator):
         if self.batch_size is None and executor is None:
             return {}
         return {"batch_size": self.batch_size, "executor": executor,
-                "n_jobs": None if executor is not None else self.n_jobs}
+                "n_jobs": None if executor is not None else self.n_jobs,
+                "staleness": int(self.staleness)}
 
     # -- prediction ----------------------------------------------------------------
     def _fitted(self) -> np.ndarray:
@@ -504,196 +511,3 @@ class StructuredSVM(BaseEstimator):
         state.pop("_data", None)
         state.pop("_last_eval", None)
         return state
-
-
-@dataclass
-class _Run:
-    """One solver as ``_fit`` runs it: the solve, and how its iterations and points read
-    as passes, oracle calls and ``(w, dual value)``."""
-
-    solve: Callable[[RunOptions], Result]
-    #: the core's iteration bound for ``max_passes`` (the own solvers count calls instead)
-    max_iter: int
-    #: callback info -> ``(w, dual value or None)``; also applied to ``(res.x, res.fun,
-    #: res.extra)`` at the end
-    point: Callable[[np.ndarray, float, dict[str, Any]], tuple[np.ndarray, float | None]]
-    #: iteration ``k`` and the callback's info -> max-oracle calls so far
-    calls: Callable[[int, dict[str, Any]], int]
-    calls_end: Callable[[Result], int]
-    #: iteration ``k`` -> passes done, or None between passes
-    passes: Callable[[int], int | None] = lambda k: k
-    cycle: int = 1
-    after_evaluation: Callable[[float, dict[str, Any]], None] | None = None
-    finish: Callable[[Result], None] | None = None
-
-
-def _dual_image(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
-    """The SSVM dual's point ``(w, l)`` and objective ``-D``: ``(w, D)``."""
-    return x[:-1], -fun
-
-
-def _run_bcfw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    pairwise = svm.solver == "bcfw_pairwise"
-    block_order = svm.block_order or ("gap" if pairwise else "uniform")
-    domain = SSVMDual(svm.model, X, Y, lam, compiled=svm.compiled, n_jobs=svm.n_jobs)
-    objective = domain.dual_objective()
-    if warm:
-        # the domain reads its own state: marginals serve its compiled path, image-space
-        # points the generic one
-        domain.set_warm_start(getattr(svm, "_state", None))
-    # gapBCFW has no averaging: the average lags behind the linear convergence
-    # of pairwise steps and behind gap sampling's focus on the worst blocks
-    default_avg = not pairwise and block_order != "gap"
-    avg = _averaging_kind(svm.averaging, "weighted" if default_avg else None)
-
-    def solve(options: RunOptions) -> Result:
-        return fw.block_coordinate_frank_wolfe(
-            objective, domain, None, block_order=block_order,
-            block_step="pairwise" if pairwise else "fw",
-            cache=pairwise, cache_size=50 if pairwise else 100,
-            gap_every=int(svm.gap_every), averaging=avg,
-            certify="average" if avg else "last", random_state=svm.random_state,
-            compiled=None if svm.compiled else False, **options.as_kwargs(),
-            **svm._executor())
-
-    def finish(res: Result) -> None:
-        svm._state = domain.export_state(res)
-
-    return _Run(solve, bcfw_step_passes(int(svm.max_passes), int(svm.gap_every)), _dual_image,
-                calls=lambda k, info: int(info["oracle_calls"]),
-                calls_end=lambda res: int(res.n_oracle_calls), finish=finish)
-
-
-def _run_fw(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
-    objective = domain.dual_objective()
-    x0 = np.zeros(domain.dim)
-    previous: tuple[np.ndarray, float] | None = getattr(svm, "_fw_x", None)
-    if warm and previous is not None:
-        x_old, lam_old = previous
-        x0 = x_old.copy()
-        x0[:-1] *= lam_old / lam
-    n = len(X)
-
-    def solve(options: RunOptions) -> Result:
-        return fw.frank_wolfe(objective, domain, x0, step_size="exact", **options.as_kwargs())
-
-    def finish(res: Result) -> None:
-        svm._fw_x = (res.x.copy(), lam)
-
-    # iteration k has made k + 1 batch oracle calls (each certifies its iterate): a budget
-    # of P passes is P - 1 iterations
-    return _Run(solve, max(0, int(svm.max_passes) - 1), _dual_image,
-                calls=lambda k, info: (k + 1) * n,
-                calls_end=lambda res: int(res.n_oracle_calls) * n, finish=finish)
-
-
-def _run_cutting_plane(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    # the dual objective declares its quadratic form (as_quadratic): the corrective
-    # step then solves the QP over the cutting planes (atoms) exactly
-    domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
-    objective = domain.dual_objective()
-    n = len(X)
-    # the corrective QP is re-solved every _CP_BLOCKS_PER_STEP new planes (SVMstruct's
-    # n-slack default, its -n 100): a pass is `cycle` iterations of the core
-    cycle = -(-n // _CP_BLOCKS_PER_STEP)
-    # one working set of labellings per example (n-slack): the corrective QP runs over
-    # the product of the per-example hulls, each started at the true labelling (w = 0)
-    start = [block.true_vertex() for block in domain.blocks]
-
-    def solve(options: RunOptions) -> Result:
-        # the corrective QP to 1e-3 of the outer gap (the same progress per pass as an
-        # exact one on OCR, at a quarter of the time) within 200 sweeps: at small lambda
-        # the QP is ill-conditioned and an unbounded solve took 205 s at pass 12 on
-        # OCR-large (1/n), 9 s with the budget, 72% of its dual progress
-        return fw.fully_corrective_frank_wolfe(
-            objective, domain, start, blocks=True, corrective_tol=1e-3,
-            corrective_max_sweeps=200, prune_after=10,
-            blocks_per_step=_CP_BLOCKS_PER_STEP, gap_every=int(svm.gap_every),
-            **options.as_kwargs())
-
-    return _Run(solve, cp_iterations(int(svm.max_passes), int(svm.gap_every), n, cycle,
-                                         _CP_BLOCKS_PER_STEP), _dual_image,
-                calls=lambda k, info: int(info["block_oracle_calls"]),
-                calls_end=lambda res: int(res.extra["block_oracle_calls"]),
-                passes=lambda k: k // cycle if k % cycle == 0 else None, cycle=cycle)
-
-
-def _run_ssg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    w0 = svm.w_ if warm else None
-
-    def solve(options: RunOptions) -> Result:
-        return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
-                   averaging=_averaging_kind(svm.averaging, "weighted"),
-                   block_order=svm.block_order or "uniform", w0=w0,
-                   random_state=svm.random_state, options=options)
-
-    return _Run(solve, int(svm.max_passes), lambda x, fun, info: (x, None),
-                calls=lambda k, info: int(info["oracle_calls"]),
-                calls_end=lambda res: int(res.n_oracle_calls))
-
-
-def _run_online_eg(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    def solve(options: RunOptions) -> Result:
-        return online_eg(svm.model, X, Y, lam, max_passes=svm.max_passes,
-                         block_order=svm.block_order or "uniform",
-                         random_state=svm.random_state, options=options)
-
-    def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
-        if "dual" in info:  # the result's extra: the image is there already
-            return info["w"], info["dual"]
-        w, _, dual = info["point"].image()
-        return w, dual
-
-    return _Run(solve, int(svm.max_passes), point,
-                calls=lambda k, info: int(info["oracle_calls"]),
-                calls_end=lambda res: int(res.n_oracle_calls))
-
-
-def _run_extragradient(svm: StructuredSVM, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    model = svm.model
-    # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
-    p0 = batch_primal(model, X, Y, np.zeros(model.size_joint_feature), lam,
-                      svm.n_jobs)["primal"]
-    radius = float(np.sqrt(2.0 * p0 / lam))
-    svm.restricted_gaps_ = []
-    seen: dict[str, Any] = {}
-
-    def solve(options: RunOptions) -> Result:
-        return dual_extragradient(model, X, Y, lam, max_passes=svm.max_passes,
-                                  averaging=_averaging_kind(svm.averaging, "uniform"),
-                                  options=options)
-
-    def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
-        # the result's extra holds the image already
-        w_dual, dual = ((info["w_dual"], info["dual"]) if "w_dual" in info
-                        else info["point_bar"].image()[::2])
-        seen.update(w_dual=w_dual, dual=dual)
-        return x, dual
-
-    def after_evaluation(p: float, info: dict[str, Any]) -> None:
-        primal = svm.history_["primal"][-1]
-        svm.restricted_gaps_.append((int(p), restricted_gap(primal, seen["dual"],
-                                                            seen["w_dual"], lam, radius)))
-
-    return _Run(solve, int(svm.max_passes), point,
-                calls=lambda k, info: int(info["oracle_calls"]),
-                calls_end=lambda res: int(res.n_oracle_calls),
-                after_evaluation=after_evaluation)
-
-
-_SOLVER_RUNS: dict[str, Callable[[StructuredSVM, Any, Any, float, bool], _Run]] = {
-    "bcfw": _run_bcfw, "bcfw_pairwise": _run_bcfw, "fw": _run_fw,
-    "cutting_plane": _run_cutting_plane, "ssg": _run_ssg, "online_eg": _run_online_eg,
-    "dual_extragradient": _run_extragradient}
-
-
-def _averaging_kind(value: bool | str | None, default: str | None) -> str | None:
-    """``averaging`` as the solvers' kind: None -> ``default``, True -> "weighted",
-    False -> None, a kind as is."""
-    if value is None:
-        return default
-    if value is True:
-        return "weighted"
-    return value or None
-

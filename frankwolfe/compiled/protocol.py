@@ -176,7 +176,10 @@ class RoundKernels:
     point : callable
         ``point(g) -> p``: what the oracles of a round read from the gradient ``g``
         (Python, once per round: e.g. the weights ``g`` stands for), handed to every
-        chunk of :attr:`vertices`.
+        chunk of :attr:`vertices`.  With asynchronous rounds (``staleness``) a round's
+        oracles run while later points are taken and while the steps change ``g``:
+        ``p`` must not be overwritten by a later ``point`` call, and arrays of the
+        domain's state that the steps keep current go through :attr:`snapshot`.
     vertices : callable
         ``vertices(which, p)``: the oracle answers of blocks ``which`` at ``p``, written
         into ``table`` (Python; one numba call that releases the GIL: several threads
@@ -194,14 +197,21 @@ class RoundKernels:
         oracle's ``rows(which, gradient)`` returns, e.g. on the workers of a
         :class:`~frankwolfe.DaskExecutor`).  With it, rounds run compiled on
         executors outside this process too.
+    snapshot : callable, optional
+        ``snapshot(p) -> p'``: a point whose arrays the block steps do not change
+        (copies of those they keep current), taken for asynchronous rounds, whose
+        oracles run during the steps of the round before; without it ``p`` must
+        hold no such array (else the oracles read a point between two rounds',
+        which depends on the threads' timing).
     """
 
-    def __init__(self, point, vertices, recall, table, store=None) -> None:
+    def __init__(self, point, vertices, recall, table, store=None, snapshot=None) -> None:
         self.point = point
         self.vertices = vertices
         self.recall = recall
         self.table = table
         self.store = store
+        self.snapshot = snapshot
 
 
 class CompiledObjective:

@@ -26,12 +26,26 @@ domain store the ``tau`` vertices at the round's point (an
 computed where it runs, stored here), then the core's compiled driver takes
 the ``tau`` block steps at those vertices, each with its line search at the
 current iterate: the same steps as the Python rounds, up to rounding.
+
+Asynchronous rounds (``staleness`` k >= 1; the asynchronous variant of Wang et al.
+with its delay bounded): the oracles of the next k rounds run on a helper thread
+while this round's steps are applied, each round's point taken when its oracles are
+launched, so a step may use an oracle answer up to ``k`` rounds (plus its own round's
+earlier steps) old.  Every answer is still a vertex of its block and every step keeps
+its line search at the current iterate, so each step stays feasible and never
+increases f; the certificates are asked at one point, as before.  A round is
+launched only when its blocks are not among the rounds in flight (gap sampling holds
+them out; a pass's order has each block once), and a pass ends with none in flight.
+The delays of the steps (block steps applied between a step's point and the step)
+are counted (:meth:`Schedule.outputs`).
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -47,17 +61,101 @@ from .state import BlockState, PythonBlocks
 __all__ = ["Schedule", "PythonRounds", "CompiledRounds"]
 
 
+#: ``ask(batch)`` takes a round's point (in the calling thread) and returns the call that
+#: answers its oracles at that point (run here, or on the helper thread)
+Ask = Callable[[list[int]], Callable[[], Any]]
+
+
 class Schedule:
     """The mini-batch schedule of one run: ``batch_size`` blocks per round, their oracles
-    through ``executor``; the counters of its rounds."""
+    through ``executor``, up to ``staleness`` rounds ahead of the steps; the counters of
+    its rounds."""
 
-    def __init__(self, batch_size: int, executor: Executor) -> None:
+    def __init__(self, batch_size: int, executor: Executor, staleness: int = 0) -> None:
         self.tau = int(batch_size)
         self.executor = executor
+        self.staleness = int(staleness)
         self.parallel = not isinstance(executor, SerialExecutor)
         self.rounds = 0
         self.oracle_seconds = 0.0  # wall time of the rounds' oracle phases
         self.certificate_seconds = 0.0  # and of the certificate passes' ones
+        self.wait_seconds = 0.0  # what the steps waited for oracles run ahead
+        # delays[j]: block steps taken j steps after the point of their oracle answer
+        self.delays = np.zeros((self.staleness + 1) * self.tau, dtype=np.int64)
+        self._ahead: ThreadPoolExecutor | None = None
+
+    def run(self, rounds: Iterator[list[int]], ask: Ask,
+            apply: Callable[[list[int], Any], None], stop: Callable[[int], bool],
+            table: bool = False) -> None:
+        """One pass of rounds: the oracles of each round (``ask``), then its steps
+        (``apply(batch, answer)``), until ``stop(blocks done)``; with ``staleness`` k
+        the oracles of the next k rounds run on the helper thread meanwhile (module
+        docstring).  ``table``: the answers are stored per block (compiled rounds), so
+        a block of a round not yet applied is asked late, when its round comes."""
+        k = self.staleness
+        # launched, not applied: (round, answer or future, steps applied at launch,
+        # the blocks asked when the round comes)
+        pending: deque[tuple[list[int], Any, int, list[int]]] = deque()
+        held: Counter[int] = Counter()  # the blocks of those rounds
+        applied = 0
+        # a round is drawn only when it is launched: orders that pick from the gap
+        # estimates (gap sampling) read them after the steps before it
+        nxt: list[int] | None = None
+
+        def launch() -> bool:
+            nonlocal nxt
+            if nxt is None:
+                nxt = next(rounds, None)
+            if nxt is None:
+                return False
+            if not k:
+                pending.append((nxt, ask(nxt)(), applied, []))
+            else:
+                late = [i for i in nxt if held[i]] if table else []
+                early = [i for i in nxt if not held[i]] if late else nxt
+                if self._ahead is None:
+                    self._ahead = ThreadPoolExecutor(1, thread_name_prefix="frankwolfe-ahead")
+                answer = self._ahead.submit(ask(early)) if early else None
+                pending.append((nxt, answer, applied, late))
+                if table:
+                    held.update(set(nxt))
+            nxt = None
+            return True
+
+        try:
+            while pending or launch():
+                batch, answer, at, late = pending.popleft()
+                if k:
+                    tic = time.perf_counter()
+                    answer = None if answer is None else answer.result()
+                    self.wait_seconds += time.perf_counter() - tic
+                    if late:  # their rows were another round's until now
+                        ask(late)()
+                    # the next k rounds' oracles run during this round's steps, each at
+                    # the point before them
+                    while len(pending) < k and launch():
+                        pass
+                apply(batch, answer)
+                self._delays(batch, applied - at, late)
+                applied += len(batch)
+                self.rounds += 1
+                if table:
+                    held.subtract(set(batch))
+                if stop(applied):
+                    break
+        finally:
+            while pending:  # a pass ends with no oracle running (answers unused)
+                answer = pending.popleft()[1]
+                if isinstance(answer, Future):
+                    answer.exception()
+
+    def _delays(self, batch: list[int], lag: int, late: list[int]) -> None:
+        """Count the steps of a round by delay: block steps applied since the point of
+        its answer (``lag`` at the round's launch; blocks asked late: at the round)."""
+        lags = np.arange(len(batch)) + lag
+        if late and lag:
+            lags[np.isin(np.asarray(batch), np.asarray(late))] -= lag
+        np.add.at(self.delays, np.minimum(lags, self.delays.size - 1), 1)
 
     @property
     def wants_rounds(self) -> bool:
@@ -100,16 +198,35 @@ class Schedule:
                        certificate: bool = False) -> None:
         """Compiled rounds: the domain stores the vertices of blocks ``which`` at the
         gradient ``g`` (its point computed once, the chunks through the executor)."""
-        tic = time.perf_counter()
+        self.vertices_call(rk, which, g, certificate)()
+
+    def vertices_call(self, rk: RoundKernels, which: list[int], g: np.ndarray,
+                      certificate: bool = False) -> Callable[[], None]:
+        """:meth:`store_vertices` in two halves: the round's point, taken now (the
+        domain's ``point(g)``, or a copy of ``g`` to ship when oracles run ahead), and
+        the returned call that stores the vertices at it."""
         ex = self.executor
         if isinstance(ex, InProcessRounds):
-            ex.chunks(rk.vertices, which, rk.point(g))
+            p = rk.point(g)
+            if self.staleness and rk.snapshot is not None:
+                p = rk.snapshot(p)  # its oracles run during the steps before it
+
+            def call() -> None:
+                tic = time.perf_counter()
+                ex.chunks(rk.vertices, which, p)
+                self._count(tic, certificate)
         elif isinstance(ex, RowRounds) and rk.store is not None:
-            for part, rows in ex.rows(which, g):  # rows from where the oracle runs
-                rk.store(part, rows)
+            store = rk.store
+            at = g.copy() if self.staleness else g
+
+            def call() -> None:
+                tic = time.perf_counter()
+                for part, rows in ex.rows(which, at):  # rows from where the oracle runs
+                    store(part, rows)
+                self._count(tic, certificate)
         else:
             raise TypeError(f"{ex!r} runs no compiled rounds")
-        self._count(tic, certificate)
+        return call
 
     def _count(self, tic: float, certificate: bool) -> None:
         if certificate:
@@ -118,11 +235,22 @@ class Schedule:
             self.oracle_seconds += time.perf_counter() - tic
 
     def outputs(self) -> dict[str, Any]:
-        return {"batch_size": self.tau, "rounds": self.rounds,
-                "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
-                "certificate_oracle_seconds": self.certificate_seconds}
+        out = {"batch_size": self.tau, "rounds": self.rounds,
+               "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
+               "certificate_oracle_seconds": self.certificate_seconds,
+               "staleness": self.staleness}
+        if self.staleness:
+            steps = int(self.delays.sum())
+            lags = np.arange(self.delays.size)
+            out.update(delays=self.delays.copy(), oracle_wait_seconds=self.wait_seconds,
+                       mean_delay=float(lags @ self.delays) / max(steps, 1),
+                       max_delay=int(lags[self.delays > 0].max()) if steps else 0)
+        return out
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.shutdown(wait=True)
+            self._ahead = None
         self.executor.close()
 
 
@@ -138,6 +266,15 @@ def _certificate_seconds(state: BlockState, probed: float | None) -> float:
         p = probe_values(state)
         probed = p[0] if p is not None else (state.start_seconds or 0.0)
     return probed
+
+
+def _stop(budget: Budget, done: int) -> bool:
+    """Whether rounds stop after ``done`` block steps of the pass: an interrupt, or the
+    budget spent.  Until a certificate is timed (the engine certifies the first whole
+    pass under a time limit) nothing is kept for it: the rounds' rate says little of a
+    certificate, ``n`` oracle calls dispatched at once (with 2 threads and rounds of 10
+    it overstated it 10x and the run stopped at a fifth)."""
+    return bool(INTERRUPTS.hits) or (budget.limited and budget.spent(done, 0.0))
 
 
 class PythonRounds(Pass):
@@ -169,30 +306,32 @@ class PythonRounds(Pass):
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
         st, sched, step, idx = self.state, self.schedule, self.step, self.blocks.idx
         f, x = st.f, st.x
-        done = 0
         whole = sched.executor.whole_gradient
+        # with oracles run ahead the directions must outlive the steps that change x
+        own = sched.staleness > 0
         if budget.limited and budget.reserve is None:
             budget.reserve = self._probed = _certificate_seconds(st, self._probed)
-        for batch in sched.batches(st, order):
+
+        def ask(batch: list[int]) -> Callable[[], list[Atom]]:
             if whole:  # one vector per round for the executor to ship
                 dirs: Any = np.asarray(f.gradient(x), dtype=float).reshape(-1)
+                if own:
+                    dirs = dirs.copy()
             else:
                 dirs = []
                 for i in batch:
                     g = f.partial_gradient(x, idx[i])
-                    if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
-                        g = np.asarray(g, dtype=float).reshape(-1)
+                    if own or type(g) is not np.ndarray or g.dtype != np.float64 \
+                            or g.ndim != 1:
+                        g = np.array(g, dtype=float).reshape(-1)
                     dirs.append(self._direction(g, i))
-            for i, atom in zip(batch, sched.answers(batch, dirs)):
+            return lambda: sched.answers(batch, dirs)
+
+        def apply(batch: list[int], atoms: list[Atom]) -> None:
+            for i, atom in zip(batch, atoms):
                 step(int(i), atom)
-            sched.rounds += 1
-            done += len(batch)
-            # until a certificate is timed (the engine certifies the first whole pass
-            # under a time limit) nothing is kept for it: the rounds' rate says little
-            # of a certificate, n oracle calls dispatched at once (with 2 threads and
-            # rounds of 10 it overstated it 10x and the run stopped at a fifth)
-            if INTERRUPTS.hits or (budget.limited and budget.spent(done, 0.0)):
-                break
+
+        sched.run(sched.batches(st, order), ask, apply, lambda done: _stop(budget, done))
         return 0.0
 
     def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
@@ -237,29 +376,26 @@ class CompiledRounds(Pass):
                                "rounds outside this process take rows from")
 
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
-        st, sched, steps = self.state, self.schedule, self.steps
+        st, sched, steps, rk = self.state, self.schedule, self.steps, self.rk
         tree = st.order.compiled_tree() if order is None else None
-        done = 0
-        df = 0.0
+        df = [0.0]
         if budget.limited and budget.reserve is None:
             budget.reserve = self._probe()
-        for batch in sched.batches(st, order):
-            sched.store_vertices(self.rk, batch, steps.synced_gradient())
+
+        def ask(batch: list[int]) -> Callable[[], None]:
+            return sched.vertices_call(rk, batch, steps.synced_gradient())
+
+        def apply(batch: list[int], _: None) -> None:
             which = np.asarray(batch, dtype=np.int64)
             # the picks are made; with gap sampling the steps keep its sum tree current
             picker = (Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
                              np.zeros(1, dtype=np.int64)) if tree is None
                       else Picker(2, which, np.zeros(0), st.est, *tree))
-            df += steps.steps(picker, 0, which.size)
-            sched.rounds += 1
-            done += which.size
-            # until a certificate is timed (the engine certifies the first whole pass
-            # under a time limit) nothing is kept for it: the rounds' rate says little
-            # of a certificate, n oracle calls dispatched at once (with 2 threads and
-            # rounds of 10 it overstated it 10x and the run stopped at a fifth)
-            if INTERRUPTS.hits or (budget.limited and budget.spent(done, 0.0)):
-                break
-        return df
+            df[0] += steps.steps(picker, 0, which.size)
+
+        sched.run(sched.batches(st, order), ask, apply, lambda done: _stop(budget, done),
+                  table=True)
+        return df[0]
 
     def _probe(self) -> float:
         """What the rounds keep for the closing certificate before one is timed: the

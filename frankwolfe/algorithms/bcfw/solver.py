@@ -42,6 +42,16 @@ def _positive_int(name: str, value: Any) -> int:
     return int(value)
 
 
+def _nonnegative_int(name: str, value: Any) -> int:
+    try:
+        ok = not isinstance(value, (bool, np.bool_)) and int(value) == value >= 0
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
 _RUN_DOC = """\
 max_iter : int, default 100
     Budget of passes (the outer iterations of BCFW); a pass is ``n``
@@ -90,6 +100,7 @@ def block_coordinate_frank_wolfe(
     batch_size: int | None = None,
     n_jobs: int | None = None,
     executor: Executor | Any = None,
+    staleness: int = 0,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
@@ -220,6 +231,17 @@ def block_coordinate_frank_wolfe(
         user's :class:`~frankwolfe.Executor`.  A lost cluster raises
         :class:`~frankwolfe.errors.ExecutorError` with the result so far (its
         last good iterate) as ``err.result``.
+    staleness : int, default 0
+        Asynchronous mini-batch BCFW (Wang et al.'s asynchronous variant, its delay
+        bounded): the oracles of up to ``staleness`` rounds run ahead, on a helper
+        thread, while the current round's steps are applied, each at the point
+        where it was launched.  A step may then use an answer up to ``staleness``
+        rounds old; each stays a vertex of its block and keeps its line search at
+        the current iterate (f never increases), and certificates are asked at one
+        point as before.  ``0``: synchronous rounds.  Needs ``batch_size``,
+        ``n_jobs`` or ``executor``.  ``extra`` then also holds ``delays``
+        (``delays[j]``: steps taken ``j`` block steps after their answer's point),
+        ``mean_delay``, ``max_delay`` and ``oracle_wait_seconds``.
 
     Returns
     -------
@@ -290,7 +312,7 @@ def block_coordinate_frank_wolfe(
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
-    schedule = _schedule(batch_size, n_jobs, executor, cache)
+    schedule = _schedule(batch_size, n_jobs, executor, cache, staleness)
     # the clock starts here: set-up and compilation count against time_limit
     monitor = options.monitor("bcfw")
     try:
@@ -312,14 +334,19 @@ def block_coordinate_frank_wolfe(
             schedule.close()
 
 
-def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool) -> Schedule | None:
+def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
+              staleness: Any = 0) -> Schedule | None:
     """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
     1 in this process: the compiled pass may then serve)."""
+    ahead = _nonnegative_int("staleness", staleness)
     if batch_size is None and executor is None and n_jobs in (None, 1):
+        if ahead:
+            raise ValueError(f"staleness={staleness!r} runs oracles ahead of the steps of "
+                             "mini-batch rounds: give batch_size, n_jobs or executor too")
         return None
     tau = 1 if batch_size is None else _positive_int("batch_size", batch_size)
     ex = make_executor(executor, n_jobs)
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
                          "executor): a round asks its oracles before any cached atom is scored")
-    return Schedule(tau, ex)
+    return Schedule(tau, ex, ahead)

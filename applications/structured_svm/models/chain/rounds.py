@@ -462,16 +462,21 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
     table = ChainRoundTable(np.zeros(state.Yf.size, dtype=np.int64),
                             np.zeros(state.off.size - 1))
     o = K * F
-    # the round's pair weights on the fused ids path, written in place
-    w = np.zeros(d)
 
     def point(g: np.ndarray) -> tuple:
         if g[d] > 0 or not uses_ids or state.mode[0] != 1:
             wr, gt, augment = _round_weights(g, lam, K, F, d, uses_ids)
             return wr, gt, 1.0, augment
         # the kernels' feature-major copy of g (the fused path, synced), divided where
-        # the oracles read it (in parallel); the Viterbi reads only the pair part of w
-        return _split_weights(g, state.gT, w, lam, o, d)
+        # the oracles read it (in parallel); the Viterbi reads only the pair part of w,
+        # a round's own (asynchronous rounds' oracles run while the next point is
+        # taken; untouched pages of np.zeros cost nothing)
+        return _split_weights(g, state.gT, np.zeros(d), lam, o, d)
+
+    def snapshot(p: tuple) -> tuple:
+        # the steps keep gT current: asynchronous rounds decode at a copy
+        w, gt, s, augment = p
+        return (w, gt.copy(), s, augment) if gt is state.gT else p
 
     def vertices(which: Any, p: tuple) -> None:
         w, gt, s, augment = p
@@ -485,4 +490,4 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         table.labels[_block_rows(state.off, which)] = labels
         table.loss[which] = loss
 
-    return RoundKernels(point, vertices, chain_recall, table, store)
+    return RoundKernels(point, vertices, chain_recall, table, store, snapshot)
