@@ -234,6 +234,11 @@ class Schedule:
         else:
             self.oracle_seconds += time.perf_counter() - tic
 
+    def info(self) -> dict[str, Any]:
+        """The counters an iteration's callback sees."""
+        return {"rounds": self.rounds, "oracle_seconds": self.oracle_seconds,
+                "oracle_wait_seconds": self.wait_seconds}
+
     def outputs(self) -> dict[str, Any]:
         out = {"batch_size": self.tau, "rounds": self.rounds,
                "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
@@ -346,7 +351,7 @@ class PythonRounds(Pass):
         return self.schedule.answers(list(range(n)), dirs, certificate=True)
 
     def info(self) -> dict[str, Any]:
-        return {"rounds": self.schedule.rounds}
+        return self.schedule.info()
 
     def outputs(self) -> dict[str, Any]:
         return self.schedule.outputs()
@@ -423,7 +428,7 @@ class CompiledRounds(Pass):
         self.schedule.store_vertices(self.rk, list(range(self.state.n)), g, certificate=True)
 
     def info(self) -> dict[str, Any]:
-        return {"rounds": self.schedule.rounds}
+        return self.schedule.info()
 
     def outputs(self) -> dict[str, Any]:
         return self.schedule.outputs()
