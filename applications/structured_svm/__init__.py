@@ -1,4 +1,5 @@
-"""Structured SVMs: models (chain, multiclass, matching) and data loaders (OCR, CoNLL-2000).
+"""Structured SVMs: models (chain, multiclass, matching, graph CRFs, multi-label) and data
+loaders (OCR, CoNLL-2000).
 
 The estimators (:class:`StructuredSVM`, :class:`KernelStructuredSVM` and its
 kernels) are imported on first access: their modules need scikit-learn, which
@@ -16,6 +17,7 @@ from .datasets import (
     load_ocr,
     load_snakes,
     make_chain,
+    make_multilabel_tree,
     make_noisy_blocks,
 )
 from .dual import SSVMBlockOracle, SSVMDual, SSVMDualObjective
@@ -27,7 +29,9 @@ from .models import (
     GridCRF,
     MatchingModel,
     MulticlassModel,
+    MultiLabelModel,
     StructuredModel,
+    chow_liu_tree,
 )
 from .solvers import dual_extragradient, online_eg, ssg
 
@@ -38,7 +42,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation to
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
            "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
            "load_ocr", "load_conll2000", "make_chain", "load_cmu_house", "load_snakes",
-           "make_noisy_blocks",
+           "make_noisy_blocks", "MultiLabelModel", "chow_liu_tree", "make_multilabel_tree",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
            "dual_extragradient"]

@@ -48,14 +48,14 @@ from frankwolfe import History
 from frankwolfe.compiled.atomic_files import atomic_write
 
 from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth
-from .models import ChainModel, MatchingModel, MulticlassModel, StructuredModel
+from .models import ChainModel, MatchingModel, MulticlassModel, MultiLabelModel, StructuredModel
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model"]
 
 FORMAT = "frankwolfe.StructuredSVM"
 #: the version this library writes; files of a higher version are refused
 FORMAT_VERSION = 1
-_BUILTIN_MODELS = (ChainModel, MulticlassModel, MatchingModel)
+_BUILTIN_MODELS = (ChainModel, MulticlassModel, MatchingModel, MultiLabelModel)
 
 
 def _jsonable(v: Any) -> Any:
