@@ -289,6 +289,21 @@ def test_estimator_conventions_and_reproducibility() -> None:
     assert all(np.array_equal(h // 2, p) for h, p in zip(a.predict_latent(X), pred))
 
 
+def test_the_inner_estimator_saves_and_loads(tmp_path) -> None:
+    X, Y = small_task(6, seed=3)
+    inner = StructuredSVM(LatentGraphCRF(2, 2, 2, inference="exact", class_weight=[1, 2]),
+                          lam=0.5, max_passes=10, tol=1e-2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = LatentSSVM(inner, max_rounds=2, random_state=0).fit(X, Y)
+    est.base_ssvm_.save(tmp_path / "inner.npz")
+    back = StructuredSVM.load(tmp_path / "inner.npz", models=[LatentGraphCRF])
+    assert np.array_equal(back.w_, est.w_)
+    assert back.model.model_params() == est.base_ssvm_.model.model_params()
+    assert [back.model.decode_labels(x, back.w_).tolist() for x in X] == \
+        [p.tolist() for p in est.predict(X)]
+
+
 def test_grid_search_over_the_inner_lambda() -> None:
     X, Y = small_task(12, seed=4)
     inner = StructuredSVM(LatentGraphCRF(2, 2, 2, inference="exact"), max_passes=10,

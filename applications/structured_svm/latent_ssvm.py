@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from frankwolfe import History
+from frankwolfe import History, Status
 
 from .._checks import check_finite_examples, check_labels
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
@@ -208,9 +208,10 @@ class LatentSSVM(BaseEstimator):
         H = model.init_latent(X, Y, random_state=int(rng.integers(2 ** 31 - 1)))
         objective0, _ = latent_objective(model, X, Y, np.zeros(model.size_joint_feature), lam)
         objectives, gaps = [objective0], []
-        history = History(_COLUMNS)
+        self.history_ = History(_COLUMNS)
+        self.lam_ = lam
         budget_hit: list[int] = []
-        converged = False
+        stop = ""  # why the loop ended early: "converged" or "interrupted"
         for t in range(1, int(self.max_rounds) + 1):
             params: dict[str, Any] = {"warm_start": warm_ok and t > 1}
             if seeded:
@@ -230,45 +231,55 @@ class LatentSSVM(BaseEstimator):
             changed = sum(not np.array_equal(a, b) for a, b in zip(H, H_new))
             objectives.append(objective)
             gaps.append(gap)
-            history.append(
+            self.history_.append(
                 round=t, objective=objective, inner_gap=gap,
                 inner_passes=float(inner.history_["effective_passes"][-1]), changed=changed,
                 seconds=time.perf_counter() - started,
                 train_error=_error(model, X, Y, w),
                 test_error=(_error(model, X_test, Y_test, w)
                             if X_test is not None and Y_test is not None else np.nan))
+            # each round's result is published at once: an interrupted fit keeps the last
+            # round that finished
+            self._publish(w, inner, H_new, objectives, gaps, stop)
             if self.verbose:
                 print(f"round {t:>3}  objective {objective:.6g}  inner gap {gap:.3e}  "
-                      f"changed {changed:>5}  train error {history['train_error'][-1]:.4f}")
+                      f"changed {changed:>5}  train error "
+                      f"{self.history_['train_error'][-1]:.4f}")
+            if inner.result_.status == Status.INTERRUPTED:
+                stop = "interrupted"
+                break
             if objectives[-2] - objective < self.tol or changed == 0:
-                converged = True
-                H = H_new
+                stop = "converged"
                 break
             if warm_ok and inner.solver != "ssg":
                 _shift_warm_state(inner, model, X, H, H_new)
             H = H_new
-
-        self.w_ = w
-        self.lam_ = lam
-        self.base_ssvm_ = inner
-        self.latent_ = H
-        self.objective_history_ = np.array(objectives)
-        self.inner_gaps_ = np.array(gaps)
-        self.n_rounds_ = len(gaps)
-        self.converged_ = converged
-        self.history_ = history
-        if budget_hit:
+        self.converged_ = stop == "converged"
+        if budget_hit and stop != "interrupted":
             warnings.warn(f"LatentSSVM: the inner training of rounds {budget_hit} ended by its "
                           f"budget above base_ssvm.tol={inner.tol} (certified gaps "
                           f"{[round(g, 6) for g in self.inner_gaps_[np.array(budget_hit) - 1]]})"
                           "; each round's objective may rise by up to its gap; raise "
                           "base_ssvm.max_passes", ConvergenceWarning, stacklevel=2)
-        if not converged:
+        if stop == "interrupted":
+            warnings.warn(f"LatentSSVM: interrupted (Ctrl-C) in round {self.n_rounds_}; w_ "
+                          "holds that round's weights", ConvergenceWarning, stacklevel=2)
+        elif not stop:
             warnings.warn(f"LatentSSVM: max_rounds={self.max_rounds} ended CCCP with the last "
                           f"round lowering the objective by {objectives[-2] - objectives[-1]:.3g}"
                           f" > tol={self.tol}; raise max_rounds or tol", ConvergenceWarning,
                           stacklevel=2)
         return self
+
+    def _publish(self, w: np.ndarray, inner: StructuredSVM, H: list[np.ndarray],
+                 objectives: list[float], gaps: list[float], stop: str) -> None:
+        self.w_ = w
+        self.base_ssvm_ = inner
+        self.latent_ = H
+        self.objective_history_ = np.array(objectives)
+        self.inner_gaps_ = np.array(gaps)
+        self.n_rounds_ = len(gaps)
+        self.converged_ = stop == "converged"
 
     # -- prediction ------------------------------------------------------------------------
     def _fitted(self) -> np.ndarray:
