@@ -54,8 +54,8 @@ def latent_objective(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarr
     ``h = latent(x, y, w)`` (the consistent maximum), ``h' = loss_augmented_decode(x, h,
     w)`` (the loss only reads ``h``'s visible labels, which are ``y``) and the term
     ``loss(h, h') + <w, phi(x, h')> - <w, phi(x, h)>``.  Exact with exact inference;
-    with approximate inference each maximum is the value of the decoded labelling (the
-    first from below, the second from below too).
+    with approximate inference both maxima are the values of decoded labellings (each
+    a lower bound of its maximum), so ``J`` is then an estimate, not a bound.
     """
     w = np.asarray(w, dtype=np.float64)
     total, H = 0.0, []
