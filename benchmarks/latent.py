@@ -91,8 +91,8 @@ def main() -> None:
         StructuredSVM(LatentGraphCRF(2, 2, 2, inference=args.inference),
                       max_passes=1).fit(Xtr[:2], [y * 2 for y in Ytr[:2]])
     observed = StructuredSVM(GraphCRF(2, 2, inference=args.inference), lam=args.lam,
-                             solver=args.solver, max_passes=args.passes, tol=args.inner_tol, gap_every=5,
-                             random_state=args.seed)
+                             solver=args.solver, max_passes=args.passes,
+                             tol=args.inner_tol, gap_every=5, random_state=args.seed)
     tic = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -388,3 +388,23 @@ def test_docstring_examples(module: object) -> None:
         warnings.simplefilter("error", ConvergenceWarning)  # the example converges
         failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert failures == 0 and tried > 0
+
+
+def test_example_runs_quick(tmp_path, capsys) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = Path(__file__).resolve().parents[1] / "examples" / "latent_hidden_states.py"
+    spec = importlib.util.spec_from_file_location("latent_hidden_states", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--quick", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    errors = [float(line.split("test error ")[1].split()[0]) for line in out.splitlines()
+              if "test error" in line]
+    assert len(errors) == 2 and errors[0] > 0.4 and errors[1] < 0.2, out
+    assert (tmp_path / "latent_hidden_states.png").stat().st_size > 10_000

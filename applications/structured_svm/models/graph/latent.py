@@ -149,7 +149,10 @@ class LatentGraphCRF(GraphCRF):
         """The same loss between two *visible* labellings (the test error of a
         prediction of :meth:`decode_labels`)."""
         t = np.asarray(y_true)
-        n = t.shape[0] if t.ndim == 1 else -1
+        if t.ndim != 1:
+            raise ShapeError(f"{type(self).__name__}.label_loss: `y_true` must be a 1-D "
+                             f"integer array of labels, got shape {t.shape}")
+        n = t.shape[0]
         t = self._check_labels(t, n, "y_true")
         a = self._check_labels(y, n, "y")
         return float(np.sum(self.label_class_weight[t] * (a != t)) / n)
