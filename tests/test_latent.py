@@ -248,6 +248,26 @@ def test_objective_does_not_increase_beyond_the_inner_gaps(shape: tuple, seed: i
                for a, x, y in zip(est.latent_, X, Y))
 
 
+@pytest.mark.parametrize("solver, warm", [("fw", True), ("ssg", True), ("bcfw", False)])
+def test_other_inner_solvers(solver: str, warm: bool) -> None:
+    X, Y = make_latent_blocks(16, 1, 9, noise=1.0, random_state=0)
+    inner = StructuredSVM(LatentGraphCRF(2, 2, 2, inference="exact"), lam=0.3, solver=solver,
+                          max_passes=30, tol=1e-3, gap_every=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = LatentSSVM(inner, max_rounds=3, tol=0.0, warm_rounds=warm,
+                         random_state=1).fit(X, Y)
+    J, gaps = est.objective_history_, est.inner_gaps_
+    assert J[-1] < 0.5
+    if solver == "ssg":  # no certificate: the objective may rise, which ends the loop
+        assert np.all(np.isnan(gaps))
+    else:
+        assert est.n_rounds_ >= 2
+        # the last round continued from the one before only with warm rounds
+        assert est.base_ssvm_.warm_start is warm
+        assert np.all(J[1:] - J[:-1] <= gaps + 1e-9 * np.abs(J[:-1])), (J, gaps)
+
+
 def test_latent_beats_the_observed_model_where_hidden_states_matter() -> None:
     X, Y = make_latent_blocks(40, 4, 4, noise=0.5, random_state=7)
     Xtr, Ytr, Xte, Yte = X[:20], Y[:20], X[20:], Y[20:]
