@@ -17,6 +17,7 @@ from .datasets import (
     load_ocr,
     load_snakes,
     make_chain,
+    make_latent_blocks,
     make_multilabel_tree,
     make_noisy_blocks,
 )
@@ -27,6 +28,7 @@ from .models import (
     EdgeFeatureGraphCRF,
     GraphCRF,
     GridCRF,
+    LatentGraphCRF,
     MatchingModel,
     MulticlassModel,
     MultiLabelModel,
@@ -38,11 +40,13 @@ from .solvers import dual_extragradient, online_eg, ssg
 if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation tools see them
     from .estimator import StructuredSVM
     from .kernel_bcfw import KernelStructuredSVM, LabelMatchKernel, LinearJointKernel
+    from .latent_ssvm import LatentSSVM
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
            "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
            "load_ocr", "load_conll2000", "make_chain", "load_cmu_house", "load_snakes",
            "make_noisy_blocks", "MultiLabelModel", "chow_liu_tree", "make_multilabel_tree",
+           "LatentGraphCRF", "LatentSSVM", "make_latent_blocks",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
            "KernelStructuredSVM", "LabelMatchKernel", "LinearJointKernel", "online_eg",
            "dual_extragradient"]
@@ -53,6 +57,7 @@ _LAZY = {
     "KernelStructuredSVM": ".kernel_bcfw",
     "LabelMatchKernel": ".kernel_bcfw",
     "LinearJointKernel": ".kernel_bcfw",
+    "LatentSSVM": ".latent_ssvm",
 }
 
 

@@ -495,13 +495,19 @@ class StructuredSVM(BaseEstimator):
 
         return load_model(cls, path, models)
 
-    def _warm_state(self) -> dict[str, Any]:
-        """What a warm start continues from (see :meth:`save`)."""
+    def warm_state(self) -> dict[str, Any]:
+        """What a warm start (``warm_start=True``) continues from, as plain data: under
+        ``"bcfw"`` the dual block state of the BCFW solvers (a dict of arrays, or None),
+        under ``"fw"`` batch FW's dual point and its ``lam`` (or None).  Model files
+        keep it (:meth:`save` with ``include_state``); :class:`~.LatentSSVM` moves it to
+        each round's hidden labellings."""
         bcfw = getattr(self, "_state", None)
         return {"bcfw": bcfw.to_dict() if bcfw is not None else None,
                 "fw": getattr(self, "_fw_x", None)}
 
-    def _set_warm_state(self, state: dict[str, Any]) -> None:
+    def set_warm_state(self, state: dict[str, Any]) -> None:
+        """Continue the next ``fit`` (with ``warm_start=True``) from ``state``, as
+        :meth:`warm_state` gives it."""
         bcfw = state.get("bcfw")
         self._state = DualWarmStart.from_dict(bcfw) if bcfw is not None else None
         self._fw_x = state.get("fw")

@@ -152,7 +152,7 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
     columns = est.history_.columns
     for c in columns:
         arrays[f"history/{c}"] = np.asarray(est.history_[c], dtype=np.float64)
-    layout = pack_state(est._warm_state(), arrays) if include_state else None
+    layout = pack_state(est.warm_state(), arrays) if include_state else None
     header = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -323,7 +323,7 @@ def load_model(cls: type, path: str | os.PathLike[str],
         est.history_.append(**dict(zip(cols, row)))
     if header["state"] is not None:
         try:
-            est._set_warm_state(unpack_state(header["state"], arrays))
+            est.set_warm_state(unpack_state(header["state"], arrays))
         except Exception as e:  # a layout the estimator cannot take
             raise ModelFileError(f"{path}: state: not a warm-start state of {cls.__name__} "
                                  f"({type(e).__name__}: {e})"[:400]) from None

@@ -1,0 +1,71 @@
+"""Synthetic grids whose labels need hidden sub-states (an XOR-like task for the latent
+structural SVM)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..models.graph.grid import grid_edges
+
+__all__ = ["make_latent_blocks"]
+
+
+def make_latent_blocks(n_samples: int, height: int = 6, width: int = 6, n_labels: int = 2,
+                       n_hidden_states: int = 2, *, radius: float = 2.0, noise: float = 0.5,
+                       n_blocks: int = 3,
+                       random_state: int | np.random.Generator | None = None
+                       ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray]]:
+    """Grids of constant rectangles whose labels a linear unary per label cannot tell
+    apart, while one per hidden sub-state can.
+
+    Each grid gets a random background label and ``n_blocks`` rectangles of random
+    labels, sizes and places.  Label ``c`` has ``n_hidden_states`` clusters: cluster
+    ``j`` is centred on the circle of radius ``radius`` at the angle ``2 pi (j K + c) /
+    (K k)`` (``K = n_labels``, ``k = n_hidden_states``), so the labels' clusters
+    alternate around the circle (for 2 labels of 2 clusters, label 0 at ``(+-r, 0)``
+    and label 1 at ``(0, +-r)``: XOR).  A node draws one of its label's clusters at
+    random and its two features are the centre plus ``noise * N(0, I)``; there is no
+    constant feature.  A score ``<w_c, x>`` per label is linear through the origin
+    (``<w_c, -m> = -<w_c, m>``), so it cannot favour label ``c`` at both of two
+    opposite centres ``+-m``: a :class:`.GraphCRF` on these features is near chance at
+    the nodes (with 2 labels of 2 clusters), while a
+    :class:`.LatentGraphCRF` with ``k`` sub-states (one weight vector per cluster)
+    separates them; neighbouring cells mostly share a label (4-neighbourhood edges).
+
+    Returns
+    -------
+    X : list of (node_features, edges)
+        ``GraphCRF(n_labels, 2)`` / ``LatentGraphCRF(n_labels, 2, n_hidden_states)``
+        examples, nodes row-major.
+    Y : list of ndarray of int64
+        The visible labels.
+    """
+    for name, v, lo in (("n_samples", n_samples, 1), ("height", height, 1),
+                        ("width", width, 1), ("n_labels", n_labels, 2),
+                        ("n_hidden_states", n_hidden_states, 1), ("n_blocks", n_blocks, 0)):
+        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+            raise ValueError(f"make_latent_blocks: `{name}` must be an integer >= {lo}, "
+                             f"got {v!r}")
+    for name, f, positive in (("radius", radius, True), ("noise", noise, False)):
+        if not (np.ndim(f) == 0 and np.isfinite(f) and (f > 0 if positive else f >= 0)):
+            raise ValueError(f"make_latent_blocks: `{name}` must be a finite number "
+                             f"{'> 0' if positive else '>= 0'}, got {f!r}")
+    rng = np.random.default_rng(random_state)
+    K, k = int(n_labels), int(n_hidden_states)
+    angle = 2 * np.pi * (np.arange(k)[None, :] * K + np.arange(K)[:, None]) / (K * k)
+    centres = radius * np.stack([np.cos(angle), np.sin(angle)], axis=-1)  # (K, k, 2)
+    edges, _ = grid_edges(height, width)
+    X, Y = [], []
+    for _ in range(n_samples):
+        lab = np.full((height, width), rng.integers(K), dtype=np.int64)
+        for _ in range(n_blocks):
+            r0, c0 = rng.integers(height), rng.integers(width)
+            r1 = r0 + 1 + rng.integers(max(1, height // 2))
+            c1 = c0 + 1 + rng.integers(max(1, width // 2))
+            lab[r0:r1, c0:c1] = rng.integers(K)
+        y = lab.ravel()
+        sub = rng.integers(k, size=y.size)
+        feats = centres[y, sub] + noise * rng.normal(size=(y.size, 2))
+        X.append((feats, edges.copy()))
+        Y.append(y)
+    return X, Y
