@@ -5,7 +5,7 @@
 #   make docs-serve - serve the site at http://127.0.0.1:8000 while editing
 #   make test-min - the suite in .venv-min against the lowest declared versions
 #                   (ci/constraints-min.txt pins every floor of pyproject.toml)
-#   make test-floors - the part of test-min that CI runs (see FLOORS_SKIP below)
+#   make test-floors - the part of test-min that CI runs (see FLOORS below)
 #   make lint - ruff on the whole tree; mypy and the import contracts (lint-imports) on
 #               frankwolfe/ and applications/; with the tools of the `lint` extra
 PYTHON ?= python3
@@ -30,13 +30,13 @@ endif
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,plot,pandas]"
+	$(BIN)/python -m pip install -q --no-compile -e ".[test,plot,pandas]"
 	touch $(STAMP)
 
 $(STAMP_MIN): pyproject.toml ci/constraints-min.txt
 	$(PYTHON) -m venv $(VENV_MIN)
 	$(VENV_MIN)/bin/python -m pip install -q --upgrade pip
-	$(VENV_MIN)/bin/python -m pip install -q -c ci/constraints-min.txt -e ".[test,plot,pandas]"
+	$(VENV_MIN)/bin/python -m pip install -q --no-compile -c ci/constraints-min.txt -e ".[test,plot,pandas]"
 	touch $(STAMP_MIN)
 
 demo: $(STAMP)
@@ -59,29 +59,29 @@ test: $(STAMP)
 test-min: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST)
 
-# The floors in CI: the suite at the lowest declared versions without the files that
-# mostly compile again, and run at -O0, what the files kept already exercise (the
-# structured SVM's solver and engine matrices, the time-limit, interrupt and Dask fault
-# batteries, the numba cache scenarios, the saddle, traffic and example runs).  What
-# stays calls every dependency's API and compiles the core's and the chain model's
-# kernels at their floors; CI's 2 cores cannot fit the whole of test-min beside make
-# test within its 10 minutes.  Run `make test-min` before a release and after raising
-# a floor or touching the numba hooks.
-FLOORS_SKIP := test_ssvm_training test_ssvm_budget test_ssvm_averaging test_ssvm_batch_oracle \
-	test_ssvm_dask test_ssvm_paper test_ssvm_kernel test_ssvm_extragradient test_ssvm_online_eg \
-	test_bcfw_fused test_model_files test_edges_budgets test_edges_budgets_ssvm test_edges_dask \
-	test_edges_interrupts test_fcfw_pruning test_saddle test_traffic test_examples \
-	test_benchmark_peers test_graph_matching test_cache test_graph_inference \
-	test_graph_crf test_snakes
+# The floors in CI: the files of the suite that call each dependency's API (numpy, scipy,
+# scikit-learn's estimator checks, cvxpy, networkx, pandas, numba compiling the core's,
+# the chain model's and the applications' kernels), at the lowest versions declared and
+# at -O0.  The rest of the suite exercises the same calls again (the solver and engine
+# matrices, the time-limit, interrupt, cache and Dask batteries, the examples); CI's 2
+# cores cannot fit the whole of test-min beside make test within its 10 minutes.  Run
+# `make test-min` before a release and after raising a floor or touching the numba hooks.
+FLOORS := test_min_versions test_imports test_packaging test_readme test_bad_input \
+	test_core_loop test_engine test_result test_options test_objectives test_step_rules \
+	test_lmo_vector test_lmo_matrix test_lmo_flow test_lmo_family test_away_pairwise \
+	test_fcfw test_known_optima test_bcfw test_bcfw_minibatch test_compiled_direction \
+	test_compiled_pairwise test_edges_inputs test_edges_files test_fetch \
+	test_ssvm_models test_ssvm_marginals test_ssvm_datasets test_estimators_sklearn \
+	test_lasso test_qap test_traffic_vdf test_traffic_multiclass test_multilabel
 test-floors: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST) \
-		$(foreach f,$(FLOORS_SKIP),--ignore=tests/$(f).py)
+		$(foreach f,$(FLOORS),tests/$(f).py)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m "" $(XDIST)
 
 $(LINT_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install -q -e ".[lint]"
+	$(BIN)/python -m pip install -q --no-compile -e ".[lint]"
 	touch $(LINT_STAMP)
 
 # Each tool reads its configuration from pyproject.toml.  mypy keeps its cache in
@@ -96,7 +96,7 @@ lint: $(LINT_STAMP)
 	exit $$status
 
 $(DOCS_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install -q -e ".[docs]"
+	$(BIN)/python -m pip install -q --no-compile -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 # runs every script in examples/ (long ones with --quick) for the gallery
