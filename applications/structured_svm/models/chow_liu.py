@@ -93,6 +93,8 @@ def chow_liu_tree(Y: Any) -> np.ndarray:
     # constant shift keeps every pair (all spanning trees have L - 1 edges, so the order
     # of trees by weight is unchanged)
     cost = (mi[i, j].max() + 1.0) - mi[i, j]
-    tree = minimum_spanning_tree(csr_array((cost, (i, j)), shape=(L, L))).tocoo()
+    # int32 indices: csgraph of scipy 1.15 (the declared floor) refuses int64 ones
+    tree = minimum_spanning_tree(csr_array(
+        (cost, (i.astype(np.int32), j.astype(np.int32))), shape=(L, L))).tocoo()
     e = np.sort(np.c_[tree.row, tree.col].astype(np.int64), axis=1)
     return e[np.lexsort((e[:, 1], e[:, 0]))]
