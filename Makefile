@@ -67,12 +67,11 @@ test-min: $(STAMP_MIN)
 # cores cannot fit the whole of test-min beside make test within its 10 minutes.  Run
 # `make test-min` before a release and after raising a floor or touching the numba hooks.
 FLOORS := test_min_versions test_imports test_packaging test_readme test_bad_input \
-	test_core_loop test_engine test_result test_options test_objectives test_step_rules \
-	test_lmo_vector test_lmo_matrix test_lmo_flow test_lmo_family test_away_pairwise \
-	test_fcfw test_known_optima test_bcfw test_bcfw_minibatch test_compiled_direction \
-	test_compiled_pairwise test_edges_inputs test_edges_files test_fetch \
-	test_ssvm_models test_ssvm_marginals test_ssvm_datasets test_estimators_sklearn \
-	test_lasso test_qap test_traffic_vdf test_traffic_multiclass test_multilabel
+	test_core_loop test_engine test_result test_objectives test_lmo_vector test_lmo_matrix \
+	test_lmo_flow test_lmo_family test_known_optima test_bcfw test_bcfw_minibatch \
+	test_compiled_direction test_edges_inputs test_ssvm_models test_ssvm_marginals \
+	test_ssvm_datasets test_estimators_sklearn test_lasso test_qap test_traffic_multiclass \
+	test_multilabel
 test-floors: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST) \
 		$(foreach f,$(FLOORS),tests/$(f).py)
