@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.graph.grid import grid_edges
+from ._synthetic_checks import check_counts, check_number, paint_blocks
 
 __all__ = ["make_noisy_blocks"]
 
@@ -28,25 +29,17 @@ def make_noisy_blocks(n_samples: int, height: int = 8, width: int = 8, n_states:
     Y : list of ndarray of int64
         The states, row-major.
     """
-    for name, v, lo in (("n_samples", n_samples, 1), ("height", height, 1),
-                        ("width", width, 1), ("n_states", n_states, 2),
-                        ("n_blocks", n_blocks, 0)):
-        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
-            raise ValueError(f"make_noisy_blocks: `{name}` must be an integer >= {lo}, "
-                             f"got {v!r}")
-    if not (np.ndim(noise) == 0 and np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"make_noisy_blocks: `noise` must be a finite number >= 0, "
-                         f"got {noise!r}")
+    where = "make_noisy_blocks"
+    check_counts(where, (("n_samples", n_samples, 1), ("height", height, 1),
+                         ("width", width, 1), ("n_states", n_states, 2),
+                         ("n_blocks", n_blocks, 0)))
+    check_number(where, "noise", noise)
     rng = np.random.default_rng(random_state)
     edges, _ = grid_edges(height, width)
     X, Y = [], []
     for _ in range(n_samples):
         lab = np.zeros((height, width), dtype=np.int64)
-        for _ in range(n_blocks):
-            r0, c0 = rng.integers(height), rng.integers(width)
-            r1 = r0 + 1 + rng.integers(max(1, height // 2))
-            c1 = c0 + 1 + rng.integers(max(1, width // 2))
-            lab[r0:r1, c0:c1] = rng.integers(n_states)
+        paint_blocks(rng, lab, n_blocks, n_states)
         y = lab.ravel()
         feats = np.zeros((y.size, n_states + 1))
         feats[np.arange(y.size), y] = 1.0

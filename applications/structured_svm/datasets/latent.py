@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.graph.grid import grid_edges
+from ._synthetic_checks import check_counts, check_number, paint_blocks
 
 __all__ = ["make_latent_blocks"]
 
@@ -40,16 +41,12 @@ def make_latent_blocks(n_samples: int, height: int = 6, width: int = 6, n_labels
     Y : list of ndarray of int64
         The visible labels.
     """
-    for name, v, lo in (("n_samples", n_samples, 1), ("height", height, 1),
-                        ("width", width, 1), ("n_labels", n_labels, 2),
-                        ("n_hidden_states", n_hidden_states, 1), ("n_blocks", n_blocks, 0)):
-        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
-            raise ValueError(f"make_latent_blocks: `{name}` must be an integer >= {lo}, "
-                             f"got {v!r}")
-    for name, f, positive in (("radius", radius, True), ("noise", noise, False)):
-        if not (np.ndim(f) == 0 and np.isfinite(f) and (f > 0 if positive else f >= 0)):
-            raise ValueError(f"make_latent_blocks: `{name}` must be a finite number "
-                             f"{'> 0' if positive else '>= 0'}, got {f!r}")
+    where = "make_latent_blocks"
+    check_counts(where, (("n_samples", n_samples, 1), ("height", height, 1),
+                         ("width", width, 1), ("n_labels", n_labels, 2),
+                         ("n_hidden_states", n_hidden_states, 1), ("n_blocks", n_blocks, 0)))
+    check_number(where, "radius", radius, positive=True)
+    check_number(where, "noise", noise)
     rng = np.random.default_rng(random_state)
     K, k = int(n_labels), int(n_hidden_states)
     angle = 2 * np.pi * (np.arange(k)[None, :] * K + np.arange(K)[:, None]) / (K * k)
@@ -58,11 +55,7 @@ def make_latent_blocks(n_samples: int, height: int = 6, width: int = 6, n_labels
     X, Y = [], []
     for _ in range(n_samples):
         lab = np.full((height, width), rng.integers(K), dtype=np.int64)
-        for _ in range(n_blocks):
-            r0, c0 = rng.integers(height), rng.integers(width)
-            r1 = r0 + 1 + rng.integers(max(1, height // 2))
-            c1 = c0 + 1 + rng.integers(max(1, width // 2))
-            lab[r0:r1, c0:c1] = rng.integers(K)
+        paint_blocks(rng, lab, n_blocks, K)
         y = lab.ravel()
         sub = rng.integers(k, size=y.size)
         feats = centres[y, sub] + noise * rng.normal(size=(y.size, 2))

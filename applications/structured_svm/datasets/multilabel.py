@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ._synthetic_checks import check_counts, check_number
+
 __all__ = ["make_multilabel_tree"]
 
 
@@ -53,14 +55,10 @@ def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10
         Only with ``return_edges``: the tree's ``(parent, child)`` pairs (parent <
         child).
     """
-    for name, v, lo in (("n_samples", n_samples, 1), ("n_labels", n_labels, 1),
-                        ("n_features", n_features, 1)):
-        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
-            raise ValueError(f"make_multilabel_tree: `{name}` must be an integer >= {lo}, "
-                             f"got {v!r}")
-    if not (np.ndim(noise) == 0 and np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"make_multilabel_tree: `noise` must be a finite number >= 0, "
-                         f"got {noise!r}")
+    where = "make_multilabel_tree"
+    check_counts(where, (("n_samples", n_samples, 1), ("n_labels", n_labels, 1),
+                         ("n_features", n_features, 1)))
+    check_number(where, "noise", noise)
     if not (np.ndim(offset) == 0 and np.isfinite(offset)):
         raise ValueError(f"make_multilabel_tree: `offset` must be a finite number, got "
                          f"{offset!r}")

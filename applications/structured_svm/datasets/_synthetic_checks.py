@@ -1,0 +1,38 @@
+"""What the synthetic generators share: their argument checks (named errors) and the
+random rectangles of the grid generators."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_counts", "check_number", "paint_blocks"]
+
+
+def check_counts(where: str, counts: Iterable[tuple[str, Any, int]]) -> None:
+    """Each ``(name, value, lo)``: an integer (not a bool) ``>= lo``, or a ValueError
+    naming ``where``, the argument and the value."""
+    for name, v, lo in counts:
+        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+            raise ValueError(f"{where}: `{name}` must be an integer >= {lo}, got {v!r}")
+
+
+def check_number(where: str, name: str, v: Any, positive: bool = False) -> None:
+    """A finite number ``>= 0`` (``> 0`` with ``positive``), or a named ValueError."""
+    if not (np.ndim(v) == 0 and np.isfinite(v) and (v > 0 if positive else v >= 0)):
+        raise ValueError(f"{where}: `{name}` must be a finite number "
+                         f"{'> 0' if positive else '>= 0'}, got {v!r}")
+
+
+def paint_blocks(rng: np.random.Generator, lab: np.ndarray, n_blocks: int,
+                 n_states: int) -> None:
+    """Paint ``n_blocks`` rectangles of random states, sizes (up to half the grid) and
+    places onto the grid ``lab``, in place."""
+    height, width = lab.shape
+    for _ in range(n_blocks):
+        r0, c0 = rng.integers(height), rng.integers(width)
+        r1 = r0 + 1 + rng.integers(max(1, height // 2))
+        c1 = c0 + 1 + rng.integers(max(1, width // 2))
+        lab[r0:r1, c0:c1] = rng.integers(n_states)
