@@ -121,11 +121,17 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
     """A network of the TransportationNetworks collection, downloaded when missing.
 
     Returns ``(network, best_flows)``: the
-    :class:`~frankwolfe.applications.traffic.Network` of ``<network>_net.tntp``
-    and ``<network>_trips.tntp``, and the best-known link volumes of
-    ``<network>_flow.tntp`` (None when the collection has none).  SiouxFalls's
-    files are checked against published sha256; other networks' files have
-    no known checksum and are checked by parsing them.
+    :class:`~frankwolfe.applications.traffic.Network` of the network's net and trips
+    files, and the best-known link volumes of its flow file (None where the collection
+    publishes none).  ``network`` is a folder name of the collection (any case):
+    the registry :data:`~.data.sources.TNTP_NETWORKS` knows the file names of its
+    BPR networks, from SiouxFalls to Berlin-Center, Chicago-Sketch, chicago-regional,
+    Philadelphia, Austin and Birmingham-England; another name is looked for as
+    ``<network>/<network>_{net,trips,flow}.tntp``.  The files of SiouxFalls,
+    Eastern-Massachusetts, Berlin-Tiergarten and Berlin-Center are checked against
+    their sha256; any other file is parsed before it is kept, and kept with an
+    :class:`~.data.sources.UnverifiedDataWarning` that gives its sha256 (never
+    trusted silently).
     """
     files = tntp_files(network)
     readers: dict[str, Callable[[Path], Any]] = {"net": read_net, "trips": read_trips,
@@ -146,5 +152,5 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
     home = fetch_files(list(files.values()), data_home, download_if_missing, base_url,
                        "fetch_tntp", check=check)
     net = read_tntp(home / files["net"].path, home / files["trips"].path)
-    flow = home / files["flow"].path
-    return net, (read_flows(flow)[1] if flow.is_file() else None)
+    flow = home / files["flow"].path if "flow" in files else None
+    return net, (read_flows(flow)[1] if flow is not None and flow.is_file() else None)

