@@ -23,11 +23,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from results_file import write_json
 
 from frankwolfe.applications.structured_svm import GraphCRF, StructuredSVM
 from frankwolfe.applications.structured_svm.datasets import make_noisy_blocks
 from frankwolfe.applications.structured_svm.models.graph import infer
-from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def main() -> None:
@@ -83,10 +83,7 @@ def main() -> None:
                      "train_error": float(svm.history_["train_error"][-1]),
                      "gap": float(svm.history_["gap"][-1])})
         print(json.dumps(rows[-1]), flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out, "w") as f:  # the project's writer: synced, then renamed
-        json.dump({"args": vars(args), "rows": rows}, f, indent=1)
+    write_json(args.out, {"args": vars(args), "rows": rows})
 
 
 if __name__ == "__main__":

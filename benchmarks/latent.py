@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from results_file import write_json
 from sklearn.exceptions import ConvergenceWarning
 
 from frankwolfe.applications.structured_svm import (
@@ -34,7 +35,6 @@ from frankwolfe.applications.structured_svm import (
     StructuredSVM,
     make_latent_blocks,
 )
-from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def latent_run(args: argparse.Namespace, Xtr: list, Ytr: list, Xte: list, Yte: list,
@@ -106,10 +106,7 @@ def main() -> None:
     for warm in (True, False) if args.cold else (True,):
         rows.append(latent_run(args, Xtr, Ytr, Xte, Yte, warm))
         print(json.dumps(rows[-1]), flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out, "w") as f:
-        json.dump({"args": vars(args), "rows": rows}, f, indent=1)
+    write_json(args.out, {"args": vars(args), "rows": rows})
 
 
 if __name__ == "__main__":

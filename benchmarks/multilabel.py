@@ -28,6 +28,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from results_file import write_json
 
 from frankwolfe.applications.structured_svm import (
     MultiLabelModel,
@@ -35,7 +36,6 @@ from frankwolfe.applications.structured_svm import (
     chow_liu_tree,
     make_multilabel_tree,
 )
-from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def hamming(Y: np.ndarray, P: np.ndarray) -> float:
@@ -144,11 +144,8 @@ def main() -> None:
             rows[-1]["primal"] = independent_primal(
                 np.vstack([e.coef_ for e in clf.estimators_]) / L, Xtr, Ytr, args.lam)
         print(json.dumps(rows[-1]), flush=True)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out, "w") as f:  # the project's writer: synced, then renamed
-        json.dump({"args": vars(args), "chow_liu_equals_generating_tree": same, "rows": rows},
-                  f, indent=1)
+    write_json(args.out, {"args": vars(args), "chow_liu_equals_generating_tree": same,
+                          "rows": rows})
     print("\n| model | inference | passes | test Hamming loss | train Hamming loss | fit s "
           "| primal | dual | gap |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -25,10 +25,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from results_file import write_json
 
 from frankwolfe.applications.structured_svm import EdgeFeatureGraphCRF, StructuredSVM
 from frankwolfe.applications.structured_svm.datasets import load_snakes, snakes_examples
-from frankwolfe.compiled.atomic_files import atomic_write
 
 
 def accuracy(Y: list[np.ndarray], P: list[np.ndarray]) -> tuple[float, float]:
@@ -117,10 +117,7 @@ def main() -> None:
     args = ap.parse_args()
     data = load_snakes(args.data_home)
     rows = [run(k, args, data) for k in args.kinds.split(",")]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out, "w") as f:  # the project's writer: synced, then renamed
-        json.dump({"args": vars(args), "rows": rows}, f, indent=1)
+    write_json(args.out, {"args": vars(args), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -37,9 +37,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from results_file import write_json  # noqa: E402
+
 import frankwolfe as fw  # noqa: E402
 from frankwolfe.applications.structured_svm.dual import SSVMDual  # noqa: E402
-from frankwolfe.compiled.atomic_files import atomic_write  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from ssvm import load  # noqa: E402  (the data sets and their models, as benchmarks/ssvm.py)
@@ -236,10 +237,7 @@ def main() -> None:
         out["gap"] = to_gap(args.target, args.gap_every, args.max_passes)
     out["load_after"] = os.getloadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "ssvm_async.json"
-    with atomic_write(path, "w") as fh:  # the project's writer: synced, then renamed
-        json.dump(out, fh, indent=1, default=float)
-    print("wrote", path)
+    print("wrote", write_json(RESULTS / "ssvm_async.json", out, default=float))
 
 
 if __name__ == "__main__":

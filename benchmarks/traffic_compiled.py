@@ -35,6 +35,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_file import write_json  # noqa: E402
+
 NETWORKS = {
     "SiouxFalls": ("SiouxFalls/SiouxFalls_net.tntp", "SiouxFalls/SiouxFalls_trips.tntp"),
     "Eastern-Massachusetts": ("Eastern-Massachusetts/EMA_net.tntp",
@@ -184,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"{r['python_us'] / r['compiled_us']:.1f}x over {r['steps']} steps, "
                   f"max |dx|/|x| {r['max_dx']:.1e}"), flush=True)
     if args.out:
-        Path(args.out).write_text(json.dumps(results, indent=1))
+        write_json(args.out, results)
 
 
 if __name__ == "__main__":

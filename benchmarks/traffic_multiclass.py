@@ -18,7 +18,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -29,13 +28,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from results_file import write_json  # noqa: E402
+
 from frankwolfe.applications.traffic import (  # noqa: E402
     DemandClass,
     load_siouxfalls,
     split_demand,
     traffic_assignment,
 )
-from frankwolfe.compiled.atomic_files import atomic_write  # noqa: E402
 
 TOLLED = [24, 25, 27, 42]
 BANNED_FOR_TRUCKS = [26, 29, 35]
@@ -89,8 +89,7 @@ def main() -> None:
                       f"gap {row['relative_gap']:.2e}  "
                       + "  ".join(f"{k} {v:.2e}" for k, v in gaps.items()), flush=True)
     if args.out:
-        with atomic_write(args.out, "w") as f:  # the project's writer: synced, renamed
-            json.dump({"rows": rows}, f, indent=1)
+        write_json(args.out, {"rows": rows})
 
 
 if __name__ == "__main__":

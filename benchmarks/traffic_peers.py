@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
 from peers import ensure_peer  # noqa: E402
+from results_file import write_json  # noqa: E402
 from traffic_compiled import NETWORKS, RUN  # noqa: E402
 
 LIMITS = {"SiouxFalls": 180.0, "Eastern-Massachusetts": 60.0, "Berlin-Tiergarten": 60.0,
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> None:
             out.append(_child([sys.executable, "-c", code], limit + 900))
             print(json.dumps(out[-1]), flush=True)
         if args.out:
-            Path(args.out).write_text(json.dumps(out, indent=1))
+            write_json(args.out, out)
         return
     limits = dict(LIMITS)
     for item in filter(None, args.time_limits.split(",")):
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
                     flush=True)
     results["load_after"] = os.getloadavg()
     if args.out:
-        Path(args.out).write_text(json.dumps(results, indent=1))
+        write_json(args.out, results)
 
 
 if __name__ == "__main__":
