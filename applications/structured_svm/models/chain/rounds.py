@@ -310,19 +310,25 @@ def _round_vertices(which, Xf, If, offsets, off, Yf, gt, s, w, K, F, uses_ids, a
                     loss):  # pragma: no cover - compiled
     """For ids the unary weights are ``gt / s`` (``gt`` feature-major), divided where they
     are read: each thread divides what its examples use, and the quotients are those
-    of ``w = g / s`` (the same labellings as :class:`ChainBlockVertices`)."""
+    of ``w = g / s`` (the same labellings as :class:`ChainBlockVertices`).
+
+    The gather reads row views (``G[f]``, ``unary[t]``), as :func:`.viterbi.unary_ids_fm`
+    does: with flat offsets (``gt[f K + c]``) LLVM left the loop over ``c`` scalar and a
+    CoNLL-2000 pass of this kernel took 0.54 CPU-s instead of 0.25 (2026-11-27)."""
+    G = gt[:gt.size - gt.size % K].reshape((gt.size // K, K))  # ids: gt.size = F K
     for k in range(which.size):
         i = which[k]
         if uses_ids:
             lo, hi = off[i], off[i + 1]
             unary = np.zeros((hi - lo, K))
             for t in range(hi - lo):
+                u = unary[t]
                 for j in range(If.shape[1]):
                     v = If[lo + t, j]
                     if v != 0:
-                        base = (offsets[j] + v - 1) * K
+                        row = G[offsets[j] + v - 1]
                         for c in range(K):
-                            unary[t, c] += gt[base + c] / s
+                            u[c] += row[c] / s
             y, _ = _viterbi(unary, w, K, F, Yf[lo:hi], augment)
         else:
             y, _ = _decode(i, Xf, If, offsets, off, Yf, gt, w, K, F, uses_ids, augment)
