@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -63,14 +64,18 @@ def _per_pass(f, dom, passes: int, **kw) -> dict:
 
     def record(s):
         seen[s.k] = (s.info.get("oracle_seconds", np.nan),
-                     s.info.get("oracle_wait_seconds", np.nan))
+                     s.info.get("oracle_wait_seconds", np.nan), time.process_time())
 
     res = _run(f, dom, passes, gap_every=10**6, callback=record, **kw)
     t = np.asarray(res.history["time"], dtype=float)
     m = passes - 1
+    # this process's CPU seconds (a Dask worker's are its own): on a loaded machine the
+    # wall seconds of a 1-thread row overstate its cost, its CPU seconds do not
     out = {"pass_seconds": float((t[passes] - t[1]) / m), "engine": res.extra["engine"],
            "oracle_seconds_per_pass": (seen[passes][0] - seen[1][0]) / m,
-           "wait_seconds_per_pass": (seen[passes][1] - seen[1][1]) / m}
+           "wait_seconds_per_pass": (seen[passes][1] - seen[1][1]) / m,
+           "cpu_seconds_per_pass": (seen[passes][2] - seen[1][2]) / m,
+           "load_average": os.getloadavg()[0]}
     for key in ("mean_delay", "max_delay"):
         if key in res.extra:
             out[key] = res.extra[key]
@@ -189,6 +194,87 @@ def progress(passes: int) -> dict:
     return out
 
 
+def cpu_split(repeats: int, passes: int) -> dict:
+    """Where a pass's CPU goes, in thread CPU seconds (little disturbed by other load,
+    unlike the wall seconds of a shared machine): serial BCFW's pass, and for compiled
+    rounds on 1 and 2 threads the oracle phase (each thread's CPU inside the chain round
+    oracle, summed, and per round the busiest thread's: the phase's critical path) and
+    the rest of the calling thread's CPU (the step phase and the rounds' bookkeeping).
+    ``idle_estimate``: what a pass would take on free cores, the step phase plus the
+    oracle phase's critical path (its threads share only the memory bus)."""
+    import threading
+
+    from frankwolfe.applications.structured_svm.models.chain import rounds as chain_rounds
+
+    model, X, Y = load("conll")
+    n = len(X)
+    tau = n // 16
+    dom = SSVMDual(model, X, Y, 1.0 / n)
+    f = dom.dual_objective()
+    kernel = chain_rounds._round_vertices
+    calls: list = []  # (wall start, wall end, thread, thread CPU) of each oracle call
+
+    def timed(which, *args):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        kernel(which, *args)
+        calls.append((t0, time.perf_counter(), threading.get_ident(),
+                      time.thread_time() - c0))
+
+    def phase(a: float, b: float) -> tuple[float, float, float]:
+        """Oracle CPU between wall times a and b: summed, the critical path (a round's
+        chunks overlap in time; the next round's start after they end), and this
+        thread's."""
+        me = threading.get_ident()
+        inside = sorted(c for c in calls if a <= c[0] and c[1] <= b)
+        total = sum(c[3] for c in inside)
+        own = sum(c[3] for c in inside if c[2] == me)
+        crit, end, group = 0.0, -np.inf, 0.0
+        for t0, t1, _, cpu in inside:
+            if t0 >= end:  # a new round
+                crit += group
+                group = 0.0
+            group = max(group, cpu)
+            end = max(end, t1)
+        return total, crit + group, own
+
+    rows = {"serial BCFW": {}, "1 thread": dict(batch_size=tau, n_jobs=1),
+            "2 threads": dict(batch_size=tau, n_jobs=2)}
+    best: dict = {}
+    chain_rounds._round_vertices = timed
+    try:
+        for kw in rows.values():
+            _run(f, dom, 1, gap_every=10**6, **kw)
+        for _ in range(repeats):
+            for label, kw in rows.items():
+                marks: dict = {}
+
+                def record(st, marks=marks):
+                    if st.k in (1, passes):
+                        marks[st.k] = (time.perf_counter(), time.thread_time(), st.time)
+
+                calls.clear()
+                _run(f, dom, passes, gap_every=10**6, callback=record, **kw)
+                m = passes - 1
+                (w1, c1, t1), (w2, c2, t2) = marks[1], marks[passes]
+                total, crit, own = phase(w1, w2)
+                r = {"wall_per_pass": (t2 - t1) / m,
+                     "main_thread_cpu_per_pass": (c2 - c1) / m,
+                     "oracle_cpu_per_pass": total / m,
+                     "oracle_critical_cpu_per_pass": crit / m,
+                     "step_cpu_per_pass": (c2 - c1 - own) / m,
+                     "load_average": os.getloadavg()[0]}
+                r["idle_estimate"] = r["step_cpu_per_pass"] + r["oracle_critical_cpu_per_pass"]
+                print(label, r, flush=True)
+                if label not in best or r["idle_estimate"] < best[label]["idle_estimate"]:
+                    best[label] = r
+    finally:
+        chain_rounds._round_vertices = kernel
+    serial = best["serial BCFW"]["idle_estimate"]
+    for r in best.values():
+        r["estimated_speedup_vs_serial"] = serial / r["idle_estimate"]
+    return {"n": n, "tau": tau, "passes": passes, "repeats": repeats, "rows": best}
+
+
 def cost_model(rows: dict, n: int, tau: int) -> dict:
     """Per pass: ``T_sync(W) = n t_step + n t_oracle / W`` and ``T_async(W) = max(n t_step,
     n t_oracle / W) + n t_oracle / (W R)`` (R rounds a pass; the first round of a pass is
@@ -218,7 +304,8 @@ def cost_model(rows: dict, n: int, tau: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["pass", "gap", "progress", "all"], default="all")
+    ap.add_argument("--part", choices=["pass", "cpu", "gap", "progress", "all"],
+                    default="all")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--passes", type=int, default=4)
     ap.add_argument("--target", type=float, default=0.5)
@@ -231,6 +318,8 @@ def main() -> None:
         rows = out["pass"]["rows"]
         out["model"] = cost_model(rows, out["pass"]["n"], out["pass"]["tau"])
         print(json.dumps(out["model"], indent=1), flush=True)
+    if args.part == "cpu":
+        out["cpu"] = cpu_split(args.repeats, args.passes)
     if args.part == "progress":
         out["progress"] = progress(args.passes)
     if args.part in ("gap", "all"):

@@ -151,11 +151,16 @@ class Schedule:
 
     def _delays(self, batch: list[int], lag: int, late: list[int]) -> None:
         """Count the steps of a round by delay: block steps applied since the point of
-        its answer (``lag`` at the round's launch; blocks asked late: at the round)."""
+        its answer (``lag`` at the round's launch; blocks asked late: at the round).
+        Synchronous rounds count nothing (their delays are 0 .. tau - 1 by construction,
+        and :meth:`outputs` reports none): np.add.at cost 0.5 ms a round of 558."""
+        if not self.staleness:
+            return
         lags = np.arange(len(batch)) + lag
         if late and lag:
             lags[np.isin(np.asarray(batch), np.asarray(late))] -= lag
-        np.add.at(self.delays, np.minimum(lags, self.delays.size - 1), 1)
+        self.delays += np.bincount(np.minimum(lags, self.delays.size - 1),
+                                   minlength=self.delays.size)
 
     @property
     def wants_rounds(self) -> bool:
