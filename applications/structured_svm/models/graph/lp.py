@@ -75,8 +75,10 @@ class LPResult:
 #: it takes milliseconds, and prunes above it
 PRUNE_ABOVE = 20_000
 SOLVERS = ("auto", "highs", "pruned")
-#: the pruning thresholds tried in turn, in units of ``1 + `` the largest |unary|
+#: the pruning thresholds tried in turn, in units of the largest |potential|
 _DELTAS = (1e-3, 1e-2, 1e-1)
+#: pruning that leaves more than this fraction of the nodes free hands HiGHS the whole LP
+_MAX_FREE = 0.5
 
 
 def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | None = None
@@ -131,12 +133,22 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
 
     n, K = u.shape
     t, th = trws_reparametrized(u, p, e)
+    if t.bound - t.score <= gap_tol * (1.0 + abs(t.bound)):
+        # TRW-S's labelling reaches its bound: an integral optimum of the LP
+        node = np.zeros((n, K))
+        node[np.arange(n), t.labels] = 1.0
+        edge = np.zeros((e.shape[0], K, K))
+        edge[np.arange(e.shape[0]), t.labels[e[:, 0]], t.labels[e[:, 1]]] = 1.0
+        return node, edge, max(t.bound, t.score)
     slack = th.max(axis=1, keepdims=True) - th
-    scale = 1.0 + float(np.abs(u).max())
+    # the thresholds follow the potentials' own scale (tiny early in training)
+    scale = max(float(np.abs(u).max()), float(np.abs(p).max()), 1e-300)
     ends = e.T
     for delta in _DELTAS:
         allowed = slack <= delta * scale
         free = allowed.sum(axis=1) > 1
+        if free.sum() > _MAX_FREE * n:  # as costly as the whole LP: stop pruning
+            return None
         fixed = np.argmax(allowed, axis=1)  # a fixed node's one state
         node = np.zeros((n, K))
         node[~free, fixed[~free]] = 1.0
