@@ -43,7 +43,7 @@ def test_pruned_lp_is_the_lp_optimum(family: str, monkeypatch: pytest.MonkeyPatc
         opt = reference(u, p, e)
         tag = (fam, K, seed, submodular)
         before = len(whole)
-        r = local_lp(u, p, e, solver="pruned")
+        r = local_lp(u, p, e, solver="pruned", gap_tol=1e-9)
         fallbacks += any(whole[before:])
         ref = local_lp(u, p, e, solver="highs")
         runs += 1
@@ -61,8 +61,6 @@ def test_pruned_lp_is_the_lp_optimum(family: str, monkeypatch: pytest.MonkeyPatc
     assert runs >= 60
     if family != "tree":
         assert fractional >= 1  # the relaxed points are exercised, not only labellings
-    if family == "grid3":  # (on a frustrated cycle every node is undecided: the whole LP)
-        assert whole.count(False) >= 1  # the LP of the undecided nodes is exercised
     # most instances never need the whole LP
     assert fallbacks <= 0.25 * runs, (fallbacks, runs)
 
@@ -80,12 +78,12 @@ def test_fallback_to_the_whole_lp(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = lp_module._highs
     monkeypatch.setattr(lp_module, "_highs", lambda *a: calls.append(len(a)) or real(*a))
-    r = local_lp(u, p, e, solver="pruned")
+    r = local_lp(u, p, e, solver="pruned", gap_tol=1e-9)
     assert calls[-1] == 3  # the last HiGHS call had no `allowed`: the whole LP
     assert close(r.bound, ref.bound) and r.fractional
 
 
-def test_a_large_grid_prunes_to_the_same_optimum() -> None:
+def test_a_large_grid_prunes_to_the_same_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
     # above PRUNE_ABOVE variables "auto" prunes; a 30x30 grid with 5 states and a
     # repulsive pairwise term (fractional LP) against the whole LP by HiGHS
     rng = np.random.default_rng(0)
@@ -94,14 +92,24 @@ def test_a_large_grid_prunes_to_the_same_optimum() -> None:
     p = -1.0 * np.eye(5) + 0.2 * rng.normal(size=(5, 5))
     n_vars = 900 * 5 + e.shape[0] * 25
     assert n_vars > lp_module.PRUNE_ABOVE
-    r = infer(u, p, e, "lp")
     ref = local_lp(u, p, e, solver="highs")
-    assert close(r.bound, ref.bound)
-    assert r.fractional == ref.fractional
+    sizes = []
+    real = lp_module._highs
+    monkeypatch.setattr(lp_module, "_highs",
+                        lambda u, p, e, allowed=None: sizes.append(u.shape[0]) or
+                        real(u, p, e, allowed))
+    r = infer(u, p, e, "lp")  # gap_tol 1e-6
+    assert sizes and max(sizes) < 900 / 4  # only undecided nodes went to HiGHS
+    assert r.fractional and ref.fractional
     pe = np.broadcast_to(p, (e.shape[0], 5, 5))
     assert r.node_marginals is not None and r.edge_marginals is not None
     assert _feasible(r.node_marginals, r.edge_marginals, e, 1e-7)
-    assert r.bound - _value(u, pe, r.node_marginals, r.edge_marginals) <= 1e-7 * (1 + r.bound)
+    v = _value(u, pe, r.node_marginals, r.edge_marginals)
+    tol = 1e-6 * (1 + abs(ref.bound))
+    # a point of the local polytope: never above the LP's optimum; within gap_tol of
+    # the bound, which is never below that optimum
+    assert ref.bound - tol <= v <= ref.bound + 1e-7 * (1 + abs(ref.bound))
+    assert r.bound >= ref.bound - 1e-7 * (1 + abs(ref.bound)) and r.bound - v <= tol
 
 
 def test_bad_solver_options_are_named() -> None:

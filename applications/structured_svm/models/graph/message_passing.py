@@ -299,7 +299,7 @@ def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_it
 
 
 def trws_reparametrized(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
-                        n_iter: int = 1000, tol: float = 1e-12
+                        n_iter: int = 300, tol: float = 1e-9
                         ) -> tuple[MessagePassingResult, np.ndarray]:
     """:func:`trws` (checked arrays of :func:`.check_energy`), and each node's
     reparametrized unary after its last pass: ``unary`` plus every message into the
