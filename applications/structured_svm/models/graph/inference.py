@@ -116,7 +116,10 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
         return InferenceResult(y, s, s, True, "exact")
     if method == "lp":
         r = local_lp(u, p, e, **options)
-        return InferenceResult(r.labels, r.score, r.bound, not r.fractional, "lp",
+        # integral marginals are optimal only where their value reaches the bound (a
+        # pruned LP may stop short of it: see local_lp)
+        exact = not r.fractional and r.bound - r.score <= 1e-7 * (1.0 + abs(r.bound))
+        return InferenceResult(r.labels, r.score, r.bound, exact, "lp",
                                r.fractional, r.node_marginals, r.edge_marginals)
     if method in ("trws", "max-product"):
         m = (trws if method == "trws" else max_product)(u, p, e, **options)

@@ -19,10 +19,11 @@ reparametrized unary, fixes the nodes left with one state, and hands HiGHS the L
 the free nodes only (a few hundred on a denoising grid).  The pruned optimum, put back
 into the whole graph, is a point of the local polytope, so its value is at most the
 LP's optimum, and TRW-S's bound is at least that optimum: their difference is a
-certified gap.  It is accepted when it is within ``gap_tol``; else ``delta`` grows,
-and after the last try (or when most nodes would stay free) the whole LP is solved, so
-either way the answer is the LP's optimum up to ``gap_tol``, with a bound that
-certifies it.
+certified gap.  It is accepted when it is within ``gap_tol``; else ``delta`` grows.
+After the last try (or when a quarter of the nodes would stay free, where the pruned
+LP costs about what the whole one does) the best point found is returned with its
+certified gap ``bound - value``: an approximate optimum, never an infeasible point or a
+bound below the optimum (``solver="highs"`` for the exact LP optimum).
 """
 
 from __future__ import annotations
@@ -60,8 +61,13 @@ class LPResult:
     edge_marginals : ndarray, shape (n_edges, n_states, n_states)
     fractional : bool
         Whether some marginal is more than :data:`FRACTIONAL_TOL` from 0 and 1 (then
-        ``labels`` is a rounding and may not be optimal); when False, ``labels`` is a
-        certified optimum (``score`` equals ``bound`` up to the LP tolerance).
+        ``labels`` is a rounding and may not be optimal).
+    value : float
+        The score of the marginals (``<= bound``): the LP's optimum up to HiGHS's
+        tolerance with ``"highs"``; with ``"pruned"``, within ``gap_tol`` of ``bound``
+        unless pruning could not get there (``bound - value`` is then the certified
+        gap of this approximate optimum).  ``labels`` is certified optimal when the
+        marginals are integral and ``value`` reaches ``bound``.
     """
 
     labels: np.ndarray
@@ -70,6 +76,7 @@ class LPResult:
     node_marginals: np.ndarray
     edge_marginals: np.ndarray
     fractional: bool
+    value: float
 
 
 #: ``"auto"`` hands HiGHS the whole LP below this many variables (``nK + EK^2``), where
@@ -128,22 +135,29 @@ def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | No
     return x[:nv].reshape(n, K), x[nv:].reshape(E, K, K), float(-res.fun)
 
 
+def _indicator(labels: np.ndarray, e: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    node = np.zeros((labels.size, K))
+    node[np.arange(labels.size), labels] = 1.0
+    edge = np.zeros((e.shape[0], K, K))
+    edge[np.arange(e.shape[0]), labels[e[:, 0]], labels[e[:, 1]]] = 1.0
+    return node, edge
+
+
 def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
-            ) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """``(node, edge, bound)`` of the pruned LP (see the module's docstring), or None when
-    no pruning reached ``gap_tol``.  ``node`` and ``edge`` are a point of the whole
-    local polytope; ``bound`` (TRW-S's) is >= the LP's optimum."""
+            ) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``(node, edge, bound, value)`` of the pruned LP (see the module's docstring):
+    ``node`` and ``edge`` a point of the whole local polytope and ``value`` its score,
+    the best of TRW-S's labelling and the pruned LPs tried; ``bound`` (TRW-S's) is >=
+    the LP's optimum.  It stops at the first within ``gap_tol``."""
     from .message_passing import trws_reparametrized
 
     n, K = u.shape
     t, th = trws_reparametrized(u, p, e, _TRWS_ITER, _TRWS_TOL)
-    if t.bound - t.score <= gap_tol * (1.0 + abs(t.bound)):
+    best = (*_indicator(t.labels, e, K), t.score)
+    bound = max(t.bound, t.score)
+    if bound - t.score <= gap_tol * (1.0 + abs(bound)):
         # TRW-S's labelling reaches its bound: an integral optimum of the LP
-        node = np.zeros((n, K))
-        node[np.arange(n), t.labels] = 1.0
-        edge = np.zeros((e.shape[0], K, K))
-        edge[np.arange(e.shape[0]), t.labels[e[:, 0]], t.labels[e[:, 1]]] = 1.0
-        return node, edge, max(t.bound, t.score)
+        return best[0], best[1], bound, best[2]
     slack = th.max(axis=1, keepdims=True) - th
     # the thresholds follow the potentials' own scale (tiny early in training)
     scale = max(float(np.abs(u).max()), float(np.abs(p).max()), 1e-300)
@@ -151,8 +165,8 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
     for delta in _DELTAS:
         allowed = slack <= delta * scale
         free = allowed.sum(axis=1) > 1
-        if free.sum() > _MAX_FREE * n:  # as costly as the whole LP: stop pruning
-            return None
+        if free.sum() > _MAX_FREE * n:  # about as costly as the whole LP: stop here
+            break
         fixed = np.argmax(allowed, axis=1)  # a fixed node's one state
         node = np.zeros((n, K))
         node[~free, fixed[~free]] = 1.0
@@ -173,9 +187,12 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
         if both.any():
             edge[both] = se
         value = float(np.sum(u * node) + np.sum(p * edge))
-        if t.bound - value <= gap_tol * (1.0 + abs(t.bound)):
-            return node, edge, max(t.bound, value)
-    return None
+        if value > best[2]:
+            best = (node, edge, value)
+        if bound - best[2] <= gap_tol * (1.0 + abs(bound)):
+            break
+    bound = max(bound, best[2])  # (rounding: the value of a feasible point is <= LP*)
+    return best[0], best[1], bound, best[2]
 
 
 def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
@@ -187,12 +204,14 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     ms for a 50-node grid with 11 states, 8 s for a 64x64 grid with 5 states.
     ``"pruned"``: TRW-S to convergence (300 iterations at most, O(EK^2) each), then
     HiGHS on the nodes TRW-S leaves undecided (see the module's docstring): 0.01-1 s
-    on that 64x64 grid; the whole LP when pruning does not close the gap.  ``"auto"``:
+    on that 64x64 grid.  ``"auto"``:
     ``"highs"`` up to :data:`PRUNE_ABOVE` variables, ``"pruned"`` above.
-    Guarantee: ``bound`` >= the LP's optimum >= the best score >= ``score``, the
-    marginals are a point of the local polytope whose value is within ``gap_tol * (1 +
-    |bound|)`` of ``bound`` (HiGHS's own tolerances for ``"highs"``); exact (integral,
-    not ``fractional``) on forests and on submodular binary energies.
+    Guarantee: ``bound`` >= the LP's optimum >= the best score >= ``score``; the
+    marginals are a point of the local polytope (up to HiGHS's feasibility tolerance)
+    whose ``value`` is the LP's optimum (``"highs"``) or within ``gap_tol * (1 +
+    |bound|)`` of ``bound`` where pruning reaches it (``"pruned"``; else ``bound -
+    value`` certifies how far it may be); exact (integral, not ``fractional``) on
+    forests and on submodular binary energies with ``"highs"``.
 
     Parameters
     ----------
@@ -204,8 +223,7 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
         loss-augmented maxima of a structured SVM are of order 1: an oracle this close
         to the LP's optimum moves BCFW as the exact one would, and its gaps use
         ``bound``).  TRW-S can stall a little above the LP's optimum (a
-        weak-tree-agreement point: 1e-6 relative on some denoising energies), below
-        which only the whole LP goes.
+        weak-tree-agreement point: 1e-6 relative on some denoising energies).
 
     Raises
     ------
@@ -223,12 +241,12 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     E = e.shape[0]
     if solver == "auto":
         solver = "pruned" if n * K + E * K * K > PRUNE_ABOVE else "highs"
-    got = _pruned(u, p, e, gap_tol) if solver == "pruned" and E else None
-    if got is None:
-        node, edge, bound = _highs(u, p, e)
+    if solver == "pruned" and E:
+        node, edge, bound, value = _pruned(u, p, e, gap_tol)
     else:
-        node, edge, bound = got
+        node, edge, bound = _highs(u, p, e)
+        value = bound
     fractional = bool(np.any(np.minimum(node, 1.0 - node) > FRACTIONAL_TOL)
                       or np.any(np.minimum(edge, 1.0 - edge) > FRACTIONAL_TOL))
     y = np.argmax(node, axis=1).astype(np.int64)
-    return LPResult(y, labelling_score(u, p, e, y), bound, node, edge, fractional)
+    return LPResult(y, labelling_score(u, p, e, y), bound, node, edge, fractional, value)
