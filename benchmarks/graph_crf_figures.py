@@ -9,7 +9,7 @@ the documentation runs none of this.
                                            [--out DIR]
 
 Costs on 2 shared cores: snakes about 1-2 min (two trainings on 200 grids, 30
-passes), denoising 2-4 min (four inference methods, 20 images of 64x64, 3 passes),
+passes), denoising 4-6 min (four inference methods, 50 images of 64x64, 3 passes),
 multilabel about 1 min (two trainings, 50 passes), latent under a minute (the settings
 of ``examples/latent_hidden_states.py``).  Snakes needs the data set
 (``fetch_snakes()``).
@@ -115,7 +115,7 @@ def snakes(out: Path) -> None:
     plt.close(fig)
 
 
-def denoising(out: Path, n_train: int = 20, passes: int = 3) -> None:
+def denoising(out: Path, n_train: int = 50, passes: int = 3) -> None:
     X, Y = make_noisy_blocks(n_train + 4, 64, 64, 5, noise=1.0, n_blocks=8, random_state=0)
     Xtr, Ytr, Xte, Yte = X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
     methods = ("trws", "max-product", "graph-cut", "lp")
