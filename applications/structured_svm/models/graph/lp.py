@@ -220,10 +220,10 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     solver : {"auto", "highs", "pruned"}
     gap_tol : float, default 1e-6
         ``"pruned"``: the certified gap accepted, relative to ``1 + |bound|`` (the
-        loss-augmented maxima of a structured SVM are of order 1: an oracle this close
-        to the LP's optimum moves BCFW as the exact one would, and its gaps use
-        ``bound``).  TRW-S can stall a little above the LP's optimum (a
-        weak-tree-agreement point: 1e-6 relative on some denoising energies).
+        loss-augmented maxima of a structured SVM are of order 1, so the oracle's
+        shortfall is far below BCFW's gaps, and the certificates use ``bound``).
+        TRW-S can stall a little above the LP's optimum (a weak-tree-agreement
+        point: 1e-6 relative on some denoising energies).
 
     Raises
     ------
