@@ -8,8 +8,8 @@ McAuley, Cheng, Le and Smola, *Learning Graph Matching*, TPAMI 2009 (the
 frames come from the CMU VASC image database). The accuracies are plotted to
 `examples/output/cmu_house_matching.png` (or the folder given by `--out`).
 
-`--quick` runs the baselines 10, 50, 90 with at most 200 BCFW passes per fit
-(about half a minute); without it all ten baselines with 1000 passes
+`--quick` runs the baselines 10, 50, 90 with at most 100 BCFW passes per fit
+(about a quarter of a minute); without it all ten baselines with 1000 passes
 (one to two minutes), the table of the graph matching tutorial.
 
 The data are not shipped: download them once with
@@ -41,14 +41,14 @@ def main(argv: list[str] | None = None) -> list:
     parser.add_argument("data", nargs="?", default=None, help="folder holding cmu_house/")
     parser.add_argument("--kind", default="abs", choices=["abs", "sq"])
     parser.add_argument("--quick", action="store_true",
-                        help="baselines 10, 50, 90 and at most 200 passes per fit")
+                        help="baselines 10, 50, 90 and at most 100 passes per fit")
     parser.add_argument("--baselines", default=None,
                         help="comma-separated frame baselines (default 0,10,...,90)")
     parser.add_argument("--max-passes", type=int, default=None)
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the figure")
     args = parser.parse_args(argv)
     baselines = args.baselines or ("10,50,90" if args.quick else "0,10,20,30,40,50,60,70,80,90")
-    max_passes = args.max_passes or (200 if args.quick else 1000)
+    max_passes = args.max_passes or (100 if args.quick else 1000)
 
     try:
         data = load_cmu_house(args.data)

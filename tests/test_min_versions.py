@@ -62,12 +62,19 @@ def test_to_pandas_names_the_extra_when_pandas_is_missing(monkeypatch):
 
 
 def test_the_files_make_test_floors_runs_exist():
-    """`make test-floors` (CI's part of test-min) names the files it runs; a renamed or
-    removed file must not leave a stale name behind (pytest would refuse the run)."""
+    """`make test-floors` (CI's part of test-min) names the files (``file``) and single
+    tests (``file::test``) it runs; a renamed or removed one must not leave a stale name
+    behind (pytest would refuse the run, or silently run nothing of a test)."""
     text = (ROOT / "Makefile").read_text()
     m = re.search(r"^FLOORS := (.*?)\n(?!\t)", text, re.S | re.M)
     assert m, "Makefile: FLOORS not found"
     names = m.group(1).replace("\\\n", " ").split()
     assert names and len(names) == len(set(names))
-    missing = [n for n in names if not (ROOT / "tests" / f"{n}.py").is_file()]
+    missing = []
+    for name in names:
+        file, _, test = name.partition("::")
+        path = ROOT / "tests" / f"{file}.py"
+        if not path.is_file() or test and not re.search(rf"^def {re.escape(test)}\(",
+                                                          path.read_text(), re.M):
+            missing.append(name)
     assert not missing, missing

@@ -156,8 +156,17 @@ class StructuredModel(ABC):
         This is the per-example direction of the SSVM dual: block ``i`` of BCFW
         moves towards ``(psi_i(y*) / (lambda n), L(y_i, y*) / n)``.
         """
-        ia, va = self.joint_feature_sparse(x, y_true)
-        ib, vb = self.joint_feature_sparse(x, y)
+        if type(self).joint_feature_sparse is StructuredModel.joint_feature_sparse:
+            a, b = self.joint_feature(x, y_true), self.joint_feature(x, y)
+            if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape:
+                # dense features (most user models): the difference's nonzeros, without
+                # the sort and merge of two sparse vectors (a - b is a + (-b) exactly)
+                return as_sparse_vector(np.subtract(a, b, dtype=float), self.size_joint_feature)
+            ia, va = as_sparse_vector(a, self.size_joint_feature)
+            ib, vb = as_sparse_vector(b, self.size_joint_feature)
+        else:
+            ia, va = self.joint_feature_sparse(x, y_true)
+            ib, vb = self.joint_feature_sparse(x, y)
         return as_sparse_vector((np.concatenate([ia, ib]), np.concatenate([va, -vb])),
                                 self.size_joint_feature, "psi")
 
