@@ -59,25 +59,25 @@ test: $(STAMP)
 test-min: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST)
 
-# The floors in CI: the files of the suite that call each dependency's API (numpy, scipy,
-# scikit-learn's estimator checks, cvxpy, networkx, pandas, numba compiling the core's,
-# the chain model's and the applications' kernels), at the lowest versions declared and
-# at -O0; an entry `file::test` runs one test of a file whose other tests compile kernels
-# the list already compiles (multi-label: its scipy and scikit-learn calls; the compiled
-# direction: not its compile without any cache, which pays the whole compile every run).
-# The rest of the suite exercises the same calls again (the solver and engine matrices,
-# the time-limit, interrupt, cache and Dask batteries, the examples); CI's 2 cores cannot
-# fit the whole of test-min beside make test within its 10 minutes.  Run `make test-min`
-# before a release and after raising a floor or touching the numba hooks.
+# The floors in CI: a smoke run of each dependency's API at the lowest versions declared
+# and at -O0 (numpy and scipy through the core, its LMOs and the known optima;
+# scikit-learn's estimator checks and searches; cvxpy; networkx and pandas through the
+# traffic skims; numba compiling the core's, the chain model's, the lasso's and the
+# traffic kernels); an entry `file::test` runs one test of a file.  At the floors most of
+# a test's time is old numba compiling at -O0, so each kernel family is compiled once
+# here, by the test that reaches the most API around it.  CI's 2 cores fit neither the
+# whole of test-min nor a larger part of it beside make test and the docs within its
+# 10 minutes; run `make test-min` before a release, after raising a floor or touching
+# the numba hooks.
 FLOORS := test_min_versions test_imports test_packaging test_readme test_bad_input \
-	test_core_loop test_engine test_result test_objectives test_lmo_vector test_lmo_matrix \
-	test_lmo_flow test_lmo_family test_known_optima test_bcfw test_bcfw_minibatch \
-	test_compiled_direction::test_apply_direction_matches_numpy \
-	test_compiled_direction::test_compiled_blocks_layout_is_typed \
-	test_compiled_direction::test_structured_direction_checks_its_rows \
-	test_compiled_direction::test_chain_data_reads_consecutive_views_in_place_and_copies_otherwise \
-	test_edges_inputs test_ssvm_models test_ssvm_marginals \
-	test_ssvm_datasets test_estimators_sklearn test_lasso test_qap test_traffic_multiclass \
+	test_core_loop test_engine test_result test_lmo_vector test_lmo_flow test_known_optima \
+	test_bcfw test_estimators_sklearn \
+	test_lasso::test_diabetes_agrees_with_sklearn \
+	test_lasso::test_compiled_path_warm_starts_and_matches_pairwise \
+	test_lasso::test_estimator_matches_sklearn_with_intercept \
+	test_traffic_multiclass::test_skims_against_networkx_paths \
+	test_traffic_multiclass::test_select_link_flows_add_up_to_link_flows \
+	test_traffic_multiclass::test_outputs_name_missing_pandas_and_class_mismatch \
 	test_multilabel::test_mutual_information_against_sklearn \
 	test_multilabel::test_chow_liu_tree_is_a_maximum_spanning_tree
 FLOOR_TESTS := $(foreach f,$(FLOORS),tests/$(if $(findstring ::,$(f)),$(subst ::,.py::,$(f)),$(f).py))

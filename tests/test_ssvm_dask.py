@@ -371,7 +371,10 @@ def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
 
 
 @pytest.mark.parametrize("actors, staleness", [
-    (True, 0), (False, 0),
+    # compiled rounds' actor rebuilt after a kill: a cluster start and its kernels (about
+    # 20 CPU-s of CI's budget); an actor rebuilt after a kill stays in the default run
+    # (test_killed_worker_run_completes_with_the_same_gap, the Python engine)
+    pytest.param(True, 0, marks=pytest.mark.slow), (False, 0),
     # a third cluster start (about 20 s of a CI worker): asynchronous rounds through the
     # cluster are checked in the default run by the test above, without a kill
     pytest.param(True, 1, marks=pytest.mark.slow)])
