@@ -98,6 +98,14 @@ CASES = [(f, K, s, False) for f in FAMILIES for K in (2, 3, 4) for s in range(15
         [(f, 2, 100 + s, True) for f in FAMILIES for s in range(15)]
 
 
+def family_instances(family: str):
+    """``(tag, u, p, e, exact optimum)`` of each case of ``family`` in :data:`CASES`."""
+    for fam, K, seed, submodular in CASES:
+        if fam == family:
+            u, p, e = instance(fam, K, seed, submodular)
+            yield (fam, K, seed, submodular), u, p, e, reference(u, p, e)
+
+
 def test_at_least_200_instances() -> None:
     assert len(CASES) >= 200
 
@@ -109,12 +117,8 @@ def test_at_least_200_instances() -> None:
 def test_every_method_against_enumeration(family: str) -> None:
     fractional = 0
     trws_loose = []
-    for fam, K, seed, submodular in CASES:
-        if fam != family:
-            continue
-        u, p, e = instance(fam, K, seed, submodular)
-        opt = reference(u, p, e)
-        tag = (fam, K, seed, submodular)
+    for tag, u, p, e, opt in family_instances(family):
+        fam, _, _, submodular = tag
         tree = fam == "tree"
         # exact
         r = infer(u, p, e, "exact")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_graph_inference import CASES, at_most, close, grid_edges, instance, reference
+from test_graph_inference import at_most, close, family_instances, grid_edges
 
 from frankwolfe.applications.structured_svm.models.graph import infer, labelling_score, local_lp
 from frankwolfe.applications.structured_svm.models.graph import lp as lp_module
@@ -34,12 +34,8 @@ def test_pruned_lp_against_the_whole_lp(family: str, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(lp_module, "_highs", spy)
     reached = runs = 0
-    for fam, K, seed, submodular in CASES:
-        if fam != family:
-            continue
-        u, p, e = instance(fam, K, seed, submodular)
-        opt = reference(u, p, e)
-        tag = (fam, K, seed, submodular)
+    for tag, u, p, e, opt in family_instances(family):
+        fam, _, _, submodular = tag
         before = len(whole)
         r = local_lp(u, p, e, solver="pruned", gap_tol=1e-9)
         assert not any(whole[before:]), tag  # never the whole LP
