@@ -62,7 +62,7 @@ test-min: $(STAMP_MIN)
 # The floors in CI: a smoke run of each dependency's API at the lowest versions declared
 # and at -O0 (numpy and scipy through the core, its LMOs and the known optima;
 # scikit-learn's estimator checks and searches; cvxpy; networkx and pandas through the
-# traffic skims; numba compiling the core's, the chain model's, the lasso's and the
+# traffic skims; scipy's HiGHS on an LP of 48,000 variables (1.15.0 took an hour there); numba compiling the core's, the chain model's, the lasso's and the
 # traffic kernels); an entry `file::test` runs one test of a file.  At the floors most of
 # a test's time is old numba compiling at -O0, so each kernel family is compiled once
 # here, by the test that reaches the most API around it.  CI's 2 cores fit neither the
@@ -79,7 +79,8 @@ FLOORS := test_min_versions test_imports test_packaging test_readme test_bad_inp
 	test_traffic_multiclass::test_select_link_flows_add_up_to_link_flows \
 	test_traffic_multiclass::test_outputs_name_missing_pandas_and_class_mismatch \
 	test_multilabel::test_mutual_information_against_sklearn \
-	test_multilabel::test_chow_liu_tree_is_a_maximum_spanning_tree
+	test_multilabel::test_chow_liu_tree_is_a_maximum_spanning_tree \
+	test_graph_lp_pruned::test_a_large_grid_prunes_to_the_same_optimum
 FLOOR_TESTS := $(foreach f,$(FLOORS),tests/$(if $(findstring ::,$(f)),$(subst ::,.py::,$(f)),$(f).py))
 test-floors: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST) \
