@@ -60,9 +60,10 @@ test-min: $(STAMP_MIN)
 	NUMBA_OPT=0 NUMBA_CACHE_DIR=$(CURDIR)/$(VENV_MIN)/numba-cache $(VENV_MIN)/bin/python -m pytest -q $(XDIST)
 
 # The floors in CI: a smoke run of each dependency's API at the lowest versions declared
-# and at -O0 (numpy and scipy through the core, its LMOs and the known optima;
+# and at -O0 (numpy and scipy through the core, its LMOs and the known optima, and
+# scipy's HiGHS on an LP of 48,000 variables, which scipy 1.15.0 took half an hour over;
 # scikit-learn's estimator checks and searches; cvxpy; networkx and pandas through the
-# traffic skims; scipy's HiGHS on an LP of 48,000 variables (1.15.0 took an hour there); numba compiling the core's, the chain model's, the lasso's and the
+# traffic skims; numba compiling the core's, the chain model's, the lasso's and the
 # traffic kernels); an entry `file::test` runs one test of a file.  At the floors most of
 # a test's time is old numba compiling at -O0, so each kernel family is compiled once
 # here, by the test that reaches the most API around it.  CI's 2 cores fit neither the
