@@ -28,6 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
+from results_file import write_figure  # noqa: E402
 
 from frankwolfe.applications.structured_svm import (  # noqa: E402
     EdgeFeatureGraphCRF,
@@ -89,7 +90,7 @@ def snakes(out: Path) -> None:
         ax.set_yticks(range(11))
         ax.tick_params(labelsize=7)
     fig.tight_layout()
-    fig.savefig(out / "snakes_confusion.png", dpi=80)
+    write_figure(fig, out / "snakes_confusion.png", dpi=80)
     plt.close(fig)
 
     # example test grids: input, truth, the two predictions
@@ -111,7 +112,7 @@ def snakes(out: Path) -> None:
             if r == 0:
                 ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "snakes_predictions.png", dpi=80)
+    write_figure(fig, out / "snakes_predictions.png", dpi=80)
     plt.close(fig)
 
 
@@ -139,7 +140,7 @@ def denoising(out: Path, n_train: int = 50, passes: int = 3) -> None:
         ax.set_xticks([])
         ax.set_yticks([])
     fig.tight_layout()
-    fig.savefig(out / "grid_denoising.png", dpi=80)
+    write_figure(fig, out / "grid_denoising.png", dpi=80)
     plt.close(fig)
 
 
@@ -191,7 +192,7 @@ def multilabel(out: Path) -> None:
     ax.set_title("learned tree (width: coupling; blue > 0)", fontsize=10)
     ax.axis("off")
     fig.tight_layout()
-    fig.savefig(out / "multilabel_tree.png", dpi=80)
+    write_figure(fig, out / "multilabel_tree.png", dpi=80)
     plt.close(fig)
 
 
@@ -242,7 +243,7 @@ def latent(out: Path) -> None:
     axes[3].tick_params(labelsize=7)
     axes[3].grid(True, alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out / "latent_task.png", dpi=72)
+    write_figure(fig, out / "latent_task.png", dpi=72)
     plt.close(fig)
 
 

@@ -20,3 +20,14 @@ def write_json(path: str | os.PathLike[str], obj: Any, **dump: Any) -> Path:
     with atomic_write(out, "w") as fh:
         json.dump(obj, fh, **dump)
     return out
+
+
+def write_figure(fig: Any, path: str | os.PathLike[str], **savefig: Any) -> Path:
+    """Save the matplotlib figure ``fig`` to ``path`` the same way (``savefig``
+    keywords, the format from the suffix); returns the path."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    savefig.setdefault("format", out.suffix.lstrip(".") or "png")
+    with atomic_write(out, "wb") as fh:
+        fig.savefig(fh, **savefig)
+    return out

@@ -115,17 +115,25 @@ def mirror(tmp_path):
     httpd.server_close()
 
 
+def _serve(shared_data, root, city, as_city, names):
+    """Put the shared data's files of ``city`` into the mirror ``root`` as network
+    ``as_city``, each file under its new name (``names``: old -> new); skip without them.
+    Returns the mirror's folder of the network."""
+    src = shared_data / "tntp" / city
+    if not src.is_dir():
+        pytest.skip(f"{city} not in the shared data")
+    folder = root / "tntp" / as_city
+    folder.mkdir(parents=True)
+    for old, new in names.items():
+        (folder / new).write_bytes((src / old).read_bytes())
+    return folder
+
+
 def test_download_without_known_sha256_warns_with_its_digest(shared_data, mirror, tmp_path):
     root, url = mirror
-    src = shared_data / "tntp" / "SiouxFalls"
-    if not src.is_dir():
-        pytest.skip("SiouxFalls not in the shared data")
     # the files of SiouxFalls under a registered name whose files have no known digest
-    folder = root / "tntp" / "Braess-Example"
-    folder.mkdir(parents=True)
-    for kind in ("net", "trips"):
-        (folder / f"Braess_{kind}.tntp").write_bytes((src / f"SiouxFalls_{kind}.tntp")
-                                                     .read_bytes())
+    _serve(shared_data, root, "SiouxFalls", "Braess-Example",
+           {f"SiouxFalls_{k}.tntp": f"Braess_{k}.tntp" for k in ("net", "trips")})
     with pytest.warns(sources.UnverifiedDataWarning) as record:
         net, best = fetch.fetch_tntp("Braess-Example", data_home=tmp_path / "c", base_url=url)
     assert net.n_links == 76 and best is None
@@ -138,13 +146,8 @@ def test_download_without_known_sha256_warns_with_its_digest(shared_data, mirror
 def test_download_with_known_sha256_is_quiet_and_refuses_a_changed_file(shared_data, mirror,
                                                                         tmp_path):
     root, url = mirror
-    src = shared_data / "tntp" / "Eastern-Massachusetts"
-    if not src.is_dir():
-        pytest.skip("Eastern-Massachusetts not in the shared data")
-    folder = root / "tntp" / "Eastern-Massachusetts"
-    folder.mkdir(parents=True)
-    for f in ("EMA_net.tntp", "EMA_trips.tntp"):
-        (folder / f).write_bytes((src / f).read_bytes())
+    folder = _serve(shared_data, root, "Eastern-Massachusetts", "Eastern-Massachusetts",
+                    {f: f for f in ("EMA_net.tntp", "EMA_trips.tntp")})
     with warnings.catch_warnings():
         warnings.simplefilter("error", sources.UnverifiedDataWarning)
         net, best = fetch.fetch_tntp("Eastern-Massachusetts", data_home=tmp_path / "a",
