@@ -164,8 +164,10 @@ def _minibatch(executor: str) -> tuple[Callable, Callable, Callable]:
         if executor == "dask":
             from dask.distributed import Client, LocalCluster
 
+            # in-process (inproc:// addresses, no sockets): with processes=False a
+            # host= makes distributed 2026.x fail to start the scheduler
             with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                              host="127.0.0.1", dashboard_address=None) as c, Client(c) as cl:
+                              dashboard_address=None) as c, Client(c) as cl:
                 return make(client=cl).fit(*data).result_.gap
         return make(n_jobs=2).fit(*data).result_.gap
 
@@ -239,7 +241,7 @@ def _minimize_problem(method: str) -> Any:
         rng = np.random.default_rng(0)
         M = rng.standard_normal((20, 20))
         return (fw.BilinearObjective(M), fw.ProductDomain(
-            [fw.ProbabilitySimplex(20), fw.ProbabilitySimplex(20)])), {"max_iter": 200}
+            [fw.ProbabilitySimplex(dim=20), fw.ProbabilitySimplex(dim=20)])), {"max_iter": 200}
     if method == "bcfw":
         dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=5) for _ in range(4)])
         return (fw.LeastSquares(A, b), dom), {"max_iter": 200}
