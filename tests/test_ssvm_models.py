@@ -88,6 +88,39 @@ def test_chain_decoders_match_brute_force(ids, L, seed):
     assert model.loss(y_true, y_aug) == pytest.approx(hamming_ref(y_true, y_aug))
 
 
+@pytest.mark.parametrize("ids", [False, True])
+def test_chain_batch_oracles_match_brute_force(ids):
+    """The batch oracles (one compiled pass over a data set, what the estimator's
+    evaluations use): labellings, hinge terms, losses and sum of psi against enumeration
+    and the reference feature map, on sequences of lengths 1-5 in one batch."""
+    rng = np.random.default_rng(7)
+    K = 3
+    model, _, w, offsets = random_chain(rng, ids, 1, K)
+    F = model.n_unary
+    X, Y = [], []
+    for L in (3, 1, 5, 2, 4, 5):
+        x = random_chain(rng, ids, L, K)[1]
+        X.append(x)
+        Y.append(rng.integers(0, K, size=L))
+    batch = model.batch_oracles(X, Y)
+    hinge, psi_sum, loss_sum = batch.primal_terms(w, n_jobs=1)
+    preds = batch.predict(w, n_jobs=1)
+    psi_ref = np.zeros(model.size_joint_feature)
+    loss_ref = 0.0
+    for i, (x, y) in enumerate(zip(X, Y)):
+        scores = {tuple(z): w @ phi_chain_ref(x, z, K, F, offsets)
+                  for z in all_labellings(K, len(y))}
+        aug = {z: s + hamming_ref(y, z) for z, s in scores.items()}
+        true = scores[tuple(y)]
+        assert hinge[i] == pytest.approx(max(aug.values()) - true, rel=1e-12, abs=1e-12)
+        assert scores[tuple(preds[i])] == pytest.approx(max(scores.values()), abs=1e-10)
+        z = max(aug, key=aug.get)  # ties: a measure-zero event with normal weights
+        psi_ref += phi_chain_ref(x, y, K, F, offsets) - phi_chain_ref(x, z, K, F, offsets)
+        loss_ref += hamming_ref(y, z)
+    np.testing.assert_allclose(psi_sum, psi_ref, rtol=1e-12, atol=1e-12)
+    assert loss_sum == pytest.approx(loss_ref, rel=1e-12)
+
+
 @pytest.mark.parametrize("ids,L,seed", CASES)
 def test_chain_features_match_reference(ids, L, seed):
     rng = np.random.default_rng(100 + seed)

@@ -11,7 +11,15 @@ from numba import njit
 from frankwolfe.parallel.threads import cpu_count, effective_n_jobs
 
 from .data import ChainData
-from .viterbi import decode_dense, decode_ids_fm, score_dense, score_ids, to_feature_major
+from .viterbi import (
+    decode_dense,
+    decode_ids_fm,
+    max_sum,
+    pair_weights,
+    to_feature_major,
+    unary_dense,
+    unary_ids_fm,
+)
 
 __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
 
@@ -30,29 +38,58 @@ def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pra
 # Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
 # would compile each kernel through its parfor pipeline, several times slower to compile
 # than the loop (benchmarks/README.md, "First call").
+# Built on the kernels the compiled BCFW pass already compiled (unary scores, pair
+# weights, max_sum), in the order of viterbi._viterbi, so the same labellings and values
+# bit for bit as ChainModel's per-example decoders; the true labelling's score comes
+# from the same unary scores.  A first fit then compiles no second decoder stack
+# (decode_*, _viterbi, score_*: about 2.5 CPU-s of a cold fit, benchmarks/README.md).
 # Element loops, not ``labels[a:b] = y``: an array assigned to a slice compiles numba's
 # shape-mismatch error, with its string formatting (about 4 s of a cold fit's compile).
 @njit(cache=True, nogil=True)
 def _batch(lo, hi, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
-           best):  # pragma: no cover - compiled
+           best, true):  # pragma: no cover - compiled
+    """(Loss-augmented) Viterbi of sequences ``lo .. hi - 1``: labels (flat), optimal
+    values in ``best``; with ``true`` of size n also ``<w, phi(x_i, y_i)>`` (labels
+    ``Yf`` in range, checked by ChainData) -- for ids the unary weights are read
+    feature-major (``wt``)."""
+    Lmax = 0
     for i in range(lo, hi):
-        y, b = _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment)
-        lo = off[i]
-        for t in range(y.size):  # not a slice assignment: see _batch's comment
-            labels[lo + t] = y[t]
-        best[i] = b
-
-
-@njit(cache=True, nogil=True)
-def _true_scores(lo_, hi_, Xf, If, offsets, sizes, off, Yf, w, K, F, uses_ids,
-                 out):  # pragma: no cover - compiled
-    for i in range(lo_, hi_):
-        lo, hi = off[i], off[i + 1]
+        Lmax = max(Lmax, off[i + 1] - off[i])
+    S = np.empty((Lmax, K))
+    y = np.empty(Lmax, dtype=np.int64)
+    new = np.empty(K)
+    wp = np.empty(2 * K + K * K)
+    pair_weights(w, K * F, K, 1.0, wp)
+    o = K * F
+    o_tr = o + 2 * K
+    scores = true.size > 0
+    for i in range(lo, hi):
+        a = off[i]
+        L = off[i + 1] - a
+        # whole scratch rows, rows 0 .. L - 1 used: the argument types of the pass oracle
+        # (dual_kernels._oracle), so these kernels compile once for both
         if uses_ids:
-            s, _ = score_ids(If[lo:hi], offsets, sizes, Yf[lo:hi], w, K, F)
+            unary_ids_fm(If[a:a + L], offsets, wt, K, S)
         else:
-            s = score_dense(Xf[lo:hi], Yf[lo:hi], w, K)
-        out[i] = s
+            unary_dense(Xf[a:a + L], w, K, S)
+        if scores:
+            s = w[o + Yf[a]] + w[o + K + Yf[a + L - 1]]
+            for t in range(L):
+                s += S[t, Yf[a + t]]
+            for t in range(L - 1):
+                s += w[o_tr + Yf[a + t] + K * Yf[a + t + 1]]
+            true[i] = s
+        if augment:
+            inv = 1.0 / L
+            for t in range(L):
+                for k in range(K):
+                    S[t, k] += inv
+                yt = Yf[a + t]
+                if 0 <= yt < K:
+                    S[t, yt] -= inv
+        best[i] = max_sum(S, L, wp, K, new, y)
+        for t in range(L):  # not a slice assignment: see the comment above
+            labels[a + t] = y[t]
 
 
 @njit(cache=True, nogil=True)
@@ -108,17 +145,20 @@ def _over_threads(kernel: Any, n: int, n_jobs: int | None, *args: Any) -> None:
             f.result()
 
 
-def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: int | None = 1
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(Loss-augmented) Viterbi on every sequence: flat labels and the optimal values."""
+def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: int | None = 1,
+                       true: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(Loss-augmented) Viterbi on every sequence: flat labels and the optimal values;
+    with ``true`` (length n) also the scores of the true labellings, written there."""
     labels = np.empty(int(data.off[-1]), dtype=np.int64)
     best = np.empty(data.n)
-    if augment and data.Yf.size == 0:
+    if (augment or true is not None) and data.Yf.size == 0:
         raise ValueError("loss-augmented decoding needs the true labellings")
     Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
     wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
+    w = np.ascontiguousarray(w, dtype=float)
     _over_threads(_batch, data.n, n_jobs, data.Xf, data.If, data.offsets, data.off, Yf, wt, w,
-                  data.K, data.F, data.uses_ids, augment, labels, best)
+                  data.K, data.F, data.uses_ids, augment, labels, best,
+                  np.zeros(0) if true is None else true)
     return labels, best
 
 
@@ -129,10 +169,8 @@ def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
     Returns a dict with ``labels`` (flat), ``hinge`` (``max_y L + <w, phi(y)> - <w,
     phi(y_i)>`` per example), ``loss`` (per example) and ``psi_sum`` (dense length d).
     """
-    labels, best = chain_batch_decode(data, w, True, n_jobs)
     true = np.empty(data.n)
-    _over_threads(_true_scores, data.n, n_jobs, data.Xf, data.If, data.offsets, data.sizes,
-                  data.off, data.Yf, w, data.K, data.F, data.uses_ids, true)
+    labels, best = chain_batch_decode(data, w, True, n_jobs, true)
     batch = ChainBatchOracles(data)
     return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
             "psi_sum": batch._psi(labels)}
