@@ -211,3 +211,49 @@ def test_token_gram_is_inner_product_of_unary_features(ids):
 def test_compiled_blocks_step_needs_sync():
     with pytest.raises(ValueError, match="`describe` and `sync` go together"):
         CompiledBlocks(None, None, (), 1, None, describe=lambda: None)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse rows", "ids"])
+def test_chain_start_point_is_the_mixtures_joint_features(kind):
+    """The run's start ``x = sum_i A_i z_i`` from warm-start marginals that mix three
+    labellings per block, against the model's own joint feature map of those labellings
+    (another code path: ChainModel.joint_feature)."""
+    from frankwolfe.applications.structured_svm.models.chain.dual_kernels import (
+        chain_blocks,
+        chain_state,
+    )
+
+    if kind == "dense":
+        X, Y = make_chain(12, n_states=4, n_features=5, random_state=3)
+        model = ChainModel(4, 5)
+    else:
+        model, X, Y = _chain(kind == "ids")
+        X, Y = X[:12], Y[:12]
+    rng = np.random.default_rng(5)
+    K, d, n, lam = model.n_states, model.size_joint_feature, len(X), 0.3
+    weights = rng.dirichlet(np.ones(3), size=n)
+    mus, Ts, lbar, ref = [], [], np.zeros(n), np.zeros(d + 1)
+    for i, (x, y) in enumerate(zip(X, Y)):
+        L = len(y)
+        mu, T = np.zeros((L, K)), np.zeros((K, K))
+        phi_bar = np.zeros(d)
+        for c in weights[i]:
+            z = rng.integers(0, K, size=L)
+            mu[np.arange(L), z] += c
+            np.add.at(T, (z[1:], z[:-1]), c)  # T[b, a]: y_t = a, y_t+1 = b
+            phi = model.joint_feature(x, z)
+            phi_bar += c * (phi.toarray().ravel() if hasattr(phi, "toarray") else phi)
+            lbar[i] += c * np.mean(z != y)
+        phi = model.joint_feature(x, y)
+        ref[:d] += (phi.toarray().ravel() if hasattr(phi, "toarray") else phi) - phi_bar
+        mus.append(mu)
+        Ts.append(T)
+    ref[:d] /= lam * n
+    ref[d] = lbar.sum() / n
+    state = chain_state(model, X, Y, lam, warm=("marginals", (np.vstack(mus), np.array(Ts),
+                                                              lbar)))
+    assert (state.uses_ids, state.xptr.size > 0) == {
+        "dense": (False, False), "sparse rows": (False, True), "ids": (True, False)}[kind]
+    x = np.zeros(d + 1)
+    chain_blocks(state).start(x)
+    np.testing.assert_allclose(x, ref, rtol=1e-12, atol=1e-12)
