@@ -2,12 +2,13 @@
 :func:`frankwolfe.compiled.driver.compiled_driver`).
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
-combination of kernels (the domain's ``direction``, ``commit``, ``curvature``,
+combination of kernels (the domain's ``direction``, ``oracle``, ``commit``, ``curvature``,
 ``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``lookup``; the
 objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
 ``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
 as ``False`` in ``certify``, so that one compilation of a kernel serves both);
 ``ROUNDS``: vertices read from the round's ``table`` instead of asked;
+``ORACLE``: the domain's ``oracle`` answers the calls that want no direction;
 ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
 objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles the two
@@ -46,7 +47,11 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 if hit:
                     cparams[3] += 1.0
             if not hit:
-                nnz, gap, score = direction(dstate, i, g, WANT, idx, val)
+                if ORACLE and not WANT:
+                    nnz = 0
+                    gap, score = oracle(dstate, i, g)
+                else:
+                    nnz, gap, score = direction(dstate, i, g, WANT, idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
         if picker.mode != 0:
@@ -105,6 +110,8 @@ def certify(dstate, g, est, refresh, idx, val, table=None):  # pragma: no cover 
     for i in range(n):
         if ROUNDS:
             nnz, gap, score = recall(dstate, table, i, g, False, idx, val)
+        elif ORACLE:
+            gap, score = oracle(dstate, i, g)
         else:
             nnz, gap, score = direction(dstate, i, g, False, idx, val)
         total += gap

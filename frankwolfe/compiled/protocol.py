@@ -90,6 +90,13 @@ class CompiledBlocks:
         driver calls it before every block step (``threshold`` is ``inf`` or NaN when
         nothing may serve: no cache), so the domain knows the step count of the
         ``direction`` call that may follow.
+    oracle : numba function, optional
+        ``oracle(state, i, g) -> (gap, score)``: what ``direction`` answers when
+        ``want`` is false (the vertex remembered for ``commit`` the same way), as a
+        kernel of its own: the driver calls it wherever it needs no materialized
+        direction (the fused steps, the certificates), so a first run compiles
+        ``direction``'s emission code only for the steps that use it.  Default:
+        ``direction`` with ``want`` false.
     outputs : callable, optional
         ``outputs()``: entries of ``Result.extra`` the domain's kernels keep (Python,
         once at the end), e.g. ``active_sets`` (each block's ``(key, weight)``
@@ -106,7 +113,7 @@ class CompiledBlocks:
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
                  describe=None, sync=None, curvature=None, accepts=None, layout=None,
                  moved=None, rounds=None, pairwise=None, lookup=None,
-                 outputs=None, prepare=None) -> None:
+                 outputs=None, prepare=None, oracle=None) -> None:
         if (describe is None) != (sync is None):
             raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
                              "neither), with `curvature` and `layout`")
@@ -131,6 +138,7 @@ class CompiledBlocks:
         self.rounds = rounds
         self.pairwise = pairwise
         self.lookup = lookup
+        self.oracle = oracle
         self.outputs = outputs
         self.prepare = prepare
 

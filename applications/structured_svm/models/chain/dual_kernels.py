@@ -710,4 +710,5 @@ def chain_blocks(state: ChainState) -> CompiledBlocks:
 
     return CompiledBlocks(chain_direction, chain_commit, ref, max_nnz, start, block_points,
                           describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
-                          layout=state.sd, moved=chain_moved, accepts=accepts)
+                          layout=state.sd, moved=chain_moved, accepts=accepts,
+                          oracle=_oracle)
