@@ -585,11 +585,11 @@ def _aggregate(state: ChainState, x: np.ndarray) -> None:
     K, F, d = state.K, state.F, state.d
     off, Yf, mu = state.off, state.Yf, state.mu
     N = int(off[-1])
-    coef = mu.copy()  # phi_bar - phi(y_i) per token: marginals minus the true one-hot
-    coef[np.arange(N), Yf] -= 1.0
-    # only tokens whose marginals left the truth count (none on the default start)
-    rows = np.flatnonzero(np.any(coef != 0.0, axis=1))
-    c = coef[rows]
+    # only tokens whose marginals left the truth count (none on the default start), and
+    # only their rows are copied: phi_bar - phi(y_i) per token, marginals minus one-hot
+    rows = np.flatnonzero((mu[np.arange(N), Yf] != 1.0) | (np.count_nonzero(mu, axis=1) != 1))
+    c = mu[rows]
+    c[np.arange(rows.size), Yf[rows]] -= 1.0
     if state.uses_ids:
         ids = state.If[rows]
         on = ids != 0
@@ -607,8 +607,8 @@ def _aggregate(state: ChainState, x: np.ndarray) -> None:
     o = K * F
     x[:o] -= scale * unary.ravel()  # label-major: w[k F + f]
     first, last = off[:-1], off[1:] - 1
-    x[o:o + K] -= scale * coef[first].sum(axis=0)
-    x[o + K:o + 2 * K] -= scale * coef[last].sum(axis=0)
+    for part, at in ((o, first), (o + K, last)):  # start and end biases
+        x[part:part + K] -= scale * (mu[at].sum(axis=0) - np.bincount(Yf[at], minlength=K))
     same = np.repeat(np.arange(off.size - 1), np.diff(off))
     inner = np.flatnonzero(same[:-1] == same[1:])  # tokens followed by one of their chain
     counts = np.bincount(Yf[inner + 1] * K + Yf[inner], minlength=K * K)  # code b K + a
