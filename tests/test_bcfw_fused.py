@@ -154,6 +154,24 @@ def _sparse_rows_chain(kind, rng):
     return ChainModel(K, F), X, Y
 
 
+@pytest.mark.parametrize("kind", ["sparse", "binary"])
+def test_token_rows_are_scipys_csr(kind):
+    """The sparse token rows the kernels read (``ChainData.token_csr``) against scipy's
+    CSR of the same rows; binary rows keep no values."""
+    import scipy.sparse as sp
+
+    model, X, Y = _sparse_rows_chain(kind, np.random.default_rng(9))
+    ptr, col, val = chain_data(model, X, Y).token_csr()
+    ref = sp.csr_matrix(np.vstack(X))
+    np.testing.assert_array_equal(ptr, ref.indptr)
+    np.testing.assert_array_equal(col, ref.indices)
+    assert col.dtype == np.int32
+    if kind == "binary":
+        assert val.size == 0 and np.all(ref.data == 1.0)
+    else:
+        np.testing.assert_array_equal(val, ref.data)
+
+
 @pytest.mark.parametrize("kind", ["dense", "sparse", "binary", "ids"])
 @pytest.mark.parametrize("synced", [False, True])
 def test_pass_oracle_matches_enumeration(kind, synced):

@@ -84,12 +84,15 @@ class ChainData:
                 empty = np.zeros(0, dtype=np.int64)
                 self._csr = (empty, empty.astype(np.int32), np.zeros(0))
             else:
-                ptr = np.empty(self.Xf.shape[0] + 1, dtype=np.int64)
-                # int32 as the ids: dense, sparse and id data share one compiled variant
-                col = np.empty(nnz, dtype=np.int32)
-                val = np.empty(nnz)
-                binary = _sparse_rows(self.Xf, ptr, col, val)
-                self._csr = (ptr, col, np.zeros(0) if binary else val)
+                # numpy, row-major order (once per data set: not worth a compiled kernel
+                # on a cold first fit); int32 columns as the ids: dense, sparse and id data
+                # share one compiled variant of the kernels
+                rows, cols = np.nonzero(self.Xf)
+                ptr = np.zeros(self.Xf.shape[0] + 1, dtype=np.int64)
+                np.cumsum(np.bincount(rows, minlength=self.Xf.shape[0]), out=ptr[1:])
+                val = np.ascontiguousarray(self.Xf[rows, cols], dtype=float)
+                binary = bool(np.all(val == 1.0))
+                self._csr = (ptr, cols.astype(np.int32), np.zeros(0) if binary else val)
         return self._csr
 
     def subset(self, start: int, stop: int) -> ChainData:
@@ -158,25 +161,6 @@ def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
     _CACHE.insert(0, (model, X, Y, data))
     del _CACHE[4:]
     return data
-
-
-@njit(cache=True, nogil=True)
-def _sparse_rows(Xf, ptr, col, val):  # pragma: no cover - compiled
-    """Fill the sparse rows of ``Xf`` (sized by the caller); returns whether every
-    nonzero is 1."""
-    binary = True
-    p = 0
-    ptr[0] = 0
-    for r in range(Xf.shape[0]):
-        for f in range(Xf.shape[1]):
-            v = Xf[r, f]
-            if v != 0.0:
-                col[p] = f
-                val[p] = v
-                binary = binary and v == 1.0
-                p += 1
-        ptr[r + 1] = p
-    return binary
 
 
 @njit(cache=True, nogil=True)
