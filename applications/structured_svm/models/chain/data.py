@@ -6,9 +6,10 @@ import copy
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
-__all__ = ["ChainData", "chain_data"]
+__all__ = ["ChainData", "chain_data", "token_feature_sums", "transition_counts"]
 
 
 class ChainData:
@@ -147,6 +148,40 @@ def _rows(model: Any, X: Any) -> np.ndarray:
                                              ((xs[0], 0), (xs[-1], n - xs[-1].shape[0]))):
                     return whole
     return np.concatenate(xs)
+
+
+def token_feature_sums(Xf: np.ndarray, If: np.ndarray, offsets: np.ndarray,
+                       csr: tuple[np.ndarray, np.ndarray, np.ndarray], F: int,
+                       rows: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """``U[k] = sum_r coef[r, k] x_{rows[r]}``, shape ``(K, F)``: the unary part of a sum
+    of joint features weighted per token and label (label-major, as ``w[k F + f]``).
+
+    Reads attribute ids (``If``, ``offsets``), the sparse token rows (``csr``: ``(ptr,
+    col, val)`` of :meth:`ChainData.token_csr`, ``val`` empty for binary rows) or the
+    dense rows ``Xf``, whichever the data has.  numpy and scipy, for the sums taken once
+    per run or per evaluation (no compiled kernel to wait for on a first call)."""
+    ptr, col, val = csr
+    if If.size:
+        ids = If[rows]
+        on = ids != 0
+        cols = (offsets[None, :] + ids - 1)[on]
+        at = np.repeat(np.arange(rows.size), ids.shape[1])[on.ravel()]
+        tokens = sp.csr_matrix((np.ones(cols.size), (at, cols)), shape=(rows.size, F))
+    elif ptr.size:
+        vals = val if val.size else np.ones(col.size)
+        tokens = sp.csr_matrix((vals, col, ptr), shape=(ptr.size - 1, F))[rows]
+    else:
+        return coef.T @ Xf[rows]
+    return np.asarray(tokens.T @ coef).T
+
+
+def transition_counts(labels: np.ndarray, off: np.ndarray, K: int) -> np.ndarray:
+    """Counts of the transitions ``y_t = a -> y_{t+1} = b`` within the sequences of the
+    flat ``labels`` (offsets ``off``), at ``b K + a``: the order of the transition
+    weights in ``w``."""
+    seq = np.repeat(np.arange(off.size - 1), np.diff(off))
+    inner = np.flatnonzero(seq[:-1] == seq[1:])  # tokens followed by one of their chain
+    return np.bincount(labels[inner + 1] * K + labels[inner], minlength=K * K)
 
 
 _CACHE: list = []

@@ -33,13 +33,12 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit, types
 from numba.experimental import structref
 
 from frankwolfe.compiled import CompiledBlocks, structured_direction
 
-from .data import chain_data
+from .data import chain_data, token_feature_sums, transition_counts
 from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
 
 __all__ = ["ChainState", "ChainStateRef", "chain_state", "chain_blocks", "chain_direction",
@@ -590,29 +589,16 @@ def _aggregate(state: ChainState, x: np.ndarray) -> None:
     rows = np.flatnonzero((mu[np.arange(N), Yf] != 1.0) | (np.count_nonzero(mu, axis=1) != 1))
     c = mu[rows]
     c[np.arange(rows.size), Yf[rows]] -= 1.0
-    if state.uses_ids:
-        ids = state.If[rows]
-        on = ids != 0
-        cols = (state.offsets[None, :] + ids - 1)[on]
-        at = np.repeat(np.arange(rows.size), ids.shape[1])[on.ravel()]
-        tokens = sp.csr_matrix((np.ones(cols.size), (at, cols)), shape=(rows.size, F))
-        unary = np.asarray(tokens.T @ c).T  # (K, F)
-    elif state.xptr.size:
-        vals = state.xval if state.xval.size else np.ones(state.xcol.size)
-        tokens = sp.csr_matrix((vals, state.xcol, state.xptr), shape=(N, F))[rows]
-        unary = np.asarray(tokens.T @ c).T
-    else:
-        unary = c.T @ state.Xf[rows]
+    unary = token_feature_sums(state.Xf, state.If, state.offsets,
+                               (state.xptr, state.xcol, state.xval), F, rows, c)
     scale = state.scale
     o = K * F
     x[:o] -= scale * unary.ravel()  # label-major: w[k F + f]
     first, last = off[:-1], off[1:] - 1
     for part, at in ((o, first), (o + K, last)):  # start and end biases
         x[part:part + K] -= scale * (mu[at].sum(axis=0) - np.bincount(Yf[at], minlength=K))
-    same = np.repeat(np.arange(off.size - 1), np.diff(off))
-    inner = np.flatnonzero(same[:-1] == same[1:])  # tokens followed by one of their chain
-    counts = np.bincount(Yf[inner + 1] * K + Yf[inner], minlength=K * K)  # code b K + a
-    x[o + 2 * K:o + 2 * K + K * K] -= scale * (state.T.sum(axis=0).ravel() - counts)
+    x[o + 2 * K:o + 2 * K + K * K] -= scale * (state.T.sum(axis=0).ravel()
+                                                - transition_counts(Yf, off, K))
     x[d] += state.lbar.sum() / state.n
 
 
