@@ -50,12 +50,12 @@ from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
 from ..objectives.atom_cache import DEFAULT_CACHE_BYTES
 from ..objectives.base import Objective
-from ..objectives.design_kernels import half_sq_residual
+from ..objectives.design_kernels import design_ref, half_sq_residual
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from .active_variant import split_start
-from .compiled_pairwise_kernels import _activate, _gap, _refresh, _run_chunk, _State
+from .compiled_pairwise_kernels import _activate, _gap, _refresh, _run_chunk, _State, state_ref
 from .engine import Engine, Observation, drive
 from .loop import prepare_start
 
@@ -88,7 +88,8 @@ class _CompiledPairwiseEngine(Engine):
     def __init__(self, D: Any, S: _State, signed: bool, radius: float, tol: float,
                  refresh_every: int, max_iter: int, shape: tuple[int, ...],
                  corrective: bool) -> None:
-        self.D, self.S = D, S
+        self.S = S  # Python reads the record; the kernels take the references
+        self.DR, self.R = design_ref(D), state_ref(S)
         self.signed, self.r = signed, radius
         self.tol, self.refresh_every, self.max_iter = tol, refresh_every, max_iter
         self.shape = shape
@@ -105,8 +106,8 @@ class _CompiledPairwiseEngine(Engine):
 
     def observe(self, k: int) -> Observation | str:
         S = self.S
-        f = float(half_sq_residual(self.D, S.p))
-        gap = float(_gap(S, self.signed, self.r))
+        f = float(half_sq_residual(self.DR, S.p))
+        gap = float(_gap(self.R, self.signed, self.r))
         if not (np.isfinite(f) and np.isfinite(gap)):
             keep = "no good iterate exists" if self.last_x is None else \
                 "returning the last good iterate"
@@ -134,7 +135,7 @@ class _CompiledPairwiseEngine(Engine):
             steps = int(max(1, min(steps, left / self.per_step)))
         t0 = time.perf_counter()
         done, status, gamma, self.since, n_corr = _run_chunk(
-            self.D, self.S, self.signed, self.r, self.tol, steps, self.refresh_every,
+            self.DR, self.R, self.signed, self.r, self.tol, steps, self.refresh_every,
             self.since, self.corrective)
         self.counts["n_corrective_steps"] += int(n_corr)
         elapsed = time.perf_counter() - t0
@@ -143,7 +144,7 @@ class _CompiledPairwiseEngine(Engine):
             self.gamma = float(gamma)
         if status == 2 and not self.stalled:
             # the incremental gradient may have drifted: recompute once before giving up
-            _refresh(self.D, self.S, self.signed, self.r)
+            _refresh(self.DR, self.R, self.signed, self.r)
             self.since = 0
             self.counts["n_refreshes"] += 1
             self.stalled = done == 0
@@ -238,9 +239,10 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int) -> tu
                np.full(n, -1, dtype=np.int64), np.empty((cap, n)), np.zeros(1, dtype=np.int64),
                max(1, n // 8), np.full(n, -1, dtype=np.int64), np.zeros(kmax, dtype=np.int64),
                np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)))
+    R = state_ref(S)
     for vid, w in pairs:
-        S.w[_activate(S, vid)] += w
-    _refresh(D, S, signed, r)
+        S.w[_activate(R, vid)] += w
+    _refresh(design_ref(D), R, signed, r)
     return D, S
 
 

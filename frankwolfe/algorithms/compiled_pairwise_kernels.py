@@ -6,10 +6,11 @@ active-set method with Cholesky factors) and the chunk of iterations the engine 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from ..objectives.design_kernels import (
     add_column,
@@ -45,6 +46,29 @@ class _State(NamedTuple):
     gj: np.ndarray  # (kmax,) tracked coordinates
     gcount: np.ndarray  # (1,)
     gmat: np.ndarray  # (kmax, kmax) <A e_i, A e_j> of tracked coordinates
+
+
+# The kernels take the state by reference (one pointer): as a named tuple, by value,
+# each kernel's signature carries its arrays as ~90 scalar arguments, which numba
+# compiles slowly in every function of the deep call tree below (issue #22).
+@structref.register
+class _StateType(types.StructRef):
+    def preprocess_fields(self, fields: Any) -> tuple:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class StateRef(structref.StructRefProxy):
+    """A :class:`_State` as the kernels see it (its arrays shared, not copied); Python
+    reads the record itself."""
+
+
+structref.define_proxy(StateRef, _StateType, list(_State._fields))
+
+
+@njit(cache=True)
+def state_ref(S):  # pragma: no cover - compiled
+    """The :class:`StateRef` of the record ``S``."""
+    return StateRef(*S)
 
 
 @njit(cache=True, nogil=True)

@@ -18,13 +18,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from .._sparse import issparse
 
-__all__ = ["Design", "make_design", "column_work", "gram_column", "add_gram_column",
-           "column_dot", "column_sq_norm", "add_column", "exact_products", "extend_gram",
-           "half_sq_residual"]
+__all__ = ["Design", "DesignRef", "design_ref", "make_design", "column_work", "gram_column",
+           "add_gram_column", "column_dot", "column_sq_norm", "add_column", "exact_products",
+           "extend_gram", "half_sq_residual"]
 
 
 class Design(NamedTuple):
@@ -46,6 +47,29 @@ class Design(NamedTuple):
     ri: np.ndarray
     rd: np.ndarray
     b: np.ndarray
+
+
+# The kernels take the design by reference (one pointer; see DesignRef): as a named
+# tuple, by value, every kernel's signature carries its arrays as dozens of scalar
+# arguments, which numba compiles slowly in each function that passes it on (issue #22).
+@structref.register
+class _DesignType(types.StructRef):
+    def preprocess_fields(self, fields: Any) -> tuple:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class DesignRef(structref.StructRefProxy):
+    """A :class:`Design` as the kernels take it (its arrays shared, not copied): from
+    :func:`design_ref`; Python reads the record itself."""
+
+
+structref.define_proxy(DesignRef, _DesignType, list(Design._fields))
+
+
+@njit(cache=True)
+def design_ref(D):  # pragma: no cover - compiled
+    """The :class:`DesignRef` of the record ``D``."""
+    return DesignRef(*D)
 
 
 def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
