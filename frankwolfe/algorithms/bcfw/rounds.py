@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ...atoms import Atom
-from ...compiled import Picker, RoundKernels
+from ...compiled import Picker, RoundKernels, Snapshots, TouchLog
 from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from .compiled_pass import CompiledSteps
@@ -83,6 +83,8 @@ class Schedule:
         # delays[j]: block steps taken j steps after the point of their oracle answer
         self.delays = np.zeros((self.staleness + 1) * self.tau, dtype=np.int64)
         self._ahead: ThreadPoolExecutor | None = None
+        # asynchronous rounds' launch points: copies kept current at what was touched
+        self._snapshots = Snapshots()
 
     def run(self, rounds: Iterator[list[int]], ask: Ask,
             apply: Callable[[list[int], Any], None], stop: Callable[[int], bool],
@@ -206,10 +208,14 @@ class Schedule:
         self.vertices_call(rk, which, g, certificate)()
 
     def vertices_call(self, rk: RoundKernels, which: list[int], g: np.ndarray,
-                      certificate: bool = False) -> Callable[[], None]:
+                      certificate: bool = False, log: TouchLog | None = None
+                      ) -> Callable[[], None]:
         """:meth:`store_vertices` in two halves: the round's point, taken now (the
         domain's ``point(g)``, or a copy of ``g`` to ship when oracles run ahead), and
-        the returned call that stores the vertices at it."""
+        the returned call that stores the vertices at it.  ``log``: the record of the
+        coordinates the steps touched in ``g`` (:class:`~frankwolfe.compiled.TouchLog`),
+        closed here: the executor ships the change from it, the copy is brought up to
+        date from it (O(touched), not O(d))."""
         ex = self.executor
         if isinstance(ex, InProcessRounds):
             p = rk.point(g)
@@ -221,13 +227,18 @@ class Schedule:
                 ex.chunks(rk.vertices, which, p)
                 self._count(tic, certificate)
         elif isinstance(ex, RowRounds) and rk.store is not None:
-            store = rk.store
-            at = g.copy() if self.staleness else g
+            store, snaps = rk.store, self._snapshots
+            delta = None if log is None else log.take()
+            at = snaps.take(g, log) if self.staleness else g
 
             def call() -> None:
                 tic = time.perf_counter()
-                for part, rows in ex.rows(which, at):  # rows from where the oracle runs
-                    store(part, rows)
+                try:  # rows from where the oracle runs
+                    for part, rows in ex.rows(which, at, delta):
+                        store(part, rows)
+                finally:
+                    if at is not g:
+                        snaps.release(at)
                 self._count(tic, certificate)
         else:
             raise TypeError(f"{ex!r} runs no compiled rounds")
@@ -388,12 +399,15 @@ class CompiledRounds(Pass):
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
         st, sched, steps, rk = self.state, self.schedule, self.steps, self.rk
         tree = st.order.compiled_tree() if order is None else None
+        # an executor that ships the point's change (and asynchronous rounds' copies of
+        # it) reads the coordinates the steps touched
+        log = steps.track() if isinstance(sched.executor, RowRounds) else None
         df = [0.0]
         if budget.limited and budget.reserve is None:
             budget.reserve = self._probe()
 
         def ask(batch: list[int]) -> Callable[[], None]:
-            return sched.vertices_call(rk, batch, steps.synced_gradient())
+            return sched.vertices_call(rk, batch, steps.synced_gradient(), log=log)
 
         def apply(batch: list[int], _: None) -> None:
             which = np.asarray(batch, dtype=np.int64)
