@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -146,41 +147,48 @@ class TouchLog:
 
 
 class Snapshots:
-    """Copies of a tracked vector for points that must outlive the steps (asynchronous
-    rounds: a round's oracles read its launch point while later rounds' steps move the
-    vector): a copy not in use is brought up to date at the coordinates touched since it
-    was last taken (:meth:`TouchLog.since`; a whole copy when those are no longer kept),
-    so a point costs what changed, not ``d``.  :meth:`release` returns a copy (from any
-    thread)."""
+    """Copies of vectors the steps keep current, for points that must outlive the steps
+    (asynchronous rounds: a round's oracles read its launch point while later rounds'
+    steps move the vector): a copy not in use is brought up to date at the coordinates
+    touched since it was last taken (:meth:`TouchLog.since`; a whole copy when those are
+    no longer kept), so a point costs what changed, not ``d``.  :meth:`release` returns
+    a copy (from any thread)."""
 
     def __init__(self) -> None:
-        self._free: list[tuple[int, np.ndarray]] = []  # (token of its content, copy)
-        self._held: dict[int, int] = {}  # id of a copy in use -> its token
+        # (source, token of the copy's content, copy); the source is held so that its id
+        # is not another array's
+        self._free: list[tuple[np.ndarray, int, np.ndarray]] = []
+        self._held: dict[int, tuple[np.ndarray, int]] = {}  # id of a copy in use
         self._lock = threading.Lock()
 
-    def take(self, g: np.ndarray, log: TouchLog | None) -> np.ndarray:
-        """A copy of ``g``, bit for bit (``log``: its record, the last point just taken;
-        None: a whole copy)."""
+    def take(self, a: np.ndarray, log: TouchLog | None,
+             where: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+        """A copy of ``a``, bit for bit: ``a`` is the tracked vector (``where`` None) or
+        an array the steps keep current from it, whose coordinates that change are
+        ``where(touched)`` for the tracked vector's touched coordinates.  ``log``: the
+        record, the last point just taken (None: a whole copy)."""
         with self._lock:
-            fits = [k for k, (_, b) in enumerate(self._free) if b.shape == g.shape]
+            fits = [k for k, (src, _, _) in enumerate(self._free) if src is a]
             # the latest point's copy (tokens grow): the fewest coordinates to bring over
-            pick = max(fits, key=lambda k: self._free[k][0], default=None)
-            token, buf = self._free.pop(pick) if pick is not None else (0, None)
+            pick = max(fits, key=lambda k: self._free[k][1], default=None)
+            _, token, buf = self._free.pop(pick) if pick is not None else (a, 0, None)
         parts = None if log is None or buf is None else log.since(token)
         if buf is None:
-            buf = g.copy()
+            buf = a.copy()
         elif parts is None:
-            np.copyto(buf, g)
+            np.copyto(buf, a)
         else:
             for index in parts:
-                buf[index] = g[index]
+                if where is not None:
+                    index = where(index)
+                buf[index] = a[index]
         with self._lock:
-            self._held[id(buf)] = 0 if log is None else log.token
+            self._held[id(buf)] = (a, 0 if log is None else log.token)
         return buf
 
     def release(self, buf: np.ndarray) -> None:
         """``buf`` (from :meth:`take`) is no longer read."""
         with self._lock:
-            token = self._held.pop(id(buf), None)
-            if token is not None:
-                self._free.append((token, buf))
+            held = self._held.pop(id(buf), None)
+            if held is not None:
+                self._free.append((held[0], held[1], buf))

@@ -259,6 +259,7 @@ class DaskExecutor(Executor, RowRounds):
         self._proxies: list[Any] = []  # per shard its actor (actors=True)
         self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
+        self._one_round = threading.Lock()
 
     def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
               shapes: Sequence[tuple[int, ...]] | None = None) -> None:
@@ -399,7 +400,14 @@ class DaskExecutor(Executor, RowRounds):
     def _ask(self, which, gradient, rows: bool, delta: Any = None
              ) -> list[tuple[np.ndarray, tuple]]:
         """One round on the shards owning blocks ``which``: per shard, the positions of its
-        blocks in ``which`` and its answer."""
+        blocks in ``which`` and its answer.  One round at a time: asynchronous rounds ask
+        a round's blocks still in flight late, from the steps' thread, while the helper
+        thread may be asking (the point log and the shards' versions are shared)."""
+        with self._one_round:
+            return self._ask_now(which, gradient, rows, delta)
+
+    def _ask_now(self, which, gradient, rows: bool, delta: Any
+                 ) -> list[tuple[np.ndarray, tuple]]:
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
         shards = np.unique(owner).tolist()

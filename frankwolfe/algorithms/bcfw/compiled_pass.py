@@ -136,6 +136,8 @@ class CompiledSteps:
         if self._fused and self._need_sync:
             self.dkern.sync(self.dkern.state, self.g)
             self._need_sync = False
+            if self.touch_log is not None:  # what the domain derives was rebuilt whole
+                self.touch_log.forget()
         return self.g
 
     def certificate(self, x: np.ndarray, refresh: bool,
