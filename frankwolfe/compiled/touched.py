@@ -35,30 +35,29 @@ __all__ = ["Touched", "Delta", "TouchLog", "Snapshots", "no_touched", "touch", "
 
 
 class Touched(NamedTuple):
-    """The driver's record: ``mark[p] == state[0]`` when coordinate ``p`` is listed in
-    ``index[:state[1]]`` (``state = [stamp, count]``); a new stamp starts an empty list
-    without clearing ``mark``.  Empty arrays: no record kept."""
+    """The driver's record: coordinate ``p`` is listed in ``index[:count[0]]`` when
+    ``mark[p]`` is 1 (bytes: the marks of a 1.6 M-vector stay in cache); closing the
+    list clears the marks of its coordinates alone.  Empty arrays: no record kept."""
 
     mark: np.ndarray
     index: np.ndarray
-    state: np.ndarray
+    count: np.ndarray
 
 
 def no_touched() -> Touched:
     """The record of a driver that keeps none (the steps test ``mark.size`` once)."""
-    return Touched(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                   np.zeros(2, dtype=np.int64))
+    return Touched(np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+                   np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def touch(tr, p):  # pragma: no cover - compiled
-    """List coordinate ``p`` in the record ``tr`` (once per stamp)."""
-    s = tr.state[0]
-    if tr.mark[p] != s:
-        tr.mark[p] = s
-        c = tr.state[1]
+    """List coordinate ``p`` in the record ``tr`` (once until the list is closed)."""
+    if tr.mark[p] == 0:
+        tr.mark[p] = 1
+        c = tr.count[0]
         tr.index[c] = p
-        tr.state[1] = c + 1
+        tr.count[0] = c + 1
 
 
 @njit(cache=True, nogil=True)
@@ -98,8 +97,8 @@ class TouchLog:
     (the last ``keep`` points)."""
 
     def __init__(self, d: int, keep: int = 16) -> None:
-        self.record = Touched(np.full(d, -1, dtype=np.int64), np.empty(d, dtype=np.int64),
-                              np.zeros(2, dtype=np.int64))
+        self.record = Touched(np.zeros(d, dtype=np.uint8), np.empty(d, dtype=np.int64),
+                              np.zeros(1, dtype=np.int64))
         self.keep = max(int(keep), 2)
         # (token, touched since the point before; None: no point before it is known)
         self.chain: deque[tuple[int, np.ndarray | None]] = deque([(next(_TOKENS), None)])
@@ -112,13 +111,12 @@ class TouchLog:
     def take(self) -> Delta:
         """Close the record at the vector as it is now: its :class:`Delta` from the point
         taken before (the same token when no step touched it since)."""
-        st = self.record.state
+        rec = self.record
         prev = self.token
-        if st[1] == 0:
-            return Delta(prev, prev, self.record.index[:0].copy())
-        index = self.record.index[:st[1]].copy()
-        st[0] += 1  # a new stamp: an empty list, without clearing the marks
-        st[1] = 0
+        if rec.count[0] == 0:
+            return Delta(prev, prev, rec.index[:0].copy())
+        index = rec.index[:rec.count[0]].copy()
+        self._clear(index)
         token = next(_TOKENS)
         self.chain.append((token, index))
         while len(self.chain) > self.keep:
@@ -128,10 +126,14 @@ class TouchLog:
     def forget(self) -> None:
         """The vector was replaced (not moved by the steps): no point taken before it
         leads to it."""
-        st = self.record.state
-        st[0] += 1
-        st[1] = 0
+        rec = self.record
+        self._clear(rec.index[:rec.count[0]])
         self.chain = deque([(next(_TOKENS), None)])
+
+    def _clear(self, index: np.ndarray) -> None:
+        """An empty list: the marks of ``index`` (what it listed) cleared, O(touched)."""
+        self.record.mark[index] = 0
+        self.record.count[0] = 0
 
     def since(self, token: int | None) -> list[np.ndarray] | None:
         """The touched lists from the point of ``token`` to the last one taken (None when
