@@ -80,7 +80,8 @@ def _per_pass(f, dom, passes: int, **kw) -> dict:
            "wait_seconds_per_pass": (seen[passes][1] - seen[1][1]) / m,
            "cpu_seconds_per_pass": (seen[passes][2] - seen[1][2]) / m,
            "load_average": os.getloadavg()[0]}
-    if seen[passes][4] > seen[1][4]:  # a Dask client's search for what changed, per round
+    if hasattr(ex, "diff_seconds") and seen[passes][4] > seen[1][4]:
+        # a Dask client's search for what changed in the point, per round
         out["diff_ms_per_round"] = 1e3 * (seen[passes][3] - seen[1][3]) / (
             seen[passes][4] - seen[1][4])
     for key in ("mean_delay", "max_delay"):

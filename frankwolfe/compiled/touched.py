@@ -35,13 +35,13 @@ __all__ = ["Touched", "Delta", "TouchLog", "Snapshots", "no_touched", "touch", "
 
 
 class Touched(NamedTuple):
-    """The driver's record: coordinate ``p`` is listed in ``index[:count[0]]`` when
+    """The driver's record: coordinate ``p`` is listed in ``coords[:ncoords[0]]`` when
     ``mark[p]`` is 1 (bytes: the marks of a 1.6 M-vector stay in cache); closing the
     list clears the marks of its coordinates alone.  Empty arrays: no record kept."""
 
     mark: np.ndarray
-    index: np.ndarray
-    count: np.ndarray
+    coords: np.ndarray
+    ncoords: np.ndarray
 
 
 def no_touched() -> Touched:
@@ -55,9 +55,9 @@ def touch(tr, p):  # pragma: no cover - compiled
     """List coordinate ``p`` in the record ``tr`` (once until the list is closed)."""
     if tr.mark[p] == 0:
         tr.mark[p] = 1
-        c = tr.count[0]
-        tr.index[c] = p
-        tr.count[0] = c + 1
+        c = tr.ncoords[0]
+        tr.coords[c] = p
+        tr.ncoords[0] = c + 1
 
 
 @njit(cache=True, nogil=True)
@@ -113,9 +113,9 @@ class TouchLog:
         taken before (the same token when no step touched it since)."""
         rec = self.record
         prev = self.token
-        if rec.count[0] == 0:
-            return Delta(prev, prev, rec.index[:0].copy())
-        index = rec.index[:rec.count[0]].copy()
+        if rec.ncoords[0] == 0:
+            return Delta(prev, prev, rec.coords[:0].copy())
+        index = rec.coords[:rec.ncoords[0]].copy()
         self._clear(index)
         token = next(_TOKENS)
         self.chain.append((token, index))
@@ -127,13 +127,13 @@ class TouchLog:
         """The vector was replaced (not moved by the steps): no point taken before it
         leads to it."""
         rec = self.record
-        self._clear(rec.index[:rec.count[0]])
+        self._clear(rec.coords[:rec.ncoords[0]])
         self.chain = deque([(next(_TOKENS), None)])
 
     def _clear(self, index: np.ndarray) -> None:
         """An empty list: the marks of ``index`` (what it listed) cleared, O(touched)."""
         self.record.mark[index] = 0
-        self.record.count[0] = 0
+        self.record.ncoords[0] = 0
 
     def since(self, token: int | None) -> list[np.ndarray] | None:
         """The touched lists from the point of ``token`` to the last one taken (None when
