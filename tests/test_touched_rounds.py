@@ -203,3 +203,26 @@ def test_in_process_asynchronous_rounds_from_kept_copies_are_the_whole_copy_runs
     assert res.x.tobytes() == ref.x.tobytes()
     np.testing.assert_array_equal(res.history["gap"], ref.history["gap"])
     np.testing.assert_array_equal(res.extra["delays"], ref.extra["delays"])
+
+
+@pytest.mark.parametrize("staleness", [0, 1])
+def test_dask_rounds_from_the_record_are_the_full_diff_rounds(monkeypatch, staleness):
+    """A DaskExecutor on an in-process cluster of 2 workers: the client compares only the
+    touched coordinates (a fraction of the full diff's), and the run is the run with
+    the full diff, bit for bit."""
+    distributed = pytest.importorskip("distributed")
+    f, dom = _problem(True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        ex = fw.DaskExecutor(client)
+        res = _fit(f, dom, ex, staleness=staleness)
+        d = res.x.size
+        diffed, rounds = ex._log.diffed, ex._rounds
+        monkeypatch.setattr(CompiledSteps, "track", lambda self: None)
+        plain = fw.DaskExecutor(client)
+        ref = _fit(f, dom, plain, staleness=staleness)
+    assert plain._log.diffed == d * (plain._rounds - 1)  # every round but the first
+    assert diffed < plain._log.diffed / 2 and rounds == plain._rounds
+    assert res.x.tobytes() == ref.x.tobytes()
+    np.testing.assert_array_equal(res.history["gap"], ref.history["gap"])
