@@ -11,7 +11,8 @@ of :mod:`.driver` (the pass loop of
 ``_pass_template``) compiles them into a pass.  The typed records the driver hands to
 numba live beside the kernels that read them: the lazy average (:mod:`.average`), the
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
-sampling (:mod:`.sum_tree`).  :mod:`.simplex` holds the built-in blocks of a product of
+sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
+rounds touch (:mod:`.touched`).  :mod:`.simplex` holds the built-in blocks of a product of
 simplices.
 
 This package imports nothing from the rest of :mod:`frankwolfe`: objectives, domains and
@@ -31,9 +32,11 @@ from .separable import SeparableKernels, separable_kernels, separable_objective,
 from .simplex import SimplexState, simplex_blocks
 from .structured import StructuredDirection, apply_direction, structured_direction
 from .sum_tree import Picker, gap_pick, gap_weight, tree_set
+from .touched import Delta, Snapshots, Touched, TouchLog
 
 __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
            "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
            "fused_driver", "simplex_blocks", "gap_pick", "gap_weight", "tree_set",
-           "SeparableKernels", "separable_kernels", "separable_objective", "separable_step"]
+           "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
+           "Delta", "Snapshots", "TouchLog", "Touched"]

@@ -7,7 +7,8 @@ combination of kernels (the domain's ``direction``, ``oracle``, ``commit``, ``cu
 objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
 ``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
 as ``False`` in ``certify``, so that one compilation of a kernel serves both);
-``ROUNDS``: vertices read from the round's ``table`` instead of asked;
+``ROUNDS``: vertices read from the round's ``table`` instead of asked, the coordinates
+the steps write listed in ``touched`` (:mod:`.touched`);
 ``ORACLE``: the domain's ``oracle`` answers the calls that want no direction;
 ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
 objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
@@ -22,11 +23,16 @@ import numpy as np
 
 
 def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd, table=None, cparams=None
+             avg_start, resync, idx, val, sd, table=None, cparams=None, touched=None
              ):  # pragma: no cover - compiled
     # cparams (CACHE): [cache_factor, cache_nu, G, hits] (hits counted here)
     if FUSED and resync:
         sync(dstate, g)
+    # ROUNDS: the coordinates of x and g the steps write go into the record `touched`
+    # (when it is kept: the rounds' bookkeeping then costs what changed, not d)
+    track = False
+    if ROUNDS:
+        track = touched.mark.size > 0
     gamma = np.nan
     df = 0.0
     est = picker.est
@@ -95,6 +101,12 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                         df += update(odata, x, g, idx, val, nnz, gamma)
                     else:
                         update(odata, x, g, idx, val, nnz, gamma)
+                if ROUNDS and track:
+                    if FUSED:
+                        touch_direction(sd, touched)
+                    else:  # an objective whose update moves g on idx alone (local)
+                        for a in range(nnz):
+                            touch(touched, idx[a])
                 if PAIRWISE:
                     move(dstate, i, gamma)
                 else:

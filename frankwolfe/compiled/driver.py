@@ -103,8 +103,8 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     Returns ``(run_pass, certify)``:
 
     * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-      acc, since, avg_start, resync, idx, val, sd, table=None, cparams=None) -> (k,
-      last_gamma, df)`` runs the
+      acc, since, avg_start, resync, idx, val, sd, table=None, cparams=None,
+      touched=None) -> (k, last_gamma, df)`` runs the
       block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`~frankwolfe.compiled.Picker`),
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
       the curvature and the structured direction ``sd`` and moves along it itself
@@ -115,7 +115,11 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       (``gamma_max`` 1, or the away weight for pairwise steps) and the average is
       settled here.  ``cparams`` (with ``cache``): ``[cache_factor, cache_nu, G,
       hits]``, a stored atom serves when its gap is at least ``max(cache_factor *
-      est[i], cache_nu * G / n)``; the hits are added to ``cparams[3]``.
+      est[i], cache_nu * G / n)``; the hits are added to ``cparams[3]``.  ``touched``
+      (with ``rounds``): a :class:`~frankwolfe.compiled.touched.Touched` record, in
+      which the steps list every coordinate of ``x`` and ``g`` they write (empty arrays:
+      none kept); the objective's ``update`` must then move ``g`` on the direction's
+      support alone (fused, a Hessian diagonal, or separable).
     * ``certify(dstate, g, est, refresh, idx, val, table=None) -> (sum_gap,
       sum_score)``: one oracle call (or stored vertex) per block; with ``refresh``
       the block-gap estimates are replaced by the exact block gaps.
@@ -176,7 +180,8 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 #: the helpers the pass template calls, by the module that holds them
 _HELPERS: dict[str, tuple[str, ...]] = {
     "frankwolfe.compiled.average": ("Average", "_avg_cum", "average_touch"),
-    "frankwolfe.compiled.structured": ("apply_direction",),
+    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction"),
+    "frankwolfe.compiled.touched": ("touch",),
     "frankwolfe.compiled.sum_tree": ("gap_pick", "gap_weight", "tree_set"),
 }
 

@@ -206,11 +206,16 @@ class RoundKernels:
         :class:`~frankwolfe.DaskExecutor`).  With it, rounds run compiled on
         executors outside this process too.
     snapshot : callable, optional
-        ``snapshot(p) -> p'``: a point whose arrays the block steps do not change
+        ``snapshot(p, copy) -> p'``: a point whose arrays the block steps do not change
         (copies of those they keep current), taken for asynchronous rounds, whose
         oracles run during the steps of the round before; without it ``p`` must
         hold no such array (else the oracles read a point between two rounds',
-        which depends on the threads' timing).
+        which depends on the threads' timing).  ``copy(a, where=None)`` is the core's
+        copy of such an array ``a``, kept current from the coordinates the steps
+        touched (:class:`~frankwolfe.compiled.Snapshots`: O(touched) a round, not a
+        whole copy): ``where(index)`` gives the coordinates of ``a`` that may change
+        when the gradient's coordinates ``index`` do (None: ``a`` is the gradient's
+        layout); the copy is read until the round's oracles return.
     """
 
     def __init__(self, point, vertices, recall, table, store=None, snapshot=None) -> None:

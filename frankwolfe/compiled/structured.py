@@ -9,8 +9,9 @@ import numpy as np
 from numba import njit
 
 from .average import average_touch
+from .touched import touch
 
-__all__ = ["StructuredDirection", "structured_direction", "apply_direction"]
+__all__ = ["StructuredDirection", "structured_direction", "apply_direction", "touch_direction"]
 
 
 class StructuredDirection(NamedTuple):
@@ -144,3 +145,30 @@ def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
                     p = b + ioff[j] + v - 1
                     x[p] += c
                     g[p] += h[p] * c
+
+
+@njit(cache=True, nogil=True)
+def touch_direction(sd, tr):  # pragma: no cover - compiled
+    """List the support of the :class:`StructuredDirection` ``sd`` (what
+    :func:`apply_direction` writes) in the :class:`~.touched.Touched` record ``tr``."""
+    ne, nr = sd.counts[0], sd.counts[1]
+    rptr, rcol = sd.rptr, sd.rcol
+    ids, ioff = sd.ids, sd.id_offsets
+    m = ids.shape[1]
+    dense = sd.dense.shape[0] > 0
+    sparse = rptr.size > 0
+    for a in range(ne):
+        touch(tr, sd.idx[a])
+    for r in range(nr):
+        b, row = sd.base[r], sd.row[r]
+        if dense:
+            for f in range(sd.dense.shape[1]):
+                touch(tr, b + f)
+        elif sparse:
+            for q in range(rptr[row], rptr[row + 1]):
+                touch(tr, b + rcol[q])
+        else:
+            for j in range(m):
+                v = ids[row, j]
+                if v != 0:
+                    touch(tr, b + ioff[j] + v - 1)

@@ -91,12 +91,14 @@ class RowRounds(ABC):
     compiled mini-batch rounds then run outside this process too."""
 
     @abstractmethod
-    def rows(self, which: Sequence[int], gradient: np.ndarray
+    def rows(self, which: Sequence[int], gradient: np.ndarray, delta: Any = None
              ) -> list[tuple[np.ndarray, Any]]:
         """The batch oracle's (see :meth:`Executor.use_batch_oracle`) ``rows(which_k,
         gradient)`` for pieces ``which_k`` of ``which``, as ``(which_k, rows)`` pairs
         (the rows are the domain's own, opaque: its round kernels' ``store`` writes them
-        into its table)."""
+        into its table).  ``delta`` (a :class:`~frankwolfe.compiled.Delta`, optional):
+        the coordinates in which ``gradient`` may differ from an earlier point handed
+        over, for an executor that ships the change."""
 
 
 class _InProcess(Executor, InProcessRounds):

@@ -25,6 +25,7 @@ import numpy as np
 from ..atoms import Atom
 from ..errors import ExecutorError
 from .base import Executor, RowRounds
+from .point_log import _PointLog, _Update
 
 __all__ = ["DaskExecutor"]
 
@@ -53,96 +54,6 @@ def _dumps(obj: Any) -> bytes:
         import cloudpickle  # dask's own fallback (lambdas, local classes)
 
         return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-class _Update:
-    """What brings a shard's copy of the round's point to ``version``: the whole vector
-    (``base`` None), or, on top of version ``base``, the new values at ``indices`` or a
-    dense slice of them from ``start``.  New values, not differences, so the shard's copy
-    is the client's vector bit for bit."""
-
-    __slots__ = ("base", "version", "indices", "start", "values")
-
-    def __init__(self, base: int | None, version: int, values: np.ndarray,
-                 indices: np.ndarray | None = None, start: int = 0) -> None:
-        self.base, self.version, self.values = base, version, values
-        self.indices, self.start = indices, start
-
-    @property
-    def nbytes(self) -> int:
-        return self.values.nbytes + (0 if self.indices is None else self.indices.nbytes)
-
-    def changed(self) -> np.ndarray | slice | None:
-        """The coordinates this update writes (None: all of them)."""
-        if self.base is None:
-            return None
-        if self.indices is None:
-            return slice(self.start, self.start + self.values.size)
-        return self.indices
-
-    def apply(self, shard: _Shard) -> bool:
-        """Update ``shard.point``; False when the shard does not hold version ``base`` (a
-        shard rebuilt or copied since: it needs the whole vector)."""
-        point = shard.point
-        if self.base is None:
-            shard.point = np.array(self.values, dtype=float)  # writable, its own memory
-        elif shard.version == self.version:
-            return True  # a re-run of this round's task: applied already
-        elif point is None or shard.version != self.base:
-            return False
-        elif self.indices is None:
-            point[self.start:self.start + self.values.size] = self.values
-        else:
-            point[self.indices] = self.values
-        shard.version = self.version
-        return True
-
-
-class _PointLog:
-    """The client's side of the shipping: the last vector sent (one copy), its version, and
-    the coordinates that changed at each of the latest versions, from which a shard that
-    sat out rounds gets the union."""
-
-    def __init__(self, keep: int = 64) -> None:
-        self.keep = keep
-        self.last = np.empty(0)  # version 0: nothing sent yet
-        self.version = 0
-        self.changed: dict[int, np.ndarray] = {}
-
-    def advance(self, g: np.ndarray) -> None:
-        """Record ``g`` (contiguous float64) as the round's point."""
-        if self.version == 0 or self.last.shape != g.shape:
-            self.last = g.copy()
-            self.changed.clear()
-            self.version += 1
-            return
-        # bit patterns: a sign of zero or a NaN payload changes as the float does
-        changed = np.flatnonzero(g.view(np.int64) != self.last.view(np.int64))
-        if changed.size == 0:
-            return
-        self.last[changed] = g[changed]
-        self.version += 1
-        self.changed[self.version] = changed
-        total = sum(c.size for c in self.changed.values())
-        while len(self.changed) > self.keep or total > g.size:  # older shards: whole vector
-            total -= self.changed.pop(min(self.changed)).size
-
-    def update(self, base: int | None) -> _Update:
-        """The update from version ``base`` (None: none held) to the current one: sparse
-        (new values at the changed coordinates) or a dense slice, whichever is smaller,
-        or the whole vector."""
-        v, last = self.version, self.last
-        if base == v:
-            return _Update(base, v, last[:0].copy(), start=0)
-        if base is None or any(u not in self.changed for u in range(base + 1, v + 1)):
-            return _Update(None, v, last.copy())
-        parts = [self.changed[u] for u in range(base + 1, v + 1)]
-        idx = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-        lo, hi = int(idx[0]), int(idx[-1]) + 1
-        itype = np.int32 if last.size < 2**31 else np.int64
-        if (hi - lo) * last.itemsize <= idx.size * (last.itemsize + np.dtype(itype).itemsize):
-            return _Update(base, v, last[lo:hi].copy(), start=lo)
-        return _Update(base, v, last[idx], indices=idx.astype(itype))
 
 
 class _Shard:
@@ -267,6 +178,9 @@ class DaskExecutor(Executor, RowRounds):
     :attr:`bytes_out` and :attr:`bytes_in` count the arrays shipped,
     :attr:`whole_updates` the whole vectors sent and :attr:`worker_seconds` the
     rounds' critical path on the workers (per round, the slowest shard's task).
+    What changed is found from the coordinates the compiled round steps touched
+    when the rounds hand them over (``rows(..., delta)``), else by comparing all
+    coordinates with the last point sent; :attr:`diff_seconds` counts that time.
 
     Each shard is a Dask actor (``actors=True``, the default): a round is one
     method call per shard, straight to its worker.  With ``actors=False`` each
@@ -339,11 +253,13 @@ class DaskExecutor(Executor, RowRounds):
         self.bytes_in = 0  # and packed atoms received
         self.whole_updates = 0  # updates that were the whole vector (first, rebuilt shards)
         self.worker_seconds = 0.0  # per round the slowest shard's task, on its worker
+        self.diff_seconds = 0.0  # finding what changed in the point (client bookkeeping)
         self.shards: list[Any] = []  # per shard its future (a task's data, or an actor)
         self._payloads: list[bytes] = []  # per shard its bytes (to rebuild an actor)
         self._proxies: list[Any] = []  # per shard its actor (actors=True)
         self._oracle: Any = None  # the batch oracle whose shards the workers hold
         self._log = _PointLog()
+        self._one_round = threading.Lock()
 
     def start(self, blocks: Sequence[Any], indices: Sequence[np.ndarray] | None = None,
               shapes: Sequence[tuple[int, ...]] | None = None) -> None:
@@ -469,26 +385,36 @@ class DaskExecutor(Executor, RowRounds):
                 out[p] = a
         return out
 
-    def rows(self, which: Sequence[int], gradient: np.ndarray
+    def rows(self, which: Sequence[int], gradient: np.ndarray, delta: Any = None
              ) -> list[tuple[np.ndarray, Any]]:
         if not self.shards or not callable(getattr(self._oracle, "rows", None)):
             raise NotImplementedError("DaskExecutor.rows needs a batch oracle with `rows` "
                                       "and `shard` (use_batch_oracle)")
         blocks = np.asarray(which, dtype=np.int64)
         out = []
-        for pos, (rows, _) in self._ask(blocks, gradient, True):
+        for pos, (rows, _) in self._ask(blocks, gradient, True, delta):
             self.bytes_in += sum(a.nbytes for a in rows if isinstance(a, np.ndarray))
             out.append((blocks[pos], rows))
         return out
 
-    def _ask(self, which, gradient, rows: bool) -> list[tuple[np.ndarray, tuple]]:
+    def _ask(self, which, gradient, rows: bool, delta: Any = None
+             ) -> list[tuple[np.ndarray, tuple]]:
         """One round on the shards owning blocks ``which``: per shard, the positions of its
-        blocks in ``which`` and its answer."""
+        blocks in ``which`` and its answer.  One round at a time: asynchronous rounds ask
+        a round's blocks still in flight late, from the steps' thread, while the helper
+        thread may be asking (the point log and the shards' versions are shared)."""
+        with self._one_round:
+            return self._ask_now(which, gradient, rows, delta)
+
+    def _ask_now(self, which, gradient, rows: bool, delta: Any
+                 ) -> list[tuple[np.ndarray, tuple]]:
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
         shards = np.unique(owner).tolist()
         positions = [np.flatnonzero(owner == s) for s in shards]
-        self._log.advance(np.ascontiguousarray(gradient, dtype=float).reshape(-1))
+        tic = time.perf_counter()
+        self._log.advance(np.ascontiguousarray(gradient, dtype=float).reshape(-1), delta)
+        self.diff_seconds += time.perf_counter() - tic
         tic, limit = time.monotonic(), self._limit()
         try:
             self._check_client(strict=True)

@@ -19,10 +19,12 @@ from ...compiled import (
     CompiledObjective,
     Picker,
     RoundKernels,
+    TouchLog,
     compiled_driver,
     fused_driver,
     structured_direction,
 )
+from ...compiled.touched import no_touched
 from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
 from .state import BlockState
@@ -69,6 +71,20 @@ class CompiledSteps:
         self._cparams = np.array([*factors, np.inf, 0.0]) if lookup else None
         self._cache = cache is not None
         self._need_sync = True
+        # rounds: the coordinates the steps touch, when the objective moves g only where
+        # they move x (a diagonal Hessian or separable) and someone reads them (track)
+        self.touch_log: TouchLog | None = None
+        self._local = rounds is not None and (
+            self._fused or okern.hessian_diag is not None or okern.search is not None)
+        self._no_record = no_touched()
+
+    def track(self) -> TouchLog | None:
+        """Keep the record of the coordinates the round steps touch (:mod:`~frankwolfe.
+        compiled.touched`): its log, or None when the steps cannot list them (no rounds,
+        or an objective whose update moves all of ``g``)."""
+        if self.touch_log is None and self._local:
+            self.touch_log = TouchLog(self.g.size)
+        return self.touch_log
 
     def steps(self, picker: Picker, t0: int, t1: int) -> float:
         """Block steps ``t0 .. t1 - 1`` of ``picker`` in calls of the compiled driver (one,
@@ -100,8 +116,11 @@ class CompiledSteps:
             cp[2], cp[3] = st.G, 0.0
             k, st.last_gamma, df = run_pass(*args, None, cp)
         else:
-            k, st.last_gamma, df = (run_pass(*args) if self.rounds is None
-                                    else run_pass(*args, self.rounds.table))
+            log = self.touch_log
+            k, st.last_gamma, df = (
+                run_pass(*args) if self.rounds is None
+                else run_pass(*args, self.rounds.table, None,
+                              self._no_record if log is None else log.record))
         self._need_sync = False
         hits = 0 if cp is None else int(cp[3])
         st.n_oracle += int(k) - st.k - hits
@@ -117,6 +136,8 @@ class CompiledSteps:
         if self._fused and self._need_sync:
             self.dkern.sync(self.dkern.state, self.g)
             self._need_sync = False
+            if self.touch_log is not None:  # what the domain derives was rebuilt whole
+                self.touch_log.forget()
         return self.g
 
     def certificate(self, x: np.ndarray, refresh: bool,
@@ -142,6 +163,8 @@ class CompiledSteps:
         st.n_oracle += st.n
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient
+            if self.touch_log is not None:
+                self.touch_log.forget()
             st.order.refresh()
             st.G = max(total, 0.0)
         # <g, x> - sum_i <g, s_i> (as the Python certificate of blocks of sparse atoms)

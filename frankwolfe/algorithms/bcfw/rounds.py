@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ...atoms import Atom
-from ...compiled import Picker, RoundKernels
+from ...compiled import Picker, RoundKernels, Snapshots, TouchLog
 from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from .compiled_pass import CompiledSteps
@@ -83,6 +83,8 @@ class Schedule:
         # delays[j]: block steps taken j steps after the point of their oracle answer
         self.delays = np.zeros((self.staleness + 1) * self.tau, dtype=np.int64)
         self._ahead: ThreadPoolExecutor | None = None
+        # asynchronous rounds' launch points: copies kept current at what was touched
+        self._snapshots = Snapshots()
 
     def run(self, rounds: Iterator[list[int]], ask: Ask,
             apply: Callable[[list[int], Any], None], stop: Callable[[int], bool],
@@ -202,32 +204,57 @@ class Schedule:
     def store_vertices(self, rk: RoundKernels, which: list[int], g: np.ndarray,
                        certificate: bool = False) -> None:
         """Compiled rounds: the domain stores the vertices of blocks ``which`` at the
-        gradient ``g`` (its point computed once, the chunks through the executor)."""
-        self.vertices_call(rk, which, g, certificate)()
+        gradient ``g`` (its point computed once, the chunks through the executor), now:
+        no step runs meanwhile, so the point needs no copy."""
+        self.vertices_call(rk, which, g, certificate, ahead=False)()
 
     def vertices_call(self, rk: RoundKernels, which: list[int], g: np.ndarray,
-                      certificate: bool = False) -> Callable[[], None]:
+                      certificate: bool = False, log: TouchLog | None = None,
+                      ahead: bool = True) -> Callable[[], None]:
         """:meth:`store_vertices` in two halves: the round's point, taken now (the
         domain's ``point(g)``, or a copy of ``g`` to ship when oracles run ahead), and
-        the returned call that stores the vertices at it."""
+        the returned call that stores the vertices at it.  ``log``: the record of the
+        coordinates the steps touched in ``g`` (:class:`~frankwolfe.compiled.TouchLog`),
+        closed here: the executor ships the change from it, the copy is brought up to
+        date from it (O(touched), not O(d)).  ``ahead``: the call may run while steps
+        move ``g`` (asynchronous rounds: the point is then a copy)."""
         ex = self.executor
+        snaps = self._snapshots
         if isinstance(ex, InProcessRounds):
             p = rk.point(g)
-            if self.staleness and rk.snapshot is not None:
-                p = rk.snapshot(p)  # its oracles run during the steps before it
+            held: list[np.ndarray] = []
+            if ahead and self.staleness and rk.snapshot is not None:
+                if log is not None:
+                    log.take()
+
+                def copy(a: np.ndarray, where: Callable[[np.ndarray], np.ndarray] | None = None
+                         ) -> np.ndarray:
+                    held.append(snaps.take(a, log, where))
+                    return held[-1]
+
+                p = rk.snapshot(p, copy)  # its oracles run during the steps before it
 
             def call() -> None:
                 tic = time.perf_counter()
-                ex.chunks(rk.vertices, which, p)
+                try:
+                    ex.chunks(rk.vertices, which, p)
+                finally:
+                    for buf in held:
+                        snaps.release(buf)
                 self._count(tic, certificate)
         elif isinstance(ex, RowRounds) and rk.store is not None:
             store = rk.store
-            at = g.copy() if self.staleness else g
+            delta = None if log is None else log.take()
+            at = snaps.take(g, log) if ahead and self.staleness else g
 
             def call() -> None:
                 tic = time.perf_counter()
-                for part, rows in ex.rows(which, at):  # rows from where the oracle runs
-                    store(part, rows)
+                try:  # rows from where the oracle runs
+                    for part, rows in ex.rows(which, at, delta):
+                        store(part, rows)
+                finally:
+                    if at is not g:
+                        snaps.release(at)
                 self._count(tic, certificate)
         else:
             raise TypeError(f"{ex!r} runs no compiled rounds")
@@ -388,12 +415,16 @@ class CompiledRounds(Pass):
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
         st, sched, steps, rk = self.state, self.schedule, self.steps, self.rk
         tree = st.order.compiled_tree() if order is None else None
+        # an executor that ships the point's change, and asynchronous rounds' copies of
+        # their points, read the coordinates the steps touched
+        log = steps.track() if isinstance(sched.executor, RowRounds) or (
+            sched.staleness and rk.snapshot is not None) else None
         df = [0.0]
         if budget.limited and budget.reserve is None:
             budget.reserve = self._probe()
 
         def ask(batch: list[int]) -> Callable[[], None]:
-            return sched.vertices_call(rk, batch, steps.synced_gradient())
+            return sched.vertices_call(rk, batch, steps.synced_gradient(), log=log)
 
         def apply(batch: list[int], _: None) -> None:
             which = np.asarray(batch, dtype=np.int64)

@@ -486,10 +486,16 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         # once the first is freed, and clears it), a sixth of a pass's steps
         return _split_weights(g, state.gT, np.empty(d - o), lam, o, d)
 
-    def snapshot(p: tuple) -> tuple:
-        # the steps keep gT current: asynchronous rounds decode at a copy
+    def feature_major(index: np.ndarray) -> np.ndarray:
+        """Where gradient coordinates ``index`` sit in gT (the unary ones)."""
+        k, f = np.divmod(index[index < o], F)
+        return f * K + k
+
+    def snapshot(p: tuple, copy: Any) -> tuple:
+        # the steps keep gT current: asynchronous rounds decode at the core's copy, kept
+        # current where the steps touched g (a whole copy cost 2-3 ms a round)
         w, gt, s, augment = p
-        return (w, gt.copy(), s, augment) if gt is state.gT else p
+        return (w, copy(gt, feature_major), s, augment) if gt is state.gT else p
 
     def vertices(which: Any, p: tuple) -> None:
         w, gt, s, augment = p
