@@ -12,8 +12,6 @@ from frankwolfe.parallel.threads import cpu_count, effective_n_jobs
 
 from .data import ChainData
 from .viterbi import (
-    decode_dense,
-    decode_ids_fm,
     max_sum,
     pair_weights,
     to_feature_major,
@@ -22,17 +20,6 @@ from .viterbi import (
 )
 
 __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _decode(i, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment):  # pragma: no cover
-    """(Loss-augmented) Viterbi of sequence ``i``: ids checked by ChainData; for ids the
-    unary weights are feature-major (``wt``)."""
-    lo, hi = off[i], off[i + 1]
-    yt = Yf[lo:hi] if augment else np.zeros(hi - lo, dtype=np.int64)
-    if uses_ids:
-        return decode_ids_fm(If[lo:hi], offsets, wt, w, K, F, yt, augment)
-    return decode_dense(Xf[lo:hi], w, K, yt, augment)
 
 
 # Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
