@@ -178,3 +178,25 @@ def test_compiled_rounds_take_the_python_rounds_steps(ids, tau, sampling):
     serial = block_coordinate_frank_wolfe(f, dom, max_iter=200, tol=1e-10, random_state=0)
     f_star = serial.fun
     assert -serial.gap - 1e-9 <= compiled.fun - f_star <= compiled.gap + 1e-9
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_generic_compiled_rounds_take_the_python_rounds_steps(ids):
+    """Compiled rounds on the generic driver (an objective without the fused kernels: the
+    stored vertices' directions materialized by ``recall``, the certificates by
+    ``recall_gap``) against the Python rounds."""
+    from test_bcfw_fused import _NotIsotropic
+
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    kw = dict(batch_size=8, block_order="gap", max_iter=4, tol=0.0, gap_every=2,
+              random_state=4)
+    python = block_coordinate_frank_wolfe(dom.dual_objective(), dom, compiled=False, **kw)
+    with debug(False):
+        generic = block_coordinate_frank_wolfe(_NotIsotropic(0.05, model.size_joint_feature),
+                                               dom, compiled=True, **kw)
+    assert generic.extra["engine"] == "compiled"
+    assert generic.extra["rounds"] == python.extra["rounds"]
+    np.testing.assert_allclose(generic.x, python.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(generic.history["gap"], python.history["gap"], rtol=1e-12,
+                               atol=1e-12)

@@ -3,13 +3,15 @@
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
 combination of kernels (the domain's ``direction``, ``oracle``, ``commit``, ``curvature``,
-``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``lookup``; the
+``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``recall_gap``,
+``lookup``; the
 objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
 ``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
 as ``False`` in ``certify``, so that one compilation of a kernel serves both);
 ``ROUNDS``: vertices read from the round's ``table`` instead of asked, the coordinates
 the steps write listed in ``touched`` (:mod:`.touched`);
-``ORACLE``: the domain's ``oracle`` answers the calls that want no direction;
+``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` / ``recall_gap`` answer the calls
+that want no direction;
 ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
 objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles the two
@@ -42,7 +44,11 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         else:
             i = picker.order[t]
         if ROUNDS:
-            nnz, gap, score = recall(dstate, table, i, g, WANT, idx, val)
+            if RECALL_GAP and not WANT:
+                nnz = 0
+                gap, score = recall_gap(dstate, table, i, g)
+            else:
+                nnz, gap, score = recall(dstate, table, i, g, WANT, idx, val)
         else:
             hit = False
             if CACHE:  # gapBCFW: a stored atom when its gap is large enough
@@ -120,7 +126,9 @@ def certify(dstate, g, est, refresh, idx, val, table=None):  # pragma: no cover 
     total = 0.0
     scores = 0.0
     for i in range(n):
-        if ROUNDS:
+        if ROUNDS and RECALL_GAP:
+            gap, score = recall_gap(dstate, table, i, g)
+        elif ROUNDS:
             nnz, gap, score = recall(dstate, table, i, g, False, idx, val)
         elif ORACLE:
             gap, score = oracle(dstate, i, g)

@@ -59,6 +59,11 @@ def _no_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compil
 
 
 @njit(cache=True, nogil=True)
+def _no_recall_gap(state, table, i, g):  # pragma: no cover - compiled
+    return 0.0, 0.0
+
+
+@njit(cache=True, nogil=True)
 def _no_search(data, x, idx, val, nnz, gmax):  # pragma: no cover - compiled
     return 0.0
 
@@ -146,19 +151,23 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     # chain SSVM's first fit)
     oracle = blocks.oracle
     direction = blocks.direction if want or oracle is None else _no_direction
+    recall_gap = blocks.rounds.recall_gap if rounds and blocks.rounds else None
+    recall = (blocks.rounds.recall if rounds and blocks.rounds and (want or recall_gap is None)
+              else _no_recall)
     kernels = {"direction": direction, "oracle": oracle or _no_oracle,
                "commit": blocks.commit, "curvature": curvature,
                "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
                "update": objective.update, "rule": rule,
                "away": _no_away if pairwise is None else pairwise.away,
                "move": _no_move if pairwise is None else pairwise.move,
-               "recall": blocks.rounds.recall if rounds else _no_recall,
+               "recall": recall, "recall_gap": recall_gap or _no_recall_gap,
                "search": objective.search or _no_search,
                "lookup": blocks.lookup if cache else _no_lookup}
     separable = objective.search is not None
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
-             "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None}
+             "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None,
+             "RECALL_GAP": recall_gap is not None}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index

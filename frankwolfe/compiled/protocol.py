@@ -216,15 +216,22 @@ class RoundKernels:
         whole copy): ``where(index)`` gives the coordinates of ``a`` that may change
         when the gradient's coordinates ``index`` do (None: ``a`` is the gradient's
         layout); the copy is read until the round's oracles return.
+    recall_gap : numba function, optional
+        ``recall_gap(state, table, i, g) -> (gap, score)``: ``recall`` with ``want``
+        false, as a kernel of its own (as :attr:`CompiledBlocks.oracle`): the driver
+        calls it wherever it needs no direction, so the direction's code compiles only
+        for runs that materialize it.  Default: ``recall`` with ``want`` false.
     """
 
-    def __init__(self, point, vertices, recall, table, store=None, snapshot=None) -> None:
+    def __init__(self, point, vertices, recall, table, store=None, snapshot=None,
+                 recall_gap=None) -> None:
         self.point = point
         self.vertices = vertices
         self.recall = recall
         self.table = table
         self.store = store
         self.snapshot = snapshot
+        self.recall_gap = recall_gap
 
 
 class CompiledObjective:

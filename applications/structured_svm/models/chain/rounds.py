@@ -29,7 +29,8 @@ from .viterbi import (
     unary_dense,
 )
 
-__all__ = ["ChainBlockVertices", "ChainRoundTable", "chain_rounds", "chain_recall"]
+__all__ = ["ChainBlockVertices", "ChainRoundTable", "chain_rounds", "chain_recall",
+           "chain_recall_gap"]
 
 
 # -- block vertices of a list of examples (the dual domain's batch block oracle) ------
@@ -392,7 +393,22 @@ def _unary_at(Xf, If, offsets, K, F, uses_ids, row, k, g, gT, fm):  # pragma: no
 
 @njit(cache=True, nogil=True)
 def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - compiled
-    """The round kernel ``recall`` (see
+    """The round kernel ``recall`` (see :class:`frankwolfe.compiled.RoundKernels`):
+    :func:`chain_recall_gap`, and with ``want`` the direction."""
+    gap, score = chain_recall_gap(state, table, i, g)
+    nnz = 0
+    if want:
+        ys, lbar, d, n = state.ys, state.lbar, state.d, state.n
+        nnz = _emit(state, i, ys, idx, val, state.scale)
+        idx[nnz] = d
+        val[nnz] = (state.info[0] - lbar[i]) / n
+        nnz += 1
+    return nnz, gap, score
+
+
+@njit(cache=True, nogil=True)
+def chain_recall_gap(state, table, i, g):  # pragma: no cover - compiled
+    """The round kernel ``recall_gap`` (see
     :class:`frankwolfe.compiled.RoundKernels`): block ``i``'s gap and
     vertex score at ``g`` for the labelling stored in ``table``, as the chain kernels'
     ``direction`` computes them for the labelling its oracle finds, leaving it where
@@ -435,13 +451,7 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
     ln = lam * n
     score = (s_true - s_star) / ln + gl * loss_s / n
     gap = (s_star - s_bar) / ln + gl * (lbar[i] - loss_s) / n
-    nnz = 0
-    if want:
-        nnz = _emit(state, i, ys, idx, val, state.scale)
-        idx[nnz] = d
-        val[nnz] = (loss_s - lbar[i]) / n
-        nnz += 1
-    return nnz, gap, score
+    return gap, score
 
 
 def _round_weights(g: np.ndarray, lam: float, K: int, F: int, d: int, uses_ids: bool
@@ -529,4 +539,5 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         table.labels[_block_rows(state.off, which)] = labels
         table.loss[which] = loss
 
-    return RoundKernels(point, vertices, chain_recall, table, store, snapshot)
+    return RoundKernels(point, vertices, chain_recall, table, store, snapshot,
+                        recall_gap=chain_recall_gap)
