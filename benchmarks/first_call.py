@@ -47,6 +47,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from results_file import write_json  # noqa: E402
 from revision import export_revision  # noqa: E402
 
 
@@ -392,10 +393,7 @@ def main(argv: list[str] | None = None) -> int:
                                         for k, v in row["slowest"][:4])
                         print(f"{'':40s} slowest: {top}")
     if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp_out = a.out.with_suffix(".tmp")
-        tmp_out.write_text(json.dumps({"baseline": a.baseline, "rows": rows}, indent=1))
-        tmp_out.replace(a.out)
+        write_json(a.out, {"baseline": a.baseline, "rows": rows})
     return 0
 
 

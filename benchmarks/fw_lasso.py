@@ -42,7 +42,6 @@ Results are printed as a table and written as JSON to ``benchmarks/results/``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -54,6 +53,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import PeerError, ensure_peer, run_in_venv, thread_env  # noqa: E402
+from results_file import write_json  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     out_path = a.out or RESULTS / f"fw_lasso{'_quick' if a.quick else ''}.json"
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(report, indent=1, default=float))
+    write_json(out_path, report, indent=1, default=float)
     print(f"wrote {out_path}")
     return report
 

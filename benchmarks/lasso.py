@@ -47,7 +47,6 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
     os.environ.setdefault(_v, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -62,6 +61,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from fw_lasso import make_problem, measure  # noqa: E402
 from peers import PeerError, ensure_peer, run_in_venv, thread_env  # noqa: E402
+from results_file import write_json  # noqa: E402
 
 from frankwolfe.applications.lasso import penalty_from_radius, solve_lasso  # noqa: E402
 
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print_table(report)
     out_path = a.out or RESULTS / f"lasso{'_quick' if a.quick else ''}.json"
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(report, indent=1, default=float))
+    write_json(out_path, report, indent=1, default=float)
     print(f"wrote {out_path}")
     return report
 

@@ -62,6 +62,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from lasso import rel_err, timed  # noqa: E402
+from results_file import write_json  # noqa: E402
 from revision import export_revision  # noqa: E402
 
 # frankwolfe first, from the PYTHONPATH a worker is given (the baseline's code): lasso.py
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     print(f"load average before/after: {report['load']:.1f} / {report['load_after']:.1f}")
     out_path = a.out or RESULTS / f"lasso_sparse{'_quick' if a.quick else ''}.json"
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(report, indent=1, default=float))
+    write_json(out_path, report, indent=1, default=float)
     print(f"wrote {out_path}")
     return report
 

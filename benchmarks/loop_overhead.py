@@ -27,7 +27,6 @@ Run: .venv/bin/python benchmarks/loop_overhead.py [--dims 20 200 2000]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from functools import partial
@@ -35,6 +34,7 @@ from functools import partial
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from results_file import write_json  # noqa: E402
 
 import frankwolfe as fw  # noqa: E402
 
@@ -127,8 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{n:>6} {method:>9} {row['step']:>9} {ref:>11.1f} {lib:>10.1f} "
                   f"{lib / ref:>6.2f}", flush=True)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(out, fh, indent=1)
+        write_json(args.json, out)
     return out
 
 

@@ -24,7 +24,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -40,6 +39,8 @@ import numpy as np  # noqa: E402
 from scipy.optimize import quadratic_assignment  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from results_file import write_json  # noqa: E402
 
 from frankwolfe.applications.matching import (  # noqa: E402
     qap_value,
@@ -169,7 +170,7 @@ def main() -> None:
     meta = {"seeds": args.seeds, "repeats": args.repeats, "restarts": RESTARTS,
             "restart_max_iter": RESTART_ITERS, "scipy_runs": SCIPY_RUNS,
             "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
-    args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
+    write_json(args.out, {"meta": meta, "rows": rows}, indent=2)
     print(f"\nwrote {args.out}")
 
 

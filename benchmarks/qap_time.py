@@ -41,7 +41,6 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
     os.environ.setdefault(_v, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -51,6 +50,8 @@ import numpy as np  # noqa: E402
 from scipy.optimize import quadratic_assignment  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from results_file import write_json  # noqa: E402
 
 from frankwolfe.applications.matching import (  # noqa: E402
     qap_value,
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print_table(report)
     out = a.out or RESULTS / f"qap_time{'_quick' if a.quick else ''}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1, default=float))
+    write_json(out, report, indent=1, default=float)
     print(f"wrote {out}")
     return report
 

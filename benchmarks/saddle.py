@@ -24,7 +24,6 @@ Usage: ``.venv/bin/python benchmarks/saddle.py [--quick]``
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import sys
 import time
@@ -37,6 +36,7 @@ from frankwolfe.objectives.base import Tracker
 from frankwolfe.step_size import Agnostic
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from results_file import write_json  # noqa: E402
 from test_saddle import _random_games, face_game  # noqa: E402  (the tests' game generators)
 
 
@@ -207,7 +207,7 @@ def main() -> None:
     }
     path = pathlib.Path(__file__).with_name("results") / "saddle.json"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(out, indent=1))
+    write_json(path, out)
     print(f"\nwrote {path}")
 
 

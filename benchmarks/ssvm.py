@@ -57,6 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(os.environ.get("SSVM_BENCH_CODE", ROOT))
 sys.path.insert(0, str(CODE))
 
+from results_file import write_json  # noqa: E402
+
 from frankwolfe import block_coordinate_frank_wolfe  # noqa: E402
 from frankwolfe.applications.structured_svm import (  # noqa: E402
     ChainModel,
@@ -457,7 +459,7 @@ def main() -> None:
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     out = ROOT / "benchmarks" / "results" / "ssvm.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=1))
+    write_json(out, results)
     print(f"wrote {out}")
 
 

@@ -14,7 +14,6 @@ Writes benchmarks/results/ssvm_gap_sampling.json.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from results_file import write_json  # noqa: E402
 
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, load_ocr  # noqa: E402
 
@@ -61,7 +62,7 @@ def main() -> None:
               f"{row['effective_passes']:.1f} effective passes ({row['passes']} passes, "
               f"{row['wall_s']:.0f} s, {row['engine']} engine)", flush=True)
     path = ROOT / "benchmarks" / "results" / "ssvm_gap_sampling.json"
-    path.write_text(json.dumps(out, indent=1))
+    write_json(path, out)
     print(f"wrote {path}")
 
 

@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_file import write_figure  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -250,7 +251,7 @@ def _plot(rows: dict, ctrl: dict, control: str | None, path: Path) -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
+    write_figure(fig, path, dpi=100)
     print(f"wrote {path}")
 
 

@@ -62,6 +62,7 @@ import frankwolfe as fw  # noqa: E402
 from frankwolfe.applications.structured_svm.dual import SSVMDual  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from results_file import write_figure, write_json  # noqa: E402
 from ssvm import load  # noqa: E402  (the data sets and their models, as benchmarks/ssvm.py)
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -491,7 +492,7 @@ def plot(passes: dict, path: Path) -> None:
     bx.set_yscale("log")
     bx.set_ylabel("certified gap at the budget")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
 
 
 def main() -> None:
@@ -517,27 +518,27 @@ def main() -> None:
             n = 6251 if name == "ocr" else 8936
             out["passes"][name] = passes_to_gap(name, [1, 16, 256, n // 16], args.max_passes,
                                                 args.gap_every)
-            path.write_text(json.dumps(out, indent=1))
+            write_json(path, out)
         plot(out["passes"], RESULTS / "ssvm_parallel.png")
     if args.part in ("time", "all"):
         out["time"] = wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["time"]["dask"])
-        path.write_text(json.dumps(out, indent=1))
+        write_json(path, out)
         print_cost_model(out["cost_model"])
     if args.part == "dask":
         out["dask"] = dask_wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["dask"])
-        path.write_text(json.dumps(out, indent=1))
+        write_json(path, out)
         print_dask(out["dask"])
         print_cost_model(out["cost_model"])
     if args.part == "threads":
         out["threads"] = wall_time(args.tau_div, dask=False, repeats=args.repeats)
-        path.write_text(json.dumps(out, indent=1))
+        write_json(path, out)
     if args.part == "model":
         if "passes" in out:
             plot(out["passes"], RESULTS / "ssvm_parallel.png")
         out["cost_model"] = cost_model(out["dask"] if "dask" in out else out["time"]["dask"])
-        path.write_text(json.dumps(out, indent=1))
+        write_json(path, out)
         print_cost_model(out["cost_model"])
 
 
