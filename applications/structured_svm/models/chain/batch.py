@@ -12,6 +12,7 @@ from frankwolfe.parallel.threads import cpu_count, effective_n_jobs
 
 from .data import ChainData
 from .viterbi import (
+    add_hamming,
     max_sum,
     pair_weights,
     to_feature_major,
@@ -67,13 +68,7 @@ def _batch(lo, hi, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, lab
                 s += w[o_tr + Yf[a + t] + K * Yf[a + t + 1]]
             true[i] = s
         if augment:
-            inv = 1.0 / L
-            for t in range(L):
-                for k in range(K):
-                    S[t, k] += inv
-                yt = Yf[a + t]
-                if 0 <= yt < K:
-                    S[t, yt] -= inv
+            add_hamming(S, L, K, Yf, a)
         best[i] = max_sum(S, L, wp, K, new, y)
         for t in range(L):  # not a slice assignment: see the comment above
             labels[a + t] = y[t]

@@ -18,6 +18,7 @@ from ..base import dual_scale, dual_weights
 from .data import ChainData
 from .dual_kernels import ChainState, _add_pair_scores, _emit
 from .viterbi import (
+    add_hamming,
     decode_dense,
     decode_ids,
     decode_ids_fm,
@@ -351,14 +352,8 @@ def _round_vertices(which, Xf, If, offsets, off, Yf, gt, s, w, K, F, uses_ids, a
                             u[c] += row[c] / s
         else:
             unary_dense(Xf[lo:lo + L], w, K, S)
-        if augment:  # the normalized Hamming loss (a test-only tag is never matched)
-            inv = 1.0 / L
-            for t in range(L):
-                for c in range(K):
-                    S[t, c] += inv
-                yt = Yf[lo + t]
-                if 0 <= yt < K:
-                    S[t, yt] -= inv
+        if augment:
+            add_hamming(S, L, K, Yf, lo)
         max_sum(S, L, wp, K, new, y)
         wrong = 0
         for t in range(L):

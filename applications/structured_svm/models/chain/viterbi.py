@@ -162,6 +162,21 @@ def max_sum(S, L, wp, n_states, new, y):
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def add_hamming(S, L, n_states, y_true, lo):  # pragma: no cover - compiled
+    """Loss augmentation in place: ``+1/L`` on every state of rows ``0 .. L - 1`` of
+    ``S`` and ``-1/L`` at the true state ``y_true[lo + t]`` (the normalized Hamming
+    loss).  True labels outside ``[0, K)`` (e.g. a test-only tag) are never matched.
+    The one order of these sums that every decoder uses (the same values bit for bit)."""
+    inv = 1.0 / L
+    for t in range(L):
+        for k in range(n_states):
+            S[t, k] += inv
+        yt = y_true[lo + t]
+        if 0 <= yt < n_states:
+            S[t, yt] -= inv
+
+
 @njit(cache=True, nogil=True)
 def _viterbi(unary, w, n_states, n_feat, y_true, augment):
     """Max-sum over chains with start/end biases and K x K transitions.
@@ -174,13 +189,7 @@ def _viterbi(unary, w, n_states, n_feat, y_true, augment):
     L = unary.shape[0]
     K = n_states
     if augment:
-        inv = 1.0 / L
-        for t in range(L):
-            for k in range(K):
-                unary[t, k] += inv
-            yt = y_true[t]
-            if 0 <= yt < K:
-                unary[t, yt] -= inv
+        add_hamming(unary, L, K, y_true, 0)
     y = np.empty(L, dtype=np.int64)
     wp = np.empty(2 * K + K * K)
     pair_weights(w, K * n_feat, K, 1.0, wp)
