@@ -146,9 +146,9 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     moved = (blocks.moved or _no_moved) if fused else _no_moved
     sync = blocks.sync if fused else _no_sync
     want = not (fused or pairwise is not None)
-    # the domain's oracle kernel serves every call that needs no direction: then the
-    # fused driver never compiles the direction's emission code (about 2.5 CPU-s of a
-    # chain SSVM's first fit)
+    # the domain's oracle kernels serve every call that needs no direction: then the
+    # fused driver never compiles the direction's emission code (benchmarks/README.md,
+    # "first call")
     oracle = blocks.oracle
     direction = blocks.direction if want or oracle is None else _no_direction
     recall_gap = blocks.rounds.recall_gap if rounds and blocks.rounds else None
