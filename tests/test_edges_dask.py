@@ -203,6 +203,21 @@ def test_a_worker_that_never_answers_meets_the_deadline():
     np.testing.assert_array_equal(res.x, ref.x)
 
 
+def test_a_round_waiting_for_the_round_under_way_meets_the_deadline():
+    """Asynchronous rounds may ask from two threads; the second waits for the first, and
+    that wait has the round's deadline too (never a hang)."""
+    client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
+    ex = fw.DaskExecutor(client, timeout=0.3)
+    assert ex._one_round.acquire(timeout=1)  # a round under way on another thread
+    try:
+        tic = time.perf_counter()
+        with pytest.raises(fw.ExecutorError, match=r"another thread did not finish within 0\.3 s"):
+            ex._ask(np.array([0]), np.zeros(3), True)
+        assert 0.25 < time.perf_counter() - tic < 5.0
+    finally:
+        ex._one_round.release()
+
+
 def test_the_default_deadline_follows_the_slowest_round():
     client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
     ex = fw.DaskExecutor(client)

@@ -85,11 +85,11 @@ class _CompiledPairwiseEngine(Engine):
 
     times_itself = True  # chunks sized to the time left
 
-    def __init__(self, D: Any, S: _State, signed: bool, radius: float, tol: float,
+    def __init__(self, DR: Any, S: _State, R: Any, signed: bool, radius: float, tol: float,
                  refresh_every: int, max_iter: int, shape: tuple[int, ...],
                  corrective: bool) -> None:
-        self.S = S  # Python reads the record; the kernels take the references
-        self.DR, self.R = design_ref(D), state_ref(S)
+        # Python reads the record S; the kernels take the references DR (the design) and R
+        self.S, self.DR, self.R = S, DR, R
         self.signed, self.r = signed, radius
         self.tol, self.refresh_every, self.max_iter = tol, refresh_every, max_iter
         self.shape = shape
@@ -213,7 +213,9 @@ def _radius(domain: LMO) -> float:
     return float(domain.radius)
 
 
-def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int) -> tuple[Any, _State]:
+def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
+                   ) -> tuple[Any, _State, Any]:
+    """``(design reference, run state, its reference)`` at the start point."""
     n = int(objective.shape[0])
     signed = isinstance(domain, L1Ball)
     r = _radius(domain)
@@ -239,11 +241,11 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int) -> tu
                np.full(n, -1, dtype=np.int64), np.empty((cap, n)), np.zeros(1, dtype=np.int64),
                max(1, n // 8), np.full(n, -1, dtype=np.int64), np.zeros(kmax, dtype=np.int64),
                np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)))
-    R = state_ref(S)
+    DR, R = design_ref(D), state_ref(S)
     for vid, w in pairs:
         S.w[_activate(R, vid)] += w
-    _refresh(design_ref(D), R, signed, r)
-    return D, S
+    _refresh(DR, R, signed, r)
+    return DR, S, R
 
 
 @register("compiled_pairwise")
@@ -318,8 +320,8 @@ def compiled_pairwise_frank_wolfe(
     if not (int(cache_bytes) == cache_bytes and cache_bytes >= 0):
         raise ValueError(f"`cache_bytes` must be a non-negative integer, got {cache_bytes!r}")
     monitor = options.monitor("compiled_pairwise")
-    D, S = _initial_state(objective, domain, x0, int(cache_bytes))
-    engine = _CompiledPairwiseEngine(D, S, isinstance(domain, L1Ball), _radius(domain),
+    DR, S, R = _initial_state(objective, domain, x0, int(cache_bytes))
+    engine = _CompiledPairwiseEngine(DR, S, R, isinstance(domain, L1Ball), _radius(domain),
                                      options.tol, int(refresh_every), options.max_iter,
                                      (int(S.x.size),), corrective)
     return drive(engine, monitor)

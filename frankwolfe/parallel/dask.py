@@ -402,9 +402,17 @@ class DaskExecutor(Executor, RowRounds):
         """One round on the shards owning blocks ``which``: per shard, the positions of its
         blocks in ``which`` and its answer.  One round at a time: asynchronous rounds ask
         a round's blocks still in flight late, from the steps' thread, while the helper
-        thread may be asking (the point log and the shards' versions are shared)."""
-        with self._one_round:
+        thread may be asking (the point log and the shards' versions are shared).  The
+        wait for the round under way has the deadline of a round (it ends by its own)."""
+        limit = self._limit()
+        if not self._one_round.acquire(timeout=limit):
+            raise ExecutorError(f"DaskExecutor: the round under way on another thread did not "
+                                f"finish within {limit:.3g} s; DaskExecutor(timeout=...) sets "
+                                "the deadline")
+        try:
             return self._ask_now(which, gradient, rows, delta)
+        finally:
+            self._one_round.release()
 
     def _ask_now(self, which, gradient, rows: bool, delta: Any
                  ) -> list[tuple[np.ndarray, tuple]]:
