@@ -103,7 +103,8 @@ def test_chain_batch_oracles_match_brute_force(ids):
         X.append(x)
         Y.append(rng.integers(0, K, size=L))
     batch = model.batch_oracles(X, Y)
-    hinge, psi_sum, loss_sum = batch.primal_terms(w, n_jobs=1)
+    hinge, loss_sum = batch.primal_terms(w, n_jobs=1)
+    psi_sum, loss_aug, _ = batch.psi_loss(w, True, n_jobs=1)
     preds = batch.predict(w, n_jobs=1)
     psi_ref = np.zeros(model.size_joint_feature)
     loss_ref = 0.0
@@ -119,6 +120,7 @@ def test_chain_batch_oracles_match_brute_force(ids):
         loss_ref += hamming_ref(y, z)
     np.testing.assert_allclose(psi_sum, psi_ref, rtol=1e-12, atol=1e-12)
     assert loss_sum == pytest.approx(loss_ref, rel=1e-12)
+    assert loss_aug == pytest.approx(loss_ref, rel=1e-12)
 
 
 @pytest.mark.parametrize("ids,L,seed", CASES)

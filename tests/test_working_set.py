@@ -11,7 +11,7 @@ from qp_reference import assert_block_qp_optimal
 from frankwolfe import Atom, QuadraticObjective
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
-from frankwolfe.compiled import compiled_driver
+from frankwolfe.compiled import CERTIFY_REFRESH, Picker, compiled_driver, structured_direction
 from frankwolfe.step_size import ExactStep
 
 
@@ -95,14 +95,24 @@ def test_working_set_runs_the_core_fw_driver():
                                np.array([0, 3, 4, 7], dtype=np.int64), w, n)
     Q = sp.eye(n, format="csr")
     okern = QuadraticObjective(Q, np.zeros(n)).compiled_block_objective()
-    _, certify = compiled_driver(dk, okern, ExactStep().compiled()[0])
+    rule, rparams = ExactStep().compiled()
+    run_pass = compiled_driver(dk, okern, rule)
     g = rng.standard_normal(n)
     est = np.zeros(3)
-    total, scores = certify(dk.state, g, est, True, np.empty(dk.max_nnz, dtype=np.int64),
-                            np.empty(dk.max_nnz))
-    ref = sum(w[blocks == b] @ dense[blocks == b] @ g - (dense[blocks == b] @ g).min()
-              for b in range(3))
-    assert abs(total - ref) <= 1e-12
+    picker = Picker(0, np.zeros(0, dtype=np.int64), np.zeros(0), est, np.zeros(2), 1, 1.0,
+                    np.zeros(1, dtype=np.int64))
+    no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
+    x = np.zeros(n)
+    k, total, scores = run_pass(0, 0, picker, dk.state, okern.data, np.zeros(0), x, g,
+                                rparams, 5, 3, *no_avg, False,
+                                np.empty(dk.max_nnz, dtype=np.int64), np.empty(dk.max_nnz),
+                                structured_direction(0, 0, 0, np.zeros((0, 0))),
+                                CERTIFY_REFRESH)
+    gaps = [w[blocks == b] @ dense[blocks == b] @ g - (dense[blocks == b] @ g).min()
+            for b in range(3)]
+    assert k == 5 and not x.any()  # no step taken
+    assert abs(total - sum(gaps)) <= 1e-12
+    np.testing.assert_allclose(est, np.maximum(gaps, 0.0), rtol=0, atol=1e-12)
     assert abs(scores - sum((dense[blocks == b] @ g).min() for b in range(3))) <= 1e-12
 
 

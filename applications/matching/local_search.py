@@ -190,7 +190,7 @@ def _tabu_run(A, B, p, delta, tabu, best_p, state, durations, aspiration):
         tabu[bs, p[br]] = it + durations[2 * t + 1]
         if cost < best:
             best = cost
-            for r in range(n):  # not best_p[:] = p: see chain/batch.py's _batch
+            for r in range(n):  # not best_p[:] = p: see chain/batch.py (its comment)
                 best_p[r] = p[r]
         for r in range(n):
             for s in range(r + 1, n):

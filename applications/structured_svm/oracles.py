@@ -67,16 +67,15 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
     """Primal objective ``lam/2 ||w||^2 + 1/n sum_i max_y [L_i(y) - <w, psi_i(y)>]`` at ``w``
     and the quantities of the duality gap.
 
-    Returns a dict with ``primal``, ``hinge`` (per example), ``psi_sum`` and ``loss_sum``
-    (of the loss-augmented labellings, for ``w_s = psi_sum/(lam n)``, ``l_s = loss_sum/n``)
-    and ``certifies``: ``"exact problem"``, or ``"relaxed problem"`` (the mean task loss
-    of the plain predictions is *not* included: see :func:`mean_loss`).
+    Returns a dict with ``primal``, ``hinge`` (per example, or None where only their sum
+    is known) and ``certifies``: ``"exact problem"``, or ``"relaxed problem"`` (the mean
+    task loss of the plain predictions is *not* included: see :func:`mean_loss`).
+    (``sum psi_i`` of the loss-augmented labellings, the FW vertex: :func:`batch_psi_loss`.)
 
     For a model with ``loss_augmented_bound`` (approximate inference, see the module's
     docstring) ``primal`` is an upper bound of the primal from the inference's bounds,
-    ``hinge_i = bound_i - <w, phi(x_i, y_i)>``, and ``psi_sum`` / ``loss_sum`` are None
-    (no labelling is decoded); ``certifies`` is ``"relaxed problem"`` when a bound is
-    over relaxed labellings.
+    ``hinge_i = bound_i - <w, phi(x_i, y_i)>`` (no labelling is decoded); ``certifies``
+    is ``"relaxed problem"`` when a bound is over relaxed labellings.
     """
     w = np.asarray(w, dtype=float)
     n = len(X)
@@ -85,19 +84,18 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
         res = _map(lambda i: bound(X[i], Y[i], w), list(range(n)), n_jobs)
         bounded = np.array([b - model.score(x, y, w) for (b, _), x, y in zip(res, X, Y)])
         return {"primal": 0.5 * lam * float(w @ w) + float(bounded.sum()) / n, "hinge": bounded,
-                "psi_sum": None, "loss_sum": None,
                 "certifies": "relaxed problem" if any(r for _, r in res) else "exact problem"}
     fast = model.batch_oracles(X, Y)
     if fast is not None:
-        hinge, psi, loss_sum = fast.primal_terms(w, n_jobs)
+        hinge, _ = fast.primal_terms(w, n_jobs)
+        total_hinge = float(hinge.sum())
     else:
         psi, loss_sum, labels = batch_psi_loss(model, X, Y, w, True, n_jobs)
         # H_i = L_i(y*) - <w, psi_i(y*)>, summed: loss_sum - <w, psi_sum>
         hinge = None
-    total_hinge = float(hinge.sum()) if hinge is not None else loss_sum - float(w @ psi)
+        total_hinge = loss_sum - float(w @ psi)
     primal = 0.5 * lam * float(w @ w) + total_hinge / n
-    return {"primal": primal, "hinge": hinge, "psi_sum": psi, "loss_sum": loss_sum,
-            "certifies": "exact problem"}
+    return {"primal": primal, "hinge": hinge, "certifies": "exact problem"}
 
 
 #: what the solvers report of their own gaps (history columns, result extras)

@@ -23,7 +23,7 @@ from numba import njit
 
 from .._sparse import issparse
 from ..atoms import Atom
-from ..compiled import Picker, compiled_driver, structured_direction
+from ..compiled import PASS, Picker, compiled_driver, structured_direction
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
@@ -466,7 +466,7 @@ class BlockQuadraticQP:
         x = table_combine(table, w, self.n) if x0 is None else np.array(x0, dtype=float)
         g = self.Q @ x + self.c
         dkern, pair = working_set_blocks(ptr, idx, val, order, bptr, w, self.n)
-        run_pass, _ = compiled_driver(dkern, self.kernels, self.rule, pairwise=pair)
+        run_pass = compiled_driver(dkern, self.kernels, self.rule, pairwise=pair)
         bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
         # no averaging, no fused direction: empty records of the driver's arguments
         no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
@@ -493,7 +493,7 @@ class BlockQuadraticQP:
             picker = Picker(0, order, np.zeros(0), est, np.zeros(2), 1, 1.0,
                             np.zeros(1, dtype=np.int64))
             run_pass(0, order.size, picker, dkern.state, self.kernels.data, h, x, g,
-                     self.rparams, 0, n_blocks, *no_avg, False, *bufs, sd)
+                     self.rparams, 0, n_blocks, *no_avg, False, *bufs, sd, PASS)
             total = float(est.sum())
             if gap0 < 0.0:
                 gap0 = total

@@ -7,15 +7,15 @@ combination of kernels (the domain's ``direction``, ``oracle``, ``commit``, ``cu
 ``lookup``; the
 objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
 ``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
-as ``False`` in ``certify``, so that one compilation of a kernel serves both);
+as ``False`` in the certificate, so that one compilation of a kernel serves both);
 ``ROUNDS``: vertices read from the round's ``table`` instead of asked, the coordinates
 the steps write listed in ``touched`` (:mod:`.touched`);
 ``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` / ``recall_gap`` answer the calls
 that want no direction;
 ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
 objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
-helpers of ``average``, ``structured`` and ``sum_tree``) and compiles the two
-functions with numba: written out as a module that imports the kernels (then numba
+helpers of ``average``, ``structured`` and ``sum_tree``) and compiles ``run_pass``
+with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.
 """
@@ -25,11 +25,31 @@ import numpy as np
 
 
 def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd, table=None, cparams=None, touched=None
+             avg_start, resync, idx, val, sd, task, table=None, cparams=None, touched=None
              ):  # pragma: no cover - compiled
     # cparams (CACHE): [cache_factor, cache_nu, G, hits] (hits counted here)
     if FUSED and resync:
         sync(dstate, g)
+    if task != 0:
+        # the certificate, in this same function: a second one would link and optimize
+        # every kernel again (about a second of a first call, benchmarks/README.md)
+        est = picker.est
+        total = 0.0
+        scores = 0.0
+        for i in range(est.size):
+            if ROUNDS and RECALL_GAP:
+                gap, score = recall_gap(dstate, table, i, g)
+            elif ROUNDS:
+                nnz, gap, score = recall(dstate, table, i, g, False, idx, val)
+            elif ORACLE:
+                gap, score = oracle(dstate, i, g)
+            else:
+                nnz, gap, score = direction(dstate, i, g, False, idx, val)
+            total += gap
+            scores += score
+            if task == 2:
+                est[i] = gap if gap > 0.0 else 0.0
+        return k, total, scores
     # ROUNDS: the coordinates of x and g the steps write go into the record `touched`
     # (when it is kept: the rounds' bookkeeping then costs what changed, not d)
     track = False
@@ -119,23 +139,3 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                     commit(dstate, i, gamma)
         k += 1
     return k, gamma, df
-
-
-def certify(dstate, g, est, refresh, idx, val, table=None):  # pragma: no cover - compiled
-    n = est.size
-    total = 0.0
-    scores = 0.0
-    for i in range(n):
-        if ROUNDS and RECALL_GAP:
-            gap, score = recall_gap(dstate, table, i, g)
-        elif ROUNDS:
-            nnz, gap, score = recall(dstate, table, i, g, False, idx, val)
-        elif ORACLE:
-            gap, score = oracle(dstate, i, g)
-        else:
-            nnz, gap, score = direction(dstate, i, g, False, idx, val)
-        total += gap
-        scores += score
-        if refresh:
-            est[i] = gap if gap > 0.0 else 0.0
-    return total, scores

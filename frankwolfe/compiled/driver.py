@@ -20,7 +20,11 @@ from numba import njit
 
 from .protocol import CompiledBlocks, CompiledObjective, PairwiseKernels
 
-__all__ = ["compiled_driver", "fused_driver"]
+__all__ = ["compiled_driver", "fused_driver", "PASS", "CERTIFY", "CERTIFY_REFRESH"]
+
+#: ``task`` of the driver's ``run_pass``: block steps; a certificate; a certificate that
+#: also refreshes the block-gap estimates
+PASS, CERTIFY, CERTIFY_REFRESH = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
@@ -89,8 +93,8 @@ _DRIVERS: dict = {}
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
                     fused: bool = False, pairwise: PairwiseKernels | None = None,
                     rounds: bool = False, exact: bool = False, cache: bool = False
-                    ) -> tuple[Callable, Callable]:
-    """The (memoized) numba pass and certificate functions for these kernels.
+                    ) -> Callable:
+    """The (memoized) numba pass function for these kernels (passes and certificates).
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
     (``gamma <= 1``, fused or materialized) by default; with ``pairwise`` the
@@ -105,12 +109,12 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     not called).  With ``cache`` each step first asks the domain's ``lookup`` kernel
     for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).
 
-    Returns ``(run_pass, certify)``:
+    Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
+    acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
+    touched=None) -> (k, a, b)``:
 
-    * ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-      acc, since, avg_start, resync, idx, val, sd, table=None, cparams=None,
-      touched=None) -> (k, last_gamma, df)`` runs the
-      block steps ``t0 .. t1 - 1`` of a pass (blocks from the :class:`~frankwolfe.compiled.Picker`),
+    * ``task=PASS`` (0) runs the block steps ``t0 .. t1 - 1`` of a pass (blocks from
+      the :class:`~frankwolfe.compiled.Picker`) and returns ``(k, last_gamma, df)``,
       ``df`` the exact change of ``f``.  ``fused``: each step asks the domain for
       the curvature and the structured direction ``sd`` and moves along it itself
       (:func:`~frankwolfe.compiled.apply_direction`, ``h`` the Hessian diagonal; ``resync`` first
@@ -125,9 +129,11 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       which the steps list every coordinate of ``x`` and ``g`` they write (empty arrays:
       none kept); the objective's ``update`` must then move ``g`` on the direction's
       support alone (fused, a Hessian diagonal, or separable).
-    * ``certify(dstate, g, est, refresh, idx, val, table=None) -> (sum_gap,
-      sum_score)``: one oracle call (or stored vertex) per block; with ``refresh``
-      the block-gap estimates are replaced by the exact block gaps.
+    * ``task=CERTIFY`` (1) or ``CERTIFY_REFRESH`` (2) takes no step: one oracle call
+      (or stored vertex, with ``rounds``) per block at ``g`` and returns ``(k, sum_gap,
+      sum_score)``; ``CERTIFY_REFRESH`` replaces the block-gap estimates
+      ``picker.est`` by the exact block gaps.  Called with the argument types of the
+      run's passes, it needs no compilation of its own.
     """
     if fused and pairwise is not None:
         raise ValueError("compiled_driver: pairwise steps materialize their direction; "
@@ -219,7 +225,7 @@ def _describe(kernels: dict[str, Any], flags: dict[str, bool]) -> str:
 
 
 def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list[str]
-                  ) -> tuple[Callable, Callable]:
+                  ) -> Callable:
     import importlib
     import inspect
     import sys
@@ -241,13 +247,12 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list
         head += [f"from {m} import {', '.join(names)}" for m, names in _HELPERS.items()]
         head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
         head += [f"{k} = {v}" for k, v in flags.items()] + [""]
-        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)",
-                "certify = njit(nogil=True, cache=True)(certify)", ""]
+        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)", ""]
         # the file name hashes this whole text: every import (module names included),
         # the flags, the template, the record modules and the sources stamp
         module = driver_files.load_driver("\n".join(head) + "\n" + source + "\n".join(tail))
         if module is not None:
-            return module.run_pass, module.certify
+            return module.run_pass
     # a kernel without an importable name or a source file, or no usable cache folder:
     # compiled in memory
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
@@ -256,7 +261,7 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list
     ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=doc)
     filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
     exec(compile(source, filename, "exec"), ns)
-    return njit(nogil=True)(ns["run_pass"]), njit(nogil=True)(ns["certify"])
+    return njit(nogil=True)(ns["run_pass"])
 
 
 def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:

@@ -193,7 +193,7 @@ class StructuredModel(ABC):
 
         The object answers ``psi_loss(w, augment, n_jobs) -> (sum psi_i(y*_i), sum
         L_i(y*_i), [y*_i])`` (loss-augmented or plain decodings ``y*``),
-        ``primal_terms(w, n_jobs) -> (hinge per example, sum psi_i, sum L_i)`` and
+        ``primal_terms(w, n_jobs) -> (hinge per example, sum L_i)`` and
         ``predict(w, n_jobs) -> [decode(x_i, w)]``.
         """
         return None

@@ -15,6 +15,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ...compiled import (
+    CERTIFY,
+    CERTIFY_REFRESH,
+    PASS,
     CompiledBlocks,
     CompiledObjective,
     Picker,
@@ -99,28 +102,11 @@ class CompiledSteps:
         return df
 
     def _call(self, picker: Picker, t0: int, t1: int) -> float:
-        st, okern = self.state, self.okern
-        avg = st.avg
-        if avg is None:
-            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
-        else:
-            akind = 1 if avg.kind == "weighted" else 2
-            acc, since, astart = avg.acc, avg.since, avg.start
-        idx, val = self._bufs
-        args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, self.g,
-                self._rparams, st.k, st.n, akind, acc, since, astart, self._need_sync, idx,
-                val, self._sd)
-        run_pass = self._driver[0]
+        st = self.state
         cp = self._cparams
         if cp is not None:
             cp[2], cp[3] = st.G, 0.0
-            k, st.last_gamma, df = run_pass(*args, None, cp)
-        else:
-            log = self.touch_log
-            k, st.last_gamma, df = (
-                run_pass(*args) if self.rounds is None
-                else run_pass(*args, self.rounds.table, None,
-                              self._no_record if log is None else log.record))
+        k, st.last_gamma, df = self._run(picker, t0, t1, self.g, self._need_sync, PASS)
         self._need_sync = False
         hits = 0 if cp is None else int(cp[3])
         st.n_oracle += int(k) - st.k - hits
@@ -129,6 +115,30 @@ class CompiledSteps:
             st.misses += int(k) - st.k - hits
         st.k = int(k)
         return float(df)
+
+    def _run(self, picker: Picker, t0: int, t1: int, g: np.ndarray, resync: bool,
+             task: int) -> tuple[int, float, float]:
+        """One call of the driver's ``run_pass``, always with the argument types of this
+        run (passes and certificates then share one compilation)."""
+        st, okern = self.state, self.okern
+        avg = st.avg
+        if avg is None:
+            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
+        else:
+            akind = 1 if avg.kind == "weighted" else 2
+            acc, since, astart = avg.acc, avg.since, avg.start
+        idx, val = self._bufs
+        args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, g,
+                self._rparams, st.k, st.n, akind, acc, since, astart, resync, idx,
+                val, self._sd, task)
+        run_pass = self._driver
+        if self._cparams is not None:
+            return run_pass(*args, None, self._cparams)
+        if self.rounds is None:
+            return run_pass(*args)
+        log = self.touch_log
+        return run_pass(*args, self.rounds.table, None,
+                        self._no_record if log is None else log.record)
 
     def synced_gradient(self) -> np.ndarray:
         """The tracked gradient, with what the domain's fused kernels derive from it
@@ -140,6 +150,11 @@ class CompiledSteps:
                 self.touch_log.forget()
         return self.g
 
+    def _certifier(self) -> Picker:
+        """The picker of a certificate: it only carries the block-gap estimates."""
+        return Picker(0, np.zeros(0, dtype=np.int64), np.zeros(0), self.state.est,
+                      np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))
+
     def certificate(self, x: np.ndarray, refresh: bool,
                     store_vertices: Callable[[np.ndarray], None] | None = None
                     ) -> tuple[float, float]:
@@ -147,19 +162,18 @@ class CompiledSteps:
         with round kernels ``store_vertices(g)`` has the round machinery store every
         block's vertex first)."""
         st, dkern = self.state, self.dkern
-        certify = self._driver[1]
         fx, g = st.f.value_and_gradient(x)
         g = np.array(g, dtype=float).reshape(-1)
-        idx, val = self._bufs
         if self._fused:
             dkern.sync(dkern.state, g)  # the certificate's gradient; the next pass resyncs
             self._need_sync = True
-        if self.rounds is None or store_vertices is None:
-            total, scores = certify(dkern.state, g, st.est, refresh, idx, val)
-        else:  # the oracles through the round machinery, then the gaps at their vertices
+        if self.rounds is not None:  # the oracles through the round machinery first
+            if store_vertices is None:
+                raise ValueError("CompiledSteps.certificate: with round kernels, "
+                                 "store_vertices is needed (the round table's vertices)")
             store_vertices(g)
-            total, scores = certify(dkern.state, g, st.est, refresh, idx, val,
-                                    self.rounds.table)
+        _, total, scores = self._run(self._certifier(), 0, 0, g, False,
+                                     CERTIFY_REFRESH if refresh else CERTIFY)
         st.n_oracle += st.n
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient

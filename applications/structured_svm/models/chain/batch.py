@@ -33,45 +33,53 @@ __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
 # (decode_*, _viterbi, score_*: about 2.5 CPU-s of a cold fit, benchmarks/README.md).
 # Element loops, not ``labels[a:b] = y``: an array assigned to a slice compiles numba's
 # shape-mismatch error, with its string formatting (about 4 s of a cold fit's compile).
-@njit(cache=True, nogil=True)
-def _batch(lo, hi, Xf, If, offsets, off, Yf, wt, w, K, F, uses_ids, augment, labels,
-           best, true):  # pragma: no cover - compiled
-    """(Loss-augmented) Viterbi of sequences ``lo .. hi - 1``: labels (flat), optimal
-    values in ``best``; with ``true`` of size n also ``<w, phi(x_i, y_i)>`` (labels
-    ``Yf`` in range, checked by ChainData) -- for ids the unary weights are read
-    feature-major (``wt``)."""
-    Lmax = 0
-    for i in range(lo, hi):
-        Lmax = max(Lmax, off[i + 1] - off[i])
-    S = np.empty((Lmax, K))
-    y = np.empty(Lmax, dtype=np.int64)
-    new = np.empty(K)
-    wp = np.empty(2 * K + K * K)
-    pair_weights(w, K * F, K, 1.0, wp)
+@njit(cache=True, nogil=True, inline="always")
+def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
+            true):  # pragma: no cover - compiled
+    """Sequence ``i`` (tokens ``a .. a + L - 1``) from its unary scores ``S``: the true
+    labelling's score (when ``true`` has room), the loss, the decoding."""
     o = K * F
-    o_tr = o + 2 * K
-    scores = true.size > 0
+    if true.size > 0:
+        s = w[o + Yf[a]] + w[o + K + Yf[a + L - 1]]
+        for t in range(L):
+            s += S[t, Yf[a + t]]
+        for t in range(L - 1):
+            s += w[o + 2 * K + Yf[a + t] + K * Yf[a + t + 1]]
+        true[i] = s
+    if augment:
+        add_hamming(S, L, K, Yf, a)
+    best[i] = max_sum(S, L, wp, K, new, y)
+    for t in range(L):  # not a slice assignment: see the comment above _scratch
+        labels[a + t] = y[t]
+
+
+# One kernel per data kind, chosen in Python: a first call compiles only its own unary
+# code.  Whole scratch rows, rows 0 .. L - 1 used: the argument types of the pass
+# oracle's unary kernels, so these compile once for both.  The scratch comes from the
+# caller (np.empty compiled in a kernel cost 0.3 s of a first fit).
+@njit(cache=True, nogil=True)
+def _batch_dense(lo, hi, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, new,
+                 wp):  # pragma: no cover - compiled
+    """(Loss-augmented) Viterbi of sequences ``lo .. hi - 1`` of dense token rows: labels
+    (flat), optimal values in ``best``; with ``true`` of size n also ``<w, phi(x_i,
+    y_i)>`` (labels ``Yf`` in range, checked by ChainData).  Scratch: ``S`` (Lmax x K),
+    ``y`` (Lmax), ``new`` (K) and the pair weights ``wp`` of ``w``."""
     for i in range(lo, hi):
         a = off[i]
         L = off[i + 1] - a
-        # whole scratch rows, rows 0 .. L - 1 used: the argument types of the pass oracle
-        # (dual_kernels._oracle), so these kernels compile once for both
-        if uses_ids:
-            unary_ids_fm(If[a:a + L], offsets, wt, K, S)
-        else:
-            unary_dense(Xf[a:a + L], w, K, S)
-        if scores:
-            s = w[o + Yf[a]] + w[o + K + Yf[a + L - 1]]
-            for t in range(L):
-                s += S[t, Yf[a + t]]
-            for t in range(L - 1):
-                s += w[o_tr + Yf[a + t] + K * Yf[a + t + 1]]
-            true[i] = s
-        if augment:
-            add_hamming(S, L, K, Yf, a)
-        best[i] = max_sum(S, L, wp, K, new, y)
-        for t in range(L):  # not a slice assignment: see the comment above
-            labels[a + t] = y[t]
+        unary_dense(Xf[a:a + L], w, K, S)
+        _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best, true)
+
+
+@njit(cache=True, nogil=True)
+def _batch_ids(lo, hi, If, offsets, off, Yf, wt, w, K, F, augment, labels, best, true, S, y,
+               new, wp):  # pragma: no cover - compiled
+    """:func:`_batch_dense` for attribute ids (unary weights read feature-major, ``wt``)."""
+    for i in range(lo, hi):
+        a = off[i]
+        L = off[i + 1] - a
+        unary_ids_fm(If[a:a + L], offsets, wt, K, S)
+        _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best, true)
 
 
 @njit(cache=True, nogil=True)
@@ -136,26 +144,41 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
     if (augment or true is not None) and data.Yf.size == 0:
         raise ValueError("loss-augmented decoding needs the true labellings")
     Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
-    wt = to_feature_major(w, data.K, data.F) if data.uses_ids else w
     w = np.ascontiguousarray(w, dtype=float)
-    _over_threads(_batch, data.n, n_jobs, data.Xf, data.If, data.offsets, data.off, Yf, wt, w,
-                  data.K, data.F, data.uses_ids, augment, labels, best,
-                  np.zeros(0) if true is None else true)
+    K, F, Lmax = data.K, data.F, data.Lmax
+    wp = np.empty(2 * K + K * K)
+    pair_weights(w, K * F, K, 1.0, wp)
+    tail = (K, F, augment, labels, best, np.zeros(0) if true is None else true)
+    if data.uses_ids:
+        head: tuple = (data.If, data.offsets, data.off, Yf,
+                       to_feature_major(w, K, F), w)
+        kernel = _batch_ids
+    else:
+        head, kernel = (data.Xf, data.off, Yf, w), _batch_dense
+
+    def chunk(lo: int, hi: int) -> None:  # its own scratch per thread
+        kernel(lo, hi, *head, *tail, np.empty((Lmax, K)), np.empty(Lmax, dtype=np.int64),
+               np.empty(K), wp)
+
+    _over_threads(chunk, data.n, n_jobs)
     return labels, best
 
 
-def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1
-                       ) -> dict[str, Any]:
+def chain_batch_oracle(data: ChainData, w: np.ndarray, n_jobs: int | None = 1,
+                       psi: bool = True) -> dict[str, Any]:
     """One loss-augmented pass: per-example hinge terms, losses, ``sum psi`` and labels.
 
     Returns a dict with ``labels`` (flat), ``hinge`` (``max_y L + <w, phi(y)> - <w,
-    phi(y_i)>`` per example), ``loss`` (per example) and ``psi_sum`` (dense length d).
+    phi(y_i)>`` per example), ``loss`` (per example) and, with ``psi``, ``psi_sum``
+    (dense length d).
     """
     true = np.empty(data.n)
     labels, best = chain_batch_decode(data, w, True, n_jobs, true)
     batch = ChainBatchOracles(data)
-    return {"labels": labels, "hinge": best - true, "loss": batch._losses(labels),
-            "psi_sum": batch._psi(labels)}
+    out = {"labels": labels, "hinge": best - true, "loss": batch._losses(labels)}
+    if psi:
+        out["psi_sum"] = batch._psi(labels)
+    return out
 
 
 class ChainBatchOracles:
@@ -191,11 +214,12 @@ class ChainBatchOracles:
                 np.split(labels, self.data.off[1:-1]))
 
     def primal_terms(self, w: np.ndarray, n_jobs: int | None
-                     ) -> tuple[np.ndarray, np.ndarray, float]:
-        """``(hinge per example, sum_i psi_i(y*_i), sum_i L_i(y*_i))`` of the
-        loss-augmented labellings ``y*``."""
-        out = chain_batch_oracle(self.data, w, n_jobs)
-        return out["hinge"], out["psi_sum"], float(out["loss"].sum())
+                     ) -> tuple[np.ndarray, float]:
+        """``(hinge per example, sum_i L_i(y*_i))`` of the loss-augmented labellings
+        ``y*`` (no ``sum psi``: a primal value needs none, and a first fit then compiles
+        no kernel for it)."""
+        out = chain_batch_oracle(self.data, w, n_jobs, psi=False)
+        return out["hinge"], float(out["loss"].sum())
 
     def subset(self, start: int, stop: int) -> ChainBatchOracles:
         """The batch oracles of sequences ``start, ..., stop - 1`` alone (views of this

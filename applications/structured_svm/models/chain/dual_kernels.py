@@ -142,26 +142,27 @@ def _by_reference(state):  # pragma: no cover - compiled
 
 
 # -- unary scores ------------------------------------------------------------------
+# One oracle per data kind (dense rows, sparse rows, attribute ids), chosen in Python by
+# chain_blocks: a run then compiles only the unary code its data needs (one oracle
+# deciding at run time compiled all three, about a second of a first fit,
+# benchmarks/README.md "First call").  `_oracle`, for the direction kernel, decides.
+# Inlined into their caller (the pass driver): numba optimizes each function's module
+# with every callee linked in, so a thin level between the driver and _decode cost
+# another LLVM run over the whole decoder (0.7 s).
 
 @njit(cache=True, nogil=True)
-def _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, out, gT, fm):  # pragma: no cover
-    """``out[t, k] = <g[k F : (k+1) F], features of token lo + t>`` (the model's kernels);
-    with ``fm`` the unary part of ``g`` is read from its feature-major copy ``gT``."""
-    if uses_ids and fm:
-        unary_ids_fm(If[lo:lo + L], offsets, gT, K, out)
-    elif uses_ids:
-        m = If.shape[1]
-        for t in range(L):
-            for k in range(K):
-                out[t, k] = 0.0
-            for j in range(m):
-                v = If[lo + t, j]
-                if v != 0:
-                    f = offsets[j] + v - 1
-                    for k in range(K):
-                        out[t, k] += g[k * F + f]
-    else:
-        unary_dense(Xf[lo:lo + L], g, K, out)
+def _unary_ids(If, offsets, K, F, lo, L, g, out):  # pragma: no cover - compiled
+    """``out[t, k]`` of the attribute-id model read from ``g`` itself (``k``-major)."""
+    m = If.shape[1]
+    for t in range(L):
+        for k in range(K):
+            out[t, k] = 0.0
+        for j in range(m):
+            v = If[lo + t, j]
+            if v != 0:
+                f = offsets[j] + v - 1
+                for k in range(K):
+                    out[t, k] += g[k * F + f]
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -291,27 +292,65 @@ def _add_pair_scores(g, Yf, ys, mu, Tf, tlist, tcnt, i, lo, L, K, o, o_tr, s_tru
     return s_true, s_star, s_bar
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _oracle_dense(state, i, g):  # pragma: no cover - compiled
+    """:func:`_oracle` for dense token rows."""
+    lo = state.off[i]
+    L = state.off[i + 1] - lo
+    unary_dense(state.Xf[lo:lo + L], g, state.K, state.u)
+    return _decode(state, i, g)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _oracle_rows(state, i, g):  # pragma: no cover - compiled
+    """:func:`_oracle` for sparse token rows (from the feature-major copy once synced)."""
+    lo = state.off[i]
+    L = state.off[i + 1] - lo
+    if state.mode[0] == 1:
+        _unary_sparse(state.xptr, state.xcol, state.xval, lo, L, state.gT, state.K, state.u)
+    else:
+        unary_dense(state.Xf[lo:lo + L], g, state.K, state.u)
+    return _decode(state, i, g)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _oracle_ids(state, i, g):  # pragma: no cover - compiled
+    """:func:`_oracle` for attribute ids (from the feature-major copy once synced)."""
+    lo = state.off[i]
+    L = state.off[i + 1] - lo
+    if state.mode[0] == 1:
+        unary_ids_fm(state.If[lo:lo + L], state.offsets, state.gT, state.K, state.u)
+    else:
+        _unary_ids(state.If, state.offsets, state.K, state.F, lo, L, g, state.u)
+    return _decode(state, i, g)
+
+
 @njit(cache=True, nogil=True)
 def _oracle(state, i, g):  # pragma: no cover - compiled
     """Loss-augmented Viterbi of block ``i`` at the gradient ``g``; returns ``(gap, score)``
     and leaves the labelling in ``ys`` and its loss in ``info[0]``."""
-    Xf, If, offsets = state.Xf, state.If, state.offsets
+    if state.uses_ids:
+        return _oracle_ids(state, i, g)
+    if state.xptr.size > 0:
+        return _oracle_rows(state, i, g)
+    return _oracle_dense(state, i, g)
+
+
+@njit(cache=True, nogil=True)
+def _decode(state, i, g):  # pragma: no cover - compiled
+    """The oracle after its unary scores ``u = <g, phi_t>``: decoding, scores, gap."""
     off, Yf, mu = state.off, state.Yf, state.mu
     lbar = state.lbar
     u, ua, wp = state.u, state.ua, state.wp
-    ys, info, gT = state.ys, state.info, state.gT
-    mode, Tf, tlist = state.mode, state.Tf, state.tlist
+    ys, info = state.ys, state.info
+    Tf, tlist = state.Tf, state.tlist
     tcnt = state.tcnt
     lam, n = state.lam, state.n
-    K, F, d, uses_ids = state.K, state.F, state.d, state.uses_ids
+    K, F, d = state.K, state.F, state.d
     lo = off[i]
     L = off[i + 1] - lo
     gl = g[d]
     c = 1.0 / (lam * -gl) if gl < 0.0 else 1.0 / lam
-    if mode[0] == 1 and not uses_ids:
-        _unary_sparse(state.xptr, state.xcol, state.xval, lo, L, gT, K, u)
-    else:
-        _unary(Xf, If, offsets, K, F, uses_ids, lo, L, g, u, gT, mode[0] == 1)
     # loss-augmented decoding at w = g_w / (lam (-g_l)), scaled as the model's oracle
     # does it (unscaled scores would break exact ties differently from the Python engine)
     inv = 1.0 / L if gl < 0.0 else 0.0
@@ -694,7 +733,9 @@ def chain_blocks(state: ChainState) -> CompiledBlocks:
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
 
+    oracle = (_oracle_ids if state.uses_ids
+              else _oracle_rows if state.xptr.size else _oracle_dense)
     return CompiledBlocks(chain_direction, chain_commit, ref, max_nnz, start, block_points,
                           describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
                           layout=state.sd, moved=chain_moved, accepts=accepts,
-                          oracle=_oracle)
+                          oracle=oracle)

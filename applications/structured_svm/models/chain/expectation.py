@@ -22,9 +22,10 @@ import numpy as np
 from numba import njit
 
 from .data import ChainData, chain_data
-from .dual_kernels import _unary
+from .dual_kernels import _unary_ids
 from .forward_backward import chain_marginals
 from .model import ChainModel
+from .viterbi import unary_dense
 
 __all__ = ["ChainDualPoint", "chain_dual_data", "require_chain_marginals"]
 
@@ -48,7 +49,10 @@ def require_chain_marginals(model: Any, solver: str) -> None:
 @njit(cache=True, nogil=True)
 def node_scores(Xf, If, offsets, lo, L, K, F, uses_ids, w, out):  # pragma: no cover
     """``out[t, k]``: unary score plus the start bias (t = 0) and the end bias (t = L-1)."""
-    _unary(Xf, If, offsets, K, F, uses_ids, lo, L, w, out, w, False)
+    if uses_ids:
+        _unary_ids(If, offsets, K, F, lo, L, w, out)
+    else:
+        unary_dense(Xf[lo:lo + L], w, K, out)
     o = K * F
     for k in range(K):
         out[0, k] += w[o + k]

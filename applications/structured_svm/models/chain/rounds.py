@@ -70,7 +70,7 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, wt, fm, w, K, F, use
         else:
             y, _ = decode_dense(Xf[lo:hi], w, K, yt, augment)
         lo_k = loff[k]
-        for t in range(L):  # not a slice assignment (see batch._batch)
+        for t in range(L):  # not a slice assignment (see the comment in batch.py)
             labels[lo_k + t] = y[t]
         wrong = 0
         for t in range(L):
@@ -91,7 +91,7 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, wt, fm, w, K, F, use
                 cap *= 2
             pos2 = np.empty(cap, dtype=np.int64)
             val2 = np.empty(cap)
-            for e in range(m):  # element loops, not slices: see batch._batch
+            for e in range(m):  # element loops, not slices: see the comment in batch.py
                 pos2[e] = pos[e]
                 val2[e] = val[e]
             pos, val = pos2, val2
