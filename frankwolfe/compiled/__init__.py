@@ -37,6 +37,7 @@ from .touched import Delta, Snapshots, Touched, TouchLog
 __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
            "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
-           "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick", "gap_weight", "tree_set",
+           "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
+           "gap_weight", "tree_set",
            "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
            "Delta", "Snapshots", "TouchLog", "Touched"]

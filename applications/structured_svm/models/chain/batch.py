@@ -20,7 +20,7 @@ from .viterbi import (
     unary_ids_fm,
 )
 
-__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles"]
+__all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "batch_dense"]
 
 
 # Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
@@ -58,13 +58,16 @@ def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
 # oracle's unary kernels, so these compile once for both.  The scratch comes from the
 # caller (np.empty compiled in a kernel cost 0.3 s of a first fit).
 @njit(cache=True, nogil=True)
-def _batch_dense(lo, hi, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, new,
-                 wp):  # pragma: no cover - compiled
-    """(Loss-augmented) Viterbi of sequences ``lo .. hi - 1`` of dense token rows: labels
-    (flat), optimal values in ``best``; with ``true`` of size n also ``<w, phi(x_i,
-    y_i)>`` (labels ``Yf`` in range, checked by ChainData).  Scratch: ``S`` (Lmax x K),
-    ``y`` (Lmax), ``new`` (K) and the pair weights ``wp`` of ``w``."""
-    for i in range(lo, hi):
+def batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, new,
+                wp):  # pragma: no cover - compiled
+    """(Loss-augmented) Viterbi of sequences ``which`` of dense token rows: labels (flat,
+    at the sequences' own token rows), optimal values in ``best[i]``; with ``true`` of
+    size n also ``<w, phi(x_i, y_i)>`` (labels ``Yf`` in range, checked by ChainData).
+    Scratch: ``S`` (Lmax x K), ``y`` (Lmax), ``new`` (K) and the pair weights ``wp`` of
+    ``w`` (:func:`.viterbi.pair_weights`).  Also the mini-batch rounds' decoder for
+    dense rows (:mod:`.rounds`)."""
+    for k in range(which.size):
+        i = which[k]
         a = off[i]
         L = off[i + 1] - a
         unary_dense(Xf[a:a + L], w, K, S)
@@ -72,10 +75,11 @@ def _batch_dense(lo, hi, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y
 
 
 @njit(cache=True, nogil=True)
-def _batch_ids(lo, hi, If, offsets, off, Yf, wt, w, K, F, augment, labels, best, true, S, y,
+def _batch_ids(which, If, offsets, off, Yf, wt, w, K, F, augment, labels, best, true, S, y,
                new, wp):  # pragma: no cover - compiled
-    """:func:`_batch_dense` for attribute ids (unary weights read feature-major, ``wt``)."""
-    for i in range(lo, hi):
+    """:func:`batch_dense` for attribute ids (unary weights read feature-major, ``wt``)."""
+    for k in range(which.size):
+        i = which[k]
         a = off[i]
         L = off[i + 1] - a
         unary_ids_fm(If[a:a + L], offsets, wt, K, S)
@@ -154,11 +158,11 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
                        to_feature_major(w, K, F), w)
         kernel = _batch_ids
     else:
-        head, kernel = (data.Xf, data.off, Yf, w), _batch_dense
+        head, kernel = (data.Xf, data.off, Yf, w), batch_dense
 
     def chunk(lo: int, hi: int) -> None:  # its own scratch per thread
-        kernel(lo, hi, *head, *tail, np.empty((Lmax, K)), np.empty(Lmax, dtype=np.int64),
-               np.empty(K), wp)
+        kernel(np.arange(lo, hi), *head, *tail, np.empty((Lmax, K)),
+               np.empty(Lmax, dtype=np.int64), np.empty(K), wp)
 
     _over_threads(chunk, data.n, n_jobs)
     return labels, best

@@ -15,6 +15,7 @@ from frankwolfe import Atom
 from frankwolfe.compiled import CompiledBlocks, RoundKernels
 
 from ..base import dual_scale, dual_weights
+from .batch import batch_dense
 from .data import ChainData
 from .dual_kernels import ChainState, _add_pair_scores, _emit
 from .viterbi import (
@@ -27,7 +28,6 @@ from .viterbi import (
     max_sum,
     pair_weights,
     to_feature_major,
-    unary_dense,
 )
 
 __all__ = ["ChainBlockVertices", "ChainRoundTable", "chain_rounds", "chain_recall",
@@ -309,24 +309,49 @@ class ChainRoundTable(NamedTuple):
     loss: np.ndarray
 
 
+def _round_vertices(which: np.ndarray, Xf: np.ndarray, If: np.ndarray, offsets: np.ndarray,
+                    off: np.ndarray, Yf: np.ndarray, gt: np.ndarray, s: float, w: np.ndarray,
+                    K: int, F: int, uses_ids: bool, augment: bool, labels: np.ndarray,
+                    loss: np.ndarray) -> None:
+    """The round's decodings of blocks ``which`` (threads call it on disjoint blocks): the
+    labellings at their token rows of ``labels``, their normalized Hamming losses in
+    ``loss[which]``.  Dense rows decode on the batch decoder
+    (:func:`.batch.batch_dense`, which the evaluations compile anyway: a first
+    mini-batch fit then compiles one decoder, not two); ids on :func:`_round_ids`."""
+    if uses_ids:
+        _round_ids(which, If, offsets, off, Yf, gt, s, w, K, augment, labels, loss)
+        return
+    lens = off[which + 1] - off[which]
+    Lmax = int(lens.max(initial=0))
+    wp = np.empty(2 * K + K * K)
+    pair_weights(w, K * F, K, 1.0, wp)
+    batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, np.empty(off.size - 1),
+                _NO_VALUES, np.empty((Lmax, K)), np.empty(Lmax, dtype=np.int64), np.empty(K), wp)
+    rows = _block_rows(off, which)
+    starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    wrong = np.add.reduceat(labels[rows] != Yf[rows], starts, dtype=float)
+    loss[which] = wrong / lens
+
+
 @njit(cache=True, nogil=True)
-def _round_vertices(which, Xf, If, offsets, off, Yf, gt, s, w, K, F, uses_ids, augment, labels,
-                    loss):  # pragma: no cover - compiled
-    """For ids the unary weights are ``gt / s`` (``gt`` feature-major), divided where they
-    are read: each thread divides what its examples use, and the quotients are those
-    of ``w = g / s`` (the same labellings as :class:`ChainBlockVertices`).
+def _round_ids(which, If, offsets, off, Yf, gt, s, w, K, augment, labels,
+               loss):  # pragma: no cover - compiled
+    """:func:`_round_vertices` for ids: the unary weights are ``gt / s`` (``gt``
+    feature-major), divided where they are read: each thread divides what its examples
+    use, and the quotients are those of ``w = g / s`` (the same labellings as
+    :class:`ChainBlockVertices`).
 
     The gather reads row views (``G[f]``, ``unary[t]``), as :func:`.viterbi.unary_ids_fm`
     does: with flat offsets (``gt[f K + c]``) LLVM left the loop over ``c`` scalar and a
     CoNLL-2000 pass of this kernel took 0.51 CPU-s instead of 0.26 (2026-11-27).
 
-    With ids ``w`` may hold only the pair weights (``2K + K^2``, what the Viterbi reads:
+    ``w`` may hold only the pair weights (``2K + K^2``, what the Viterbi reads:
     :func:`_split_weights`) or all ``d`` weights: the pair block is its tail."""
     Fw = (w.size - 2 * K - K * K) // K  # the Viterbi reads w[K Fw:]
-    G = gt[:gt.size - gt.size % K].reshape((gt.size // K, K))  # ids: gt.size = F K
+    G = gt[:gt.size - gt.size % K].reshape((gt.size // K, K))  # gt.size = F K
     # the decoding of viterbi._viterbi (the same operations in the same order), on the
-    # kernels the pass already compiled (unary_dense, pair_weights, max_sum) and one
-    # scratch for all examples: no second decoder stack on a cold first fit
+    # kernels the pass already compiled (pair_weights, max_sum) and one scratch for all
+    # examples: no second decoder stack on a cold first fit
     Lmax = 0
     for k in range(which.size):
         Lmax = max(Lmax, off[which[k] + 1] - off[which[k]])
@@ -339,19 +364,16 @@ def _round_vertices(which, Xf, If, offsets, off, Yf, gt, s, w, K, F, uses_ids, a
         i = which[k]
         lo = off[i]
         L = off[i + 1] - lo
-        if uses_ids:
-            for t in range(L):
-                u = S[t]
-                for c in range(K):
-                    u[c] = 0.0
-                for j in range(If.shape[1]):
-                    v = If[lo + t, j]
-                    if v != 0:
-                        row = G[offsets[j] + v - 1]
-                        for c in range(K):
-                            u[c] += row[c] / s
-        else:
-            unary_dense(Xf[lo:lo + L], w, K, S)
+        for t in range(L):
+            u = S[t]
+            for c in range(K):
+                u[c] = 0.0
+            for j in range(If.shape[1]):
+                v = If[lo + t, j]
+                if v != 0:
+                    row = G[offsets[j] + v - 1]
+                    for c in range(K):
+                        u[c] += row[c] / s
         if augment:
             add_hamming(S, L, K, Yf, lo)
         max_sum(S, L, wp, K, new, y)
