@@ -416,7 +416,7 @@ def chain_sync(state, g):  # pragma: no cover - compiled
         mode[0] = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # one caller: no LLVM level of its own
 def _transitions(state, i):  # pragma: no cover - compiled
     """Distinct transition codes ``b K + a`` of the last oracle labelling in ``ytr``
     (their counts in ``cntf``, to be cleared by the caller); returns their number."""
