@@ -13,7 +13,8 @@ numba live beside the kernels that read them: the lazy average (:mod:`.average`)
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
 rounds touch (:mod:`.touched`).  :mod:`.simplex` holds the built-in blocks of a product of
-simplices.
+simplices; kernels that only other kernels call take :func:`~.inner.inner_kernel`
+(no entry points for Python: a first call compiles less).
 
 This package imports nothing from the rest of :mod:`frankwolfe`: objectives, domains and
 methods build on it.
@@ -21,6 +22,7 @@ methods build on it.
 
 from .average import Average, average_touch
 from .driver import CERTIFY, CERTIFY_REFRESH, PASS, compiled_driver, fused_driver
+from .inner import inner_kernel
 from .protocol import (
     BlockDomainHooks,
     CompiledBlocks,
@@ -38,6 +40,6 @@ __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseK
            "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
            "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
-           "gap_weight", "tree_set",
+           "gap_weight", "tree_set", "inner_kernel",
            "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
            "Delta", "Snapshots", "TouchLog", "Touched"]

@@ -8,6 +8,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .inner import inner_kernel
+
 __all__ = ["Average", "average_touch"]
 
 
@@ -26,7 +28,7 @@ class Average(NamedTuple):
     k: int
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _avg_cum(kind, t, start):  # pragma: no cover - compiled
     if kind == 1:  # weighted: weights j for j < t
         return t * (t - 1) / 2.0

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from .average import average_touch
+from .inner import inner_kernel
 from .touched import touch
 
 __all__ = ["StructuredDirection", "structured_direction", "apply_direction", "touch_direction"]
@@ -80,7 +81,7 @@ def structured_direction(max_entries: int, max_rows: int, max_segments: int,
         rval=np.zeros(0) if sparse is None else sparse[2])
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@inner_kernel(fastmath=True)
 def _axpy2(a, xrow, h, x, g, base):  # pragma: no cover - compiled
     """``x[base + f] += a xrow[f]``, ``g[base + f] += a h[base + f] xrow[f]`` (contiguous:
     vectorized)."""
@@ -147,7 +148,7 @@ def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
                     g[p] += h[p] * c
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def touch_direction(sd, tr):  # pragma: no cover - compiled
     """List the support of the :class:`StructuredDirection` ``sd`` (what
     :func:`apply_direction` writes) in the :class:`~.touched.Touched` record ``tr``."""

@@ -8,6 +8,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .inner import inner_kernel
+
 __all__ = ["Picker", "tree_set", "gap_pick", "gap_weight"]
 
 
@@ -39,7 +41,7 @@ def tree_set(tree: np.ndarray, size: int, i: int, v: float) -> None:  # pragma: 
         j //= 2
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cover
     j = 1
     while j < size:

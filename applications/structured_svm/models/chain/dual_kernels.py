@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from frankwolfe.compiled import CompiledBlocks, structured_direction
+from frankwolfe.compiled import CompiledBlocks, inner_kernel, structured_direction
 
 from .data import chain_data, token_feature_sums, transition_counts
 from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
@@ -150,7 +150,7 @@ def _by_reference(state):  # pragma: no cover - compiled
 # with every callee linked in, so a thin level between the driver and _decode cost
 # another LLVM run over the whole decoder (0.7 s).
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _unary_ids(If, offsets, K, F, lo, L, g, out):  # pragma: no cover - compiled
     """``out[t, k]`` of the attribute-id model read from ``g`` itself (``k``-major)."""
     m = If.shape[1]
@@ -165,7 +165,7 @@ def _unary_ids(If, offsets, K, F, lo, L, g, out):  # pragma: no cover - compiled
                     out[t, k] += g[k * F + f]
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@inner_kernel(fastmath=True)
 def _unary_sparse(xptr, xcol, xval, lo, L, gT, K, out):  # pragma: no cover - compiled
     """``out[t, k]`` of the dense model from the tokens' sparse rows and the feature-major
     unary gradient ``gT`` (one contiguous K-row per nonzero; no products when the
@@ -193,7 +193,7 @@ def _axpy(a, x, y):  # pragma: no cover - compiled
         y[f] += a * x[f]
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _emit(state, i, ystar, idx, val, scale):  # pragma: no cover - compiled
     """``scale * (phi_bar(mu_i, T_i) - phi(x_i, ystar))`` as unique sparse entries; returns nnz."""
     Xf, If, offsets = state.Xf, state.If, state.offsets
@@ -336,7 +336,7 @@ def _oracle(state, i, g):  # pragma: no cover - compiled
     return _oracle_dense(state, i, g)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _decode(state, i, g):  # pragma: no cover - compiled
     """The oracle after its unary scores ``u = <g, phi_t>``: decoding, scores, gap."""
     off, Yf, mu = state.off, state.Yf, state.mu
@@ -440,7 +440,7 @@ def _entry(sd, ne, p, v):  # pragma: no cover - compiled
     return ne + 1
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def chain_curvature(state, i, h):  # pragma: no cover - compiled
     """``d^T diag(h) d`` for the direction ``d = A_i (s_i - z_i)`` of the last oracle call
     (see :class:`frankwolfe.compiled.CompiledBlocks`; ``h`` is
@@ -541,7 +541,7 @@ def chain_curvature(state, i, h):  # pragma: no cover - compiled
     return h[0] * sc * sc * (cu + cp) + h[d] * dl * dl
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def chain_describe(state, i, sd):  # pragma: no cover - compiled
     """The direction ``d = A_i (s_i - z_i)`` of the last :func:`chain_curvature` call as a
     :class:`~frankwolfe.compiled.StructuredDirection`: already written
@@ -550,7 +550,7 @@ def chain_describe(state, i, sd):  # pragma: no cover - compiled
     return None
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def chain_moved(state, sd, g):  # pragma: no cover - compiled
     """After the driver's move along ``sd``: the feature-major gradient copy follows
     ``g`` on the unary row terms (when the copy is in use): the ids of the rows, or
@@ -579,7 +579,7 @@ def chain_moved(state, sd, g):  # pragma: no cover - compiled
                 gT[f * K + kk] = g[b + f]
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe import Atom
-from frankwolfe.compiled import CompiledBlocks, RoundKernels
+from frankwolfe.compiled import CompiledBlocks, RoundKernels, inner_kernel
 
 from ..base import dual_scale, dual_weights
 from .batch import batch_dense
@@ -423,7 +423,7 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
     return nnz, gap, score
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def chain_recall_gap(state, table, i, g):  # pragma: no cover - compiled
     """The round kernel ``recall_gap`` (see
     :class:`frankwolfe.compiled.RoundKernels`): block ``i``'s gap and

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from frankwolfe.compiled import inner_kernel
+
 _OK = -1
 
 
@@ -66,7 +68,7 @@ def unary_ids(ids, offsets, sizes, w, n_states, n_feat, out):
     return _OK
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def unary_ids_fm(ids, offsets, wt, n_states, out):
     """:func:`unary_ids` on feature-major weights ``wt[f*K + k]`` (ids assumed in range).
 
@@ -108,7 +110,7 @@ def pair_weights(w, o_start, n_states, scale, out):
             out[2 * K + a * K + b] = scale * w[o_tr + a + K * b]
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@inner_kernel(fastmath=True)
 def max_sum(S, L, wp, n_states, new, y):
     """Max-sum over a chain of length ``L``, in place; returns the optimal value and
     leaves the labelling in ``y[:L]``.
