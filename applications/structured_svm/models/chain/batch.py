@@ -63,9 +63,10 @@ def batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, 
     """(Loss-augmented) Viterbi of sequences ``which`` of dense token rows: labels (flat,
     at the sequences' own token rows), optimal values in ``best[i]``; with ``true`` of
     size n also ``<w, phi(x_i, y_i)>`` (labels ``Yf`` in range, checked by ChainData).
-    Scratch: ``S`` (Lmax x K), ``y`` (Lmax), ``new`` (K) and the pair weights ``wp`` of
-    ``w`` (:func:`.viterbi.pair_weights`).  Also the mini-batch rounds' decoder for
-    dense rows (:mod:`.rounds`)."""
+    Scratch: ``S`` (Lmax x K), ``y`` (Lmax), ``new`` (K), ``wp`` (``2K + K^2``, the pair
+    weights of ``w``: :func:`.viterbi.pair_weights`).  Also the mini-batch rounds'
+    decoder for dense rows (:mod:`.rounds`)."""
+    pair_weights(w, K * F, K, 1.0, wp)
     for k in range(which.size):
         i = which[k]
         a = off[i]
@@ -78,6 +79,7 @@ def batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, 
 def _batch_ids(which, If, offsets, off, Yf, wt, w, K, F, augment, labels, best, true, S, y,
                new, wp):  # pragma: no cover - compiled
     """:func:`batch_dense` for attribute ids (unary weights read feature-major, ``wt``)."""
+    pair_weights(w, K * F, K, 1.0, wp)
     for k in range(which.size):
         i = which[k]
         a = off[i]
@@ -150,8 +152,6 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
     Yf = data.Yf if data.Yf.size else np.zeros(labels.size, dtype=np.int64)
     w = np.ascontiguousarray(w, dtype=float)
     K, F, Lmax = data.K, data.F, data.Lmax
-    wp = np.empty(2 * K + K * K)
-    pair_weights(w, K * F, K, 1.0, wp)
     tail = (K, F, augment, labels, best, np.zeros(0) if true is None else true)
     if data.uses_ids:
         head: tuple = (data.If, data.offsets, data.off, Yf,
@@ -162,7 +162,7 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
 
     def chunk(lo: int, hi: int) -> None:  # its own scratch per thread
         kernel(np.arange(lo, hi), *head, *tail, np.empty((Lmax, K)),
-               np.empty(Lmax, dtype=np.int64), np.empty(K), wp)
+               np.empty(Lmax, dtype=np.int64), np.empty(K), np.empty(2 * K + K * K))
 
     _over_threads(chunk, data.n, n_jobs)
     return labels, best

@@ -323,10 +323,9 @@ def _round_vertices(which: np.ndarray, Xf: np.ndarray, If: np.ndarray, offsets: 
         return
     lens = off[which + 1] - off[which]
     Lmax = int(lens.max(initial=0))
-    wp = np.empty(2 * K + K * K)
-    pair_weights(w, K * F, K, 1.0, wp)
     batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, np.empty(off.size - 1),
-                _NO_VALUES, np.empty((Lmax, K)), np.empty(Lmax, dtype=np.int64), np.empty(K), wp)
+                _NO_VALUES, np.empty((Lmax, K)), np.empty(Lmax, dtype=np.int64), np.empty(K),
+                np.empty(2 * K + K * K))
     rows = _block_rows(off, which)
     starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
     wrong = np.add.reduceat(labels[rows] != Yf[rows], starts, dtype=float)

@@ -96,7 +96,7 @@ def to_feature_major(w: np.ndarray, n_states: int, n_feat: int) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(w, dtype=float)[:K * F].reshape(K, F).T).ravel()
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def pair_weights(w, o_start, n_states, scale, out):
     """``out = scale * [start biases, end biases, transitions transposed]`` from the pair
     block ``w[o_start:]`` (transition ``a -> b`` at ``w[o_tr + a + K b]``, written to
