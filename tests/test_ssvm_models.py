@@ -407,3 +407,37 @@ def test_user_defined_model_gets_the_defaults():
     assert repr(model) == "Parity()"
     with pytest.raises(ShapeError, match=r"`w` must have shape \(2,\)"):
         model.score(2.0, 1, np.zeros(3))
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_feature_supports_of_a_data_set_are_the_active_coordinates(ids):
+    """chain_feature_supports (the supports of all sequences at once) against the
+    coordinates a sequence's joint feature map can reach, found here from the features
+    one sequence at a time: features zero at every position (dense) or absent ids (id 0)
+    are left out; the pair coordinates and the appended one always belong."""
+    from frankwolfe.applications.structured_svm.models.chain.supports import (
+        chain_feature_supports,
+    )
+
+    rng = np.random.default_rng(3)
+    K = 3
+    model = random_chain(rng, ids, 1, K)[0]
+    X = []
+    for L in (1, 4, 2, 6, 3):
+        x = random_chain(rng, ids, L, K)[1]
+        if not ids:
+            x[:, rng.random(x.shape[1]) < 0.5] = 0.0  # whole features absent
+            x[rng.random(x.shape) < 0.3] = 0.0
+        X.append(x)
+    F, d = model.n_unary, model.size_joint_feature
+    supports = chain_feature_supports(model, X, append=d)
+    assert len(supports) == len(X)
+    for x, got in zip(X, supports):
+        if ids:
+            offsets = np.concatenate([[0], np.cumsum(model.template_sizes)[:-1]])
+            feats = {int(offsets[j] + v - 1) for row in x for j, v in enumerate(row) if v > 0}
+        else:
+            feats = {f for f in range(F) if np.any(x[:, f] != 0.0)}
+        want = [k * F + f for k in range(K) for f in sorted(feats)]
+        want += list(range(K * F, d)) + [d]
+        np.testing.assert_array_equal(got, want)

@@ -62,16 +62,16 @@ def touch(tr, p):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def settle(index, src, dst, out):  # pragma: no cover - compiled
-    """``dst[p] = src[p]`` where the bit patterns differ, for ``p`` in ``index``; the
-    coordinates copied are written to ``out`` (in ``index``'s order); their number.
-    Bit patterns: a zero's sign or a NaN's payload changes as the float does."""
-    s = src.view(np.int64)
-    t = dst.view(np.int64)
+    """``dst[p] = src[p]`` where they differ, for ``p`` in ``index``; the coordinates
+    copied are written to ``out`` (in ``index``'s order); their number.  ``src`` and
+    ``dst`` are the int64 views of float arrays (``a.view(np.int64)``, taken by the
+    caller: a view inside compiles numba's layout checks): their bit patterns, so a
+    zero's sign or a NaN's payload changes as the float does."""
     m = 0
     for a in range(index.size):
         p = index[a]
-        if s[p] != t[p]:
-            t[p] = s[p]
+        if src[p] != dst[p]:
+            dst[p] = src[p]
             out[m] = p
             m += 1
     return m

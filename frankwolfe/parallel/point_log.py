@@ -83,7 +83,9 @@ class _PointLog:
             return
         if delta is not None and base is not None and delta.base == base:
             out = np.empty(delta.index.size, dtype=np.int64)
-            changed = out[:settle(delta.index, g, self.last, out)]  # copied into last
+            # copied into last
+            changed = out[:settle(delta.index, g.view(np.int64), self.last.view(np.int64),
+                                  out)]
             self.diffed += delta.index.size
         else:
             # bit patterns: a sign of zero or a NaN payload changes as the float does
