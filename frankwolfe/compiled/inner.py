@@ -19,7 +19,39 @@ __all__ = ["inner_kernel"]
 
 
 def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
-    """``@inner_kernel`` or ``@inner_kernel(fastmath=True)`` (see the module)."""
+    """Compile ``fn`` as a kernel that only other numba kernels call.
+
+    ``njit(cache=True, nogil=True)`` without the entry points for calls from Python
+    (the CPython wrapper and the C callback): each is an LLVM module of its own,
+    optimized with the kernel linked in, which a kernel under a pass driver never uses.
+
+    Parameters
+    ----------
+    fn : function, optional
+        The kernel (``@inner_kernel``); without it, the decorator
+        (``@inner_kernel(fastmath=True)``).
+    fastmath : bool, default False
+        numba's ``fastmath`` flag.
+
+    Returns
+    -------
+    numba dispatcher, or the decorator
+        Callable from numba code; a call from Python raises numba's ``TypeError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from frankwolfe.compiled import inner_kernel
+    >>> @inner_kernel
+    ... def _twice(a):
+    ...     return 2.0 * a
+    >>> @njit
+    ... def total(x):
+    ...     return _twice(x.sum())
+    >>> float(total(np.ones(3)))
+    6.0
+    """
     deco = njit(cache=True, nogil=True, fastmath=fastmath, no_cpython_wrapper=True,
                 no_cfunc_wrapper=True)
     return deco if fn is None else deco(fn)
