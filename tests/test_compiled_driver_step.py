@@ -20,3 +20,23 @@ def test_pairwise_steps_with_fused_directions_are_refused_by_name():
     okern = QuadraticObjective(sp.eye(2, format="csr"), np.zeros(2)).compiled_block_objective()
     with pytest.raises(ValueError, match="`pairwise` only with fused=False"):
         compiled_driver(dk, okern, ExactStep().compiled()[0], fused=True, pairwise=pair)
+
+
+def test_an_inner_kernel_serves_numba_code_and_refuses_python_by_name():
+    """A kernel compiled without entry points for Python (inner_kernel) is called by
+    compiled code; a call from Python is a TypeError naming it, not a crash."""
+    from numba import njit
+
+    from frankwolfe.compiled import inner_kernel
+
+    @inner_kernel
+    def _scaled(a, s):
+        return s * a
+
+    @njit
+    def caller(x):
+        return _scaled(x.sum(), 3.0)
+
+    assert caller(np.arange(4.0)) == 18.0
+    with pytest.raises(TypeError, match="_scaled is an inner kernel"):
+        _scaled(1.0, 2.0)

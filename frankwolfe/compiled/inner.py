@@ -6,7 +6,7 @@ a kernel that Python never calls compiles and caches without them.  Each wrapper
 LLVM module of its own, optimized with the kernel's code linked in; for the kernels
 under a pass driver they cost 0.3-0.6 CPU-s of a first chain SSVM fit and about 1.5 s
 of a first lasso (benchmarks/README.md, "First call").  Calling such a kernel from
-Python raises numba's ``TypeError``: give it the plain decorator instead.
+Python raises ``TypeError``: give it the plain decorator instead.
 """
 
 from __future__ import annotations
@@ -14,8 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
-__all__ = ["inner_kernel"]
+__all__ = ["inner_kernel", "InnerKernel"]
+
+
+class InnerKernel(CPUDispatcher):
+    """The dispatcher of an :func:`inner_kernel`: numba code calls it as any other; a call
+    from Python raises ``TypeError`` (numba would jump to the missing entry point: a
+    segmentation fault)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is an "
+                        "inner kernel (frankwolfe.compiled.inner_kernel): compiled without "
+                        "an entry point for Python, only numba code can call it")
 
 
 def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
@@ -35,8 +47,9 @@ def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
 
     Returns
     -------
-    numba dispatcher, or the decorator
-        Callable from numba code; a call from Python raises numba's ``TypeError``.
+    InnerKernel, or the decorator
+        A numba dispatcher callable from numba code; a call from Python raises
+        ``TypeError``.
 
     Examples
     --------
@@ -52,6 +65,12 @@ def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
     >>> float(total(np.ones(3)))
     6.0
     """
-    deco = njit(cache=True, nogil=True, fastmath=fastmath, no_cpython_wrapper=True,
-                no_cfunc_wrapper=True)
+    options: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": fastmath,
+                               "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+    def deco(f: Any) -> InnerKernel:
+        disp = njit(**options)(f)
+        disp.__class__ = InnerKernel  # the same object layout: only the Python call differs
+        return disp
+
     return deco if fn is None else deco(fn)

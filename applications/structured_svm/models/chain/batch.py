@@ -153,6 +153,7 @@ def chain_batch_decode(data: ChainData, w: np.ndarray, augment: bool, n_jobs: in
     w = np.ascontiguousarray(w, dtype=float)
     K, F, Lmax = data.K, data.F, data.Lmax
     tail = (K, F, augment, labels, best, np.zeros(0) if true is None else true)
+    kernel: Any  # one of two numba kernels, each with its own arguments
     if data.uses_ids:
         head: tuple = (data.If, data.offsets, data.off, Yf,
                        to_feature_major(w, K, F), w)
