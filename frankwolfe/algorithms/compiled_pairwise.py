@@ -50,12 +50,21 @@ from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
 from ..objectives.atom_cache import DEFAULT_CACHE_BYTES
 from ..objectives.base import Objective
-from ..objectives.design_kernels import design_ref, half_sq_residual
+from ..objectives.design_kernels import design_ref
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from .active_variant import split_start
-from .compiled_pairwise_kernels import _activate, _gap, _refresh, _run_chunk, _State, state_ref
+from .compiled_pairwise_kernels import (
+    _FV,
+    _IV,
+    _activate,
+    _observe,
+    _refresh,
+    _run_chunk,
+    _State,
+    state_ref,
+)
 from .engine import Engine, Observation, drive
 from .loop import prepare_start
 
@@ -106,8 +115,7 @@ class _CompiledPairwiseEngine(Engine):
 
     def observe(self, k: int) -> Observation | str:
         S = self.S
-        f = float(half_sq_residual(self.DR, S.p))
-        gap = float(_gap(self.R, self.signed, self.r))
+        f, gap = (float(v) for v in _observe(self.DR, self.R, self.signed, self.r))
         if not (np.isfinite(f) and np.isfinite(gap)):
             keep = "no good iterate exists" if self.last_x is None else \
                 "returning the last good iterate"
@@ -240,7 +248,10 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
                np.zeros(nv), np.full(nv, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
                np.full(n, -1, dtype=np.int64), np.empty((cap, n)), np.zeros(1, dtype=np.int64),
                max(1, n // 8), np.full(n, -1, dtype=np.int64), np.zeros(kmax, dtype=np.int64),
-               np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)))
+               np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)),
+               np.empty((_FV, kmax)), np.empty((_IV, kmax), dtype=np.int64),
+               np.empty((2, kmax, kmax)), np.empty(nv, dtype=np.int64),
+               np.empty(n, dtype=np.bool_), np.empty(D.m))
     DR, R = design_ref(D), state_ref(S)
     for vid, w in pairs:
         S.w[_activate(R, vid)] += w

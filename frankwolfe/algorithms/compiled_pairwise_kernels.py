@@ -16,15 +16,21 @@ from ..objectives.design_kernels import (
     add_column,
     add_gram_column,
     column_dot,
-    column_sq_norm,
     column_work,
     exact_products,
     extend_gram,
-    gram_column,
+    half_sq_residual,
 )
 
 #: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices
 _GROW = 2
+# rows of the workspace _State.fv: signs and scores of the face's vertices, their
+# weights, the scores and the two solutions of a round of the face minimizer, the
+# change of the scores, the best inactive scores
+_SG, _SC, _WT, _SS, _Z1, _Z2, _QD, _TOP, _FV = range(9)
+# rows of _State.iv: coordinates of the face, their rows of gmat, the support and
+# membership of the face minimizer, the best inactive vertices
+_JS, _POS, _SUB, _ALIVE, _IDS, _IV = range(6)
 
 
 class _State(NamedTuple):
@@ -46,6 +52,14 @@ class _State(NamedTuple):
     gj: np.ndarray  # (kmax,) tracked coordinates
     gcount: np.ndarray  # (1,)
     gmat: np.ndarray  # (kmax, kmax) <A e_i, A e_j> of tracked coordinates
+    # workspace of the kernels, so that they allocate nothing: each numpy allocation
+    # and array expression compiles helpers of its own on a cold start (issue #22)
+    fv: np.ndarray  # (_FV, kmax) vectors of a face (rows named _SG, _SC, ...)
+    iv: np.ndarray  # (_IV, kmax) integer vectors of a face
+    fq: np.ndarray  # (2, kmax, kmax) the face's Gram matrix and its Cholesky factor
+    supp: np.ndarray  # (nv,) coordinates of the active vertices
+    seen: np.ndarray  # (n,) booleans
+    fm: np.ndarray  # (m,)
 
 
 # The kernels take the state by reference (one pointer): as a named tuple, by value,
@@ -122,10 +136,11 @@ def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _gap(S, signed, r):  # pragma: no cover - compiled
+def _observe(D, S, signed, r):  # pragma: no cover - compiled
+    """``(f, Frank-Wolfe gap)`` at the current point."""
     gx, ia, sa = _scan(S, signed, r)
     v, sv = _fw_vertex(S.g, signed, r)
-    return gx - sv
+    return half_sq_residual(D, S.p), gx - sv
 
 
 @njit(cache=True, nogil=True)
@@ -138,7 +153,10 @@ def _cached_gram(D, S, j):  # pragma: no cover - compiled
     if S.pcount[0] >= S.pool.shape[0] or column_work(D, j) < S.heavy:
         return -1
     t = S.pcount[0]
-    gram_column(D, j, S.pool[t])
+    row = S.pool[t]
+    for k in range(row.shape[0]):
+        row[k] = 0.0
+    add_gram_column(D, j, 1.0, row)
     S.gslot[j] = t
     S.pcount[0] = t + 1
     return t
@@ -158,13 +176,9 @@ def _add_hess(D, S, j, c):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _sq_norm(D, S, j):  # pragma: no cover - compiled
-    t = S.gslot[j]
-    return S.pool[t, j] if t >= 0 else column_sq_norm(D, j)
-
-
-@njit(cache=True, nogil=True)
 def _cross(D, S, i, j):  # pragma: no cover - compiled
+    """``<A e_i, A e_j>`` (``||A e_j||^2`` for ``i == j``), from a cached Gram column
+    when there is one."""
     t = S.gslot[i]
     if t >= 0:
         return S.pool[t, j]
@@ -212,20 +226,21 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     total = 0.0
     for t in range(k):
         total += S.w[t]
-    support = np.empty(k, dtype=np.int64)
-    S.x[:] = 0.0
+    support = S.supp
+    x = S.x
+    for j in range(x.shape[0]):
+        x[j] = 0.0
     for t in range(k):
         S.w[t] /= total
         j, s = _coord(signed, S.vid[t])
         support[t] = j
-        S.x[j] += r * s * S.w[t]
-    exact_products(D, S.x, support, k, S.p, S.g)
+        x[j] += r * s * S.w[t]
+    exact_products(D, x, support, k, S.p, S.g, S.seen, S.fm)
 
 
 @njit(cache=True, nogil=True)
-def _cholesky_solve(L, k, rhs):  # pragma: no cover - compiled
-    """Solve ``L L^T y = rhs`` (``L`` lower triangular, ``k x k``)."""
-    y = rhs.copy()
+def _cholesky_solve(L, k, y):  # pragma: no cover - compiled
+    """Solve ``L L^T z = y`` in place (``L`` lower triangular, ``k x k``)."""
     for i in range(k):
         t = y[i]
         for j in range(i):
@@ -236,60 +251,83 @@ def _cholesky_solve(L, k, rhs):  # pragma: no cover - compiled
         for j in range(i + 1, k):
             t -= L[j, i] * y[j]
         y[i] = t / L[i, i]
-    return y
 
 
 @njit(cache=True, nogil=True)
-def _cholesky(M, k, ridge):  # pragma: no cover - compiled
-    """Lower factor of ``M + ridge I`` (LAPACK); ``ok`` false when it is not positive
-    definite."""
+def _cholesky(Q, sub, k, ridge, L):  # pragma: no cover - compiled
+    """The lower factor ``L`` of ``Q[sub, sub] + ridge I`` (``k x k``, rows and columns
+    ``sub[:k]`` of ``Q``); false when that is not positive definite (or not finite).
+
+    A loop, not LAPACK: the faces are small, and numba's ``np.linalg.cholesky`` (its
+    checks and the exception it raises) took more compiling than the rest of the face
+    minimizer (issue #22)."""
     for i in range(k):
-        M[i, i] += ridge
-    try:
-        return np.linalg.cholesky(M), True
-    except Exception:  # not positive definite: the caller keeps its weights
-        return M, False
+        Li = L[i]
+        qi = Q[sub[i]]
+        for j in range(i + 1):
+            Lj = L[j]
+            t = qi[sub[j]] + ridge if j == i else qi[sub[j]]
+            for c in range(j):
+                t -= Li[c] * Lj[c]
+            if j < i:
+                Li[j] = t / Lj[j]
+            elif t > 0.0 and t < np.inf:
+                Li[i] = np.sqrt(t)
+            else:
+                return False
+    return True
 
 
 @njit(cache=True, nogil=True)
-def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
+def _face_minimizer(S, k):  # pragma: no cover - compiled
     """Weights ``w + delta`` minimizing ``s.delta + 1/2 delta^T Q delta`` over the face of the
     simplex spanned by ``w``'s support (a primal active-set method: each round solves
     the equality-constrained problem on the current support, moves towards its solution
-    as far as the weights stay non-negative and drops the weight that hits 0).
-    ``s`` (the scores ``<g, v>``) is updated to the new point.  Returns the change of
-    the model (<= 0)."""
-    k = w.shape[0]
-    alive = np.ones(k, dtype=np.bool_)
+    as far as the weights stay non-negative and drops the weight that hits 0); ``Q``,
+    ``s`` and ``w`` are the first ``k`` rows and columns of the workspace ``S.fq[0]``,
+    ``S.fv[_SC]`` and ``S.fv[_WT]``.  ``w`` is moved and ``s`` (the scores ``<g, v>``)
+    updated to the new point.  Returns the change of the model (<= 0)."""
+    Q, L = S.fq[0], S.fq[1]
+    s, w = S.fv[_SC], S.fv[_WT]
+    ss, z1, z2, Qd = S.fv[_SS], S.fv[_Z1], S.fv[_Z2], S.fv[_QD]
+    alive, sub = S.iv[_ALIVE], S.iv[_SUB]
+    for i in range(k):
+        alive[i] = 1
     change = 0.0
     scale = 0.0
     for i in range(k):
         scale = max(scale, Q[i, i])
     ridge = 1e-12 * scale + 1e-300
     for _ in range(2 * k):
-        sub = np.flatnonzero(alive)
-        kk = sub.shape[0]
+        kk = 0
+        for i in range(k):
+            if alive[i]:
+                sub[kk] = i
+                kk += 1
         if kk < 2:
             break
-        M = np.empty((kk, kk))
-        for a in range(kk):
-            for b in range(kk):
-                M[a, b] = Q[sub[a], sub[b]]
-        L, ok = _cholesky(M, kk, ridge)
-        if not ok:
-            break
-        ss = np.empty(kk)
+        if not _cholesky(Q, sub, kk, ridge, L):
+            break  # not positive definite: the weights stay
         for a in range(kk):
             ss[a] = s[sub[a]]
-        z1 = _cholesky_solve(L, kk, ss)
-        z2 = _cholesky_solve(L, kk, np.ones(kk))
-        mu = -z1.sum() / z2.sum()
-        delta = -(z1 + mu * z2)
+            z1[a] = ss[a]
+            z2[a] = 1.0
+        _cholesky_solve(L, kk, z1)
+        _cholesky_solve(L, kk, z2)
+        t1 = 0.0
+        t2 = 0.0
+        for a in range(kk):
+            t1 += z1[a]
+            t2 += z2[a]
+        mu = -t1 / t2
+        delta = z1  # -(z1 + mu z2), in place
+        for a in range(kk):
+            delta[a] = -(z1[a] + mu * z2[a])
         # vertices that came in at weight 0 and would go negative leave at once
         blocked = False
         for a in range(kk):
             if delta[a] < 0.0 and w[sub[a]] == 0.0:
-                alive[sub[a]] = False
+                alive[sub[a]] = 0
                 blocked = True
         if blocked:
             continue
@@ -303,7 +341,8 @@ def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
         slope = 0.0
         for a in range(kk):
             slope += ss[a] * delta[a]
-        Qd = np.zeros(k)
+        for i in range(k):
+            Qd[i] = 0.0
         for a in range(kk):
             da = delta[a]
             if da != 0.0:
@@ -323,17 +362,19 @@ def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
         if hit < 0:
             break
         w[sub[hit]] = 0.0
-        alive[sub[hit]] = False
+        alive[sub[hit]] = 0
     return change
 
 
 @njit(cache=True, nogil=True)
-def _track(D, S, js):  # pragma: no cover - compiled
-    """Rows of ``gmat`` of the coordinates ``js``: coordinates met for the first time get
-    their inner products with every tracked one (so a face's Gram matrix costs each pair
-    once per run): from their cached Gram columns for a dense ``A``, from the rows their
-    columns touch for a sparse ``A``.  When ``gmat`` is full the tracking starts over."""
-    k = js.shape[0]
+def _face_gram(D, S, k):  # pragma: no cover - compiled
+    """``Q[u, v] = <A e_i, A e_j>`` over the coordinates ``js[:k]`` (repeats allowed;
+    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq[0]``), from the tracked products
+    in ``gmat``: coordinates met for the first time get their inner products with every
+    tracked one (so a face's Gram matrix costs each pair once per run): from their
+    cached Gram columns for a dense ``A``, from the rows their columns touch for a
+    sparse ``A``.  When ``gmat`` is full the tracking starts over."""
+    js, pos = S.iv[_JS], S.iv[_POS]
     new = 0
     for u in range(k):
         if S.gpos[js[u]] < 0:
@@ -343,7 +384,6 @@ def _track(D, S, js):  # pragma: no cover - compiled
             S.gpos[S.gj[t]] = -1
         S.gcount[0] = 0
     first_new = S.gcount[0]
-    pos = np.empty(k, dtype=np.int64)
     for u in range(k):
         j = js[u]
         t = S.gpos[j]
@@ -358,24 +398,14 @@ def _track(D, S, js):  # pragma: no cover - compiled
                     jq = S.gj[q]
                     val = S.pool[h, jq] if h >= 0 else column_dot(D, j, jq)
                     S.gmat[t, q] = S.gmat[q, t] = val
-                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_sq_norm(D, j)
+                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_dot(D, j, j)
         pos[u] = t
     if not D.dense:  # from the rows the new columns touch
-        extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat)
-    return pos
-
-
-@njit(cache=True, nogil=True)
-def _face_gram(D, S, js):  # pragma: no cover - compiled
-    """``<A e_i, A e_j>`` over the coordinates ``js`` (repeats allowed), from the tracked
-    products (see ``_track``)."""
-    k = js.shape[0]
-    Q = np.empty((k, k))
-    pos = _track(D, S, js)
+        extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat, S.fm)
+    Q = S.fq[0]
     for u in range(k):
         for v in range(k):
             Q[u, v] = S.gmat[pos[u], pos[v]]
-    return Q
 
 
 @njit(cache=True, nogil=True)
@@ -386,8 +416,10 @@ def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
     if q <= 1:
         return
     # the q - 1 best in one pass, kept in a small sorted buffer (scores ascending)
-    top = np.full(q - 1, np.inf)
-    ids = np.full(q - 1, -1, dtype=np.int64)
+    top, ids = S.fv[_TOP], S.iv[_IDS]
+    for t in range(q - 1):
+        top[t] = np.inf
+        ids[t] = -1
     g = S.g
     for j in range(g.shape[0]):
         if signed:
@@ -417,19 +449,18 @@ def _corrective(D, S, signed, r):  # pragma: no cover - compiled
     if k > S.gj.shape[0]:  # a face larger than the tracked products: no round
         _drop_zeros(S)
         return 0.0
-    js = np.empty(k, dtype=np.int64)
-    sg = np.empty(k)
+    js, sg, s, w = S.iv[_JS], S.fv[_SG], S.fv[_SC], S.fv[_WT]
     for u in range(k):
         js[u], sg[u] = _coord(signed, S.vid[u])
-    Q = _face_gram(D, S, js)
+    _face_gram(D, S, k)
+    Q = S.fq[0]
     for u in range(k):
         for v in range(k):
             Q[u, v] *= r * r * sg[u] * sg[v]
-    s = np.empty(k)
     for u in range(k):
         s[u] = r * sg[u] * S.g[js[u]]
-    w = S.w[:k].copy()
-    change = _face_minimizer(Q, s, w)
+        w[u] = S.w[u]
+    change = _face_minimizer(S, k)
     if not change < 0.0:  # the vertices brought in at weight 0 leave again
         _drop_zeros(S)
         return 0.0
@@ -498,9 +529,9 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         cv = r * s_v
         ca = -r * s_a
         if jv == ja:  # mass between +r e_j and -r e_j
-            curv = (cv + ca) ** 2 * _sq_norm(D, S, jv)
+            curv = (cv + ca) ** 2 * _cross(D, S, jv, jv)
         else:
-            curv = (cv * cv * _sq_norm(D, S, jv) + ca * ca * _sq_norm(D, S, ja)
+            curv = (cv * cv * _cross(D, S, jv, jv) + ca * ca * _cross(D, S, ja, ja)
                     + 2.0 * cv * ca * _cross(D, S, jv, ja))
         gmax = S.w[ia]
         gamma = gmax
