@@ -9,7 +9,9 @@ no step logic: the core's compiled driver
 (:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
 
 One record type serves both kinds of ``A`` (the unused part is empty), so one
-compiled driver, cached on disk, serves both.
+compiled driver, cached on disk, serves both.  The kernels here but
+:func:`design_ref` are compiled without a Python entry (``inner_kernel``): other
+kernels call them, Python does not.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from numba.experimental import structref
 
 from .._sparse import issparse
 
-__all__ = ["Design", "DesignRef", "design_ref", "make_design", "column_work",
+__all__ = ["Design", "DesignRef", "design_ref", "make_design", "inner_kernel", "column_work",
            "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
            "half_sq_residual"]
 
@@ -47,6 +49,13 @@ class Design(NamedTuple):
     ri: np.ndarray
     rd: np.ndarray
     b: np.ndarray
+
+
+#: the decorator of kernels that only other kernels call: numba compiles them without
+#: the entry points a call from Python needs (its Python and C wrappers, a large part
+#: of a small function's compile time on a cold start, issue #22).  Calling one from
+#: Python crashes the interpreter: call it from a kernel.
+inner_kernel = njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # The kernels take the design by reference (one pointer; see DesignRef): as a named
@@ -94,7 +103,7 @@ def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
                   i32(rows.indices), np.ascontiguousarray(rows.data, dtype=float), b)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def column_work(D, j):  # pragma: no cover - compiled
     """Entries of ``A`` read by :func:`add_gram_column` for column ``j``."""
     if D.dense:
@@ -106,7 +115,7 @@ def column_work(D, j):  # pragma: no cover - compiled
     return w
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
     """``out += c A^T A e_j``, through the rows of ``A`` that column ``j`` touches."""
     if D.dense:
@@ -125,7 +134,7 @@ def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
             out[D.ri[kk]] += t * D.rd[kk]
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def column_dot(D, i, j):  # pragma: no cover - compiled
     """``<A e_i, A e_j>`` (``||A e_j||^2`` for ``i == j``)."""
     s = 0.0
@@ -148,7 +157,7 @@ def column_dot(D, i, j):  # pragma: no cover - compiled
     return s
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def add_column(D, j, c, p):  # pragma: no cover - compiled
     """``p += c A e_j``."""
     if D.dense:
@@ -159,7 +168,7 @@ def add_column(D, j, c, p):  # pragma: no cover - compiled
         p[D.ci[k]] += c * D.cd[k]
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def exact_products(D, x, support, k, p, g, seen, res):  # pragma: no cover - compiled
     """``p = A x`` (``x`` non-zero only on ``support[:k]``, repeats allowed) and
     ``g = A^T (p - b)``, from scratch; ``seen`` (``(n,)`` booleans) and ``res``
@@ -194,7 +203,7 @@ def exact_products(D, x, support, k, p, g, seen, res):  # pragma: no cover - com
         g[j] = s
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def extend_gram(D, js, pos, first_new, count, G, img):  # pragma: no cover - compiled
     """Fill the rows and columns ``first_new:count`` of ``G[u, v] = <A e_{js[u]}, A e_{js[v]}>``
     (sparse ``A``; ``pos[js[u]] = u``, -1 for the other coordinates; rows ``u < first_new``
@@ -241,7 +250,7 @@ def extend_gram(D, js, pos, first_new, count, G, img):  # pragma: no cover - com
         known += hi - lo
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def half_sq_residual(D, p):  # pragma: no cover - compiled
     """``1/2 ||p - b||^2``."""
     s = 0.0
