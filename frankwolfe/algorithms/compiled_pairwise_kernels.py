@@ -8,6 +8,7 @@ the other kernels are ``inner_kernel``\ s, for kernels only.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -262,7 +263,7 @@ def _cholesky_solve(Q, sub, k, ridge, L, y, z):  # pragma: no cover - compiled
             if j < i:
                 Li[j] = t / Lj[j]
             elif t > 0.0 and t < np.inf:
-                Li[i] = np.sqrt(t)
+                Li[i] = math.sqrt(t)  # math, not numpy: no ufunc machinery to compile
             else:
                 return False
     for i in range(k):
@@ -305,7 +306,7 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
         scale = max(scale, Q[i, i])
     ridge = 1e-12 * scale + 1e-300
     for _ in range(2 * k):
-        kk = 0
+        kk = np.int64(0)  # not the literal 0: numba would compile the callee for it too
         for i in range(k):
             if alive[i]:
                 sub[kk] = i
@@ -473,8 +474,13 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         if corrective:
             # a corrective round: the oracle's vertex and the next best inactive ones come
             # in at weight 0, then the weights are solved for exactly on the face
-            room = S.gj.shape[0] - S.n_active[0]  # the face must fit the tracked products
-            _bring_in(S, signed, r, v, gx, max(1, min(S.n_active[0] // _GROW, room)))
+            # at most 1 / _GROW new, and the face must fit the tracked products (no
+            # min/max: numba would compile them for integers as well as floats)
+            q = S.n_active[0] // _GROW
+            room = S.gj.shape[0] - S.n_active[0]
+            if q > room:
+                q = room
+            _bring_in(S, signed, r, v, gx, q if q > 1 else 1)
             k = S.n_active[0]
             change = 0.0
             js, sg, s, w = S.iv[_JS], S.fv[_SG], S.fv[_SC], S.fv[_WT]
