@@ -2,8 +2,8 @@
 run's typed state, the oracle and gap over coordinate vertices, the Gram columns and
 products of the active coordinates, the exact minimum over the active face (primal
 active-set method with Cholesky factors) and the chunk of iterations the engine runs.
-Python calls ``state_ref``, ``_activate``, ``_refresh``, ``_observe`` and ``_run_chunk``;
-the other kernels are ``inner_kernel``\ s, for kernels only.
+Python calls two of them, ``make_refs`` and ``_run_chunk``; the others are
+``inner_kernel``\ s, for kernels only (each entry from Python costs compile time).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from ..objectives.design_kernels import (
+    DesignRef,
     add_column,
     add_gram_column,
     column_dot,
@@ -84,9 +85,10 @@ structref.define_proxy(StateRef, _StateType, list(_State._fields))
 
 
 @njit(cache=True)
-def state_ref(S):  # pragma: no cover - compiled
-    """The :class:`StateRef` of the record ``S``."""
-    return StateRef(*S)
+def make_refs(D, S):  # pragma: no cover - compiled
+    """The references (:class:`~frankwolfe.objectives.design_kernels.DesignRef`,
+    :class:`StateRef`) of the records ``D`` (a ``Design``) and ``S``."""
+    return DesignRef(*D), StateRef(*S)
 
 
 @inner_kernel
@@ -139,14 +141,6 @@ def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
     return jb, r * best
 
 
-@njit(cache=True, nogil=True)
-def _observe(D, S, signed, r):  # pragma: no cover - compiled
-    """``(f, Frank-Wolfe gap)`` at the current point."""
-    gx, ia, sa = _scan(S, signed, r)
-    v, sv = _fw_vertex(S.g, signed, r)
-    return half_sq_residual(D, S.p), gx - sv
-
-
 @inner_kernel
 def _cached_gram(D, S, j):  # pragma: no cover - compiled
     """The pool row of ``A^T A e_j``, computed now if the column is heavy and room is
@@ -192,7 +186,7 @@ def _cross(D, S, i, j):  # pragma: no cover - compiled
     return column_dot(D, i, j)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _activate(S, v):  # pragma: no cover - compiled
     t = S.slot[v]
     if t < 0:
@@ -223,7 +217,7 @@ def _drop_zeros(S):  # pragma: no cover - compiled
             _drop(S, t)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     """Renormalize the weights and recompute ``x``, ``A x`` and ``g`` from them."""
     k = S.n_active[0]
@@ -447,9 +441,11 @@ def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  # pragma: no cover
+def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
+               refresh):  # pragma: no cover - compiled
     """Up to ``steps`` iterations: corrective rounds (``corrective``) or pairwise steps
-    with exact line search.
+    with exact line search, after recomputing ``x``, ``A x`` and ``g`` from the
+    weights when ``refresh`` (see ``_refresh``).
 
     A corrective round minimizes exactly over the face of the active vertices (see
     ``_face_minimizer``) and moves ``x``, ``A x`` and ``g`` there.  (It is written
@@ -457,10 +453,12 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
     caller, so a level less in the call tree compiles about a second faster.)
 
     Returns ``(iterations done, status, last step size, steps since the last refresh,
-    corrective rounds)``;
+    corrective rounds, f, Frank-Wolfe gap)``, the last two at the point reached;
     status 0: all steps done, 1: the Frank-Wolfe gap reached ``tol``, 2: no pair
     with a negative slope while the gap is above ``tol`` (rounding floor).
     """
+    if refresh:
+        _refresh(D, S, signed, r)
     done = 0
     status = 0
     n_corr = 0
@@ -566,4 +564,6 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         if since >= refresh_every:
             _refresh(D, S, signed, r)
             since = 0
-    return done, status, gamma, since, n_corr
+    gx, ia, sa = _scan(S, signed, r)
+    v, sv = _fw_vertex(S.g, signed, r)
+    return done, status, gamma, since, n_corr, half_sq_residual(D, S.p), gx - sv

@@ -9,9 +9,9 @@ no step logic: the core's compiled driver
 (:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
 
 One record type serves both kinds of ``A`` (the unused part is empty), so one
-compiled driver, cached on disk, serves both.  The kernels here but
-:func:`design_ref` are compiled without a Python entry (``inner_kernel``): other
-kernels call them, Python does not.
+compiled driver, cached on disk, serves both.  The kernels here are compiled
+without a Python entry (``inner_kernel``): other kernels call them, Python does
+not.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from numba.experimental import structref
 
 from .._sparse import issparse
 
-__all__ = ["Design", "DesignRef", "design_ref", "make_design", "inner_kernel", "column_work",
+__all__ = ["Design", "DesignRef", "make_design", "inner_kernel", "column_work",
            "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
            "half_sq_residual"]
 
@@ -68,17 +68,11 @@ class _DesignType(types.StructRef):
 
 
 class DesignRef(structref.StructRefProxy):
-    """A :class:`Design` as the kernels take it (its arrays shared, not copied): from
-    :func:`design_ref`; Python reads the record itself."""
+    """A :class:`Design` as the kernels take it (its arrays shared, not copied); Python
+    reads the record itself."""
 
 
 structref.define_proxy(DesignRef, _DesignType, list(Design._fields))
-
-
-@njit(cache=True)
-def design_ref(D):  # pragma: no cover - compiled
-    """The :class:`DesignRef` of the record ``D``."""
-    return DesignRef(*D)
 
 
 def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
