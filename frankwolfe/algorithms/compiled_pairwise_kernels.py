@@ -117,12 +117,16 @@ def _scan(S, signed, r):  # pragma: no cover - compiled
 @inner_kernel
 def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
     """``(vertex, score)`` minimizing ``<g, v>`` (the linear oracle)."""
+    # comparisons, not max()/min(): those are functions numba compiles on a cold start,
+    # for the same machine code (a select) as these
     n = g.shape[0]
     if signed:
-        # the largest |g_j| first (a reduction numba vectorizes), then its first index
+        # the largest |g_j| first, then its first index
         best = 0.0
         for j in range(n):
-            best = max(best, abs(g[j]))
+            a = abs(g[j])
+            if a > best:
+                best = a
         jb = 0
         for j in range(n):
             if abs(g[j]) == best:
@@ -132,7 +136,8 @@ def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
         return 2 * jb + (1 if g[jb] > 0.0 else 0), -r * best
     best = np.inf
     for j in range(n):
-        best = min(best, g[j])
+        if g[j] < best:
+            best = g[j]
     jb = 0
     for j in range(n):
         if g[j] == best:
@@ -297,7 +302,8 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
     change = 0.0
     scale = 0.0
     for i in range(k):
-        scale = max(scale, Q[i, i])
+        if Q[i, i] > scale:
+            scale = Q[i, i]
     ridge = 1e-12 * scale + 1e-300
     for _ in range(2 * k):
         kk = np.int64(0)  # not the literal 0: numba would compile the callee for it too
