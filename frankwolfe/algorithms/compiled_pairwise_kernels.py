@@ -2,8 +2,9 @@
 run's typed state, the oracle and gap over coordinate vertices, the Gram columns and
 products of the active coordinates, the exact minimum over the active face (primal
 active-set method with Cholesky factors) and the chunk of iterations the engine runs.
-Python calls two of them, ``make_refs`` and ``_run_chunk``; the others are
-``inner_kernel``\ s, for kernels only (each entry from Python costs compile time).
+Python calls two of them, ``make_refs`` and ``_run_chunk``; the others are compiled
+without a Python entry (``inner_kernel``: each entry costs compile time), for kernels
+only.
 """
 
 from __future__ import annotations
