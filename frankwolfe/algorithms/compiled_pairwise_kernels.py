@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
+from ..compiled.inner import inner_kernel
 from ..objectives.design_kernels import (
     DesignRef,
     add_column,
@@ -25,7 +26,6 @@ from ..objectives.design_kernels import (
     exact_products,
     extend_gram,
     half_sq_residual,
-    inner_kernel,
 )
 
 #: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices

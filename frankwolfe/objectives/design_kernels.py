@@ -9,8 +9,8 @@ no step logic: the core's compiled driver
 (:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
 
 One record type serves both kinds of ``A`` (the unused part is empty), so one
-compiled driver, cached on disk, serves both.  The kernels here are compiled
-without a Python entry (``inner_kernel``): other kernels call them, Python does
+compiled driver, cached on disk, serves both.  The kernels here are compiled with
+:func:`~frankwolfe.compiled.inner.inner_kernel`: other kernels call them, Python does
 not.
 """
 
@@ -20,12 +20,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, types
+from numba import types
 from numba.experimental import structref
 
 from .._sparse import issparse
+from ..compiled.inner import inner_kernel
 
-__all__ = ["Design", "DesignRef", "make_design", "inner_kernel", "column_work",
+__all__ = ["Design", "DesignRef", "make_design", "column_work",
            "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
            "half_sq_residual"]
 
@@ -49,13 +50,6 @@ class Design(NamedTuple):
     ri: np.ndarray
     rd: np.ndarray
     b: np.ndarray
-
-
-#: the decorator of kernels that only other kernels call: numba compiles them without
-#: the entry points a call from Python needs (its Python and C wrappers, a large part
-#: of a small function's compile time on a cold start, issue #22).  Calling one from
-#: Python crashes the interpreter: call it from a kernel.
-inner_kernel = njit(cache=True, nogil=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # The kernels take the design by reference (one pointer; see DesignRef): as a named
