@@ -9,7 +9,6 @@ only.
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -62,7 +61,7 @@ class _State(NamedTuple):
     # and array expression compiles helpers of its own on a cold start (issue #22)
     fv: np.ndarray  # (_FV, kmax) vectors of a face (rows named _SG, _SC, ...)
     iv: np.ndarray  # (_IV, kmax) integer vectors of a face
-    fq: np.ndarray  # (2, kmax, kmax) the face's Gram matrix and its Cholesky factor
+    fq: np.ndarray  # (kmax, kmax) the face's Gram matrix
     supp: np.ndarray  # (nv,) coordinates of the active vertices
     seen: np.ndarray  # (n,) booleans
     fm: np.ndarray  # (m,)
@@ -243,29 +242,29 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
 
 
 @inner_kernel
-def _cholesky_solve(Q, sub, k, ridge, L, y, z):  # pragma: no cover - compiled
-    """Factor ``Q[sub, sub] + ridge I = L L^T`` (``k x k``: the rows and columns
-    ``sub[:k]`` of ``Q``; ``L`` lower triangular) and solve ``L L^T a = y`` and
-    ``L L^T b = z`` in place; false (``y``, ``z`` untouched) when the matrix is not
-    positive definite or not finite.
-
-    Loops, not LAPACK: the faces are small, and numba's ``np.linalg.cholesky`` (its
-    checks and the exception it raises) took more compiling than the rest of the face
-    minimizer (issue #22)."""
+def _cholesky(Q, sub, k, ridge):  # pragma: no cover - compiled
+    """Lower factor of ``Q[sub, sub] + ridge I`` (``k x k``: the rows and columns
+    ``sub[:k]`` of ``Q``; LAPACK); ``ok`` false when it is not positive definite."""
+    # LAPACK, not loops: faces reach hundreds of vertices and the active-set rounds
+    # factor again after each drop, where a loop (12 fewer functions to compile, about
+    # 0.5 CPU-s of a cold start) made a sparse lasso solve 2.7 times slower
+    M = np.empty((k, k))
+    for a in range(k):
+        qa = Q[sub[a]]
+        for b in range(k):
+            M[a, b] = qa[sub[b]]
     for i in range(k):
-        Li = L[i]
-        qi = Q[sub[i]]
-        for j in range(i + 1):
-            Lj = L[j]
-            t = qi[sub[j]] + ridge if j == i else qi[sub[j]]
-            for c in range(j):
-                t -= Li[c] * Lj[c]
-            if j < i:
-                Li[j] = t / Lj[j]
-            elif t > 0.0 and t < np.inf:
-                Li[i] = math.sqrt(t)  # math, not numpy: no ufunc machinery to compile
-            else:
-                return False
+        M[i, i] += ridge
+    try:
+        return np.linalg.cholesky(M), True
+    except Exception:  # not positive definite: the caller keeps its weights
+        return M, False
+
+
+@inner_kernel
+def _cholesky_solve(L, k, y, z):  # pragma: no cover - compiled
+    """Solve ``L L^T a = y`` and ``L L^T b = z`` in place (``L`` lower triangular,
+    ``k x k``)."""
     for i in range(k):
         t = y[i]
         u = z[i]
@@ -282,7 +281,6 @@ def _cholesky_solve(Q, sub, k, ridge, L, y, z):  # pragma: no cover - compiled
             u -= L[j, i] * z[j]
         y[i] = t / L[i, i]
         z[i] = u / L[i, i]
-    return True
 
 
 @inner_kernel
@@ -291,10 +289,10 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
     simplex spanned by ``w``'s support (a primal active-set method: each round solves
     the equality-constrained problem on the current support, moves towards its solution
     as far as the weights stay non-negative and drops the weight that hits 0); ``Q``,
-    ``s`` and ``w`` are the first ``k`` rows and columns of the workspace ``S.fq[0]``,
+    ``s`` and ``w`` are the first ``k`` rows and columns of the workspace ``S.fq``,
     ``S.fv[_SC]`` and ``S.fv[_WT]``.  ``w`` is moved and ``s`` (the scores ``<g, v>``)
     updated to the new point.  Returns the change of the model (<= 0)."""
-    Q, L = S.fq[0], S.fq[1]
+    Q = S.fq
     s, w = S.fv[_SC], S.fv[_WT]
     ss, z1, z2, Qd = S.fv[_SS], S.fv[_Z1], S.fv[_Z2], S.fv[_QD]
     alive, sub = S.iv[_ALIVE], S.iv[_SUB]
@@ -314,12 +312,14 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
                 kk += 1
         if kk < 2:
             break
+        L, ok = _cholesky(Q, sub, kk, ridge)
+        if not ok:
+            break  # not positive definite: the weights stay
         for a in range(kk):
             ss[a] = s[sub[a]]
             z1[a] = ss[a]
             z2[a] = 1.0
-        if not _cholesky_solve(Q, sub, kk, ridge, L, z1, z2):
-            break  # not positive definite: the weights stay
+        _cholesky_solve(L, kk, z1, z2)
         t1 = 0.0
         t2 = 0.0
         for a in range(kk):
@@ -375,7 +375,7 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
 @inner_kernel
 def _face_gram(D, S, k):  # pragma: no cover - compiled
     """``Q[u, v] = <A e_i, A e_j>`` over the coordinates ``js[:k]`` (repeats allowed;
-    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq[0]``), from the tracked products
+    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq``), from the tracked products
     in ``gmat``: coordinates met for the first time get their inner products with every
     tracked one (so a face's Gram matrix costs each pair once per run): from their
     cached Gram columns for a dense ``A``, from the rows their columns touch for a
@@ -408,7 +408,7 @@ def _face_gram(D, S, k):  # pragma: no cover - compiled
         pos[u] = t
     if not D.dense:  # from the rows the new columns touch
         extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat, S.fm)
-    Q = S.fq[0]
+    Q = S.fq
     for u in range(k):
         for v in range(k):
             Q[u, v] = S.gmat[pos[u], pos[v]]
@@ -493,7 +493,7 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
                 for u in range(k):
                     js[u], sg[u] = _coord(signed, S.vid[u])
                 _face_gram(D, S, k)
-                Q = S.fq[0]
+                Q = S.fq
                 for u in range(k):
                     for t in range(k):
                         Q[u, t] *= r * r * sg[u] * sg[t]
