@@ -50,12 +50,11 @@ from ..lmo.simplex import ProbabilitySimplex
 from ..monitor import Monitor
 from ..objectives.atom_cache import DEFAULT_CACHE_BYTES
 from ..objectives.base import Objective
-from ..objectives.design_kernels import design_ref, half_sq_residual
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from .active_variant import split_start
-from .compiled_pairwise_kernels import _activate, _gap, _refresh, _run_chunk, _State, state_ref
+from .compiled_pairwise_kernels import _FV, _IV, _run_chunk, _State, make_refs
 from .engine import Engine, Observation, drive
 from .loop import prepare_start
 
@@ -103,11 +102,24 @@ class _CompiledPairwiseEngine(Engine):
         self.counts = {"n_pairwise_steps": 0, "n_corrective_steps": 0, "n_refreshes": 0}
         self.last: tuple[float, float] = (np.nan, np.inf)
         self.last_x: np.ndarray | None = None  # the last point with finite f and gap
+        self.now = (np.nan, np.inf)  # f and the gap at the current point
+        self._run(0, refresh=True)  # x, A x and g from the weights
+
+    def _run(self, steps: int, refresh: bool) -> tuple[int, int, float, int]:
+        """Up to ``steps`` compiled iterations (after recomputing ``x``, ``A x`` and ``g``
+        when ``refresh``): ``(done, status, last step size, corrective rounds)``;
+        ``self.now`` holds ``f`` and the gap at the point reached."""
+        if refresh:
+            self.since = 0
+        done, status, gamma, self.since, n_corr, f, gap = _run_chunk(
+            self.DR, self.R, self.signed, self.r, self.tol, steps, self.refresh_every,
+            self.since, self.corrective, refresh)
+        self.now = (float(f), float(gap))
+        return int(done), int(status), float(gamma), int(n_corr)
 
     def observe(self, k: int) -> Observation | str:
         S = self.S
-        f = float(half_sq_residual(self.DR, S.p))
-        gap = float(_gap(self.R, self.signed, self.r))
+        f, gap = self.now
         if not (np.isfinite(f) and np.isfinite(gap)):
             keep = "no good iterate exists" if self.last_x is None else \
                 "returning the last good iterate"
@@ -134,18 +146,15 @@ class _CompiledPairwiseEngine(Engine):
                 return 0
             steps = int(max(1, min(steps, left / self.per_step)))
         t0 = time.perf_counter()
-        done, status, gamma, self.since, n_corr = _run_chunk(
-            self.DR, self.R, self.signed, self.r, self.tol, steps, self.refresh_every,
-            self.since, self.corrective)
-        self.counts["n_corrective_steps"] += int(n_corr)
+        done, status, gamma, n_corr = self._run(steps, refresh=False)
+        self.counts["n_corrective_steps"] += n_corr
         elapsed = time.perf_counter() - t0
-        self.counts["n_pairwise_steps"] += int(done - n_corr)
+        self.counts["n_pairwise_steps"] += done - n_corr
         if done:
-            self.gamma = float(gamma)
+            self.gamma = gamma
         if status == 2 and not self.stalled:
             # the incremental gradient may have drifted: recompute once before giving up
-            _refresh(self.DR, self.R, self.signed, self.r)
-            self.since = 0
+            self._run(0, refresh=True)
             self.counts["n_refreshes"] += 1
             self.stalled = done == 0
         elif status == 2:
@@ -157,7 +166,7 @@ class _CompiledPairwiseEngine(Engine):
             # they also shrink at once
             want = _CHUNK_SECONDS / max(self.per_step, 1e-9)
             self.chunk = int(max(1, min(_CHUNK_MAX, 2 * steps, want)))
-        return max(int(done), 1) if status != 1 else int(done)
+        return max(done, 1) if status != 1 else done
 
     def certify(self, last: Observation) -> tuple[float, float]:
         return self.last
@@ -215,7 +224,8 @@ def _radius(domain: LMO) -> float:
 
 def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
                    ) -> tuple[Any, _State, Any]:
-    """``(design reference, run state, its reference)`` at the start point."""
+    """``(design reference, run state, its reference)`` with the start's weights (``x``,
+    ``A x`` and ``g`` are computed by the engine's first call)."""
     n = int(objective.shape[0])
     signed = isinstance(domain, L1Ball)
     r = _radius(domain)
@@ -240,11 +250,18 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
                np.zeros(nv), np.full(nv, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
                np.full(n, -1, dtype=np.int64), np.empty((cap, n)), np.zeros(1, dtype=np.int64),
                max(1, n // 8), np.full(n, -1, dtype=np.int64), np.zeros(kmax, dtype=np.int64),
-               np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)))
-    DR, R = design_ref(D), state_ref(S)
-    for vid, w in pairs:
-        S.w[_activate(R, vid)] += w
-    _refresh(DR, R, signed, r)
+               np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)),
+               np.empty((_FV, kmax)), np.empty((_IV, kmax), dtype=np.int64),
+               np.empty((kmax, kmax)), np.empty(nv, dtype=np.int64),
+               np.empty(n, dtype=np.bool_), np.empty(D.m))
+    for vid, w in pairs:  # as the kernels' _activate (once per run: no kernel for it)
+        t = int(S.slot[vid])
+        if t < 0:
+            t = int(S.n_active[0])
+            S.vid[t], S.w[t], S.slot[vid] = vid, 0.0, t
+            S.n_active[0] = t + 1
+        S.w[t] += w
+    DR, R = make_refs(D, S)
     return DR, S, R
 
 

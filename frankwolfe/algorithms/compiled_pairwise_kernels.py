@@ -2,6 +2,9 @@
 run's typed state, the oracle and gap over coordinate vertices, the Gram columns and
 products of the active coordinates, the exact minimum over the active face (primal
 active-set method with Cholesky factors) and the chunk of iterations the engine runs.
+Python calls two of them, ``make_refs`` and ``_run_chunk``; the others are compiled
+without a Python entry (``inner_kernel``: each entry costs compile time), for kernels
+only.
 """
 
 from __future__ import annotations
@@ -12,19 +15,27 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
+from ..compiled.inner import inner_kernel
 from ..objectives.design_kernels import (
+    DesignRef,
     add_column,
     add_gram_column,
     column_dot,
-    column_sq_norm,
     column_work,
     exact_products,
     extend_gram,
-    gram_column,
+    half_sq_residual,
 )
 
 #: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices
 _GROW = 2
+# rows of the workspace _State.fv: signs and scores of the face's vertices, their
+# weights, the scores and the two solutions of a round of the face minimizer, the
+# change of the scores, the best inactive scores
+_SG, _SC, _WT, _SS, _Z1, _Z2, _QD, _TOP, _FV = range(9)
+# rows of _State.iv: coordinates of the face, their rows of gmat, the support and
+# membership of the face minimizer, the best inactive vertices
+_JS, _POS, _SUB, _ALIVE, _IDS, _IV = range(6)
 
 
 class _State(NamedTuple):
@@ -46,6 +57,14 @@ class _State(NamedTuple):
     gj: np.ndarray  # (kmax,) tracked coordinates
     gcount: np.ndarray  # (1,)
     gmat: np.ndarray  # (kmax, kmax) <A e_i, A e_j> of tracked coordinates
+    # workspace of the kernels, so that they allocate nothing: each numpy allocation
+    # and array expression compiles helpers of its own on a cold start (issue #22)
+    fv: np.ndarray  # (_FV, kmax) vectors of a face (rows named _SG, _SC, ...)
+    iv: np.ndarray  # (_IV, kmax) integer vectors of a face
+    fq: np.ndarray  # (kmax, kmax) the face's Gram matrix
+    supp: np.ndarray  # (nv,) coordinates of the active vertices
+    seen: np.ndarray  # (n,) booleans
+    fm: np.ndarray  # (m,)
 
 
 # The kernels take the state by reference (one pointer): as a named tuple, by value,
@@ -66,19 +85,20 @@ structref.define_proxy(StateRef, _StateType, list(_State._fields))
 
 
 @njit(cache=True)
-def state_ref(S):  # pragma: no cover - compiled
-    """The :class:`StateRef` of the record ``S``."""
-    return StateRef(*S)
+def make_refs(D, S):  # pragma: no cover - compiled
+    """The references (:class:`~frankwolfe.objectives.design_kernels.DesignRef`,
+    :class:`StateRef`) of the records ``D`` (a ``Design``) and ``S``."""
+    return DesignRef(*D), StateRef(*S)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _coord(signed, v):  # pragma: no cover - compiled
     if signed:
         return v >> 1, 1.0 - 2.0 * (v & 1)
     return v, 1.0
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _scan(S, signed, r):  # pragma: no cover - compiled
     """``(<g, x>, slot of the away vertex, its score)`` over the active set."""
     gx = 0.0
@@ -94,15 +114,19 @@ def _scan(S, signed, r):  # pragma: no cover - compiled
     return gx, ia, best
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
     """``(vertex, score)`` minimizing ``<g, v>`` (the linear oracle)."""
+    # comparisons, not max()/min(): those are functions numba compiles on a cold start,
+    # for the same machine code (a select) as these
     n = g.shape[0]
     if signed:
-        # the largest |g_j| first (a reduction numba vectorizes), then its first index
+        # the largest |g_j| first, then its first index
         best = 0.0
         for j in range(n):
-            best = max(best, abs(g[j]))
+            a = abs(g[j])
+            if a > best:
+                best = a
         jb = 0
         for j in range(n):
             if abs(g[j]) == best:
@@ -112,7 +136,8 @@ def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
         return 2 * jb + (1 if g[jb] > 0.0 else 0), -r * best
     best = np.inf
     for j in range(n):
-        best = min(best, g[j])
+        if g[j] < best:
+            best = g[j]
     jb = 0
     for j in range(n):
         if g[j] == best:
@@ -121,14 +146,7 @@ def _fw_vertex(g, signed, r):  # pragma: no cover - compiled
     return jb, r * best
 
 
-@njit(cache=True, nogil=True)
-def _gap(S, signed, r):  # pragma: no cover - compiled
-    gx, ia, sa = _scan(S, signed, r)
-    v, sv = _fw_vertex(S.g, signed, r)
-    return gx - sv
-
-
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _cached_gram(D, S, j):  # pragma: no cover - compiled
     """The pool row of ``A^T A e_j``, computed now if the column is heavy and room is
     left; -1 when the column is not cached."""
@@ -138,13 +156,16 @@ def _cached_gram(D, S, j):  # pragma: no cover - compiled
     if S.pcount[0] >= S.pool.shape[0] or column_work(D, j) < S.heavy:
         return -1
     t = S.pcount[0]
-    gram_column(D, j, S.pool[t])
+    row = S.pool[t]
+    for k in range(row.shape[0]):
+        row[k] = 0.0
+    add_gram_column(D, j, 1.0, row)
     S.gslot[j] = t
     S.pcount[0] = t + 1
     return t
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _add_hess(D, S, j, c):  # pragma: no cover - compiled
     """``g += c A^T A e_j``."""
     t = _cached_gram(D, S, j)
@@ -157,14 +178,10 @@ def _add_hess(D, S, j, c):  # pragma: no cover - compiled
         g[k] += c * row[k]
 
 
-@njit(cache=True, nogil=True)
-def _sq_norm(D, S, j):  # pragma: no cover - compiled
-    t = S.gslot[j]
-    return S.pool[t, j] if t >= 0 else column_sq_norm(D, j)
-
-
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _cross(D, S, i, j):  # pragma: no cover - compiled
+    """``<A e_i, A e_j>`` (``||A e_j||^2`` for ``i == j``), from a cached Gram column
+    when there is one."""
     t = S.gslot[i]
     if t >= 0:
         return S.pool[t, j]
@@ -174,7 +191,7 @@ def _cross(D, S, i, j):  # pragma: no cover - compiled
     return column_dot(D, i, j)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _activate(S, v):  # pragma: no cover - compiled
     t = S.slot[v]
     if t < 0:
@@ -186,7 +203,7 @@ def _activate(S, v):  # pragma: no cover - compiled
     return t
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _drop(S, t):  # pragma: no cover - compiled
     last = S.n_active[0] - 1
     v = S.vid[t]
@@ -198,51 +215,44 @@ def _drop(S, t):  # pragma: no cover - compiled
     S.n_active[0] = last
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _drop_zeros(S):  # pragma: no cover - compiled
     for t in range(S.n_active[0] - 1, -1, -1):
         if S.w[t] <= 0.0:
             _drop(S, t)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     """Renormalize the weights and recompute ``x``, ``A x`` and ``g`` from them."""
     k = S.n_active[0]
     total = 0.0
     for t in range(k):
         total += S.w[t]
-    support = np.empty(k, dtype=np.int64)
-    S.x[:] = 0.0
+    support = S.supp
+    x = S.x
+    for j in range(x.shape[0]):
+        x[j] = 0.0
     for t in range(k):
         S.w[t] /= total
         j, s = _coord(signed, S.vid[t])
         support[t] = j
-        S.x[j] += r * s * S.w[t]
-    exact_products(D, S.x, support, k, S.p, S.g)
+        x[j] += r * s * S.w[t]
+    exact_products(D, x, support, k, S.p, S.g, S.seen, S.fm)
 
 
-@njit(cache=True, nogil=True)
-def _cholesky_solve(L, k, rhs):  # pragma: no cover - compiled
-    """Solve ``L L^T y = rhs`` (``L`` lower triangular, ``k x k``)."""
-    y = rhs.copy()
-    for i in range(k):
-        t = y[i]
-        for j in range(i):
-            t -= L[i, j] * y[j]
-        y[i] = t / L[i, i]
-    for i in range(k - 1, -1, -1):
-        t = y[i]
-        for j in range(i + 1, k):
-            t -= L[j, i] * y[j]
-        y[i] = t / L[i, i]
-    return y
-
-
-@njit(cache=True, nogil=True)
-def _cholesky(M, k, ridge):  # pragma: no cover - compiled
-    """Lower factor of ``M + ridge I`` (LAPACK); ``ok`` false when it is not positive
-    definite."""
+@inner_kernel
+def _cholesky(Q, sub, k, ridge):  # pragma: no cover - compiled
+    """Lower factor of ``Q[sub, sub] + ridge I`` (``k x k``: the rows and columns
+    ``sub[:k]`` of ``Q``; LAPACK); ``ok`` false when it is not positive definite."""
+    # LAPACK, not loops: faces reach hundreds of vertices and the active-set rounds
+    # factor again after each drop, where a loop (12 fewer functions to compile, about
+    # 0.5 CPU-s of a cold start) made a sparse lasso solve 2.7 times slower
+    M = np.empty((k, k))
+    for a in range(k):
+        qa = Q[sub[a]]
+        for b in range(k):
+            M[a, b] = qa[sub[b]]
     for i in range(k):
         M[i, i] += ridge
     try:
@@ -251,45 +261,79 @@ def _cholesky(M, k, ridge):  # pragma: no cover - compiled
         return M, False
 
 
-@njit(cache=True, nogil=True)
-def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
+@inner_kernel
+def _cholesky_solve(L, k, y, z):  # pragma: no cover - compiled
+    """Solve ``L L^T a = y`` and ``L L^T b = z`` in place (``L`` lower triangular,
+    ``k x k``)."""
+    for i in range(k):
+        t = y[i]
+        u = z[i]
+        for j in range(i):
+            t -= L[i, j] * y[j]
+            u -= L[i, j] * z[j]
+        y[i] = t / L[i, i]
+        z[i] = u / L[i, i]
+    for i in range(k - 1, -1, -1):
+        t = y[i]
+        u = z[i]
+        for j in range(i + 1, k):
+            t -= L[j, i] * y[j]
+            u -= L[j, i] * z[j]
+        y[i] = t / L[i, i]
+        z[i] = u / L[i, i]
+
+
+@inner_kernel
+def _face_minimizer(S, k):  # pragma: no cover - compiled
     """Weights ``w + delta`` minimizing ``s.delta + 1/2 delta^T Q delta`` over the face of the
     simplex spanned by ``w``'s support (a primal active-set method: each round solves
     the equality-constrained problem on the current support, moves towards its solution
-    as far as the weights stay non-negative and drops the weight that hits 0).
-    ``s`` (the scores ``<g, v>``) is updated to the new point.  Returns the change of
-    the model (<= 0)."""
-    k = w.shape[0]
-    alive = np.ones(k, dtype=np.bool_)
+    as far as the weights stay non-negative and drops the weight that hits 0); ``Q``,
+    ``s`` and ``w`` are the first ``k`` rows and columns of the workspace ``S.fq``,
+    ``S.fv[_SC]`` and ``S.fv[_WT]``.  ``w`` is moved and ``s`` (the scores ``<g, v>``)
+    updated to the new point.  Returns the change of the model (<= 0)."""
+    Q = S.fq
+    s, w = S.fv[_SC], S.fv[_WT]
+    ss, z1, z2, Qd = S.fv[_SS], S.fv[_Z1], S.fv[_Z2], S.fv[_QD]
+    alive, sub = S.iv[_ALIVE], S.iv[_SUB]
+    for i in range(k):
+        alive[i] = 1
     change = 0.0
     scale = 0.0
     for i in range(k):
-        scale = max(scale, Q[i, i])
+        if Q[i, i] > scale:
+            scale = Q[i, i]
     ridge = 1e-12 * scale + 1e-300
     for _ in range(2 * k):
-        sub = np.flatnonzero(alive)
-        kk = sub.shape[0]
+        kk = np.int64(0)  # not the literal 0: numba would compile the callee for it too
+        for i in range(k):
+            if alive[i]:
+                sub[kk] = i
+                kk += 1
         if kk < 2:
             break
-        M = np.empty((kk, kk))
-        for a in range(kk):
-            for b in range(kk):
-                M[a, b] = Q[sub[a], sub[b]]
-        L, ok = _cholesky(M, kk, ridge)
+        L, ok = _cholesky(Q, sub, kk, ridge)
         if not ok:
-            break
-        ss = np.empty(kk)
+            break  # not positive definite: the weights stay
         for a in range(kk):
             ss[a] = s[sub[a]]
-        z1 = _cholesky_solve(L, kk, ss)
-        z2 = _cholesky_solve(L, kk, np.ones(kk))
-        mu = -z1.sum() / z2.sum()
-        delta = -(z1 + mu * z2)
+            z1[a] = ss[a]
+            z2[a] = 1.0
+        _cholesky_solve(L, kk, z1, z2)
+        t1 = 0.0
+        t2 = 0.0
+        for a in range(kk):
+            t1 += z1[a]
+            t2 += z2[a]
+        mu = -t1 / t2
+        delta = z1  # -(z1 + mu z2), in place
+        for a in range(kk):
+            delta[a] = -(z1[a] + mu * z2[a])
         # vertices that came in at weight 0 and would go negative leave at once
         blocked = False
         for a in range(kk):
             if delta[a] < 0.0 and w[sub[a]] == 0.0:
-                alive[sub[a]] = False
+                alive[sub[a]] = 0
                 blocked = True
         if blocked:
             continue
@@ -303,7 +347,8 @@ def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
         slope = 0.0
         for a in range(kk):
             slope += ss[a] * delta[a]
-        Qd = np.zeros(k)
+        for i in range(k):
+            Qd[i] = 0.0
         for a in range(kk):
             da = delta[a]
             if da != 0.0:
@@ -323,17 +368,19 @@ def _face_minimizer(Q, s, w):  # pragma: no cover - compiled
         if hit < 0:
             break
         w[sub[hit]] = 0.0
-        alive[sub[hit]] = False
+        alive[sub[hit]] = 0
     return change
 
 
-@njit(cache=True, nogil=True)
-def _track(D, S, js):  # pragma: no cover - compiled
-    """Rows of ``gmat`` of the coordinates ``js``: coordinates met for the first time get
-    their inner products with every tracked one (so a face's Gram matrix costs each pair
-    once per run): from their cached Gram columns for a dense ``A``, from the rows their
-    columns touch for a sparse ``A``.  When ``gmat`` is full the tracking starts over."""
-    k = js.shape[0]
+@inner_kernel
+def _face_gram(D, S, k):  # pragma: no cover - compiled
+    """``Q[u, v] = <A e_i, A e_j>`` over the coordinates ``js[:k]`` (repeats allowed;
+    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq``), from the tracked products
+    in ``gmat``: coordinates met for the first time get their inner products with every
+    tracked one (so a face's Gram matrix costs each pair once per run): from their
+    cached Gram columns for a dense ``A``, from the rows their columns touch for a
+    sparse ``A``.  When ``gmat`` is full the tracking starts over."""
+    js, pos = S.iv[_JS], S.iv[_POS]
     new = 0
     for u in range(k):
         if S.gpos[js[u]] < 0:
@@ -343,7 +390,6 @@ def _track(D, S, js):  # pragma: no cover - compiled
             S.gpos[S.gj[t]] = -1
         S.gcount[0] = 0
     first_new = S.gcount[0]
-    pos = np.empty(k, dtype=np.int64)
     for u in range(k):
         j = js[u]
         t = S.gpos[j]
@@ -358,27 +404,17 @@ def _track(D, S, js):  # pragma: no cover - compiled
                     jq = S.gj[q]
                     val = S.pool[h, jq] if h >= 0 else column_dot(D, j, jq)
                     S.gmat[t, q] = S.gmat[q, t] = val
-                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_sq_norm(D, j)
+                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_dot(D, j, j)
         pos[u] = t
     if not D.dense:  # from the rows the new columns touch
-        extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat)
-    return pos
-
-
-@njit(cache=True, nogil=True)
-def _face_gram(D, S, js):  # pragma: no cover - compiled
-    """``<A e_i, A e_j>`` over the coordinates ``js`` (repeats allowed), from the tracked
-    products (see ``_track``)."""
-    k = js.shape[0]
-    Q = np.empty((k, k))
-    pos = _track(D, S, js)
+        extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat, S.fm)
+    Q = S.fq
     for u in range(k):
         for v in range(k):
             Q[u, v] = S.gmat[pos[u], pos[v]]
-    return Q
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
     """Activate ``v`` and the ``q - 1`` inactive vertices of lowest score below ``<g, x>``
     (at weight 0: ``x`` does not move)."""
@@ -386,8 +422,10 @@ def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
     if q <= 1:
         return
     # the q - 1 best in one pass, kept in a small sorted buffer (scores ascending)
-    top = np.full(q - 1, np.inf)
-    ids = np.full(q - 1, -1, dtype=np.int64)
+    top, ids = S.fv[_TOP], S.iv[_IDS]
+    for t in range(q - 1):
+        top[t] = np.inf
+        ids[t] = -1
     g = S.g
     for j in range(g.shape[0]):
         if signed:
@@ -410,60 +448,24 @@ def _bring_in(S, signed, r, v, gx, q):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _corrective(D, S, signed, r):  # pragma: no cover - compiled
-    """Minimize exactly over the face of the active vertices (see ``_face_minimizer``) and
-    move ``x``, ``A x`` and ``g`` there; returns the change of ``f``."""
-    k = S.n_active[0]
-    if k > S.gj.shape[0]:  # a face larger than the tracked products: no round
-        _drop_zeros(S)
-        return 0.0
-    js = np.empty(k, dtype=np.int64)
-    sg = np.empty(k)
-    for u in range(k):
-        js[u], sg[u] = _coord(signed, S.vid[u])
-    Q = _face_gram(D, S, js)
-    for u in range(k):
-        for v in range(k):
-            Q[u, v] *= r * r * sg[u] * sg[v]
-    s = np.empty(k)
-    for u in range(k):
-        s[u] = r * sg[u] * S.g[js[u]]
-    w = S.w[:k].copy()
-    change = _face_minimizer(Q, s, w)
-    if not change < 0.0:  # the vertices brought in at weight 0 leave again
-        _drop_zeros(S)
-        return 0.0
-    # x, A x and g follow the change of the weights: by Gram columns when that reads
-    # fewer entries than recomputing A^T (A x - b)
-    full = D.m * D.n if D.dense else D.cp[D.n] + D.n
-    cost = 0
-    for u in range(k):
-        if w[u] != S.w[u]:
-            cost += D.n if S.gslot[js[u]] >= 0 else column_work(D, js[u])
-    for u in range(k):
-        dw = w[u] - S.w[u]
-        S.w[u] = w[u]
-        if dw != 0.0 and cost < full:
-            c = r * sg[u] * dw
-            S.x[js[u]] += c
-            add_column(D, js[u], c, S.p)
-            _add_hess(D, S, js[u], c)
-    _drop_zeros(S)
-    if cost >= full:
-        _refresh(D, S, signed, r)
-    return change
-
-
-@njit(cache=True, nogil=True)
-def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  # pragma: no cover
+def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
+               refresh):  # pragma: no cover - compiled
     """Up to ``steps`` iterations: corrective rounds (``corrective``) or pairwise steps
-    with exact line search.
+    with exact line search, after recomputing ``x``, ``A x`` and ``g`` from the
+    weights when ``refresh`` (see ``_refresh``).
+
+    A corrective round minimizes exactly over the face of the active vertices (see
+    ``_face_minimizer``) and moves ``x``, ``A x`` and ``g`` there.  (It is written
+    here, not as a kernel of its own: numba optimizes a kernel's callees again in each
+    caller, so a level less in the call tree compiles about a second faster.)
 
     Returns ``(iterations done, status, last step size, steps since the last refresh,
-    corrective rounds)``;
+    corrective rounds, f, Frank-Wolfe gap)``, the last two at the point reached;
     status 0: all steps done, 1: the Frank-Wolfe gap reached ``tol``, 2: no pair
     with a negative slope while the gap is above ``tol`` (rounding floor).
     """
+    if refresh:
+        _refresh(D, S, signed, r)
     done = 0
     status = 0
     n_corr = 0
@@ -477,13 +479,52 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         if corrective:
             # a corrective round: the oracle's vertex and the next best inactive ones come
             # in at weight 0, then the weights are solved for exactly on the face
-            room = S.gj.shape[0] - S.n_active[0]  # the face must fit the tracked products
-            _bring_in(S, signed, r, v, gx, max(1, min(S.n_active[0] // _GROW, room)))
-            if _corrective(D, S, signed, r) < 0.0:
+            # at most 1 / _GROW new, and the face must fit the tracked products (no
+            # min/max: numba would compile them for integers as well as floats)
+            q = S.n_active[0] // _GROW
+            room = S.gj.shape[0] - S.n_active[0]
+            if q > room:
+                q = room
+            _bring_in(S, signed, r, v, gx, q if q > 1 else 1)
+            k = S.n_active[0]
+            change = 0.0
+            js, sg, s, w = S.iv[_JS], S.fv[_SG], S.fv[_SC], S.fv[_WT]
+            if k <= S.gj.shape[0]:  # else a face larger than the tracked products: no round
+                for u in range(k):
+                    js[u], sg[u] = _coord(signed, S.vid[u])
+                _face_gram(D, S, k)
+                Q = S.fq
+                for u in range(k):
+                    for t in range(k):
+                        Q[u, t] *= r * r * sg[u] * sg[t]
+                for u in range(k):
+                    s[u] = r * sg[u] * S.g[js[u]]
+                    w[u] = S.w[u]
+                change = _face_minimizer(S, k)
+            if change < 0.0:
+                # x, A x and g follow the change of the weights: by Gram columns when
+                # that reads fewer entries than recomputing A^T (A x - b)
+                full = D.m * D.n if D.dense else D.cp[D.n] + D.n
+                cost = 0
+                for u in range(k):
+                    if w[u] != S.w[u]:
+                        cost += D.n if S.gslot[js[u]] >= 0 else column_work(D, js[u])
+                for u in range(k):
+                    dw = w[u] - S.w[u]
+                    S.w[u] = w[u]
+                    if dw != 0.0 and cost < full:
+                        c = r * sg[u] * dw
+                        S.x[js[u]] += c
+                        add_column(D, js[u], c, S.p)
+                        _add_hess(D, S, js[u], c)
+                _drop_zeros(S)
+                if cost >= full:
+                    _refresh(D, S, signed, r)
                 done += 1
                 n_corr += 1
                 since += 1
                 continue
+            _drop_zeros(S)  # the vertices brought in at weight 0 leave again
             # no progress on the face: a pairwise step (v may have left, bring it back)
             _activate(S, v)
             gx, ia, sa = _scan(S, signed, r)
@@ -498,9 +539,9 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         cv = r * s_v
         ca = -r * s_a
         if jv == ja:  # mass between +r e_j and -r e_j
-            curv = (cv + ca) ** 2 * _sq_norm(D, S, jv)
+            curv = (cv + ca) ** 2 * _cross(D, S, jv, jv)
         else:
-            curv = (cv * cv * _sq_norm(D, S, jv) + ca * ca * _sq_norm(D, S, ja)
+            curv = (cv * cv * _cross(D, S, jv, jv) + ca * ca * _cross(D, S, ja, ja)
                     + 2.0 * cv * ca * _cross(D, S, jv, ja))
         gmax = S.w[ia]
         gamma = gmax
@@ -530,4 +571,6 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective):  
         if since >= refresh_every:
             _refresh(D, S, signed, r)
             since = 0
-    return done, status, gamma, since, n_corr
+    gx, ia, sa = _scan(S, signed, r)
+    v, sv = _fw_vertex(S.g, signed, r)
+    return done, status, gamma, since, n_corr, half_sq_residual(D, S.p), gx - sv

@@ -9,7 +9,9 @@ no step logic: the core's compiled driver
 (:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
 
 One record type serves both kinds of ``A`` (the unused part is empty), so one
-compiled driver, cached on disk, serves both.
+compiled driver, cached on disk, serves both.  The kernels here are compiled with
+:func:`~frankwolfe.compiled.inner.inner_kernel`: other kernels call them, Python does
+not.
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, types
+from numba import types
 from numba.experimental import structref
 
 from .._sparse import issparse
+from ..compiled.inner import inner_kernel
 
-__all__ = ["Design", "DesignRef", "design_ref", "make_design", "column_work", "gram_column",
-           "add_gram_column", "column_dot", "column_sq_norm", "add_column", "exact_products",
-           "extend_gram", "half_sq_residual"]
+__all__ = ["Design", "DesignRef", "make_design", "column_work",
+           "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
+           "half_sq_residual"]
 
 
 class Design(NamedTuple):
@@ -59,17 +62,11 @@ class _DesignType(types.StructRef):
 
 
 class DesignRef(structref.StructRefProxy):
-    """A :class:`Design` as the kernels take it (its arrays shared, not copied): from
-    :func:`design_ref`; Python reads the record itself."""
+    """A :class:`Design` as the kernels take it (its arrays shared, not copied); Python
+    reads the record itself."""
 
 
 structref.define_proxy(DesignRef, _DesignType, list(Design._fields))
-
-
-@njit(cache=True)
-def design_ref(D):  # pragma: no cover - compiled
-    """The :class:`DesignRef` of the record ``D``."""
-    return DesignRef(*D)
 
 
 def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
@@ -94,7 +91,7 @@ def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
                   i32(rows.indices), np.ascontiguousarray(rows.data, dtype=float), b)
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def column_work(D, j):  # pragma: no cover - compiled
     """Entries of ``A`` read by :func:`add_gram_column` for column ``j``."""
     if D.dense:
@@ -106,7 +103,7 @@ def column_work(D, j):  # pragma: no cover - compiled
     return w
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
     """``out += c A^T A e_j``, through the rows of ``A`` that column ``j`` touches."""
     if D.dense:
@@ -125,16 +122,9 @@ def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
             out[D.ri[kk]] += t * D.rd[kk]
 
 
-@njit(cache=True, nogil=True)
-def gram_column(D, j, out):  # pragma: no cover - compiled
-    """``out = A^T A e_j``."""
-    out[:] = 0.0
-    add_gram_column(D, j, 1.0, out)
-
-
-@njit(cache=True, nogil=True)
+@inner_kernel
 def column_dot(D, i, j):  # pragma: no cover - compiled
-    """``<A e_i, A e_j>``."""
+    """``<A e_i, A e_j>`` (``||A e_j||^2`` for ``i == j``)."""
     s = 0.0
     if D.dense:
         for r in range(D.m):
@@ -155,20 +145,7 @@ def column_dot(D, i, j):  # pragma: no cover - compiled
     return s
 
 
-@njit(cache=True, nogil=True)
-def column_sq_norm(D, j):  # pragma: no cover - compiled
-    """``||A e_j||^2``."""
-    s = 0.0
-    if D.dense:
-        for r in range(D.m):
-            s += D.A[r, j] * D.A[r, j]
-        return s
-    for k in range(D.cp[j], D.cp[j + 1]):
-        s += D.cd[k] * D.cd[k]
-    return s
-
-
-@njit(cache=True, nogil=True)
+@inner_kernel
 def add_column(D, j, c, p):  # pragma: no cover - compiled
     """``p += c A e_j``."""
     if D.dense:
@@ -179,22 +156,29 @@ def add_column(D, j, c, p):  # pragma: no cover - compiled
         p[D.ci[k]] += c * D.cd[k]
 
 
-@njit(cache=True, nogil=True)
-def exact_products(D, x, support, k, p, g):  # pragma: no cover - compiled
+@inner_kernel
+def exact_products(D, x, support, k, p, g, seen, res):  # pragma: no cover - compiled
     """``p = A x`` (``x`` non-zero only on ``support[:k]``, repeats allowed) and
-    ``g = A^T (p - b)``, from scratch."""
-    p[:] = 0.0
-    seen = np.zeros(D.n, dtype=np.bool_)
+    ``g = A^T (p - b)``, from scratch; ``seen`` (``(n,)`` booleans) and ``res``
+    (``(m,)``) are workspace."""
+    # loops, not slices or array expressions: each of those compiles a helper of its
+    # own on a cold start (issue #22)
+    for i in range(D.m):
+        p[i] = 0.0
+    for j in range(D.n):
+        seen[j] = False
     for t in range(k):
         j = support[t]
         if not seen[j] and x[j] != 0.0:
             seen[j] = True
             add_column(D, j, x[j], p)
-    r = p - D.b
+    for i in range(D.m):
+        res[i] = p[i] - D.b[i]
     if D.dense:
-        g[:] = 0.0
+        for c in range(D.n):
+            g[c] = 0.0
         for i in range(D.m):
-            t = r[i]
+            t = res[i]
             if t != 0.0:
                 row = D.A[i]
                 for c in range(D.n):
@@ -203,22 +187,24 @@ def exact_products(D, x, support, k, p, g):  # pragma: no cover - compiled
     for j in range(D.n):
         s = 0.0
         for kk in range(D.cp[j], D.cp[j + 1]):
-            s += D.cd[kk] * r[D.ci[kk]]
+            s += D.cd[kk] * res[D.ci[kk]]
         g[j] = s
 
 
-@njit(cache=True, nogil=True)
-def extend_gram(D, js, pos, first_new, count, G):  # pragma: no cover - compiled
+@inner_kernel
+def extend_gram(D, js, pos, first_new, count, G, img):  # pragma: no cover - compiled
     """Fill the rows and columns ``first_new:count`` of ``G[u, v] = <A e_{js[u]}, A e_{js[v]}>``
     (sparse ``A``; ``pos[js[u]] = u``, -1 for the other coordinates; rows ``u < first_new``
     already filled).
 
     Each new column takes the cheaper of two ways: the rows it touches, restricted to
     the numbered coordinates (reads ``column_work`` entries), or its image ``A e_j``
-    against the numbered columns (reads their non-zeros)."""
+    against the numbered columns (reads their non-zeros).  ``img`` (``(m,)``) is
+    workspace."""
     if count <= first_new:
         return
-    img = np.zeros(D.m)
+    for i in range(D.m):
+        img[i] = 0.0
     known = 0  # non-zeros of the columns numbered before u
     for u in range(first_new):
         j = js[u]
@@ -252,7 +238,7 @@ def extend_gram(D, js, pos, first_new, count, G):  # pragma: no cover - compiled
         known += hi - lo
 
 
-@njit(cache=True, nogil=True)
+@inner_kernel
 def half_sq_residual(D, p):  # pragma: no cover - compiled
     """``1/2 ||p - b||^2``."""
     s = 0.0
