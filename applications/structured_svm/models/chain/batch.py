@@ -23,7 +23,7 @@ from .viterbi import (
 __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "batch_dense"]
 
 
-# Sequences [lo, hi) per call, threads over chunks (_over_threads): numba's parallel=True
+# Sequences `which` per call, threads over chunks (_over_threads): numba's parallel=True
 # would compile each kernel through its parfor pipeline, several times slower to compile
 # than the loop (benchmarks/README.md, "First call").
 # Built on the kernels the compiled BCFW pass already compiled (unary scores, pair
@@ -37,7 +37,7 @@ __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "bat
 def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
             true):  # pragma: no cover - compiled
     """Sequence ``i`` (tokens ``a .. a + L - 1``) from its unary scores ``S``: the true
-    labelling's score (when ``true`` has room), the loss, the decoding."""
+    labelling's score (when ``true`` has room), the loss augmentation, the decoding."""
     o = K * F
     if true.size > 0:
         s = w[o + Yf[a]] + w[o + K + Yf[a + L - 1]]
@@ -49,7 +49,7 @@ def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
     if augment:
         add_hamming(S, L, K, Yf, a)
     best[i] = max_sum(S, L, wp, K, new, y)
-    for t in range(L):  # not a slice assignment: see the comment above _scratch
+    for t in range(L):  # not a slice assignment: see the comment above _finish
         labels[a + t] = y[t]
 
 

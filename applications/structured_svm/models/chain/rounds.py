@@ -321,6 +321,8 @@ def _round_vertices(which: np.ndarray, Xf: np.ndarray, If: np.ndarray, offsets: 
     if uses_ids:
         _round_ids(which, If, offsets, off, Yf, gt, s, w, K, augment, labels, loss)
         return
+    if which.size == 0:
+        return
     lens = off[which + 1] - off[which]
     Lmax = int(lens.max(initial=0))
     batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, np.empty(off.size - 1),
