@@ -232,6 +232,46 @@ def test_the_default_deadline_follows_the_slowest_round():
             fw.DaskExecutor(client, timeout=bad)
 
 
+class _LateFuture:
+    """A Dask-like future that becomes ``status`` just as the first poll times out."""
+
+    def __init__(self, status, outcome):
+        self.status, self._then, self._outcome, self.calls = "pending", status, outcome, 0
+
+    def done(self):
+        return self.status != "pending"
+
+    def result(self, timeout):
+        self.calls += 1
+        if self.calls == 1:
+            self.status = self._then
+            raise TimeoutError("the poll's own timeout")
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        return self._outcome
+
+
+def test_an_answer_done_just_after_a_poll_times_out_is_its_own_outcome():
+    """A round task that finishes (or that Dask cancels with its dying worker) just as a
+    poll times out: the wait returns its answer (or raises the cancellation, which the
+    round asks again), not the poll's timeout, which read as a lost cluster (a CI flake of
+    the killed-worker test); a task's own TimeoutError still passes through."""
+    import concurrent.futures
+
+    client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
+    ex = fw.DaskExecutor(client)
+    fut = _LateFuture("finished", "the answer")
+    assert ex._wait(fut.result, time.monotonic() + 5.0, "a test", fut) == "the answer"
+    assert fut.calls == 2
+    fut = _LateFuture("cancelled", concurrent.futures.CancelledError("dropped"))
+    with pytest.raises(concurrent.futures.CancelledError, match="dropped"):
+        ex._wait(fut.result, time.monotonic() + 5.0, "a test", fut)
+    fut = _LateFuture("error", TimeoutError("the task's own"))
+    with pytest.raises(TimeoutError, match="poll's own"):  # raised at once, as before
+        ex._wait(fut.result, time.monotonic() + 5.0, "a test", fut)
+    assert fut.calls == 1
+
+
 def test_a_client_reconnecting_to_its_scheduler_ends_a_wait(monkeypatch):
     """A wait that gets no answer gives up when the client has been reconnecting for the
     grace period (its scheduler, and with it the shards, are gone)."""
