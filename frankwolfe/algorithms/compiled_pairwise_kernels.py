@@ -9,13 +9,14 @@ only.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.experimental import structref
 
 from ..compiled.inner import inner_kernel
+from ..compiled.records import RecordRefType
 from ..objectives.design_kernels import (
     DesignRef,
     add_column,
@@ -67,13 +68,9 @@ class _State(NamedTuple):
     fm: np.ndarray  # (m,)
 
 
-# The kernels take the state by reference (one pointer): as a named tuple, by value,
-# each kernel's signature carries its arrays as ~90 scalar arguments, which numba
-# compiles slowly in every function of the deep call tree below (issue #22).
 @structref.register
-class _StateType(types.StructRef):
-    def preprocess_fields(self, fields: Any) -> tuple:
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class _StateType(RecordRefType):
+    """The run state by reference (see :mod:`frankwolfe.compiled.records`)."""
 
 
 class StateRef(structref.StructRefProxy):

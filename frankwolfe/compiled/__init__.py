@@ -14,7 +14,8 @@ structured direction (:mod:`.structured`) and the block picker with the sum tree
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
 rounds touch (:mod:`.touched`).  :mod:`.simplex` holds the built-in blocks of a product of
 simplices; kernels that only other kernels call take :func:`~.inner.inner_kernel`
-(no entry points for Python: a first call compiles less).
+(no entry points for Python: a first call compiles less), and records that kernels take
+by reference have types based on :class:`~.records.RecordRefType`.
 
 This package imports nothing from the rest of :mod:`frankwolfe`: objectives, domains and
 methods build on it.
@@ -30,6 +31,7 @@ from .protocol import (
     PairwiseKernels,
     RoundKernels,
 )
+from .records import RecordRefType
 from .separable import SeparableKernels, separable_kernels, separable_objective, separable_step
 from .simplex import SimplexState, simplex_blocks
 from .structured import StructuredDirection, apply_direction, structured_direction
@@ -40,6 +42,6 @@ __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseK
            "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
            "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
-           "gap_weight", "tree_set", "inner_kernel",
+           "gap_weight", "tree_set", "inner_kernel", "RecordRefType",
            "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
            "Delta", "Snapshots", "TouchLog", "Touched"]

@@ -20,11 +20,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from numba import types
 from numba.experimental import structref
 
 from .._sparse import issparse
 from ..compiled.inner import inner_kernel
+from ..compiled.records import RecordRefType
 
 __all__ = ["Design", "DesignRef", "make_design", "column_work",
            "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
@@ -52,13 +52,9 @@ class Design(NamedTuple):
     b: np.ndarray
 
 
-# The kernels take the design by reference (one pointer; see DesignRef): as a named
-# tuple, by value, every kernel's signature carries its arrays as dozens of scalar
-# arguments, which numba compiles slowly in each function that passes it on (issue #22).
 @structref.register
-class _DesignType(types.StructRef):
-    def preprocess_fields(self, fields: Any) -> tuple:
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class _DesignType(RecordRefType):
+    """The design by reference (see :mod:`frankwolfe.compiled.records`)."""
 
 
 class DesignRef(structref.StructRefProxy):

@@ -33,10 +33,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.experimental import structref
 
 from frankwolfe.compiled import CompiledBlocks, inner_kernel, structured_direction
+from frankwolfe.compiled.records import RecordRefType
 
 from .data import chain_data, token_feature_sums, transition_counts
 from .viterbi import max_sum, pair_weights, unary_dense, unary_ids_fm
@@ -107,16 +108,10 @@ class ChainState(NamedTuple):
     sd: Any
 
 
-# The kernels take the state by reference.  As a named tuple (by value) every kernel's
-# signature would carry the record's dozens of arrays as hundreds of scalar arguments:
-# numba then spends about a second compiling each kernel however small it is, and
-# 3-4 times that for the drivers that call them (benchmarks/README.md, "First call").
 @structref.register
-class ChainStateType(types.StructRef):
-    """numba type of :class:`ChainStateRef` (fields: those of :class:`ChainState`)."""
-
-    def preprocess_fields(self, fields: Any) -> tuple:
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class ChainStateType(RecordRefType):
+    """numba type of :class:`ChainStateRef` (fields: those of :class:`ChainState`; by
+    reference, see :mod:`frankwolfe.compiled.records`)."""
 
 
 class ChainStateRef(structref.StructRefProxy):
