@@ -15,7 +15,9 @@ gives the control with uniform sampling.  tau = 1 runs as serial BCFW (the
 compiled pass), tau > 1 as mini-batch rounds (the oracles of a round at one
 point, then the tau block steps one by one, each with its line search; compiled
 when the domain offers round kernels, as the chain dual does, and identical to
-the Python rounds to 1e-12).  Effective passes are oracle calls / n, certificate passes included.
+the Python rounds to 1e-12).  ``--round-step joint`` moves a round's blocks with one
+line search along their summed direction (the core's ``round_step``; Python rounds).
+Effective passes are oracle calls / n, certificate passes included.
 
 One process runs one (data, tau) and appends one JSON line to
 ``benchmarks/results/minibatch_passes.jsonl`` when it ends (target reached, pass
@@ -58,7 +60,8 @@ LABELS = {"ocr": "OCR-large (gap 0.05)", "conll": "CoNLL-2000 (gap 0.01 x primal
 
 
 def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
-        gap_every: int, time_limit: float | None, seed: int) -> dict:
+        gap_every: int, time_limit: float | None, seed: int,
+        round_step: str = "sequential") -> dict:
     from ssvm import load  # the data sets and their models, as benchmarks/ssvm.py
 
     import frankwolfe as fw
@@ -73,10 +76,13 @@ def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
     f = dom.dual_objective()
     row = {"data": data, "n": n, "lam": 1.0 / n, "tau": tau, "tau_arg": tau_arg,
            "target": target, "relative": rel, "sampling": sampling, "step_type": step_type,
-           "gap_every": gap_every, "seed": seed, "max_passes": max_passes,
+           "round_step": round_step, "gap_every": gap_every, "seed": seed,
+           "max_passes": max_passes,
            "time_limit": time_limit, "load_seconds": time.perf_counter() - t_load,
            "reached": False, "trace": []}
-    partial = RESULTS / f"minibatch_passes.{data}.{tau}.{sampling}.{step_type}.partial.json"
+    joint = ".joint" if round_step == "joint" else ""
+    partial = RESULTS / (f"minibatch_passes.{data}.{tau}.{sampling}.{step_type}{joint}"
+                         ".partial.json")
 
     def certificate(s) -> bool | None:
         gap = s.gap
@@ -92,7 +98,7 @@ def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
             return False
         return None
 
-    kw = {} if tau == 1 else {"batch_size": tau}
+    kw = {} if tau == 1 else {"batch_size": tau, "round_step": round_step}
     t0 = time.perf_counter()
     res = fw.block_coordinate_frank_wolfe(
         f, dom, block_order=sampling, block_step=step_type, max_iter=max_passes, tol=0.0,
@@ -108,32 +114,39 @@ def run(data: str, tau_arg: str, sampling: str, step_type: str, max_passes: int,
     return row
 
 
-def _rows(sampling: str, step_type: str) -> dict:
-    """The last finished run per (data, tau) with these settings, else its partial trace."""
+def _rows(sampling: str, step_type: str, round_step: str = "sequential") -> dict:
+    """The last finished run per (data, tau) with these settings, else its partial trace
+    (tau = 1 is serial BCFW whatever the round step)."""
     rows: dict = {}
+
+    def key(r: dict) -> tuple:
+        rs = r.get("round_step", "sequential") if r["tau"] > 1 else round_step
+        return r["data"], r["tau"], r["sampling"], r["step_type"], rs
+
     for p in sorted(RESULTS.glob("minibatch_passes.*.partial.json")):
         r = json.loads(p.read_text())
         r["interrupted"] = True
-        rows[(r["data"], r["tau"], r["sampling"], r["step_type"])] = r
+        rows[key(r)] = r
     if LINES.exists():
         for line in LINES.read_text().splitlines():
             r = json.loads(line)
-            rows[(r["data"], r["tau"], r["sampling"], r["step_type"])] = r
+            rows[key(r)] = r
     order = list(TARGETS)
     return {k[:2]: rows[k] for k in sorted(rows, key=lambda k: (order.index(k[0]), k[1]))
-            if k[2:] == (sampling, step_type)}
+            if k[2:] == (sampling, step_type, round_step)}
 
 
-def report(sampling: str, step_type: str, control: str | None, plot: Path | None) -> None:
+def report(sampling: str, step_type: str, control: str | None, plot: Path | None,
+           round_step: str = "sequential") -> None:
     """Print the tables of the runs with these settings (and of the ``control`` sampling,
     if it has runs); write the plot."""
-    rows = _rows(sampling, step_type)
-    print(f"settings: sampling={sampling!r}, step_type={step_type!r}, last iterate certified, "
-          "seed 0\n")
+    rows = _rows(sampling, step_type, round_step)
+    print(f"settings: sampling={sampling!r}, step_type={step_type!r}, "
+          f"round_step={round_step!r}, last iterate certified, seed 0\n")
     _target_table(rows)
     print("\npasses to intermediate levels (slowdown vs tau = 1 at the same level):\n")
     _levels_table(rows)
-    ctrl = _rows(control, step_type) if control and control != sampling else {}
+    ctrl = _rows(control, step_type, round_step) if control and control != sampling else {}
     if ctrl:
         print(f"control: sampling={control!r}, the rest the same\n")
         _target_table(ctrl)
@@ -265,19 +278,21 @@ def main() -> None:
     ap.add_argument("--gap-every", type=int, default=5)
     ap.add_argument("--time-limit", type=float, default=None, help="seconds per run")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--round-step", default="sequential", choices=("sequential", "joint"),
+                    help="how the blocks of a round move (the core's round_step)")
     ap.add_argument("--report", action="store_true", help="print the table of finished runs")
     ap.add_argument("--control", default="uniform",
                     help="with --report: the sampling of the control runs shown beside")
     ap.add_argument("--plot", type=Path, default=None, help="with --report: the figure's path")
     args = ap.parse_args()
     if args.report:
-        report(args.sampling, args.step_type, args.control, args.plot)
+        report(args.sampling, args.step_type, args.control, args.plot, args.round_step)
         return
     if args.data is None:
         ap.error("--data is required unless --report")
     RESULTS.mkdir(parents=True, exist_ok=True)
     r = run(args.data, args.tau, args.sampling, args.step_type, args.max_passes,
-            args.gap_every, args.time_limit, args.seed)
+            args.gap_every, args.time_limit, args.seed, args.round_step)
     last = r["trace"][-1] if r["trace"] else None
     print(f"{r['data']} tau={r['tau']} {r['engine']} engine: reached={r['reached']} "
           f"passes={r.get('passes_to_target', r['final_effective_passes']):.1f} "

@@ -310,3 +310,22 @@ def test_conll_slice_engines_agree():
                 compiled=compiled))
     np.testing.assert_allclose(runs[0].x, runs[1].x, atol=1e-12)
     assert runs[0].gap == pytest.approx(runs[1].gap, rel=1e-9)
+
+
+def test_joint_rounds_reach_the_serial_optimum_within_the_certified_gaps():
+    """round_step='joint' (one line search per round of examples) trains to the same
+    problem's optimum: the primal values of a joint and a serial fit differ by at most
+    the sum of their certified gaps."""
+    X, Y = make_chain(60, n_states=3, n_features=4, random_state=0)
+    kw = dict(lam=0.05, max_passes=1000, tol=2e-3, gap_every=5, random_state=0)
+    serial = StructuredSVM(ChainModel(3, 4), **kw).fit(X, Y)
+    joint = StructuredSVM(ChainModel(3, 4), batch_size=8, round_step="joint", **kw).fit(X, Y)
+    assert joint.result_.extra["round_step"] == "joint"
+    assert joint.result_.extra["engine"] == "python"
+    gj, gs = joint.history_["gap"][-1], serial.history_["gap"][-1]
+    assert gj <= 2e-3 and gs <= 2e-3
+    assert abs(joint.history_["primal"][-1] - serial.history_["primal"][-1]) <= gj + gs
+    with pytest.raises(ValueError, match="round_step='joint' is how the examples"):
+        StructuredSVM(ChainModel(3, 4), round_step="joint").fit(X, Y)
+    with pytest.raises(ValueError, match="round_step"):
+        StructuredSVM(ChainModel(3, 4), batch_size=8, round_step="both").fit(X, Y)

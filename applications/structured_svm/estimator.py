@@ -169,6 +169,12 @@ class StructuredSVM(BaseEstimator):
         ``staleness`` rounds run ahead, at the ``w`` of their launch, while the
         current round's steps are applied (the core's ``staleness``; delays in
         ``result_.extra``).  0: synchronous rounds.
+    round_step : {"sequential", "joint"}, default "sequential"
+        How the examples of a round move (with ``batch_size``; the core's
+        ``round_step``): one block step after the other, each with its line search,
+        or ``"joint"``, Wang et al.'s update, all of the round's blocks with one step
+        size from one line search along their summed direction.  Joint rounds run in
+        the core's Python block engine.
     executor : frankwolfe.Executor or dask.distributed.Client, optional
         Where the oracles of each round (and of the certificate passes) run: any
         :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,
@@ -231,6 +237,7 @@ class StructuredSVM(BaseEstimator):
         "compiled": [BOOLEAN],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "staleness": [Interval(Integral, 0, None, closed="left")],
+        "round_step": [Options({"sequential", "joint"})],
         "executor": [ANY],  # an Executor or a dask.distributed.Client: make_executor checks
         "client": [ANY],  # a dask.distributed.Client (duck-typed)
     }
@@ -243,7 +250,8 @@ class StructuredSVM(BaseEstimator):
                  random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
                  verbose: bool | int = False, progress: bool = False, warm_start: bool = False,
                  compiled: bool = True, batch_size: int | None = None, staleness: int = 0,
-                 executor: Any = None, client: Any = None) -> None:
+                 round_step: str = "sequential", executor: Any = None, client: Any = None
+                 ) -> None:
         self.model = model
         self.lam = lam
         self.solver = solver
@@ -262,6 +270,7 @@ class StructuredSVM(BaseEstimator):
         self.compiled = compiled
         self.batch_size = batch_size
         self.staleness = staleness
+        self.round_step = round_step
         self.executor = executor
         self.client = client
 
@@ -281,6 +290,10 @@ class StructuredSVM(BaseEstimator):
         if self.staleness and not parallel:
             raise ValueError(f"StructuredSVM: staleness={self.staleness!r} runs the decodings "
                              "of mini-batch rounds ahead: give batch_size (or executor, client)")
+        if self.round_step != "sequential" and not parallel:
+            raise ValueError(f"StructuredSVM: round_step={self.round_step!r} is how the "
+                             "examples of a mini-batch round move: give batch_size (or "
+                             "executor, client)")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:
@@ -429,7 +442,7 @@ class StructuredSVM(BaseEstimator):
             return {}
         return {"batch_size": self.batch_size, "executor": executor,
                 "n_jobs": None if executor is not None else self.n_jobs,
-                "staleness": int(self.staleness)}
+                "staleness": int(self.staleness), "round_step": self.round_step}
 
     # -- prediction ----------------------------------------------------------------
     def _fitted(self) -> np.ndarray:

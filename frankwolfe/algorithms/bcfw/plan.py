@@ -56,6 +56,9 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     dom, order = state.dom, state.order
     hooks = isinstance(dom, BlockDomainHooks)
     ex = schedule.executor if schedule is not None and schedule.wants_rounds else None
+    if schedule is not None and schedule.joint:
+        return None, ("joint round steps (round_step='joint') run in the Python engine "
+                      "(the compiled rounds take their block steps one after another)")
     if ex is not None:
         if not isinstance(ex, InProcessRounds) and not (isinstance(ex, RowRounds) and callable(
                 getattr(state.batch_oracle(), "rows", None))):
@@ -129,7 +132,7 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
         if schedule is None:
             return PythonPass(steps), reason
         return PythonRounds(state, state.blocks(), steps.step, steps.certificate,
-                            schedule), reason
+                            schedule, joint=steps.joint), reason
     if kernels.dkern is None:
         Z = state.start(x0)
         b = state.blocks()

@@ -195,6 +195,68 @@ class PythonSteps:
             x[sel] += d
         st.k += 1
 
+    def joint(self, batch: Sequence[int], atoms: Sequence[Atom]) -> None:
+        """One step along the summed Frank-Wolfe directions of a round's blocks, its
+        oracle answers ``atoms`` (Wang et al.'s mini-batch update): ``z_i += gamma (s_i -
+        z_i)`` for every block of ``batch`` with one ``gamma``, the step rule's along ``D
+        = sum_i A_i (s_i - z_i)`` from the current iterate (FW block steps, no cache).
+        The round's block steps count ``len(batch)`` steps; the iterate changes at the
+        last of them, which is what the average records.  A block drawn twice in a round
+        (uniform sampling draws with replacement) moves once: its two answers are one
+        oracle's at one point, and two moves of ``gamma`` could leave its domain."""
+        st = self.state
+        f, x = st.f, st.x
+        m = len(batch)
+        first = dict(zip(reversed(batch), reversed(atoms)))  # one answer per block
+        blocks = list(dict.fromkeys(batch))
+        ixs = [self.idx[i] for i in blocks]
+        dirs = []
+        for i in blocks:
+            atom = first[i]
+            d = -self.Z[self.off[i]:self.off[i + 1]]
+            if atom.is_sparse:
+                d[atom.indices] += atom.values
+            else:
+                d += atom.to_dense().reshape(-1)
+            dirs.append(d)
+        # the blocks' coordinates as one sorted set (blocks of a Minkowski sum share some)
+        cols = np.concatenate(ixs) if len(blocks) > 1 else ixs[0]
+        if cols.size * 8 >= x.size:  # blocks that cover much of x: marks, not a sort
+            mark = np.zeros(x.size, dtype=bool)
+            mark[cols] = True
+            union = np.flatnonzero(mark)
+            lut = np.empty(x.size, dtype=np.int64)
+            lut[union] = np.arange(union.size)
+            pos = lut[cols]
+        else:  # a few coordinates of a large x: O(their number), not O(dim)
+            union, pos = np.unique(cols, return_inverse=True)
+        D: np.ndarray = np.bincount(pos, minlength=union.size,
+                                    weights=np.concatenate(dirs) if len(blocks) > 1 else dirs[0])
+        g = np.asarray(f.partial_gradient(x, union), dtype=float).reshape(-1)
+        # each block's gap at this point: its estimate for the orders that read them
+        at = 0
+        for i, d in zip(blocks, dirs):
+            gi = -float(g[pos[at:at + d.size]] @ d)
+            at += d.size
+            st.est[i] = gi if gi > 0.0 else 0.0
+            if st.order_update is not None:
+                st.order_update(i, st.est[i])
+        st.n_oracle += m
+        slope = float(g @ D)
+        gamma = 0.0
+        if slope < 0.0:
+            self.view.at(union, union, g)
+            self.direction.d = D
+            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, 1.0))
+        st.last_gamma = gamma
+        if gamma > 0.0:
+            if st.avg is not None:  # x_k .. x_{k+m-1} are this point, x_{k+m} the next
+                st.avg.touch(x, union, st.k + m - 1)
+            x[union] += gamma * D
+            for i, d in zip(blocks, dirs):
+                self.Z[self.off[i]:self.off[i + 1]] += gamma * d
+        st.k += m
+
     def certificate(self, x: np.ndarray, refresh: bool,
                     ask: Callable[[np.ndarray], Sequence[Atom]] | None = None, *,
                     values: Callable[[np.ndarray], np.ndarray] | None = None,

@@ -13,6 +13,11 @@ times per round from the round's state; a block picked in the round is held
 out of the rest of the round (its estimate set to 0 until its step writes the
 new one), so a round does not ask the same block twice at the same point.
 
+Joint rounds (``round_step="joint"``, the update of Wang et al.'s mini-batch
+algorithm): the round's blocks move together, ``z_i += gamma (s_i - z_i)`` with one
+``gamma`` from the step rule along the summed direction, so the steps of a round cost
+one line search, not ``tau`` after one another (Python rounds only, for now).
+
 Certificate passes ask all ``n`` oracles at one point through the same
 executor.  The rounds see the run's state and the block step they are
 handed, never the engine.
@@ -71,10 +76,13 @@ class Schedule:
     through ``executor``, up to ``staleness`` rounds ahead of the steps; the counters of
     its rounds."""
 
-    def __init__(self, batch_size: int, executor: Executor, staleness: int = 0) -> None:
+    def __init__(self, batch_size: int, executor: Executor, staleness: int = 0,
+                 joint: bool = False) -> None:
         self.tau = int(batch_size)
         self.executor = executor
         self.staleness = int(staleness)
+        #: one step along the round's summed block directions instead of a step per block
+        self.joint = bool(joint)
         self.parallel = not isinstance(executor, SerialExecutor)
         self.rounds = 0
         self.oracle_seconds = 0.0  # wall time of the rounds' oracle phases
@@ -272,10 +280,12 @@ class Schedule:
                 "oracle_wait_seconds": self.wait_seconds}
 
     def outputs(self) -> dict[str, Any]:
-        out = {"batch_size": self.tau, "rounds": self.rounds,
-               "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
-               "certificate_oracle_seconds": self.certificate_seconds,
-               "staleness": self.staleness}
+        out: dict[str, Any] = {
+            "batch_size": self.tau, "rounds": self.rounds,
+            "round_step": "joint" if self.joint else "sequential",
+            "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
+            "certificate_oracle_seconds": self.certificate_seconds,
+            "staleness": self.staleness}
         if self.staleness:
             steps = int(self.delays.sum())
             lags = np.arange(self.delays.size)
@@ -315,9 +325,10 @@ def _stop(budget: Budget, done: int) -> bool:
 
 
 class PythonRounds(Pass):
-    """Rounds of Python block steps (``step(i, atom)``) at oracle answers asked through
-    the executor; certificates through it too (``certify(x, refresh, ask)``: ``ask(g)``
-    answers every block's oracle at the gradient ``g``)."""
+    """Rounds of Python block steps (``step(i, atom)``; with the schedule's ``joint``, one
+    step ``joint(batch, atoms)`` per round) at oracle answers asked through the executor;
+    certificates through it too (``certify(x, refresh, ask)``: ``ask(g)`` answers every
+    block's oracle at the gradient ``g``)."""
 
     name = "python"
     estimates_certificate = True  # see _certificate_seconds
@@ -326,9 +337,13 @@ class PythonRounds(Pass):
                  step: Callable[[int, Atom], None],
                  certify: Callable[[np.ndarray, bool, Callable[[np.ndarray], Sequence[Atom]]],
                                    tuple[float, float]],
-                 schedule: Schedule) -> None:
+                 schedule: Schedule,
+                 joint: Callable[[list[int], list[Atom]], None] | None = None) -> None:
+        if schedule.joint and joint is None:
+            raise ValueError("PythonRounds: the schedule takes joint round steps; give "
+                             "`joint`")
         self.state, self.blocks, self.schedule = state, blocks, schedule
-        self.step, self.certify = step, certify
+        self.step, self.certify, self.joint = step, certify, joint
         self._probed: float | None = None
         ex = schedule.executor
         ex.start(blocks.lmos, blocks.idx, blocks.shapes)
@@ -364,7 +379,12 @@ class PythonRounds(Pass):
                     dirs.append(self._direction(g, i))
             return lambda: sched.answers(batch, dirs)
 
+        joint = self.joint if sched.joint else None
+
         def apply(batch: list[int], atoms: list[Atom]) -> None:
+            if joint is not None:
+                joint([int(i) for i in batch], atoms)
+                return
             for i, atom in zip(batch, atoms):
                 step(int(i), atom)
 

@@ -16,7 +16,7 @@ from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
 from ..block_orders import BlockOrder, make_block_order
-from ..block_steps import BlockStep, make_block_step
+from ..block_steps import BlockStep, FWStep, make_block_step
 from ..engine import drive
 from .engine import BlockEngine
 from .plan import make_pass
@@ -101,6 +101,7 @@ def block_coordinate_frank_wolfe(
     n_jobs: int | None = None,
     executor: Executor | Any = None,
     staleness: int = 0,
+    round_step: str = "sequential",
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a product domain, one block at a time.
@@ -242,6 +243,17 @@ def block_coordinate_frank_wolfe(
         ``n_jobs`` or ``executor``.  ``extra`` then also holds ``delays``
         (``delays[j]``: steps taken ``j`` block steps after their answer's point),
         ``mean_delay``, ``max_delay`` and ``oracle_wait_seconds``.
+    round_step : {"sequential", "joint"}, default "sequential"
+        How the blocks of a mini-batch round move.  ``"sequential"``: one block step
+        after the other, each with its own line search at the current iterate (the
+        most progress per round; the steps are serial).  ``"joint"``: Wang et al.'s
+        mini-batch update, ``z_i <- z_i + gamma (s_i - z_i)`` for every block of the
+        round with one ``gamma``, the step rule's along the summed direction ``sum_i
+        A_i (s_i - z_i)`` (one line search per round; less progress per round where
+        the blocks' directions overlap).  Needs ``batch_size``, ``n_jobs`` or
+        ``executor`` and Frank-Wolfe block steps; runs in the Python engine.
+        ``extra["round_step"]`` says which ran.  See "Training on a cluster" in the
+        documentation for passes to a certified gap of both.
 
     Returns
     -------
@@ -312,7 +324,12 @@ def block_coordinate_frank_wolfe(
     rng = (random_state if isinstance(random_state, np.random.Generator)
            else np.random.default_rng(random_state))
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
-    schedule = _schedule(batch_size, n_jobs, executor, cache, staleness)
+    round_step = _check_choice("round_step", round_step, ("sequential", "joint"))
+    if round_step == "joint" and type(step).direction is not FWStep.direction:
+        raise ValueError(f"round_step='joint' moves every block of a round toward its "
+                         f"Frank-Wolfe vertex: it needs block_step='fw', got "
+                         f"block_step={block_step!r}")
+    schedule = _schedule(batch_size, n_jobs, executor, cache, staleness, round_step)
     # the clock starts here: set-up and compilation count against time_limit
     monitor = options.monitor("bcfw")
     try:
@@ -335,7 +352,7 @@ def block_coordinate_frank_wolfe(
 
 
 def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
-              staleness: Any = 0) -> Schedule | None:
+              staleness: Any = 0, round_step: str = "sequential") -> Schedule | None:
     """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
     1 in this process: the compiled pass may then serve)."""
     ahead = _nonnegative_int("staleness", staleness)
@@ -343,10 +360,13 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
         if ahead:
             raise ValueError(f"staleness={staleness!r} runs oracles ahead of the steps of "
                              "mini-batch rounds: give batch_size, n_jobs or executor too")
+        if round_step != "sequential":
+            raise ValueError(f"round_step={round_step!r} is how the blocks of a mini-batch "
+                             "round move: give batch_size, n_jobs or executor too")
         return None
     tau = 1 if batch_size is None else _positive_int("batch_size", batch_size)
     ex = make_executor(executor, n_jobs)
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
                          "executor): a round asks its oracles before any cached atom is scored")
-    return Schedule(tau, ex, ahead)
+    return Schedule(tau, ex, ahead, joint=round_step == "joint")
