@@ -13,9 +13,7 @@ the steps write listed in ``touched`` (:mod:`.touched`);
 ``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` / ``recall_gap`` answer the calls
 that want no direction;
 ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
-objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; ``GAP``:
-the picker may pick by gap sampling or keep its sum tree (``Picker.mode`` 1 or 2; else
-the mode is 0 and the sum tree's code is not compiled); the
+objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles ``run_pass``
 with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
@@ -61,7 +59,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
     df = 0.0
     est = picker.est
     for t in range(t0, t1):
-        if GAP and picker.mode == 1:
+        if picker.mode == 1:
             i = gap_pick(picker.tree, picker.tsize, est, picker.nextu, picker.unif[t], n)
         else:
             i = picker.order[t]
@@ -88,7 +86,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                     nnz, gap, score = direction(dstate, i, g, WANT, idx, val)
         gi = gap if gap > 0.0 else 0.0
         est[i] = gi
-        if GAP and picker.mode != 0:
+        if picker.mode != 0:
             tree_set(picker.tree, picker.tsize, i, gap_weight(gi, picker.degree))
         gamma = 0.0
         gmax = 1.0  # the largest step: 1 for FW, the away atom's weight for pairwise

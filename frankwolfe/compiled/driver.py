@@ -92,8 +92,8 @@ _DRIVERS: dict = {}
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
                     fused: bool = False, pairwise: PairwiseKernels | None = None,
-                    rounds: bool = False, exact: bool = False, cache: bool = False,
-                    gap: bool = True) -> Callable:
+                    rounds: bool = False, exact: bool = False, cache: bool = False
+                    ) -> Callable:
     """The (memoized) numba pass function for these kernels (passes and certificates).
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
@@ -108,9 +108,6 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     through it when ``exact`` (the step rule is the exact line search; ``rule`` is then
     not called).  With ``cache`` each step first asks the domain's ``lookup`` kernel
     for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).
-    ``gap=False``: the run's order never picks by gap sampling, so every
-    :class:`~frankwolfe.compiled.Picker` it is handed has mode 0 (another mode is read as
-    0) and the sum tree's code is not compiled (a smaller first call).
 
     Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
     acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
@@ -176,7 +173,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
              "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None,
-             "RECALL_GAP": recall_gap is not None, "GAP": bool(gap)}
+             "RECALL_GAP": recall_gap is not None}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index

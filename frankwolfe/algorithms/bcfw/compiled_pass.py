@@ -65,14 +65,10 @@ class CompiledSteps:
         # a domain that keeps atoms is asked (its lookup) before every step; the cache's
         # thresholds are infinite when the run has no cache
         lookup = dkern.lookup is not None
-        # an order that never samples by gap (uniform, perm) runs a driver without the
-        # sum tree's code (compiled for nothing otherwise, benchmarks/README.md "First call")
-        self._gap = bool(state.order.stepwise)
         self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
                                        pairwise=dkern.pairwise if pairwise else None,
                                        rounds=rounds is not None,
-                                       exact=isinstance(rule, ExactStep), cache=lookup,
-                                       gap=self._gap)
+                                       exact=isinstance(rule, ExactStep), cache=lookup)
         # the cache's thresholds and the certified gap G, and the hits the driver counts
         factors = (np.inf, np.inf) if cache is None else cache
         self._cparams = np.array([*factors, np.inf, 0.0]) if lookup else None
@@ -124,10 +120,6 @@ class CompiledSteps:
              task: int) -> tuple[int, float, float]:
         """One call of the driver's ``run_pass``, always with the argument types of this
         run (passes and certificates then share one compilation)."""
-        if picker.mode != 0 and not self._gap:  # the driver would read it as mode 0
-            raise ValueError(f"CompiledSteps: a picker of mode {picker.mode} (gap sampling) "
-                             f"for a run whose order {self.state.order!r} does not sample "
-                             "by gap")
         st, okern = self.state, self.okern
         avg = st.avg
         if avg is None:
