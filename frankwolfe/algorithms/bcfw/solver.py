@@ -245,12 +245,12 @@ def block_coordinate_frank_wolfe(
         ``mean_delay``, ``max_delay`` and ``oracle_wait_seconds``.
     round_step : {"sequential", "joint"}, default "sequential"
         How the blocks of a mini-batch round move.  ``"sequential"``: one block step
-        after the other, each with its own line search at the current iterate (the
-        most progress per round; the steps are serial).  ``"joint"``: Wang et al.'s
-        mini-batch update, ``z_i <- z_i + gamma (s_i - z_i)`` for every block of the
-        round with one ``gamma``, the step rule's along the summed direction ``sum_i
-        A_i (s_i - z_i)`` (one line search per round; less progress per round where
-        the blocks' directions overlap).  Needs ``batch_size``, ``n_jobs`` or
+        after the other, each with its own line search at the current iterate (a step
+        size per block; the steps are serial).  ``"joint"``: Wang et al.'s mini-batch
+        update, ``z_i <- z_i + gamma (s_i - z_i)`` for every block of the round with
+        one ``gamma``, the step rule's along the summed direction ``sum_i A_i (s_i -
+        z_i)`` (one line search per round; where the blocks' directions overlap, the
+        shared step can be shorter than theirs).  Needs ``batch_size``, ``n_jobs`` or
         ``executor`` and Frank-Wolfe block steps; runs in the Python engine.
         ``extra["round_step"]`` says which ran.  See "Training on a cluster" in the
         documentation for passes to a certified gap of both.
