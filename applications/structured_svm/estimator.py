@@ -173,8 +173,9 @@ class StructuredSVM(BaseEstimator):
         How the examples of a round move (with ``batch_size``; the core's
         ``round_step``): one block step after the other, each with its line search,
         or ``"joint"``, Wang et al.'s update, all of the round's blocks with one step
-        size from one line search along their summed direction.  Joint rounds run in
-        the core's Python block engine.
+        size from one line search along their summed direction (compiled for
+        :class:`~.ChainModel` with a uniform or permutation order, else in the core's
+        Python block engine).
     executor : frankwolfe.Executor or dask.distributed.Client, optional
         Where the oracles of each round (and of the certificate passes) run: any
         :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,

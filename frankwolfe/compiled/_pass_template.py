@@ -12,7 +12,8 @@ as ``False`` in the certificate, so that one compilation of a kernel serves both
 the steps write listed in ``touched`` (:mod:`.touched`);
 ``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` / ``recall_gap`` answer the calls
 that want no direction;
-``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
+``JOINT``: a call takes one joint round (the domain's round kernel ``load``, fused
+kernels); ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
 objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles ``run_pass``
 with numba: written out as a module that imports the kernels (then numba
@@ -25,8 +26,8 @@ import numpy as np
 
 
 def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd, task, table=None, cparams=None, touched=None
-             ):  # pragma: no cover - compiled
+             avg_start, resync, idx, val, sd, task, table=None, cparams=None, touched=None,
+             joint=None):  # pragma: no cover - compiled
     # cparams (CACHE): [cache_factor, cache_nu, G, hits] (hits counted here)
     if FUSED and resync:
         sync(dstate, g)
@@ -50,6 +51,65 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
             if task == 2:
                 est[i] = gap if gap > 0.0 else 0.0
         return k, total, scores
+    if JOINT:
+        # JOINT (fused round kernels with `load`): the round order[t0:t1] as one step along
+        # the sum D of its blocks' directions at their stored vertices (a block drawn twice
+        # counts once), with one step size; then every block committed with it.  The round's
+        # t1 - t0 block steps leave x as it is until the last (what the average records).
+        jx, jh, jt, seen = joint.dx, joint.dh, joint.tr, joint.blocks
+        noavg = Average(0, acc, since, avg_start, 0.0, k)
+        for t in range(t0, t1):
+            i = picker.order[t]
+            if seen[i] == 0:
+                seen[i] = 1
+                load(dstate, table, i)
+                curvature(dstate, i, h)
+                describe(dstate, i, sd)
+                apply_direction(sd, 1.0, h, jx, jh, noavg)  # jx += d, jh += diag(h) d
+                touch_direction(sd, jt)
+        nj = jt.ncoords[0]
+        slope = 0.0
+        curv = 0.0
+        for a in range(nj):
+            p = jt.coords[a]
+            slope += g[p] * jx[p]
+            curv += jx[p] * jh[p]
+        m = t1 - t0
+        gamma = 0.0
+        df = 0.0
+        if slope < 0.0:
+            gamma = rule(rparams, k / n, slope, curv, 1.0)
+        if gamma > 0.0:
+            df = gamma * (slope + 0.5 * gamma * curv)
+            kl = k + m - 1
+            ck1 = _avg_cum(avg_kind, kl + 1, avg_start) if avg_kind > 0 else 0.0
+            avg = Average(avg_kind, acc, since, avg_start, ck1, kl)
+            track = touched.mark.size > 0
+            for a in range(nj):
+                p = jt.coords[a]
+                if avg_kind > 0:
+                    average_touch(avg, x, p)
+                x[p] += gamma * jx[p]
+                g[p] += gamma * jh[p]
+                if track:
+                    touch(touched, p)
+        for t in range(t0, t1):
+            i = picker.order[t]
+            if seen[i] == 1:
+                seen[i] = 0
+                if gamma > 0.0:
+                    load(dstate, table, i)
+                    curvature(dstate, i, h)
+                    describe(dstate, i, sd)
+                    moved(dstate, sd, g)  # what the domain derives from g, on d_i's support
+                    commit(dstate, i, gamma)
+        for a in range(nj):
+            p = jt.coords[a]
+            jx[p] = 0.0
+            jh[p] = 0.0
+            jt.mark[p] = 0
+        jt.ncoords[0] = 0
+        return k + m, gamma, df
     # ROUNDS: the coordinates of x and g the steps write go into the record `touched`
     # (when it is kept: the rounds' bookkeeping then costs what changed, not d)
     track = False
@@ -139,3 +199,4 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                     commit(dstate, i, gamma)
         k += 1
     return k, gamma, df
+

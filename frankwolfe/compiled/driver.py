@@ -68,6 +68,11 @@ def _no_recall_gap(state, table, i, g):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _no_load(state, table, i):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
 def _no_search(data, x, idx, val, nnz, gmax):  # pragma: no cover - compiled
     return 0.0
 
@@ -92,8 +97,8 @@ _DRIVERS: dict = {}
 
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
                     fused: bool = False, pairwise: PairwiseKernels | None = None,
-                    rounds: bool = False, exact: bool = False, cache: bool = False
-                    ) -> Callable:
+                    rounds: bool = False, exact: bool = False, cache: bool = False,
+                    joint: bool = False) -> Callable:
     """The (memoized) numba pass function for these kernels (passes and certificates).
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
@@ -107,7 +112,12 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     own (``CompiledObjective.search``, e.g. a separable one) takes its exact steps
     through it when ``exact`` (the step rule is the exact line search; ``rule`` is then
     not called).  With ``cache`` each step first asks the domain's ``lookup`` kernel
-    for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).
+    for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).  With
+    ``joint`` (and ``rounds``, ``fused``, the round kernels' ``load``) a call of
+    ``run_pass`` is one joint round: the blocks ``order[t0:t1]`` of the picker (mode 0)
+    move with one step size, the rule's along the sum of their directions
+    (``round_step="joint"``; ``joint=`` scratch of ``run_pass``, a
+    :class:`~frankwolfe.compiled.touched.JointScratch`); it keeps no block-gap estimates.
 
     Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
     acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
@@ -144,6 +154,10 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     if cache and (blocks.lookup is None or rounds):
         raise ValueError("compiled_driver: cache=True needs the domain's `lookup` kernel "
                          "(CompiledBlocks.lookup), and no rounds")
+    if joint and not (rounds and fused and blocks.rounds is not None
+                      and blocks.rounds.load is not None):
+        raise ValueError("compiled_driver: joint=True needs rounds=True, the fused kernels "
+                         "and the round kernels' `load` (RoundKernels.load)")
     if objective.search is not None and fused:
         raise ValueError("compiled_driver: an objective with its own line search "
                          "(CompiledObjective.search) runs the materialized steps")
@@ -168,12 +182,13 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "move": _no_move if pairwise is None else pairwise.move,
                "recall": recall, "recall_gap": recall_gap or _no_recall_gap,
                "search": objective.search or _no_search,
-               "lookup": blocks.lookup if cache else _no_lookup}
+               "lookup": blocks.lookup if cache else _no_lookup,
+               "load": blocks.rounds.load if joint and blocks.rounds else _no_load}
     separable = objective.search is not None
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
              "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None,
-             "RECALL_GAP": recall_gap is not None}
+             "RECALL_GAP": recall_gap is not None, "JOINT": bool(joint)}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index

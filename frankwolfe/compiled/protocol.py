@@ -221,10 +221,16 @@ class RoundKernels:
         false, as a kernel of its own (as :attr:`CompiledBlocks.oracle`): the driver
         calls it wherever it needs no direction, so the direction's code compiles only
         for runs that materialize it.  Default: ``recall`` with ``want`` false.
+    load : numba function, optional
+        ``load(state, table, i)``: block ``i``'s vertex stored in ``table`` becomes the
+        one ``curvature`` / ``describe`` / ``commit`` read, as after ``recall``, without
+        scoring it.  With it (and the fused kernels) joint rounds run compiled
+        (``round_step="joint"``: the driver sums the round's directions, takes one
+        step, then commits every block with it); without it they run in Python.
     """
 
     def __init__(self, point, vertices, recall, table, store=None, snapshot=None,
-                 recall_gap=None) -> None:
+                 recall_gap=None, load=None) -> None:
         self.point = point
         self.vertices = vertices
         self.recall = recall
@@ -232,6 +238,7 @@ class RoundKernels:
         self.store = store
         self.snapshot = snapshot
         self.recall_gap = recall_gap
+        self.load = load
 
 
 class CompiledObjective:

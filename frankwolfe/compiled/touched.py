@@ -31,7 +31,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["Touched", "Delta", "TouchLog", "Snapshots", "no_touched", "touch", "settle"]
+__all__ = ["Touched", "Delta", "TouchLog", "Snapshots", "JointScratch", "no_touched",
+           "joint_scratch", "touch", "settle"]
 
 
 class Touched(NamedTuple):
@@ -48,6 +49,27 @@ def no_touched() -> Touched:
     """The record of a driver that keeps none (the steps test ``mark.size`` once)."""
     return Touched(np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64),
                    np.zeros(1, dtype=np.int64))
+
+
+class JointScratch(NamedTuple):
+    """The driver's scratch for a joint round (``round_step="joint"``): the round's summed
+    direction ``dx`` and ``diag(h) dx`` (``dh``), zero outside the coordinates listed in
+    ``tr``, and a mark per block (``blocks``: a block drawn twice in a round moves once).
+    Cleared by the driver after each round.  Empty arrays: no joint rounds."""
+
+    dx: np.ndarray
+    dh: np.ndarray
+    tr: Touched
+    blocks: np.ndarray
+
+
+def joint_scratch(d: int, n: int) -> JointScratch:
+    """Scratch for joint rounds over ``x`` of length ``d`` and ``n`` blocks (``d = n = 0``:
+    the empty one of a run without them)."""
+    return JointScratch(np.zeros(d), np.zeros(d),
+                        Touched(np.zeros(d, dtype=np.uint8), np.empty(d, dtype=np.int64),
+                                np.zeros(1, dtype=np.int64)),
+                        np.zeros(n, dtype=np.uint8))
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -27,7 +27,7 @@ from ...compiled import (
     fused_driver,
     structured_direction,
 )
-from ...compiled.touched import no_touched
+from ...compiled.touched import joint_scratch, no_touched
 from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
 from .state import BlockState
@@ -44,7 +44,8 @@ class CompiledSteps:
 
     def __init__(self, state: BlockState, dkern: CompiledBlocks, okern: CompiledObjective,
                  rule: StepSize, rounds: RoundKernels | None = None, *,
-                 pairwise: bool = False, cache: tuple[float, float] | None = None) -> None:
+                 pairwise: bool = False, cache: tuple[float, float] | None = None,
+                 joint: bool = False) -> None:
         self.state = state
         self.dkern = dkern
         self.okern = okern
@@ -68,7 +69,11 @@ class CompiledSteps:
         self._driver = compiled_driver(dkern, okern, kernel, fused=self._fused,
                                        pairwise=dkern.pairwise if pairwise else None,
                                        rounds=rounds is not None,
-                                       exact=isinstance(rule, ExactStep), cache=lookup)
+                                       exact=isinstance(rule, ExactStep), cache=lookup,
+                                       joint=joint)
+        # joint rounds: the round's summed direction (over x) and a mark per block
+        self._joint = joint_scratch(state.x.size, state.n) if joint else joint_scratch(0, 0)
+        self.joint = joint
         # the cache's thresholds and the certified gap G, and the hits the driver counts
         factors = (np.inf, np.inf) if cache is None else cache
         self._cparams = np.array([*factors, np.inf, 0.0]) if lookup else None
@@ -138,7 +143,16 @@ class CompiledSteps:
             return run_pass(*args)
         log = self.touch_log
         return run_pass(*args, self.rounds.table, None,
-                        self._no_record if log is None else log.record)
+                        self._no_record if log is None else log.record, self._joint)
+
+    def joint_round(self, picker: Picker, m: int) -> float:
+        """One joint round of the ``m`` blocks of ``picker`` (mode 0) in one call of the
+        driver (compiled with ``joint``); the change of f.  The block-gap estimates keep
+        the last certificate's."""
+        if not self.joint:
+            raise ValueError("CompiledSteps: joint_round needs a driver compiled for joint "
+                             "rounds (joint=True)")
+        return self._call(picker, 0, m)
 
     def synced_gradient(self) -> np.ndarray:
         """The tracked gradient, with what the domain's fused kernels derive from it

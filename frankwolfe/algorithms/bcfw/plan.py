@@ -23,6 +23,7 @@ from ...compiled import (
     CompiledBlocks,
     CompiledObjective,
     RoundKernels,
+    fused_driver,
     simplex_blocks,
 )
 from ...lmo.simplex import ProbabilitySimplex
@@ -56,9 +57,10 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     dom, order = state.dom, state.order
     hooks = isinstance(dom, BlockDomainHooks)
     ex = schedule.executor if schedule is not None and schedule.wants_rounds else None
-    if schedule is not None and schedule.joint:
-        return None, ("joint round steps (round_step='joint') run in the Python engine "
-                      "(the compiled rounds take their block steps one after another)")
+    joint = schedule is not None and schedule.joint
+    if joint and ex is None:
+        return None, ("round_step='joint' with rounds of one block in this process runs "
+                      "the Python rounds (the compiled pass takes serial steps)")
     if ex is not None:
         if not isinstance(ex, InProcessRounds) and not (isinstance(ex, RowRounds) and callable(
                 getattr(state.batch_oracle(), "rows", None))):
@@ -114,8 +116,14 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     if not isinstance(ex, InProcessRounds) and dkern.rounds.store is None:
         return None, ("mini-batch rounds outside this process run in Python unless the "
                       "domain's round kernels can store table rows (RoundKernels.store)")
+    if joint and (dkern.rounds.load is None or fused_driver(dkern, okern) is None
+                  or order.stepwise):
+        return None, ("joint round steps run compiled with the domain's round kernel "
+                      "`load` (RoundKernels.load), its fused kernels and an order that "
+                      "draws whole passes (not gap sampling); else in the Python engine")
     where = "in this process" if isinstance(ex, InProcessRounds) else "from table rows"
-    return _Compiled(dkern, okern, dkern.rounds), f"compiled mini-batch rounds {where}"
+    kind = "joint" if joint else "mini-batch"
+    return _Compiled(dkern, okern, dkern.rounds), f"compiled {kind} rounds {where}"
 
 
 def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cache: bool,
@@ -144,7 +152,9 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
         state.start_owned(dkern)
     csteps = CompiledSteps(state, dkern, kernels.okern, rule, kernels.rounds,
                            pairwise=type(step).direction is not FWStep.direction,
-                           cache=(cache_factor, cache_nu) if cache else None)
+                           cache=(cache_factor, cache_nu) if cache else None,
+                           joint=kernels.rounds is not None and schedule is not None
+                           and schedule.joint)
     if kernels.rounds is None or schedule is None:
         return CompiledPass(csteps), reason
     return CompiledRounds(state, csteps, kernels.rounds, schedule), reason

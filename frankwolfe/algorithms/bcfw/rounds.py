@@ -16,7 +16,10 @@ new one), so a round does not ask the same block twice at the same point.
 Joint rounds (``round_step="joint"``, the update of Wang et al.'s mini-batch
 algorithm): the round's blocks move together, ``z_i += gamma (s_i - z_i)`` with one
 ``gamma`` from the step rule along the summed direction, so the steps of a round cost
-one line search, not ``tau`` after one another (Python rounds only, for now).
+one line search, not ``tau`` after one another.  Compiled joint rounds (a domain whose
+round kernels offer ``load``, with its fused kernels, and an order drawing whole passes)
+sum the round's directions in the driver; the block-gap estimates then keep the last
+certificate's.
 
 Certificate passes ask all ``n`` oracles at one point through the same
 executor.  The rounds see the run's state and the block step they are
@@ -448,6 +451,11 @@ class CompiledRounds(Pass):
 
         def apply(batch: list[int], _: None) -> None:
             which = np.asarray(batch, dtype=np.int64)
+            if steps.joint:  # one step for the round (order-drawn passes: mode 0)
+                df[0] += steps.joint_round(
+                    Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
+                           np.zeros(1, dtype=np.int64)), which.size)
+                return
             # the picks are made; with gap sampling the steps keep its sum tree current
             picker = (Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
                              np.zeros(1, dtype=np.int64)) if tree is None

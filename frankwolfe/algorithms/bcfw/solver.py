@@ -251,9 +251,11 @@ def block_coordinate_frank_wolfe(
         one ``gamma``, the step rule's along the summed direction ``sum_i A_i (s_i -
         z_i)`` (one line search per round; where the blocks' directions overlap, the
         shared step can be shorter than theirs).  Needs ``batch_size``, ``n_jobs`` or
-        ``executor`` and Frank-Wolfe block steps; runs in the Python engine.
-        ``extra["round_step"]`` says which ran.  See "Training on a cluster" in the
-        documentation for passes to a certified gap of both.
+        ``executor`` and Frank-Wolfe block steps.  Compiled when the domain's round
+        kernels offer ``load`` with fused kernels (the chain SSVM dual) and the order
+        draws whole passes (then the block-gap estimates keep the last certificate's);
+        otherwise in the Python engine.  ``extra["round_step"]`` says which ran.  See
+        "Training on a cluster" in the documentation for passes to a certified gap.
 
     Returns
     -------

@@ -425,6 +425,19 @@ def chain_recall(state, table, i, g, want, idx, val):  # pragma: no cover - comp
 
 
 @inner_kernel
+def chain_load(state, table, i):  # pragma: no cover - compiled
+    """The round kernel ``load`` (see :class:`frankwolfe.compiled.RoundKernels`): block
+    ``i``'s labelling stored in ``table`` becomes the vertex that ``curvature`` /
+    ``describe`` / ``commit`` read (as :func:`chain_recall_gap` leaves it), unscored."""
+    lo = state.off[i]
+    L = state.off[i + 1] - lo
+    for t in range(L):
+        state.ys[t] = table.labels[lo + t]
+    state.info[0] = table.loss[i]
+    state.info[1] = L
+
+
+@inner_kernel
 def chain_recall_gap(state, table, i, g):  # pragma: no cover - compiled
     """The round kernel ``recall_gap`` (see
     :class:`frankwolfe.compiled.RoundKernels`): block ``i``'s gap and
@@ -558,4 +571,4 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         table.loss[which] = loss
 
     return RoundKernels(point, vertices, chain_recall, table, store, snapshot,
-                        recall_gap=chain_recall_gap)
+                        recall_gap=chain_recall_gap, load=chain_load)
