@@ -9,10 +9,11 @@ Two parts (``--part``):
   inside, so no compilation and no certificate is counted), rows alternated, the best
   of ``--repeats``: serial BCFW (the compiled pass), compiled rounds on 1 and 2 threads,
   synchronous and asynchronous (staleness 1), and on LocalClusters of 1 and 2 worker
-  processes (one thread each), synchronous and asynchronous; the per-step delays of the
-  asynchronous rows.
+  processes (one thread each), synchronous and asynchronous; joint rounds
+  (``round_step="joint"``: one step per round) on 1 and 2 threads and on both clusters;
+  the per-step delays of the asynchronous rows.
 * ``progress``: the certified gap after ``--passes`` passes (one certificate, at the end)
-  for serial BCFW and 2 threads, synchronous and asynchronous.
+  for serial BCFW and 2 threads, synchronous, asynchronous and joint.
 * ``gap``: wall seconds (certificates included, one every ``--gap-every`` passes) to a
   certified duality gap of ``--target`` x primal, for serial BCFW, 2 threads (sync and
   async) and 2 Dask workers (async).
@@ -110,10 +111,14 @@ def per_pass(repeats: int, passes: int) -> dict:
                 "1 thread": dict(batch_size=tau, n_jobs=1),
                 "2 threads": dict(batch_size=tau, n_jobs=2),
                 "2 threads, async": dict(batch_size=tau, n_jobs=2, staleness=1),
-                "1 thread, async": dict(batch_size=tau, n_jobs=1, staleness=1)}
+                "1 thread, async": dict(batch_size=tau, n_jobs=1, staleness=1),
+                "1 thread, joint": dict(batch_size=tau, n_jobs=1, round_step="joint"),
+                "2 threads, joint": dict(batch_size=tau, n_jobs=2, round_step="joint")}
         for w, (_, client) in clusters.items():
             ex = fw.DaskExecutor(client)
             rows[f"Dask {w} worker{'s' * (w > 1)}"] = dict(batch_size=tau, executor=ex)
+            rows[f"Dask {w} worker{'s' * (w > 1)}, joint"] = dict(batch_size=tau, executor=ex,
+                                                                 round_step="joint")
             rows[f"Dask {w} worker{'s' * (w > 1)}, async"] = dict(batch_size=tau, executor=ex,
                                                                  staleness=1)
         for kw in rows.values():  # compile in this process and on the workers
@@ -188,7 +193,8 @@ def progress(passes: int) -> dict:
     dom = SSVMDual(model, X, Y, 1.0 / n)
     f = dom.dual_objective()
     rows = {"serial BCFW": {}, "2 threads": dict(batch_size=tau, n_jobs=2),
-            "2 threads, async": dict(batch_size=tau, n_jobs=2, staleness=1)}
+            "2 threads, async": dict(batch_size=tau, n_jobs=2, staleness=1),
+            "2 threads, joint": dict(batch_size=tau, n_jobs=2, round_step="joint")}
     out: dict = {"n": n, "tau": tau, "passes": passes, "runs": {}}
     for kw in rows.values():
         _run(f, dom, 1, gap_every=10**6, **kw)
