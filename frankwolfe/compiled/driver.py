@@ -121,7 +121,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 
     Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
     acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
-    touched=None) -> (k, a, b)``:
+    touched=None, joint=None) -> (k, a, b)``:
 
     * ``task=PASS`` (0) runs the block steps ``t0 .. t1 - 1`` of a pass (blocks from
       the :class:`~frankwolfe.compiled.Picker`) and returns ``(k, last_gamma, df)``,
