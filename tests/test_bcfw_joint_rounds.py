@@ -110,9 +110,8 @@ def test_compiled_joint_rounds_take_the_python_joint_steps(ids, tau):
     oracle's atoms: the same vertices and one step size each round, so the same iterates
     up to rounding, with averaging; 2 threads change nothing; the certified gap brackets
     the optimum a long serial run certifies."""
-    from test_ssvm_batch_oracle import _chain
+    from test_ssvm_batch_oracle import _chain, three_engines
 
-    from frankwolfe import debug
     from frankwolfe.applications.structured_svm.dual import SSVMDual
 
     model, X, Y = _chain(ids)
@@ -124,12 +123,7 @@ def test_compiled_joint_rounds_take_the_python_joint_steps(ids, tau):
     order = "perm" if ids else "uniform"  # uniform draws repeat blocks within rounds
     kw = dict(batch_size=tau, block_order=order, round_step="joint", max_iter=6,
               tol=0.0, gap_every=3, random_state=4, averaging="weighted")
-    python = block_coordinate_frank_wolfe(f, dom, compiled=False, **kw)
-    with debug(False):  # the compiled engine does not run in debug mode
-        compiled = block_coordinate_frank_wolfe(f, dom, compiled=True, **kw)
-        threads = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
-    assert python.extra["engine"] == "python"
-    assert compiled.extra["engine"] == threads.extra["engine"] == "compiled"
+    python, compiled, threads = three_engines(f, dom, **kw)
     assert "compiled joint rounds" in compiled.extra["engine_reason"]
     for res in (compiled, threads):
         assert res.extra["round_step"] == "joint"

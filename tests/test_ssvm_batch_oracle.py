@@ -147,6 +147,18 @@ def test_mini_batch_iterates_with_and_without_the_batch_oracle(ids, sampling):
         assert runs[name].extra["rounds"] == ref.extra["rounds"]
 
 
+def three_engines(f, dom, **kw):
+    """One run's keywords on the Python rounds, the compiled rounds and the compiled
+    rounds on 2 threads (the compiled engine does not run in debug mode)."""
+    python = block_coordinate_frank_wolfe(f, dom, compiled=False, **kw)
+    with debug(False):
+        compiled = block_coordinate_frank_wolfe(f, dom, compiled=True, **kw)
+        threads = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
+    assert python.extra["engine"] == "python"
+    assert compiled.extra["engine"] == threads.extra["engine"] == "compiled"
+    return python, compiled, threads
+
+
 @pytest.mark.parametrize("ids", [False, True])
 @pytest.mark.parametrize("tau", [4, 16])
 @pytest.mark.parametrize("sampling", ["uniform", "gap"])
@@ -159,12 +171,7 @@ def test_compiled_rounds_take_the_python_rounds_steps(ids, tau, sampling):
     f = dom.dual_objective()
     kw = dict(batch_size=tau, block_order=sampling, max_iter=5, tol=0.0, gap_every=2,
               random_state=4)
-    python = block_coordinate_frank_wolfe(f, dom, compiled=False, **kw)
-    with debug(False):  # the compiled engine does not run in debug mode
-        compiled = block_coordinate_frank_wolfe(f, dom, compiled=True, **kw)
-        threads = block_coordinate_frank_wolfe(f, dom, n_jobs=2, **kw)
-    assert python.extra["engine"] == "python"
-    assert compiled.extra["engine"] == threads.extra["engine"] == "compiled"
+    python, compiled, threads = three_engines(f, dom, **kw)
     for res in (compiled, threads):
         assert res.extra["rounds"] == python.extra["rounds"] == 5 * -(-len(X) // tau)
         assert res.n_oracle_calls == python.n_oracle_calls
