@@ -207,12 +207,13 @@ class PythonSteps:
         st = self.state
         f, x = st.f, st.x
         m = len(batch)
-        first = dict(zip(reversed(batch), reversed(atoms)))  # one answer per block
-        blocks = list(dict.fromkeys(batch))
+        first: dict[int, Atom] = {}  # each block's first answer, in the round's order
+        for i, atom in zip(batch, atoms):
+            first.setdefault(i, atom)
+        blocks = list(first)
         ixs = [self.idx[i] for i in blocks]
         dirs = []
-        for i in blocks:
-            atom = first[i]
+        for i, atom in first.items():
             d = -self.Z[self.off[i]:self.off[i + 1]]
             if atom.is_sparse:
                 d[atom.indices] += atom.values
