@@ -159,3 +159,43 @@ def test_faces_larger_than_the_tracked_products_fall_back_to_pairwise(monkeypatc
     assert res.status == Status.CONVERGED
     assert res.extra["n_pairwise_steps"] > 0
     assert rel_err(res.x, sk.coef_) <= 1e-5
+
+
+def test_cholesky_deletions_give_the_factor_of_the_smaller_matrix():
+    """The face minimizer factors a face once and then deletes vertices from the factor
+    (Givens rotations); each deletion must give numpy's factor of the matrix without
+    that row and column (unique for a positive definite matrix)."""
+    from numba import njit
+
+    from frankwolfe.algorithms.compiled_pairwise_kernels import _cholesky, _cholesky_delete
+
+    @njit
+    def factor_then_delete(Q, ridge, order):
+        k = Q.shape[0]
+        L = np.zeros((k, k))
+        sub = np.arange(k)
+        if not _cholesky(Q, sub, k, ridge, L):
+            return L, sub, False
+        for p in order:
+            if not _cholesky_delete(L, sub, k, p):
+                return L, sub, False
+            k -= 1
+        return L, sub, True
+
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((9, 12))
+    Q = B @ B.T
+    ridge = 1e-3
+    for order in ([0], [8], [3, 3, 0, 4], [4, 4, 4, 4, 4, 0, 2, 0]):
+        L, sub, ok = factor_then_delete(Q, ridge, np.array(order))
+        assert ok
+        keep = list(range(9))
+        for p in order:
+            del keep[p]
+        k = len(keep)
+        assert list(sub[:k]) == keep
+        expected = np.linalg.cholesky(Q[np.ix_(keep, keep)] + ridge * np.eye(k))
+        np.testing.assert_allclose(np.tril(L[:k, :k]), expected, rtol=0, atol=1e-12)
+    # not positive definite: the factorization says so
+    _, _, ok = factor_then_delete(-np.eye(3), 0.0, np.array([0]))
+    assert not ok

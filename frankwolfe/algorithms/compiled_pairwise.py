@@ -252,7 +252,7 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
                max(1, n // 8), np.full(n, -1, dtype=np.int64), np.zeros(kmax, dtype=np.int64),
                np.zeros(1, dtype=np.int64), np.empty((kmax, kmax)),
                np.empty((_FV, kmax)), np.empty((_IV, kmax), dtype=np.int64),
-               np.empty((kmax, kmax)), np.empty(nv, dtype=np.int64),
+               np.empty((2, kmax, kmax)), np.empty(nv, dtype=np.int64),
                np.empty(n, dtype=np.bool_), np.empty(D.m))
     for vid, w in pairs:  # as the kernels' _activate (once per run: no kernel for it)
         t = int(S.slot[vid])

@@ -9,6 +9,7 @@ only.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -28,15 +29,18 @@ from ..objectives.design_kernels import (
     half_sq_residual,
 )
 
+# the triangular factorization and solves may reorder their sums (SIMD), nothing else:
+# their checks of infinities and NaNs keep their meaning
+_SUMS = {"reassoc", "contract"}
 #: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices
 _GROW = 2
 # rows of the workspace _State.fv: signs and scores of the face's vertices, their
 # weights, the scores and the two solutions of a round of the face minimizer, the
 # change of the scores, the best inactive scores
 _SG, _SC, _WT, _SS, _Z1, _Z2, _QD, _TOP, _FV = range(9)
-# rows of _State.iv: coordinates of the face, their rows of gmat, the support and
-# membership of the face minimizer, the best inactive vertices
-_JS, _POS, _SUB, _ALIVE, _IDS, _IV = range(6)
+# rows of _State.iv: coordinates of the face, their rows of gmat, the face minimizer's
+# support (positions into the face, in order), the best inactive vertices
+_JS, _POS, _SUB, _IDS, _IV = range(5)
 
 
 class _State(NamedTuple):
@@ -62,7 +66,7 @@ class _State(NamedTuple):
     # and array expression compiles helpers of its own on a cold start (issue #22)
     fv: np.ndarray  # (_FV, kmax) vectors of a face (rows named _SG, _SC, ...)
     iv: np.ndarray  # (_IV, kmax) integer vectors of a face
-    fq: np.ndarray  # (kmax, kmax) the face's Gram matrix
+    fq: np.ndarray  # (2, kmax, kmax) the face's Gram matrix and its Cholesky factor
     supp: np.ndarray  # (nv,) coordinates of the active vertices
     seen: np.ndarray  # (n,) booleans
     fm: np.ndarray  # (m,)
@@ -238,27 +242,63 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     exact_products(D, x, support, k, S.p, S.g, S.seen, S.fm)
 
 
-@inner_kernel
-def _cholesky(Q, sub, k, ridge):  # pragma: no cover - compiled
-    """Lower factor of ``Q[sub, sub] + ridge I`` (``k x k``: the rows and columns
-    ``sub[:k]`` of ``Q``; LAPACK); ``ok`` false when it is not positive definite."""
-    # LAPACK, not loops: faces reach hundreds of vertices and the active-set rounds
-    # factor again after each drop, where a loop (12 fewer functions to compile, about
-    # 0.5 CPU-s of a cold start) made a sparse lasso solve 2.7 times slower
-    M = np.empty((k, k))
-    for a in range(k):
-        qa = Q[sub[a]]
-        for b in range(k):
-            M[a, b] = qa[sub[b]]
+@inner_kernel(fastmath=_SUMS)
+def _cholesky(Q, sub, k, ridge, L):  # pragma: no cover - compiled
+    """Factor ``Q[sub, sub] + ridge I = L L^T`` (``k x k``: the rows and columns
+    ``sub[:k]`` of ``Q``; ``L`` lower triangular, written in place); false when the
+    matrix is not positive definite or not finite.
+
+    Loops, not LAPACK: LAPACK's factorization runs on OpenBLAS's threads, which on faces
+    of tens to hundreds of vertices spent three times the CPU of one thread (and far
+    more on a busy machine), and numba's ``np.linalg.cholesky`` compiled twelve more
+    functions.  The active-set rounds factor once per face and then delete a vertex at
+    a time (``_cholesky_delete``), so the factorization is not what costs."""
     for i in range(k):
-        M[i, i] += ridge
-    try:
-        return np.linalg.cholesky(M), True
-    except Exception:  # not positive definite: the caller keeps its weights
-        return M, False
+        Li = L[i]
+        qi = Q[sub[i]]
+        for j in range(i + 1):
+            Lj = L[j]
+            t = qi[sub[j]] + ridge if j == i else qi[sub[j]]
+            for c in range(j):
+                t -= Li[c] * Lj[c]
+            if j < i:
+                Li[j] = t / Lj[j]
+            elif t > 0.0 and t < np.inf:
+                Li[i] = math.sqrt(t)  # math, not numpy: no ufunc machinery to compile
+            else:
+                return False
+    return True
 
 
 @inner_kernel
+def _cholesky_delete(L, sub, k, p):  # pragma: no cover - compiled
+    """Remove position ``p`` of the support ``sub[:k]`` and its row and column of the
+    factor ``L`` (``k x k``, in place).  ``L`` without row ``p`` is lower triangular but
+    for one entry above the diagonal in rows ``p..k-2``, which Givens rotations of
+    adjacent columns remove: ``O((k - p)^2)``, against ``O(k^3)`` for a new
+    factorization.  False when a rotation degenerates (the caller keeps its weights)."""
+    for i in range(p, k - 1):
+        sub[i] = sub[i + 1]
+        Li, Ln = L[i], L[i + 1]
+        for c in range(i + 2):
+            Li[c] = Ln[c]
+    for j in range(p, k - 1):
+        a = L[j, j]
+        b = L[j, j + 1]
+        r = math.hypot(a, b)
+        if not r > 0.0:
+            return False
+        c = a / r
+        s = b / r
+        for i in range(j, k - 1):
+            x = L[i, j]
+            y = L[i, j + 1]
+            L[i, j] = c * x + s * y
+            L[i, j + 1] = c * y - s * x
+    return True
+
+
+@inner_kernel(fastmath=_SUMS)
 def _cholesky_solve(L, k, y, z):  # pragma: no cover - compiled
     """Solve ``L L^T a = y`` and ``L L^T b = z`` in place (``L`` lower triangular,
     ``k x k``)."""
@@ -285,33 +325,29 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
     """Weights ``w + delta`` minimizing ``s.delta + 1/2 delta^T Q delta`` over the face of the
     simplex spanned by ``w``'s support (a primal active-set method: each round solves
     the equality-constrained problem on the current support, moves towards its solution
-    as far as the weights stay non-negative and drops the weight that hits 0); ``Q``,
-    ``s`` and ``w`` are the first ``k`` rows and columns of the workspace ``S.fq``,
-    ``S.fv[_SC]`` and ``S.fv[_WT]``.  ``w`` is moved and ``s`` (the scores ``<g, v>``)
-    updated to the new point.  Returns the change of the model (<= 0)."""
-    Q = S.fq
+    as far as the weights stay non-negative and drops the weight that hits 0, deleting
+    it from the Cholesky factor of the support's ``Q``); ``Q``, ``s`` and ``w`` are the
+    first ``k`` rows and columns of the workspace ``S.fq[0]``, ``S.fv[_SC]`` and
+    ``S.fv[_WT]`` (the factor lives in ``S.fq[1]``).  ``w`` is moved and ``s`` (the
+    scores ``<g, v>``) updated to the new point.  Returns the change of the model
+    (<= 0)."""
+    Q, L = S.fq[0], S.fq[1]
     s, w = S.fv[_SC], S.fv[_WT]
     ss, z1, z2, Qd = S.fv[_SS], S.fv[_Z1], S.fv[_Z2], S.fv[_QD]
-    alive, sub = S.iv[_ALIVE], S.iv[_SUB]
-    for i in range(k):
-        alive[i] = 1
+    sub = S.iv[_SUB]
     change = 0.0
     scale = 0.0
     for i in range(k):
+        sub[i] = i
         if Q[i, i] > scale:
             scale = Q[i, i]
     ridge = 1e-12 * scale + 1e-300
+    kk = k
+    if kk < 2 or not _cholesky(Q, sub, kk, ridge, L):
+        return change  # nothing to move, or not positive definite: the weights stay
     for _ in range(2 * k):
-        kk = np.int64(0)  # not the literal 0: numba would compile the callee for it too
-        for i in range(k):
-            if alive[i]:
-                sub[kk] = i
-                kk += 1
         if kk < 2:
             break
-        L, ok = _cholesky(Q, sub, kk, ridge)
-        if not ok:
-            break  # not positive definite: the weights stay
         for a in range(kk):
             ss[a] = s[sub[a]]
             z1[a] = ss[a]
@@ -326,12 +362,15 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
         delta = z1  # -(z1 + mu z2), in place
         for a in range(kk):
             delta[a] = -(z1[a] + mu * z2[a])
-        # vertices that came in at weight 0 and would go negative leave at once
+        # vertices that came in at weight 0 and would go negative leave at once (from the
+        # last position down: a deletion moves only the positions after it)
         blocked = False
-        for a in range(kk):
+        for a in range(kk - 1, -1, -1):
             if delta[a] < 0.0 and w[sub[a]] == 0.0:
-                alive[sub[a]] = 0
                 blocked = True
+                if not _cholesky_delete(L, sub, kk, a):
+                    return change
+                kk -= 1
         if blocked:
             continue
         t = 1.0
@@ -365,14 +404,16 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
         if hit < 0:
             break
         w[sub[hit]] = 0.0
-        alive[sub[hit]] = 0
+        if not _cholesky_delete(L, sub, kk, hit):
+            break
+        kk -= 1
     return change
 
 
 @inner_kernel
 def _face_gram(D, S, k):  # pragma: no cover - compiled
     """``Q[u, v] = <A e_i, A e_j>`` over the coordinates ``js[:k]`` (repeats allowed;
-    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq``), from the tracked products
+    ``js``, ``Q``: the workspace ``S.iv[_JS]``, ``S.fq[0]``), from the tracked products
     in ``gmat``: coordinates met for the first time get their inner products with every
     tracked one (so a face's Gram matrix costs each pair once per run): from their
     cached Gram columns for a dense ``A``, from the rows their columns touch for a
@@ -405,7 +446,7 @@ def _face_gram(D, S, k):  # pragma: no cover - compiled
         pos[u] = t
     if not D.dense:  # from the rows the new columns touch
         extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat, S.fm)
-    Q = S.fq
+    Q = S.fq[0]
     for u in range(k):
         for v in range(k):
             Q[u, v] = S.gmat[pos[u], pos[v]]
@@ -490,7 +531,7 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
                 for u in range(k):
                     js[u], sg[u] = _coord(signed, S.vid[u])
                 _face_gram(D, S, k)
-                Q = S.fq
+                Q = S.fq[0]
                 for u in range(k):
                     for t in range(k):
                         Q[u, t] *= r * r * sg[u] * sg[t]

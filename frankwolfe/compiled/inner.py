@@ -30,7 +30,7 @@ class InnerKernel(CPUDispatcher):
                         "an entry point for Python, only numba code can call it")
 
 
-def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
+def inner_kernel(fn: Any = None, *, fastmath: bool | set[str] = False) -> Any:
     """Compile ``fn`` as a kernel that only other numba kernels call.
 
     ``njit(cache=True, nogil=True)`` without the entry points for calls from Python
@@ -42,8 +42,10 @@ def inner_kernel(fn: Any = None, *, fastmath: bool = False) -> Any:
     fn : function, optional
         The kernel (``@inner_kernel``); without it, the decorator
         (``@inner_kernel(fastmath=True)``).
-    fastmath : bool, default False
-        numba's ``fastmath`` flag.
+    fastmath : bool or set of str, default False
+        numba's ``fastmath`` option: all of LLVM's fast-math flags, or the named ones
+        (``{"reassoc", "contract"}`` lets loops of sums vectorize while infinities and
+        NaNs keep their meaning).
 
     Returns
     -------
