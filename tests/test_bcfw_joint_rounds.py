@@ -136,3 +136,25 @@ def test_compiled_joint_rounds_take_the_python_joint_steps(ids, tau):
     np.testing.assert_array_equal(threads.x, compiled.x)
     serial = block_coordinate_frank_wolfe(f, dom, max_iter=200, tol=1e-10, random_state=0)
     assert -serial.gap - 1e-9 <= compiled.fun - serial.fun <= compiled.gap + 1e-9
+
+
+def test_compiled_joint_rounds_without_moved_at_refresh_block_by_block(monkeypatch):
+    """A domain whose round kernels have no ``moved_at`` (but whose blocks have
+    ``moved``): the driver writes each block's direction again after the step to call
+    ``moved``, and the rounds are those of the Python engine as with ``moved_at``."""
+    from test_ssvm_batch_oracle import _chain, three_engines
+
+    from frankwolfe.applications.structured_svm.dual import SSVMDual
+    from frankwolfe.applications.structured_svm.models.chain import rounds
+
+    monkeypatch.setattr(rounds, "chain_moved_at", None)
+    model, X, Y = _chain(True)  # attribute ids: the feature-major gradient copy in use
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=4, block_order="perm", round_step="joint", max_iter=4, tol=0.0,
+              gap_every=2, random_state=4)
+    python, compiled, _ = three_engines(f, dom, **kw)
+    assert "compiled joint rounds" in compiled.extra["engine_reason"]
+    np.testing.assert_allclose(compiled.x, python.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(compiled.history["gap"], python.history["gap"], rtol=1e-12,
+                               atol=1e-12)

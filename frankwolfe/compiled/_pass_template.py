@@ -2,19 +2,19 @@
 :func:`frankwolfe.compiled.driver.compiled_driver`).
 
 Not executed from here: ``compiled_driver`` binds the free names below to one
-combination of kernels (the domain's ``direction``, ``oracle``, ``commit``, ``curvature``,
-``describe``, ``moved``, ``sync``, ``away``, ``move``, ``recall``, ``recall_gap``,
-``lookup``; the
-objective's ``line``, ``update``, ``search``; the step rule ``rule``; the block step
-``FUSED`` / ``PAIRWISE`` (``WANT``: whether the direction is materialized, a literal
-as ``False`` in the certificate, so that one compilation of a kernel serves both);
-``ROUNDS``: vertices read from the round's ``table`` instead of asked, the coordinates
-the steps write listed in ``touched`` (:mod:`.touched`);
-``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` / ``recall_gap`` answer the calls
-that want no direction;
-``JOINT``: a call takes one joint round (the domain's round kernel ``load``, fused
-kernels); ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by the
-objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
+combination of kernels (the domain's ``direction``, ``oracle``, ``commit``,
+``curvature``, ``describe``, ``moved``, ``moved_at``, ``sync``, ``away``, ``move``,
+``recall``, ``recall_gap``, ``lookup``; the objective's ``line``, ``update``,
+``search``; the step rule ``rule``; the block step ``FUSED`` / ``PAIRWISE`` (``WANT``:
+whether the direction is materialized, a literal as ``False`` in the certificate, so
+that one compilation of a kernel serves both); ``ROUNDS``: vertices read from the
+round's ``table`` instead of asked, the coordinates the steps write listed in
+``touched`` (:mod:`.touched`); ``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` /
+``recall_gap`` answer the calls that want no direction; ``JOINT``: a call takes one
+joint round (the domain's round kernel ``load``, fused kernels; ``MOVED_AT``: its
+``moved_at`` refreshes the domain once per round, else ``MOVED``: ``moved`` block by
+block); ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by
+the objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles ``run_pass``
 with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
@@ -56,8 +56,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         # the sum D of its blocks' directions at their stored vertices (a block drawn twice
         # counts once), with one step size; then every block committed with it.  The round's
         # t1 - t0 block steps leave x as it is until the last (what the average records).
-        jx, jh, jt, seen = joint.dx, joint.dh, joint.tr, joint.blocks
-        noavg = Average(0, acc, since, avg_start, 0.0, k)
+        jx, jt, seen = joint.dx, joint.tr, joint.blocks
         for t in range(t0, t1):
             i = picker.order[t]
             if seen[i] == 0:
@@ -65,15 +64,14 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 load(dstate, table, i)
                 curvature(dstate, i, h)
                 describe(dstate, i, sd)
-                apply_direction(sd, 1.0, h, jx, jh, noavg)  # jx += d, jh += diag(h) d
-                touch_direction(sd, jt)
+                accumulate_direction(sd, jx, jt)  # jx += d_i, its support listed in jt
         nj = jt.ncoords[0]
         slope = 0.0
         curv = 0.0
         for a in range(nj):
             p = jt.coords[a]
             slope += g[p] * jx[p]
-            curv += jx[p] * jh[p]
+            curv += h[p] * jx[p] * jx[p]
         m = t1 - t0
         gamma = 0.0
         df = 0.0
@@ -90,23 +88,25 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 if avg_kind > 0:
                     average_touch(avg, x, p)
                 x[p] += gamma * jx[p]
-                g[p] += gamma * jh[p]
+                g[p] += gamma * h[p] * jx[p]
                 if track:
                     touch(touched, p)
+            if MOVED_AT:  # what the domain derives from g, where the step changed g
+                moved_at(dstate, jt.coords, nj, g)
         for t in range(t0, t1):
             i = picker.order[t]
             if seen[i] == 1:
                 seen[i] = 0
                 if gamma > 0.0:
                     load(dstate, table, i)
-                    curvature(dstate, i, h)
-                    describe(dstate, i, sd)
-                    moved(dstate, sd, g)  # what the domain derives from g, on d_i's support
+                    if MOVED and not MOVED_AT:  # the domain's refresh, block by block
+                        curvature(dstate, i, h)
+                        describe(dstate, i, sd)
+                        moved(dstate, sd, g)
                     commit(dstate, i, gamma)
         for a in range(nj):
             p = jt.coords[a]
             jx[p] = 0.0
-            jh[p] = 0.0
             jt.mark[p] = 0
         jt.ncoords[0] = 0
         return k + m, gamma, df

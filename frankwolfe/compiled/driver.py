@@ -73,6 +73,11 @@ def _no_load(state, table, i):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _no_moved_at(state, coords, count, g):  # pragma: no cover - compiled
+    return None
+
+
+@njit(cache=True, nogil=True)
 def _no_search(data, x, idx, val, nnz, gmax):  # pragma: no cover - compiled
     return 0.0
 
@@ -174,6 +179,10 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     recall_gap = blocks.rounds.recall_gap if rounds and blocks.rounds else None
     recall = (blocks.rounds.recall if rounds and blocks.rounds and (want or recall_gap is None)
               else _no_recall)
+    # a joint round refreshes what the domain derives from g once, over the coordinates
+    # the round changed (moved_at), instead of writing every block's direction again
+    moved_at = (blocks.rounds.moved_at if joint and fused and blocks.rounds
+                and blocks.moved is not None else None)
     kernels = {"direction": direction, "oracle": oracle or _no_oracle,
                "commit": blocks.commit, "curvature": curvature,
                "describe": describe, "moved": moved, "sync": sync, "line": objective.line,
@@ -183,12 +192,14 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                "recall": recall, "recall_gap": recall_gap or _no_recall_gap,
                "search": objective.search or _no_search,
                "lookup": blocks.lookup if cache else _no_lookup,
-               "load": blocks.rounds.load if joint and blocks.rounds else _no_load}
+               "load": blocks.rounds.load if joint and blocks.rounds else _no_load,
+               "moved_at": moved_at or _no_moved_at}
     separable = objective.search is not None
     flags = {"FUSED": bool(fused), "PAIRWISE": pairwise is not None, "ROUNDS": bool(rounds),
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
              "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None,
-             "RECALL_GAP": recall_gap is not None, "JOINT": bool(joint)}
+             "RECALL_GAP": recall_gap is not None, "JOINT": bool(joint),
+             "MOVED": fused and blocks.moved is not None, "MOVED_AT": moved_at is not None}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index
@@ -210,7 +221,8 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 #: the helpers the pass template calls, by the module that holds them
 _HELPERS: dict[str, tuple[str, ...]] = {
     "frankwolfe.compiled.average": ("Average", "_avg_cum", "average_touch"),
-    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction"),
+    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction",
+                                       "accumulate_direction"),
     "frankwolfe.compiled.touched": ("touch",),
     "frankwolfe.compiled.sum_tree": ("gap_pick", "gap_weight", "tree_set"),
 }

@@ -227,10 +227,16 @@ class RoundKernels:
         scoring it.  With it (and the fused kernels) joint rounds run compiled
         (``round_step="joint"``: the driver sums the round's directions, takes one
         step, then commits every block with it); without it they run in Python.
+    moved_at : numba function, optional
+        ``moved_at(state, coords, count, g)``: :attr:`CompiledBlocks.moved` for a joint
+        round, once: refresh what the domain derives from ``g`` at the coordinates
+        ``coords[:count]`` (those the round's step changed).  Without it the driver
+        writes each block's direction again to call ``moved`` with it; a domain with
+        ``moved`` should give it.
     """
 
     def __init__(self, point, vertices, recall, table, store=None, snapshot=None,
-                 recall_gap=None, load=None) -> None:
+                 recall_gap=None, load=None, moved_at=None) -> None:
         self.point = point
         self.vertices = vertices
         self.recall = recall
@@ -239,6 +245,7 @@ class RoundKernels:
         self.snapshot = snapshot
         self.recall_gap = recall_gap
         self.load = load
+        self.moved_at = moved_at
 
 
 class CompiledObjective:

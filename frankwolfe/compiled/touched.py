@@ -53,12 +53,11 @@ def no_touched() -> Touched:
 
 class JointScratch(NamedTuple):
     """The driver's scratch for a joint round (``round_step="joint"``): the round's summed
-    direction ``dx`` and ``diag(h) dx`` (``dh``), zero outside the coordinates listed in
-    ``tr``, and a mark per block (``blocks``: a block drawn twice in a round moves once).
-    Cleared by the driver after each round.  Empty arrays: no joint rounds."""
+    direction ``dx``, zero outside the coordinates listed in ``tr``, and a mark per block
+    (``blocks``: a block drawn twice in a round moves once).  Cleared by the driver after
+    each round.  Empty arrays: no joint rounds."""
 
     dx: np.ndarray
-    dh: np.ndarray
     tr: Touched
     blocks: np.ndarray
 
@@ -66,7 +65,7 @@ class JointScratch(NamedTuple):
 def joint_scratch(d: int, n: int) -> JointScratch:
     """Scratch for joint rounds over ``x`` of length ``d`` and ``n`` blocks (``d = n = 0``:
     the empty one of a run without them)."""
-    return JointScratch(np.zeros(d), np.zeros(d),
+    return JointScratch(np.zeros(d),
                         Touched(np.zeros(d, dtype=np.uint8), np.empty(d, dtype=np.int64),
                                 np.zeros(1, dtype=np.int64)),
                         np.zeros(n, dtype=np.uint8))

@@ -575,6 +575,23 @@ def chain_moved(state, sd, g):  # pragma: no cover - compiled
 
 
 @inner_kernel
+def chain_moved_at(state, coords, count, g):  # pragma: no cover - compiled
+    """The round kernel ``moved_at`` (see :class:`frankwolfe.compiled.RoundKernels`):
+    :func:`chain_moved` once for a joint round, the feature-major gradient copy following
+    ``g`` at the unary coordinates among ``coords[:count]`` (when the copy is in use)."""
+    if state.mode[0] != 1:
+        return
+    gT = state.gT
+    K, F = state.K, state.F
+    o = K * F
+    for a in range(count):
+        p = coords[a]
+        if p < o:
+            kk = p // F
+            gT[(p - kk * F) * K + kk] = g[p]
+
+
+@inner_kernel
 def chain_commit(state, i, gamma):  # pragma: no cover - compiled
     """``z_i <- (1 - gamma) z_i + gamma s_i`` on the marginals."""
     off, mu, lbar = state.off, state.mu, state.lbar

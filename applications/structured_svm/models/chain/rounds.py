@@ -17,7 +17,7 @@ from frankwolfe.compiled import CompiledBlocks, RoundKernels, inner_kernel
 from ..base import dual_scale, dual_weights
 from .batch import batch_dense
 from .data import ChainData
-from .dual_kernels import ChainState, _add_pair_scores, _emit
+from .dual_kernels import ChainState, _add_pair_scores, _emit, chain_moved_at
 from .viterbi import (
     add_hamming,
     decode_dense,
@@ -571,4 +571,4 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         table.loss[which] = loss
 
     return RoundKernels(point, vertices, chain_recall, table, store, snapshot,
-                        recall_gap=chain_recall_gap, load=chain_load)
+                        recall_gap=chain_recall_gap, load=chain_load, moved_at=chain_moved_at)
