@@ -64,7 +64,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 load(dstate, table, i)
                 curvature(dstate, i, h)
                 describe(dstate, i, sd)
-                accumulate_direction(sd, jx, jt)  # jx += d_i, its support listed in jt
+                touch_direction(sd, jt, jx)  # jx += d_i, its support listed in jt
         nj = jt.ncoords[0]
         slope = 0.0
         curv = 0.0
@@ -189,7 +189,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                         update(odata, x, g, idx, val, nnz, gamma)
                 if ROUNDS and track:
                     if FUSED:
-                        touch_direction(sd, touched)
+                        touch_direction(sd, touched, val[:0])
                     else:  # an objective whose update moves g on idx alone (local)
                         for a in range(nnz):
                             touch(touched, idx[a])

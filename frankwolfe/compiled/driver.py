@@ -221,8 +221,7 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
 #: the helpers the pass template calls, by the module that holds them
 _HELPERS: dict[str, tuple[str, ...]] = {
     "frankwolfe.compiled.average": ("Average", "_avg_cum", "average_touch"),
-    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction",
-                                       "accumulate_direction"),
+    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction"),
     "frankwolfe.compiled.touched": ("touch",),
     "frankwolfe.compiled.sum_tree": ("gap_pick", "gap_weight", "tree_set"),
 }

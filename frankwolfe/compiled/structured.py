@@ -12,8 +12,7 @@ from .average import average_touch
 from .inner import inner_kernel
 from .touched import touch
 
-__all__ = ["StructuredDirection", "structured_direction", "apply_direction", "touch_direction",
-           "accumulate_direction"]
+__all__ = ["StructuredDirection", "structured_direction", "apply_direction", "touch_direction"]
 
 
 class StructuredDirection(NamedTuple):
@@ -150,37 +149,11 @@ def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
 
 
 @inner_kernel
-def touch_direction(sd, tr):  # pragma: no cover - compiled
+def touch_direction(sd, tr, dx):  # pragma: no cover - compiled
     """List the support of the :class:`StructuredDirection` ``sd`` (what
-    :func:`apply_direction` writes) in the :class:`~.touched.Touched` record ``tr``."""
-    ne, nr = sd.counts[0], sd.counts[1]
-    rptr, rcol = sd.rptr, sd.rcol
-    ids, ioff = sd.ids, sd.id_offsets
-    m = ids.shape[1]
-    dense = sd.dense.shape[0] > 0
-    sparse = rptr.size > 0
-    for a in range(ne):
-        touch(tr, sd.idx[a])
-    for r in range(nr):
-        b, row = sd.base[r], sd.row[r]
-        if dense:
-            for f in range(sd.dense.shape[1]):
-                touch(tr, b + f)
-        elif sparse:
-            for q in range(rptr[row], rptr[row + 1]):
-                touch(tr, b + rcol[q])
-        else:
-            for j in range(m):
-                v = ids[row, j]
-                if v != 0:
-                    touch(tr, b + ioff[j] + v - 1)
-
-
-@inner_kernel
-def accumulate_direction(sd, dx, tr):  # pragma: no cover - compiled
-    """``dx += d`` for the :class:`StructuredDirection` ``sd``, listing its support in the
-    :class:`~.touched.Touched` record ``tr``: one sweep over ``d`` (a joint round's sum
-    of directions; ``diag(h) dx`` is formed where it is read, so no second vector)."""
+    :func:`apply_direction` writes) in the :class:`~.touched.Touched` record ``tr``; unless
+    ``dx`` is empty, also ``dx += d`` in the same sweep (a joint round's sum of
+    directions: ``diag(h) dx`` is formed where it is read, so no second vector)."""
     ne, nr = sd.counts[0], sd.counts[1]
     dense = sd.dense.shape[0] > 0
     rptr, rcol, rval = sd.rptr, sd.rcol, sd.rval
@@ -188,27 +161,32 @@ def accumulate_direction(sd, dx, tr):  # pragma: no cover - compiled
     ones = rval.size == 0
     ids, ioff = sd.ids, sd.id_offsets
     m = ids.shape[1]
+    add = dx.size > 0
     for a in range(ne):
         p = sd.idx[a]
-        dx[p] += sd.val[a]
         touch(tr, p)
+        if add:
+            dx[p] += sd.val[a]
     for r in range(nr):
         c = sd.coef[r]
         b, row = sd.base[r], sd.row[r]
         if dense:
             xrow = sd.dense[row]
             for f in range(xrow.size):
-                dx[b + f] += c * xrow[f]
                 touch(tr, b + f)
+                if add:
+                    dx[b + f] += c * xrow[f]
         elif sparse:
             for q in range(rptr[row], rptr[row + 1]):
                 p = b + rcol[q]
-                dx[p] += c if ones else c * rval[q]
                 touch(tr, p)
+                if add:
+                    dx[p] += c if ones else c * rval[q]
         else:
             for j in range(m):
                 v = ids[row, j]
                 if v != 0:
                     p = b + ioff[j] + v - 1
-                    dx[p] += c
                     touch(tr, p)
+                    if add:
+                        dx[p] += c
