@@ -17,6 +17,12 @@ Two parts (``--part``):
 * ``gap``: wall seconds (certificates included, one every ``--gap-every`` passes) to a
   certified duality gap of ``--target`` x primal, for serial BCFW, 2 threads (sync and
   async) and 2 Dask workers (async).
+* ``same-gap``: on ``--data`` (OCR-large or CoNLL), serial BCFW and asynchronous rounds
+  of ``--tau`` blocks on 2 threads (staleness 1 and 2) to a certified gap of
+  ``--target`` x primal: the passes, the seconds, each run's bracket ``[dual, primal]``
+  of the optimum and whether the brackets meet (both runs certify the same optimum: a
+  two-sided check), and the staleness distribution (``extra["delays"]``: block steps
+  taken j steps after their answer's point).
 
 Run on an otherwise idle machine::
 
@@ -183,6 +189,55 @@ def to_gap(target: float, gap_every: int, max_passes: int) -> dict:
     return out
 
 
+def same_gap(data: str, target: float, gap_every: int, max_passes: int,
+             tau_arg: str) -> dict:
+    """Serial BCFW and asynchronous rounds of ``tau_arg`` blocks (an integer or ``n/16``)
+    to one certified relative gap on ``data``: the brackets of the optimum and the
+    staleness distribution (module docstring)."""
+    model, X, Y = load(data)
+    n = len(X)
+    tau = n // 16 if tau_arg == "n/16" else int(tau_arg)
+    dom = SSVMDual(model, X, Y, 1.0 / n)
+    f = dom.dual_objective()
+    rows = {"serial BCFW": {},
+            "2 threads, async (staleness 1)": dict(batch_size=tau, n_jobs=2, staleness=1),
+            "2 threads, async (staleness 2)": dict(batch_size=tau, n_jobs=2, staleness=2)}
+    out: dict = {"data": data, "n": n, "tau": tau, "target": f"{target} x primal",
+                 "gap_every": gap_every, "runs": {}}
+    for kw in rows.values():
+        _run(f, dom, 1, gap_every=10**6, **kw)
+    for label, kw in rows.items():
+        hit: dict = {}
+
+        def stop(s, hit=hit):
+            if np.isfinite(s.gap) and s.gap <= target * (s.gap - s.fun):  # gap - f: primal
+                hit.update(passes=s.k, seconds=s.time)
+                return False
+            return None
+
+        res = _run(f, dom, max_passes, gap_every=gap_every, callback=stop, **kw)
+        dual = -float(res.fun)
+        row = {"reached": bool(hit), "gap": float(res.gap), "dual": dual,
+               "primal": dual + float(res.gap), **hit}
+        if "delays" in res.extra:
+            delays = np.asarray(res.extra["delays"], dtype=np.int64)
+            last = int(np.flatnonzero(delays)[-1]) + 1 if delays.any() else 0
+            row.update(delays=delays[:last].tolist(), mean_delay=res.extra["mean_delay"],
+                       max_delay=res.extra["max_delay"])
+        out["runs"][label] = row
+        print(label, {k: v for k, v in row.items() if k != "delays"}, flush=True)
+    serial = out["runs"]["serial BCFW"]
+    for r in out["runs"].values():
+        # both brackets hold the optimum: they meet (a tolerance on both sides, for the
+        # rounding of two summation orders)
+        slack = 1e-9 * max(1.0, abs(serial["primal"]))
+        r["brackets_meet"] = bool(max(serial["dual"], r["dual"])
+                                  <= min(serial["primal"], r["primal"]) + slack)
+        if "seconds" in r and "seconds" in serial:
+            r["speedup_vs_serial"] = serial["seconds"] / r["seconds"]
+    return out
+
+
 def progress(passes: int) -> dict:
     """The certified gap after ``passes`` passes (one certificate, at the end) and the
     wall seconds, for serial BCFW and 2 threads, synchronous and asynchronous: how much
@@ -318,8 +373,12 @@ def cost_model(rows: dict, n: int, tau: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["pass", "cpu", "gap", "progress", "all"],
+    ap.add_argument("--part", choices=["pass", "cpu", "gap", "same-gap", "progress", "all"],
                     default="all")
+    ap.add_argument("--data", choices=["ocr", "conll"], default="conll",
+                    help="the data of --part same-gap")
+    ap.add_argument("--tau", default="n/16", help="--part same-gap: the rounds' size, an "
+                    "integer or n/16")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--passes", type=int, default=4)
     ap.add_argument("--target", type=float, default=0.5)
@@ -340,6 +399,9 @@ def main() -> None:
         out["progress"] = progress(args.passes)
     if args.part in ("gap", "all"):
         out["gap"] = to_gap(args.target, args.gap_every, args.max_passes)
+    if args.part == "same-gap":
+        out["same_gap"] = same_gap(args.data, args.target, args.gap_every, args.max_passes,
+                                   args.tau)
     out["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     print("wrote", write_json(args.out, out, default=float))
