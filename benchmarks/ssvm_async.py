@@ -146,6 +146,18 @@ def per_pass(repeats: int, passes: int) -> dict:
     return {"n": n, "tau": tau, "passes": passes, "repeats": repeats, "rows": best}
 
 
+def _stop_at(target: float, hit: dict):
+    """A callback ending a run at its first certified gap <= ``target`` x primal, which
+    writes the passes, seconds, gap and primal there into ``hit``."""
+    def stop(s):
+        if np.isfinite(s.gap) and s.gap <= target * (s.gap - s.fun):  # gap - f: primal
+            hit.update(passes=s.k, seconds=s.time, gap=s.gap, primal=s.gap - s.fun)
+            return False
+        return None
+
+    return stop
+
+
 def to_gap(target: float, gap_every: int, max_passes: int) -> dict:
     model, X, Y = load("conll")
     n = len(X)
@@ -165,14 +177,8 @@ def to_gap(target: float, gap_every: int, max_passes: int) -> dict:
             _run(f, dom, 1, gap_every=10**6, **kw)
         for label, kw in rows.items():
             hit: dict = {}
-
-            def stop(s, hit=hit):
-                if np.isfinite(s.gap) and s.gap <= target * (s.gap - s.fun):  # gap - f: primal
-                    hit.update(passes=s.k, seconds=s.time, gap=s.gap, primal=s.gap - s.fun)
-                    return False
-                return None
-
-            res = _run(f, dom, max_passes, gap_every=gap_every, callback=stop, **kw)
+            res = _run(f, dom, max_passes, gap_every=gap_every, callback=_stop_at(target, hit),
+                       **kw)
             row = {"reached": bool(hit), "final_gap": res.gap, **hit}
             for key in ("mean_delay", "max_delay"):
                 if key in res.extra:
@@ -208,14 +214,7 @@ def same_gap(data: str, target: float, gap_every: int, max_passes: int,
         _run(f, dom, 1, gap_every=10**6, **kw)
     for label, kw in rows.items():
         hit: dict = {}
-
-        def stop(s, hit=hit):
-            if np.isfinite(s.gap) and s.gap <= target * (s.gap - s.fun):  # gap - f: primal
-                hit.update(passes=s.k, seconds=s.time)
-                return False
-            return None
-
-        res = _run(f, dom, max_passes, gap_every=gap_every, callback=stop, **kw)
+        res = _run(f, dom, max_passes, gap_every=gap_every, callback=_stop_at(target, hit), **kw)
         dual = -float(res.fun)
         row = {"reached": bool(hit), "gap": float(res.gap), "dual": dual,
                "primal": dual + float(res.gap), **hit}
