@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._lazy import load, names
 from .datasets import (
+    ConllLike,
     load_cmu_house,
     load_conll2000,
     load_ocr,
     load_snakes,
     make_chain,
+    make_conll_like,
     make_latent_blocks,
     make_multilabel_tree,
     make_noisy_blocks,
@@ -44,7 +46,8 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation to
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
            "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
-           "load_ocr", "load_conll2000", "make_chain", "load_cmu_house", "load_snakes",
+           "load_ocr", "load_conll2000", "make_chain", "ConllLike", "make_conll_like",
+           "load_cmu_house", "load_snakes",
            "make_noisy_blocks", "MultiLabelModel", "chow_liu_tree", "make_multilabel_tree",
            "LatentGraphCRF", "LatentSSVM", "make_latent_blocks",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",
