@@ -36,6 +36,10 @@ Three parts (``--part``):
   per round and the round-trip latency of the local cluster, calibrated on the
   1-worker run, checked on the 2-worker run, projected to 8 / 32 / 128 workers on
   CoNLL-sized and 100x CoNLL-sized data (:func:`cost_model`).
+* ``--scale S`` (with ``dask``): the same rows on a synthetic CoNLL-like corpus of
+  ``S`` x 8,936 sentences (:class:`~frankwolfe.applications.structured_svm.ConllLike`,
+  CoNLL-2000's templates and d, seed 0) instead of CoNLL-2000, plus where the main
+  process's memory goes (the chain dual's arrays by role, :func:`_state_bytes`).
 
 Run (under the bench lock):
     env OPENBLAS_NUM_THREADS=1 .venv/bin/python \
@@ -189,8 +193,8 @@ class _Timed:
     def chunks(self, call, which, arg):
         return self._timed("chunks", call, which, arg)
 
-    def rows(self, which, gradient):
-        return self._timed("rows", which, gradient)
+    def rows(self, which, gradient, delta=None):
+        return self._timed("rows", which, gradient, delta)
 
 
 class _TimedSerial(_Timed, fw.SerialExecutor):
@@ -280,7 +284,41 @@ def _probe(c, W: int, nbytes: int) -> dict:
             "task_round_trip_seconds": task}
 
 
-def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
+def _load(scale: int | None) -> tuple:
+    """CoNLL-2000 (``scale`` None) or a CoNLL-like corpus of ``scale`` x its sentences."""
+    if scale is None:
+        return load("conll")
+    from frankwolfe.applications.structured_svm import ChainModel, ConllLike
+
+    corpus = ConllLike(8936 * scale, random_state=0)
+    X, Y = corpus.examples(0, len(corpus))
+    return ChainModel(corpus.n_states, corpus.feature_sizes), X, Y
+
+
+def _state_bytes() -> dict:
+    """MB of the chain duals' arrays alive in this process, by role: the data (token
+    ids, offsets, labels, token Gram matrices), the block iterates (marginals ``mu``,
+    transitions ``T``, ``lbar``, and the transitions' index lists), the rest (scratch,
+    the feature-major gradient copy)."""
+    import gc
+
+    from frankwolfe.applications.structured_svm.models.chain.dual_kernels import ChainState
+
+    roles = {"data": {"Xf", "xptr", "xcol", "xval", "If", "offsets", "off", "Yf", "gram",
+                      "goff"},
+             "block iterates": {"mu", "T", "lbar", "tlist", "tcnt", "tin"}}
+    out = {"data": 0.0, "block iterates": 0.0, "other": 0.0}
+    seen: set[int] = set()
+    for st in (o for o in gc.get_objects() if isinstance(o, ChainState)):
+        for name, a in st._asdict().items():
+            if isinstance(a, np.ndarray) and a.base is None and id(a) not in seen:
+                seen.add(id(a))
+                role = next((r for r, names in roles.items() if name in names), "other")
+                out[role] += a.nbytes / 2**20
+    return out
+
+
+def dask_wall_time(tau_div: int = 16, reps: int = 3, scale: int | None = None) -> dict:
     """CoNLL at tau = n / tau_div: seconds per pass and of its oracle phase in process (one
     thread, batch oracle) and on LocalClusters of 1 and 2 worker processes (one thread
     each), alternated, the fastest of ``reps`` (all of them kept: ``"all"``); memory of
@@ -289,14 +327,22 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3) -> dict:
 
     from distributed import Client, LocalCluster
 
-    model, X, Y = load("conll")
+    model, X, Y = _load(scale)
     n = len(X)
     tau = max(1, n // tau_div)
     dom = SSVMDual(model, X, Y, 1.0 / n)
     f = dom.dual_objective()
-    out: dict = {"n": n, "tau": tau, "d": dom.dim, "load_before": os.getloadavg(), "runs": {}}
+    out: dict = {"n": n, "tau": tau, "d": dom.dim, "load_before": os.getloadavg(), "runs": {},
+                 "data": "conll" if scale is None else f"conll-like x{scale}"}
+    arrays: dict = {}  # read while a run holds its arrays
+
+    def measure(_state):
+        arrays.update(arrays or _state_bytes())
+
     fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
-                                    gap_every=10**6, random_state=0)  # warm-up in process
+                                    gap_every=10**6, random_state=0,
+                                    callback=measure)  # warm-up in process
+    out["main_arrays_mb"] = arrays
     out["peak_rss_mb_main_before_dask"] = _vm_peak_mb(reset=True)
     clusters, probes = {}, {}
     warnings.filterwarnings("ignore", "Port 8787", UserWarning)
@@ -427,8 +473,12 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
 
 def print_dask(t: dict) -> None:
     """The ``dask_wall_time`` measurements as a Markdown table."""
-    print(f"load average {t['load_before'][0]:.1f} before, {t['load_after'][0]:.1f} after; "
+    print(f"{t.get('data', 'conll')}, n = {t['n']}, tau = {t['tau']}; load average "
+          f"{t['load_before'][0]:.1f} before, {t['load_after'][0]:.1f} after; "
           f"main process peak {t['peak_rss_mb_main_during_dask']:.0f} MB")
+    if "main_arrays_mb" in t:
+        print("main process's chain dual arrays, MB:",
+              {k: round(v) for k, v in t["main_arrays_mb"].items()})
     print("\n| oracles on | s/pass | oracle phase s | workers' critical path s | "
           "sent per round (all workers) | received per round | all s/pass | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|")
@@ -506,6 +556,8 @@ def main() -> None:
     ap.add_argument("--gap-every", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=2,
                     help="threads: alternated repeats of each thread row (the best is kept)")
+    ap.add_argument("--scale", type=int, default=None,
+                    help="dask: a CoNLL-like corpus of SCALE x 8936 sentences, not CoNLL-2000")
     ap.add_argument("--tau-div", type=int, default=16,
                     help="time, threads, dask: batch size tau = n // TAU_DIV (default n/16)")
     args = ap.parse_args()
@@ -525,7 +577,11 @@ def main() -> None:
         out["cost_model"] = cost_model(out["time"]["dask"])
         write_json(path, out)
         print_cost_model(out["cost_model"])
-    if args.part == "dask":
+    if args.part == "dask" and args.scale is not None:
+        out[f"dask_x{args.scale}"] = dask_wall_time(args.tau_div, scale=args.scale)
+        write_json(path, out)
+        print_dask(out[f"dask_x{args.scale}"])
+    elif args.part == "dask":
         out["dask"] = dask_wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["dask"])
         write_json(path, out)

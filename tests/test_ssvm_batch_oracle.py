@@ -50,6 +50,30 @@ def test_batch_oracle_atoms_equal_the_blocks_atoms(ids, gl):
         oracle([0], g)
 
 
+@pytest.mark.parametrize("ids", [False, True])
+@pytest.mark.parametrize("found_first", [False, True])
+def test_shards_answer_the_whole_oracles_atoms_and_rows_need_no_supports(ids, found_first):
+    """A shard (what a cluster worker holds) answers its blocks as the blocks themselves
+    do, whether the supports were found before the cut (sliced) or by the shard; the
+    rows of compiled rounds never find them (they took more memory than the data)."""
+    model, X, Y = _chain(ids)
+    dom = SSVMDual(model, X, Y, 0.05)
+    oracle = dom.batch_block_oracle()
+    g = np.random.default_rng(1).normal(size=dom.dim)
+    g[-1] = -1.0
+    oracle.rows([0, 5, 9], g)
+    assert oracle._active is None
+    if found_first:
+        oracle([0], g)
+    piece = oracle.shard(range(10, 20))
+    assert (piece._active is None) != found_first
+    for k, a in enumerate(piece(list(range(10)), g)):
+        ref = dom.blocks[10 + k](g[dom.block_indices[10 + k]])
+        assert a.key == ref.key and a.shape == ref.shape
+        np.testing.assert_array_equal(a.indices, ref.indices)
+        np.testing.assert_array_equal(a.values, ref.values)
+
+
 @pytest.mark.parametrize("ids, wide", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("gl", [-1.0, -0.3, 0.0])
 def test_batch_oracle_values_are_the_atoms_inner_products(ids, wide, gl):

@@ -409,11 +409,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         batch = self.model.batch_oracles(self.X, self.Y)
         if not isinstance(batch, ChainBatchOracles):
             return None
-        # the Python blocks only when built already (a GB on CoNLL-2000): else the
-        # supports are the model's, all at once (one example at a time took 1 s there)
-        supports = ((ix[:-1] for ix in self._indices) if self._blocks is not None else
-                    self.model.feature_supports(self.X))
-        return ChainBlockVertices(batch.data, supports, self.lam)
+        return ChainBlockVertices(batch.data, self.lam)
 
     # -- LMO of the whole sum (batch Frank-Wolfe) ----------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:

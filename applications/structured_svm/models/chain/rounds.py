@@ -18,6 +18,7 @@ from ..base import dual_scale, dual_weights
 from .batch import batch_dense
 from .data import ChainData
 from .dual_kernels import ChainState, _add_pair_scores, _emit, chain_moved_at
+from .supports import chain_active_features
 from .viterbi import (
     add_hamming,
     decode_dense,
@@ -164,28 +165,28 @@ class ChainBlockVertices:
     ----------
     data : ChainData
         The training set, with its labels.
-    supports : iterable of ndarray
-        ``feature_support(x_i)`` of every example (sorted), in order.
     lam : float
     """
 
-    def __init__(self, data: ChainData, supports: Any, lam: float) -> None:
+    def __init__(self, data: ChainData, lam: float) -> None:
         self.data = data
-        K, F = data.K, data.F
-        # a support is K copies of the example's active features (shifted by k F), then
-        # the d - K F shared coordinates: the first copy is all a position needs (one
-        # support at a time: the whole supports take K times the memory)
-        self.rest = data.d - K * F
-        first = [s[:(s.size - self.rest) // K].copy() for s in supports]
-        na = np.array([a.size for a in first], dtype=np.int64)
-        self.aoff = np.concatenate(([0], np.cumsum(na))).astype(np.int64)
-        self.active = np.concatenate(first).astype(np.int64) if first \
-            else np.zeros(0, dtype=np.int64)
+        self.rest = data.d - data.K * data.F  # the coordinates every block shares
         self.lam = float(lam)
         self.n = data.n
         self.scale = 1.0 / (self.lam * self.n)
-        self.sizes = na * K + self.rest + 1  # block dimensions
+        self._active: tuple[np.ndarray, np.ndarray] | None = None
         self._unfollow()
+
+    @property
+    def active(self) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks' active unary features, flat, and their offsets: a block's vertex
+        lives on ``K`` shifted copies of them, then the shared coordinates and ``l``.
+        Found on first use: the rows of compiled rounds (:meth:`rows`, what a cluster
+        worker answers) read none, and the whole supports, ``K`` copies each, took
+        more memory than the data (0.6 GB on CoNLL-2000)."""
+        if self._active is None:
+            self._active = chain_active_features(self.data)
+        return self._active
 
     def _unfollow(self) -> None:
         self._follow: _Followed | None = None
@@ -219,7 +220,7 @@ class ChainBlockVertices:
         which = np.asarray(which, dtype=np.int64)
         labels, loff, voff, pos, val = self._vertices(which, np.asarray(gradient, dtype=float),
                                                       _NO_VALUES)
-        sizes = self.sizes
+        sizes = np.diff(self.active[1]) * self.data.K + self.rest + 1  # block dimensions
         return [Atom.sparse(pos[voff[k]:voff[k + 1]], val[voff[k]:voff[k + 1]],
                             (int(sizes[i]),), key=tuple(labels[loff[k]:loff[k + 1]].tolist()))
                 for k, i in enumerate(which.tolist())]
@@ -253,9 +254,10 @@ class ChainBlockVertices:
         # the feature-major copy costs K F: it pays when the blocks read about F ids
         fm = data.uses_ids and int(loff[-1]) * data.If.shape[1] >= data.F
         wt = to_feature_major(w, data.K, data.F) if fm else w
+        active, aoff = self.active
         pos, val = _block_vertices(which, data.Xf, data.If, data.offsets, data.sizes, data.off,
                                    data.Yf, wt, fm, w, data.K, data.F, data.uses_ids, augment,
-                                   self.active, self.aoff, self.rest, self.scale,
+                                   active, aoff, self.rest, self.scale,
                                    float(self.n), labels, loff, voff, gradient, values)
         return labels, loff, voff, pos, val
 
@@ -287,15 +289,15 @@ class ChainBlockVertices:
         examples and answering them as blocks ``0, ..., len(blocks) - 1`` (what one
         cluster worker keeps: :class:`~frankwolfe.DaskExecutor`)."""
         a, b = blocks.start, blocks.stop
-        if blocks.step != 1 or not 0 <= a <= b <= self.aoff.size - 1:
+        if blocks.step != 1 or not 0 <= a <= b <= self.data.n:
             raise ValueError(f"ChainBlockVertices.shard: blocks must be a contiguous range "
-                             f"within range(0, {self.aoff.size - 1}), got {blocks!r}")
+                             f"within range(0, {self.data.n}), got {blocks!r}")
         out = copy.copy(self)  # lam, n and the 1/(lam n) scale stay the whole set's
         out._unfollow()
         out.data = self.data.subset(a, b)
-        out.aoff = self.aoff[a:b + 1] - self.aoff[a]
-        out.active = self.active[self.aoff[a]:self.aoff[b]]
-        out.sizes = self.sizes[a:b]
+        if self._active is not None:  # else found by the piece itself, if ever asked
+            act, aoff = self._active
+            out._active = (act[aoff[a]:aoff[b]], aoff[a:b + 1] - aoff[a])
         return out
 
 

@@ -16,7 +16,7 @@ from numba import njit
 
 from .data import ChainData
 
-__all__ = ["chain_feature_supports"]
+__all__ = ["chain_active_features", "chain_feature_supports"]
 
 
 @njit(cache=True, nogil=True)
@@ -84,6 +84,16 @@ def _write_supports(act, act_off, K, F, d, append):  # pragma: no cover - compil
     return out, sup_off
 
 
+def chain_active_features(data: ChainData) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted active unary features of every sequence of ``data``, flat, and their
+    offsets: a block's support is ``K`` shifted copies of its active features, then the
+    shared coordinates, so this is the support in ``1 / K`` of its memory (on CoNLL-2000
+    30 MB against 600)."""
+    if data.uses_ids:
+        return _active_ids(data.If, data.off, data.offsets, data.F)
+    return _active_dense(data.Xf, data.off)
+
+
 def chain_feature_supports(model: Any, X: Any, append: int | None = None) -> list[np.ndarray]:
     """``model.feature_support(x)`` of every ``x`` in ``X`` (followed by the coordinate
     ``append`` when given), as views of one array.
@@ -102,10 +112,7 @@ def chain_feature_supports(model: Any, X: Any, append: int | None = None) -> lis
     list of ndarray (int64)
     """
     data = ChainData(model, X)
-    if data.uses_ids:
-        act, act_off = _active_ids(data.If, data.off, data.offsets, data.F)
-    else:
-        act, act_off = _active_dense(data.Xf, data.off)
+    act, act_off = chain_active_features(data)
     flat, off = _write_supports(act, act_off, data.K, data.F, data.d,
                                 -1 if append is None else int(append))
     return [flat[off[i]:off[i + 1]] for i in range(off.size - 1)]
