@@ -39,7 +39,9 @@ Three parts (``--part``):
 * ``--scale S`` (with ``dask``): the same rows on a synthetic CoNLL-like corpus of
   ``S`` x 8,936 sentences (:class:`~frankwolfe.applications.structured_svm.ConllLike`,
   CoNLL-2000's templates and d, seed 0) instead of CoNLL-2000, plus where the main
-  process's memory goes (the chain dual's arrays by role, :func:`_state_bytes`).
+  process's memory goes (the chain dual's arrays by role, :func:`_state_bytes`);
+  ``--from-source``: the dual built from the corpus as an example source
+  (``SSVMDual.from_source``: each worker draws its shard, the client ships its range).
 
 Run (under the bench lock):
     env OPENBLAS_NUM_THREADS=1 .venv/bin/python \
@@ -284,15 +286,21 @@ def _probe(c, W: int, nbytes: int) -> dict:
             "task_round_trip_seconds": task}
 
 
-def _load(scale: int | None) -> tuple:
-    """CoNLL-2000 (``scale`` None) or a CoNLL-like corpus of ``scale`` x its sentences."""
+def _dual(scale: int | None, source: bool = False) -> SSVMDual:
+    """The dual of CoNLL-2000 (``scale`` None) or of a CoNLL-like corpus of ``scale`` x
+    its sentences, at lam = 1/n; ``source``: built from the corpus as an example source
+    (the workers draw their shards)."""
     if scale is None:
-        return load("conll")
+        model, X, Y = load("conll")
+        return SSVMDual(model, X, Y, 1.0 / len(X))
     from frankwolfe.applications.structured_svm import ChainModel, ConllLike
 
     corpus = ConllLike(8936 * scale, random_state=0)
+    model = ChainModel(corpus.n_states, corpus.feature_sizes)
+    if source:
+        return SSVMDual.from_source(model, corpus, 1.0 / len(corpus))
     X, Y = corpus.examples(0, len(corpus))
-    return ChainModel(corpus.n_states, corpus.feature_sizes), X, Y
+    return SSVMDual(model, X, Y, 1.0 / len(X))
 
 
 def _state_bytes() -> dict:
@@ -318,7 +326,8 @@ def _state_bytes() -> dict:
     return out
 
 
-def dask_wall_time(tau_div: int = 16, reps: int = 3, scale: int | None = None) -> dict:
+def dask_wall_time(tau_div: int = 16, reps: int = 3, scale: int | None = None,
+                   source: bool = False) -> dict:
     """CoNLL at tau = n / tau_div: seconds per pass and of its oracle phase in process (one
     thread, batch oracle) and on LocalClusters of 1 and 2 worker processes (one thread
     each), alternated, the fastest of ``reps`` (all of them kept: ``"all"``); memory of
@@ -327,13 +336,13 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3, scale: int | None = None) -
 
     from distributed import Client, LocalCluster
 
-    model, X, Y = _load(scale)
-    n = len(X)
+    dom = _dual(scale, source)
+    n = dom.n
     tau = max(1, n // tau_div)
-    dom = SSVMDual(model, X, Y, 1.0 / n)
     f = dom.dual_objective()
     out: dict = {"n": n, "tau": tau, "d": dom.dim, "load_before": os.getloadavg(), "runs": {},
-                 "data": "conll" if scale is None else f"conll-like x{scale}"}
+                 "data": "conll" if scale is None else f"conll-like x{scale}"
+                 + (" (workers draw their shards)" if source else "")}
     arrays: dict = {}  # read while a run holds its arrays
 
     def measure(_state):
@@ -558,6 +567,9 @@ def main() -> None:
                     help="threads: alternated repeats of each thread row (the best is kept)")
     ap.add_argument("--scale", type=int, default=None,
                     help="dask: a CoNLL-like corpus of SCALE x 8936 sentences, not CoNLL-2000")
+    ap.add_argument("--from-source", action="store_true",
+                    help="dask --scale: the dual built from the corpus as an example source "
+                         "(SSVMDual.from_source: the workers draw their shards)")
     ap.add_argument("--tau-div", type=int, default=16,
                     help="time, threads, dask: batch size tau = n // TAU_DIV (default n/16)")
     args = ap.parse_args()
@@ -578,9 +590,10 @@ def main() -> None:
         write_json(path, out)
         print_cost_model(out["cost_model"])
     if args.part == "dask" and args.scale is not None:
-        out[f"dask_x{args.scale}"] = dask_wall_time(args.tau_div, scale=args.scale)
+        key = f"dask_x{args.scale}" + ("_source" if args.from_source else "")
+        out[key] = dask_wall_time(args.tau_div, scale=args.scale, source=args.from_source)
         write_json(path, out)
-        print_dask(out[f"dask_x{args.scale}"])
+        print_dask(out[key])
     elif args.part == "dask":
         out["dask"] = dask_wall_time(args.tau_div)
         out["cost_model"] = cost_model(out["dask"])

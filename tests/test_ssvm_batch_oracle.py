@@ -74,6 +74,36 @@ def test_shards_answer_the_whole_oracles_atoms_and_rows_need_no_supports(ids, fo
         np.testing.assert_array_equal(a.values, ref.values)
 
 
+def test_source_backed_pieces_pickle_as_their_range_and_answer_as_the_examples():
+    """A dual built from an example source cuts pieces that pickle as (source, range), a
+    few kilobytes, and are rebuilt from the source where unpickled: the same rows and
+    atoms as the piece cut from the examples in memory."""
+    import pickle
+
+    from frankwolfe.applications.structured_svm import ConllLike
+
+    corpus = ConllLike(90, random_state=4)
+    model = ChainModel(corpus.n_states, corpus.feature_sizes)
+    dom = SSVMDual.from_source(model, corpus, 0.05)
+    plain = SSVMDual(model, *corpus.examples(0, 90), 0.05).batch_block_oracle()
+    piece = dom.batch_block_oracle().shard(range(30, 70)).shard(range(5, 25))  # 35 .. 54
+    blob = pickle.dumps(piece)
+    assert len(blob) < 20_000 < len(pickle.dumps(plain.shard(range(35, 55))))
+    rebuilt = pickle.loads(blob)
+    assert rebuilt.data.n == 20 and (rebuilt.n, rebuilt.scale) == (plain.n, plain.scale)
+    g = np.random.default_rng(2).normal(size=dom.dim) * 1e-2
+    g[-1] = -1.0
+    ref = plain.shard(range(35, 55))
+    for a, b in zip(rebuilt.rows(range(20), g), ref.rows(range(20), g)):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(rebuilt([0, 7, 19], g), ref([0, 7, 19], g)):
+        assert a.key == b.key
+        np.testing.assert_array_equal(a.indices, b.indices)
+        np.testing.assert_array_equal(a.values, b.values)
+    with pytest.raises(TypeError, match="`source` needs __len__ and examples"):
+        SSVMDual.from_source(model, [1, 2], 0.05)
+
+
 @pytest.mark.parametrize("ids, wide", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("gl", [-1.0, -0.3, 0.0])
 def test_batch_oracle_values_are_the_atoms_inner_products(ids, wide, gl):

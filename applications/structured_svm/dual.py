@@ -324,6 +324,30 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         self.n_jobs = n_jobs
         self._blocks: tuple[SSVMBlockOracle, ...] | None = None
         self._warm: DualWarmStart | None = None  # see set_warm_start
+        self.source: Any = None  # see from_source
+
+    @classmethod
+    def from_source(cls, model: StructuredModel, source: Any, lam: float,
+                    compiled: bool = True, n_jobs: int | None = 1) -> SSVMDual:
+        """The dual over the examples of an example source, whose Dask shards are built
+        by the workers from the source itself.
+
+        ``source`` has ``len(source)`` examples and ``source.examples(start, stop)``
+        returns ``(X, Y)`` of examples ``start .. stop - 1``, the same in every process
+        (:class:`~.datasets.ConllLike` is one; a reader of a sharded corpus on shared
+        storage is another), and pickles small.  This process holds every example, as
+        :class:`SSVMDual` does (its block steps read them); what changes is the
+        cluster: a :class:`~frankwolfe.DaskExecutor` ships each worker its range of the
+        source, a few kilobytes, instead of its examples, and a worker rebuilt after a
+        fault draws or reads them again.  Other parameters as :class:`SSVMDual`.
+        """
+        if not callable(getattr(source, "examples", None)) or not hasattr(source, "__len__"):
+            raise TypeError("SSVMDual.from_source: `source` needs __len__ and "
+                            f"examples(start, stop), got {type(source).__name__}")
+        X, Y = source.examples(0, len(source))
+        dom = cls(model, X, Y, lam, compiled=compiled, n_jobs=n_jobs)
+        dom.source = source
+        return dom
 
     # -- lazy ProductDomain attributes --------------------------------------
     def _build(self) -> None:
@@ -409,7 +433,8 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         batch = self.model.batch_oracles(self.X, self.Y)
         if not isinstance(batch, ChainBatchOracles):
             return None
-        return ChainBlockVertices(batch.data, self.lam)
+        return ChainBlockVertices(batch.data, self.lam,
+                                  None if self.source is None else (self.model, self.source))
 
     # -- LMO of the whole sum (batch Frank-Wolfe) ----------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:

@@ -137,6 +137,9 @@ class ConllLike:
     def __len__(self) -> int:
         return self.n_samples
 
+    def __reduce__(self) -> Any:  # the seed, not the language drawn from it (1.4 MB)
+        return _corpus, (self.n_samples, self.entropy)
+
     def __repr__(self) -> str:
         return f"ConllLike(n_samples={self.n_samples}, random_state={self.entropy})"
 
@@ -255,6 +258,10 @@ class ConllLike:
                         _POS_ABSENT[len(template)] * 100_000)
             out[:, j] = np.where(rare, 0, ids)
         return out
+
+def _corpus(n_samples: int, entropy: int) -> ConllLike:
+    return ConllLike(n_samples, random_state=entropy)
+
 
 def make_conll_like(n_samples: int, *,
                     random_state: int | np.random.Generator | np.random.SeedSequence | None

@@ -166,16 +166,37 @@ class ChainBlockVertices:
     data : ChainData
         The training set, with its labels.
     lam : float
+    source : (ChainModel, source), optional
+        Where ``data`` came from: an example source (``len(source)`` examples,
+        ``source.examples(start, stop)`` giving the same ``(X, Y)`` in every process,
+        e.g. :class:`~...datasets.ConllLike`) and the model that flattened them.  A
+        piece (:meth:`shard`) then pickles as its source and its range, and is built
+        from them where it is unpickled: a cluster worker draws or reads its own
+        examples, and the client ships a few kilobytes instead of the examples.
     """
 
-    def __init__(self, data: ChainData, lam: float) -> None:
+    def __init__(self, data: ChainData, lam: float, source: tuple[Any, Any] | None = None
+                 ) -> None:
         self.data = data
         self.rest = data.d - data.K * data.F  # the coordinates every block shares
         self.lam = float(lam)
         self.n = data.n
         self.scale = 1.0 / (self.lam * self.n)
         self._active: tuple[np.ndarray, np.ndarray] | None = None
+        self._source = source
+        self._range = (0, data.n)  # the examples of the source these blocks are
         self._unfollow()
+
+    def __copy__(self) -> ChainBlockVertices:  # a shallow copy, never rebuilt from a source
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if self._source is None:
+            return super().__reduce_ex__(protocol)
+        model, source = self._source
+        return _piece_from_source, (model, source, *self._range, self.lam, self.n)
 
     @property
     def active(self) -> tuple[np.ndarray, np.ndarray]:
@@ -298,7 +319,20 @@ class ChainBlockVertices:
         if self._active is not None:  # else found by the piece itself, if ever asked
             act, aoff = self._active
             out._active = (act[aoff[a]:aoff[b]], aoff[a:b + 1] - aoff[a])
+        out._range = (self._range[0] + a, self._range[0] + b)
         return out
+
+
+def _piece_from_source(model: Any, source: Any, start: int, stop: int, lam: float, n: int
+                       ) -> ChainBlockVertices:
+    """The batch oracle of examples ``start .. stop - 1`` of ``source`` within a set of
+    ``n`` (what a pickled source-backed piece is rebuilt from: see ChainBlockVertices)."""
+    X, Y = source.examples(start, stop)
+    piece = ChainBlockVertices(ChainData(model, X, Y), lam, (model, source))
+    piece.n = int(n)  # lam, n and the 1/(lam n) scale are the whole set's
+    piece.scale = 1.0 / (piece.lam * piece.n)
+    piece._range = (int(start), int(stop))
+    return piece
 
 
 # -- compiled mini-batch rounds: the vertices as stored labellings ------------------------
