@@ -118,6 +118,93 @@ def test_workers_build_their_shards_from_an_example_source(cluster):
     np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
 
 
+def _resident_problem():
+    from frankwolfe.applications.structured_svm import ConllLike
+
+    corpus = ConllLike(60, random_state=6)
+    model = ChainModel(corpus.n_states, corpus.feature_sizes)
+    kw = dict(batch_size=7, max_iter=4, tol=0.0, gap_every=2, random_state=1,
+              round_step="joint", averaging=None)
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
+                                              executor=fw.SerialExecutor(), **kw)
+    assert ref.extra["engine"] == "compiled"
+    return model, corpus, kw, ref
+
+
+def _brackets_meet(a, b):
+    """Two certified runs of one problem: each ``[f - gap, f]`` holds the optimum."""
+    assert a.gap >= 0.0 and b.gap >= 0.0
+    assert max(a.fun - a.gap, b.fun - b.gap) <= min(a.fun, b.fun) + 1e-12
+
+
+def test_resident_joint_rounds_are_the_compiled_joint_rounds(cluster):
+    """Blocks kept on the workers (from_source(..., resident=True)): the client holds no
+    example; the workers sum their blocks' directions, the core takes the step: the
+    iterates and certified gaps of compiled joint rounds in this process, on one shard
+    and on two (whose rounds often fall on one shard alone: the other applies its last
+    step later)."""
+    client, _ = cluster
+    model, corpus, kw, ref = _resident_problem()
+    for shards in (1, 2):
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        assert dom.X is None and dom.n == 60
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
+                                              executor=fw.DaskExecutor(client, n_shards=shards),
+                                              **kw)
+        assert res.extra["engine"] == "resident" and res.extra["resident_restarts"] == 0
+        assert res.extra["resident_drift"] <= 1e-12
+        assert res.extra["rounds"] == ref.extra["rounds"] > 0
+        np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0,
+                                   atol=1e-12)
+
+
+def test_a_resident_dual_names_what_it_cannot_do(cluster):
+    client, _ = cluster
+    model, corpus, kw, _ = _resident_problem()
+    dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+    f = dom.dual_objective()
+    with pytest.raises(ValueError, match="needs the examples in this process"):
+        _ = dom.blocks
+    for bad, message in [(dict(executor=fw.SerialExecutor()), "DaskExecutor"),
+                         (dict(round_step="sequential"), "round_step='joint'"),
+                         (dict(averaging="weighted"), "averaging=None")]:
+        with pytest.raises(ValueError, match=message):
+            fw.block_coordinate_frank_wolfe(f, dom, **{**kw, "executor":
+                                                       fw.DaskExecutor(client), **bad})
+    with pytest.raises(ValueError, match="resident=True needs a ChainModel"):
+        SSVMDual.from_source(model, corpus, 0.1, resident=True, compiled=False)
+
+
+def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified():
+    """A worker killed after pass 2 takes its blocks' iterates with it: the shard is
+    rebuilt on the other worker at its initial blocks, its contribution to x is taken
+    out, and the run goes on; its certified bracket still holds the optimum."""
+    model, corpus, kw, ref = _resident_problem()
+    kw = {**kw, "max_iter": 6, "gap_every": 3}
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
+                                              executor=fw.SerialExecutor(), **kw)
+    with _cluster() as (client, workers):
+        def kill(state):
+            if state.k == 2:
+                workers[1].kill()
+                workers[1].wait(timeout=30)
+
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
+                                              executor=fw.DaskExecutor(client), callback=kill,
+                                              **kw)
+        assert workers[1].poll() is not None
+    assert res.nit == 6 and res.extra["resident_restarts"] >= 1
+    # x is the sum of the blocks the workers hold, the lost ones restarted included
+    assert res.extra["resident_drift"] <= 1e-12
+    _brackets_meet(res, ref)
+
+
 @pytest.mark.parametrize("ids, actors", [(False, True), (True, True), (True, False)])
 def test_compiled_rounds_through_the_cluster_are_the_serial_compiled_rounds(cluster, ids,
                                                                            actors):

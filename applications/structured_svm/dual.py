@@ -311,11 +311,15 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
             raise ShapeError(f"SSVMDual: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
             raise ValueError("SSVMDual: no training examples")
+        self._setup(model, X, Y, len(X), lam, compiled, n_jobs)
+
+    def _setup(self, model: StructuredModel, X: Any, Y: Any, n: int, lam: float,
+               compiled: bool, n_jobs: int | None) -> None:
         self.lam = check_lam(lam, "SSVMDual")
         self.model = model
         self.X = X
         self.Y = Y
-        self.n = len(X)
+        self.n = int(n)
         self.d = int(model.size_joint_feature)
         self.dim = self.d + 1
         self.shape = (self.dim,)
@@ -325,10 +329,12 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         self._blocks: tuple[SSVMBlockOracle, ...] | None = None
         self._warm: DualWarmStart | None = None  # see set_warm_start
         self.source: Any = None  # see from_source
+        self.resident = False
 
     @classmethod
     def from_source(cls, model: StructuredModel, source: Any, lam: float,
-                    compiled: bool = True, n_jobs: int | None = 1) -> SSVMDual:
+                    compiled: bool = True, n_jobs: int | None = 1,
+                    resident: bool = False) -> SSVMDual:
         """The dual over the examples of an example source, whose Dask shards are built
         by the workers from the source itself.
 
@@ -339,11 +345,33 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         :class:`SSVMDual` does (its block steps read them); what changes is the
         cluster: a :class:`~frankwolfe.DaskExecutor` ships each worker its range of the
         source, a few kilobytes, instead of its examples, and a worker rebuilt after a
-        fault draws or reads them again.  Other parameters as :class:`SSVMDual`.
+        fault draws or reads them again.
+
+        With ``resident=True`` this process holds no example and no block iterate: the
+        workers keep their blocks' iterates too, and a run must take joint rounds on a
+        :class:`~frankwolfe.DaskExecutor` (``round_step="joint"``; see
+        :mod:`frankwolfe.algorithms.bcfw.resident`); the client's memory then does not
+        grow with the examples (``x``, its gradient, one vector per worker and 8 bytes
+        per block).  Chain models only.  Other parameters as :class:`SSVMDual`.
         """
         if not callable(getattr(source, "examples", None)) or not hasattr(source, "__len__"):
             raise TypeError("SSVMDual.from_source: `source` needs __len__ and "
                             f"examples(start, stop), got {type(source).__name__}")
+        if resident:
+            from .models.chain.model import ChainModel
+
+            if not (isinstance(model, ChainModel) and compiled and model._kernels_apply()):
+                raise ValueError("SSVMDual.from_source: resident=True needs a ChainModel "
+                                 "with its compiled kernels (and compiled=True), got "
+                                 f"{type(model).__name__}")
+            n = len(source)
+            if n < 1:
+                raise ValueError("SSVMDual.from_source: the source has no examples")
+            dom = cls.__new__(cls)
+            dom._setup(model, None, None, n, lam, compiled, n_jobs)
+            dom.source = source
+            dom.resident = True
+            return dom
         X, Y = source.examples(0, len(source))
         dom = cls(model, X, Y, lam, compiled=compiled, n_jobs=n_jobs)
         dom.source = source
@@ -351,6 +379,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
 
     # -- lazy ProductDomain attributes --------------------------------------
     def _build(self) -> None:
+        self._local("the Python blocks")
         scratch = np.zeros(self.d)
         # every block's coordinates at once (the model's supports, then l): a chain model
         # computes them compiled into one array (an np.unique per example took seconds of
@@ -413,6 +442,7 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
     def compiled_blocks(self, x0: Any) -> Any:
         """The model's compiled block kernels for the core BCFW, or ``None`` (no kernels,
         ``compiled=False``, an explicit start point, or a warm start in image space)."""
+        self._local("compiled block kernels")
         if not self.compiled or x0 is not None:
             return None
         warm = self._warm
@@ -421,10 +451,26 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         return self.model.compiled_dual_blocks(self.X, self.Y, self.lam,
                                                warm.compiled if warm is not None else None)
 
+    def resident_blocks(self) -> Any:
+        """With ``from_source(..., resident=True)``: the blocks that live on the workers
+        (:class:`.models.chain.resident.ChainResidentBlocks`, cut by range); else None."""
+        if not self.resident:
+            return None
+        from .models.chain.resident import ChainResidentBlocks
+
+        return ChainResidentBlocks(self.model, self.source, self.lam, self.n)
+
+    def _local(self, what: str) -> None:
+        if self.resident:
+            raise ValueError(f"SSVMDual: {what} needs the examples in this process; this "
+                             "dual's blocks live on the workers (from_source(..., "
+                             "resident=True): joint rounds on a DaskExecutor only)")
+
     def batch_block_oracle(self) -> Any:
         """The chain model's batch block oracle (vertices of a list of examples in one
         numba call that releases the GIL; :class:`.models.chain.rounds.ChainBlockVertices`), or
         ``None`` (other models, or ``compiled=False``: the blocks one by one)."""
+        self._local("the batch block oracle")
         if not self.compiled:
             return None
         from .models.chain.batch import ChainBatchOracles

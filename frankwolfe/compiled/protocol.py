@@ -316,3 +316,12 @@ class BlockDomainHooks:
         """The kernels for a run from ``x0`` (``None``: the domain's own start), or
         ``None`` when they do not apply to this run."""
         return None
+
+    def resident_blocks(self) -> Any:
+        """Blocks that live where an executor's workers are, or ``None`` (the default:
+        the blocks live in this process).  An object with ``shard(range)`` giving the
+        picklable piece of those blocks that one worker keeps, iterates included; a
+        piece answers ``resident(call, local, point)`` (see
+        :mod:`frankwolfe.algorithms.bcfw.resident`).  A domain that gives them holds
+        no block iterates here: its runs take resident joint rounds."""
+        return None

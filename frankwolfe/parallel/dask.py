@@ -90,18 +90,21 @@ class _ShardActor:
     def __init__(self, payload: bytes) -> None:
         self.shard = _Shard(payload)
 
-    def round(self, update: _Update, local: np.ndarray, rows: bool = False) -> tuple | None:
+    def round(self, update: _Update, local: np.ndarray, rows: bool | tuple = False
+              ) -> tuple | None:
         return _shard_round(self.shard, update, local, rows)
 
 
-def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool = False
-                 ) -> tuple | None:
+def _shard_round(shard: _Shard, update: _Update, local: np.ndarray,
+                 rows: bool | tuple = False) -> tuple | None:
     """A round's task on a worker: bring the shard's point up to date, then the oracles of
     its blocks ``local``: their atoms packed (:func:`_pack`), or with ``rows`` the batch
     oracle's table rows, and the seconds it took; None when the shard needs the whole
     vector first.  A batch oracle with a ``follow(point, changed)`` method is told of
     every change of the point (it may keep quantities derived from it up to date at the
-    cost of the change, not of the whole vector)."""
+    cost of the change, not of the whole vector).  ``rows`` a tuple: a call of resident
+    blocks (:meth:`DaskExecutor.resident`), answered by the shard's
+    ``resident(call, local, point)``."""
     with shard.lock:
         tic = time.perf_counter()
         fresh = shard.version != update.version or update.base is None
@@ -111,6 +114,8 @@ def _shard_round(shard: _Shard, update: _Update, local: np.ndarray, rows: bool =
         follow = getattr(shard.batch, "follow", None)
         if fresh and follow is not None:
             follow(x, update.changed())
+        if isinstance(rows, tuple):
+            return shard.batch.resident(rows, local, x), time.perf_counter() - tic
         if rows:
             return shard.batch.rows(local, x), time.perf_counter() - tic
         if shard.batch is not None:
@@ -397,7 +402,35 @@ class DaskExecutor(Executor, RowRounds):
             out.append((blocks[pos], rows))
         return out
 
-    def _ask(self, which, gradient, rows: bool, delta: Any = None
+    def resident(self, which: Sequence[int], gradient: np.ndarray, call: tuple,
+                 delta: Any = None) -> list[tuple[int, np.ndarray, Any]]:
+        """A call to resident blocks (:mod:`frankwolfe.algorithms.bcfw.resident`: block
+        iterates kept on the workers) on the shards owning blocks ``which``, each brought
+        to the point ``gradient`` first (``delta`` as in :meth:`rows`): per shard, its
+        number, the positions of its blocks in ``which`` and its answer.  The shards are
+        the pieces of the object handed to :meth:`use_batch_oracle` (its ``shard(range)``),
+        answering ``resident(call, local, point)``.  A shard rebuilt after a fault
+        holds fresh blocks; its answer says so, and the caller restarts it."""
+        if not self.shards or not callable(getattr(self._oracle, "shard", None)):
+            raise NotImplementedError("DaskExecutor.resident needs pieces with `shard` "
+                                      "(use_batch_oracle)")
+        if not self.actors:  # Dask may copy a task's data to another worker: two states
+            raise ValueError("DaskExecutor.resident: blocks kept on the workers need "
+                             "actors=True (a shard held as task data may be copied)")
+        blocks = np.asarray(which, dtype=np.int64)
+        out = []
+        for pos, (answer, _) in self._ask(blocks, gradient, call, delta):
+            s = int(self.owner[blocks[pos[0]]])
+            if isinstance(answer, tuple):
+                self.bytes_in += sum(a.nbytes for a in answer if isinstance(a, np.ndarray))
+            out.append((s, pos, answer))
+        return out
+
+    def shard_blocks(self, s: int) -> np.ndarray:
+        """The blocks of shard ``s``."""
+        return np.arange(self._cuts[s], self._cuts[s + 1], dtype=np.int64)
+
+    def _ask(self, which, gradient, rows: bool | tuple, delta: Any = None
              ) -> list[tuple[np.ndarray, tuple]]:
         """One round on the shards owning blocks ``which``: per shard, the positions of its
         blocks in ``which`` and its answer.  One round at a time: asynchronous rounds ask
@@ -414,7 +447,7 @@ class DaskExecutor(Executor, RowRounds):
         finally:
             self._one_round.release()
 
-    def _ask_now(self, which, gradient, rows: bool, delta: Any
+    def _ask_now(self, which, gradient, rows: bool | tuple, delta: Any
                  ) -> list[tuple[np.ndarray, tuple]]:
         which = np.asarray(which, dtype=np.int64)
         owner = self.owner[which]
@@ -444,7 +477,7 @@ class DaskExecutor(Executor, RowRounds):
         self.worker_seconds += max(sec for _, sec in answers)
         return list(zip(positions, answers))
 
-    def _send(self, s: int, up: _Update, local: np.ndarray, rows: bool) -> Any:
+    def _send(self, s: int, up: _Update, local: np.ndarray, rows: bool | tuple) -> Any:
         """Shard ``s``'s part of a round, under way: a call to its actor or a task."""
         if self.actors:
             return self._proxies[s].round(up, local, rows)
@@ -453,7 +486,7 @@ class DaskExecutor(Executor, RowRounds):
             return self.client.submit(_shard_round, self.shards[s], up, local, rows,
                                       pure=False, retries=self.retries)
 
-    def _round(self, shards: list[int], local: list[np.ndarray], rows: bool,
+    def _round(self, shards: list[int], local: list[np.ndarray], rows: bool | tuple,
                deadline: float) -> list[tuple]:
         """Each shard's packed answers.  A shard that no longer holds the version its
         update builds on (rebuilt or moved) answers None and is asked again with the

@@ -33,6 +33,7 @@ from ..block_steps import BlockStep, FWStep, PairwiseStep
 from .compiled_pass import CompiledPass, CompiledSteps
 from .passes import Pass
 from .python_pass import PythonPass, PythonSteps
+from .resident import ResidentRounds
 from .rounds import CompiledRounds, PythonRounds, Schedule
 from .state import BlockState
 
@@ -126,11 +127,47 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     return _Compiled(dkern, okern, dkern.rounds), f"compiled {kind} rounds {where}"
 
 
+def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule: StepSize,
+              cache: bool, schedule: Schedule | None) -> ResidentRounds:
+    """Resident joint rounds, the only way to run a domain whose blocks live on the
+    workers; a ValueError naming what the run asks for that they do not do."""
+    where = f"{type(state.dom).__name__}'s blocks live on the workers (resident_blocks)"
+    if schedule is None or not schedule.joint:
+        raise ValueError(f"{where}: runs take joint rounds; pass round_step='joint' and a "
+                         "batch_size > 1")
+    if not callable(getattr(schedule.executor, "resident", None)):
+        raise ValueError(f"{where}: they need an executor that reaches them "
+                         f"(DaskExecutor), got {schedule.executor!r}")
+    if x0 is not None:
+        raise ValueError(f"{where}: they start at the domain's initial block points; x0 "
+                         "must be None")
+    if type(step).direction is not FWStep.direction or cache:
+        raise ValueError(f"{where}: they take Frank-Wolfe block steps without the cache")
+    if state.order.stepwise:
+        raise ValueError(f"{where}: they need a block order that draws whole passes (not "
+                         f"{state.order!r})")
+    if state.avg is not None:
+        raise ValueError(f"{where}: averaging is not available (the certificate of an "
+                         "average needs the averaged block iterates); pass averaging=None")
+    if rule.compiled() is None:
+        raise ValueError(f"{where}: step_size={rule!r} has no compiled form")
+    okern = state.f.compiled_block_objective()
+    if okern is None or okern.hessian_diag is None:
+        raise ValueError(f"{where}: the objective must be a quadratic with a diagonal "
+                         "Hessian (compiled_block_objective().hessian_diag)")
+    return ResidentRounds(state, pieces, rule, okern.hessian_diag, schedule)
+
+
 def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cache: bool,
               cache_factor: float, cache_nu: float, schedule: Schedule | None,
               compiled: bool | None) -> tuple[Pass, str]:
     """The pass of this run and why it was chosen; starts ``state`` (at ``x0``) and the
     executor of ``schedule`` as that pass needs."""
+    pieces = state.dom.resident_blocks() if isinstance(state.dom, BlockDomainHooks) else None
+    if pieces is not None:
+        return (_resident(state, pieces, x0, step=step, rule=rule, cache=cache,
+                          schedule=schedule),
+                "resident joint rounds (the domain's blocks live on the workers)")
     kernels, reason = _choose(state, x0, step=step, rule=rule, cache=cache,
                               schedule=schedule, compiled=compiled)
     if kernels is None:

@@ -206,7 +206,7 @@ class Schedule:
         tic = time.perf_counter()
         atoms = (self.executor.map_gradient(which, dirs) if isinstance(dirs, np.ndarray)
                  else self.executor.map(which, dirs))
-        self._count(tic, certificate)
+        self.count(tic, certificate)
         if len(atoms) != len(which):
             raise RuntimeError(f"{self.executor!r}.map returned {len(atoms)} atoms for "
                                f"{len(which)} blocks")
@@ -252,7 +252,7 @@ class Schedule:
                 finally:
                     for buf in held:
                         snaps.release(buf)
-                self._count(tic, certificate)
+                self.count(tic, certificate)
         elif isinstance(ex, RowRounds) and rk.store is not None:
             store = rk.store
             delta = None if log is None else log.take()
@@ -266,12 +266,13 @@ class Schedule:
                 finally:
                     if at is not g:
                         snaps.release(at)
-                self._count(tic, certificate)
+                self.count(tic, certificate)
         else:
             raise TypeError(f"{ex!r} runs no compiled rounds")
         return call
 
-    def _count(self, tic: float, certificate: bool) -> None:
+    def count(self, tic: float, certificate: bool) -> None:
+        """Add the seconds since ``tic`` to the oracle phases' (or the certificates')."""
         if certificate:
             self.certificate_seconds += time.perf_counter() - tic
         else:

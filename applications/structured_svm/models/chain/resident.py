@@ -1,0 +1,180 @@
+"""The chain dual's blocks kept on cluster workers: each piece holds a range of the
+examples and their block iterates, and answers the core's resident joint rounds
+(:mod:`frankwolfe.algorithms.bcfw.resident`): the summed direction of its blocks of a
+round, the commit of the step size the core chose, and its blocks' certificate sums.
+The step is never taken here; these loops only compose the chain kernels (oracle,
+``load``, ``curvature``, ``describe``, ``commit``, ``recall_gap``) over a round's
+blocks, as the core's compiled driver does in this process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from frankwolfe.compiled.structured import touch_direction
+from frankwolfe.compiled.touched import joint_scratch
+
+from .dual_kernels import (
+    _aggregate,
+    chain_blocks,
+    chain_commit,
+    chain_curvature,
+    chain_describe,
+    chain_moved_at,
+    chain_state,
+    chain_sync,
+)
+from .rounds import chain_load, chain_recall_gap, chain_rounds
+
+__all__ = ["ChainResidentBlocks", "ChainResidentPiece"]
+
+
+@njit(cache=True, nogil=True)
+def _directions(state, table, which, h, sd, tr, dx):  # pragma: no cover - compiled
+    """``dx += A_i (s_i - z_i)`` over blocks ``which`` at their stored vertices, the
+    support listed in ``tr`` (a block listed twice counts once: ``which`` is unique)."""
+    for k in range(which.size):
+        i = which[k]
+        chain_load(state, table, i)
+        chain_curvature(state, i, h)
+        chain_describe(state, i, sd)
+        touch_direction(sd, tr, dx)
+
+
+@njit(cache=True, nogil=True)
+def _commit(state, table, which, gamma):  # pragma: no cover - compiled
+    for k in range(which.size):
+        chain_load(state, table, which[k])
+        chain_commit(state, which[k], gamma)
+
+
+@njit(cache=True, nogil=True)
+def _gaps(state, table, n, g):  # pragma: no cover - compiled
+    total = 0.0
+    scores = 0.0
+    for i in range(n):
+        gap, score = chain_recall_gap(state, table, i, g)
+        total += gap
+        scores += score
+    return total, scores
+
+
+@njit(cache=True, nogil=True)
+def _moved(state, coords, g):  # pragma: no cover - compiled
+    chain_moved_at(state, coords, coords.size, g)
+
+
+class ChainResidentBlocks:
+    """What :meth:`~...dual.SSVMDual.resident_blocks` gives the core: the blocks of
+    ``len(source)`` examples, cut into :class:`ChainResidentPiece` by range."""
+
+    def __init__(self, model: Any, source: Any, lam: float, n: int) -> None:
+        self.model, self.source, self.lam, self.n = model, source, float(lam), int(n)
+
+    def shard(self, blocks: range) -> ChainResidentPiece:
+        if blocks.step != 1 or not 0 <= blocks.start <= blocks.stop <= self.n:
+            raise ValueError(f"ChainResidentBlocks.shard: blocks must be a contiguous range "
+                             f"within range(0, {self.n}), got {blocks!r}")
+        return ChainResidentPiece(self.model, self.source, blocks.start, blocks.stop,
+                                  self.lam, self.n)
+
+
+class ChainResidentPiece:
+    """Examples ``start .. stop - 1`` of ``source`` and their block iterates, built where
+    the piece is first used (a worker) and kept there.
+
+    It pickles as its recipe, never with its iterates: a piece rebuilt or moved starts
+    again at the true labellings, and says so (``"reset"``) until the core starts it
+    (``("start", h)``) and takes its contribution into account.  Calls
+    (:meth:`resident`): ``("start", h)`` -> its blocks' sum ``sum_i A_i z_i`` as
+    ``(coords, values)`` (``("sum",)``: the same, later); ``("joint", round, steps)``
+    -> the summed direction of the round's blocks; ``("gaps", steps)`` -> ``(sum of
+    block gaps, sum of vertex scores)`` at the point.  ``steps`` (round -> step size):
+    the step the core took in the round this piece's blocks last moved in, applied to
+    them first (once: a call sent again after a fault finds nothing pending)."""
+
+    def __init__(self, model: Any, source: Any, start: int, stop: int, lam: float,
+                 n: int) -> None:
+        self._recipe = (model, source, int(start), int(stop), float(lam), int(n))
+        self._built: dict[str, Any] | None = None
+        self._h: np.ndarray | None = None
+        self._pending: tuple[int, np.ndarray] | None = None
+        self._synced = False
+
+    def __reduce__(self) -> Any:
+        return ChainResidentPiece, self._recipe
+
+    def _parts(self) -> dict[str, Any]:
+        if self._built is None:
+            model, source, start, stop, lam, n = self._recipe
+            X, Y = source.examples(start, stop)
+            # lam, n and the 1 / (lam n) scale are the whole set's
+            state = chain_state(model, X, Y, lam)._replace(n=float(n),
+                                                            scale=1.0 / (lam * n))
+            blocks = chain_blocks(state)
+            self._built = {"state": state, "ref": blocks.state,
+                           "rounds": chain_rounds(blocks, state),
+                           "scratch": joint_scratch(state.d + 1, stop - start)}
+        return self._built
+
+    def follow(self, point: np.ndarray, changed: Any = None) -> None:
+        """Keep the feature-major copy of the point current (see
+        :meth:`.rounds.ChainBlockVertices.follow`)."""
+        parts = self._parts()
+        if changed is None or not self._synced:
+            chain_sync(parts["ref"], point)
+            self._synced = True
+        else:
+            idx = np.arange(changed.start, changed.stop) if isinstance(changed, slice) \
+                else np.asarray(changed, dtype=np.int64)
+            _moved(parts["ref"], idx, point)
+
+    def resident(self, call: tuple, local: np.ndarray, point: np.ndarray) -> Any:
+        parts = self._parts()
+        if call[0] == "start":
+            self._h = np.asarray(call[1], dtype=float)
+            self._pending = None
+        elif self._h is None:
+            return "reset"
+        if call[0] in ("start", "sum"):
+            x = np.zeros(point.size)
+            _aggregate(parts["state"], x)
+            coords = np.flatnonzero(x)
+            return coords, x[coords]
+        if call[0] == "joint":
+            _, rid, steps = call
+            self._settle(steps)
+            which = np.unique(np.asarray(local, dtype=np.int64))
+            rk = parts["rounds"]
+            rk.vertices(which, rk.point(point))
+            sc = parts["scratch"]
+            tr = sc.tr
+            _directions(parts["ref"], rk.table, which, self._h, parts["state"].sd, tr, sc.dx)
+            nj = int(tr.ncoords[0])
+            coords = tr.coords[:nj].copy()
+            vals = sc.dx[coords]
+            sc.dx[coords] = 0.0
+            tr.mark[coords] = 0
+            tr.ncoords[0] = 0
+            self._pending = (int(rid), which)
+            return coords, vals
+        if call[0] == "gaps":
+            self._settle(call[1])
+            n_local = self._recipe[3] - self._recipe[2]
+            rk = parts["rounds"]
+            rk.vertices(np.arange(n_local), rk.point(point))
+            return _gaps(parts["ref"], rk.table, n_local, point)
+        raise ValueError(f"ChainResidentPiece: unknown call {call[0]!r}")
+
+    def _settle(self, steps: dict[int, float]) -> None:
+        """Apply the step of the round this piece's blocks last moved in, when ``steps``
+        (round -> step size) has it; once."""
+        pending = self._pending
+        if pending is not None and pending[0] in steps:
+            gamma = steps[pending[0]]
+            if gamma > 0.0:
+                _commit(self._parts()["ref"], self._parts()["rounds"].table, pending[1],
+                        float(gamma))
+            self._pending = None

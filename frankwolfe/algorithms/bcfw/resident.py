@@ -1,0 +1,221 @@
+"""Joint rounds over blocks that live on the workers (resident blocks).
+
+Mini-batch rounds in this process hold every block's iterate, so the client's memory
+grows with the number of blocks.  With resident blocks (a domain whose
+``resident_blocks()`` gives pieces cut by block range, on an executor with
+:meth:`~frankwolfe.DaskExecutor.resident`) each worker keeps its blocks' iterates, and
+this process keeps only ``x``, its gradient, the Hessian's diagonal and one vector per
+shard.  A round (``round_step="joint"``, Wang et al.'s mini-batch update):
+
+1. every shard owning blocks of the round gets the point (its change since the
+   version it holds) and returns the sum ``D_s`` of its blocks' Frank-Wolfe directions
+   ``A_i (s_i - z_i)`` at their oracle answers, as coordinates and values;
+2. the core sums ``D = sum_s D_s`` and takes the step rule's ``gamma`` along ``D``, as
+   the compiled driver's joint rounds do in process, then moves ``x`` and ``g``;
+3. the shards apply ``gamma`` to their blocks of the round (``z_i += gamma (s_i -
+   z_i)``) when the next call reaches them: every call carries the steps of the rounds
+   some shard has not applied, by round number (a shard may sit out rounds; a call
+   sent again after a fault finds its step applied).
+
+Certificates are the shards' sums of block gaps and vertex scores at one point; the
+certificates of the last iterate also compare ``x`` with the sum of the shards' own
+block iterates (``Result.extra["resident_drift"]``, the latest: rounding, unless a
+fault was mishandled).  A
+shard lost with its worker is rebuilt at its initial blocks: its summed contribution
+to ``x``, kept here per shard, is taken out, its initial one put in, and the round is
+asked again at the new point.  The block-gap estimates keep the last certificate's
+(orders drawing whole passes only, as compiled joint rounds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import numpy as np
+
+from ...compiled.touched import Delta
+from ...errors import ExecutorError
+from ...step_size import StepSize
+from .passes import Budget, Pass
+from .rounds import Schedule, _stop
+from .state import BlockState
+
+__all__ = ["ResidentRounds"]
+
+_TOKENS = itertools.count(1)
+
+
+class ResidentRounds(Pass):
+    """Joint rounds over resident blocks (see the module docstring)."""
+
+    name = "resident"
+    exact_df = True
+
+    def __init__(self, state: BlockState, pieces: Any, rule: StepSize, h: np.ndarray,
+                 schedule: Schedule) -> None:
+        compiled = rule.compiled()
+        if compiled is None:
+            raise ValueError(f"step_size={rule!r} has no compiled form")
+        self.kernel, self.rparams = compiled
+        self.state, self.schedule = state, schedule
+        ex: Any = schedule.executor  # an executor with resident() (DaskExecutor)
+        self.ex = ex
+        self.h = np.asarray(h, dtype=float)
+        ex.start([None] * state.n)
+        if not ex.use_batch_oracle(pieces):
+            raise RuntimeError(f"{ex!r} declined the resident blocks")
+        m = int(ex.owner.max()) + 1 if state.n else 0
+        self.sums = np.zeros((m, state.x.size))  # each shard's sum_i A_i z_i
+        self._token = next(_TOKENS)
+        self._delta: np.ndarray | None = None  # coordinates of g changed since the last call
+        self._rounds = itertools.count(1)
+        # per shard the round whose step it has not applied yet, and those rounds' steps
+        self._unapplied: dict[int, int] = {}
+        self._gammas: dict[int, float] = {}
+        self.resets = 0
+        self.drift = np.nan  # max |x - sum of the shards' block iterates|, latest
+        self.g = np.zeros(state.x.size)
+        everything = np.arange(state.n, dtype=np.int64)
+        for s, _, (coords, vals) in self._call(everything, ("start", self.h), fresh=True):
+            self.sums[s, coords] += vals
+            state.x[coords] += vals
+        self.g = np.array(state.f.gradient(state.x), dtype=float).reshape(-1)
+
+    def _call(self, which: np.ndarray, call: tuple, fresh: bool = False
+              ) -> list[tuple[int, np.ndarray, Any]]:
+        """The executor's resident call at the current point, its change since the last
+        call's point (all coordinates compared when unknown)."""
+        token = next(_TOKENS)
+        delta = None if fresh or self._delta is None else \
+            Delta(self._token, token, self._delta)
+        self._token = token
+        self._delta = np.zeros(0, dtype=np.int64)
+        return self.ex.resident(which, self.g, call, delta)
+
+    def _restart(self, lost: list[int]) -> None:
+        """Shards rebuilt with their initial blocks: their contributions to ``x`` are
+        theirs again, and the gradient follows."""
+        x = self.state.x
+        for s in lost:
+            x -= self.sums[s]
+            self.sums[s] = 0.0
+            self._unapplied.pop(s, None)  # a rebuilt shard has nothing to apply
+            blocks = self.ex.shard_blocks(s)
+            ((_, _, (coords, vals)),) = self._call(blocks, ("start", self.h), fresh=True)
+            self.sums[s, coords] += vals
+            x[coords] += vals
+        self.g = np.array(self.state.f.gradient(x), dtype=float).reshape(-1)
+        self._delta = None
+        self.resets += len(lost)
+
+    def _ask(self, which: np.ndarray, call: tuple) -> list[tuple[int, np.ndarray, Any]]:
+        """``call`` on the shards of ``which``, again after restarting any shard found
+        rebuilt (its answer ``"reset"``), at most the executor's ``retries + 1``
+        times."""
+        for _ in range(getattr(self.ex, "retries", 2) + 2):
+            answers = self._call(which, call)
+            lost = [s for s, _, a in answers if isinstance(a, str) and a == "reset"]
+            if not lost:
+                return answers
+            self._restart(lost)
+        raise ExecutorError(f"{self.ex!r}: resident shards were rebuilt in every try of a "
+                            "round")
+
+    def run(self, order: np.ndarray | None, budget: Budget) -> float:
+        st = self.state
+        if order is None:
+            raise ValueError("resident joint rounds need an order that draws whole passes")
+        df = 0.0
+        done = 0
+        for batch in self.schedule.batches(st, order):
+            df += self._round(np.asarray(batch, dtype=np.int64))
+            done += len(batch)
+            if _stop(budget, done):
+                break
+        return df
+
+    def _round(self, batch: np.ndarray) -> float:
+        st, x, g, h = self.state, self.state.x, self.g, self.h
+        rid = next(self._rounds)
+        which = np.unique(batch)  # a block drawn twice moves once
+        tic = time.perf_counter()
+        answers = self._ask(which, ("joint", rid, self._steps()))
+        self.schedule.count(tic, False)
+        self.schedule.rounds += 1
+        parts = [(s, c.astype(np.int64), v) for s, _, (c, v) in answers]
+        cols = np.concatenate([c for _, c, _ in parts])
+        union, pos = np.unique(cols, return_inverse=True)
+        D = np.bincount(pos.ravel(), weights=np.concatenate([v for _, _, v in parts]),
+                        minlength=union.size)
+        slope = float(g[union] @ D)
+        curv = float(h[union] @ (D * D))
+        gamma = 0.0
+        if slope < 0.0:
+            gamma = float(self.kernel(self.rparams, st.k / st.n, slope, curv, 1.0))
+        m = batch.size
+        st.n_oracle += m
+        st.last_gamma = gamma
+        df = 0.0
+        if gamma > 0.0:
+            df = gamma * (slope + 0.5 * gamma * curv)
+            if st.avg is not None:  # x_k .. x_{k+m-1} are this point, x_{k+m} the next
+                st.avg.touch(x, union, st.k + m - 1)
+            x[union] += gamma * D
+            g[union] += gamma * h[union] * D
+            for s, c, v in parts:
+                self.sums[s, c] += gamma * v
+            self._delta = union
+        for s, _, _ in parts:  # applied what they had; now this round's blocks
+            self._unapplied[s] = rid
+        self._gammas = {r: self._gammas.get(r, gamma) for r in set(self._unapplied.values())}
+        st.k += m
+        return df
+
+    def _steps(self) -> dict[int, float]:
+        """The step sizes of the rounds some shard has not applied yet (each shard applies
+        its own when a call reaches it; a shard may sit out rounds)."""
+        return {r: self._gammas[r] for r in set(self._unapplied.values())}
+
+    def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
+                    ) -> tuple[float, float]:
+        st = self.state
+        if x is not st.x and not np.array_equal(x, st.x):
+            # the blocks the workers hold are those of the last iterate alone
+            return float(st.f.value(x)), np.nan
+        kept, resets = self.g, self.resets
+        fx, g = st.f.value_and_gradient(x)
+        self.g = np.array(g, dtype=float).reshape(-1)
+        self._delta = None  # the certificate's gradient: all coordinates compared
+        everything = np.arange(st.n, dtype=np.int64)
+        tic = time.perf_counter()
+        answers = self._ask(everything, ("gaps", self._steps()))
+        self.schedule.count(tic, True)
+        self._unapplied.clear()
+        self._gammas.clear()
+        if self.resets != resets:  # shards restarted: x moved, the gaps are at its gradient
+            fx = st.f.value(st.x)
+        g = self.g
+        total = sum(float(a[0]) for _, _, a in answers)
+        scores = sum(float(a[1]) for _, _, a in answers)
+        st.n_oracle += st.n
+        if refresh:
+            st.G = max(total, 0.0)
+            # x against the shards' own sums of their block iterates
+            held = np.zeros(st.x.size)
+            for _, _, (coords, vals) in self._ask(everything, ("sum",)):
+                held[coords] += vals
+            self.drift = float(np.max(np.abs(st.x - held), initial=0.0))
+        elif self.resets == resets:
+            self.g, self._delta = kept, None
+        return float(fx), float(g @ st.x) - scores
+
+    def info(self) -> dict[str, Any]:
+        return self.schedule.info()
+
+    def outputs(self) -> dict[str, Any]:
+        out = self.schedule.outputs()
+        out["resident_restarts"] = self.resets
+        out["resident_drift"] = self.drift
+        return out
