@@ -170,7 +170,8 @@ def test_a_resident_dual_names_what_it_cannot_do(cluster):
         _ = dom.blocks
     for bad, message in [(dict(executor=fw.SerialExecutor()), "DaskExecutor"),
                          (dict(round_step="sequential"), "round_step='joint'"),
-                         (dict(averaging="weighted"), "averaging=None")]:
+                         (dict(averaging="weighted"), "averaging=None"),
+                         (dict(staleness=1), "staleness=0")]:
         with pytest.raises(ValueError, match=message):
             fw.block_coordinate_frank_wolfe(f, dom, **{**kw, "executor":
                                                        fw.DaskExecutor(client), **bad})

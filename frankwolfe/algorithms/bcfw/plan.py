@@ -138,6 +138,9 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
     if not callable(getattr(schedule.executor, "resident", None)):
         raise ValueError(f"{where}: they need an executor that reaches them "
                          f"(DaskExecutor), got {schedule.executor!r}")
+    if schedule.staleness:
+        raise ValueError(f"{where}: their rounds are synchronous; pass staleness=0, got "
+                         f"{schedule.staleness}")
     if x0 is not None:
         raise ValueError(f"{where}: they start at the domain's initial block points; x0 "
                          "must be None")
