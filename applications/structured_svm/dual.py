@@ -352,7 +352,24 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         :class:`~frankwolfe.DaskExecutor` (``round_step="joint"``; see
         :mod:`frankwolfe.algorithms.bcfw.resident`); the client's memory then does not
         grow with the examples (``x``, its gradient, one vector per worker and 8 bytes
-        per block).  Chain models only.  Other parameters as :class:`SSVMDual`.
+        per block).  Chain models only.
+
+        Parameters
+        ----------
+        model : StructuredModel
+        source : object
+            ``len(source)`` and ``source.examples(start, stop) -> (X, Y)``.
+        lam : float
+        compiled : bool, default True
+            As :class:`SSVMDual`.
+        n_jobs : int or None, default 1
+            As :class:`SSVMDual`.
+        resident : bool, default False
+            Keep the block iterates on the workers (see above).
+
+        Returns
+        -------
+        SSVMDual
         """
         if not callable(getattr(source, "examples", None)) or not hasattr(source, "__len__"):
             raise TypeError("SSVMDual.from_source: `source` needs __len__ and "
