@@ -204,7 +204,7 @@ class ChainBlockVertices:
         lives on ``K`` shifted copies of them, then the shared coordinates and ``l``.
         Found on first use: the rows of compiled rounds (:meth:`rows`, what a cluster
         worker answers) read none, and the whole supports, ``K`` copies each, took
-        more memory than the data (0.6 GB on CoNLL-2000)."""
+        more memory than the data (0.53 GB on CoNLL-2000, against 23 MB)."""
         if self._active is None:
             self._active = chain_active_features(self.data)
         return self._active

@@ -87,8 +87,8 @@ def _write_supports(act, act_off, K, F, d, append):  # pragma: no cover - compil
 def chain_active_features(data: ChainData) -> tuple[np.ndarray, np.ndarray]:
     """The sorted active unary features of every sequence of ``data``, flat, and their
     offsets: a block's support is ``K`` shifted copies of its active features, then the
-    shared coordinates, so this is the support in ``1 / K`` of its memory (on CoNLL-2000
-    30 MB against 600)."""
+    shared coordinates, so this is the support in less than ``1 / K`` of its memory (on
+    CoNLL-2000 23 MB against 533)."""
     if data.uses_ids:
         return _active_ids(data.If, data.off, data.offsets, data.F)
     return _active_dense(data.Xf, data.off)
