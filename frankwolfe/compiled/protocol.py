@@ -320,8 +320,8 @@ class BlockDomainHooks:
     def resident_blocks(self) -> Any:
         """Blocks that live where an executor's workers are, or ``None`` (the default:
         the blocks live in this process).  An object with ``shard(range)`` giving the
-        picklable piece of those blocks that one worker keeps, iterates included; a
-        piece answers ``resident(call, local, point)`` (see
-        :mod:`frankwolfe.algorithms.bcfw.resident`).  A domain that gives them holds
-        no block iterates here: its runs take resident joint rounds."""
+        picklable piece of those blocks that one worker keeps, iterates included, with
+        the methods :class:`~frankwolfe.algorithms.bcfw.resident.ResidentShard` calls.
+        A domain that gives them holds no block iterates here: its runs take resident
+        joint rounds (:mod:`frankwolfe.algorithms.bcfw.resident`)."""
         return None

@@ -43,7 +43,7 @@ from .passes import Budget, Pass
 from .rounds import Schedule, _stop
 from .state import BlockState
 
-__all__ = ["ResidentRounds"]
+__all__ = ["ResidentRounds", "ResidentShard"]
 
 _TOKENS = itertools.count(1)
 
@@ -79,6 +79,81 @@ def _add_scaled(row, coords, vals, gamma):  # pragma: no cover - compiled
         row[coords[a]] += gamma * vals[a]
 
 
+class ResidentShard:
+    """A worker's share of resident blocks: the domain's piece (its block iterates and
+    kernels) behind the core's calls, ``resident(call, local, point)``:
+
+    * ``("start", h)``: the piece starts at its initial blocks (``h``: the Hessian's
+      diagonal, for its directions); its blocks' sum ``sum_i A_i z_i`` as ``(coords,
+      values)``; ``("sum",)``: that sum, later;
+    * ``("joint", round, steps)``: the summed direction of blocks ``local`` at their
+      oracle answers at ``point``, as ``(coords, values)``, each coordinate once;
+    * ``("gaps", steps)``: ``(sum of block gaps, sum of vertex scores)`` at ``point``.
+
+    ``steps`` (round -> step size): the steps the core took that some shard has not
+    applied; this shard applies the one of the round its blocks last moved in, once (a
+    call sent again after a fault finds nothing to apply).  A shard rebuilt or moved
+    (it pickles as its piece, which pickles without its iterates) answers ``"reset"``
+    until it is started again.
+
+    The piece has ``start(h)``, ``follow(point, changed)`` (keep what it derives from
+    the point current), ``directions(which, point)``, ``commit(which, gamma)`` (``z_i
+    += gamma (s_i - z_i)`` at the answers of the last ``directions``), ``gaps(point)``
+    and ``total(size)``.
+    """
+
+    def __init__(self, piece: Any) -> None:
+        self.piece = piece
+        self._started = False
+        self._pending: tuple[int, np.ndarray] | None = None
+
+    def __reduce__(self) -> Any:
+        return ResidentShard, (self.piece,)
+
+    def follow(self, point: np.ndarray, changed: Any = None) -> None:
+        self.piece.follow(point, changed)
+
+    def resident(self, call: tuple, local: np.ndarray, point: np.ndarray) -> Any:
+        kind = call[0]
+        if kind == "start":
+            self.piece.start(call[1])
+            self._started, self._pending = True, None
+            return self.piece.total(point.size)
+        if not self._started:
+            return "reset"
+        if kind == "sum":
+            return self.piece.total(point.size)
+        if kind == "joint":
+            _, rid, steps = call
+            self._settle(steps)
+            which = np.unique(np.asarray(local, dtype=np.int64))
+            out = self.piece.directions(which, point)
+            self._pending = (int(rid), which)
+            return out
+        if kind == "gaps":
+            self._settle(call[1])
+            return self.piece.gaps(point)
+        raise ValueError(f"ResidentShard: unknown call {kind!r}")
+
+    def _settle(self, steps: dict[int, float]) -> None:
+        pending = self._pending
+        if pending is not None and pending[0] in steps:
+            gamma = steps[pending[0]]
+            if gamma > 0.0:
+                self.piece.commit(pending[1], float(gamma))
+            self._pending = None
+
+
+class _Shards:
+    """The domain's resident blocks, cut by range into :class:`ResidentShard`."""
+
+    def __init__(self, blocks: Any) -> None:
+        self.blocks = blocks
+
+    def shard(self, blocks: range) -> ResidentShard:
+        return ResidentShard(self.blocks.shard(blocks))
+
+
 class ResidentRounds(Pass):
     """Joint rounds over resident blocks (see the module docstring)."""
 
@@ -96,7 +171,7 @@ class ResidentRounds(Pass):
         self.ex = ex
         self.h = np.asarray(h, dtype=float)
         ex.start([None] * state.n)
-        if not ex.use_batch_oracle(pieces):
+        if not ex.use_batch_oracle(_Shards(pieces)):
             raise RuntimeError(f"{ex!r} declined the resident blocks")
         m = int(ex.owner.max()) + 1 if state.n else 0
         self.sums = np.zeros((m, state.x.size))  # each shard's sum_i A_i z_i

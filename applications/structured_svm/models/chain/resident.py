@@ -1,7 +1,8 @@
 """The chain dual's blocks kept on cluster workers: each piece holds a range of the
 examples and their block iterates, and answers the core's resident joint rounds
-(:mod:`frankwolfe.algorithms.bcfw.resident`): the summed direction of its blocks of a
-round, the commit of the step size the core chose, and its blocks' certificate sums.
+(:mod:`frankwolfe.algorithms.bcfw.resident`, whose shard runs the calls' protocol): the
+summed direction of its blocks of a round, the commit of the step size the core chose,
+and its blocks' certificate sums.
 The step is never taken here; these loops only compose the chain kernels (oracle,
 ``load``, ``curvature``, ``describe``, ``commit``, ``recall_gap``) over a round's
 blocks, as the core's compiled driver does in this process."""
@@ -83,24 +84,15 @@ class ChainResidentBlocks:
 
 class ChainResidentPiece:
     """Examples ``start .. stop - 1`` of ``source`` and their block iterates, built where
-    the piece is first used (a worker) and kept there.
-
-    It pickles as its recipe, never with its iterates: a piece rebuilt or moved starts
-    again at the true labellings, and says so (``"reset"``) until the core starts it
-    (``("start", h)``) and takes its contribution into account.  Calls
-    (:meth:`resident`): ``("start", h)`` -> its blocks' sum ``sum_i A_i z_i`` as
-    ``(coords, values)`` (``("sum",)``: the same, later); ``("joint", round, steps)``
-    -> the summed direction of the round's blocks; ``("gaps", steps)`` -> ``(sum of
-    block gaps, sum of vertex scores)`` at the point.  ``steps`` (round -> step size):
-    the step the core took in the round this piece's blocks last moved in, applied to
-    them first (once: a call sent again after a fault finds nothing pending)."""
+    the piece is first used (a worker) and kept there: the domain's side of a
+    :class:`~frankwolfe.algorithms.bcfw.resident.ResidentShard` (which says what each
+    method answers).  It pickles as its recipe, never with its iterates."""
 
     def __init__(self, model: Any, source: Any, start: int, stop: int, lam: float,
                  n: int) -> None:
         self._recipe = (model, source, int(start), int(stop), float(lam), int(n))
         self._built: dict[str, Any] | None = None
         self._h: np.ndarray | None = None
-        self._pending: tuple[int, np.ndarray] | None = None
         self._synced = False
 
     def __reduce__(self) -> Any:
@@ -119,6 +111,9 @@ class ChainResidentPiece:
                            "scratch": joint_scratch(state.d + 1, stop - start)}
         return self._built
 
+    def start(self, h: np.ndarray) -> None:
+        self._h = np.asarray(h, dtype=float)
+
     def follow(self, point: np.ndarray, changed: Any = None) -> None:
         """Keep the feature-major copy of the point current (see
         :meth:`.rounds.ChainBlockVertices.follow`)."""
@@ -131,50 +126,35 @@ class ChainResidentPiece:
                 else np.asarray(changed, dtype=np.int64)
             _moved(parts["ref"], idx, point)
 
-    def resident(self, call: tuple, local: np.ndarray, point: np.ndarray) -> Any:
-        parts = self._parts()
-        if call[0] == "start":
-            self._h = np.asarray(call[1], dtype=float)
-            self._pending = None
-        elif self._h is None:
-            return "reset"
-        if call[0] in ("start", "sum"):
-            x = np.zeros(point.size)
-            _aggregate(parts["state"], x)
-            coords = np.flatnonzero(x)
-            return coords, x[coords]
-        if call[0] == "joint":
-            _, rid, steps = call
-            self._settle(steps)
-            which = np.unique(np.asarray(local, dtype=np.int64))
-            rk = parts["rounds"]
-            rk.vertices(which, rk.point(point))
-            sc = parts["scratch"]
-            tr = sc.tr
-            _directions(parts["ref"], rk.table, which, self._h, parts["state"].sd, tr, sc.dx)
-            nj = int(tr.ncoords[0])
-            coords = tr.coords[:nj].copy()
-            vals = sc.dx[coords]
-            sc.dx[coords] = 0.0
-            tr.mark[coords] = 0
-            tr.ncoords[0] = 0
-            self._pending = (int(rid), which)
-            return coords, vals
-        if call[0] == "gaps":
-            self._settle(call[1])
-            n_local = self._recipe[3] - self._recipe[2]
-            rk = parts["rounds"]
-            rk.vertices(np.arange(n_local), rk.point(point))
-            return _gaps(parts["ref"], rk.table, n_local, point)
-        raise ValueError(f"ChainResidentPiece: unknown call {call[0]!r}")
+    def total(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        x = np.zeros(size)
+        _aggregate(self._parts()["state"], x)
+        coords = np.flatnonzero(x)
+        return coords, x[coords]
 
-    def _settle(self, steps: dict[int, float]) -> None:
-        """Apply the step of the round this piece's blocks last moved in, when ``steps``
-        (round -> step size) has it; once."""
-        pending = self._pending
-        if pending is not None and pending[0] in steps:
-            gamma = steps[pending[0]]
-            if gamma > 0.0:
-                _commit(self._parts()["ref"], self._parts()["rounds"].table, pending[1],
-                        float(gamma))
-            self._pending = None
+    def directions(self, which: np.ndarray, point: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        if self._h is None:
+            raise RuntimeError("ChainResidentPiece: directions before start(h)")
+        parts = self._parts()
+        rk, sc = parts["rounds"], parts["scratch"]
+        rk.vertices(which, rk.point(point))
+        tr = sc.tr
+        _directions(parts["ref"], rk.table, which, self._h, parts["state"].sd, tr, sc.dx)
+        coords = tr.coords[:int(tr.ncoords[0])].copy()
+        vals = sc.dx[coords]
+        sc.dx[coords] = 0.0
+        tr.mark[coords] = 0
+        tr.ncoords[0] = 0
+        return coords, vals
+
+    def commit(self, which: np.ndarray, gamma: float) -> None:
+        parts = self._parts()
+        _commit(parts["ref"], parts["rounds"].table, which, gamma)
+
+    def gaps(self, point: np.ndarray) -> tuple[float, float]:
+        parts = self._parts()
+        rk = parts["rounds"]
+        n_local = self._recipe[3] - self._recipe[2]
+        rk.vertices(np.arange(n_local), rk.point(point))
+        return _gaps(parts["ref"], rk.table, n_local, point)
