@@ -35,7 +35,9 @@ Three parts (``--part``):
   saved run): oracle seconds per example, server seconds per block update, bytes
   per round and the round-trip latency of the local cluster, calibrated on the
   1-worker run, checked on the 2-worker run, projected to 8 / 32 / 128 workers on
-  CoNLL-sized and 100x CoNLL-sized data (:func:`cost_model`).
+  CoNLL-sized and 100x CoNLL-sized data (:func:`cost_model`); ``--against FILE``
+  (with ``model``) also predicts the Dask rows of a ``benchmarks/ssvm_cores.py`` run,
+  such as one on a machine with more cores, from this machine's calibration.
 * ``--scale S`` (with ``dask``): the same rows on a synthetic CoNLL-like corpus of
   ``S`` x 8,936 sentences (:class:`~frankwolfe.applications.structured_svm.ConllLike`,
   CoNLL-2000's templates and d, seed 0) instead of CoNLL-2000, plus where the main
@@ -207,9 +209,10 @@ class _TimedDask(_Timed, fw.DaskExecutor):
     pass
 
 
-def _steady_pass(f, dom, tau: int, ex) -> dict:
+def _steady_pass(f, dom, tau: int, ex, **kw) -> dict:
     """The second of three passes (the first ships the whole point to the workers, the
-    last pays the closing certificate): wall seconds, its oracle phase, its bytes."""
+    last pays the closing certificate): wall seconds, its oracle phase, its bytes
+    (``kw``: more keywords for the solver)."""
     snap: dict = {}
 
     def record(s):
@@ -218,7 +221,7 @@ def _steady_pass(f, dom, tau: int, ex) -> dict:
 
     res = fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=3, tol=0.0,
                                           gap_every=10**6, random_state=0, executor=ex,
-                                          callback=record)
+                                          callback=record, **kw)
     h = res.history
     wall = float(h["time"][2] - h["time"][1])
     (o1, b1, i1, w1, c1), (o2, b2, i2, w2, c2) = snap[1], snap[2]
@@ -401,7 +404,8 @@ def dask_wall_time(tau_div: int = 16, reps: int = 3, scale: int | None = None,
     return out
 
 
-def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
+def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156",
+               against: dict | None = None) -> dict:
     """Seconds per pass on ``W`` workers, ``R`` rounds of ``tau`` blocks per pass:
 
         T = n t_srv + n t_orc / W * s(W) + R * (lat + W t_task + c0
@@ -423,7 +427,11 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
     examples (the same features): ``B_out`` grows with the coordinates a round changes
     (measured per block step) up to the dense vector (8 d bytes), ``B_in`` with tau.
     Time to the certified gap that tau = n/16 reaches in ``passes`` effective passes
-    (measured on CoNLL; the same number of passes assumed at 100x)."""
+    (measured on CoNLL; the same number of passes assumed at 100x).
+
+    ``against``: the ``"pass"`` table of a ``benchmarks/ssvm_cores.py`` run (another
+    machine's Dask rows, ``"tau=T workers=W"``): each row predicted with its own
+    rounds per pass, in ``"check_cores"``."""
     n, tau, d = t["n"], t["tau"], t["d"]
     base = t["runs"]["in process, 1 thread"]
     one, two = t["runs"]["dask 1 worker"], t["runs"]["dask 2 workers"]
@@ -469,6 +477,16 @@ def cost_model(t: dict, passes: float = 60.0, gap: str = "0.0156") -> dict:
                 "n": n * scale, "workers": W, "seconds_per_pass": total,
                 "passes_per_second": 1.0 / total, "server": srv, "oracles": orc,
                 "rounds_overhead": com, "minutes_to_gap": passes * total / 60.0}
+    for key, row in (against or {}).items():
+        if "workers=" not in key:
+            continue
+        W, r = int(key.rsplit("=", 1)[1]), row["best"]
+        total, srv, orc, com = T(n, W, r["rounds"])
+        check[key] = {"role": "other machine", "predicted_pass": total,
+                      "measured_pass": r["pass_seconds"], "predicted_workers": orc,
+                      "measured_workers": r["worker_seconds"],
+                      "predicted_oracle_phase": orc + com,
+                      "measured_oracle_phase": r["oracle_seconds"]}
     in_process = (base["pass_seconds"]) / n
     serial = {f"{scale}x CoNLL, in process (1 thread)": n * scale * in_process
               for scale in (1, 100)}
@@ -572,6 +590,9 @@ def main() -> None:
                          "(SSVMDual.from_source: the workers draw their shards)")
     ap.add_argument("--tau-div", type=int, default=16,
                     help="time, threads, dask: batch size tau = n // TAU_DIV (default n/16)")
+    ap.add_argument("--against", type=Path, default=None,
+                    help="model: also predict the Dask rows of this benchmarks/ssvm_cores.py "
+                         "JSON (another machine's run) and print them beside the model")
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "ssvm_parallel.json"
@@ -606,7 +627,9 @@ def main() -> None:
     if args.part == "model":
         if "passes" in out:
             plot(out["passes"], RESULTS / "ssvm_parallel.png")
-        out["cost_model"] = cost_model(out["dask"] if "dask" in out else out["time"]["dask"])
+        against = json.loads(args.against.read_text())["pass"] if args.against else None
+        out["cost_model"] = cost_model(out["dask"] if "dask" in out else out["time"]["dask"],
+                                       against=against)
         write_json(path, out)
         print_cost_model(out["cost_model"])
 

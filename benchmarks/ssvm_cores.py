@@ -1,0 +1,263 @@
+"""Mini-batch BCFW on CoNLL-2000 (lam = 1/n) across cores: seconds per pass and time to a
+certified gap for serial BCFW, threads and a Dask LocalCluster, in one run (issue #27,
+item 4).
+
+Two parts, each a list of rows run in this process one after the other:
+
+* ``pass``: wall seconds of one steady pass (the second of three, no certificate
+  inside; :func:`ssvm_parallel._steady_pass`) at each ``--tau`` (``n/16``, ``n/4`` or
+  an integer): serial BCFW (the compiled pass, tau = 1), compiled rounds on 1, 2, 4, 8,
+  16 threads (``--threads``) and on LocalClusters of 1, 2, 4, 8, 14 worker processes of
+  one thread each (``--workers``, at ``--dask-tau``; the shards are actors, compiled
+  rounds with the workers answering table rows).  Rows alternate over ``--repeats``; each keeps its
+  fastest, and every repeat is saved.
+* ``gap``: time to a certified gap of ``--target`` x primal (a certificate every
+  ``--gap-every`` passes, counted as a pass) for serial BCFW, ``--gap-threads``
+  threads and ``--gap-workers`` workers at ``--gap-tau``, each stopped at the target
+  or after ``--gap-limit`` seconds; the certificate trace of each is saved (effective
+  passes, gap, primal, seconds), so runs that stop short still give the time to every
+  gap level they passed.
+
+Settings common to every row: gapBCFW's gap sampling, Frank-Wolfe block steps,
+sequential round steps (so a round's iterates do not depend on where its oracles ran:
+the passes to a gap are the executor's business only through rounding), last iterate
+certified, seed 0.  ``--budget`` bounds the whole run: a row that would start after it
+is skipped and named in ``"skipped"``.  The JSON is rewritten after every row.
+
+Run (on the machine to measure, nothing else running)::
+
+    env FRANKWOLFE_DATA=path/to/data OPENBLAS_NUM_THREADS=1 .venv/bin/python \\
+        benchmarks/ssvm_cores.py --part pass gap --budget 600
+
+Writes ``benchmarks/results/ssvm_cores.json`` (``--out``: another file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from results_file import write_json  # noqa: E402
+from ssvm_parallel import _dual, _steady_pass, _Timed, _TimedDask  # noqa: E402
+
+import frankwolfe as fw  # noqa: E402
+
+ORDER = "gap"
+
+
+class _TimedThreads(_Timed, fw.ThreadExecutor):
+    pass
+
+
+def _tau(arg: str, n: int) -> int:
+    if arg.startswith("n/"):
+        return max(1, n // int(arg[2:]))
+    return int(arg)
+
+
+def _serial_pass(f, dom) -> dict:
+    """The second of three passes of serial BCFW (the compiled pass)."""
+    res = fw.block_coordinate_frank_wolfe(f, dom, block_order=ORDER, max_iter=3, tol=0.0,
+                                          gap_every=10**6, random_state=0)
+    h = res.history
+    return {"pass_seconds": float(h["time"][2] - h["time"][1]), "engine": res.extra["engine"]}
+
+
+class Run:
+    """The rows of one run, their deadline and the JSON they are written to."""
+
+    def __init__(self, out: Path, budget: float, meta: dict) -> None:
+        self.out, self.deadline, self.t0 = out, time.perf_counter() + budget, time.perf_counter()
+        self.data: dict = {"meta": meta, "pass": {}, "gap": {}, "skipped": [], "log": []}
+
+    def left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def save(self) -> None:
+        self.data["meta"]["elapsed_seconds"] = time.perf_counter() - self.t0
+        write_json(self.out, self.data)
+
+    def note(self, msg: str) -> None:
+        line = f"[{time.perf_counter() - self.t0:7.1f} s] {msg}"
+        print(line, flush=True)
+        self.data["log"].append(line)
+
+
+def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: list[int],
+              repeats: int, dask_taus: list[str]) -> None:
+    n = dom.n
+    table = run.data["pass"]
+
+    def record(key: str, r: dict) -> None:
+        row = table.setdefault(key, {"all": []})
+        row["all"].append(r["pass_seconds"])
+        if "best" not in row or r["pass_seconds"] < row["best"]["pass_seconds"]:
+            row["best"] = r
+        run.note(f"{key}: {r['pass_seconds']:.3f} s/pass")
+        run.save()
+
+    # warm-up: the kernels compiled (or loaded) in this process
+    _serial_pass(f, dom)
+    for tau_arg in taus:
+        fw.block_coordinate_frank_wolfe(f, dom, batch_size=_tau(tau_arg, n), n_jobs=2,
+                                        block_order=ORDER, max_iter=1, tol=0.0,
+                                        gap_every=10**6, random_state=0)
+    run.note("warm")
+    for _ in range(repeats):
+        if run.left() < 30:
+            run.data["skipped"].append("pass: thread repeats")
+            break
+        record("serial BCFW", _serial_pass(f, dom))
+        for tau_arg in taus:
+            tau = _tau(tau_arg, n)
+            for J in threads:
+                record(f"tau={tau_arg} threads={J}",
+                       _steady_pass(f, dom, tau, _TimedThreads(J), block_order=ORDER))
+    for W in workers:
+        if run.left() < 60:
+            run.data["skipped"].append(f"pass: {W} workers")
+            continue
+        with _cluster(W) as client:
+            run.note(f"cluster of {W} up")
+            for tau_arg in dask_taus:
+                tau = _tau(tau_arg, n)
+                # warm-up: shards built, the workers' kernels loaded
+                fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                                gap_every=10**6, executor=client,
+                                                block_order=ORDER, random_state=0)
+                for _ in range(repeats):
+                    record(f"tau={tau_arg} workers={W}",
+                           _steady_pass(f, dom, tau, _TimedDask(client), block_order=ORDER))
+
+
+class _cluster:
+    """A LocalCluster of ``W`` one-thread worker processes and a client calling them
+    directly (actor calls)."""
+
+    def __init__(self, W: int) -> None:
+        self.W = W
+
+    def __enter__(self):
+        import warnings
+
+        from distributed import Client, LocalCluster
+
+        warnings.filterwarnings("ignore", "Port 8787", UserWarning)
+        self.cl = LocalCluster(n_workers=self.W, threads_per_worker=1, processes=True,
+                               dashboard_address=None, memory_limit=0)
+        self.c = Client(self.cl, direct_to_workers=True)
+        return self.c
+
+    def __exit__(self, *exc) -> None:
+        self.c.close()
+        self.cl.close()
+
+
+def _to_gap(f, dom, kw: dict, executor, seconds: float, target: float,
+            gap_every: int) -> dict:
+    """One run until a certified gap of ``target`` x primal or ``seconds``: its
+    certificate trace (effective passes, gap, primal, seconds)."""
+    n = dom.n
+    trace: list = []
+    row: dict = {"tau": kw.get("batch_size", 1), "time_limit": seconds, "trace": trace,
+                 "reached": False}
+
+    def certificate(s) -> bool | None:
+        if not np.isfinite(s.gap):
+            return None
+        primal = s.gap - s.fun  # f is the negated dual: gap = primal - dual
+        trace.append([s.info["oracle_calls"] / n, float(s.gap), float(primal),
+                      float(s.time)])
+        if s.gap <= target * primal:
+            row.update(reached=True, passes=trace[-1][0], seconds=float(s.time))
+            return False
+        return None
+
+    res = fw.block_coordinate_frank_wolfe(
+        f, dom, block_order=ORDER, max_iter=10**6, tol=0.0, gap_every=gap_every,
+        random_state=0, callback=certificate, time_limit=seconds, executor=executor, **kw)
+    row.update(engine=res.extra["engine"], status=str(res.status),
+               wall_seconds=float(res.history["time"][-1]))
+    return row
+
+
+def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target: float,
+             gap_every: int, limit: float) -> None:
+    tau = _tau(tau_arg, dom.n)
+    rows = [("serial BCFW", {}, None), (f"tau={tau_arg} threads={threads}",
+                                        {"batch_size": tau, "n_jobs": threads}, None),
+            (f"tau={tau_arg} workers={workers}", {"batch_size": tau}, workers)]
+    for label, kw, W in rows:
+        seconds = min(limit, run.left() - (20 if W else 5))
+        if seconds < 10:
+            run.data["skipped"].append(f"gap: {label}")
+            continue
+        if W:
+            with _cluster(W) as client:
+                # the shards built and the workers' kernels loaded before the clock
+                fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
+                                                gap_every=10**6, executor=client,
+                                                block_order=ORDER, random_state=0)
+                row = _to_gap(f, dom, kw, fw.DaskExecutor(client), seconds, target,
+                              gap_every)
+        else:
+            row = _to_gap(f, dom, kw, None, seconds, target, gap_every)
+        run.data["gap"][label] = row
+        last = row["trace"][-1] if row["trace"] else [np.nan] * 4
+        run.note(f"gap {label}: reached={row['reached']} passes={last[0]:.0f} "
+                 f"gap/primal={last[1] / last[2]:.3f} at {last[3]:.1f} s")
+        run.save()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", nargs="+", default=["pass"], choices=["pass", "gap"])
+    ap.add_argument("--tau", nargs="+", default=["n/16"])
+    ap.add_argument("--dask-tau", nargs="+", default=None,
+                    help="the workers' rows' tau (default: --tau)")
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2, 4, 8, 16])
+    ap.add_argument("--workers", nargs="+", type=int, default=[1, 2, 4, 8, 14])
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--target", type=float, default=0.5, help="gap / primal to reach")
+    ap.add_argument("--gap-every", type=int, default=10)
+    ap.add_argument("--gap-tau", default="n/16")
+    ap.add_argument("--gap-threads", type=int, default=16)
+    ap.add_argument("--gap-workers", type=int, default=8)
+    ap.add_argument("--gap-limit", type=float, default=120.0, help="seconds per gap row")
+    ap.add_argument("--budget", type=float, default=600.0, help="seconds for the whole run")
+    ap.add_argument("--out", type=Path,
+                    default=ROOT / "benchmarks" / "results" / "ssvm_cores.json")
+    a = ap.parse_args()
+    meta = {"argv": sys.argv[1:], "cpu_count": os.cpu_count(),
+            "affinity": len(os.sched_getaffinity(0)), "machine": platform.processor()
+            or platform.machine(), "python": platform.python_version(),
+            "numpy": np.__version__, "numba": __import__("numba").__version__,
+            "load_before": os.getloadavg(), "order": ORDER}
+    run = Run(a.out, a.budget, meta)
+    t0 = time.perf_counter()
+    dom = _dual(None)
+    f = dom.dual_objective()
+    meta.update(n=dom.n, d=dom.dim, load_seconds=time.perf_counter() - t0)
+    run.note(f"CoNLL loaded: n={dom.n}, d={dom.dim}")
+    if "pass" in a.part:
+        pass_rows(run, f, dom, a.tau, a.threads, a.workers, a.repeats, a.dask_tau or a.tau)
+    if "gap" in a.part:
+        gap_rows(run, f, dom, a.gap_tau, a.gap_threads, a.gap_workers, a.target,
+                 a.gap_every, a.gap_limit)
+    meta["load_after"] = os.getloadavg()
+    run.save()
+    run.note(f"written {a.out}")
+
+
+if __name__ == "__main__":
+    main()
