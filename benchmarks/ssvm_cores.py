@@ -7,13 +7,15 @@ Two parts, each a list of rows run in this process one after the other:
 * ``pass``: wall seconds of one steady pass (the second of three, no certificate
   inside; :func:`ssvm_parallel._steady_pass`) at each ``--tau`` (``n/16``, ``n/4`` or
   an integer): serial BCFW (the compiled pass, tau = 1), compiled rounds on 1, 2, 4, 8,
-  16 threads (``--threads``) and on LocalClusters of 1, 2, 4, 8, 14 worker processes of
-  one thread each (``--workers``, at ``--dask-tau``; the shards are actors, compiled
-  rounds with the workers answering table rows).  Rows alternate over ``--repeats``; each keeps its
-  fastest, and every repeat is saved.
+  16 threads (``--threads``; asynchronous rounds too with ``--staleness 0 1``) and on
+  LocalClusters of 1, 2, 4, 8, 14 worker processes of one thread each (``--workers``,
+  at ``--dask-tau``; the shards are actors, compiled rounds with the workers answering
+  table rows).  Rows alternate over ``--repeats``; each keeps its fastest, and every
+  repeat is saved.
 * ``gap``: time to a certified gap of ``--target`` x primal (a certificate every
   ``--gap-every`` passes, counted as a pass) for serial BCFW, ``--gap-threads``
-  threads and ``--gap-workers`` workers at ``--gap-tau``, each stopped at the target
+  threads (asynchronous with ``--gap-staleness``) and ``--gap-workers`` workers at
+  ``--gap-tau`` (0: no such row), each stopped at the target
   or after ``--gap-limit`` seconds; the certificate trace of each is saved (effective
   passes, gap, primal, seconds), so runs that stop short still give the time to every
   gap level they passed.
@@ -94,7 +96,7 @@ class Run:
 
 
 def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: list[int],
-              repeats: int, dask_taus: list[str]) -> None:
+              repeats: int, dask_taus: list[str], staleness: list[int]) -> None:
     n = dom.n
     table = run.data["pass"]
 
@@ -121,8 +123,10 @@ def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: li
         for tau_arg in taus:
             tau = _tau(tau_arg, n)
             for J in threads:
-                record(f"tau={tau_arg} threads={J}",
-                       _steady_pass(f, dom, tau, _TimedThreads(J), block_order=ORDER))
+                for S in staleness:
+                    record(f"tau={tau_arg} threads={J}" + (f" staleness={S}" if S else ""),
+                           _steady_pass(f, dom, tau, _TimedThreads(J), block_order=ORDER,
+                                        staleness=S))
     for W in workers:
         if run.left() < 60:
             run.data["skipped"].append(f"pass: {W} workers")
@@ -192,11 +196,15 @@ def _to_gap(f, dom, kw: dict, executor, seconds: float, target: float,
 
 
 def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target: float,
-             gap_every: int, limit: float) -> None:
+             gap_every: int, limit: float, staleness: int = 0) -> None:
     tau = _tau(tau_arg, dom.n)
-    rows = [("serial BCFW", {}, None), (f"tau={tau_arg} threads={threads}",
-                                        {"batch_size": tau, "n_jobs": threads}, None),
-            (f"tau={tau_arg} workers={workers}", {"batch_size": tau}, workers)]
+    rows: list[tuple[str, dict, int | None]] = [("serial BCFW", {}, None)]
+    if threads > 0:
+        rows.append((f"tau={tau_arg} threads={threads}"
+                     + (f" staleness={staleness}" if staleness else ""),
+                     {"batch_size": tau, "n_jobs": threads, "staleness": staleness}, None))
+    if workers > 0:
+        rows.append((f"tau={tau_arg} workers={workers}", {"batch_size": tau}, workers))
     for label, kw, W in rows:
         seconds = min(limit, run.left() - (20 if W else 5))
         if seconds < 10:
@@ -226,13 +234,16 @@ def main() -> None:
     ap.add_argument("--dask-tau", nargs="+", default=None,
                     help="the workers' rows' tau (default: --tau)")
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2, 4, 8, 16])
-    ap.add_argument("--workers", nargs="+", type=int, default=[1, 2, 4, 8, 14])
+    ap.add_argument("--workers", nargs="*", type=int, default=[1, 2, 4, 8, 14])
+    ap.add_argument("--staleness", nargs="+", type=int, default=[0],
+                    help="the thread rows' staleness (asynchronous rounds when > 0)")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--target", type=float, default=0.5, help="gap / primal to reach")
     ap.add_argument("--gap-every", type=int, default=10)
     ap.add_argument("--gap-tau", default="n/16")
     ap.add_argument("--gap-threads", type=int, default=16)
-    ap.add_argument("--gap-workers", type=int, default=8)
+    ap.add_argument("--gap-workers", type=int, default=8, help="0: no Dask row")
+    ap.add_argument("--gap-staleness", type=int, default=0, help="of the threads row")
     ap.add_argument("--gap-limit", type=float, default=120.0, help="seconds per gap row")
     ap.add_argument("--budget", type=float, default=600.0, help="seconds for the whole run")
     ap.add_argument("--out", type=Path,
@@ -250,10 +261,11 @@ def main() -> None:
     meta.update(n=dom.n, d=dom.dim, load_seconds=time.perf_counter() - t0)
     run.note(f"CoNLL loaded: n={dom.n}, d={dom.dim}")
     if "pass" in a.part:
-        pass_rows(run, f, dom, a.tau, a.threads, a.workers, a.repeats, a.dask_tau or a.tau)
+        pass_rows(run, f, dom, a.tau, a.threads, a.workers, a.repeats, a.dask_tau or a.tau,
+                  a.staleness)
     if "gap" in a.part:
         gap_rows(run, f, dom, a.gap_tau, a.gap_threads, a.gap_workers, a.target,
-                 a.gap_every, a.gap_limit)
+                 a.gap_every, a.gap_limit, a.gap_staleness)
     meta["load_after"] = os.getloadavg()
     run.save()
     run.note(f"written {a.out}")
