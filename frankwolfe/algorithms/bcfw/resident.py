@@ -85,10 +85,12 @@ class ResidentShard:
 
     * ``("start", h)``: the piece starts at its initial blocks (``h``: the Hessian's
       diagonal, for its directions); its blocks' sum ``sum_i A_i z_i`` as ``(coords,
-      values)``; ``("sum",)``: that sum, later;
+      values)``;
     * ``("joint", round, steps)``: the summed direction of blocks ``local`` at their
       oracle answers at ``point``, as ``(coords, values)``, each coordinate once;
-    * ``("gaps", steps)``: ``(sum of block gaps, sum of vertex scores)`` at ``point``.
+    * ``("gaps", steps, held)``: ``(sum of block gaps, sum of vertex scores)`` at
+      ``point``, and with ``held`` the blocks' sum after the steps, ``(gaps, scores,
+      coords, values)``: one call per shard for a certificate and its check.
 
     ``steps`` (round -> step size): the steps the core took that some shard has not
     applied; this shard applies the one of the round its blocks last moved in, once (a
@@ -121,8 +123,6 @@ class ResidentShard:
             return self.piece.total(point.size)
         if not self._started:
             return "reset"
-        if kind == "sum":
-            return self.piece.total(point.size)
         if kind == "joint":
             _, rid, steps = call
             self._settle(steps)
@@ -131,8 +131,10 @@ class ResidentShard:
             self._pending = (int(rid), which)
             return out
         if kind == "gaps":
-            self._settle(call[1])
-            return self.piece.gaps(point)
+            _, steps, held = call
+            self._settle(steps)
+            gaps = self.piece.gaps(point)
+            return (*gaps, *self.piece.total(point.size)) if held else gaps
         raise ValueError(f"ResidentShard: unknown call {kind!r}")
 
     def _settle(self, steps: dict[int, float]) -> None:
@@ -300,7 +302,8 @@ class ResidentRounds(Pass):
         self._delta = None  # the certificate's gradient: all coordinates compared
         everything = np.arange(st.n, dtype=np.int64)
         tic = time.perf_counter()
-        answers = self._ask(everything, ("gaps", self._steps()))
+        # with refresh, the shards' sums of their blocks come back in the same call
+        answers = self._ask(everything, ("gaps", self._steps(), refresh))
         self.schedule.count(tic, True)
         self._unapplied.clear()
         self._gammas.clear()
@@ -314,7 +317,7 @@ class ResidentRounds(Pass):
             st.G = max(total, 0.0)
             # x against the shards' own sums of their block iterates
             held = np.zeros(st.x.size)
-            for _, _, (coords, vals) in self._ask(everything, ("sum",)):
+            for _, _, (_, _, coords, vals) in answers:
                 held[coords] += vals
             self.drift = float(np.max(np.abs(st.x - held), initial=0.0))
         elif self.resets == resets:
