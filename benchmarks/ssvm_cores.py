@@ -31,6 +31,9 @@ Run (on the machine to measure, nothing else running)::
     env FRANKWOLFE_DATA=path/to/data OPENBLAS_NUM_THREADS=1 .venv/bin/python \\
         benchmarks/ssvm_cores.py --part pass gap --budget 600
 
+``--part draws`` (alone; no data): milliseconds of one pass of a round's gap-sampling
+draws, block by block in Python against one compiled call a round.
+
 Writes ``benchmarks/results/ssvm_cores.json`` (``--out``: another file).
 """
 
@@ -227,9 +230,50 @@ def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target:
         run.save()
 
 
+def draw_rows(run: Run, n: int, taus: list[str], repeats: int) -> None:
+    """Milliseconds of one pass of a round's gap-sampling draws (``n`` blocks, random
+    estimates), the block order's ``next`` and ``update`` per block (what the rounds did
+    before 2026-11-27) against the compiled ``gap_pick_round`` per round; both then give
+    each drawn block a new estimate, as the steps do."""
+    from frankwolfe import GapSampling
+    from frankwolfe.compiled.sum_tree import gap_pick_round
+
+    for tau_arg in taus:
+        tau = _tau(tau_arg, n)
+        best: dict[str, float] = {}
+        for _ in range(repeats):
+            for way in ("python", "compiled"):
+                rng = np.random.default_rng(0)
+                order = GapSampling(1.0)
+                order.start(rng.exponential(size=n))
+                unif = rng.random(n)
+                tree, size, degree, nextu = order.compiled_tree()
+                t0 = time.perf_counter()
+                for a in range(0, n, tau):
+                    if way == "python":
+                        batch = []
+                        for u in unif[a:a + tau]:
+                            i = order.next(float(u))
+                            batch.append(i)
+                            order.update(i, 0.0)
+                    else:
+                        out = np.empty(min(tau, n - a), dtype=np.int64)
+                        gap_pick_round(tree, size, order.est, nextu, unif[a:a + tau], n,
+                                       degree, out)
+                        batch = out.tolist()
+                    for i in batch:
+                        order.update(i, 1.0)
+                ms = (time.perf_counter() - t0) * 1e3
+                best[way] = min(best.get(way, np.inf), ms)
+        run.data.setdefault("draws", {})[f"tau={tau_arg}"] = best
+        run.note(f"draws tau={tau_arg}: python {best['python']:.1f} ms, compiled "
+                 f"{best['compiled']:.1f} ms a pass (re-updates included in both)")
+    run.save()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", nargs="+", default=["pass"], choices=["pass", "gap"])
+    ap.add_argument("--part", nargs="+", default=["pass"], choices=["pass", "gap", "draws"])
     ap.add_argument("--tau", nargs="+", default=["n/16"])
     ap.add_argument("--dask-tau", nargs="+", default=None,
                     help="the workers' rows' tau (default: --tau)")
@@ -255,6 +299,9 @@ def main() -> None:
             "numpy": np.__version__, "numba": __import__("numba").__version__,
             "load_before": os.getloadavg(), "order": ORDER}
     run = Run(a.out, a.budget, meta)
+    if a.part == ["draws"]:  # no data needed: CoNLL-2000's n
+        draw_rows(run, 8936, a.tau, max(a.repeats, 3))
+        return
     t0 = time.perf_counter()
     dom = _dual(None)
     f = dom.dual_objective()

@@ -86,6 +86,46 @@ def test_gap_sampling_tree_is_shared_and_proportional():
     np.testing.assert_allclose(freq, np.array([4, 1, 0, 9, 0, 16]) / 30.0, atol=1e-3)
 
 
+@pytest.mark.parametrize("degree", [1.0, 2.0, 0.0])
+def test_compiled_round_draws_are_the_orders_own_draws(degree):
+    """Mini-batch rounds draw a round's blocks in one compiled call: the blocks, the
+    estimates and the tree are those of the order's ``next`` and ``update`` block by
+    block (each pick held out of the rest of its round), and a round's blocks are
+    distinct."""
+    from frankwolfe.compiled.sum_tree import gap_pick_round
+
+    rng = np.random.default_rng(3)
+    n, tau = 37, 8
+    est = rng.exponential(size=n)
+    est[[4, 9, 30]] = np.inf  # unvisited: drawn first, in index order
+    est[[5, 6]] = 0.0
+    orders = [GapSampling(degree), GapSampling(degree)]
+    for o in orders:
+        o.start(est.copy())
+    unif = rng.random(3 * tau)
+    first: list[int] = []
+    for a in range(0, unif.size, tau):
+        expected = []
+        for u in unif[a:a + tau]:
+            i = orders[0].next(float(u))
+            expected.append(i)
+            orders[0].update(i, 0.0)
+        tree, size, deg, nextu = orders[1].compiled_tree()
+        out = np.empty(tau, dtype=np.int64)
+        gap_pick_round(tree, size, orders[1].est, nextu, unif[a:a + tau], n, deg, out)
+        assert out.tolist() == expected
+        first = first or expected
+        if degree != 0.0:  # with degree 0 a held-out block keeps weight 1 (0 ** 0)
+            assert len(set(expected)) == tau
+        np.testing.assert_array_equal(orders[1].est, orders[0].est)
+        np.testing.assert_array_equal(orders[1].tree, orders[0].tree)
+        for i in expected:  # the round's steps give the blocks new estimates
+            g = float(rng.exponential())
+            orders[0].update(i, g)
+            orders[1].update(i, g)
+    assert first[:3] == [4, 9, 30]
+
+
 def test_unknown_order_name_lists_choices():
     f, dom, _ = projection_problem()
     with pytest.raises(ValueError, match="block_order must be one of .* or a BlockOrder"):
