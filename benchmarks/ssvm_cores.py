@@ -44,7 +44,10 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -147,27 +150,19 @@ def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: li
                            _steady_pass(f, dom, tau, _TimedDask(client), block_order=ORDER))
 
 
-class _cluster:
-    """A LocalCluster of ``W`` one-thread worker processes and a client calling them
+@contextmanager
+def _cluster(W: int) -> Iterator[Any]:
+    """A client of a LocalCluster of ``W`` one-thread worker processes, calling them
     directly (actor calls)."""
+    import warnings
 
-    def __init__(self, W: int) -> None:
-        self.W = W
+    from distributed import Client, LocalCluster
 
-    def __enter__(self):
-        import warnings
-
-        from distributed import Client, LocalCluster
-
-        warnings.filterwarnings("ignore", "Port 8787", UserWarning)
-        self.cl = LocalCluster(n_workers=self.W, threads_per_worker=1, processes=True,
-                               dashboard_address=None, memory_limit=0)
-        self.c = Client(self.cl, direct_to_workers=True)
-        return self.c
-
-    def __exit__(self, *exc) -> None:
-        self.c.close()
-        self.cl.close()
+    warnings.filterwarnings("ignore", "Port 8787", UserWarning)
+    with LocalCluster(n_workers=W, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit=0) as cl, \
+            Client(cl, direct_to_workers=True) as client:
+        yield client
 
 
 def _to_gap(f, dom, kw: dict, executor, seconds: float, target: float,
@@ -210,8 +205,9 @@ def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target:
         rows.append((f"tau={tau_arg} workers={workers}", {"batch_size": tau}, workers))
     for label, kw, W in rows:
         seconds = min(limit, run.left() - (20 if W else 5))
-        if seconds < 10:
+        if seconds < 10:  # too short to say anything: limit or budget
             run.data["skipped"].append(f"gap: {label}")
+            run.note(f"gap {label}: skipped ({seconds:.0f} s left for it)")
             continue
         if W:
             with _cluster(W) as client:
