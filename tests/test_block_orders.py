@@ -86,12 +86,22 @@ def test_gap_sampling_tree_is_shared_and_proportional():
     np.testing.assert_allclose(freq, np.array([4, 1, 0, 9, 0, 16]) / 30.0, atol=1e-3)
 
 
+def _brute_force_draw(est: np.ndarray, degree: float, u: float) -> int:
+    """Gap sampling without the sum tree: the first unvisited block, else the block where
+    the running sum of the weights ``max(est, 0) ** degree`` passes ``u`` x their total."""
+    unvisited = np.flatnonzero(np.isinf(est))
+    if unvisited.size:
+        return int(unvisited[0])
+    cum = np.cumsum(np.maximum(est, 0.0) ** degree)
+    return min(int(np.searchsorted(cum, u * cum[-1], side="right")), est.size - 1)
+
+
 @pytest.mark.parametrize("degree", [1.0, 2.0, 0.0])
 def test_compiled_round_draws_are_the_orders_own_draws(degree):
-    """Mini-batch rounds draw a round's blocks in one compiled call: the blocks, the
-    estimates and the tree are those of the order's ``next`` and ``update`` block by
-    block (each pick held out of the rest of its round), and a round's blocks are
-    distinct."""
+    """Mini-batch rounds draw a round's blocks in one compiled call: the blocks are those
+    of a brute-force inverse-CDF draw over the weights (each pick held out of the rest of
+    its round), the estimates and the tree those of the order's ``next`` and ``update``
+    block by block, and a round's blocks are distinct."""
     from frankwolfe.compiled.sum_tree import gap_pick_round
 
     rng = np.random.default_rng(3)
@@ -108,6 +118,7 @@ def test_compiled_round_draws_are_the_orders_own_draws(degree):
         expected = []
         for u in unif[a:a + tau]:
             i = orders[0].next(float(u))
+            assert i == _brute_force_draw(orders[0].est, degree, float(u))
             expected.append(i)
             orders[0].update(i, 0.0)
         tree, size, deg, nextu = orders[1].compiled_tree()
