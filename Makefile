@@ -17,6 +17,13 @@ LINT_STAMP := $(VENV)/.installed-lint
 VENV_MIN  := .venv-min
 STAMP_MIN := $(VENV_MIN)/.installed
 export NO_MKDOCS_2_WARNING := 1
+# pip installs without byte-compiling (--no-compile, below): Python then writes the .pyc
+# of what is imported.  Where PYTHONDONTWRITEBYTECODE is set (some containers and CI
+# images) it never does, and every process of the suite (pytest's workers, the scenario,
+# Dask worker and example processes) compiled numba, scipy, scikit-learn and dask from
+# source again: 4-5 CPU-s a process (benchmarks/README.md, "Test suite and CI time").
+# The targets here only write into this checkout and its environments.
+unexport PYTHONDONTWRITEBYTECODE
 # The gallery's examples (make docs) and the benchmarks read their data from
 # FRANKWOLFE_DATA; in a checkout beside the project's shared data folder (as in CI) that
 # folder is used unless the variable is set (the tests do the same in tests/conftest.py).
