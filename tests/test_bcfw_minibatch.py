@@ -15,6 +15,7 @@ from frankwolfe import (
     block_coordinate_frank_wolfe,
     debug,
 )
+from frankwolfe.algorithms.block_orders import GapSampling
 
 N, M = 30, 3
 
@@ -104,6 +105,39 @@ def test_lost_executor_raises_with_the_last_good_iterate(problem):
     blocks = np.asarray(res.x).reshape(N, M)
     np.testing.assert_allclose(blocks.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert ref.extra["rounds"] == 4 * N // 5
+
+
+class _Recording(Executor):
+    """Answers in this thread and records each round's blocks."""
+
+    def __init__(self) -> None:
+        self.rounds: list[list[int]] = []
+
+    def map(self, which, directions):
+        self.rounds.append(list(which))
+        return [self.blocks[i](d) for i, d in zip(which, directions)]
+
+
+class _OwnGapSampling(GapSampling):
+    """A subclass with a ``next`` of its own: its rounds are drawn in Python."""
+
+    def next(self, u):
+        return super().next(u)
+
+
+@pytest.mark.parametrize("order", ["gap", _OwnGapSampling(0.0)])
+def test_gap_sampling_rounds_have_distinct_blocks_at_degree_zero(problem, order):
+    """``gap_degree=0`` weighs every block 1 (``0 ** 0``, a zero gap too): a block drawn
+    into a round is still held out of the rest of it (it weighed 1 there, and rounds
+    drew blocks twice), in the compiled draws and in a subclass's Python ones."""
+    f, dom, _ = problem
+    ex = _Recording()
+    block_coordinate_frank_wolfe(f, dom, batch_size=10, block_order=order, gap_degree=0.0,
+                                 executor=ex, max_iter=8, tol=0.0, random_state=0)
+    rounds = [r for r in ex.rounds if len(r) != N]  # not the certificates' calls
+    assert len(rounds) == 8 * N // 10
+    assert all(len(set(r)) == len(r) == 10 for r in rounds)
+    assert set(rounds[0] + rounds[1] + rounds[2]) == set(range(N))  # the first pass
 
 
 def test_bad_mini_batch_input(problem):

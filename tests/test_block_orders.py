@@ -86,13 +86,17 @@ def test_gap_sampling_tree_is_shared_and_proportional():
     np.testing.assert_allclose(freq, np.array([4, 1, 0, 9, 0, 16]) / 30.0, atol=1e-3)
 
 
-def _brute_force_draw(est: np.ndarray, degree: float, u: float) -> int:
+def _brute_force_draw(est: np.ndarray, degree: float, u: float,
+                      held: frozenset[int] = frozenset()) -> int:
     """Gap sampling without the sum tree: the first unvisited block, else the block where
-    the running sum of the weights ``max(est, 0) ** degree`` passes ``u`` x their total."""
+    the running sum of the weights ``max(est, 0) ** degree`` (0 for the blocks ``held``
+    out of a round) passes ``u`` x their total."""
     unvisited = np.flatnonzero(np.isinf(est))
     if unvisited.size:
         return int(unvisited[0])
-    cum = np.cumsum(np.maximum(est, 0.0) ** degree)
+    w = np.maximum(est, 0.0) ** degree
+    w[list(held)] = 0.0
+    cum = np.cumsum(w)
     return min(int(np.searchsorted(cum, u * cum[-1], side="right")), est.size - 1)
 
 
@@ -100,7 +104,7 @@ def _brute_force_draw(est: np.ndarray, degree: float, u: float) -> int:
 def test_compiled_round_draws_are_the_orders_own_draws(degree):
     """Mini-batch rounds draw a round's blocks in one compiled call: the blocks are those
     of a brute-force inverse-CDF draw over the weights (each pick held out of the rest of
-    its round), the estimates and the tree those of the order's ``next`` and ``update``
+    its round), the estimates and the tree those of the order's ``next`` and ``hold``
     block by block, and a round's blocks are distinct."""
     from frankwolfe.compiled.sum_tree import gap_pick_round
 
@@ -118,16 +122,15 @@ def test_compiled_round_draws_are_the_orders_own_draws(degree):
         expected = []
         for u in unif[a:a + tau]:
             i = orders[0].next(float(u))
-            assert i == _brute_force_draw(orders[0].est, degree, float(u))
+            assert i == _brute_force_draw(orders[0].est, degree, float(u), frozenset(expected))
             expected.append(i)
-            orders[0].update(i, 0.0)
+            orders[0].hold(i)
         tree, size, deg, nextu = orders[1].compiled_tree()
         out = np.empty(tau, dtype=np.int64)
         gap_pick_round(tree, size, orders[1].est, nextu, unif[a:a + tau], n, deg, out)
         assert out.tolist() == expected
         first = first or expected
-        if degree != 0.0:  # with degree 0 a held-out block keeps weight 1 (0 ** 0)
-            assert len(set(expected)) == tau
+        assert len(set(expected)) == tau  # at degree 0 too, where update(i, 0) weighs 1
         np.testing.assert_array_equal(orders[1].est, orders[0].est)
         np.testing.assert_array_equal(orders[1].tree, orders[0].tree)
         for i in expected:  # the round's steps give the blocks new estimates

@@ -150,6 +150,13 @@ class GapSampling(BlockOrder):
         self.est[i] = gap
         tree_set(self.tree, self.size, i, gap_weight(gap, self.degree))
 
+    def hold(self, i: int) -> None:
+        """Hold block ``i`` out of the draws until its next :meth:`update` (the rest of a
+        mini-batch round): weight 0 at every degree, where ``update(i, 0)`` gives
+        ``0 ** 0 = 1`` at degree 0."""
+        self.est[i] = 0.0
+        tree_set(self.tree, self.size, i, 0.0)
+
     def refresh(self):
         est = self.est
         finite = np.isfinite(est)

@@ -79,11 +79,12 @@ def gap_weight(g, degree):  # pragma: no cover - compiled
 def gap_pick_round(tree, size, est, nextu, unif, n, degree, out):  # pragma: no cover
     """The blocks of a mini-batch round by gap sampling, one per number of ``unif``, into
     ``out``: :func:`gap_pick`, each block held out of the rest of the round as it is
-    picked (its estimate set to 0 and its leaf to ``gap_weight(0, degree)``), the
-    operations of the Python block order's ``next`` and ``update`` in the same order
-    (the same blocks), in one call instead of two per block."""
+    picked (its estimate and its leaf set to 0: weight 0 at every ``degree``, where
+    ``gap_weight(0, 0)`` is 1), the operations of the Python block order's ``next`` and
+    ``hold`` in the same order (the same blocks), in one call instead of two per
+    block."""
     for a in range(unif.size):
         i = gap_pick(tree, size, est, nextu, unif[a], n)
         out[a] = i
         est[i] = 0.0
-        tree_set(tree, size, i, gap_weight(0.0, degree))
+        tree_set(tree, size, i, 0.0)

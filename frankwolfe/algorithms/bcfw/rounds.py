@@ -211,6 +211,7 @@ class Schedule:
                                out)
                 yield out.tolist()
             return
+        hold = state.order.hold if isinstance(state.order, GapSampling) else None
         for a in range(0, state.n, tau):
             batch = []
             for u in unif[a:a + tau]:
@@ -218,7 +219,9 @@ class Schedule:
                 batch.append(i)
                 if tau > 1:  # hold block i out of the rest of the round
                     state.est[i] = 0.0
-                    if state.order_update is not None:
+                    if hold is not None:
+                        hold(i)
+                    elif state.order_update is not None:
                         state.order_update(i, 0.0)
             yield batch
 
