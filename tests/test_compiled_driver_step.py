@@ -40,3 +40,18 @@ def test_an_inner_kernel_serves_numba_code_and_refuses_python_by_name():
     assert caller(np.arange(4.0)) == 18.0
     with pytest.raises(TypeError, match="_scaled is an inner kernel"):
         _scaled(1.0, 2.0)
+
+
+def test_resident_kernels_name_the_kernels_a_domain_lacks():
+    """The halves of a joint round for blocks kept on workers need the fused kernels
+    and the round kernels' load / recall_gap / moved_at: a domain without them is
+    refused by name, before anything compiles."""
+    from frankwolfe.compiled import resident_kernels
+
+    dk, _ = working_set_blocks(np.array([0, 1, 2], dtype=np.int64),
+                               np.array([0, 1], dtype=np.int64), np.ones(2),
+                               np.arange(2, dtype=np.int64), np.array([0, 2], dtype=np.int64),
+                               np.array([1.0, 0.0]), 2)
+    with pytest.raises(ValueError, match=r"resident_kernels: the domain's compiled blocks "
+                                         r"lack .*CompiledBlocks\.rounds, RoundKernels\.load"):
+        resident_kernels(dk)

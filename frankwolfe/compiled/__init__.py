@@ -7,8 +7,9 @@ themselves through the protocol records of :mod:`.protocol` (:class:`CompiledBlo
 :class:`PairwiseKernels`, :class:`RoundKernels`, :class:`CompiledObjective`,
 :class:`BlockDomainHooks`; a separable objective gives one per-coordinate kernel and
 :mod:`.separable` builds the rest, its exact line search included), and the one driver
-of :mod:`.driver` (the pass loop of
-``_pass_template``) compiles them into a pass.  The typed records the driver hands to
+of :mod:`.driver` (the pass loop of ``_pass_template``) compiles them into a pass; for
+blocks kept on cluster workers it compiles the halves of its joint round
+(:func:`.driver.resident_kernels`).  The typed records the driver hands to
 numba live beside the kernels that read them: the lazy average (:mod:`.average`), the
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
@@ -22,7 +23,15 @@ methods build on it.
 """
 
 from .average import Average, average_touch
-from .driver import CERTIFY, CERTIFY_REFRESH, PASS, compiled_driver, fused_driver
+from .driver import (
+    CERTIFY,
+    CERTIFY_REFRESH,
+    PASS,
+    ResidentKernels,
+    compiled_driver,
+    fused_driver,
+    resident_kernels,
+)
 from .inner import inner_kernel
 from .protocol import (
     BlockDomainHooks,
@@ -44,4 +53,4 @@ __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseK
            "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
            "gap_weight", "tree_set", "inner_kernel", "RecordRefType",
            "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
-           "Delta", "Snapshots", "TouchLog", "Touched"]
+           "Delta", "Snapshots", "TouchLog", "Touched", "ResidentKernels", "resident_kernels"]

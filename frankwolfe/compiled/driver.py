@@ -1,5 +1,6 @@
 """The core's compiled pass driver: one pass loop (``_pass_template``) compiled once
-per process for each combination of kernels.
+per process for each combination of kernels; and the halves of its joint round that
+blocks kept on cluster workers run (``_resident_template``, :func:`resident_kernels`).
 
 The driver owns the order of the blocks (a :class:`~frankwolfe.compiled.Picker`), the step size
 (the numba form of the :class:`~frankwolfe.step_size.StepSize`, see
@@ -14,13 +15,16 @@ typed records (named tuples), never as positional tuples.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
+from typing import Any, NamedTuple
 
 from numba import njit
 
+from . import _pass_template, _resident_template
 from .protocol import CompiledBlocks, CompiledObjective, PairwiseKernels
 
-__all__ = ["compiled_driver", "fused_driver", "PASS", "CERTIFY", "CERTIFY_REFRESH"]
+__all__ = ["compiled_driver", "fused_driver", "resident_kernels", "ResidentKernels", "PASS",
+           "CERTIFY", "CERTIFY_REFRESH"]
 
 #: ``task`` of the driver's ``run_pass``: block steps; a certificate; a certificate that
 #: also refreshes the block-gap estimates
@@ -208,9 +212,78 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     key = (tuple(kernels.values()), tuple(flags.values()), tuple(records))
     hit = _DRIVERS.get(key)
     if hit is None:
-        hit = _build_driver(kernels, flags, records)
-        _DRIVERS[key] = hit
+        module = _build(_pass_template, ("run_pass",), "the BCFW pass driver", kernels,
+                        flags, records)
+        hit = _DRIVERS[key] = module.run_pass
     return hit
+
+
+class ResidentKernels(NamedTuple):
+    """The compiled halves of a joint round on blocks kept where their oracles run
+    (:func:`resident_kernels`; ``dstate`` and ``table`` are the domain's
+    ``CompiledBlocks.state`` and ``RoundKernels.table``).
+
+    Attributes
+    ----------
+    directions : numba function
+        ``directions(dstate, table, which, h, sd, tr, dx)``: ``dx += d_i`` over the
+        distinct blocks ``which`` at their stored vertices (``h`` the Hessian diagonal,
+        ``sd`` the structured-direction scratch), the support listed in ``tr``.
+    commit : numba function
+        ``commit(dstate, table, which, gamma)``: the blocks ``which`` moved by the step
+        size ``gamma`` the caller chose for the sum of the directions.
+    gaps : numba function
+        ``gaps(dstate, table, n, g) -> (sum_gap, sum_score)`` of blocks ``0 .. n - 1``,
+        their vertices stored at ``g``.
+    moved : numba function
+        ``moved(dstate, coords, g)``: the domain's ``moved_at`` at ``coords``.
+    """
+
+    directions: Callable
+    commit: Callable
+    gaps: Callable
+    moved: Callable
+
+
+_RESIDENT: dict = {}
+
+
+def resident_kernels(blocks: CompiledBlocks) -> ResidentKernels:
+    """The (memoized) compiled halves of a joint round for a domain whose blocks live
+    apart from the step (:mod:`frankwolfe.algorithms.bcfw.resident`): the cut of the
+    pass driver's joint round (``compiled_driver(..., joint=True)``) at the step size,
+    which the caller chooses.  They call the domain's kernels only: no objective or step
+    rule compiles where they run.
+
+    Needs the fused kernels (``curvature``, ``describe``) and the round kernels' ``load``,
+    ``recall_gap`` and ``moved_at`` (:class:`~frankwolfe.compiled.RoundKernels`)."""
+    rk = blocks.rounds
+    missing = [name for name, fn in (
+        ("CompiledBlocks.curvature", blocks.curvature),
+        ("CompiledBlocks.describe", blocks.describe), ("CompiledBlocks.rounds", rk),
+        ("RoundKernels.load", rk and rk.load), ("RoundKernels.recall_gap", rk and rk.recall_gap),
+        ("RoundKernels.moved_at", rk and rk.moved_at)) if fn is None]
+    if missing:
+        raise ValueError(f"resident_kernels: the domain's compiled blocks lack "
+                         f"{', '.join(missing)}")
+    assert rk is not None
+    kernels = {"load": rk.load, "curvature": blocks.curvature, "describe": blocks.describe,
+               "commit": blocks.commit, "recall_gap": rk.recall_gap, "moved_at": rk.moved_at}
+    from .driver_files import record_modules
+
+    records = record_modules(blocks.state, rk.table)
+    key = (tuple(kernels.values()), tuple(records))
+    hit = _RESIDENT.get(key)
+    if hit is None:
+        module = _build(_resident_template, _RESIDENT_ENTRIES, "the resident round kernels",
+                        kernels, {}, records)
+        hit = _RESIDENT[key] = ResidentKernels(
+            *(getattr(module, name) for name in _RESIDENT_ENTRIES))
+    return hit
+
+
+#: the functions of ``_resident_template``, in the order of :class:`ResidentKernels`
+_RESIDENT_ENTRIES = ("round_directions", "round_commit", "round_gaps", "round_moved")
 
 
 # -- building the driver: numba cannot cache a closure over kernels, so when every
@@ -241,25 +314,29 @@ def _import_path(fn: Any) -> tuple[str, str] | None:
     return mod, name
 
 
-def _describe(kernels: dict[str, Any], flags: dict[str, bool]) -> str:
+def _describe(what: str, kernels: dict[str, Any], flags: dict[str, bool]) -> str:
     """What a driver is made of, in one line (its docstring; numba's compile notice
     quotes it)."""
     names = [getattr(getattr(fn, "py_func", fn), "__name__", "?") for fn in kernels.values()]
     names = [n for n in names if not n.startswith("_no_")]
     on = [k.lower() for k, v in flags.items() if v]
-    return f"the BCFW pass driver for {', '.join(names)}" + (f" ({', '.join(on)})" if on else "")
+    return f"{what} for {', '.join(names)}" + (f" ({', '.join(on)})" if on else "")
 
 
-def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list[str]
-                  ) -> Callable:
+def _build(template: ModuleType, entries: tuple[str, ...], what: str,
+           kernels: dict[str, Any], flags: dict[str, bool], records: list[str]) -> Any:
+    """The module of ``template``'s source with its free names bound to ``kernels`` and
+    ``flags``, its functions ``entries`` compiled by numba: a driver file that numba
+    caches, or a namespace compiled in memory."""
     import importlib
     import inspect
     import sys
+    from types import SimpleNamespace
 
-    from . import _pass_template, driver_files
+    from . import driver_files
 
-    source = inspect.getsource(_pass_template)
-    doc = _describe(kernels, flags)
+    source = inspect.getsource(template)
+    doc = _describe(what, kernels, flags)
     found = {name: _import_path(fn) for name, fn in kernels.items()}
     paths = {name: p for name, p in found.items() if p is not None}
     mods = sorted({p[0] for p in paths.values()} | {__name__} | set(_HELPERS)
@@ -273,21 +350,21 @@ def _build_driver(kernels: dict[str, Any], flags: dict[str, bool], records: list
         head += [f"from {m} import {', '.join(names)}" for m, names in _HELPERS.items()]
         head += [f"from {m} import {q} as {k}" for k, (m, q) in sorted(paths.items())]
         head += [f"{k} = {v}" for k, v in flags.items()] + [""]
-        tail = ["", "run_pass = njit(nogil=True, cache=True)(run_pass)", ""]
+        tail = [""] + [f"{e} = njit(nogil=True, cache=True)({e})" for e in entries] + [""]
         # the file name hashes this whole text: every import (module names included),
         # the flags, the template, the record modules and the sources stamp
         module = driver_files.load_driver("\n".join(head) + "\n" + source + "\n".join(tail))
         if module is not None:
-            return module.run_pass
+            return module
     # a kernel without an importable name or a source file, or no usable cache folder:
     # compiled in memory
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
                           for m, names in _HELPERS.items() for name in names}
     ns.update(kernels, **flags)
     ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=doc)
-    filename = inspect.getsourcefile(_pass_template) or "<compiled pass template>"
+    filename = inspect.getsourcefile(template) or f"<{template.__name__}>"
     exec(compile(source, filename, "exec"), ns)
-    return njit(nogil=True)(ns["run_pass"])
+    return SimpleNamespace(**{e: njit(nogil=True)(ns[e]) for e in entries})
 
 
 def fused_driver(blocks: CompiledBlocks, objective: CompiledObjective) -> bool | None:

@@ -25,6 +25,11 @@ shard lost with its worker is rebuilt at its initial blocks: its summed contribu
 to ``x``, kept here per shard, is taken out, its initial one put in, and the round is
 asked again at the new point.  The block-gap estimates keep the last certificate's
 (orders drawing whole passes only, as compiled joint rounds).
+
+A piece's loops over its blocks (the sum of step 1, the commits of step 3, the
+certificate's sums) are the core's too: :func:`frankwolfe.compiled.resident_kernels`
+compiles them over the domain's own kernels, the pass driver's joint round cut at the
+step size.
 """
 
 from __future__ import annotations

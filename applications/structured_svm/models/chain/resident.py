@@ -2,69 +2,23 @@
 examples and their block iterates, and answers the core's resident joint rounds
 (:mod:`frankwolfe.algorithms.bcfw.resident`, whose shard runs the calls' protocol): the
 summed direction of its blocks of a round, the commit of the step size the core chose,
-and its blocks' certificate sums.
-The step is never taken here; these loops only compose the chain kernels (oracle,
-``load``, ``curvature``, ``describe``, ``commit``, ``recall_gap``) over a round's
-blocks, as the core's compiled driver does in this process."""
+and its blocks' certificate sums.  The loops over a round's blocks are the core's
+(:func:`frankwolfe.compiled.resident_kernels`, over the chain's kernels); a piece
+holds the data, the iterates and the scratch they run on."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from frankwolfe.compiled.structured import touch_direction
+from frankwolfe.compiled import resident_kernels
 from frankwolfe.compiled.touched import joint_scratch
 
-from .dual_kernels import (
-    _aggregate,
-    chain_blocks,
-    chain_commit,
-    chain_curvature,
-    chain_describe,
-    chain_moved_at,
-    chain_state,
-    chain_sync,
-)
-from .rounds import chain_load, chain_recall_gap, chain_rounds
+from .dual_kernels import _aggregate, chain_blocks, chain_state, chain_sync
+from .rounds import chain_rounds
 
 __all__ = ["ChainResidentBlocks", "ChainResidentPiece"]
-
-
-@njit(cache=True, nogil=True)
-def _directions(state, table, which, h, sd, tr, dx):  # pragma: no cover - compiled
-    """``dx += A_i (s_i - z_i)`` over blocks ``which`` at their stored vertices, the
-    support listed in ``tr`` (a block listed twice counts once: ``which`` is unique)."""
-    for k in range(which.size):
-        i = which[k]
-        chain_load(state, table, i)
-        chain_curvature(state, i, h)
-        chain_describe(state, i, sd)
-        touch_direction(sd, tr, dx)
-
-
-@njit(cache=True, nogil=True)
-def _commit(state, table, which, gamma):  # pragma: no cover - compiled
-    for k in range(which.size):
-        chain_load(state, table, which[k])
-        chain_commit(state, which[k], gamma)
-
-
-@njit(cache=True, nogil=True)
-def _gaps(state, table, n, g):  # pragma: no cover - compiled
-    total = 0.0
-    scores = 0.0
-    for i in range(n):
-        gap, score = chain_recall_gap(state, table, i, g)
-        total += gap
-        scores += score
-    return total, scores
-
-
-@njit(cache=True, nogil=True)
-def _moved(state, coords, g):  # pragma: no cover - compiled
-    chain_moved_at(state, coords, coords.size, g)
 
 
 class ChainResidentBlocks:
@@ -106,8 +60,9 @@ class ChainResidentPiece:
             state = chain_state(model, X, Y, lam)._replace(n=float(n),
                                                             scale=1.0 / (lam * n))
             blocks = chain_blocks(state)
-            self._built = {"state": state, "ref": blocks.state,
-                           "rounds": chain_rounds(blocks, state),
+            blocks.rounds = chain_rounds(blocks, state)
+            self._built = {"state": state, "ref": blocks.state, "rounds": blocks.rounds,
+                           "kernels": resident_kernels(blocks),
                            "scratch": joint_scratch(state.d + 1, stop - start)}
         return self._built
 
@@ -124,7 +79,7 @@ class ChainResidentPiece:
         else:
             idx = np.arange(changed.start, changed.stop) if isinstance(changed, slice) \
                 else np.asarray(changed, dtype=np.int64)
-            _moved(parts["ref"], idx, point)
+            parts["kernels"].moved(parts["ref"], idx, point)
 
     def total(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         x = np.zeros(size)
@@ -140,7 +95,8 @@ class ChainResidentPiece:
         rk, sc = parts["rounds"], parts["scratch"]
         rk.vertices(which, rk.point(point))
         tr = sc.tr
-        _directions(parts["ref"], rk.table, which, self._h, parts["state"].sd, tr, sc.dx)
+        parts["kernels"].directions(parts["ref"], rk.table, which, self._h, parts["state"].sd,
+                                    tr, sc.dx)
         coords = tr.coords[:int(tr.ncoords[0])].copy()
         vals = sc.dx[coords]
         sc.dx[coords] = 0.0
@@ -150,11 +106,11 @@ class ChainResidentPiece:
 
     def commit(self, which: np.ndarray, gamma: float) -> None:
         parts = self._parts()
-        _commit(parts["ref"], parts["rounds"].table, which, gamma)
+        parts["kernels"].commit(parts["ref"], parts["rounds"].table, which, gamma)
 
     def gaps(self, point: np.ndarray) -> tuple[float, float]:
         parts = self._parts()
         rk = parts["rounds"]
         n_local = self._recipe[3] - self._recipe[2]
         rk.vertices(np.arange(n_local), rk.point(point))
-        return _gaps(parts["ref"], rk.table, n_local, point)
+        return parts["kernels"].gaps(parts["ref"], rk.table, n_local, point)
