@@ -109,9 +109,11 @@ def test_chain_fast_paths_decline_for_subclasses_that_change_the_model():
         ChainModel(3, 2).batch_loss(Y, [Yp[0], Yp[1][:-1]] + Yp[2:])
 
 
-def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path):
+def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path, caplog):
     """No writable cache folder: the pass is compiled in memory and runs as the Python
-    engine does."""
+    engine does; its compile notice names the driver, not the template's source."""
+    import logging
+
     import frankwolfe as fw
     from frankwolfe.applications.structured_svm import (
         ChainModel,
@@ -129,6 +131,7 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
     X, Y = make_chain(12, n_states=3, n_features=4, random_state=1)
     model = ChainModel(3, 4)
     runs = []
+    caplog.set_level(logging.INFO, logger="frankwolfe")
     for compiled in (True, False):
         f = SSVMDualObjective(0.1, model.size_joint_feature)
         with fw.debug(False):
@@ -136,6 +139,9 @@ def test_driver_compiled_in_memory_without_a_cache_folder(monkeypatch, tmp_path)
                 f, SSVMDual(model, X, Y, 0.1, compiled=compiled), tol=0.0, max_iter=4,
                 gap_every=2, random_state=3, averaging="weighted", compiled=compiled))
     assert runs[0].extra["engine"] == "compiled" and not (blocker / "drivers").exists()
+    notices = [r.getMessage() for r in caplog.records if "in memory" in r.getMessage()]
+    assert notices and all("compiling the BCFW pass driver for " in m and "chain_commit" in m
+                           for m in notices)
     np.testing.assert_allclose(runs[0].x, runs[1].x, rtol=0, atol=1e-12)
     np.testing.assert_allclose(runs[0].extra["x_average"], runs[1].extra["x_average"],
                                rtol=0, atol=1e-12)

@@ -361,9 +361,10 @@ def _build(template: ModuleType, entries: tuple[str, ...], what: str,
     ns: dict[str, Any] = {name: getattr(importlib.import_module(m), name)
                           for m, names in _HELPERS.items() for name in names}
     ns.update(kernels, **flags)
-    ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory", __doc__=doc)
+    ns.update(__name__=f"{driver_files.DRIVER_PREFIX}memory")
     filename = inspect.getsourcefile(template) or f"<{template.__name__}>"
     exec(compile(source, filename, "exec"), ns)
+    ns["__doc__"] = doc  # after the template's own docstring (the compile notice reads it)
     return SimpleNamespace(**{e: njit(nogil=True)(ns[e]) for e in entries})
 
 
