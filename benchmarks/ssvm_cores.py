@@ -243,7 +243,7 @@ def draw_rows(run: Run, n: int, taus: list[str], repeats: int) -> None:
                 order = GapSampling(1.0)
                 order.start(rng.exponential(size=n))
                 unif = rng.random(n)
-                tree, size, degree, nextu = order.compiled_tree()
+                tree, size, _, nextu = order.compiled_tree()
                 t0 = time.perf_counter()
                 for a in range(0, n, tau):
                     if way == "python":
@@ -251,11 +251,11 @@ def draw_rows(run: Run, n: int, taus: list[str], repeats: int) -> None:
                         for u in unif[a:a + tau]:
                             i = order.next(float(u))
                             batch.append(i)
-                            order.update(i, 0.0)
+                            order.hold(i)
                     else:
                         out = np.empty(min(tau, n - a), dtype=np.int64)
                         gap_pick_round(tree, size, order.est, nextu, unif[a:a + tau], n,
-                                       degree, out)
+                                       out)
                         batch = out.tolist()
                     for i in batch:
                         order.update(i, 1.0)

@@ -125,9 +125,9 @@ def test_compiled_round_draws_are_the_orders_own_draws(degree):
             assert i == _brute_force_draw(orders[0].est, degree, float(u), frozenset(expected))
             expected.append(i)
             orders[0].hold(i)
-        tree, size, deg, nextu = orders[1].compiled_tree()
+        tree, size, _, nextu = orders[1].compiled_tree()
         out = np.empty(tau, dtype=np.int64)
-        gap_pick_round(tree, size, orders[1].est, nextu, unif[a:a + tau], n, deg, out)
+        gap_pick_round(tree, size, orders[1].est, nextu, unif[a:a + tau], n, out)
         assert out.tolist() == expected
         first = first or expected
         assert len(set(expected)) == tau  # at degree 0 too, where update(i, 0) weighs 1

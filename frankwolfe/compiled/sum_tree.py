@@ -76,10 +76,10 @@ def gap_weight(g, degree):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def gap_pick_round(tree, size, est, nextu, unif, n, degree, out):  # pragma: no cover
+def gap_pick_round(tree, size, est, nextu, unif, n, out):  # pragma: no cover
     """The blocks of a mini-batch round by gap sampling, one per number of ``unif``, into
     ``out``: :func:`gap_pick`, each block held out of the rest of the round as it is
-    picked (its estimate and its leaf set to 0: weight 0 at every ``degree``, where
+    picked (its estimate and its leaf set to 0: weight 0 at every degree, where
     ``gap_weight(0, 0)`` is 1), the operations of the Python block order's ``next`` and
     ``hold`` in the same order (the same blocks), in one call instead of two per
     block."""

@@ -204,11 +204,10 @@ class Schedule:
         if gs is not None:
             # the round's draws in one compiled call: two Python calls a block took about
             # 9 ms of a CoNLL pass (under 0.3 compiled), serial time no thread takes over
-            tree, size, degree, nextu = gs.compiled_tree()
+            tree, size, _, nextu = gs.compiled_tree()
             for a in range(0, state.n, tau):
                 out = np.empty(min(tau, state.n - a), dtype=np.int64)
-                gap_pick_round(tree, size, gs.est, nextu, unif[a:a + tau], state.n, degree,
-                               out)
+                gap_pick_round(tree, size, gs.est, nextu, unif[a:a + tau], state.n, out)
                 yield out.tolist()
             return
         hold = state.order.hold if isinstance(state.order, GapSampling) else None
