@@ -140,6 +140,31 @@ def test_gap_sampling_rounds_have_distinct_blocks_at_degree_zero(problem, order)
     assert set(rounds[0] + rounds[1] + rounds[2]) == set(range(N))  # the first pass
 
 
+def test_mini_batch_exact_steps_on_least_squares_reach_the_cvxpy_optimum():
+    """Least squares over simplices, rounds of 3 (the Python engine), exact steps: a
+    block at its own optimum has a gap within rounding of 0, and the objective's exact
+    step, summing <g, d> its own way, came out about -1e-17.  That was refused as
+    negative curvature (NonConvexError after about 100 passes); it is a zero step."""
+    import cvxpy as cp
+
+    from frankwolfe import LeastSquares, ProbabilitySimplex, ProductDomain
+
+    rng = np.random.default_rng(5)
+    nb, m = 6, 4
+    B = rng.standard_normal((nb * m + 2, nb * m))
+    b = rng.standard_normal(nb * m + 2)
+    f = LeastSquares(B, b)
+    dom = ProductDomain([ProbabilitySimplex(dim=m) for _ in range(nb)])
+    res = block_coordinate_frank_wolfe(f, dom, batch_size=3, tol=0.0, max_iter=400,
+                                       random_state=2)
+    assert res.extra["engine"] == "python" and res.nit == 400
+    x = cp.Variable(nb * m)
+    cons = [x >= 0] + [cp.sum(x[k * m:(k + 1) * m]) == 1 for k in range(nb)]
+    f_star = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(B @ x - b)), cons).solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert -1e-8 <= res.fun - f_star <= res.gap + 1e-8
+
+
 def test_bad_mini_batch_input(problem):
     f, dom, _ = problem
     with pytest.raises(ValueError, match="batch_size must be a positive integer, got 0"):

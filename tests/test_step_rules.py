@@ -274,3 +274,26 @@ def test_words_and_argument_errors():
         Monotonic(Secant())
     with pytest.raises(ValueError, match="max_halvings"):
         Monotonic(max_halvings=0)
+
+
+def test_exact_step_takes_a_negative_step_at_a_rounding_level_slope_as_zero():
+    """A convex objective's exact step below 0 along a descent direction is negative
+    curvature, unless the slope is within the rounding of <g, d> (n eps |g| |d|): then
+    the two sums of <g, d> may differ in sign, and no step is taken."""
+    from types import SimpleNamespace
+
+    from frankwolfe import ExactStep, NonConvexError
+
+    g, d = np.array([3.0, -4.0]), np.array([1.0, 0.0])  # |g| |d| = 5
+
+    def tracker(gamma):
+        return SimpleNamespace(has_exact_step=True, exact_step=lambda _: gamma,
+                               objective=SimpleNamespace(convex=True),
+                               gradient=lambda: g, direction_sq_norm=lambda _: 1.0)
+
+    eps = np.finfo(float).eps
+    rule = ExactStep()
+    assert rule(0, tracker(-1e-17), d, -5 * eps, 1.0) == 0.0  # |slope| <= 2 * 2 eps * 5
+    with pytest.raises(NonConvexError, match="negative curvature"):
+        rule(0, tracker(-1e-17), d, -100 * eps, 1.0)
+    assert rule(0, tracker(0.25), d, -1.0, 1.0) == 0.25

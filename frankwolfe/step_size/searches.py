@@ -27,6 +27,15 @@ def _exact_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - comp
     return min(gamma_max, -slope / curv)
 
 
+def _slope_is_rounding(tracker: Tracker, direction: Direction, slope: float) -> bool:
+    """Whether ``|slope|`` is within the rounding of a sum ``<g, d>``: ``n eps |g| |d|``
+    for each of two sums of ``n`` terms (Cauchy-Schwarz bounds ``sum |g_i d_i|``).  Only
+    read when an exact step comes out negative (O(n) then, never per step)."""
+    g = np.asarray(tracker.gradient(), dtype=float).reshape(-1)
+    dd = max(float(tracker.direction_sq_norm(direction)), 0.0)
+    return bool(abs(slope) <= 2.0 * g.size * _EPS * float(np.linalg.norm(g)) * dd ** 0.5)
+
+
 class ShortStep(StepSize):
     """The short step ``gamma = -<g, d> / (L ||d||^2)``, clipped to ``[0, gamma_max]``.
 
@@ -77,9 +86,12 @@ class ExactStep(StepSize):
         if gamma != gamma:  # NaN (a plain comparison: this runs once per block step)
             raise FloatingPointError("exact line search returned NaN")
         if gamma < 0:
-            # A descent direction of a convex function has a non-negative
-            # minimizer along it; a negative one means negative curvature.
-            if tracker.objective.convex:
+            # A descent direction of a convex function has a non-negative minimizer
+            # along it: a negative one means negative curvature, unless the slope is
+            # within rounding of 0, where the caller's <g, d> (e.g. a block's gap) and
+            # the objective's own sum may differ in sign (mini-batch BCFW at its optimum)
+            if tracker.objective.convex and not _slope_is_rounding(tracker, direction,
+                                                                   slope):
                 raise NonConvexError(
                     f"exact line search gave gamma={gamma:.3g} < 0 along a descent direction: "
                     "negative curvature on an objective declared convex"
