@@ -160,3 +160,34 @@ def test_constructor_argument_errors():
         FunctionObjective(3, lambda x: x)
     with pytest.raises(ValueError, match="FunctionObjective: `smoothness` must be positive"):
         FunctionObjective(lambda x: 0.0, lambda x: x, smoothness=-1.0)
+
+
+@pytest.mark.parametrize("bad", ["seed", 1.5, -3, object()])
+def test_a_bad_random_state_is_named(bad):
+    """Every random choice converts ``random_state`` the same way; a value numpy refuses
+    is an error naming the argument and the value (numpy's own names neither)."""
+    from frankwolfe.applications.matching import solve_qap
+    from frankwolfe.applications.structured_svm import make_chain
+
+    f = fw.LeastSquares(np.eye(3), np.ones(3))
+    blocks = fw.ProductDomain([fw.ProbabilitySimplex(dim=3)])
+    A = np.arange(9.0).reshape(3, 3)
+    runs = [lambda: fw.minimize(f, fw.ProbabilitySimplex(dim=3), method="rafw",
+                                random_state=bad),
+            lambda: fw.block_coordinate_frank_wolfe(f, blocks, random_state=bad),
+            lambda: solve_qap(A, A.T, random_state=bad),
+            lambda: make_chain(4, random_state=bad)]
+    for run in runs:
+        with pytest.raises((TypeError, ValueError), match=r"random_state must be None, a "
+                                                          r"non-negative integer .*got "):
+            run()
+
+
+def test_random_state_takes_a_legacy_random_state_and_a_generator_as_numpy_does():
+    from frankwolfe._random import as_generator
+
+    gen = np.random.default_rng(4)
+    assert as_generator(gen) is gen
+    legacy = as_generator(np.random.RandomState(4))
+    assert isinstance(legacy, np.random.Generator)
+    assert as_generator(7).random() == np.random.default_rng(7).random()

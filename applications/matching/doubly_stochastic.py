@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._random import as_generator
 from frankwolfe.errors import InfeasibleError, ShapeError
 
 __all__ = [
@@ -61,7 +62,7 @@ def random_doubly_stochastic(n: int,
     here the start is doubly stochastic to rounding).  ``random_state`` is a
     seed or a ``numpy.random.Generator``.
     """
-    K = sinkhorn(np.random.default_rng(random_state).uniform(size=(n, n)))
+    K = sinkhorn(as_generator(random_state).uniform(size=(n, n)))
     return 0.5 * (barycenter(n) + K)
 
 

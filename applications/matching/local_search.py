@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from frankwolfe._random import as_generator
+
 __all__ = ["two_opt", "swap_deltas", "TabuSearch"]
 
 
@@ -248,7 +250,7 @@ class TabuSearch:
         if p.shape != (n,) or not np.array_equal(np.sort(p), np.arange(n)):
             raise ValueError(f"TabuSearch: `permutation` must be a permutation of 0..{n - 1}, "
                              f"got {permutation!r}")
-        self.rng = np.random.default_rng(random_state)
+        self.rng = as_generator(random_state)
         self.permutation = p
         self.best_permutation = p.copy()
         self.delta = _all_deltas(self.A, self.B, p)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._random import as_generator
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
 from frankwolfe.lmo.matrix import Birkhoff
@@ -304,7 +305,7 @@ def solve_qap(
         search = "tabu" if time_limit is not None else "2opt"
     if tabu_iter is not None and (int(tabu_iter) != tabu_iter or tabu_iter < 0):
         raise ValueError(f"solve_qap: `tabu_iter` must be an integer >= 0, got {tabu_iter!r}")
-    gen = np.random.default_rng(random_state)
+    gen = as_generator(random_state)
 
     if isinstance(P0, str):
         if P0 == "barycenter":

@@ -29,6 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from frankwolfe import History, Status
+from frankwolfe._random import as_generator
 
 from .._checks import check_finite_examples, check_labels
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
@@ -328,7 +329,7 @@ def _generator(random_state: Any) -> np.random.Generator:
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2 ** 31 - 1))
-    return np.random.default_rng(random_state)
+    return as_generator(random_state)
 
 
 def _shift_warm_state(inner: StructuredSVM, model: StructuredModel, X: Sequence[Any],

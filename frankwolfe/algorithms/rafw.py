@@ -15,6 +15,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._random import as_generator
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -237,7 +238,7 @@ def randomized_away_step_frank_wolfe(
     array([0.6, 0.4, 0. , 0. ])
     """
     options = RunOptions(**run)  # @solver passes every run keyword
-    rng = np.random.default_rng(random_state)  # returns a Generator itself unchanged
+    rng = as_generator(random_state)
     _sample_size(subsample, 1)  # validate before any work
     warm, start = split_start(x0)
     variant = _RandomizedAway(warm, resum_every, sparsify_tol, subsample, gap_every, rng)

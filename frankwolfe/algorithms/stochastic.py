@@ -14,6 +14,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._random import as_generator
 from ..atoms import Atom
 from ..lmo.base import LMO
 from ..monitor import Monitor
@@ -192,6 +193,6 @@ def stochastic_frank_wolfe(
     est = make_estimator(estimator, batch_size)
     rule = _open_loop(step_size)
     x, _ = prepare_start(objective, domain, x0)
-    est.start(objective, x, np.random.default_rng(random_state))
+    est.start(objective, x, as_generator(random_state))
     engine = _StochasticEngine(objective, domain, est, rule, x, gap_every)
     return drive(engine, options.monitor("sfw"))

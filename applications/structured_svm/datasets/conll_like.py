@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._random import as_generator
+
 from ._synthetic_checks import check_counts
 from .conll import CONLL_TEMPLATES, _Shifter
 
@@ -119,7 +121,7 @@ class ConllLike:
                 raise ValueError(f"ConllLike: `random_state` must be >= 0, got {random_state!r}")
             entropy = int(random_state)
         elif random_state is None or isinstance(random_state, np.random.Generator):
-            entropy = int(np.random.default_rng(random_state).integers(2**63))
+            entropy = int(as_generator(random_state).integers(2**63))
         else:
             raise TypeError("ConllLike: `random_state` must be an int, a numpy Generator, a "
                             f"SeedSequence or None, got {type(random_state).__name__}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._random import as_generator
+
 from ..models.graph.grid import grid_edges
 from ._synthetic_checks import check_counts, check_number, paint_blocks
 
@@ -34,7 +36,7 @@ def make_noisy_blocks(n_samples: int, height: int = 8, width: int = 8, n_states:
                          ("width", width, 1), ("n_states", n_states, 2),
                          ("n_blocks", n_blocks, 0)))
     check_number(where, "noise", noise)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     edges, _ = grid_edges(height, width)
     X, Y = [], []
     for _ in range(n_samples):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._random import as_generator
+
 from ..models.graph.grid import grid_edges
 from ._synthetic_checks import check_counts, check_number, paint_blocks
 
@@ -47,7 +49,7 @@ def make_latent_blocks(n_samples: int, height: int = 6, width: int = 6, n_labels
                          ("n_hidden_states", n_hidden_states, 1), ("n_blocks", n_blocks, 0)))
     check_number(where, "radius", radius, positive=True)
     check_number(where, "noise", noise)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     K, k = int(n_labels), int(n_hidden_states)
     angle = 2 * np.pi * (np.arange(k)[None, :] * K + np.arange(K)[:, None]) / (K * k)
     centres = radius * np.stack([np.cos(angle), np.sin(angle)], axis=-1)  # (K, k, 2)

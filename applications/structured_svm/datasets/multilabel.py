@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._random import as_generator
+
 from ._synthetic_checks import check_counts, check_number
 
 __all__ = ["make_multilabel_tree"]
@@ -63,7 +65,7 @@ def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10
         raise ValueError(f"make_multilabel_tree: `offset` must be a finite number, got "
                          f"{offset!r}")
     n, L, F = int(n_samples), int(n_labels), int(n_features)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     parent = np.array([-1] + [int(rng.integers(k)) for k in range(1, L)], dtype=np.int64)
     U = rng.normal(size=(L, F)) / np.sqrt(F)
     X = rng.normal(size=(n, F))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._random import as_generator
+
 __all__ = ["make_chain"]
 
 
@@ -64,7 +66,7 @@ def make_chain(
     if n_templates is not None and (int(n_templates) != n_templates or n_templates < 1):
         raise ValueError("make_chain: `n_templates` must be a positive integer, "
                          f"got {n_templates!r}")
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     K = int(n_states)
     start = rng.dirichlet(np.ones(K))
     trans = rng.dirichlet(np.ones(K) * 0.5, size=K)

@@ -89,6 +89,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe import Result, RunOptions
+from frankwolfe._random import as_generator
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -122,8 +123,7 @@ def coupling_norm(model: Any, X: Sequence[Any], Y: Sequence[Any], rounds: int = 
     Viterbi decodings, at ``w`` and ``-w``); the value is ``sqrt(mean m_i^2) / ||w||``
     and the next direction is ``A z``.
     """
-    rng = (random_state if isinstance(random_state, np.random.Generator)
-           else np.random.default_rng(random_state))
+    rng = as_generator(random_state)
     d = model.size_joint_feature
     n = len(X)
     w = rng.standard_normal(d)

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe import Result, RunOptions
+from frankwolfe._random import as_generator
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -278,8 +279,7 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
                          f"{block_order!r}")
     if not (np.isfinite(eta0) and eta0 > 0):
         raise ValueError(f"online_eg: `eta0` must be a positive number, got {eta0!r}")
-    rng = (random_state if isinstance(random_state, np.random.Generator)
-           else np.random.default_rng(random_state))
+    rng = as_generator(random_state)
     # the clock starts before the set-up (the flattened data, the first marginals): it
     # counts against time_limit
     monitor = budget_options(options, max_passes).monitor("online_eg")

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import Result, RunOptions
+from frankwolfe._random import as_generator
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -190,8 +191,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
                          f"None, got {averaging!r}")
     if block_order not in ("uniform", "perm"):
         raise ValueError(f"ssg: `block_order` must be 'uniform' or 'perm', got {block_order!r}")
-    rng = (random_state if isinstance(random_state, np.random.Generator)
-           else np.random.default_rng(random_state))
+    rng = as_generator(random_state)
     n, d = len(X), model.size_joint_feature
     v = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
     if v.shape != (d,):

@@ -8,6 +8,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from ..._random import as_generator
 from ...lmo.product import ProductDomain
 from ...objectives.base import Objective
 from ...options import RunKeywords, RunOptions, solver
@@ -323,8 +324,7 @@ def block_coordinate_frank_wolfe(
         raise ValueError(f"atom_storage must be one of {STORAGES}, got {atom_storage!r}")
     if not (np.isfinite(gap_degree) and gap_degree >= 0):
         raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
-    rng = (random_state if isinstance(random_state, np.random.Generator)
-           else np.random.default_rng(random_state))
+    rng = as_generator(random_state)
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
     round_step = _check_choice("round_step", round_step, ("sequential", "joint"))
     if round_step == "joint" and type(step).direction is not FWStep.direction:

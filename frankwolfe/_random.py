@@ -1,0 +1,51 @@
+"""``random_state``: the one conversion of the argument that every random choice of the
+package and its applications takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_generator"]
+
+
+def as_generator(random_state: Any, name: str = "random_state") -> np.random.Generator:
+    """The numpy ``Generator`` of ``random_state``.
+
+    Parameters
+    ----------
+    random_state : None, int, sequence of int, SeedSequence, BitGenerator, Generator or RandomState
+        ``None``: fresh entropy; a non-negative integer (or a sequence of them) or a
+        ``SeedSequence``: a seeded generator; a ``Generator``: used as it is (its draws
+        continue); a ``BitGenerator`` or a legacy ``RandomState`` (scikit-learn's
+        convention): a generator on its bit generator.
+    name : str, default "random_state"
+        The argument's name in the error.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Anything else, naming the argument and the value (numpy's own message names
+        neither).
+
+    Examples
+    --------
+    >>> from frankwolfe._random import as_generator
+    >>> float(as_generator(0).random()) == float(as_generator(0).random())
+    True
+    >>> as_generator("seed")
+    Traceback (most recent call last):
+    ...
+    TypeError: random_state must be None, a non-negative integer (or a sequence of them), \
+a numpy Generator, SeedSequence, BitGenerator or RandomState, got 'seed'
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as err:
+        raise type(err)(
+            f"{name} must be None, a non-negative integer (or a sequence of them), a numpy "
+            f"Generator, SeedSequence, BitGenerator or RandomState, got {random_state!r}"
+        ) from None
