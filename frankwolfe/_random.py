@@ -18,8 +18,9 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
     random_state : None, int, sequence of int, SeedSequence, BitGenerator, Generator or RandomState
         ``None``: fresh entropy; a non-negative integer (or a sequence of them) or a
         ``SeedSequence``: a seeded generator; a ``Generator``: used as it is (its draws
-        continue); a ``BitGenerator`` or a legacy ``RandomState`` (scikit-learn's
-        convention): a generator on its bit generator.
+        continue); a ``BitGenerator``: a generator on it; a legacy ``RandomState``
+        (scikit-learn's convention): a generator seeded by one draw from it (numpy 2
+        would share its bit generator, numpy 1.26 refuses it: one behaviour for both).
     name : str, default "random_state"
         The argument's name in the error.
 
@@ -42,6 +43,8 @@ a numpy Generator, SeedSequence, BitGenerator or RandomState, got 'seed'
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
     try:
         return np.random.default_rng(random_state)
     except (TypeError, ValueError) as err:

@@ -183,11 +183,14 @@ def test_a_bad_random_state_is_named(bad):
             run()
 
 
-def test_random_state_takes_a_legacy_random_state_and_a_generator_as_numpy_does():
+def test_random_state_takes_a_generator_as_it_is_and_a_legacy_random_state():
     from frankwolfe._random import as_generator
 
     gen = np.random.default_rng(4)
     assert as_generator(gen) is gen
-    legacy = as_generator(np.random.RandomState(4))
-    assert isinstance(legacy, np.random.Generator)
     assert as_generator(7).random() == np.random.default_rng(7).random()
+    # a RandomState (scikit-learn's convention; numpy 1.26's default_rng refuses it)
+    # seeds a generator by one draw: the same stream on every numpy
+    seed = np.random.RandomState(4).randint(2**31 - 1)
+    assert as_generator(np.random.RandomState(4)).random() == \
+        np.random.default_rng(seed).random()

@@ -199,7 +199,7 @@ class LatentSSVM(BaseEstimator):
         if X_test is not None and Y_test is not None:
             check_finite_examples(X_test, "X_test", where)
             Y_test = list(check_labels(Y_test, "Y_test", where))
-        rng = _generator(self.random_state)
+        rng = as_generator(self.random_state)
         inner = clone(self.base_ssvm)
         seeded = inner.random_state is None
         lam = 1.0 / len(X) if inner.lam is None else float(inner.lam)
@@ -324,12 +324,6 @@ def _error(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> flo
                           for x, y in zip(X, Y)]))
 
 
-def _generator(random_state: Any) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2 ** 31 - 1))
-    return as_generator(random_state)
 
 
 def _shift_warm_state(inner: StructuredSVM, model: StructuredModel, X: Sequence[Any],
