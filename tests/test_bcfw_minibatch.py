@@ -140,6 +140,25 @@ def test_gap_sampling_rounds_have_distinct_blocks_at_degree_zero(problem, order)
     assert set(rounds[0] + rounds[1] + rounds[2]) == set(range(N))  # the first pass
 
 
+class _CountingHold(GapSampling):
+    """Gap sampling with a ``hold`` of its own: its rounds are drawn in Python, so that
+    every hold-out goes through it."""
+
+    held = 0
+
+    def hold(self, i):
+        type(self).held += 1
+        super().hold(i)
+
+
+def test_an_order_holding_out_its_own_way_is_asked_for_every_block(problem):
+    f, dom, _ = problem
+    _CountingHold.held = 0
+    block_coordinate_frank_wolfe(f, dom, batch_size=10, block_order=_CountingHold(),
+                                 executor=_Recording(), max_iter=2, tol=0.0, random_state=0)
+    assert _CountingHold.held == 2 * N
+
+
 def test_mini_batch_exact_steps_on_least_squares_reach_the_cvxpy_optimum():
     """Least squares over simplices, rounds of 3 (the Python engine), exact steps: a
     block at its own optimum has a gap within rounding of 0, and the objective's exact

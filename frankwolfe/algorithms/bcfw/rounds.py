@@ -78,10 +78,11 @@ Ask = Callable[[list[int]], Callable[[], Any]]
 
 def _plain_gap_sampling(state: BlockState) -> GapSampling | None:
     """The run's order when it is the library's gap sampling, else None (a subclass that
-    picks or updates its own way draws in Python, block by block)."""
+    picks, updates or holds out its own way draws in Python, block by block)."""
     order = state.order
-    if (isinstance(order, GapSampling) and type(order).next is GapSampling.next
-            and type(order).update is GapSampling.update):
+    own = (GapSampling.next, GapSampling.update, GapSampling.hold)
+    if isinstance(order, GapSampling) and (type(order).next, type(order).update,
+                                           type(order).hold) == own:
         return order
     return None
 
