@@ -19,13 +19,14 @@ from numba.experimental import structref
 from ..compiled.inner import inner_kernel
 from ..compiled.records import RecordRefType
 from ..objectives.design_kernels import (
-    DesignRef,
     add_column,
     add_gram_column,
     column_dot,
     column_work,
+    design_ref,
     exact_products,
     extend_gram,
+    full_work,
     half_sq_residual,
 )
 
@@ -87,9 +88,10 @@ structref.define_proxy(StateRef, _StateType, list(_State._fields))
 
 @njit(cache=True)
 def make_refs(D, S):  # pragma: no cover - compiled
-    """The references (:class:`~frankwolfe.objectives.design_kernels.DesignRef`,
+    """The references (a :class:`~frankwolfe.objectives.design_kernels.DenseDesignRef`
+    or :class:`~frankwolfe.objectives.design_kernels.SparseDesignRef`, and a
     :class:`StateRef`) of the records ``D`` (a ``Design``) and ``S``."""
-    return DesignRef(*D), StateRef(*S)
+    return design_ref(D), StateRef(*S)
 
 
 @inner_kernel
@@ -374,7 +376,9 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
         if blocked:
             continue
         t = 1.0
-        hit = -1
+        # no weight hits 0 while hit == kk (not -1: numba would type the call below for
+        # the literal -1 first and compile _cholesky_delete twice)
+        hit = kk
         for a in range(kk):
             if delta[a] < 0.0 and w[sub[a]] < -t * delta[a]:
                 t = w[sub[a]] / -delta[a]
@@ -401,7 +405,7 @@ def _face_minimizer(S, k):  # pragma: no cover - compiled
             w[sub[a]] += t * delta[a]
         for i in range(k):
             s[i] += t * Qd[i]
-        if hit < 0:
+        if hit == kk:
             break
         w[sub[hit]] = 0.0
         if not _cholesky_delete(L, sub, kk, hit):
@@ -436,15 +440,17 @@ def _face_gram(D, S, k):  # pragma: no cover - compiled
             S.gj[t] = j
             S.gpos[j] = t
             S.gcount[0] = t + 1
-            if D.dense:  # from the cached Gram column
-                h = _cached_gram(D, S, j)
-                for q in range(t):
-                    jq = S.gj[q]
-                    val = S.pool[h, jq] if h >= 0 else column_dot(D, j, jq)
-                    S.gmat[t, q] = S.gmat[q, t] = val
-                S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_dot(D, j, j)
         pos[u] = t
-    if not D.dense:  # from the rows the new columns touch
+    if hasattr(D, "A"):  # from the cached Gram columns
+        for t in range(first_new, S.gcount[0]):
+            j = S.gj[t]
+            h = _cached_gram(D, S, j)
+            for q in range(t):
+                jq = S.gj[q]
+                val = S.pool[h, jq] if h >= 0 else column_dot(D, j, jq)
+                S.gmat[t, q] = S.gmat[q, t] = val
+            S.gmat[t, t] = S.pool[h, j] if h >= 0 else column_dot(D, j, j)
+    else:  # from the rows the new columns touch
         extend_gram(D, S.gj, S.gpos, first_new, S.gcount[0], S.gmat, S.fm)
     Q = S.fq[0]
     for u in range(k):
@@ -542,7 +548,7 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
             if change < 0.0:
                 # x, A x and g follow the change of the weights: by Gram columns when
                 # that reads fewer entries than recomputing A^T (A x - b)
-                full = D.m * D.n if D.dense else D.cp[D.n] + D.n
+                full = full_work(D)
                 cost = 0
                 for u in range(k):
                     if w[u] != S.w[u]:

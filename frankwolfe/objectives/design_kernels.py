@@ -1,17 +1,19 @@
 """Compiled kernels of a design matrix ``A``: the products a quadratic objective
 ``1/2 ||A x - b||^2`` needs along coordinate directions.
 
-A :class:`Design` is the typed record of ``A`` (dense, or scipy.sparse in both
-CSC and CSR form) and ``b`` handed to numba; the kernels answer questions about
-columns of ``A`` (its image ``A e_j``, the Gram column ``A^T A e_j``, inner
-products of columns) and recompute ``A x`` and the gradient exactly.  They hold
-no step logic: the core's compiled driver
+A :class:`Design` is the typed record of ``A`` and ``b`` handed to numba: a
+:class:`DenseDesign` or a :class:`SparseDesign` (scipy.sparse ``A`` in both CSC and CSR
+form).  The kernels answer questions about columns of ``A`` (its image ``A e_j``, the
+Gram column ``A^T A e_j``, inner products of columns) and recompute ``A x`` and the
+gradient exactly.  They hold no step logic: the core's compiled driver
 (:mod:`frankwolfe.algorithms.compiled_pairwise`) decides the steps.
 
-One record type serves both kinds of ``A`` (the unused part is empty), so one
-compiled driver, cached on disk, serves both.  The kernels here are compiled with
-:func:`~frankwolfe.compiled.inner.inner_kernel`: other kernels call them, Python does
-not.
+The kind of ``A`` is the record's type, not a field: a kernel branches on
+``hasattr(D, "A")``, which numba decides while typing, so each kind compiles its own
+branches only (a first sparse lasso compiled the dense ones too before, and the other
+way round; about 1.3 CPU-s of a first dense run, benchmarks/README.md).  The kernels
+here are compiled with :func:`~frankwolfe.compiled.inner.inner_kernel`: other kernels
+call them, Python does not.
 """
 
 from __future__ import annotations
@@ -26,23 +28,27 @@ from .._sparse import issparse
 from ..compiled.inner import inner_kernel
 from ..compiled.records import RecordRefType
 
-__all__ = ["Design", "DesignRef", "make_design", "column_work",
+__all__ = ["Design", "DenseDesign", "SparseDesign", "DenseDesignRef", "SparseDesignRef",
+           "make_design", "design_ref", "full_work", "column_work",
            "add_gram_column", "column_dot", "add_column", "exact_products", "extend_gram",
            "half_sq_residual"]
 
 
-class Design(NamedTuple):
-    """``A`` and ``b`` of ``1/2 ||A x - b||^2`` for compiled kernels.
+class DenseDesign(NamedTuple):
+    """A dense ``A`` (``(m, n)``, C-ordered) and ``b`` of ``1/2 ||A x - b||^2``."""
 
-    ``dense`` selects the part in use: ``A`` (``(m, n)`` C-ordered) or the
-    CSC arrays ``cp, ci, cd`` with the CSR arrays ``rp, ri, rd`` (sorted
-    indices, no duplicates).
-    """
-
-    dense: bool
     m: int
     n: int
     A: np.ndarray
+    b: np.ndarray
+
+
+class SparseDesign(NamedTuple):
+    """A sparse ``A`` as its CSC arrays ``cp, ci, cd`` and CSR arrays ``rp, ri, rd``
+    (``int32`` indices, sorted, no duplicates), and ``b``."""
+
+    m: int
+    n: int
     cp: np.ndarray
     ci: np.ndarray
     cd: np.ndarray
@@ -52,28 +58,42 @@ class Design(NamedTuple):
     b: np.ndarray
 
 
+_DENSE_FIELDS = len(DenseDesign._fields)
+assert len(SparseDesign._fields) != _DENSE_FIELDS
+
+#: the record of ``A`` and ``b`` the kernels take: its type says which kind ``A`` is
+Design = DenseDesign | SparseDesign
+
+
 @structref.register
-class _DesignType(RecordRefType):
-    """The design by reference (see :mod:`frankwolfe.compiled.records`)."""
+class _DenseDesignType(RecordRefType):
+    """A dense design by reference (see :mod:`frankwolfe.compiled.records`)."""
 
 
-class DesignRef(structref.StructRefProxy):
-    """A :class:`Design` as the kernels take it (its arrays shared, not copied); Python
-    reads the record itself."""
+@structref.register
+class _SparseDesignType(RecordRefType):
+    """A sparse design by reference (see :mod:`frankwolfe.compiled.records`)."""
 
 
-structref.define_proxy(DesignRef, _DesignType, list(Design._fields))
+class DenseDesignRef(structref.StructRefProxy):
+    """A :class:`DenseDesign` as the kernels take it (its arrays shared, not copied)."""
+
+
+class SparseDesignRef(structref.StructRefProxy):
+    """A :class:`SparseDesign` as the kernels take it (its arrays shared, not copied)."""
+
+
+structref.define_proxy(DenseDesignRef, _DenseDesignType, list(DenseDesign._fields))
+structref.define_proxy(SparseDesignRef, _SparseDesignType, list(SparseDesign._fields))
 
 
 def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
-    """The :class:`Design` of ``A`` (dense, or canonical CSC with its CSR copy ``rows``)."""
-    empty_i = np.zeros(1, dtype=np.int32)
-    empty_f = np.zeros(0)
+    """The :class:`DenseDesign` of a dense ``A``, or the :class:`SparseDesign` of a
+    canonical CSC ``A`` with its CSR copy ``rows``."""
     b = np.ascontiguousarray(b, dtype=float)
     m, n = A.shape
     if not issparse(A):
-        return Design(True, m, n, np.ascontiguousarray(A, dtype=float), empty_i, empty_i,
-                      empty_f, empty_i, empty_i, empty_f, b)
+        return DenseDesign(m, n, np.ascontiguousarray(A, dtype=float), b)
     if A.nnz >= 2**31:
         raise ValueError(f"compiled design: A has {A.nnz} non-zeros, more than int32 indices "
                          "address")
@@ -82,15 +102,35 @@ def make_design(A: Any, b: np.ndarray, rows: Any = None) -> Design:
     def i32(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int32)
 
-    return Design(False, m, n, np.zeros((0, 0)), i32(A.indptr), i32(A.indices),
-                  np.ascontiguousarray(A.data, dtype=float), i32(rows.indptr),
-                  i32(rows.indices), np.ascontiguousarray(rows.data, dtype=float), b)
+    return SparseDesign(m, n, i32(A.indptr), i32(A.indices),
+                        np.ascontiguousarray(A.data, dtype=float), i32(rows.indptr),
+                        i32(rows.indices), np.ascontiguousarray(rows.data, dtype=float), b)
+
+
+@inner_kernel
+def design_ref(D):  # pragma: no cover - compiled
+    """The reference (:class:`DenseDesignRef` or :class:`SparseDesignRef`) of the record
+    ``D``."""
+    # the length of a tuple argument is a constant numba prunes the other branch by
+    # (hasattr would compile a function for the tuple's type)
+    if len(D) == _DENSE_FIELDS:
+        return DenseDesignRef(*D)
+    return SparseDesignRef(*D)
+
+
+@inner_kernel
+def full_work(D):  # pragma: no cover - compiled
+    """Entries of ``A`` read by :func:`exact_products`: the cost of recomputing ``A x``
+    and the gradient from scratch."""
+    if hasattr(D, "A"):
+        return D.m * D.n
+    return D.cp[D.n] + D.n
 
 
 @inner_kernel
 def column_work(D, j):  # pragma: no cover - compiled
     """Entries of ``A`` read by :func:`add_gram_column` for column ``j``."""
-    if D.dense:
+    if hasattr(D, "A"):
         return D.m * D.n
     w = 0
     for k in range(D.cp[j], D.cp[j + 1]):
@@ -102,7 +142,7 @@ def column_work(D, j):  # pragma: no cover - compiled
 @inner_kernel
 def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
     """``out += c A^T A e_j``, through the rows of ``A`` that column ``j`` touches."""
-    if D.dense:
+    if hasattr(D, "A"):
         A = D.A
         for i in range(D.m):
             t = c * A[i, j]
@@ -122,7 +162,7 @@ def add_gram_column(D, j, c, out):  # pragma: no cover - compiled
 def column_dot(D, i, j):  # pragma: no cover - compiled
     """``<A e_i, A e_j>`` (``||A e_j||^2`` for ``i == j``)."""
     s = 0.0
-    if D.dense:
+    if hasattr(D, "A"):
         for r in range(D.m):
             s += D.A[r, i] * D.A[r, j]
         return s
@@ -144,7 +184,7 @@ def column_dot(D, i, j):  # pragma: no cover - compiled
 @inner_kernel
 def add_column(D, j, c, p):  # pragma: no cover - compiled
     """``p += c A e_j``."""
-    if D.dense:
+    if hasattr(D, "A"):
         for r in range(D.m):
             p[r] += c * D.A[r, j]
         return
@@ -170,7 +210,7 @@ def exact_products(D, x, support, k, p, g, seen, res):  # pragma: no cover - com
             add_column(D, j, x[j], p)
     for i in range(D.m):
         res[i] = p[i] - D.b[i]
-    if D.dense:
+    if hasattr(D, "A"):
         for c in range(D.n):
             g[c] = 0.0
         for i in range(D.m):
