@@ -90,8 +90,10 @@ class Atom:
             if indices is None or values is None or shape is None:
                 raise ValueError("Atom: a sparse atom needs `indices`, `values` and `shape`")
             self.shape = shape if type(shape) is tuple else _as_shape(shape)
-            idx = np.asarray(indices, dtype=np.int64)
-            val = np.asarray(values, dtype=float)
+            # C-contiguous (a reversed path is not): kernels taking atoms then compile
+            # once for every oracle, not once more for strided indices
+            idx = np.ascontiguousarray(indices, dtype=np.int64)
+            val = np.ascontiguousarray(values, dtype=float)
             if idx.ndim != 1:
                 idx = idx.ravel()
             if val.ndim != 1:

@@ -71,7 +71,8 @@ def _origin_tree(cost, indptr, out_link, head, tail, demand_row, o, first_thru, 
     pred[:] = -1
     done[:] = False
     dist[o] = 0.0
-    nh = _heap_push(hk, hv, 0, 0.0, o)
+    # np.int64(0), not 0: numba would compile _heap_push once more for the literal 0
+    nh = _heap_push(hk, hv, np.int64(0), 0.0, o)
     n_settled = 0
     while nh > 0:
         du, u, nh = _heap_pop(hk, hv, nh)

@@ -50,7 +50,11 @@ class Beckmann(Objective):
         if x.shape != self.shape:
             raise ShapeError(
                 f"Beckmann: `x` must have shape {self.shape} (one flow per link), got {x.shape}")
-        return np.ascontiguousarray(x)
+        # read-only, whatever the caller passes: the kernels then compile once, not once
+        # more for the read-only iterates that callbacks see (frankwolfe's State.x)
+        x = np.ascontiguousarray(x).view()
+        x.flags.writeable = False
+        return x
 
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         return _costs(self._data, self._check(x), True)

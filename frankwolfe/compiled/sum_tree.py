@@ -63,9 +63,9 @@ def gap_pick(tree, size, est, nextu, u, n):  # pragma: no cover - compiled
         nextu[0] += 1
     if nextu[0] < n:
         return nextu[0]
-    if tree[1] > 0.0:
-        return min(_tree_find(tree, size, u * tree[1]), n - 1)
-    return min(int(u * n), n - 1)
+    # comparisons, not min(): numba compiles min for each argument type on a cold start
+    i = _tree_find(tree, size, u * tree[1]) if tree[1] > 0.0 else int(u * n)
+    return i if i < n - 1 else n - 1
 
 
 @njit(cache=True, nogil=True)

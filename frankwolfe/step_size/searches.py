@@ -24,7 +24,9 @@ def _exact_kernel(params, t, slope, curv, gamma_max):  # pragma: no cover - comp
         return 0.0
     if curv <= 0.0:  # flat (or, on a nonconvex quadratic, concave) along d: go all the way
         return gamma_max
-    return min(gamma_max, -slope / curv)
+    gamma = -slope / curv
+    # a comparison, not min(): numba compiles min for each argument type on a cold start
+    return gamma if gamma < gamma_max else gamma_max
 
 
 def _slope_is_rounding(tracker: Tracker, direction: Direction, slope: float) -> bool:

@@ -138,7 +138,10 @@ def max_sum(S, L, wp, n_states, new, y):
             sa = prev[a]
             row = wtr[a * K:a * K + K]
             for b in range(K):
-                new[b] = max(new[b], sa + row[b])
+                # max() without numba's max compiled on a cold start; a select and an
+                # unconditional store, so that the loop still vectorizes
+                v = sa + row[b]
+                new[b] = v if v > new[b] else new[b]
         cur = S[t]
         for b in range(K):
             cur[b] += new[b]
