@@ -72,15 +72,6 @@ class FunctionObjective(Objective):
             self.shape = ((int(shape),) if isinstance(shape, (int, np.integer))
                           else tuple(int(s) for s in shape))
 
-    def _call(self, name: str, fn: Callable[..., Any], x: np.ndarray, *rest: Any) -> Any:
-        """``fn(x, *rest)``; an error it raises says which callable, at what point."""
-        try:
-            return fn(x, *rest)
-        except Exception as e:
-            # the user's own error, type and traceback kept: a note says where it came from
-            e.add_note(f"raised by FunctionObjective's `{name}` at x of shape {np.shape(x)}")
-            raise
-
     @staticmethod
     def _scalar(v: Any, x: np.ndarray) -> float:
         try:
@@ -91,21 +82,21 @@ class FunctionObjective(Objective):
                              f"{np.shape(x)}") from None
 
     def value(self, x: np.ndarray) -> float:
-        return self._scalar(self._call("fun", self._fun, x), x)
+        return self._scalar(self._fun(x), x)
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self._call("grad", self._grad, x), dtype=float)
+        return np.asarray(self._grad(x), dtype=float)
 
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         if self._vg is not None:
-            f, g = self._call("value_and_gradient", self._vg, x)
+            f, g = self._vg(x)
             return self._scalar(f, x), np.asarray(g, dtype=float)
         return self.value(x), self.gradient(x)
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         if self._exact is None:
             return super().exact_step(x, direction, gradient)
-        return float(self._call("exact_step", self._exact, x, direction, gradient))
+        return float(self._exact(x, direction, gradient))
 
     @property
     def has_exact_step(self) -> bool:
