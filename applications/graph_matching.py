@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from frankwolfe._random import as_generator
 from frankwolfe.errors import ShapeError
 
 from .structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
@@ -238,7 +239,7 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
         Regularization grid (``lam`` of :class:`StructuredSVM`).
     max_passes, tol : int, float
         BCFW budget and duality-gap target (the loss is a fraction in [0, 1]).
-    random_state : int or numpy.random.Generator, optional
+    random_state : int, numpy.random.Generator or RandomState, optional
         Seed of the BCFW block sampling; each ``lam`` gets the same seed (with
         ``None``, the default, fresh entropy drawn once per call).  A
         ``Generator`` is shared: each ``lam`` continues its stream.
@@ -255,6 +256,10 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
     if lam_arr.size == 0 or not np.all(np.isfinite(lam_arr) & (lam_arr > 0)):
         raise ValueError(f"learn_graph_matching: `lams` must be a non-empty sequence of positive "
                          f"numbers, got {lams!r}")
+    shared = isinstance(random_state, np.random.Generator)
+    # the package's one conversion (it names a bad value); its seed sequence seeds a fresh
+    # Generator per lam
+    seed: Any = as_generator(random_state).bit_generator.seed_seq
     if data is None:
         data = load_cmu_house(data_home)
     splits = {s: pair_dataset(data, data.pair_list(baseline, s), kind)
@@ -266,9 +271,6 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
 
     val_acc = np.empty(lam_arr.size)
     fitted: list[StructuredSVM] = []
-    shared = isinstance(random_state, np.random.Generator)
-    seed = None if isinstance(random_state, np.random.Generator) \
-        else np.random.SeedSequence(random_state)
     for k, lam in enumerate(lam_arr):
         # a fresh Generator per lam from one seed: every grid point sees the same block order
         rs = random_state if shared else np.random.default_rng(seed)

@@ -190,6 +190,8 @@ def test_learn_bad_input():
         learn_graph_matching(15, data=data)
     with pytest.raises(ShapeError, match="pairs"):
         pair_dataset(data, np.array([0, 1]))
+    with pytest.raises(TypeError, match="random_state must be .* got 'seed'"):
+        learn_graph_matching(10, data=data, random_state="seed")
 
 
 def test_example_runs(shared_data, capsys):

@@ -258,15 +258,14 @@ def resident_kernels(blocks: CompiledBlocks) -> ResidentKernels:
     Needs the fused kernels (``curvature``, ``describe``) and the round kernels' ``load``,
     ``recall_gap`` and ``moved_at`` (:class:`~frankwolfe.compiled.RoundKernels`)."""
     rk = blocks.rounds
-    missing = [name for name, fn in (
-        ("CompiledBlocks.curvature", blocks.curvature),
-        ("CompiledBlocks.describe", blocks.describe), ("CompiledBlocks.rounds", rk),
-        ("RoundKernels.load", rk and rk.load), ("RoundKernels.recall_gap", rk and rk.recall_gap),
-        ("RoundKernels.moved_at", rk and rk.moved_at)) if fn is None]
-    if missing:
+    from_rounds = (None, None, None) if rk is None else (rk.load, rk.recall_gap, rk.moved_at)
+    missing = [name for name, fn in zip(
+        ("CompiledBlocks.curvature", "CompiledBlocks.describe", "CompiledBlocks.rounds",
+         "RoundKernels.load", "RoundKernels.recall_gap", "RoundKernels.moved_at"),
+        (blocks.curvature, blocks.describe, rk, *from_rounds)) if fn is None]
+    if missing or rk is None:
         raise ValueError(f"resident_kernels: the domain's compiled blocks lack "
                          f"{', '.join(missing)}")
-    assert rk is not None
     kernels = {"load": rk.load, "curvature": blocks.curvature, "describe": blocks.describe,
                "commit": blocks.commit, "recall_gap": rk.recall_gap, "moved_at": rk.moved_at}
     from .driver_files import record_modules
