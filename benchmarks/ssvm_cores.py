@@ -73,12 +73,21 @@ def _tau(arg: str, n: int) -> int:
     return int(arg)
 
 
-def _serial_pass(f, dom) -> dict:
-    """The second of three passes of serial BCFW (the compiled pass)."""
+def _serial_pass(f, dom, **kw) -> dict:
+    """The second of three passes of serial BCFW (the compiled pass; ``kw``: e.g. lock-free
+    passes on threads)."""
     res = fw.block_coordinate_frank_wolfe(f, dom, block_order=ORDER, max_iter=3, tol=0.0,
-                                          gap_every=10**6, random_state=0)
+                                          gap_every=10**6, random_state=0, **kw)
     h = res.history
-    return {"pass_seconds": float(h["time"][2] - h["time"][1]), "engine": res.extra["engine"]}
+    out = {"pass_seconds": float(h["time"][2] - h["time"][1]), "engine": res.extra["engine"]}
+    if "step_seconds" in h:  # lock-free: the threads' phase and the fold, of that pass
+        out.update(step_seconds=float(h["step_seconds"][2] - h["step_seconds"][1]),
+                   fold_seconds=float(h["fold_seconds"][2] - h["fold_seconds"][1]))
+    return out
+
+
+def _lock_free(threads: int) -> dict:
+    return {"round_step": "lock_free", "n_jobs": threads}
 
 
 class Run:
@@ -102,7 +111,8 @@ class Run:
 
 
 def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: list[int],
-              repeats: int, dask_taus: list[str], staleness: list[int]) -> None:
+              repeats: int, dask_taus: list[str], staleness: list[int],
+              lock_free: list[int]) -> None:
     n = dom.n
     table = run.data["pass"]
 
@@ -111,11 +121,15 @@ def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: li
         row["all"].append(r["pass_seconds"])
         if "best" not in row or r["pass_seconds"] < row["best"]["pass_seconds"]:
             row["best"] = r
-        run.note(f"{key}: {r['pass_seconds']:.3f} s/pass")
+        more = (f" (threads {r['step_seconds']:.3f}, fold {r['fold_seconds']:.3f})"
+                if "step_seconds" in r else "")
+        run.note(f"{key}: {r['pass_seconds']:.3f} s/pass{more}")
         run.save()
 
     # warm-up: the kernels compiled (or loaded) in this process
     _serial_pass(f, dom)
+    if lock_free:
+        _serial_pass(f, dom, **_lock_free(2))
     for tau_arg in taus:
         fw.block_coordinate_frank_wolfe(f, dom, batch_size=_tau(tau_arg, n), n_jobs=2,
                                         block_order=ORDER, max_iter=1, tol=0.0,
@@ -126,6 +140,8 @@ def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: li
             run.data["skipped"].append("pass: thread repeats")
             break
         record("serial BCFW", _serial_pass(f, dom))
+        for J in lock_free:
+            record(f"lock-free threads={J}", _serial_pass(f, dom, **_lock_free(J)))
         for tau_arg in taus:
             tau = _tau(tau_arg, n)
             for J in threads:
@@ -194,9 +210,11 @@ def _to_gap(f, dom, kw: dict, executor, seconds: float, target: float,
 
 
 def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target: float,
-             gap_every: int, limit: float, staleness: int = 0) -> None:
+             gap_every: int, limit: float, staleness: int = 0,
+             lock_free: list[int] | None = None) -> None:
     tau = _tau(tau_arg, dom.n)
     rows: list[tuple[str, dict, int | None]] = [("serial BCFW", {}, None)]
+    rows += [(f"lock-free threads={J}", _lock_free(J), None) for J in lock_free or []]
     if threads > 0:
         rows.append((f"tau={tau_arg} threads={threads}"
                      + (f" staleness={staleness}" if staleness else ""),
@@ -284,6 +302,10 @@ def main() -> None:
     ap.add_argument("--gap-threads", type=int, default=16)
     ap.add_argument("--gap-workers", type=int, default=8, help="0: no Dask row")
     ap.add_argument("--gap-staleness", type=int, default=0, help="of the threads row")
+    ap.add_argument("--lock-free", nargs="*", type=int, default=[],
+                    help="threads of lock-free pass rows (round_step='lock_free')")
+    ap.add_argument("--gap-lock-free", nargs="*", type=int, default=[],
+                    help="threads of lock-free gap rows")
     ap.add_argument("--gap-limit", type=float, default=120.0, help="seconds per gap row")
     ap.add_argument("--budget", type=float, default=600.0, help="seconds for the whole run")
     ap.add_argument("--out", type=Path,
@@ -305,10 +327,10 @@ def main() -> None:
     run.note(f"CoNLL loaded: n={dom.n}, d={dom.dim}")
     if "pass" in a.part:
         pass_rows(run, f, dom, a.tau, a.threads, a.workers, a.repeats, a.dask_tau or a.tau,
-                  a.staleness)
+                  a.staleness, a.lock_free)
     if "gap" in a.part:
         gap_rows(run, f, dom, a.gap_tau, a.gap_threads, a.gap_workers, a.target,
-                 a.gap_every, a.gap_limit, a.gap_staleness)
+                 a.gap_every, a.gap_limit, a.gap_staleness, a.gap_lock_free)
     meta["load_after"] = os.getloadavg()
     run.save()
     run.note(f"written {a.out}")

@@ -92,7 +92,8 @@ class StructuredSVM(BaseEstimator):
         passes, ``2^j <= P < 2^(j+1)``, see ``block_coordinate_frank_wolfe``;
         SSG-tavg and the extragradient: over iterates, see :mod:`._averaging`);
         False: none.  Default (None): weighted for ``"bcfw"``
-        with uniform or perm sampling and for ``"ssg"`` (BCFWstruct), none for
+        with uniform or perm sampling (none with ``round_step="lock_free"``) and for
+        ``"ssg"`` (BCFWstruct), none for
         ``"bcfw_pairwise"`` and for gap sampling (gapBCFW has none: the average
         lags behind pairwise steps' linear convergence and behind gap sampling,
         whose certified gap stalls near 4e-2 where plain iterates reach 1e-4 on
@@ -169,13 +170,16 @@ class StructuredSVM(BaseEstimator):
         ``staleness`` rounds run ahead, at the ``w`` of their launch, while the
         current round's steps are applied (the core's ``staleness``; delays in
         ``result_.extra``).  0: synchronous rounds.
-    round_step : {"sequential", "joint"}, default "sequential"
+    round_step : {"sequential", "joint", "lock_free"}, default "sequential"
         How the examples of a round move (with ``batch_size``; the core's
         ``round_step``): one block step after the other, each with its line search,
         or ``"joint"``, Wang et al.'s update, all of the round's blocks with one step
         size from one line search along their summed direction (compiled for
         :class:`~.ChainModel` with a uniform or permutation order, else in the core's
-        Python block engine).
+        Python block engine).  ``"lock_free"`` takes no rounds and no ``batch_size``:
+        the ``n_jobs`` threads each decode and step their own examples at the same
+        time against one shared ``w`` (the core's lock-free passes; compiled
+        :class:`~.ChainModel` only, no averaging).
     executor : frankwolfe.Executor or dask.distributed.Client, optional
         Where the oracles of each round (and of the certificate passes) run: any
         :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,
@@ -238,7 +242,7 @@ class StructuredSVM(BaseEstimator):
         "compiled": [BOOLEAN],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "staleness": [Interval(Integral, 0, None, closed="left")],
-        "round_step": [Options({"sequential", "joint"})],
+        "round_step": [Options({"sequential", "joint", "lock_free"})],
         "executor": [ANY],  # an Executor or a dask.distributed.Client: make_executor checks
         "client": [ANY],  # a dask.distributed.Client (duck-typed)
     }
@@ -291,7 +295,15 @@ class StructuredSVM(BaseEstimator):
         if self.staleness and not parallel:
             raise ValueError(f"StructuredSVM: staleness={self.staleness!r} runs the decodings "
                              "of mini-batch rounds ahead: give batch_size (or executor, client)")
-        if self.round_step != "sequential" and not parallel:
+        if self.round_step == "lock_free":
+            if self.solver != "bcfw" or self.batch_size is not None or self.staleness or \
+                    self.client is not None:
+                raise ValueError("StructuredSVM: round_step='lock_free' is BCFW on n_jobs "
+                                 "threads (or a ThreadExecutor) without rounds: solver='bcfw', "
+                                 f"no batch_size, staleness or client; got solver="
+                                 f"{self.solver!r}, batch_size={self.batch_size!r}, "
+                                 f"staleness={self.staleness!r}")
+        elif self.round_step != "sequential" and not parallel:
             raise ValueError(f"StructuredSVM: round_step={self.round_step!r} is how the "
                              "examples of a mini-batch round move: give batch_size (or "
                              "executor, client)")
@@ -439,6 +451,9 @@ class StructuredSVM(BaseEstimator):
     def _executor(self) -> dict[str, Any]:
         """Keywords of the core BCFW for ``batch_size`` / ``executor`` (none when unset)."""
         executor = self.executor if self.executor is not None else self.client
+        if self.round_step == "lock_free":
+            return {"round_step": "lock_free", "executor": executor,
+                    "n_jobs": None if executor is not None else self.n_jobs}
         if self.batch_size is None and executor is None:
             return {}
         return {"batch_size": self.batch_size, "executor": executor,

@@ -64,7 +64,8 @@ def _run_bcfw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
         domain.set_warm_start(getattr(svm, "_state", None))
     # gapBCFW has no averaging: the average lags behind the linear convergence
     # of pairwise steps and behind gap sampling's focus on the worst blocks
-    default_avg = not pairwise and block_order != "gap"
+    # (and lock-free passes have none: their threads would all settle one average)
+    default_avg = not pairwise and block_order != "gap" and svm.round_step != "lock_free"
     avg = _averaging_kind(svm.averaging, "weighted" if default_avg else None)
 
     def solve(options: RunOptions) -> Result:

@@ -10,7 +10,8 @@ whether the direction is materialized, a literal as ``False`` in the certificate
 that one compilation of a kernel serves both); ``ROUNDS``: vertices read from the
 round's ``table`` instead of asked, the coordinates the steps write listed in
 ``touched`` (:mod:`.touched`); ``ORACLE`` / ``RECALL_GAP``: the domain's ``oracle`` /
-``recall_gap`` answer the calls that want no direction; ``JOINT``: a call takes one
+``recall_gap`` answer the calls that want no direction; ``SHARED``: other threads
+move ``g`` at the same time (lock-free passes: its adds atomic); ``JOINT``: a call takes one
 joint round (the domain's round kernel ``load``, fused kernels; ``MOVED_AT``: its
 ``moved_at`` refreshes the domain once per round, else ``MOVED``: ``moved`` block by
 block); ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by
@@ -34,10 +35,13 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
     if task != 0:
         # the certificate, in this same function: a second one would link and optimize
         # every kernel again (about a second of a first call, benchmarks/README.md)
+        # every block, or (t1 > t0) the blocks order[t0:t1]: a share of a lock-free pass
         est = picker.est
         total = 0.0
         scores = 0.0
-        for i in range(est.size):
+        share = t1 > t0
+        for a in range(t1 - t0 if share else est.size):
+            i = picker.order[t0 + a] if share else a
             if ROUNDS and RECALL_GAP:
                 gap, score = recall_gap(dstate, table, i, g)
             elif ROUNDS:
@@ -156,7 +160,14 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
             nnz, gmax = away(dstate, i, g, idx, val)
             move_ok = nnz > 0 and gmax > 0.0
         if move_ok:
-            if FUSED:
+            if FUSED and SHARED:
+                # the slope at the current g, not the oracle's gap: the other threads have
+                # moved g since (so the line search is at the current iterate, as in the
+                # rounds)
+                curv = curvature(dstate, i, h)
+                describe(dstate, i, sd)
+                slope = direction_dot(sd, g)
+            elif FUSED:
                 slope, curv = -gap, curvature(dstate, i, h)
             elif SEARCH:
                 slope, curv = 0.0, 0.0
@@ -177,7 +188,7 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                     df += gamma * (slope + 0.5 * gamma * curv)
                 if FUSED:
                     describe(dstate, i, sd)
-                    apply_direction(sd, gamma, h, x, g, avg)
+                    apply_direction(sd, gamma, h, x, g, avg, SHARED)
                     moved(dstate, sd, g)
                 else:
                     if avg_kind > 0:

@@ -107,7 +107,7 @@ _DRIVERS: dict = {}
 def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: Callable,
                     fused: bool = False, pairwise: PairwiseKernels | None = None,
                     rounds: bool = False, exact: bool = False, cache: bool = False,
-                    joint: bool = False) -> Callable:
+                    joint: bool = False, shared: bool = False) -> Callable:
     """The (memoized) numba pass function for these kernels (passes and certificates).
 
     The block step is a compile-time choice: Frank-Wolfe steps ``d = s_i - z_i``
@@ -127,6 +127,9 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     move with one step size, the rule's along the sum of their directions
     (``round_step="joint"``; ``joint=`` scratch of ``run_pass``, a
     :class:`~frankwolfe.compiled.touched.JointScratch`); it keeps no block-gap estimates.
+    With ``shared`` (fused, no rounds) other threads run the same pass on other blocks
+    at once, each moving ``x`` of its own and the one ``g`` with atomic adds (lock-free
+    passes, :mod:`frankwolfe.algorithms.bcfw.lock_free`).
 
     Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
     acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
@@ -149,7 +152,8 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
       none kept); the objective's ``update`` must then move ``g`` on the direction's
       support alone (fused, a Hessian diagonal, or separable).
     * ``task=CERTIFY`` (1) or ``CERTIFY_REFRESH`` (2) takes no step: one oracle call
-      (or stored vertex, with ``rounds``) per block at ``g`` and returns ``(k, sum_gap,
+      (or stored vertex, with ``rounds``) per block at ``g`` (``t1 > t0``: the blocks
+      ``picker.order[t0:t1]`` only, a thread's share) and returns ``(k, sum_gap,
       sum_score)``; ``CERTIFY_REFRESH`` replaces the block-gap estimates
       ``picker.est`` by the exact block gaps.  Called with the argument types of the
       run's passes, it needs no compilation of its own.
@@ -167,6 +171,9 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
                       and blocks.rounds.load is not None):
         raise ValueError("compiled_driver: joint=True needs rounds=True, the fused kernels "
                          "and the round kernels' `load` (RoundKernels.load)")
+    if shared and not (fused and not rounds):
+        raise ValueError("compiled_driver: shared=True (lock-free passes) needs the fused "
+                         "kernels and no rounds")
     if objective.search is not None and fused:
         raise ValueError("compiled_driver: an objective with its own line search "
                          "(CompiledObjective.search) runs the materialized steps")
@@ -203,7 +210,8 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
              "SEPARABLE": separable, "SEARCH": separable and bool(exact),
              "CACHE": bool(cache), "WANT": want, "ORACLE": oracle is not None,
              "RECALL_GAP": recall_gap is not None, "JOINT": bool(joint),
-             "MOVED": fused and blocks.moved is not None, "MOVED_AT": moved_at is not None}
+             "MOVED": fused and blocks.moved is not None, "MOVED_AT": moved_at is not None,
+             "SHARED": bool(shared)}
     from .driver_files import record_modules
 
     # the modules of the records it is called with: their names go into numba's index
@@ -293,7 +301,7 @@ _RESIDENT_ENTRIES = ("round_directions", "round_commit", "round_gaps", "round_mo
 #: the helpers the pass template calls, by the module that holds them
 _HELPERS: dict[str, tuple[str, ...]] = {
     "frankwolfe.compiled.average": ("Average", "_avg_cum", "average_touch"),
-    "frankwolfe.compiled.structured": ("apply_direction", "touch_direction"),
+    "frankwolfe.compiled.structured": ("apply_direction", "direction_dot", "touch_direction"),
     "frankwolfe.compiled.touched": ("touch",),
     "frankwolfe.compiled.sum_tree": ("gap_pick", "gap_weight", "tree_set"),
 }

@@ -101,6 +101,13 @@ class CompiledBlocks:
         ``outputs()``: entries of ``Result.extra`` the domain's kernels keep (Python,
         once at the end), e.g. ``active_sets`` (each block's ``(key, weight)``
         pairs), ``active_set_size``, ``atom_store_bytes``, ``n_drop_steps``.
+    fork : callable, optional
+        ``fork() -> (state, layout)``: kernels' state for another thread, sharing
+        :attr:`state`'s data and block iterates (and what it derives from the
+        gradient) but with scratch of its own, and a :attr:`layout` of its own (the
+        fused kernels').  With it (and the fused kernels) lock-free passes run
+        (``round_step="lock_free"``: threads take block steps on disjoint blocks at
+        once, :mod:`~frankwolfe.algorithms.bcfw.lock_free`).
     prepare : callable, optional
         ``prepare(steps) -> room``: before each call of the driver's pass (Python): a
         domain whose kernels store what they answer makes room for up to ``steps``
@@ -113,7 +120,7 @@ class CompiledBlocks:
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,
                  describe=None, sync=None, curvature=None, accepts=None, layout=None,
                  moved=None, rounds=None, pairwise=None, lookup=None,
-                 outputs=None, prepare=None, oracle=None) -> None:
+                 outputs=None, prepare=None, oracle=None, fork=None) -> None:
         if (describe is None) != (sync is None):
             raise ValueError("CompiledBlocks: `describe` and `sync` go together (give both or "
                              "neither), with `curvature` and `layout`")
@@ -141,6 +148,7 @@ class CompiledBlocks:
         self.oracle = oracle
         self.outputs = outputs
         self.prepare = prepare
+        self.fork = fork
 
     @property
     def fused(self) -> bool:

@@ -8,11 +8,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .atomic import atomic_add
 from .average import average_touch
 from .inner import inner_kernel
 from .touched import touch
 
-__all__ = ["StructuredDirection", "structured_direction", "apply_direction", "touch_direction"]
+__all__ = ["StructuredDirection", "structured_direction", "apply_direction", "direction_dot",
+           "touch_direction"]
 
 
 class StructuredDirection(NamedTuple):
@@ -82,9 +84,15 @@ def structured_direction(max_entries: int, max_rows: int, max_segments: int,
 
 
 @inner_kernel(fastmath=True)
-def _axpy2(a, xrow, h, x, g, base):  # pragma: no cover - compiled
+def _axpy2(a, xrow, h, x, g, base, shared):  # pragma: no cover - compiled
     """``x[base + f] += a xrow[f]``, ``g[base + f] += a h[base + f] xrow[f]`` (contiguous:
-    vectorized)."""
+    vectorized; ``shared``: ``g``'s adds atomic)."""
+    if shared:
+        for f in range(xrow.size):
+            v = a * xrow[f]
+            x[base + f] += v
+            atomic_add(g, base + f, h[base + f] * v)
+        return
     for f in range(xrow.size):
         v = a * xrow[f]
         x[base + f] += v
@@ -92,10 +100,19 @@ def _axpy2(a, xrow, h, x, g, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
+def _move_g(g, p, dv, shared):  # pragma: no cover - compiled
+    if shared:
+        atomic_add(g, p, dv)
+    else:
+        g[p] += dv
+
+
+@njit(cache=True, nogil=True, inline="always")
+def apply_direction(sd, gamma, h, x, g, avg, shared=False):  # pragma: no cover - compiled
     """``x += gamma d``, ``g += gamma diag(h) d`` for the :class:`StructuredDirection`
     ``sd``, settling every coordinate of ``d``'s support in the lazy average ``avg``
-    (when on) before any moves."""
+    (when on) before any moves.  ``shared`` (a constant): other threads write ``g`` at
+    the same time (lock-free passes), so its adds are atomic."""
     ne, nr, ns = sd.counts[0], sd.counts[1], sd.counts[2]
     dense = sd.dense.shape[0] > 0
     rptr, rcol, rval = sd.rptr, sd.rcol, sd.rval
@@ -126,26 +143,60 @@ def apply_direction(sd, gamma, h, x, g, avg):  # pragma: no cover - compiled
         p = sd.idx[a]
         v = gamma * sd.val[a]
         x[p] += v
-        g[p] += h[p] * v
+        _move_g(g, p, h[p] * v, shared)
     ones = rval.size == 0
     for r in range(nr):
         c = gamma * sd.coef[r]
         b, row = sd.base[r], sd.row[r]
         if dense:
-            _axpy2(c, sd.dense[row], h, x, g, b)
+            _axpy2(c, sd.dense[row], h, x, g, b, shared)
         elif sparse:  # a row's few stored entries: scattered, but a fraction of F
             for q in range(rptr[row], rptr[row + 1]):
                 p = b + rcol[q]
                 v = c if ones else c * rval[q]
                 x[p] += v
-                g[p] += h[p] * v
+                _move_g(g, p, h[p] * v, shared)
         else:
             for j in range(m):
                 v = ids[row, j]
                 if v != 0:
                     p = b + ioff[j] + v - 1
                     x[p] += c
-                    g[p] += h[p] * c
+                    _move_g(g, p, h[p] * c, shared)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def direction_dot(sd, g):  # pragma: no cover - compiled
+    """``<g, d>`` for the :class:`StructuredDirection` ``sd``: the slope of a quadratic
+    along ``d`` read at the current ``g`` (lock-free passes, where other threads moved
+    ``g`` since the oracle's gap was read)."""
+    ne, nr = sd.counts[0], sd.counts[1]
+    dense = sd.dense.shape[0] > 0
+    rptr, rcol, rval = sd.rptr, sd.rcol, sd.rval
+    sparse = rptr.size > 0
+    ones = rval.size == 0
+    ids, ioff = sd.ids, sd.id_offsets
+    m = ids.shape[1]
+    s = 0.0
+    for a in range(ne):
+        s += g[sd.idx[a]] * sd.val[a]
+    for r in range(nr):
+        b, row = sd.base[r], sd.row[r]
+        t = 0.0
+        if dense:
+            xrow = sd.dense[row]
+            for f in range(xrow.size):
+                t += g[b + f] * xrow[f]
+        elif sparse:
+            for q in range(rptr[row], rptr[row + 1]):
+                t += g[b + rcol[q]] if ones else g[b + rcol[q]] * rval[q]
+        else:
+            for j in range(m):
+                v = ids[row, j]
+                if v != 0:
+                    t += g[b + ioff[j] + v - 1]
+        s += sd.coef[r] * t
+    return s
 
 
 @inner_kernel

@@ -10,7 +10,7 @@ from numba import njit
 
 from .inner import inner_kernel
 
-__all__ = ["Picker", "tree_set", "gap_pick", "gap_pick_round", "gap_weight"]
+__all__ = ["Picker", "tree_set", "gap_pick", "gap_pick_round", "gap_draws", "gap_weight"]
 
 
 class Picker(NamedTuple):
@@ -88,3 +88,16 @@ def gap_pick_round(tree, size, est, nextu, unif, n, out):  # pragma: no cover
         out[a] = i
         est[i] = 0.0
         tree_set(tree, size, i, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def gap_draws(tree, size, est, nextu, unif, n, out):  # pragma: no cover - compiled
+    """A pass of gap-sampling draws made at once, from the estimates as they are (the
+    steps update nothing in between), one per number of ``unif``, into ``out``: the
+    unvisited blocks first, each once, in index order (the cursor ``nextu[0]`` passes
+    a block as it is drawn), then leaves of the sum tree, with replacement."""
+    for a in range(unif.size):
+        i = gap_pick(tree, size, est, nextu, unif[a], n)
+        out[a] = i
+        if not np.isfinite(est[i]):
+            nextu[0] = i + 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from ...compiled import (
     CompiledObjective,
     Picker,
     RoundKernels,
+    StructuredDirection,
     TouchLog,
     compiled_driver,
     fused_driver,
@@ -32,10 +34,21 @@ from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
 from .state import BlockState
 
-__all__ = ["CompiledSteps", "CompiledPass"]
+__all__ = ["CompiledSteps", "CompiledPass", "Fork"]
 
 _FIRST_CHUNK = 256  # block steps of the first chunk under a time limit
 _CHUNK_SECONDS = 0.01  # later chunks last about this long
+
+
+class Fork(NamedTuple):
+    """The kernels' state of another thread (the domain's ``fork``), its scratch, and the
+    vector its steps move (a private share of ``x``)."""
+
+    state: Any
+    sd: StructuredDirection
+    idx: np.ndarray
+    val: np.ndarray
+    x: np.ndarray
 
 
 class CompiledSteps:
@@ -45,7 +58,7 @@ class CompiledSteps:
     def __init__(self, state: BlockState, dkern: CompiledBlocks, okern: CompiledObjective,
                  rule: StepSize, rounds: RoundKernels | None = None, *,
                  pairwise: bool = False, cache: tuple[float, float] | None = None,
-                 joint: bool = False) -> None:
+                 joint: bool = False, shared: bool = False) -> None:
         self.state = state
         self.dkern = dkern
         self.okern = okern
@@ -70,7 +83,7 @@ class CompiledSteps:
                                        pairwise=dkern.pairwise if pairwise else None,
                                        rounds=rounds is not None,
                                        exact=isinstance(rule, ExactStep), cache=lookup,
-                                       joint=joint)
+                                       joint=joint, shared=shared)
         # joint rounds: the round's summed direction (over x) and a mark per block
         self._joint = joint_scratch(state.x.size, state.n) if joint else joint_scratch(0, 0)
         self.joint = joint
@@ -122,9 +135,11 @@ class CompiledSteps:
         return float(df)
 
     def _run(self, picker: Picker, t0: int, t1: int, g: np.ndarray, resync: bool,
-             task: int) -> tuple[int, float, float]:
+             task: int, fork: Fork | None = None, k: int | None = None
+             ) -> tuple[int, float, float]:
         """One call of the driver's ``run_pass``, always with the argument types of this
-        run (passes and certificates then share one compilation)."""
+        run (passes and certificates then share one compilation); ``fork``: on another
+        thread's kernel state, moving its share of ``x`` (steps counted from ``k``)."""
         st, okern = self.state, self.okern
         avg = st.avg
         if avg is None:
@@ -132,10 +147,13 @@ class CompiledSteps:
         else:
             akind = 1 if avg.kind == "weighted" else 2
             acc, since, astart = avg.acc, avg.since, avg.start
-        idx, val = self._bufs
-        args = (t0, t1, picker, self.dkern.state, okern.data, self._h, st.x, g,
-                self._rparams, st.k, st.n, akind, acc, since, astart, resync, idx,
-                val, self._sd, task)
+        if fork is None:
+            dstate, x, (idx, val), sd = self.dkern.state, st.x, self._bufs, self._sd
+        else:
+            dstate, x, idx, val, sd = fork.state, fork.x, fork.idx, fork.val, fork.sd
+        args = (t0, t1, picker, dstate, okern.data, self._h, x, g, self._rparams,
+                st.k if k is None else k, st.n, akind, acc, since, astart, resync, idx,
+                val, sd, task)
         run_pass = self._driver
         if self._cparams is not None:
             return run_pass(*args, None, self._cparams)
@@ -169,12 +187,30 @@ class CompiledSteps:
         return Picker(0, np.zeros(0, dtype=np.int64), np.zeros(0), self.state.est,
                       np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))
 
+    def run_fork(self, fork: Fork, picker: Picker, t0: int, t1: int, g: np.ndarray, k: int,
+                 task: int) -> tuple[int, float, float]:
+        """The driver's steps (or certificate, ``task``) ``t0 .. t1 - 1`` of ``picker`` on
+        another thread's kernel state ``fork``, from the step count ``k``; what the
+        driver returns.  The caller counts the steps into the run's state."""
+        return self._run(picker, t0, t1, g, False, task, fork=fork, k=k)
+
+    def fork(self, x: np.ndarray) -> Fork:
+        """The kernels' state for another thread (the domain's ``fork``), moving ``x``."""
+        fork = self.dkern.fork
+        if fork is None or not self._fused:
+            raise ValueError("CompiledSteps.fork: needs the domain's `fork` and the fused "
+                             "kernels")
+        state, sd = fork()
+        return Fork(state, sd, np.empty_like(self._bufs[0]), np.empty_like(self._bufs[1]), x)
+
     def certificate(self, x: np.ndarray, refresh: bool,
-                    store_vertices: Callable[[np.ndarray], None] | None = None
+                    store_vertices: Callable[[np.ndarray], None] | None = None,
+                    sweep: Callable[[np.ndarray, int], tuple[float, float]] | None = None
                     ) -> tuple[float, float]:
         """``(f, gap)`` at ``x`` through the block kernels (one oracle call per block;
         with round kernels ``store_vertices(g)`` has the round machinery store every
-        block's vertex first)."""
+        block's vertex first; ``sweep(g, task) -> (sum_gap, sum_score)`` asks them
+        instead of one driver call, e.g. on threads)."""
         st, dkern = self.state, self.dkern
         fx, g = st.f.value_and_gradient(x)
         g = np.array(g, dtype=float).reshape(-1)
@@ -186,8 +222,11 @@ class CompiledSteps:
                 raise ValueError("CompiledSteps.certificate: with round kernels, "
                                  "store_vertices is needed (the round table's vertices)")
             store_vertices(g)
-        _, total, scores = self._run(self._certifier(), 0, 0, g, False,
-                                     CERTIFY_REFRESH if refresh else CERTIFY)
+        task = CERTIFY_REFRESH if refresh else CERTIFY
+        if sweep is None:
+            _, total, scores = self._run(self._certifier(), 0, 0, g, False, task)
+        else:
+            total, scores = sweep(g, task)
         st.n_oracle += st.n
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient

@@ -31,6 +31,7 @@ from ...parallel import InProcessRounds, RowRounds
 from ...step_size import StepSize
 from ..block_steps import BlockStep, FWStep, PairwiseStep
 from .compiled_pass import CompiledPass, CompiledSteps
+from .lock_free import LockFreePass
 from .passes import Pass
 from .python_pass import PythonPass, PythonSteps
 from .resident import ResidentRounds
@@ -161,6 +162,37 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
     return ResidentRounds(state, pieces, rule, okern.hessian_diag, schedule)
 
 
+def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule,
+               compiled: bool | None) -> LockFreePass:
+    """Lock-free passes (:mod:`.lock_free`), which run compiled only; a ValueError naming
+    what the run asks for that they do not do."""
+    why = "round_step='lock_free' runs compiled block steps on threads"
+    dom = state.dom
+    if compiled is False:
+        raise ValueError(f"{why}: compiled=False excludes it")
+    if debug_enabled():
+        raise ValueError(f"{why}: debug mode checks every oracle answer in Python; turn it "
+                         "off (frankwolfe.debug(False)) or use round_step='sequential'")
+    if state.avg is not None:
+        raise ValueError(f"{why}: averaging is not available; pass averaging=None")
+    if state.order.stepwise and state.order.compiled_tree() is None:
+        raise ValueError(f"{why}: it needs a block order that draws whole passes or gap "
+                         f"sampling, not {state.order!r}")
+    if rule.compiled() is None:
+        raise ValueError(f"{why}: step_size={rule!r} has no compiled form")
+    okern = state.f.compiled_block_objective()
+    dkern = dom.compiled_blocks(x0) if isinstance(dom, BlockDomainHooks) else None
+    if okern is None or dkern is None or dkern.fork is None or \
+            fused_driver(dkern, okern) is None:
+        raise ValueError(f"{why}: it needs a quadratic objective with a diagonal Hessian "
+                         "and a domain whose compiled kernels are fused and give `fork` "
+                         f"(CompiledBlocks.fork); {type(dom).__name__} with "
+                         f"{type(state.f).__name__} does not")
+    state.start_owned(dkern)
+    return LockFreePass(state, CompiledSteps(state, dkern, okern, rule, shared=True),
+                        schedule.executor)
+
+
 def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cache: bool,
               cache_factor: float, cache_nu: float, schedule: Schedule | None,
               compiled: bool | None) -> tuple[Pass, str]:
@@ -171,6 +203,9 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
         return (_resident(state, pieces, x0, step=step, rule=rule, cache=cache,
                           schedule=schedule),
                 "resident joint rounds (the domain's blocks live on the workers)")
+    if schedule is not None and schedule.lock_free:
+        lock_free = _lock_free(state, x0, rule=rule, schedule=schedule, compiled=compiled)
+        return lock_free, f"lock-free passes on {lock_free.n_jobs} thread(s)"
     kernels, reason = _choose(state, x0, step=step, rule=rule, cache=cache,
                               schedule=schedule, compiled=compiled)
     if kernels is None:

@@ -93,12 +93,14 @@ class Schedule:
     its rounds."""
 
     def __init__(self, batch_size: int, executor: Executor, staleness: int = 0,
-                 joint: bool = False) -> None:
+                 joint: bool = False, lock_free: bool = False) -> None:
         self.tau = int(batch_size)
         self.executor = executor
         self.staleness = int(staleness)
         #: one step along the round's summed block directions instead of a step per block
         self.joint = bool(joint)
+        #: no rounds: the executor's threads take block steps at once (:mod:`.lock_free`)
+        self.lock_free = bool(lock_free)
         self.parallel = not isinstance(executor, SerialExecutor)
         self.rounds = 0
         self.oracle_seconds = 0.0  # wall time of the rounds' oracle phases

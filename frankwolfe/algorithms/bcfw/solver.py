@@ -244,7 +244,7 @@ def block_coordinate_frank_wolfe(
         ``n_jobs`` or ``executor``.  ``extra`` then also holds ``delays``
         (``delays[j]``: steps taken ``j`` block steps after their answer's point),
         ``mean_delay``, ``max_delay`` and ``oracle_wait_seconds``.
-    round_step : {"sequential", "joint"}, default "sequential"
+    round_step : {"sequential", "joint", "lock_free"}, default "sequential"
         How the blocks of a mini-batch round move.  ``"sequential"``: one block step
         after the other, each with its own line search at the current iterate (a step
         size per block; the steps are serial).  ``"joint"``: Wang et al.'s mini-batch
@@ -255,8 +255,19 @@ def block_coordinate_frank_wolfe(
         ``executor`` and Frank-Wolfe block steps.  Compiled when the domain's round
         kernels offer ``load`` with fused kernels (the chain SSVM dual) and the order
         draws whole passes (then the block-gap estimates keep the last certificate's);
-        otherwise in the Python engine.  ``extra["round_step"]`` says which ran.  See
-        "Training on a cluster" in the documentation for passes to a certified gap.
+        otherwise in the Python engine.  ``"lock_free"``: no rounds; the ``n_jobs``
+        threads (or a :class:`~frankwolfe.ThreadExecutor`'s) each take whole block steps,
+        oracle, line search and move, on their own blocks (block ``i`` on thread ``i mod
+        n_jobs``), all at the same time against one shared gradient, without locks
+        (Hogwild!-style, its adds atomic; :mod:`frankwolfe.algorithms.bcfw.lock_free`).
+        Each thread moves a share of ``x`` of its own, folded into ``x`` after each pass,
+        so ``x`` and the certificates are as in a serial run; within a pass a step may
+        read a gradient a few concurrent steps stale.  Needs the compiled fused kernels
+        with the domain's ``fork`` (the chain SSVM dual), an order that draws whole
+        passes or gap sampling (drawn at each pass's start), and no averaging; the
+        history then has ``step_seconds`` and ``fold_seconds``.  ``extra["round_step"]``
+        says which ran.  See "Training on a cluster" in the documentation for passes to
+        a certified gap.
 
     Returns
     -------
@@ -326,11 +337,10 @@ def block_coordinate_frank_wolfe(
         raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
     rng = as_generator(random_state)
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
-    round_step = _check_choice("round_step", round_step, ("sequential", "joint"))
-    if round_step == "joint" and type(step).direction is not FWStep.direction:
-        raise ValueError(f"round_step='joint' moves every block of a round toward its "
-                         f"Frank-Wolfe vertex: it needs block_step='fw', got "
-                         f"block_step={block_step!r}")
+    round_step = _check_choice("round_step", round_step, ("sequential", "joint", "lock_free"))
+    if round_step != "sequential" and type(step).direction is not FWStep.direction:
+        raise ValueError(f"round_step={round_step!r} moves blocks toward their Frank-Wolfe "
+                         f"vertices: it needs block_step='fw', got block_step={block_step!r}")
     schedule = _schedule(batch_size, n_jobs, executor, cache, staleness, round_step)
     # the clock starts here: set-up and compilation count against time_limit
     monitor = options.monitor("bcfw")
@@ -358,6 +368,15 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
     """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
     1 in this process: the compiled pass may then serve)."""
     ahead = _nonnegative_int("staleness", staleness)
+    if round_step == "lock_free":
+        if batch_size not in (None, 1) or ahead:
+            raise ValueError(f"round_step='lock_free' takes no rounds: give n_jobs or a "
+                             f"ThreadExecutor, not batch_size={batch_size!r} or "
+                             f"staleness={staleness!r}")
+        if cache:
+            raise ValueError("cache=True does not combine with round_step='lock_free' (each "
+                             "thread's steps ask their oracles)")
+        return Schedule(1, make_executor(executor, n_jobs), lock_free=True)
     if batch_size is None and executor is None and n_jobs in (None, 1):
         if ahead:
             raise ValueError(f"staleness={staleness!r} runs oracles ahead of the steps of "

@@ -745,9 +745,31 @@ def chain_blocks(state: ChainState) -> CompiledBlocks:
     def accepts(h: np.ndarray) -> bool:  # the fused kernels read one curvature for all of w
         return h.shape == (d + 1,) and bool(np.all(h[:d] == h[0]))
 
+    def fork() -> tuple[ChainStateRef, Any]:
+        # another thread's kernels: the data, the block iterates and the feature-major
+        # gradient copy shared, the oracle's and the direction's scratch its own
+        sd = state.sd._replace(counts=np.zeros(3, dtype=np.int64),
+                               idx=np.empty_like(state.sd.idx), val=np.empty_like(state.sd.val),
+                               row=np.empty_like(state.sd.row),
+                               base=np.empty_like(state.sd.base),
+                               coef=np.empty_like(state.sd.coef),
+                               seg=np.empty_like(state.sd.seg))
+        cnt = np.zeros_like(state.cnt)
+        own = state._replace(
+            u=np.empty_like(state.u), ua=np.empty_like(state.ua), wp=np.empty_like(state.wp),
+            ys=np.empty_like(state.ys), vnew=np.empty_like(state.vnew),
+            coef=np.empty_like(state.coef), cnt=cnt, acc=np.zeros_like(state.acc),
+            mark=np.zeros_like(state.mark), info=np.zeros_like(state.info),
+            supp=np.empty_like(state.supp), nsupp=np.empty_like(state.nsupp),
+            kmark=np.zeros_like(state.kmark), ytr=np.empty_like(state.ytr),
+            cntf=cnt.reshape(K * K), sd=sd)
+        fref = _by_reference(own)
+        fref.view = own
+        return fref, sd
+
     oracle = (_oracle_ids if state.uses_ids
               else _oracle_rows if state.xptr.size else _oracle_dense)
     return CompiledBlocks(chain_direction, chain_commit, ref, max_nnz, start, block_points,
                           describe=chain_describe, sync=chain_sync, curvature=chain_curvature,
                           layout=state.sd, moved=chain_moved, accepts=accepts,
-                          oracle=oracle)
+                          oracle=oracle, fork=fork)

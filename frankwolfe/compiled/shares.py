@@ -1,0 +1,21 @@
+"""What lock-free passes fold after their threads: the threads' private shares of ``x``."""
+
+from __future__ import annotations
+
+from numba import njit
+
+__all__ = ["fold_shares"]
+
+
+@njit(cache=True, nogil=True)
+def fold_shares(x, shares, lo, hi):  # pragma: no cover - compiled
+    """``x[lo:hi] += shares[:, lo:hi].sum(axis=0)``, the rows then zero.  A share's zero
+    coordinates are left alone: pages of a share that its thread never wrote stay
+    unmapped."""
+    for k in range(shares.shape[0]):
+        row = shares[k]
+        for p in range(lo, hi):
+            v = row[p]
+            if v != 0.0:
+                x[p] += v
+                row[p] = 0.0
