@@ -90,8 +90,10 @@ from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, ma
 X, Y = make_chain(400, n_states=4, n_features=6, length=(4, 9), random_state=0)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
+    # argv[2] "lock_free": lock-free passes on 2 threads (the threads' shares folded)
+    kw = dict(round_step="lock_free", n_jobs=2) if sys.argv[2:] == ["lock_free"] else {}
     svm = StructuredSVM(ChainModel(4, 6), solver=sys.argv[1], tol=0.0, max_passes=10**6,
-                        time_limit=60, random_state=0).fit(X, Y)
+                        time_limit=60, random_state=0, **kw).fit(X, Y)
 res = svm.result_
 dual = -res.fun
 primal = svm.primal(X, Y)
@@ -160,12 +162,13 @@ def test_ctrl_c_during_bcfw_returns_the_certified_iterate(tmp_path):
 
 
 @pytest.mark.parametrize("solver", [
-    "bcfw",
+    ("bcfw",),
+    ("bcfw", "lock_free"),
     # the batch solvers' interrupt path once more (a child process loading the kernels:
     # about 10 CPU-s of CI's budget); the lasso and FW tests here cover the batch loop
-    pytest.param("fw", marks=pytest.mark.slow)])
+    pytest.param(("fw",), marks=pytest.mark.slow)])
 def test_ctrl_c_during_structured_svm_fit_keeps_the_weights(tmp_path, solver):
-    out = _result(_run(_SSVM, tmp_path, solver))
+    out = _result(_run(_SSVM, tmp_path, *solver))
     # (on a loaded machine the signal may come before the first iteration ends)
     _check_certified(out, started=False)
     assert out["fitted"]

@@ -44,11 +44,13 @@ def chain() -> None:
 
 
 def chain_minibatch() -> None:
-    """chain structured SVM with mini-batches: the round kernels and the rounds driver,
-    serial and threaded oracles"""
+    """chain structured SVM in parallel: the round kernels and the rounds driver (serial
+    and threaded oracles), and the lock-free passes' driver"""
     from .estimator import StructuredSVM
 
     for model, X, Y in _problems():
         for n_jobs in (1, 2):
             StructuredSVM(model, max_passes=4, gap_every=2, batch_size=4, n_jobs=n_jobs,
                           random_state=0).fit(X, Y)
+        StructuredSVM(model, max_passes=4, gap_every=2, round_step="lock_free", n_jobs=2,
+                      random_state=0).fit(X, Y)
