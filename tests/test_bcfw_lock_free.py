@@ -56,8 +56,8 @@ def test_certificates_bracket_the_cvxpy_optimum(tiny_chain, n_jobs):
 
 @pytest.mark.parametrize("ids", [False, True])
 def test_one_thread_takes_the_serial_steps(ids):
-    """One thread owns every block and steps the pass's order: serial BCFW's steps, the
-    gradient recomputed at the fold instead of tracked (so equal up to rounding)."""
+    """One thread owns every block and steps the pass's order: serial BCFW's steps (the
+    serial driver), its moves of ``x`` folded from its share (so equal up to rounding)."""
     model, X, Y = _chain(ids)
     dom = SSVMDual(model, X, Y, 0.05)
     f = dom.dual_objective()
@@ -163,3 +163,60 @@ def test_gap_draws_take_unvisited_blocks_first_then_the_tree():
     gap_draws(tree, size, est, np.zeros(1, dtype=np.int64), unif, n, out)
     # 1 and 4 once each (index order), then weights 1 : 0 : 3 on blocks 0, 2, 3
     assert out.tolist() == [1, 4, 0, 0, 3, 3]
+
+
+def _layouts(rng: np.random.Generator) -> list:
+    """A structured direction of each layout (dense, sparse and categorical rows) over
+    ``x`` of length 40 with random entries and row terms, and the same direction built
+    by numpy from the layout's definition."""
+    from frankwolfe.compiled import structured_direction
+
+    D = rng.standard_normal((6, 5))
+    S = D * (rng.random(D.shape) < 0.5)
+    ptr = np.concatenate(([0], np.cumsum(np.count_nonzero(S, axis=1)))).astype(np.int64)
+    col = np.nonzero(S)[1].astype(np.int32)
+    ids = rng.integers(0, 4, size=(6, 3)).astype(np.int32)  # 0: absent
+    offsets = np.array([0, 3, 6], dtype=np.int64)  # 3 values per column: width 9
+    out = []
+    for kind in ("dense", "sparse", "ids"):
+        if kind == "dense":
+            sd = structured_direction(4, 3, 3, dense=D)
+        elif kind == "sparse":
+            sd = structured_direction(4, 3, 3, sparse=(ptr, col, S[S != 0]))
+        else:
+            sd = structured_direction(4, 3, 3, ids=ids, id_offsets=offsets)
+        d = np.zeros(40)
+        sd.counts[:] = (4, 3, 0)
+        sd.idx[:] = rng.choice(np.arange(30, 40), 4, replace=False)
+        sd.val[:] = rng.standard_normal(4)
+        d[sd.idx] += sd.val
+        for r in range(3):
+            sd.row[r], sd.base[r], sd.coef[r] = rng.integers(6), 10 * r, rng.standard_normal()
+            row, base, c = sd.row[r], sd.base[r], sd.coef[r]
+            if kind == "ids":
+                for j in range(3):
+                    if ids[row, j]:
+                        d[base + offsets[j] + ids[row, j] - 1] += c
+            else:
+                d[base:base + 5] += c * (D if kind == "dense" else S)[row]
+        out.append((kind, sd, d))
+    return out
+
+
+def test_the_shared_moves_and_the_fresh_slope_follow_the_direction():
+    """``direction_dot`` (the lock-free steps' slope) and ``apply_direction`` with atomic
+    adds against the direction built by numpy, for every layout."""
+    from frankwolfe.compiled.average import Average
+    from frankwolfe.compiled.structured import apply_direction, direction_dot
+
+    rng = np.random.default_rng(7)
+    avg = Average(0, np.zeros(0), np.zeros(0, dtype=np.int64), 0, 0.0, 0)
+    for kind, sd, d in _layouts(rng):
+        g, h, x0 = rng.standard_normal(40), rng.random(40), rng.standard_normal(40)
+        assert direction_dot(sd, g) == pytest.approx(g @ d, rel=1e-13, abs=1e-13), kind
+        for shared in (False, True):
+            x, gg = x0.copy(), g.copy()
+            apply_direction(sd, 0.3, h, x, gg, avg, shared)
+            np.testing.assert_allclose(x, x0 + 0.3 * d, rtol=0, atol=1e-13, err_msg=kind)
+            np.testing.assert_allclose(gg, g + 0.3 * h * d, rtol=0, atol=1e-13,
+                                       err_msg=kind)

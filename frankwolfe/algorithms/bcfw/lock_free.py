@@ -37,7 +37,11 @@ A pass takes the block order's pass (``pass_order``, or for gap sampling ``n`` d
 at the pass's start from the estimates of the last steps, unvisited blocks first) and
 gives each thread the picks of its blocks, in sequence.  A step rule that counts steps
 (``"agnostic"``) sees each thread's count, from the pass's start; the exact line search
-counts nothing.
+counts nothing.  On one thread nothing is shared: the serial pass's driver takes the
+steps (serial BCFW's, with ``x`` moved through the share).
+
+Memory: a share of ``x`` per thread (``n_jobs`` vectors of ``x``'s size, mapped as the
+threads write them).
 """
 
 from __future__ import annotations
@@ -58,10 +62,15 @@ from .compiled_pass import CompiledSteps
 from .passes import Budget, Pass
 from .state import BlockState
 
-__all__ = ["LockFreePass"]
+__all__ = ["LockFreePass", "threads_of"]
 
 _FIRST_CHUNK = 256  # block steps of a thread's first call of the driver in a pass
 _CHUNK_SECONDS = 0.01  # its later calls last about this long: stops are seen that soon
+
+
+def threads_of(executor: Executor) -> int:
+    """The threads a lock-free pass runs on through ``executor`` (its ``n_jobs``)."""
+    return max(1, int(getattr(executor, "n_jobs", 1)))
 
 
 def _order_picker(order: np.ndarray, est: np.ndarray) -> Picker:
@@ -81,7 +90,7 @@ class LockFreePass(Pass):
                              f"or a ThreadExecutor), got executor={executor!r}")
         self.state, self.steps, self.executor = state, steps, executor
         executor.start((), None, None)
-        self.n_jobs = P = max(1, int(getattr(executor, "n_jobs", 1)))
+        self.n_jobs = P = threads_of(executor)
         x = state.x
         self._shares = np.zeros((P, x.size))
         self._forks = [steps.fork(self._shares[j]) for j in range(P)]

@@ -31,7 +31,7 @@ from ...parallel import InProcessRounds, RowRounds
 from ...step_size import StepSize
 from ..block_steps import BlockStep, FWStep, PairwiseStep
 from .compiled_pass import CompiledPass, CompiledSteps
-from .lock_free import LockFreePass
+from .lock_free import LockFreePass, threads_of
 from .passes import Pass
 from .python_pass import PythonPass, PythonSteps
 from .resident import ResidentRounds
@@ -189,7 +189,10 @@ def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule
                          f"(CompiledBlocks.fork); {type(dom).__name__} with "
                          f"{type(state.f).__name__} does not")
     state.start_owned(dkern)
-    return LockFreePass(state, CompiledSteps(state, dkern, okern, rule, shared=True),
+    # one thread has g to itself: the serial pass's driver (no atomic adds, the oracle's
+    # gap as the slope), no compilation of its own
+    alone = threads_of(schedule.executor) == 1
+    return LockFreePass(state, CompiledSteps(state, dkern, okern, rule, shared=not alone),
                         schedule.executor)
 
 
