@@ -181,7 +181,11 @@ def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule
     if rule.compiled() is None:
         raise ValueError(f"{why}: step_size={rule!r} has no compiled form")
     okern = state.f.compiled_block_objective()
-    dkern = dom.compiled_blocks(x0) if isinstance(dom, BlockDomainHooks) else None
+    dkern = None
+    if isinstance(dom, BlockDomainHooks):  # (the keywords: as in _choose, for domains
+        kernels_for: Any = dom.compiled_blocks  # that declare features)
+        dkern = kernels_for(x0, cache_size=state.cache_size, cache=False) \
+            if dom.compiled_features else dom.compiled_blocks(x0)
     if okern is None or dkern is None or dkern.fork is None or \
             fused_driver(dkern, okern) is None:
         raise ValueError(f"{why}: it needs a quadratic objective with a diagonal Hessian "
