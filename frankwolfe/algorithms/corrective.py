@@ -23,7 +23,7 @@ from numba import njit
 
 from .._sparse import issparse
 from ..atoms import Atom
-from ..compiled import PASS, Picker, compiled_driver, structured_direction
+from ..compiled import PASS, compiled_driver, order_picker, structured_direction
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
@@ -490,8 +490,7 @@ class BlockQuadraticQP:
                            _PARTIAL_SWEEPS - since_full if not full else max_sweeps))
             sweep += reps
             order = visit if reps == 1 else np.tile(visit, reps)
-            picker = Picker(0, order, np.zeros(0), est, np.zeros(2), 1, 1.0,
-                            np.zeros(1, dtype=np.int64))
+            picker = order_picker(order, est)
             run_pass(0, order.size, picker, dkern.state, self.kernels.data, h, x, g,
                      self.rparams, 0, n_blocks, *no_avg, False, *bufs, sd, PASS)
             total = float(est.sum())

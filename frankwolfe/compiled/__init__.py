@@ -13,7 +13,8 @@ blocks kept on cluster workers it compiles the halves of its joint round
 numba live beside the kernels that read them: the lazy average (:mod:`.average`), the
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
-rounds touch (:mod:`.touched`).  :mod:`.simplex` holds the built-in blocks of a product of
+rounds touch (:mod:`.touched`); lock-free passes add an atomic add (:mod:`.atomic`) and
+the fold of their threads' shares of ``x`` (:mod:`.shares`).  :mod:`.simplex` holds the built-in blocks of a product of
 simplices; kernels that only other kernels call take :func:`~.inner.inner_kernel`
 (no entry points for Python: a first call compiles less), and records that kernels take
 by reference have types based on :class:`~.records.RecordRefType`.
@@ -44,11 +45,12 @@ from .records import RecordRefType
 from .separable import SeparableKernels, separable_kernels, separable_objective, separable_step
 from .simplex import SimplexState, simplex_blocks
 from .structured import StructuredDirection, apply_direction, structured_direction
-from .sum_tree import Picker, gap_pick, gap_weight, tree_set
+from .sum_tree import Picker, gap_pick, gap_weight, order_picker, tree_set
 from .touched import Delta, Snapshots, Touched, TouchLog
 
 __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseKernels",
-           "RoundKernels", "Average", "Picker", "StructuredDirection", "SimplexState",
+           "RoundKernels", "Average", "Picker", "order_picker",
+           "StructuredDirection", "SimplexState",
            "structured_direction", "apply_direction", "average_touch", "compiled_driver",
            "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
            "gap_weight", "tree_set", "inner_kernel", "RecordRefType",

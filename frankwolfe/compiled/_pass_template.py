@@ -187,7 +187,8 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
                 if not SEPARABLE:
                     df += gamma * (slope + 0.5 * gamma * curv)
                 if FUSED:
-                    describe(dstate, i, sd)
+                    if not SHARED:  # (the shared steps described it for their slope)
+                        describe(dstate, i, sd)
                     apply_direction(sd, gamma, h, x, g, avg, SHARED)
                     moved(dstate, sd, g)
                 else:

@@ -10,7 +10,8 @@ from numba import njit
 
 from .inner import inner_kernel
 
-__all__ = ["Picker", "tree_set", "gap_pick", "gap_pick_round", "gap_draws", "gap_weight"]
+__all__ = ["Picker", "order_picker", "tree_set", "gap_pick", "gap_pick_round", "gap_draws",
+           "gap_weight"]
 
 
 class Picker(NamedTuple):
@@ -26,6 +27,12 @@ class Picker(NamedTuple):
     tsize: int
     degree: float
     nextu: np.ndarray
+
+
+def order_picker(order: np.ndarray, est: np.ndarray) -> Picker:
+    """The :class:`Picker` of the blocks ``order`` taken in turn (mode 0; no sum tree),
+    writing their gap estimates into ``est``."""
+    return Picker(0, order, np.zeros(0), est, np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)

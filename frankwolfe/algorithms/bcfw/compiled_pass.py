@@ -27,6 +27,7 @@ from ...compiled import (
     TouchLog,
     compiled_driver,
     fused_driver,
+    order_picker,
     structured_direction,
 )
 from ...compiled.touched import joint_scratch, no_touched
@@ -184,8 +185,7 @@ class CompiledSteps:
 
     def _certifier(self) -> Picker:
         """The picker of a certificate: it only carries the block-gap estimates."""
-        return Picker(0, np.zeros(0, dtype=np.int64), np.zeros(0), self.state.est,
-                      np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))
+        return order_picker(np.zeros(0, dtype=np.int64), self.state.est)
 
     def run_fork(self, fork: Fork, picker: Picker, t0: int, t1: int, g: np.ndarray, k: int,
                  task: int) -> tuple[int, float, float]:
@@ -257,8 +257,7 @@ class CompiledPass(Pass):
             picker = Picker(1, np.zeros(0, dtype=np.int64), st.rng.random(n), st.est, *tree)
         else:
             steps = order.size
-            picker = Picker(0, order, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
-                            np.zeros(1, dtype=np.int64))
+            picker = order_picker(order, st.est)
         df = 0.0
         t0, chunk = 0, (min(steps, _FIRST_CHUNK) if budget.limited else steps)
         while t0 < steps:

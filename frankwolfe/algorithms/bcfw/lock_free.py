@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ...compiled import PASS, Picker
+from ...compiled import PASS, order_picker
 from ...compiled.shares import fold_shares
 from ...compiled.sum_tree import gap_draws
 from ...monitor import INTERRUPTS
@@ -71,10 +71,6 @@ _CHUNK_SECONDS = 0.01  # its later calls last about this long: stops are seen th
 def threads_of(executor: Executor) -> int:
     """The threads a lock-free pass runs on through ``executor`` (its ``n_jobs``)."""
     return max(1, int(getattr(executor, "n_jobs", 1)))
-
-
-def _order_picker(order: np.ndarray, est: np.ndarray) -> Picker:
-    return Picker(0, order, np.zeros(0), est, np.zeros(2), 1, 1.0, np.zeros(1, dtype=np.int64))
 
 
 class LockFreePass(Pass):
@@ -96,7 +92,6 @@ class LockFreePass(Pass):
         self._forks = [steps.fork(self._shares[j]) for j in range(P)]
         self._cuts = np.linspace(0, x.size, P + 1).astype(np.int64)
         self._owned = [np.arange(j, state.n, P, dtype=np.int64) for j in range(P)]
-        self.passes = 0
         self._stop = [False]  # set by a thread that failed or saw the budget spent
         self.seconds = [0.0, 0.0]  # wall seconds of the passes' threads and of their folds
 
@@ -144,7 +139,7 @@ class LockFreePass(Pass):
 
         def share(j: int) -> tuple[int, float, float]:
             mine, fork = picks[j], self._forks[j]
-            picker = _order_picker(mine, st.est)
+            picker = order_picker(mine, st.est)
             k, gamma, df, t0 = k0, np.nan, 0.0, 0
             chunk = min(mine.size, _FIRST_CHUNK)
             while t0 < mine.size and not self._stop[0]:
@@ -173,7 +168,6 @@ class LockFreePass(Pass):
         st.last_gamma = float(done[-1][1])
         if order is None:
             st.order.refresh()  # the sum tree from the estimates the steps wrote
-        self.passes += 1
         return float(sum(r[2] for r in done))
 
     def _fold(self) -> None:
@@ -193,7 +187,7 @@ class LockFreePass(Pass):
             mine = self._owned[j]
             if mine.size == 0:  # more threads than blocks (t1 = t0 would ask every block)
                 return st.k, 0.0, 0.0
-            return steps.run_fork(self._forks[j], _order_picker(mine, st.est), 0, mine.size,
+            return steps.run_fork(self._forks[j], order_picker(mine, st.est), 0, mine.size,
                                   g, st.k, task)
 
         out = self._parallel(share)

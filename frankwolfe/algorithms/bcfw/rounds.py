@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from ...atoms import Atom
-from ...compiled import Picker, RoundKernels, Snapshots, TouchLog
+from ...compiled import Picker, RoundKernels, Snapshots, TouchLog, order_picker
 from ...compiled.sum_tree import gap_pick_round
 from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
@@ -481,13 +481,10 @@ class CompiledRounds(Pass):
         def apply(batch: list[int], _: None) -> None:
             which = np.asarray(batch, dtype=np.int64)
             if steps.joint:  # one step for the round (order-drawn passes: mode 0)
-                df[0] += steps.joint_round(
-                    Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
-                           np.zeros(1, dtype=np.int64)), which.size)
+                df[0] += steps.joint_round(order_picker(which, st.est), which.size)
                 return
             # the picks are made; with gap sampling the steps keep its sum tree current
-            picker = (Picker(0, which, np.zeros(0), st.est, np.zeros(2), 1, 1.0,
-                             np.zeros(1, dtype=np.int64)) if tree is None
+            picker = (order_picker(which, st.est) if tree is None
                       else Picker(2, which, np.zeros(0), st.est, *tree))
             df[0] += steps.steps(picker, 0, which.size)
 
