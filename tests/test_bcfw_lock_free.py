@@ -51,7 +51,7 @@ def test_certificates_bracket_the_cvxpy_optimum(tiny_chain, n_jobs):
     assert np.all(funs - gaps <= f_ref + 1e-12) and np.all(funs >= f_ref - 1e-12)
     # progress toward cvxpy's optimum (the threads' timing changes the steps, so no ratio
     # of two certified gaps, which spreads 0.06-0.11 even for serial runs by their seed)
-    assert res.fun - f_ref <= 0.02 * abs(f_ref)
+    assert -1e-12 <= res.fun - f_ref <= 0.02 * abs(f_ref)
 
 
 @pytest.mark.parametrize("ids", [False, True])
@@ -92,7 +92,7 @@ def test_threads_fold_x_exactly_and_certify_the_optimum(ids, order):
     mu, T, lbar = res.extra["block_iterates"][1]
     assert mu.min() >= -1e-15 and T.min() >= -1e-15
     np.testing.assert_allclose(mu.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    assert np.isfinite(res.gap) and res.gap >= 0.0
+    assert np.isfinite(res.gap) and res.gap >= -1e-12 * max(1.0, abs(res.fun))
     assert -ref.gap - 1e-9 <= res.fun - ref.fun <= res.gap + 1e-9
 
 
