@@ -14,10 +14,11 @@ numba live beside the kernels that read them: the lazy average (:mod:`.average`)
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
 rounds touch (:mod:`.touched`); lock-free passes add an atomic add (:mod:`.atomic`) and
-the fold of their threads' shares of ``x`` (:mod:`.shares`).  :mod:`.simplex` holds the built-in blocks of a product of
-simplices; kernels that only other kernels call take :func:`~.inner.inner_kernel`
-(no entry points for Python: a first call compiles less), and records that kernels take
-by reference have types based on :class:`~.records.RecordRefType`.
+the fold of their threads' shares of ``x`` (:mod:`.shares`).  :mod:`.simplex` holds the
+built-in blocks of a product of simplices; kernels that only other kernels call take
+:func:`~.inner.inner_kernel` (no entry points for Python: a first call compiles less),
+and records that kernels take by reference have types based on
+:class:`~.records.RecordRefType`.
 
 This package imports nothing from the rest of :mod:`frankwolfe`: objectives, domains and
 methods build on it.
