@@ -104,6 +104,25 @@ def test_sizes_are_those_of_the_real_corpus(shared_data):
     assert ConllLike(1).labels == info["labels"][:22]
 
 
+def test_the_real_corpus_as_an_example_source(shared_data):
+    """Conll2000Source: the loader's sentences by range, pickled as its folder (a few
+    hundred bytes) and read again where it is unpickled."""
+    from frankwolfe.applications.structured_svm import Conll2000Source
+
+    X, y, _, _, info = load_conll2000(data_home=shared_data, return_info=True)
+    src = Conll2000Source(shared_data)
+    assert len(src) == len(X) == 8936 and src.n_states == info["n_states"] == 22
+    np.testing.assert_array_equal(src.feature_sizes, info["feature_sizes"])
+    blob = pickle.dumps(src)
+    assert len(blob) < 1000
+    Xs, ys = pickle.loads(blob).examples(5, 8)
+    assert len(Xs) == len(ys) == 3
+    for a, b in zip(Xs + ys, X[5:8] + y[5:8]):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="start=7, stop=9000"):
+        src.examples(7, 9000)
+
+
 def test_a_chain_ssvm_learns_the_tags():
     """The tags follow from the POS tags around a token and from their own order: a
     chain SSVM on the five POS-unigram columns alone (a small model, quick to fit)

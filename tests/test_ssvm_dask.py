@@ -161,6 +161,60 @@ def test_resident_joint_rounds_are_the_compiled_joint_rounds(cluster):
                                    atol=1e-12)
 
 
+def test_resident_local_rounds_are_a_serial_pass_and_a_line_search(cluster):
+    """Local rounds (round_step="local") on one shard, one round a pass: the shard's
+    serial steps are those of serial BCFW's pass in this process (same order), and the
+    client moves along their sum by the exact line search: x = gamma x_serial with
+    gamma minimizing f on [0, 1], checked against f evaluated by numpy on a grid."""
+    client, _ = cluster
+    model, corpus, _, _ = _resident_problem()
+    kw = dict(block_order="perm", max_iter=1, tol=0.0, gap_every=10**6, random_state=3,
+              averaging=None)
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        f = here.dual_objective()
+        serial = fw.block_coordinate_frank_wolfe(f, here, **kw)
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom, round_step="local",
+                                              batch_size=60,
+                                              executor=fw.DaskExecutor(client, n_shards=1),
+                                              **kw)
+    assert serial.extra["engine"] == "compiled" and "batch_size" not in serial.extra
+    assert res.extra["round_step"] == "local" and res.extra["resident_drift"] <= 1e-12
+    assert serial.history["fun"][0] == 0.0  # both start at x = 0 (the true labellings)
+    D = np.asarray(serial.x)
+    gamma = float(res.x @ D) / float(D @ D)
+    assert 0.0 < gamma <= 1.0 + 1e-12
+    np.testing.assert_allclose(res.x, gamma * D, rtol=0, atol=1e-12 * np.abs(D).max())
+    grid = [f.value(t * D) for t in np.linspace(0.0, 1.0, 201)]
+    assert f.value(res.x) <= min(grid) + 1e-12 * abs(min(grid))
+
+
+@pytest.mark.parametrize("tau", [60, 20])
+def test_resident_local_rounds_descend_and_reach_the_serial_bracket(cluster, tau):
+    """Local rounds on two shards: f falls at every round (one step size along the sum
+    of the shards' moves, by exact line search), x stays the sum of the workers' block
+    iterates, and the certified bracket meets that of serial BCFW."""
+    client, _ = cluster
+    model, corpus, _, _ = _resident_problem()
+    kw = dict(block_order="perm", tol=0.0, random_state=1, averaging=None)
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here, max_iter=60,
+                                              gap_every=10, **kw)
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom, batch_size=tau,
+                                              round_step="local", max_iter=12, gap_every=4,
+                                              executor=fw.DaskExecutor(client), **kw)
+    assert res.extra["engine"] == "resident" and res.extra["rounds"] == 12 * 60 // tau
+    assert "local rounds" in res.extra["engine_reason"]
+    assert res.extra["resident_drift"] <= 1e-12 and res.extra["resident_restarts"] == 0
+    fun = np.asarray(res.history["fun"], dtype=float)
+    assert np.all(np.diff(fun) <= 1e-12 * np.abs(fun[1:]))
+    assert fun[-1] < 0.7 * fun[1] < 0.0  # progress beyond the first pass
+    _brackets_meet(res, ref)
+
+
 def test_a_resident_dual_names_what_it_cannot_do(cluster):
     client, _ = cluster
     model, corpus, kw, _ = _resident_problem()
@@ -179,16 +233,19 @@ def test_a_resident_dual_names_what_it_cannot_do(cluster):
         SSVMDual.from_source(model, corpus, 0.1, resident=True, compiled=False)
 
 
-def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified():
+@pytest.mark.parametrize("round_step", ["joint", "local"])
+def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified(
+        round_step):
     """A worker killed after pass 2 takes its blocks' iterates with it: the shard is
     rebuilt on the other worker at its initial blocks, its contribution to x is taken
     out, and the run goes on; its certified bracket still holds the optimum."""
     model, corpus, kw, ref = _resident_problem()
     kw = {**kw, "max_iter": 6, "gap_every": 3}
-    with fw.debug(False):
+    with fw.debug(False):  # (the reference: joint rounds in this process)
         here = SSVMDual.from_source(model, corpus, 1.0 / 60)
         ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
                                               executor=fw.SerialExecutor(), **kw)
+    kw["round_step"] = round_step
     with _cluster() as (client, workers):
         def kill(state):
             if state.k == 2:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._lazy import load, names
 from .datasets import (
+    Conll2000Source,
     ConllLike,
     load_cmu_house,
     load_conll2000,
@@ -46,8 +47,8 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and documentation to
 
 __all__ = ["StructuredModel", "ChainModel", "MulticlassModel", "MatchingModel", "GraphCRF",
            "EdgeFeatureGraphCRF", "GridCRF", "DirectionalGridCRF",
-           "load_ocr", "load_conll2000", "make_chain", "ConllLike", "make_conll_like",
-           "load_cmu_house", "load_snakes",
+           "load_ocr", "load_conll2000", "Conll2000Source", "make_chain", "ConllLike",
+           "make_conll_like", "load_cmu_house", "load_snakes",
            "make_noisy_blocks", "MultiLabelModel", "chow_liu_tree", "make_multilabel_tree",
            "LatentGraphCRF", "LatentSSVM", "make_latent_blocks",
            "StructuredSVM", "SSVMDual", "SSVMDualObjective", "SSVMBlockOracle", "ssg",

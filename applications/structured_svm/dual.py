@@ -348,8 +348,8 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         fault draws or reads them again.
 
         With ``resident=True`` this process holds no example and no block iterate: the
-        workers keep their blocks' iterates too, and a run must take joint rounds on a
-        :class:`~frankwolfe.DaskExecutor` (``round_step="joint"``; see
+        workers keep their blocks' iterates too, and a run must take joint or local rounds
+        on a :class:`~frankwolfe.DaskExecutor` (``round_step="joint"`` or ``"local"``; see
         :mod:`frankwolfe.algorithms.bcfw.resident`); the client's memory then does not
         grow with the examples (``x``, its gradient, one vector per worker and 8 bytes
         per block).  Chain models only.

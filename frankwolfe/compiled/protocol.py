@@ -331,5 +331,5 @@ class BlockDomainHooks:
         picklable piece of those blocks that one worker keeps, iterates included, with
         the methods :class:`~frankwolfe.algorithms.bcfw.resident.ResidentShard` calls.
         A domain that gives them holds no block iterates here: its runs take resident
-        joint rounds (:mod:`frankwolfe.algorithms.bcfw.resident`)."""
+        joint or local rounds (:mod:`frankwolfe.algorithms.bcfw.resident`)."""
         return None

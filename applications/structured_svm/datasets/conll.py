@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ...data.home import find_folder
+from ...data.home import find_folder, get_data_home
 from ...data.sources import conll2000_home
 
-__all__ = ["load_conll2000", "CONLL_TEMPLATES"]
+__all__ = ["load_conll2000", "Conll2000Source", "CONLL_TEMPLATES"]
 
 #: The 19 CRFsuite chunking templates: (field, offset) tuples, field "w" =
 #: lower-cased word, "p" = POS tag.  The order is the column order of
@@ -191,3 +191,64 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         "templates": ["bias"] + ["|".join(f"{f}[{o}]" for f, o in t) for t in CONLL_TEMPLATES],
     }
     return X_train, y_train, X_test, y_test, info
+
+
+class Conll2000Source:
+    """CoNLL-2000's training sentences as an example source
+    (:meth:`~frankwolfe.applications.structured_svm.SSVMDual.from_source`): it pickles
+    as its folder, and each process that asks for examples reads the files itself,
+    once, so a cluster's workers (on storage they share) each keep only their range.
+
+    Parameters
+    ----------
+    data_home : path, optional
+        As :func:`load_conll2000`; resolved here, so the workers read the same files.
+
+    Attributes
+    ----------
+    n_states : int
+        22 chunk tags.
+    feature_sizes : ndarray
+        Per column, for ``ChainModel(n_states, feature_sizes)``.
+
+    Examples
+    --------
+    >>> from frankwolfe.applications.structured_svm import ChainModel, Conll2000Source
+    >>> corpus = Conll2000Source()  # doctest: +SKIP
+    >>> model = ChainModel(corpus.n_states, corpus.feature_sizes)  # doctest: +SKIP
+    """
+
+    _loaded: dict[str, tuple] = {}  # per process, by folder: (X, y, info)
+
+    def __init__(self, data_home: str | os.PathLike[str] | None = None) -> None:
+        self.data_home = str(get_data_home(data_home).resolve())
+
+    def __reduce__(self) -> Any:
+        return Conll2000Source, (self.data_home,)
+
+    def _load(self) -> tuple:
+        hit = Conll2000Source._loaded.get(self.data_home)
+        if hit is None:
+            X, y, _, _, info = load_conll2000(self.data_home, return_info=True)
+            hit = Conll2000Source._loaded[self.data_home] = (X, y, info)
+        return hit
+
+    def __len__(self) -> int:
+        return len(self._load()[0])
+
+    @property
+    def n_states(self) -> int:
+        return int(self._load()[2]["n_states"])
+
+    @property
+    def feature_sizes(self) -> np.ndarray:
+        return self._load()[2]["feature_sizes"]
+
+    def examples(self, start: int, stop: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Sentences ``start .. stop - 1`` of the training set, as :func:`load_conll2000`
+        gives them."""
+        X, y, _ = self._load()
+        if not 0 <= start <= stop <= len(X):
+            raise ValueError(f"Conll2000Source.examples: need 0 <= start <= stop <= {len(X)}, "
+                             f"got start={start!r}, stop={stop!r}")
+        return X[start:stop], y[start:stop]

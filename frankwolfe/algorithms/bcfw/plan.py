@@ -133,9 +133,9 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
     """Resident joint rounds, the only way to run a domain whose blocks live on the
     workers; a ValueError naming what the run asks for that they do not do."""
     where = f"{type(state.dom).__name__}'s blocks live on the workers (resident_blocks)"
-    if schedule is None or not schedule.joint:
-        raise ValueError(f"{where}: runs take joint rounds; pass round_step='joint' and a "
-                         "batch_size > 1")
+    if schedule is None or not (schedule.joint or schedule.local):
+        raise ValueError(f"{where}: runs take joint or local rounds; pass "
+                         "round_step='joint' or 'local' and a batch_size > 1")
     if not callable(getattr(schedule.executor, "resident", None)):
         raise ValueError(f"{where}: they need an executor that reaches them "
                          f"(DaskExecutor), got {schedule.executor!r}")
@@ -159,7 +159,7 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
     if okern is None or okern.hessian_diag is None:
         raise ValueError(f"{where}: the objective must be a quadratic with a diagonal "
                          "Hessian (compiled_block_objective().hessian_diag)")
-    return ResidentRounds(state, pieces, rule, okern.hessian_diag, schedule)
+    return ResidentRounds(state, pieces, rule, okern, schedule)
 
 
 def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule,
@@ -206,10 +206,16 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
     """The pass of this run and why it was chosen; starts ``state`` (at ``x0``) and the
     executor of ``schedule`` as that pass needs."""
     pieces = state.dom.resident_blocks() if isinstance(state.dom, BlockDomainHooks) else None
+    if pieces is None and schedule is not None and schedule.local:
+        raise ValueError(f"round_step='local' runs on blocks kept on the workers (a domain "
+                         f"with resident_blocks(), e.g. SSVMDual.from_source(..., "
+                         f"resident=True)); {type(state.dom).__name__} keeps its blocks "
+                         "here: use round_step='joint' or 'lock_free'")
     if pieces is not None:
-        return (_resident(state, pieces, x0, step=step, rule=rule, cache=cache,
-                          schedule=schedule),
-                "resident joint rounds (the domain's blocks live on the workers)")
+        resident = _resident(state, pieces, x0, step=step, rule=rule, cache=cache,
+                             schedule=schedule)
+        kind = "local" if resident.local else "joint"
+        return resident, f"resident {kind} rounds (the domain's blocks live on the workers)"
     if schedule is not None and schedule.lock_free:
         lock_free = _lock_free(state, x0, rule=rule, schedule=schedule, compiled=compiled)
         return lock_free, f"lock-free passes on {lock_free.n_jobs} thread(s)"

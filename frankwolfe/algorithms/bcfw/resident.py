@@ -30,6 +30,19 @@ A piece's loops over its blocks (the sum of step 1, the commits of step 3, the
 certificate's sums) are the core's too: :func:`frankwolfe.compiled.resident_kernels`
 compiles them over the domain's own kernels, the pass driver's joint round cut at the
 step size.
+
+**Local rounds** (``round_step="local"``: CoCoA's pattern of local work between
+communications, Jaggi, Smith, Takáč, Terhorst, Krishnan, Hofmann and Jordan, NIPS 2014,
+with BCFW as the local solver and a line search to combine): in step 1 each shard
+takes serial BCFW steps on its blocks of the round, one after the other, at its own
+copy of the point that its steps move (the core's compiled pass driver over the domain's
+kernels, the step rule's step sizes), and returns the sum ``D_s`` of its moves
+``sum_i A_i (z_i' - z_i)``.  Steps 2 and 3 are those of a joint round: one step size
+``gamma`` along ``D = sum_s D_s`` (``gamma = 1`` would add the shards' moves, each
+computed without the others'), and each shard's blocks go to ``z_i + gamma (z_i' -
+z_i)``, a convex combination of two points of the block.  So f falls at every round
+(the line search is exact along ``D``), a worker talks to the client once per round
+whatever its number of blocks, and each worker's steps read its own moves at once.
 """
 
 from __future__ import annotations
@@ -41,14 +54,15 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ...compiled import PASS, compiled_driver, fused_driver, order_picker
 from ...compiled.touched import Delta
 from ...errors import ExecutorError
-from ...step_size import StepSize
+from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
 from .rounds import Schedule, _stop
 from .state import BlockState
 
-__all__ = ["ResidentRounds", "ResidentShard"]
+__all__ = ["LocalSteps", "ResidentRounds", "ResidentShard"]
 
 _TOKENS = itertools.count(1)
 
@@ -84,35 +98,109 @@ def _add_scaled(row, coords, vals, gamma):  # pragma: no cover - compiled
         row[coords[a]] += gamma * vals[a]
 
 
+class LocalSteps:
+    """A shard's local pass (``round_step="local"``): serial BCFW steps over blocks of
+    the shard, in the core's compiled pass driver over the piece's kernels
+    (``blocks``, fused), at a copy of the point that the steps move, and the sum of
+    their moves of ``x``.  The step sizes are the step rule's, as in a serial pass, on
+    the piece's blocks (a step count of ``n_local`` a pass); the blocks are left moved
+    (the caller keeps their points from before, to combine).
+
+    Parameters
+    ----------
+    blocks : CompiledBlocks
+        The piece's kernels (its block iterates and scratch), fused.
+    okern : CompiledObjective
+        The objective's kernels, with ``hessian_diag``.
+    rule : StepSize
+        The run's step rule (with a compiled form).
+    n : int
+        The number of blocks of the whole run (the step count ``k`` is the run's).
+    n_local : int
+        The number of the piece's blocks.
+    sigma : float, default 1
+        The local model's curvature factor: the steps see ``f`` with its Hessian times
+        ``sigma`` along their moves (CoCoA+'s ``sigma'``; the number of shards makes
+        their moves safe to add).
+    """
+
+    def __init__(self, blocks: Any, okern: Any, rule: StepSize, n: int, n_local: int,
+                 sigma: float = 1.0) -> None:
+        if fused_driver(blocks, okern) is None:
+            raise ValueError("round_step='local' needs the domain's fused kernels for the "
+                             "objective's Hessian diagonal")
+        compiled = rule.compiled()
+        if compiled is None:
+            raise ValueError(f"step_size={rule!r} has no compiled form")
+        kernel, self.rparams = compiled
+        self.driver = compiled_driver(blocks, okern, kernel, fused=True,
+                                      exact=isinstance(rule, ExactStep))
+        self.blocks, self.okern = blocks, okern
+        self.n, self.n_local = int(n), int(n_local)
+        self.h = okern.hessian_diag * float(sigma)
+        self.moved = np.zeros(self.h.size)  # the steps' moves of x, zero between calls
+        self.g = np.empty(self.h.size)
+        self.idx = np.empty(blocks.max_nnz, dtype=np.int64)
+        self.val = np.empty(blocks.max_nnz)
+        self.est = np.zeros(self.n_local)  # the block gaps the steps see (not reported)
+
+    def run(self, which: np.ndarray, point: np.ndarray, k: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+        """Steps on the blocks ``which`` (local numbers, in this order) from the gradient
+        ``point`` (what the piece derives from it current), the run's step count ``k``:
+        the sum of their moves of ``x`` as ``(coords, values)``."""
+        b, g, moved = self.blocks, self.g, self.moved
+        g[:] = point
+        # the step count in the piece's passes (a rule that counts sees a pass a pass)
+        k_local = int(k) * self.n_local // max(self.n, 1)
+        self.driver(0, which.size, order_picker(which, self.est), b.state, self.okern.data,
+                    self.h, moved, g, self.rparams, k_local, self.n_local, 0, np.zeros(0),
+                    np.zeros(0, dtype=np.int64), 0, False, self.idx, self.val, b.layout, PASS)
+        coords = np.flatnonzero(moved)
+        vals = moved[coords]
+        moved[coords] = 0.0
+        return coords, vals
+
+
 class ResidentShard:
     """A worker's share of resident blocks: the domain's piece (its block iterates and
     kernels) behind the core's calls, ``resident(call, local, point)``:
 
-    * ``("start", h)``: the piece starts at its initial blocks (``h``: the Hessian's
-      diagonal, for its directions); its blocks' sum ``sum_i A_i z_i`` as ``(coords,
-      values)``;
+    * ``("start", h, spec)``: the piece starts at its initial blocks (``h``: the
+      Hessian's diagonal, for its directions; ``spec``: ``None``, or for local rounds
+      the arguments of :class:`LocalSteps` but the piece's, ``(okern, rule, n,
+      sigma)``); its blocks' sum ``sum_i A_i z_i`` as ``(coords, values)``;
     * ``("joint", round, steps)``: the summed direction of blocks ``local`` at their
       oracle answers at ``point``, as ``(coords, values)``, each coordinate once;
+    * ``("local", round, steps, k)``: serial BCFW steps on blocks ``local`` (in that
+      order) from ``point``, the run's step count ``k`` (:class:`LocalSteps`); the sum
+      of their moves, as ``(coords, values)``;
     * ``("gaps", steps, held)``: ``(sum of block gaps, sum of vertex scores)`` at
       ``point``, and with ``held`` the blocks' sum after the steps, ``(gaps, scores,
       coords, values)``: one call per shard for a certificate and its check.
 
     ``steps`` (round -> step size): the steps the core took that some shard has not
     applied; this shard applies the one of the round its blocks last moved in, once (a
-    call sent again after a fault finds nothing to apply).  A shard rebuilt or moved
-    (it pickles as its piece, which pickles without its iterates) answers ``"reset"``
-    until it is started again.
+    call sent again after a fault finds nothing to apply; a local round the core never
+    applied, one asked again, is undone first).  A shard rebuilt or moved (it pickles
+    as its piece, which pickles without its iterates) answers ``"reset"`` until it is
+    started again.
 
     The piece has ``start(h)``, ``follow(point, changed)`` (keep what it derives from
     the point current), ``directions(which, point)``, ``commit(which, gamma)`` (``z_i
     += gamma (s_i - z_i)`` at the answers of the last ``directions``), ``gaps(point)``
-    and ``total(size)``.
+    and ``total(size)``; for local rounds also ``compiled_blocks()`` (its kernels,
+    fused), ``keep()`` (remember its block iterates) and ``blend(gamma)`` (``z_i <-
+    z_i^kept + gamma (z_i - z_i^kept)`` for all of them).
     """
 
     def __init__(self, piece: Any) -> None:
         self.piece = piece
         self._started = False
-        self._pending: tuple[int, np.ndarray] | None = None
+        # (round, blocks, local): the round whose step this shard has not applied yet
+        self._pending: tuple[int, np.ndarray, bool] | None = None
+        self._spec: tuple | None = None
+        self._local: LocalSteps | None = None
 
     def __reduce__(self) -> Any:
         return ResidentShard, (self.piece,)
@@ -124,6 +212,7 @@ class ResidentShard:
         kind = call[0]
         if kind == "start":
             self.piece.start(call[1])
+            self._spec = call[2] if len(call) > 2 else None
             self._started, self._pending = True, None
             return self.piece.total(point.size)
         if not self._started:
@@ -133,7 +222,14 @@ class ResidentShard:
             self._settle(steps)
             which = np.unique(np.asarray(local, dtype=np.int64))
             out = self.piece.directions(which, point)
-            self._pending = (int(rid), which)
+            self._pending = (int(rid), which, False)
+            return out
+        if kind == "local":
+            _, rid, steps, k = call
+            self._settle(steps)
+            which = np.asarray(local, dtype=np.int64)
+            out = self._local_steps(which, point, int(k))
+            self._pending = (int(rid), which, True)
             return out
         if kind == "gaps":
             _, steps, held = call
@@ -142,13 +238,38 @@ class ResidentShard:
             return (*gaps, *self.piece.total(point.size)) if held else gaps
         raise ValueError(f"ResidentShard: unknown call {kind!r}")
 
+    def _local_steps(self, which: np.ndarray, point: np.ndarray, k: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        if self._local is None:
+            if self._spec is None:
+                raise ValueError("ResidentShard: a local round needs the objective's kernels "
+                                 "and the step rule at the start")
+            okern, rule, n, sigma = self._spec
+            self._local = LocalSteps(self.piece.compiled_blocks(), okern, rule, n,
+                                     self.piece.size, sigma)
+        self.piece.keep()
+        coords, vals = self._local.run(which, point, k)
+        # what the piece derives from the point: back at the point, where the steps
+        # moved the gradient (g moves where x does)
+        self.piece.follow(point, coords)
+        return coords, vals
+
     def _settle(self, steps: dict[int, float]) -> None:
         pending = self._pending
-        if pending is not None and pending[0] in steps:
-            gamma = steps[pending[0]]
-            if gamma > 0.0:
-                self.piece.commit(pending[1], float(gamma))
-            self._pending = None
+        if pending is None:
+            return
+        rid, which, local = pending
+        if rid in steps:
+            gamma = float(steps[rid])
+            if local:
+                self.piece.blend(gamma)
+            elif gamma > 0.0:
+                self.piece.commit(which, gamma)
+        elif local:  # the core never took this round (asked again after a fault)
+            self.piece.blend(0.0)
+        else:
+            return
+        self._pending = None
 
 
 class _Shards:
@@ -162,12 +283,13 @@ class _Shards:
 
 
 class ResidentRounds(Pass):
-    """Joint rounds over resident blocks (see the module docstring)."""
+    """Joint or local rounds over resident blocks (see the module docstring; ``okern``:
+    the objective's kernels, with ``hessian_diag``)."""
 
     name = "resident"
     exact_df = True
 
-    def __init__(self, state: BlockState, pieces: Any, rule: StepSize, h: np.ndarray,
+    def __init__(self, state: BlockState, pieces: Any, rule: StepSize, okern: Any,
                  schedule: Schedule) -> None:
         compiled = rule.compiled()
         if compiled is None:
@@ -176,11 +298,17 @@ class ResidentRounds(Pass):
         self.state, self.schedule = state, schedule
         ex: Any = schedule.executor  # an executor with resident() (DaskExecutor)
         self.ex = ex
-        self.h = np.asarray(h, dtype=float)
+        self.h = np.asarray(okern.hessian_diag, dtype=float)
+        self.local = schedule.local
         ex.start([None] * state.n)
         if not ex.use_batch_oracle(_Shards(pieces)):
             raise RuntimeError(f"{ex!r} declined the resident blocks")
         m = int(ex.owner.max()) + 1 if state.n else 0
+        # what a shard's local steps run on, sent with its start: they see f's curvature
+        # times the number of shards (CoCoA+'s safe sigma' for adding the shards' moves;
+        # the line search then shortens their sum less, benchmarks/README.md)
+        self._start = ("start", self.h,
+                       (okern, rule, state.n, float(max(m, 1))) if self.local else None)
         self.sums = np.zeros((m, state.x.size))  # each shard's sum_i A_i z_i
         self._acc = np.zeros(state.x.size)  # a round's summed direction, zero between
         self._mark = np.zeros(state.x.size, dtype=bool)  # and its support
@@ -194,7 +322,7 @@ class ResidentRounds(Pass):
         self.drift = np.nan  # max |x - sum of the shards' block iterates|, latest
         self.g = np.zeros(state.x.size)
         everything = np.arange(state.n, dtype=np.int64)
-        for s, _, (coords, vals) in self._call(everything, ("start", self.h), fresh=True):
+        for s, _, (coords, vals) in self._call(everything, self._start, fresh=True):
             self.sums[s, coords] += vals
             state.x[coords] += vals
         self.g = np.array(state.f.gradient(state.x), dtype=float).reshape(-1)
@@ -219,7 +347,7 @@ class ResidentRounds(Pass):
             self.sums[s] = 0.0
             self._unapplied.pop(s, None)  # a rebuilt shard has nothing to apply
             blocks = self.ex.shard_blocks(s)
-            ((_, _, (coords, vals)),) = self._call(blocks, ("start", self.h), fresh=True)
+            ((_, _, (coords, vals)),) = self._call(blocks, self._start, fresh=True)
             self.sums[s, coords] += vals
             x[coords] += vals
         self.g = np.array(self.state.f.gradient(x), dtype=float).reshape(-1)
@@ -242,7 +370,7 @@ class ResidentRounds(Pass):
     def run(self, order: np.ndarray | None, budget: Budget) -> float:
         st = self.state
         if order is None:
-            raise ValueError("resident joint rounds need an order that draws whole passes")
+            raise ValueError("resident rounds need an order that draws whole passes")
         df = 0.0
         done = 0
         for batch in self.schedule.batches(st, order):
@@ -255,9 +383,11 @@ class ResidentRounds(Pass):
     def _round(self, batch: np.ndarray) -> float:
         st, x, g, h = self.state, self.state.x, self.g, self.h
         rid = next(self._rounds)
-        which = np.unique(batch)  # a block drawn twice moves once
         tic = time.perf_counter()
-        answers = self._ask(which, ("joint", rid, self._steps()))
+        if self.local:  # each shard's blocks in the order's sequence
+            answers = self._ask(batch, ("local", rid, self._steps(), st.k))
+        else:  # a block drawn twice moves once
+            answers = self._ask(np.unique(batch), ("joint", rid, self._steps()))
         self.schedule.count(tic, False)
         self.schedule.rounds += 1
         parts = [(s, np.asarray(c, dtype=np.int64), np.asarray(v, dtype=float))

@@ -93,7 +93,7 @@ class Schedule:
     its rounds."""
 
     def __init__(self, batch_size: int, executor: Executor, staleness: int = 0,
-                 joint: bool = False, lock_free: bool = False) -> None:
+                 joint: bool = False, lock_free: bool = False, local: bool = False) -> None:
         self.tau = int(batch_size)
         self.executor = executor
         self.staleness = int(staleness)
@@ -101,6 +101,8 @@ class Schedule:
         self.joint = bool(joint)
         #: no rounds: the executor's threads take block steps at once (:mod:`.lock_free`)
         self.lock_free = bool(lock_free)
+        #: each worker's serial steps on its blocks, combined by one step (resident blocks)
+        self.local = bool(local)
         self.parallel = not isinstance(executor, SerialExecutor)
         self.rounds = 0
         self.oracle_seconds = 0.0  # wall time of the rounds' oracle phases
@@ -314,7 +316,7 @@ class Schedule:
     def outputs(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "batch_size": self.tau, "rounds": self.rounds,
-            "round_step": "joint" if self.joint else "sequential",
+            "round_step": "local" if self.local else "joint" if self.joint else "sequential",
             "executor": repr(self.executor), "oracle_seconds": self.oracle_seconds,
             "certificate_oracle_seconds": self.certificate_seconds,
             "staleness": self.staleness}

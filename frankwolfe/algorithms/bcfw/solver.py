@@ -244,7 +244,7 @@ def block_coordinate_frank_wolfe(
         ``n_jobs`` or ``executor``.  ``extra`` then also holds ``delays``
         (``delays[j]``: steps taken ``j`` block steps after their answer's point),
         ``mean_delay``, ``max_delay`` and ``oracle_wait_seconds``.
-    round_step : {"sequential", "joint", "lock_free"}, default "sequential"
+    round_step : {"sequential", "joint", "lock_free", "local"}, default "sequential"
         How the blocks of a mini-batch round move.  ``"sequential"``: one block step
         after the other, each with its own line search at the current iterate (a step
         size per block; the steps are serial).  ``"joint"``: Wang et al.'s mini-batch
@@ -265,8 +265,14 @@ def block_coordinate_frank_wolfe(
         read a gradient a few concurrent steps stale.  Needs the compiled fused kernels
         with the domain's ``fork`` (the chain SSVM dual), an order that draws whole
         passes or gap sampling (drawn at each pass's start), and no averaging; the
-        history then has ``step_seconds`` and ``fold_seconds``.  ``extra["round_step"]``
-        says which ran.  See "Training on a cluster" in the documentation for passes to
+        history then has ``step_seconds`` and ``fold_seconds``.  ``"local"``: for blocks
+        kept on the workers (a domain with ``resident_blocks()``, e.g.
+        ``SSVMDual.from_source(..., resident=True)``, on a
+        :class:`~frankwolfe.DaskExecutor`): each worker takes serial block steps on its
+        blocks of the round at its own copy of the point, and one step size, the step
+        rule's along the sum of the workers' moves, combines them (f falls every
+        round); ``batch_size=n``: one round a pass.  ``extra["round_step"]`` says which
+        ran.  See "Training on a cluster" in the documentation for passes to
         a certified gap.
 
     Returns
@@ -337,7 +343,8 @@ def block_coordinate_frank_wolfe(
         raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
     rng = as_generator(random_state)
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
-    round_step = _check_choice("round_step", round_step, ("sequential", "joint", "lock_free"))
+    round_step = _check_choice("round_step", round_step,
+                               ("sequential", "joint", "lock_free", "local"))
     if round_step != "sequential" and type(step).direction is not FWStep.direction:
         raise ValueError(f"round_step={round_step!r} moves blocks toward their Frank-Wolfe "
                          f"vertices: it needs block_step='fw', got block_step={block_step!r}")
@@ -390,4 +397,4 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
                          "executor): a round asks its oracles before any cached atom is scored")
-    return Schedule(tau, ex, ahead, joint=round_step == "joint")
+    return Schedule(tau, ex, ahead, joint=round_step == "joint", local=round_step == "local")

@@ -2,9 +2,11 @@
 examples and their block iterates, and answers the core's resident joint rounds
 (:mod:`frankwolfe.algorithms.bcfw.resident`, whose shard runs the calls' protocol): the
 summed direction of its blocks of a round, the commit of the step size the core chose,
-and its blocks' certificate sums.  The loops over a round's blocks are the core's
-(:func:`frankwolfe.compiled.resident_kernels`, over the chain's kernels); a piece
-holds the data, the iterates and the scratch they run on."""
+and its blocks' certificate sums; for local rounds its kernels (the core's pass driver
+takes the steps), and the convex combination of its block iterates before and after.
+The loops over a round's blocks are the core's (:func:`frankwolfe.compiled.
+resident_kernels`, over the chain's kernels); a piece holds the data, the iterates and
+the scratch they run on."""
 
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ class ChainResidentPiece:
         self._built: dict[str, Any] | None = None
         self._h: np.ndarray | None = None
         self._synced = False
+        self._kept: tuple[np.ndarray, ...] | None = None
 
     def __reduce__(self) -> Any:
         return ChainResidentPiece, self._recipe
@@ -61,13 +64,49 @@ class ChainResidentPiece:
                                                             scale=1.0 / (lam * n))
             blocks = chain_blocks(state)
             blocks.rounds = chain_rounds(blocks, state)
-            self._built = {"state": state, "ref": blocks.state, "rounds": blocks.rounds,
+            self._built = {"state": state, "blocks": blocks, "ref": blocks.state,
+                           "rounds": blocks.rounds,
                            "kernels": resident_kernels(blocks),
                            "scratch": joint_scratch(state.d + 1, stop - start)}
         return self._built
 
+    @property
+    def size(self) -> int:
+        """The number of the piece's blocks."""
+        return self._recipe[3] - self._recipe[2]
+
     def start(self, h: np.ndarray) -> None:
         self._h = np.asarray(h, dtype=float)
+
+    def compiled_blocks(self) -> Any:
+        """The chain's kernels over the piece's examples and iterates (fused)."""
+        return self._parts()["blocks"]
+
+    def _iterates(self) -> tuple[np.ndarray, ...]:
+        st = self._parts()["state"]
+        return st.mu, st.T, st.lbar  # marginals, pair marginals, losses: linear in z_i
+
+    def keep(self) -> None:
+        """Remember the block iterates (for :meth:`blend`)."""
+        now = self._iterates()
+        if self._kept is None:
+            self._kept = tuple(a.copy() for a in now)
+        else:
+            for old, a in zip(self._kept, now):
+                old[...] = a
+
+    def blend(self, gamma: float) -> None:
+        """``z_i <- z_i^kept + gamma (z_i - z_i^kept)`` for every block (each a point of
+        its block: a convex combination of two)."""
+        if self._kept is None:
+            raise RuntimeError("ChainResidentPiece: blend before keep")
+        for old, a in zip(self._kept, self._iterates()):
+            if gamma == 0.0:
+                a[...] = old
+            elif gamma != 1.0:
+                a -= old
+                a *= gamma
+                a += old
 
     def follow(self, point: np.ndarray, changed: Any = None) -> None:
         """Keep the feature-major copy of the point current (see
