@@ -189,9 +189,9 @@ class ResidentShard:
     The piece has ``start(h)``, ``follow(point, changed)`` (keep what it derives from
     the point current), ``directions(which, point)``, ``commit(which, gamma)`` (``z_i
     += gamma (s_i - z_i)`` at the answers of the last ``directions``), ``gaps(point)``
-    and ``total(size)``; for local rounds also ``compiled_blocks()`` (its kernels,
-    fused), ``keep()`` (remember its block iterates) and ``blend(gamma)`` (``z_i <-
-    z_i^kept + gamma (z_i - z_i^kept)`` for all of them).
+    and ``total(size)``; for local rounds also ``size`` (its number of blocks),
+    ``compiled_blocks()`` (its kernels, fused), ``keep()`` (remember its block iterates)
+    and ``blend(gamma)`` (``z_i <- z_i^kept + gamma (z_i - z_i^kept)`` for all of them).
     """
 
     def __init__(self, piece: Any) -> None:
