@@ -130,18 +130,6 @@ def test_compiled_pairwise_keeps_the_time_limit():
     f = fw.LeastSquares(A, rng.standard_normal(300))
     dom = fw.L1Ball(5.0, dim=600)
     fw.compiled_pairwise_frank_wolfe(f, dom, max_iter=5, corrective=False)  # compiled first
-    # a step's cost on this machine and build (-O0 in make test-min is ~100x slower):
-    # two untimed runs, their difference without the set-up, each the fastest of three
-    # (80 steps' difference, single timings, was once below the runs' jitter: a cost of
-    # 1e-11 s a step, which no run can meet)
-    def fastest(steps: int) -> tuple[fw.Result, float]:
-        runs = [_timed(lambda: fw.compiled_pairwise_frank_wolfe(
-            f, dom, tol=0.0, max_iter=steps, corrective=False)) for _ in range(3)]
-        return runs[0][0], min(t for _, t in runs)
-
-    short, t_short = fastest(20)
-    long, t_long = fastest(2000)
-    per_step = max(t_long - t_short, 1e-9) / max(long.nit - short.nit, 1)
     res, wall = _timed(lambda: fw.compiled_pairwise_frank_wolfe(
         f, dom, tol=0.0, max_iter=10**9, time_limit=LIMIT, corrective=False))
     assert res.status == "time_limit", res.message
@@ -149,9 +137,14 @@ def test_compiled_pairwise_keeps_the_time_limit():
     assert res.time <= wall + 1e-6
     # the steps' chunks stopped within a few milliseconds of the budget
     assert 0.5 * LIMIT <= res.extra["loop_time"] <= LIMIT + 0.1, res.extra["loop_time"]
-    # chunks of many steps were sized, not single steps: the loop's time went to steps
-    # (a fifth of the untimed rate at least: load and rounding of the estimate)
-    assert res.nit >= 0.2 * res.extra["loop_time"] / per_step, (res.nit, per_step)
+    # chunks of many steps were sized, not single steps: most of the loop's time went
+    # to the steps (0.97 measured; single steps of a few microseconds: 0.49, the loop's
+    # Python and the kernel's dispatch between steps taking the rest; at -O0 a step
+    # costs more than a chunk's 2 ms, so single steps are right there).  A ratio of two
+    # wall times of one run, so another process's load slows both: against a step cost
+    # estimated beforehand, make test-min's -O0 build under the other test worker's
+    # load once made 0.19 of the estimated rate
+    assert res.extra["step_seconds"] >= 0.8 * res.extra["loop_time"], res.extra
 
 
 def test_structured_svm_fit_keeps_the_time_limit():

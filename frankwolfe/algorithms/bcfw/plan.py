@@ -130,8 +130,8 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
 
 def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule: StepSize,
               cache: bool, schedule: Schedule | None) -> ResidentRounds:
-    """Resident joint rounds, the only way to run a domain whose blocks live on the
-    workers; a ValueError naming what the run asks for that they do not do."""
+    """Resident joint or local rounds, the only ways to run a domain whose blocks live on
+    the workers; a ValueError naming what the run asks for that they do not do."""
     where = f"{type(state.dom).__name__}'s blocks live on the workers (resident_blocks)"
     if schedule is None or not (schedule.joint or schedule.local):
         raise ValueError(f"{where}: runs take joint or local rounds; pass "

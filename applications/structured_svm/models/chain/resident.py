@@ -1,6 +1,6 @@
 """The chain dual's blocks kept on cluster workers: each piece holds a range of the
-examples and their block iterates, and answers the core's resident joint rounds
-(:mod:`frankwolfe.algorithms.bcfw.resident`, whose shard runs the calls' protocol): the
+examples and their block iterates, and answers the core's resident joint and local
+rounds (:mod:`frankwolfe.algorithms.bcfw.resident`, whose shard runs the calls' protocol): the
 summed direction of its blocks of a round, the commit of the step size the core chose,
 and its blocks' certificate sums; for local rounds its kernels (the core's pass driver
 takes the steps), and the convex combination of its block iterates before and after.
