@@ -30,9 +30,6 @@ from ..objectives.design_kernels import (
     half_sq_residual,
 )
 
-# the triangular factorization and solves may reorder their sums (SIMD), nothing else:
-# their checks of infinities and NaNs keep their meaning
-_SUMS = {"reassoc", "contract"}
 #: a corrective round brings in up to ``1 / _GROW`` of the active set as new vertices
 _GROW = 2
 # rows of the workspace _State.fv: signs and scores of the face's vertices, their
@@ -244,7 +241,10 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     exact_products(D, x, support, k, S.p, S.g, S.seen, S.fm)
 
 
-@inner_kernel(fastmath=_SUMS)
+# no fastmath here or in the solves: its vectorized loops (with their alias checks,
+# optimized again in every caller) cost 0.5-1.4 CPU-s of a first sparse lasso and no
+# measurable time warm (benchmarks/README.md, first_call.py)
+@inner_kernel
 def _cholesky(Q, sub, k, ridge, L):  # pragma: no cover - compiled
     """Factor ``Q[sub, sub] + ridge I = L L^T`` (``k x k``: the rows and columns
     ``sub[:k]`` of ``Q``; ``L`` lower triangular, written in place); false when the
@@ -300,7 +300,7 @@ def _cholesky_delete(L, sub, k, p):  # pragma: no cover - compiled
     return True
 
 
-@inner_kernel(fastmath=_SUMS)
+@inner_kernel
 def _cholesky_solve(L, k, y, z):  # pragma: no cover - compiled
     """Solve ``L L^T a = y`` and ``L L^T b = z`` in place (``L`` lower triangular,
     ``k x k``)."""
