@@ -225,7 +225,9 @@ def test_a_resident_dual_names_what_it_cannot_do(cluster):
     for bad, message in [(dict(executor=fw.SerialExecutor()), "DaskExecutor"),
                          (dict(round_step="sequential"), "round_step='joint'"),
                          (dict(averaging="weighted"), "averaging=None"),
-                         (dict(staleness=1), "staleness=0")]:
+                         (dict(staleness=1), "staleness=0"),
+                         (dict(round_step="local", step_size="agnostic"),
+                          "exact line search")]:
         with pytest.raises(ValueError, match=message):
             fw.block_coordinate_frank_wolfe(f, dom, **{**kw, "executor":
                                                        fw.DaskExecutor(client), **bad})

@@ -268,10 +268,10 @@ def block_coordinate_frank_wolfe(
         history then has ``step_seconds`` and ``fold_seconds``.  ``"local"``: for blocks
         kept on the workers (a domain with ``resident_blocks()``, e.g.
         ``SSVMDual.from_source(..., resident=True)``, on a
-        :class:`~frankwolfe.DaskExecutor`): each worker takes serial block steps on its
-        blocks of the round at its own copy of the point, and one step size, the step
-        rule's along the sum of the workers' moves, combines them (f falls every
-        round); ``batch_size=n``: one round a pass.  ``extra["round_step"]`` says which
+        :class:`~frankwolfe.DaskExecutor`, ``step_size="exact"``): each worker takes
+        serial block steps on its blocks of the round at its own copy of the point, and
+        one step size, the exact line search's along the sum of the workers' moves,
+        combines them (f falls every round); ``batch_size=n``: one round a pass.  ``extra["round_step"]`` says which
         ran.  See "Training on a cluster" in the documentation for passes to
         a certified gap.
 
