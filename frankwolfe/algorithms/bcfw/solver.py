@@ -271,9 +271,9 @@ def block_coordinate_frank_wolfe(
         :class:`~frankwolfe.DaskExecutor`, ``step_size="exact"``): each worker takes
         serial block steps on its blocks of the round at its own copy of the point, and
         one step size, the exact line search's along the sum of the workers' moves,
-        combines them (f falls every round); ``batch_size=n``: one round a pass.  ``extra["round_step"]`` says which
-        ran.  See "Training on a cluster" in the documentation for passes to
-        a certified gap.
+        combines them (f falls every round); ``batch_size=n``: one round a pass.
+        ``extra["round_step"]`` says which ran.  See "Training on a cluster" in the
+        documentation for passes to a certified gap.
 
     Returns
     -------
