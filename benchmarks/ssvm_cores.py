@@ -68,6 +68,9 @@ class _TimedThreads(_Timed, fw.ThreadExecutor):
 
 
 def _tau(arg: str, n: int) -> int:
+    """A batch size from ``n/16``-style text (``n``: all blocks) or an integer."""
+    if arg == "n":
+        return n
     if arg.startswith("n/"):
         return max(1, n // int(arg[2:]))
     return int(arg)

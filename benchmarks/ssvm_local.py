@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from results_file import write_json  # noqa: E402
+from ssvm_cores import _tau  # noqa: E402
 
 import frankwolfe as fw  # noqa: E402
 from frankwolfe.applications.structured_svm import (  # noqa: E402
@@ -49,10 +50,6 @@ from frankwolfe.applications.structured_svm import (  # noqa: E402
     Conll2000Source,
     SSVMDual,
 )
-
-
-def _tau(arg: str, n: int) -> int:
-    return n // int(arg[2:]) if arg.startswith("n/") else n if arg == "n" else int(arg)
 
 
 def _per_pass(f, dom, kw: dict, passes: int) -> list[float]:
