@@ -106,11 +106,13 @@ def test_a_time_limit_stops_the_run_with_x_folded():
         res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
                                               round_step="lock_free", n_jobs=2, tol=0.0,
                                               max_iter=10**6, time_limit=0.5, random_state=0)
-    assert res.status == "time_limit"
+    # what a failure says (it failed once in a full local run and did not again in 20+)
+    seen = f"status={res.status!r} time={res.time:.3f} nit={res.nit} gap={res.gap!r}"
+    assert res.status == "time_limit", seen
     # stopped by the budget (10**6 passes of 25 tiny chains take minutes), with slack for
     # a loaded machine
-    assert 0.25 <= res.time < 0.5 + 1.5
-    assert res.nit < 10**6
+    assert 0.25 <= res.time < 0.5 + 1.5, seen
+    assert res.nit < 10**6, seen
     assert np.isfinite(res.gap)
     np.testing.assert_allclose(res.x, _aggregate_of(res, model, X, Y, lam), rtol=0,
                                atol=1e-13)

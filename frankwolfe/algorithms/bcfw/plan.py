@@ -100,11 +100,7 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
         if not all(a.size < 2 or np.all(np.diff(a) > 0) for a in b.idx):
             return None, "block indices are not sorted"
         return _Compiled(None, okern), "compiled pass over probability-simplex blocks"
-    # a domain whose kernels keep atoms is told how many inactive ones per block
-    # (the keywords are the protocol of domains that declare features)
-    kernels_for: Any = dom.compiled_blocks
-    dkern = kernels_for(x0, cache_size=state.cache_size, cache=cache) if features \
-        else dom.compiled_blocks(x0)
+    dkern = _domain_kernels(dom, x0, state, cache)
     if dkern is None:
         return None, "the domain's compiled_blocks() declined this start point"
     if (pairwise and not fw and dkern.pairwise is None) or (cache and dkern.lookup is None):
@@ -126,6 +122,15 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     where = "in this process" if isinstance(ex, InProcessRounds) else "from table rows"
     kind = "joint" if joint else "mini-batch"
     return _Compiled(dkern, okern, dkern.rounds), f"compiled {kind} rounds {where}"
+
+
+def _domain_kernels(dom: BlockDomainHooks, x0: Any, state: BlockState, cache: bool) -> Any:
+    """The domain's compiled kernels at ``x0``; a domain that declares features (its
+    kernels keep atoms) is told how many inactive ones per block and whether to cache."""
+    kernels_for: Any = dom.compiled_blocks
+    if dom.compiled_features:
+        return kernels_for(x0, cache_size=state.cache_size, cache=cache)
+    return dom.compiled_blocks(x0)
 
 
 def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule: StepSize,
@@ -187,11 +192,8 @@ def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule
     if rule.compiled() is None:
         raise ValueError(f"{why}: step_size={rule!r} has no compiled form")
     okern = state.f.compiled_block_objective()
-    dkern = None
-    if isinstance(dom, BlockDomainHooks):  # (the keywords: as in _choose, for domains
-        kernels_for: Any = dom.compiled_blocks  # that declare features)
-        dkern = kernels_for(x0, cache_size=state.cache_size, cache=False) \
-            if dom.compiled_features else dom.compiled_blocks(x0)
+    dkern = _domain_kernels(dom, x0, state, False) if isinstance(dom, BlockDomainHooks) \
+        else None
     if okern is None or dkern is None or dkern.fork is None or \
             fused_driver(dkern, okern) is None:
         raise ValueError(f"{why}: it needs a quadratic objective with a diagonal Hessian "
