@@ -18,13 +18,17 @@ the figures little):
 
 With ``--baseline REV`` the same jobs also run on the code of git revision ``REV``
 (exported with ``git archive``, imported ahead of the installed package), alternated
-job by job with this checkout, so before and after share the machine's state.
+job by job with this checkout, so before and after share the machine's state.  On a
+machine whose speed drifts (a shared VM: the same cold job's CPU seconds moved by 30%
+within minutes), ``--paired N`` runs before and after at the same time instead, one
+core each, N times, and prints the medians.
 
 Run::
 
     .venv/bin/python benchmarks/first_call.py                 # every job
     .venv/bin/python benchmarks/first_call.py --jobs ssvm_chain lasso_sparse
     .venv/bin/python benchmarks/first_call.py --baseline cc5225e --out results/first_call.json
+    .venv/bin/python benchmarks/first_call.py --jobs lasso_sparse --baseline HEAD --paired 5
 
 The data jobs read ``FRANKWOLFE_DATA`` (``make`` sets it beside ``../shared/data``) and
 are skipped when their files are missing.
@@ -36,6 +40,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -323,19 +328,41 @@ def child(name: str) -> dict[str, Any]:
 
 # -- the parent: fresh processes, cold then warm --------------------------------------
 
-def spawn(name: str, cache: Path, code: Path | None, timeout: float) -> dict[str, Any]:
+def start(name: str, cache: Path, code: Path | None, core: int | None = None
+          ) -> tuple[subprocess.Popen, float]:
+    """A fresh process running job ``name`` on the numba cache ``cache`` (on the code of
+    ``code`` when given, pinned to CPU ``core`` when given)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # else every import compiles the sources again
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(code), env.get("PYTHONPATH", "")])
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, __file__, "--child", name], env=env, cwd=code or ROOT,
-                         capture_output=True, text=True, timeout=timeout)
-    if out.returncode != 0:
-        return {"job": name, "error": out.stderr.strip().splitlines()[-1:]}
-    row = json.loads(out.stdout.strip().splitlines()[-1])
+    if core is not None:
+        env["OPENBLAS_NUM_THREADS"] = "1"  # its threads would spin on the one core
+    pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+    proc = subprocess.Popen([sys.executable, __file__, "--child", name], env=env,
+                            cwd=code or ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=pin)
+    return proc, time.perf_counter()
+
+
+def finish(name: str, started: tuple[subprocess.Popen, float], timeout: float
+           ) -> dict[str, Any]:
+    proc, t0 = started
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"job": name, "error": [f"no answer in {timeout:.0f} s"]}
+    if proc.returncode != 0:
+        return {"job": name, "error": stderr.strip().splitlines()[-1:]}
+    row = json.loads(stdout.strip().splitlines()[-1])
     row["wall"] = time.perf_counter() - t0
     return row
+
+
+def spawn(name: str, cache: Path, code: Path | None, timeout: float) -> dict[str, Any]:
+    return finish(name, start(name, cache, code), timeout)
 
 
 def have_data(kind: str) -> bool:
@@ -351,14 +378,48 @@ def fmt(row: dict[str, Any]) -> str:
             f" {row['total']:7.2f} {row['n_compiled']:5d}")
 
 
+def paired(name: str, sides: list[tuple[str, Path | None]], tmp: Path, repeats: int,
+           timeout: float) -> list[dict[str, Any]]:
+    """Job ``name`` before and after at the same time, each side on a core of its own
+    (they swap cores every repeat), cold then warm: CPU seconds move with the machine's
+    state (other tenants, clock), and two processes at once see the same state."""
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    rows: list[dict[str, Any]] = []
+    for rep in range(repeats):
+        caches = [Path(tempfile.mkdtemp(dir=tmp, prefix="cache-")) for _ in sides]
+        order = cores if rep % 2 == 0 else cores[::-1]
+        for state in ("cold", "warm"):
+            running = [start(name, cache, code, core)
+                       for (_, code), cache, core in zip(sides, caches, order)]
+            for (side, _), started, core in zip(sides, running, order):
+                row = finish(name, started, timeout)
+                row.update(side=side, cache=state, repeat=rep, core=core)
+                rows.append(row)
+                print(f"{name:26s} {side:6s} {state:5s} {fmt(row)}  core {core}", flush=True)
+    for state in ("cold", "warm"):
+        med = {side: statistics.median(r["total"] for r in rows
+                                       if r["side"] == side and r["cache"] == state
+                                       and "total" in r) for side, _ in sides}
+        print(f"{name:26s} median of {repeats} pairs, {state}: before {med['before']:.2f}, "
+              f"after {med['after']:.2f} ({med['after'] / med['before']:.2f}x)")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--jobs", nargs="*", default=None, help=f"some of {sorted(JOBS)}")
     p.add_argument("--baseline", default=None, help="git revision to compare with")
     p.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
+    p.add_argument("--paired", type=int, default=0, metavar="N",
+                   help="with --baseline: run before and after at once, one core each, N "
+                        "times per job, and print the medians")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.paired and not a.baseline:
+        p.error("--paired needs --baseline")
+    if a.paired and len(os.sched_getaffinity(0)) < 2:
+        p.error(f"--paired needs 2 CPUs, this process may use {len(os.sched_getaffinity(0))}")
     if a.child:
         print(json.dumps(child(a.child)))
         return 0
@@ -380,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             if name in DATA_JOBS and not have_data(DATA_JOBS[name]):
                 print(f"{name:26s} skipped: no {DATA_JOBS[name]} data under FRANKWOLFE_DATA")
+                continue
+            if a.paired:
+                rows += paired(name, sides, tmp, a.paired, a.timeout)
                 continue
             for side, code in sides:
                 cache = Path(tempfile.mkdtemp(dir=tmp, prefix="cache-"))

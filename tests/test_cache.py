@@ -521,3 +521,78 @@ def test_cached_kernels_of_two_processes_keep_their_own_helpers(tmp_path):
     assert alone_two == pytest.approx(expected(2.0), rel=1e-12, abs=1e-12)
     assert both["one"] == pytest.approx(expected(1.0), rel=1e-12, abs=1e-12)
     assert both["two"] == pytest.approx(expected(2.0), rel=1e-12, abs=1e-12)
+
+
+# Two levels of inner kernels under two entry points, the second compiled by a later
+# process than the first (its inner kernels then come from the cache).
+STACK = textwrap.dedent("""
+    import numpy as np
+    from numba import njit
+    from frankwolfe.compiled import inner_kernel
+
+    @inner_kernel
+    def _leaf(a, s):
+        out = 0.0
+        for v in a:
+            out += s * v * v
+        return out
+
+    @inner_kernel
+    def _middle(a, s):
+        return _leaf(a, s) + 1.0
+
+    @njit(cache=True)
+    def first(a):
+        return _middle(a, 2.0)
+
+    @njit(cache=True)
+    def second(a):
+        return _middle(a, 2.0) - _leaf(a, 3.0)
+""")
+STACK_RUN = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from numba.core import event
+
+    compiled = []
+
+    class Names(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__name__)
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Names())
+    if "numba-own" in sys.argv:  # inner kernels cached as numba caches any kernel
+        import frankwolfe.compiled.inner as inner
+        inner._LAZY = False
+    import stack
+    a = np.arange(5.0)
+    out = {name: getattr(stack, name)(a) for name in ("first", "second") if name in sys.argv}
+    kinds = sorted({cres.library.serialize_using_object_code()[1]
+                    for k in (stack._leaf, stack._middle) for cres in k.overloads.values()})
+    print(json.dumps(dict(out, compiled=sorted(compiled), kinds=kinds)))
+""")
+
+
+def test_inner_kernels_cached_as_bitcode_serve_callers_of_later_processes(tmp_path):
+    """An inner kernel keeps no machine code of its own: its cache entry is the LLVM
+    bitcode its callers link in.  A caller that a later process compiles takes the inner
+    kernels from the cache, a third process compiles nothing, and entries an older
+    frankwolfe cached as object code (numba's kind) still serve new callers."""
+    (tmp_path / "stack.py").write_text(STACK)
+    a = np.arange(5.0)
+    first, second = 2.0 * (a @ a) + 1.0, 2.0 * (a @ a) + 1.0 - 3.0 * (a @ a)
+    for kind, flag in (("bitcode", []), ("object code", ["numba-own"])):
+        env = _env(tmp_path / kind, PYTHONPATH=str(tmp_path))
+        (tmp_path / kind).mkdir()
+        made = _run(STACK_RUN, tmp_path, env, "first", *flag)
+        assert made["first"] == pytest.approx(first, rel=1e-12), kind
+        assert made["compiled"] == ["_leaf", "_middle", "first"], kind
+        assert made["kinds"] == [kind.split()[0]]
+        later = _run(STACK_RUN, tmp_path, env, "second")
+        assert later["second"] == pytest.approx(second, rel=1e-12), kind
+        assert later["compiled"] == ["second"], kind  # _leaf and _middle from the cache
+        warm = _run(STACK_RUN, tmp_path, env, "first", "second")
+        assert (warm["first"], warm["second"]) == pytest.approx((first, second), rel=1e-12)
+        assert warm["compiled"] == [], kind

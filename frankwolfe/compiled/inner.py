@@ -7,13 +7,30 @@ LLVM module of its own, optimized with the kernel's code linked in; for the kern
 under a pass driver they cost 0.3-0.6 CPU-s of a first chain SSVM fit and about 1.5 s
 of a first lasso (benchmarks/README.md, "First call").  Calling such a kernel from
 Python raises ``TypeError``: give it the plain decorator instead.
+
+Nor does an inner kernel's own code need machine code or whole-module optimization:
+numba links each callee's LLVM module into every caller and optimizes the caller's
+module with it (inlining across the kernels), so what an inner kernel's library made of
+itself on its own, a fully optimized module with all its callees linked in and its
+machine code, was never run.  :class:`_InnerLibrary` stops after the per-function
+passes: the caller's one optimization covers the whole stack (a first sparse lasso,
+where each level of the kernel stack optimized its callees again, went from 8.4 to 7.0
+CPU-s), and the cache keeps the kernel as LLVM bitcode for the callers a later process
+compiles.  Where numba's code library lacks the hooks this needs (another numba), inner
+kernels compile as plain ones without entry points.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import llvmlite.binding as ll
+import llvmlite.ir as llvmir
 from numba import njit
+from numba.core import cgutils
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["inner_kernel", "InnerKernel"]
@@ -28,6 +45,12 @@ class InnerKernel(CPUDispatcher):
         raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is an "
                         "inner kernel (frankwolfe.compiled.inner_kernel): compiled without "
                         "an entry point for Python, only numba code can call it")
+
+    def enable_caching(self) -> None:
+        if _LAZY:
+            self._cache = _InnerCache(self.py_func)
+        else:  # pragma: no cover - another numba
+            super().enable_caching()
 
 
 def inner_kernel(fn: Any = None, *, fastmath: bool | set[str] = False) -> Any:
@@ -70,9 +93,94 @@ def inner_kernel(fn: Any = None, *, fastmath: bool | set[str] = False) -> Any:
     options: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": fastmath,
                                "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
+    if _LAZY:
+        options["pipeline_class"] = _InnerCompiler
+
     def deco(f: Any) -> InnerKernel:
         disp = njit(**options)(f)
         disp.__class__ = InnerKernel  # the same object layout: only the Python call differs
+        disp.enable_caching()  # again: the inner kernel's cache keeps bitcode
         return disp
 
     return deco if fn is None else deco(fn)
+
+
+class _InnerLibrary(JITCodeLibrary):
+    """numba's code library of an inner kernel: function passes only, no machine code.
+
+    A caller links :meth:`_get_module_for_linking` (this module) into its own and
+    optimizes the whole.  The engine gets only the kernel's environment pointers, which
+    numba's ``get_executable`` writes after every compilation; the kernel's own symbols
+    stay out of it, so its pointer is 0, as for any inner kernel.  A library read back
+    from numba's object-code cache entries (made before inner kernels kept bitcode) is
+    finalized as numba does.
+    """
+
+    def _optimize_final_module(self) -> None:
+        if getattr(self, "_object_caching_enabled", False):
+            super()._optimize_final_module()
+
+    def _finalize_final_module(self) -> None:
+        if getattr(self, "_object_caching_enabled", False):
+            super()._finalize_final_module()
+            return
+        full = self._final_module
+        self._verify_declare_only_symbols()
+        self._finalize_dynamic_globals()
+        self._final_module = _environment_module(self, full)
+        try:
+            super()._finalize_final_module()
+        finally:
+            self._final_module = full
+
+    def serialize_using_object_code(self) -> Any:
+        # numba's cache calls this for every library; "bitcode" is its other kind
+        self._ensure_finalized()
+        return (self.name, "bitcode", self._get_module_for_linking().as_bitcode())
+
+
+def _environment_module(library: _InnerLibrary, full: Any) -> Any:
+    """An LLVM module defining only the environment pointers of ``full`` (numba's
+    ``.NumbaEnv.`` globals: common, null until numba writes them)."""
+    mod = library.codegen._create_empty_module(f"{library.name}.env")
+    for gv in full.global_variables:
+        if "NumbaEnv" in gv.name and not gv.is_declaration:
+            g = llvmir.GlobalVariable(mod, cgutils.voidptr_t, gv.name)
+            g.linkage = "common"
+            g.initializer = cgutils.get_null_value(cgutils.voidptr_t)
+    return ll.parse_assembly(str(mod))
+
+
+class _InnerCompiler(Compiler):
+    """numba's compiler pipeline with an :class:`_InnerLibrary` for the kernel."""
+
+    def compile_extra(self, func: Any) -> Any:
+        if self.state.library is None:
+            self.state.library = _InnerLibrary(self.state.targetctx.codegen(),
+                                               func.__qualname__)
+        return super().compile_extra(func)
+
+
+class _InnerCacheImpl(CompileResultCacheImpl):
+    """Reads an inner kernel's cache entry back into an :class:`_InnerLibrary` (numba's
+    codegen makes its own library class; it is swapped under numba's compiler lock,
+    which every cache load holds)."""
+
+    def rebuild(self, target_context: Any, payload: Any) -> Any:
+        codegen = target_context.codegen()
+        codegen._library_class = _InnerLibrary
+        try:
+            return super().rebuild(target_context, payload)
+        finally:
+            del codegen._library_class  # the class's own again
+
+
+class _InnerCache(FunctionCache):
+    _impl_class = _InnerCacheImpl
+
+
+#: whether this numba has what :class:`_InnerLibrary` overrides and calls
+_LAZY = all(hasattr(JITCodeLibrary, name) for name in (
+    "_optimize_final_module", "_finalize_final_module", "_verify_declare_only_symbols",
+    "_finalize_dynamic_globals", "_get_module_for_linking", "_ensure_finalized",
+    "serialize_using_object_code")) and hasattr(Compiler, "compile_extra")
