@@ -168,11 +168,12 @@ class _InnerCacheImpl(CompileResultCacheImpl):
 
     def rebuild(self, target_context: Any, payload: Any) -> Any:
         codegen = target_context.codegen()
+        own = codegen._library_class
         codegen._library_class = _InnerLibrary
         try:
             return super().rebuild(target_context, payload)
         finally:
-            del codegen._library_class  # the class's own again
+            codegen._library_class = own
 
 
 class _InnerCache(FunctionCache):
