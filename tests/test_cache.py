@@ -593,6 +593,8 @@ def test_inner_kernels_cached_as_bitcode_serve_callers_of_later_processes(tmp_pa
         later = _run(STACK_RUN, tmp_path, env, "second")
         assert later["second"] == pytest.approx(second, rel=1e-12), kind
         assert later["compiled"] == ["second"], kind  # _leaf and _middle from the cache
+        if flag:
+            continue  # a warm process loads no inner kernel: its kind does not matter
         warm = _run(STACK_RUN, tmp_path, env, "first", "second")
         assert (warm["first"], warm["second"]) == pytest.approx((first, second), rel=1e-12)
         assert warm["compiled"] == [], kind
