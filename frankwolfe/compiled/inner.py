@@ -59,6 +59,9 @@ def inner_kernel(fn: Any = None, *, fastmath: bool | set[str] = False) -> Any:
     ``njit(cache=True, nogil=True)`` without the entry points for calls from Python
     (the CPython wrapper and the C callback): each is an LLVM module of its own,
     optimized with the kernel linked in, which a kernel under a pass driver never uses.
+    Nor is the kernel optimized as a whole module or turned into machine code on its
+    own: its callers link it in and optimize the whole stack once (its cache entry is
+    LLVM bitcode).
 
     Parameters
     ----------
