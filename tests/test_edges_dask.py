@@ -6,18 +6,14 @@ another thread, every worker killed, a worker that never answers.  The clusters 
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from dask_processes import dask_processes
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
@@ -29,37 +25,12 @@ distributed = pytest.importorskip("distributed")
 N_EX = 60
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def _cluster(n_workers: int = 2):
     """``(client, scheduler process, worker processes)`` on 127.0.0.1, workers without
     nannies (a killed worker stays dead)."""
-    dask = str(Path(sys.executable).parent / "dask")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    port = _free_port()
-    addr = f"tcp://127.0.0.1:{port}"
-    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--no-dashboard"], **quiet)
-    workers = [subprocess.Popen([dask, "worker", addr, "--host", "127.0.0.1", "--nthreads", "1",
-                                 "--no-nanny", "--no-dashboard", "--memory-limit", "0",
-                                 "--name", f"w{k}"], **quiet) for k in range(n_workers)]
-    client = None
-    try:
-        client = distributed.Client(addr, timeout="30s")
-        client.wait_for_workers(n_workers, timeout=30)
-        yield client, scheduler, workers
-    finally:
-        if client is not None:
-            client.close(timeout=5)
-        for p in [*workers, scheduler]:
-            p.kill()
-            p.wait(timeout=10)
+    with dask_processes(n_workers, timeout=30) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="module")

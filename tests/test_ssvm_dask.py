@@ -4,15 +4,11 @@ killed mid-run."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import pytest
+from dask_processes import dask_processes
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
@@ -23,44 +19,13 @@ distributed = pytest.importorskip("distributed")
 N_EX = 60
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def _cluster():
     """``(client, worker processes)``: a `dask scheduler` and two `dask worker` processes
     on 127.0.0.1; the workers run without nannies, so killing one is a lost worker (no
     restart)."""
-    dask = str(Path(sys.executable).parent / "dask")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    port = _free_port()
-    addr = f"tcp://127.0.0.1:{port}"
-    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], **quiet)]
-    workers = [subprocess.Popen([dask, "worker", addr, "--host", "127.0.0.1", "--nthreads", "1",
-                                 "--no-nanny", "--no-dashboard", "--memory-limit", "0",
-                                 "--name", f"w{k}"], **quiet) for k in range(2)]
-    procs += workers
-    client = None
-    try:
-        client = distributed.Client(addr, timeout="60s")
-        client.wait_for_workers(2, timeout=60)
+    with dask_processes(2) as (client, _, workers):
         yield client, workers
-    finally:
-        if client is not None:
-            client.close()
-        for group in (workers, procs[:1]):  # the workers first: they leave without retrying
-            for p in group:
-                p.terminate()
-            for p in group:
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
 
 
 @pytest.fixture(scope="module")
