@@ -397,9 +397,13 @@ def paired(name: str, sides: list[tuple[str, Path | None]], tmp: Path, repeats: 
                 rows.append(row)
                 print(f"{name:26s} {side:6s} {state:5s} {fmt(row)}  core {core}", flush=True)
     for state in ("cold", "warm"):
-        med = {side: statistics.median(r["total"] for r in rows
-                                       if r["side"] == side and r["cache"] == state
-                                       and "total" in r) for side, _ in sides}
+        totals = {side: [r["total"] for r in rows
+                         if r["side"] == side and r["cache"] == state and "total" in r]
+                  for side, _ in sides}
+        if not all(totals.values()):
+            print(f"{name:26s} {state}: no pair without an error")
+            continue
+        med = {side: statistics.median(t) for side, t in totals.items()}
         print(f"{name:26s} median of {repeats} pairs, {state}: before {med['before']:.2f}, "
               f"after {med['after']:.2f} ({med['after'] / med['before']:.2f}x)")
     return rows
@@ -416,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
                         "times per job, and print the medians")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.paired < 0:
+        p.error(f"--paired must be a count of pairs (0: off), got {a.paired}")
     if a.paired and not a.baseline:
         p.error("--paired needs --baseline")
     if a.paired and len(os.sched_getaffinity(0)) < 2:
