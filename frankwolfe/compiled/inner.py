@@ -128,9 +128,13 @@ class _InnerLibrary(JITCodeLibrary):
             super()._finalize_final_module()
             return
         full = self._final_module
+        env = _environment_module(self, full)
+        if env is None:  # numba names its environments otherwise: keep its own way
+            super()._finalize_final_module()
+            return
         self._verify_declare_only_symbols()
         self._finalize_dynamic_globals()
-        self._final_module = _environment_module(self, full)
+        self._final_module = env
         try:
             super()._finalize_final_module()
         finally:
@@ -144,14 +148,15 @@ class _InnerLibrary(JITCodeLibrary):
 
 def _environment_module(library: _InnerLibrary, full: Any) -> Any:
     """An LLVM module defining only the environment pointers of ``full`` (numba's
-    ``.NumbaEnv.`` globals: common, null until numba writes them)."""
+    ``.NumbaEnv.`` globals: common, null until numba writes them), or None if ``full``
+    has none (numba would then write through a null address)."""
     mod = library.codegen._create_empty_module(f"{library.name}.env")
     for gv in full.global_variables:
         if "NumbaEnv" in gv.name and not gv.is_declaration:
             g = llvmir.GlobalVariable(mod, cgutils.voidptr_t, gv.name)
             g.linkage = "common"
             g.initializer = cgutils.get_null_value(cgutils.voidptr_t)
-    return ll.parse_assembly(str(mod))
+    return ll.parse_assembly(str(mod)) if mod.global_values else None
 
 
 class _InnerCompiler(Compiler):
