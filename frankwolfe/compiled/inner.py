@@ -93,16 +93,17 @@ def inner_kernel(fn: Any = None, *, fastmath: bool | set[str] = False) -> Any:
     >>> float(total(np.ones(3)))
     6.0
     """
-    options: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": fastmath,
+    # cache=False here: the cache is enabled once below, as the inner kernel's (numba's
+    # own would be made first and thrown away, a cache folder probe per kernel at import)
+    options: dict[str, Any] = {"cache": False, "nogil": True, "fastmath": fastmath,
                                "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-
     if _LAZY:
         options["pipeline_class"] = _InnerCompiler
 
     def deco(f: Any) -> InnerKernel:
         disp = njit(**options)(f)
         disp.__class__ = InnerKernel  # the same object layout: only the Python call differs
-        disp.enable_caching()  # again: the inner kernel's cache keeps bitcode
+        disp.enable_caching()
         return disp
 
     return deco if fn is None else deco(fn)
@@ -119,17 +120,19 @@ class _InnerLibrary(JITCodeLibrary):
     finalized as numba does.
     """
 
+    @property
+    def _from_object_code(self) -> bool:
+        # numba enables object caching on the libraries it reads from object-code entries
+        return bool(getattr(self, "_object_caching_enabled", False))
+
     def _optimize_final_module(self) -> None:
-        if getattr(self, "_object_caching_enabled", False):
+        if self._from_object_code:
             super()._optimize_final_module()
 
     def _finalize_final_module(self) -> None:
-        if getattr(self, "_object_caching_enabled", False):
-            super()._finalize_final_module()
-            return
         full = self._final_module
-        env = _environment_module(self, full)
-        if env is None:  # numba names its environments otherwise: keep its own way
+        env = None if self._from_object_code else _environment_module(self, full)
+        if env is None:  # numba's own way (for a module without environments too)
             super()._finalize_final_module()
             return
         self._verify_declare_only_symbols()
