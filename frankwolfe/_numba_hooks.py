@@ -22,7 +22,8 @@ full module name, and a function without any writable cache folder (numba
 refuses to decorate it) compiles in memory instead.  It also draws numba's
 function ids at random (for every function: cached libraries of different
 processes must never share a symbol between two different bodies, see
-:func:`_random_function_ids`).  It also registers a
+:func:`_random_function_ids`), and makes numba's comparison of compiler flags cheap
+with the same results (:func:`_fast_flag_compare`).  It also registers a
 listener of numba's ``numba:compile`` events that logs, at INFO on the
 ``frankwolfe`` logger, one line when one of those functions is about to be
 compiled (numba fires the event only after a cache miss, so the line never
@@ -180,6 +181,7 @@ def _patch(caching: ModuleType) -> None:
     cache_cls.save_overload = save_overload
     cache_cls._fw_patched = True
     _random_function_ids()
+    _fast_flag_compare()
     _listen()
 
 
@@ -214,6 +216,66 @@ def _random_function_ids() -> None:
     ident = getattr(bytecode, "FunctionIdentity", None)
     if ident is not None and hasattr(ident, "_unique_ids"):
         ident._unique_ids = _RandomIds()
+
+
+def _fast_flag_compare() -> None:
+    """Make numba's comparison of compiler flags cheap, with its results unchanged.
+
+    Typing a call through an ``@overload`` looks its implementation up in a dict keyed on
+    the compiler flags in force (``TargetConfig``, 45 options).  numba hashes flags by
+    their sorted option names (the same hash for all flags of a class) and compares two
+    by building both dicts of all 45 values, so every lookup ran that comparison:
+    18,000 hashes and 17,000 comparisons in a cold sparse lasso, about 5% of its CPU
+    seconds (benchmarks/README.md, "session 22").  Here the hash is numba's value, computed once
+    per class; a comparison looks at the options set on either side (an option set on
+    neither is the class's one default object on both sides).  A numba whose flags hash
+    or store their options otherwise keeps its own methods."""
+    try:
+        targetconfig = importlib.import_module("numba.core.targetconfig")
+        cls, option = targetconfig.TargetConfig, targetconfig.Option
+        numba_hash, numba_eq = cls.__hash__, cls.__eq__
+        if getattr(cls, "_fw_fast_compare", False):
+            return
+
+        class Probe(cls):  # type: ignore[misc, valid-type]
+            __slots__ = ()
+            one = option(bool, default=False, doc="")
+            two = option(int, default=0, doc="")
+
+        probe = Probe()
+        probe.one = True
+        if (numba_hash(probe) != hash(tuple(sorted(Probe.options)))
+                or set(probe._values) != {"one"} or Probe.options["two"].default != 0):
+            return
+    except Exception:  # pragma: no cover - another numba
+        return
+    hashes: dict[type, int] = {}
+
+    def __hash__(self: Any) -> int:
+        kind = type(self)
+        h = hashes.get(kind)
+        if h is None:
+            h = hashes[kind] = hash(tuple(sorted(kind.options)))
+        return h
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if self is other:
+            return True
+        kind = type(self)
+        if type(other) is not kind:
+            return numba_eq(self, other)
+        mine, theirs = self._values, other._values
+        options = kind.options
+        for name in mine.keys() | theirs.keys():
+            default = options[name].default
+            a, b = mine.get(name, default), theirs.get(name, default)
+            if not (a is b or a == b):  # as a dict comparison compares values
+                return False
+        return True
+
+    cls.__hash__ = __hash__
+    cls.__eq__ = __eq__
+    cls._fw_fast_compare = True
 
 
 _safe_classes: dict[type, type] = {}
