@@ -52,7 +52,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from results_file import write_json  # noqa: E402
 from revision import export_revision  # noqa: E402
 
 
@@ -463,6 +462,10 @@ def main(argv: list[str] | None = None) -> int:
                                         for k, v in row["slowest"][:4])
                         print(f"{'':40s} slowest: {top}")
     if a.out:
+        # here, not at the top: the children import this file on a baseline's code, which
+        # may predate the writer's module
+        from results_file import write_json
+
         write_json(a.out, {"baseline": a.baseline, "rows": rows})
     return 0
 
