@@ -226,10 +226,12 @@ def _fast_flag_compare() -> None:
     their sorted option names (the same hash for all flags of a class) and compares two
     by building both dicts of all 45 values, so every lookup ran that comparison:
     18,000 hashes and 17,000 comparisons in a cold sparse lasso, about 5% of its CPU
-    seconds (benchmarks/README.md, "session 22").  Here the hash is numba's value, computed once
-    per class; a comparison looks at the options set on either side (an option set on
-    neither is the class's one default object on both sides).  A numba whose flags hash
-    or store their options otherwise keeps its own methods."""
+    seconds (benchmarks/README.md, "session 22").  Here the hash is numba's value,
+    computed once per class; a comparison looks at the options set on either side (an
+    option set on neither is the class's one default object on both sides; a value
+    copied from another class's flags under a name this class lacks is not one of its
+    values, as in numba's ``values()``).  A numba whose flags hash or store their
+    options otherwise keeps its own methods."""
     try:
         targetconfig = importlib.import_module("numba.core.targetconfig")
         cls, option = targetconfig.TargetConfig, targetconfig.Option
@@ -267,8 +269,10 @@ def _fast_flag_compare() -> None:
         mine, theirs = self._values, other._values
         options = kind.options
         for name in mine.keys() | theirs.keys():
-            default = options[name].default
-            a, b = mine.get(name, default), theirs.get(name, default)
+            option = options.get(name)
+            if option is None:
+                continue
+            a, b = mine.get(name, option.default), theirs.get(name, option.default)
             if not (a is b or a == b):  # as a dict comparison compares values
                 return False
         return True

@@ -29,7 +29,7 @@ def test_the_hook_is_installed():
 
 def test_flags_compare_and_hash_as_numba_defines_them():
     rng = np.random.default_rng(0)
-    # options of several kinds: plain bools, an int, numba's option objects; each drawn
+    # options of several kinds: bools, strings, an option object (fastmath's); each drawn
     # unset, set to its default (equal to unset) or set to another value
     choices = {"nrt": [True, False], "boundscheck": [True, False], "debuginfo": [True, False],
                "fastmath": [False, True, {"nnan", "ninf"}, {"nnan"}],
@@ -66,9 +66,28 @@ def test_flags_compare_and_hash_as_numba_defines_them():
     assert (Flags() == "nrt") is False  # another type: not equal, no error
 
 
+def test_flags_holding_another_config_class_value_compare_as_numba():
+    """``Flags(copy_from=...)`` takes every value of another config class, names Flags
+    lacks included; numba's ``values()`` leaves those out, and so does the comparison."""
+
+    class Other(targetconfig.TargetConfig):
+        nrt = targetconfig.Option(bool, default=False, doc="")
+        not_a_flag = targetconfig.Option(int, default=0, doc="")
+
+    other = Other()
+    other.nrt, other.not_a_flag = True, 7
+    a, b = Flags(other), Flags()
+    b.nrt = True
+    assert "not_a_flag" in a._values and "not_a_flag" not in Flags.options
+    assert (a == b) is _numba_equal(a, b) is True
+    b.nrt = False
+    assert (a == b) is _numba_equal(a, b) is False
+    assert hash(a) == _numba_hash(a)
+
+
 def test_overloads_typed_under_two_flag_sets_keep_their_own_results():
-    """numba's overload cache is keyed on the flags: np.sum under fastmath and without
-    it both compile and give numpy's sum."""
+    """Typing through numba's overload cache (keyed on the flags) under two flag sets, the
+    hook installed: np.sum with fastmath and without both compile and give numpy's sum."""
     x = np.linspace(0.0, 1.0, 101)
 
     @njit(fastmath=True)
