@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
 from types import SimpleNamespace
 
 import numpy as np
@@ -25,12 +24,10 @@ distributed = pytest.importorskip("distributed")
 N_EX = 60
 
 
-@contextmanager
 def _cluster(n_workers: int = 2):
     """``(client, scheduler process, worker processes)`` on 127.0.0.1, workers without
-    nannies (a killed worker stays dead)."""
-    with dask_processes(n_workers, timeout=30) as cluster:
-        yield cluster
+    nannies (a killed worker stays dead), every wait within 30 s."""
+    return dask_processes(n_workers, timeout=30)
 
 
 @pytest.fixture(scope="module")
