@@ -240,6 +240,38 @@ def test_an_answer_done_just_after_a_poll_times_out_is_its_own_outcome():
     assert fut.calls == 1
 
 
+class _LateActorFuture(_LateFuture):
+    """An actor call's future (Dask's ``ActorFuture``: ``done`` and ``result``, no
+    ``status``) done just as the first poll times out."""
+
+    def __init__(self, outcome):
+        super().__init__("done", outcome)
+
+    def __getattribute__(self, name):
+        if name == "status":
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+
+    def done(self):
+        return self.calls > 0
+
+
+def test_an_actor_answer_done_just_after_a_poll_times_out_is_its_own_outcome():
+    """The same race for a shard's actor call: the wait returns its answer, or raises
+    the remote code's own error, not the poll's timeout (which read as a lost worker and
+    rebuilt a live shard: ``resident_restarts == 1``, seen once under load)."""
+    client = SimpleNamespace(submit=None, gather=None, scheduler_info=None, status="running")
+    ex = fw.DaskExecutor(client)
+    fut = _LateActorFuture("the answer")
+    assert not hasattr(fut, "status")
+    assert ex._wait(fut.result, time.monotonic() + 5.0, "a test", fut) == "the answer"
+    assert fut.calls == 2
+    fut = _LateActorFuture(TimeoutError("the actor's own"))
+    with pytest.raises(TimeoutError, match="actor's own"):
+        ex._wait(fut.result, time.monotonic() + 5.0, "a test", fut)
+    assert fut.calls == 2
+
+
 def test_a_client_reconnecting_to_its_scheduler_ends_a_wait(monkeypatch):
     """A wait that gets no answer gives up when the client has been reconnecting for the
     grace period (its scheduler, and with it the shards, are gone)."""

@@ -606,6 +606,12 @@ class DaskExecutor(Executor, RowRounds):
                 return get(min(left, _POLL))
             except TimeoutError:
                 if call is not None and call.done():
+                    if not hasattr(call, "status"):
+                        # an actor's call (Dask's ActorFuture has no status) done just
+                        # after the poll timed out: its outcome is there now, the remote
+                        # code's own error included (raising the poll's timeout read as a
+                        # lost worker and rebuilt a live shard, a CI flake)
+                        return get(max(left, _POLL))
                     if getattr(call, "status", None) in ("finished", "cancelled"):
                         # done just after the poll timed out: the next get returns its
                         # answer, or raises the cancellation the caller handles (raising
