@@ -8,10 +8,12 @@ scikit-learn's ``Lasso`` and cvxpy."""
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 import frankwolfe as fw
 from frankwolfe.applications.lasso import ConstrainedLasso, solve_lasso
@@ -164,6 +166,31 @@ def test_float_labels_that_are_not_whole_numbers_are_refused(chain, compiled, ba
     with pytest.raises(ValueError, match=rf"StructuredSVM.fit: Y\[4\] at position 2 is the "
                                          rf"label {shown}, not an integer"):
         StructuredSVM(ChainModel(3, 4), max_passes=2, compiled=compiled).fit(X, Yf)
+
+
+@pytest.mark.parametrize("solver, compiled", [
+    ("bcfw", True), ("bcfw", False), ("bcfw_pairwise", True), ("fw", True),
+    ("cutting_plane", True), ("ssg", True), ("online_eg", True),
+    ("dual_extragradient", True)])
+def test_a_label_outside_the_models_states_is_refused_by_every_solver(chain, solver,
+                                                                      compiled):
+    """A training label the chain has no state for: a ValueError naming it, from every
+    solver (the batch oracles of "fw" and "cutting_plane" indexed its features unchecked:
+    heap corruption, the process aborted after the fit), and from ``primal``."""
+    X, Y = chain
+    Y = [y.copy() for y in Y]
+    Y[2][0] = 3
+    msg = (r"ChainModel: (the true labelling of example 2 has label 3 at position 0|.* has "
+           r"labels in \[0, 3\]).*\[0, 3\)")
+    with pytest.raises(ValueError, match=msg):
+        StructuredSVM(ChainModel(3, 4), solver=solver, compiled=compiled, max_passes=2,
+                      random_state=0).fit(X, Y)
+    svm = StructuredSVM(ChainModel(3, 4), max_passes=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(X, chain[1])
+    with pytest.raises(ValueError, match=msg):
+        svm.primal(X, Y)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

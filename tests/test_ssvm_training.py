@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from ssvm_reference import ssvm_dual_qp
 
 import frankwolfe as fw
@@ -247,6 +248,45 @@ def test_warm_start_generic_path_rescales_blocks(chain_data):
     assert abs(a.result_.fun - cold.result_.fun) <= a.result_.gap + cold.result_.gap + slack
     assert a.result_.nit < cold.result_.nit
     assert f_first < 0
+
+
+@pytest.mark.parametrize("solver, compiled", [("bcfw", True), ("bcfw", False),
+                                              ("bcfw_pairwise", True), ("fw", True)])
+def test_warm_start_on_other_data_starts_cold_and_certifies(solver, compiled, nodebug):
+    """A dual state is a point of its own data set's dual: continued on other examples (of
+    the same size) its dual value exceeded the new optimum and the gap certified nothing.
+    The estimator warns and starts cold there; the bracket holds cvxpy's optimum.  On
+    the same data (equal arrays, other objects) it continues without a warning."""
+    import warnings
+
+    model, lam = ChainModel(2, 3), 0.1
+    X1, Y1 = make_chain(6, n_states=2, n_features=3, length=(2, 4), random_state=0)
+    X2, Y2 = make_chain(6, n_states=2, n_features=3, length=(2, 4), random_state=5)
+    f2 = all_labellings_qp(model, X2, Y2, lam)  # min of the negated dual
+    kw = dict(lam=lam, solver=solver, compiled=compiled, tol=0.0, random_state=0,
+              averaging=False, warm_start=True)
+    svm = StructuredSVM(model, max_passes=30, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(X1, Y1)
+        svm.set_params(max_passes=5)
+        with pytest.warns(UserWarning, match="training data differ"):
+            svm.fit(X2, Y2)
+        res = svm.result_
+        scale = max(1.0, abs(f2))
+        assert res.fun >= f2 - 1e-9 * scale  # a feasible dual point of the new data
+        assert res.fun - res.gap <= f2 + 1e-9 * scale  # its gap a certificate
+        assert svm.primal(X2, Y2) >= -f2 - 1e-9 * scale
+        # the same data again, as new arrays: the warm start continues, no warning
+        svm.fit(X2, Y2)
+        again = StructuredSVM(model, max_passes=30, **kw).fit(X1, Y1)
+        again_first = again.result_.fun
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            again.fit([x.copy() for x in X1], [y.copy() for y in Y1])
+        assert not [w for w in caught if "training data differ" in str(w.message)]
+    # averaging off: the dual rises step by step from where the first fit ended
+    assert again.history_["dual"][0] >= -again_first - 1e-12 * max(1.0, abs(again_first))
 
 
 def test_estimator_bad_input(chain_data):

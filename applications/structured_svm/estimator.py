@@ -30,6 +30,7 @@ from .._params import (
     Options,
     validate_params,
 )
+from ._data_key import data_key
 from .dual import DualWarmStart
 from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, certified_result, evaluation_seconds, mean_loss
@@ -151,7 +152,9 @@ class StructuredSVM(BaseEstimator):
         As in the core: show a tqdm progress bar.
     warm_start : bool, default False
         Re-fit from the previous solution (dual block state, rescaled to the new
-        ``lam``), e.g. along a regularization path.
+        ``lam``), e.g. along a regularization path.  The state is a dual point of the
+        previous training data: on other data (compared by content) the fit starts
+        cold, with a ``UserWarning`` (``"ssg"`` starts from ``w_`` on any data).
     compiled : bool, default True
         Let the core run whole BCFW passes in numba when the model offers kernels
         (:class:`~.ChainModel`); False forces the generic Python path.
@@ -341,6 +344,9 @@ class StructuredSVM(BaseEstimator):
             Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
         lam = self._check(len(X))
         warm = self.warm_start and hasattr(self, "w_")
+        self._data_key = data_key(X, Y)
+        if warm:
+            self._drop_foreign_state()
         self.lam_ = lam
         self.n_train_ = len(X)
         self.history_ = History(_COLUMNS)
@@ -407,6 +413,7 @@ class StructuredSVM(BaseEstimator):
         self.w_ = np.array(w)
         if run.finish is not None:
             run.finish(res)
+            self._warm_data = self._data_key
         at = run.passes(res.nit)
         p: float = res.nit / run.cycle if at is None else at
         if p != last[0]:
@@ -527,19 +534,38 @@ class StructuredSVM(BaseEstimator):
     def warm_state(self) -> dict[str, Any]:
         """What a warm start (``warm_start=True``) continues from, as plain data: under
         ``"bcfw"`` the dual block state of the BCFW solvers (a dict of arrays, or None),
-        under ``"fw"`` batch FW's dual point and its ``lam`` (or None).  Model files
+        under ``"fw"`` batch FW's dual point and its ``lam`` (or None), under ``"data"``
+        the digest of the training set they are dual points of (a ``fit`` on other data
+        starts cold, with a warning).  Model files
         keep it (:meth:`save` with ``include_state``); :class:`~.LatentSSVM` moves it to
         each round's hidden labellings."""
         bcfw = getattr(self, "_state", None)
         return {"bcfw": bcfw.to_dict() if bcfw is not None else None,
-                "fw": getattr(self, "_fw_x", None)}
+                "fw": getattr(self, "_fw_x", None), "data": getattr(self, "_warm_data", None)}
 
     def set_warm_state(self, state: dict[str, Any]) -> None:
         """Continue the next ``fit`` (with ``warm_start=True``) from ``state``, as
-        :meth:`warm_state` gives it."""
+        :meth:`warm_state` gives it; ``state["data"]`` names the training set it is a
+        dual point of (:func:`._data_key.data_key`), and a fit on other data does not
+        continue from it."""
         bcfw = state.get("bcfw")
         self._state = DualWarmStart.from_dict(bcfw) if bcfw is not None else None
         self._fw_x = state.get("fw")
+        self._warm_data = state.get("data")
+
+    def _drop_foreign_state(self) -> None:
+        """Forget a dual state computed on other training data than this fit's (its dual
+        value bounds nothing here, so its gaps would certify nothing): a cold start."""
+        held = [name for name, v in (("bcfw", getattr(self, "_state", None)),
+                                     ("fw", getattr(self, "_fw_x", None))) if v is not None]
+        if not held or getattr(self, "_warm_data", None) == self._data_key:
+            return
+        self._state, self._fw_x = None, None
+        warnings.warn("StructuredSVM: warm_start=True, but these training data differ from "
+                      "the ones the previous fit's dual state belongs to; that state does "
+                      "not carry over to other examples, so this fit starts from the true "
+                      "labellings (the weights w_ carry over for solver='ssg' only)",
+                      UserWarning, stacklevel=3)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()

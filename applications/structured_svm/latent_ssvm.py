@@ -33,6 +33,7 @@ from frankwolfe._random import as_generator
 
 from .._checks import check_finite_examples, check_labels
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
+from ._data_key import data_key
 from .estimator import StructuredSVM
 from .models.base import StructuredModel
 
@@ -369,4 +370,5 @@ def _shift_warm_state(inner: StructuredSVM, model: StructuredModel, X: Sequence[
         if deltas:
             x[:-1] += sum(deltas.values()) / (float(fw_lam) * n)
         fw_x = (x, fw_lam)
-    inner.set_warm_state({"bcfw": bcfw, "fw": fw_x})
+    # the shifted state is a dual point of (X, H_new), the next round's training set
+    inner.set_warm_state({"bcfw": bcfw, "fw": fw_x, "data": data_key(X, H_new)})

@@ -59,6 +59,15 @@ class ChainData:
             Yf = np.concatenate([np.asarray(y, dtype=np.int64).ravel() for y in Y])
             if Yf.size != self.off[-1]:
                 raise ValueError("ChainData: a labelling's length differs from its sequence's")
+            bad = np.flatnonzero((Yf < 0) | (Yf >= model.n_states))
+            if bad.size:
+                # the kernels index the true labels' features without bounds checks (a test
+                # set's tag outside the model's states only serves decodings and losses)
+                i = int(np.searchsorted(self.off, bad[0], side="right")) - 1
+                raise ValueError(f"ChainModel: the true labelling of example {i} has label "
+                                 f"{int(Yf[bad[0]])} at position {int(bad[0] - self.off[i])}; "
+                                 f"training (and primal) labels must lie in "
+                                 f"[0, {model.n_states})")
             self.Yf = Yf
         else:
             self.Yf = np.zeros(0, dtype=np.int64)
