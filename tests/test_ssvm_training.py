@@ -300,6 +300,9 @@ def test_estimator_bad_input(chain_data):
         StructuredSVM(model).fit(X, Y[:-1])
     with pytest.raises(ValueError, match="X_test and Y_test"):
         StructuredSVM(model).fit(X, Y, X_test=X)
+    # before training, not after it (the test error of the last history row)
+    with pytest.raises(ValueError, match="X_test has 120 examples but Y_test has 3"):
+        StructuredSVM(model, max_passes=10**6).fit(X, Y, X_test=X, Y_test=Y[:3])
     with pytest.raises(AttributeError, match="not fitted"):
         StructuredSVM(model).predict(X)
     with pytest.raises(TypeError, match="StructuredModel"):

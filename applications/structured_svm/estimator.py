@@ -337,6 +337,9 @@ class StructuredSVM(BaseEstimator):
             raise ValueError("StructuredSVM.fit: no training examples")
         if (X_test is None) != (Y_test is None):
             raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
+        if X_test is not None and len(X_test) != len(Y_test):
+            raise ValueError(f"StructuredSVM.fit: X_test has {len(X_test)} examples but "
+                             f"Y_test has {len(Y_test)} labellings")
         check_finite_examples(X, "X", "StructuredSVM.fit")
         Y = check_labels(Y, "Y", "StructuredSVM.fit")
         if X_test is not None:
