@@ -172,6 +172,15 @@ def test_bad_input():
         fully_corrective_frank_wolfe(plain, ProbabilitySimplex(dim=10), corrective="qp")
     with pytest.raises(ValueError, match="w0"):
         simplex_qp(np.eye(3), np.zeros(3), np.array([0.5, 0.6, 0.0]))
+    # a solver cvxpy lacks failed every corrective solve, each silently replaced by a
+    # Frank-Wolfe step; cvxpy reads the names in any case
+    for bad in ("NO_SUCH_SOLVER", 3):
+        with pytest.raises(ValueError, match=rf"`cvxpy_solver` must be the name of a solver "
+                                             rf"cvxpy has installed .*got {bad!r}"):
+            fully_corrective_frank_wolfe(f, lmo, corrective="cvxpy", cvxpy_solver=bad)
+    res = fully_corrective_frank_wolfe(f, lmo, corrective="cvxpy", cvxpy_solver="clarabel",
+                                       tol=1e-7)
+    assert res.success and res.extra["n_corrective_failures"] == 0
 
 
 # -- product domains: one active set per block (the n-slack cutting plane) -----------------

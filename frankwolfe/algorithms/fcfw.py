@@ -640,6 +640,8 @@ def fully_corrective_frank_wolfe(
             corrective_max_sweeps, (int, np.integer)) or corrective_max_sweeps < 1:
         raise ValueError("`corrective_max_sweeps` must be a positive integer, got "
                          f"{corrective_max_sweeps!r}")
+    if cvxpy_solver is not None:
+        _check_cvxpy_solver(cvxpy_solver)
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
@@ -658,3 +660,14 @@ def fully_corrective_frank_wolfe(
                                    cvxpy_options)
     return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
                            options=options, monitor=monitor)
+
+
+def _check_cvxpy_solver(name: Any) -> None:
+    """A solver name cvxpy has installed (cvxpy reads names in any case): a name it
+    lacks failed every corrective solve, each replaced by a Frank-Wolfe step, silently."""
+    import cvxpy as cp
+
+    installed = cp.installed_solvers()
+    if not isinstance(name, str) or name.upper() not in installed:
+        raise ValueError(f"`cvxpy_solver` must be the name of a solver cvxpy has installed "
+                         f"({', '.join(installed)}) or None, got {name!r}")
