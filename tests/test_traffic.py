@@ -458,10 +458,15 @@ def test_odd_network_equilibrium(method):
     assert res.extra["relative_gap"] == pytest.approx(relative_gap(net, res.x), rel=1e-9)
 
 
-def test_zero_demand_network_converges_at_once():
-    net = _odd_network(demand=np.zeros((2, 2)))
-    res = traffic_assignment(net, "bfw")
+@pytest.mark.parametrize("method", ["bfw", "cfw", "fw", "bcfw"])
+@pytest.mark.parametrize("trips", [0.0, 5.0])
+def test_zero_demand_network_converges_at_once(method, trips):
+    """No trip between zones (none, or intrazonal ones only): the zero flow, converged at
+    once, by every method ("bcfw" has no block to move: it raised)."""
+    net = _odd_network(demand=np.eye(2) * trips)
+    res = traffic_assignment(net, method)
     assert res.success and res.nit == 0
+    assert res.gap == 0.0
     np.testing.assert_array_equal(res.x, 0.0)
 
 

@@ -212,6 +212,14 @@ def traffic_assignment(
         tol=0.0, max_iter=max_iter, time_limit=time_limit, callback=stop_on_relative_gap,
         verbose=verbose, history_every=history_every,
     )
+    if key == "bcfw" and class_set is None and network.origins().size == 0 and x0 is None:
+        # no trip between zones, so no block to move: the zero flow is the equilibrium,
+        # which a link method certifies (its oracle's flow is zero) as the link methods
+        # answer this network
+        key, solver = "fw", METHODS["fw"]
+        for name in ("blocks", "block_step", "block_order", "gap_every", "cache",
+                     "cache_size", "compiled"):
+            options.pop(name, None)
     if key == "bcfw":
         by = options.pop("blocks", "origin")
         if class_set is None:
