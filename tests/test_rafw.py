@@ -320,7 +320,18 @@ def test_sampling_is_uniform(lmo):
     assert min(counts.values()) >= 60 and max(counts.values()) <= 145
 
 
-def test_box_fraction_subsample_is_refused():
-    f, lmo, *_ = box_kkt("box", n=60)
-    with pytest.raises(ValueError, match="give a count"):
+@pytest.mark.parametrize("n", [60, 30, 20])
+def test_box_fraction_subsample_is_refused(n):
+    """A tenth of 2^20 box vertices is 1e5 full oracle calls' work an iteration (2^30: a
+    27 GiB draw): refused, at once."""
+    f, lmo, *_ = box_kkt("box", n=n)
+    with pytest.raises(ValueError, match="than 64 full oracle calls.*give a count"):
         randomized_away_step_frank_wolfe(f, lmo, subsample=0.1)
+
+
+def test_box_fraction_subsample_of_a_few_vertices_runs():
+    f, lmo, x_star, *_ = box_kkt("box", n=6)  # 64 vertices: a tenth is 7 of them
+    res = randomized_away_step_frank_wolfe(f, lmo, subsample=0.1, max_iter=20000,
+                                           tol=1e-9, random_state=0)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.x, x_star, atol=1e-3)

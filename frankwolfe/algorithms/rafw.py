@@ -32,9 +32,15 @@ from .loop import run_frank_wolfe
 __all__ = ["randomized_away_step_frank_wolfe"]
 
 
-def _sample_size(subsample: Any, n: int) -> int:
+#: a fraction's sample may cost at most this many full oracle calls an iteration
+_MAX_SAMPLE_CALLS = 64
+
+
+def _sample_size(subsample: Any, n: int, cand_cost: int = 1, full_cost: int | None = None
+                 ) -> int:
     """Number of candidates drawn per iteration from ``subsample`` (count or fraction of
-    the ``n`` candidates; ``n`` may be a huge Python int for sampled vertex sets)."""
+    the ``n`` candidates; ``n`` may be a huge Python int for sampled vertex sets, each
+    candidate costing ``cand_cost`` coordinates against ``full_cost`` for a full call)."""
     if isinstance(subsample, (bool, np.bool_)) or not isinstance(subsample, numbers.Real):
         raise ValueError(
             f"`subsample` must be a count (int >= 1) or a fraction in (0, 1], got {subsample!r}"
@@ -49,12 +55,17 @@ def _sample_size(subsample: Any, n: int) -> int:
         raise ValueError(
             f"`subsample` as a float is a fraction and must lie in (0, 1], got {subsample!r}"
         )
-    if n > 1 << 40:
+    size = max(1, min(n, int(np.ceil(s * n)))) if n <= 1 << 40 else None
+    # a box's 2^k vertices (sampled candidates, each as dear as a full call): a fraction
+    # of them made 1e5 full calls' work an iteration at k = 20, 27 GiB of draws at 30
+    if size is None or (full_cost is not None
+                        and size * cand_cost > _MAX_SAMPLE_CALLS * max(1, full_cost)):
         raise ValueError(
             f"`subsample`={subsample!r} is a fraction of the {n:.3g} vertices of this domain, "
-            "far too many to sample a fraction of; give a count (int) instead"
+            f"far too many to sample a fraction of (more work an iteration than "
+            f"{_MAX_SAMPLE_CALLS} full oracle calls); give a count (int) instead"
         )
-    return max(1, min(n, int(np.ceil(s * n))))
+    return size
 
 
 class _RandomizedAway(ActiveSetVariant):
@@ -83,12 +94,12 @@ class _RandomizedAway(ActiveSetVariant):
         self.subsets = lmo  # the same oracle, through its subset capability
         shape = tracker.x.shape
         self.n_cand = lmo.n_candidates(shape)
-        self.size = _sample_size(self.subsample, self.n_cand)
         # work is counted in coordinates read; a full call counts as the number of
         # candidate products it is worth (n for the simplex, 1 for the box's O(n) sign
         # pass, n/k for the k-sparse polytope's O(n) selection)
         self.cand_cost = int(lmo.candidate_cost(shape))
         self.full_cost = int(lmo.oracle_cost(shape))
+        self.size = _sample_size(self.subsample, self.n_cand, self.cand_cost, self.full_cost)
         self.full_products = -(-self.full_cost // self.cand_cost)
         self._calls_seen = self.n_oracle_calls  # a start from an array costs one full call
         self._charge_full(self._calls_seen)
@@ -198,8 +209,9 @@ def randomized_away_step_frank_wolfe(
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
     subsample : int or float, default 0.1
         Candidates drawn per iteration: a count (int) or a fraction of the
-        candidates (float in (0, 1]; only for domains with indexable
-        candidates, not for the ``2^n`` vertices of a box).
+        candidates (float in (0, 1]; for domains with indexable candidates, not
+        for the ``2^n`` vertices of a box: a fraction whose sample would cost more
+        than 64 full oracle calls an iteration is refused).
     gap_every : int, default 20
         Period of the full oracle call.  Only those iterations report a
         (certified) gap, so the run can stop only there; the other rows of
