@@ -189,6 +189,12 @@ def test_monitor_argument_validation():
         frank_wolfe(obj, ProbabilitySimplex(), max_iter=2.5)
     with pytest.raises(ValueError, match="time_limit must be positive seconds or None, got 0"):
         frank_wolfe(obj, ProbabilitySimplex(), time_limit=0)
+    # of another type: the argument named (int('a') said "invalid literal for int()")
+    for name, bad in (("max_iter", "a"), ("max_iter", None), ("max_iter", float("inf")),
+                      ("tol", "1e-6"), ("rtol", None), ("time_limit", "10"),
+                      ("history_every", "2")):
+        with pytest.raises(ValueError, match=rf"{name} must be .*, got {bad!r}"):
+            frank_wolfe(obj, ProbabilitySimplex(), **{name: bad})
     with pytest.raises(TypeError, match="callback must be callable"):
         frank_wolfe(obj, ProbabilitySimplex(), callback=3)
     with pytest.raises(TypeError, match="objective must be an Objective, got function"):
