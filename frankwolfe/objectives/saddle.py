@@ -61,8 +61,12 @@ class SaddleObjective(ABC):
 
         A number ``C_d`` with ``L(x + g dx, y) - L(x, y) - g <grad_x L, dx>
         - [L(x, y + g dy) - L(x, y) - g <grad_y L, dy>] <= g^2 C_d / 2`` for
-        every ``x, y, g``; at most :meth:`curvature_constant`.  The local
-        saddle step (``step_size="local"``) reads it.  Default: unknown.
+        every ``x, y, g`` (each player's curvature), or larger where the coupling
+        of the players turns the gradient along the joint move (a local step from
+        the players' curvature alone cycles on strongly coupled games;
+        :class:`BilinearObjective` returns ``||r(z + d) - r(z)|| ||d||`` for the
+        game's operator ``r``).  The local saddle step (``step_size="local"``)
+        reads it.  Default: unknown.
         """
         return None
 
@@ -217,8 +221,25 @@ class BilinearObjective(SaddleObjective):
         return val, gx, gy
 
     def curvature_along(self, dx: np.ndarray, dy: np.ndarray) -> float:
-        """``mu_x ||dx||^2 + mu_y ||dy||^2``: exact, ``L`` is quadratic in each player."""
-        return self.mu_x * float(np.vdot(dx, dx)) + self.mu_y * float(np.vdot(dy, dy))
+        """``||r(z + d) - r(z)|| ||d||`` for the move ``d = (dx, dy)``, with ``r = (grad_x
+        L, -grad_y L)`` the game's monotone operator: ``r``'s change along ``d`` is
+        ``(mu_x dx + M dy, mu_y dy - M^T dx)``.
+
+        At least the players' curvature ``mu_x ||dx||^2 + mu_y ||dy||^2`` (the inner
+        product of the change with ``d``; Cauchy-Schwarz), and close to it when the
+        coupling ``M`` is weak (equal for ``M = 0`` and ``mu_x = mu_y``); the
+        coupling's turn of the gradient makes it larger.
+        A local step from the players' curvature alone cycled on strongly coupled
+        games (coupling of spectral norm 12, ``mu = 1``: SP-AFW's gap stayed above 1
+        for 5000 iterations); from this one it certifies 1e-9 in 1700-2700 iterations,
+        and weakly coupled games keep their linear rate in as many iterations
+        (benchmarks/README.md, ``saddle.py``).
+        """
+        dx = np.asarray(dx, dtype=float).reshape(-1)
+        dy = np.asarray(dy, dtype=float).reshape(-1)
+        rx = self.mu_x * dx + np.asarray(self.M @ dy, dtype=float).reshape(-1)
+        ry = self.mu_y * dy - np.asarray(self.M.T @ dx, dtype=float).reshape(-1)
+        return float(np.sqrt((rx @ rx + ry @ ry) * (dx @ dx + dy @ dy)))
 
     def value(self, x: np.ndarray, y: np.ndarray) -> float:
         return self.value_and_gradients(x, y)[0]
