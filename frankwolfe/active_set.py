@@ -86,6 +86,55 @@ class AtomStore:
         self._dead = 0
         self._start = np.zeros(8, dtype=np.int64)
         self._stop = np.zeros(8, dtype=np.int64)
+        # a warm start's keys -> the keys its atoms are held under here (see mark_foreign)
+        self._foreign: dict[Hashable, Hashable] = {}
+
+    def mark_foreign(self) -> None:
+        """Hold the current atoms under keys of their own: they came from another run,
+        whose domain may give a key to another vertex than this one does (the l1 ball's
+        ``("e", i, s)`` at another radius), and a key names one vector for every cache
+        keyed on it (the objectives' per-atom products).  An atom added later under an
+        original key takes the stored atom's place when it is the same vector, and
+        comes in beside it when not.  (Before, the new vertex's weight went to the old
+        vector: ``x`` left the domain and the gaps went negative.)"""
+        for i in range(self._k):
+            held = self._atoms[i]
+            key: Hashable = ("x0", held.key)
+            while key in self._keys:
+                key = ("x0", key)
+            self._foreign[held.key] = key
+            moved = (Atom(indices=held.indices, values=held.values, shape=held.shape, key=key)
+                     if held.is_sparse else Atom(held.to_dense(), key))
+            del self._keys[held.key]
+            self._atoms[i] = moved
+            self._keys[key] = i
+
+    def restore_foreign_keys(self) -> None:
+        """Give the atoms still held under keys of their own (:meth:`mark_foreign`) their
+        original keys back where no atom of this run holds that key: what a result shows
+        and what the next warm start (which marks them again) starts from."""
+        for key, alias in list(self._foreign.items()):
+            j = self._keys.get(alias)
+            if j is None or key in self._keys:
+                continue
+            held = self._atoms[j]
+            self._atoms[j] = (Atom(indices=held.indices, values=held.values, shape=held.shape,
+                                   key=key) if held.is_sparse else Atom(held.to_dense(), key))
+            del self._keys[alias]
+            self._keys[key] = j
+        self._foreign = {}
+
+    def _merge_foreign(self, atom: Atom) -> int | None:
+        """The slot of the foreign atom that is ``atom``'s vector, now held under
+        ``atom.key``; None when there is none."""
+        alias = self._foreign.get(atom.key)
+        j = None if alias is None else self._keys.get(alias)
+        if j is None or not _same_vector(self._atoms[j], atom):
+            return None
+        del self._foreign[atom.key], self._keys[alias]
+        self._atoms[j] = atom
+        self._keys[atom.key] = j
+        return j
 
     def __len__(self) -> int:
         return self._k
@@ -168,6 +217,8 @@ class AtomStore:
 
     def _add_weight(self, atom: Atom, w: float) -> None:
         i = self._keys.get(atom.key)
+        if i is None and self._foreign:
+            i = self._merge_foreign(atom)
         if i is not None:
             self._w[i] += w
             return
@@ -650,3 +701,14 @@ def _grow(a: np.ndarray, cap: int) -> np.ndarray:
     out = np.zeros(max(cap, 8), dtype=a.dtype)
     out[: a.size] = a
     return out
+
+
+def _same_vector(a: Atom, b: Atom) -> bool:
+    """Whether two atoms are one vector (to rounding: an oracle may build its vertex
+    again in another order of operations)."""
+    if a.shape != b.shape:
+        return False
+    if a.is_sparse and b.is_sparse and a.indices.size == b.indices.size:
+        if np.array_equal(a.indices, b.indices):
+            return bool(np.allclose(a.values, b.values, rtol=1e-12, atol=0.0))
+    return bool(np.allclose(a.to_dense(), b.to_dense(), rtol=1e-12, atol=0.0))

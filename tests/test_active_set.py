@@ -244,3 +244,24 @@ def test_single_atom_away_step_is_a_no_op_and_long_away_steps_stay_exact():
     assert T.away_step(("e", 0, 1.0), gmax, drop=True)
     np.testing.assert_allclose(T.x, [0, 0.25, 0.75], rtol=1e-6)
     np.testing.assert_allclose(T.x, brute_x(T), atol=1e-15)
+
+
+def test_foreign_atoms_keep_a_key_that_names_their_vector():
+    """A warm start's atoms under keys another domain gave them: the same key with the
+    same vector merges with them; with another vector it comes in beside them, and the
+    original keys come back at the end where free."""
+    S = ActiveSet([Atom.sparse([0], [5.0], 3, key=("e", 0, 1)),
+                   Atom.sparse([1], [-5.0], 3, key=("e", 1, -1))], [0.5, 0.5], keep_x=True)
+    S.mark_foreign()
+    same = Atom.sparse([0], [5.0], 3, key=("e", 0, 1))
+    S.frank_wolfe_step(same, 0.5)  # the same vertex: merged, two atoms
+    assert len(S) == 2 and S.weight(("e", 0, 1)) == pytest.approx(0.75)
+    other = Atom.sparse([1], [-20.0], 3, key=("e", 1, -1))  # the key's vertex here
+    S.frank_wolfe_step(other, 0.5)
+    assert len(S) == 3
+    np.testing.assert_allclose(S.x, [1.875, -0.625 - 10.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(S.resum(), S.x, atol=1e-15)
+    assert S.weight(("x0", ("e", 1, -1))) == pytest.approx(0.125)
+    S.restore_foreign_keys()  # ("e", 1, -1) is taken by the new vertex: the old one keeps
+    assert sorted(map(str, S.keys)) == sorted(map(str, [("e", 0, 1), ("e", 1, -1),
+                                                        ("x0", ("e", 1, -1))]))

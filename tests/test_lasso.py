@@ -13,6 +13,7 @@ from sklearn.linear_model import Lasso
 from sklearn.metrics import r2_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import frankwolfe as fw  # noqa: E402
 from frankwolfe import ShapeError  # noqa: E402
 from frankwolfe.applications.lasso import (  # noqa: E402
     ConstrainedLasso,
@@ -144,6 +145,37 @@ def test_warm_start_represents_the_point():
     shrunk = warm_start(x, 0.5)  # outside the ball: scaled onto its boundary
     np.testing.assert_allclose(shrunk.x, x * (0.5 / 0.75), atol=1e-15)
     np.testing.assert_allclose(warm_start(np.zeros(4), 1.0).x, np.zeros(4), atol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["away", "pairwise", "fcfw", "rafw", "bpcg"])
+def test_active_set_of_another_radius_warm_starts_correctly(method):
+    """The active set of a solve at radius 5 starts one at radius 20: its atoms (+-5 e_i) are
+    feasible points there, but the new ball's oracle names +-20 e_i by the same keys.
+    The new vertices' weight went to the old vectors: x left the ball (||x||_1 = 25.7),
+    the "certified" gap was -16 and the run "converged" 3000 above the optimum."""
+    rng = np.random.default_rng(1)
+    A, b = rng.standard_normal((30, 20)), rng.standard_normal(30) * 5
+    small = solve_lasso(A, b, 5.0, "pairwise", tol=1e-10)
+    x = cp.Variable(20)
+    f_star = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A @ x - b)),
+                        [cp.norm1(x) <= 20.0]).solve(solver=cp.CLARABEL)
+    kw = {"random_state": 0} if method == "rafw" else {}
+    res = fw.minimize(fw.LeastSquares(A, b), fw.L1Ball(20.0), x0=small.active_set,
+                      method=method, tol=1e-9, max_iter=20000, **kw)
+    assert res.success, res.message
+    assert np.abs(res.x).sum() <= 20.0 * (1 + 1e-12)
+    f = 0.5 * float(np.sum((A @ res.x - b) ** 2))
+    assert -1e-6 * f_star <= f - f_star <= res.gap + 1e-6 * f_star  # cvxpy's accuracy
+    assert res.gap >= 0.0
+    # each key names one vector: +-20 e_i under the ball's own key, an old +-5 e_i under
+    # its old key (or, beside the new vertex of that key, under ("x0", key))
+    keys = res.active_set.keys
+    assert len(set(keys)) == len(keys)
+    for atom, _ in res.active_set:
+        key = atom.key[1] if atom.key[0] == "x0" else atom.key
+        _, i, sign = key
+        v = atom.to_dense()
+        assert any(np.array_equal(v, sign * r * np.eye(20)[i]) for r in (5.0, 20.0)), key
 
 
 def test_estimator_matches_sklearn_with_intercept():

@@ -109,6 +109,8 @@ class ActiveSetVariant(Variant):
             for atom in active.atoms:  # once per run, not on a hot path
                 lmo.check_feasible(atom.to_dense(),
                                    f"x0: atom {atom.key!r} of the warm-start ActiveSet")
+            # its keys may name other vertices here (another radius): checked on first use
+            active.mark_foreign()
         elif x0_atom is not None:
             active = ActiveSet.from_vertex(x0_atom, keep_x=False)
         else:
@@ -223,6 +225,7 @@ class ActiveSetVariant(Variant):
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         if len(self.active) == 0:  # not started: a started run always holds a vertex
             return None, dict(self.counts)
+        self.active.restore_foreign_keys()  # the run is over: a warm start's keys back
         final = self.active.copy(keep_x=True)
         final.resum()
         return final, dict(self.counts)
