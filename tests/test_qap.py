@@ -383,6 +383,21 @@ def test_bad_input_is_named():
         solve_qap(A, B, restarts=-1)
     with pytest.raises(ValueError, match="`time_limit`"):
         solve_qap(A, B, time_limit=0)
+    # NaN and strings named (int(nan): "cannot convert float NaN to integer")
+    for name, bad in (("restarts", np.nan), ("max_iter", np.nan), ("max_iter", "10"),
+                      ("tol", "1e-6"), ("time_limit", "5")):
+        with pytest.raises(ValueError, match=rf"`{name}` must be .*got {bad!r}"):
+            solve_qap(A, B, **{name: bad})
+
+
+def test_an_infinite_time_limit_is_no_limit():
+    """time_limit=inf made "auto" pick the tabu search with neither a deadline nor an
+    iteration budget: the call never returned.  It is the run without a time limit."""
+    A, B = random_instance(53, 5, "int")
+    res = solve_qap(A, B, time_limit=float("inf"), random_state=0)
+    ref = solve_qap(A, B, random_state=0)
+    assert res.fun == ref.fun
+    np.testing.assert_array_equal(res.permutation, ref.permutation)
 
 
 def test_docstring_examples():

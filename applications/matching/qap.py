@@ -3,9 +3,11 @@ and a robust tabu search polish for time budgets."""
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -241,7 +243,7 @@ def solve_qap(
         many restarts, short runs (5-10 iterations) find more in less time.
     time_limit : float, optional
         Wall-time budget in seconds for the whole call (numba compilation on
-        first use included): no restart starts after it, and a running
+        first use included; ``inf``: none, as None): no restart starts after it, and a running
         Frank-Wolfe run stops at it (at a fifth of it when the tabu search
         polishes).  How much work fits in it depends on the machine and its
         load, so a run with a time limit is not reproducible, even with the
@@ -288,14 +290,18 @@ def solve_qap(
     if method not in available_methods():
         raise ValueError(f"solve_qap: method {method!r} is not registered in this frankwolfe "
                          f"installation (available: {available_methods()})")
-    if int(restarts) != restarts or restarts < 0:
+    if not _whole(restarts):
         raise ValueError(f"solve_qap: `restarts` must be an integer >= 0, got {restarts!r}")
-    if not (np.isfinite(tol) and tol >= 0):
+    if not (isinstance(tol, Real) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"solve_qap: `tol` must be finite and >= 0, got {tol!r}")
-    if int(max_iter) != max_iter or max_iter < 0:
+    if not _whole(max_iter):
         raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
-    if time_limit is not None and not time_limit > 0:
+    if time_limit is not None and not (isinstance(time_limit, Real) and time_limit > 0):
         raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
+    if time_limit is not None and math.isinf(time_limit):
+        # no limit: the tabu search that "auto" picks for a time limit would have neither
+        # a deadline nor an iteration budget, and never returned
+        time_limit = None
     search = ("2opt" if local_search else "none") if isinstance(local_search, bool) \
         else local_search
     if search not in _LOCAL_SEARCH:
@@ -398,3 +404,9 @@ def _tabu_chunks(ts: TabuSearch, deadline: float | None, left: int | None,
                                    (deadline - time.perf_counter()) / per_iter)))
         else:
             chunk = min(4 * chunk, 1 << 16)
+
+
+def _whole(v: Any) -> bool:
+    """Whether ``v`` is a whole number >= 0 (NaN, inf and strings are not)."""
+    return (isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v)
+            and v >= 0 and int(v) == v)
