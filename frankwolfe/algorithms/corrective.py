@@ -211,9 +211,10 @@ def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray
 
 
 def has_gram_structure(objective: Any, tracker: Any) -> bool:
-    """Whether corrective solves can use :class:`GramModel` (a quadratic with cached products)."""
-    return (isinstance(objective, LeastSquares) or objective.as_quadratic() is objective) \
-        and hasattr(tracker, "atom_image")
+    """Whether corrective solves can use :class:`GramModel` (a quadratic with cached products;
+    a least-squares objective's images ``A a`` also come from the objective itself)."""
+    return isinstance(objective, LeastSquares) or (
+        objective.as_quadratic() is objective and hasattr(tracker, "atom_image"))
 
 
 class GramModel:
@@ -260,7 +261,10 @@ class GramModel:
         return np.fromiter((self.index[a.key] for a in atoms), dtype=np.int64, count=len(atoms))
 
     def _add(self, atom: Atom) -> None:
-        img = np.asarray(self.tracker.atom_image(atom), dtype=float)
+        if hasattr(self.tracker, "atom_image"):
+            img = np.asarray(self.tracker.atom_image(atom), dtype=float)
+        else:  # least squares on an offset design (a plain tracker): (A - 1 mu^T) a
+            img = self.objective.residual(atom.to_dense()) + self.objective.b
         k = len(self.atoms)
         if self.images.shape[0] == 0:
             self.images = np.zeros((8, img.size))
