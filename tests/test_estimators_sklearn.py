@@ -44,8 +44,12 @@ def _svm(**kw):
     return StructuredSVM(ChainModel(3, 4), **kw)
 
 
-def test_check_estimator_constrained_lasso():
-    check_estimator(ConstrainedLasso())  # raises on any failed check
+@pytest.mark.parametrize("kw", [{}, {"method": "compiled"},
+                                {"method": "compiled", "fit_intercept": False}])
+def test_check_estimator_constrained_lasso(kw):
+    # raises on any failed check; the compiled method with an intercept declares no sparse
+    # input and refuses it by name (it raised LeastSquares' NotImplementedError)
+    check_estimator(ConstrainedLasso(**kw))
 
 
 def test_constrained_lasso_cross_val_score_diabetes():

@@ -87,7 +87,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        # the compiled method has no centred sparse design (LeastSquares' offset): with an
+        # intercept it refuses a sparse X, and says so
+        tags.input_tags.sparse = not (self.method == "compiled" and self.fit_intercept)
         # the l1 bound caps the fit: with the default radius the R^2 on unscaled data is low
         tags.regressor_tags.poor_score = True
         return tags
@@ -98,6 +100,11 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         if y is not None:
             check_finite(y, "y", where)
         kw = {"y": y, "y_numeric": True} if reset else {}
+        if reset and issparse(X) and self.method == "compiled" and self.fit_intercept:
+            raise TypeError("ConstrainedLasso: method='compiled' has no centred sparse "
+                            "design, so a sparse X (an intercept fitted) is not supported "
+                            "there: give fit_intercept=False, or method='auto' (pairwise "
+                            "steps on the centred products)")
         try:
             return validate_data(self, X, reset=reset, accept_sparse=("csr", "csc"),
                                  dtype=np.float64, **kw)
