@@ -241,6 +241,10 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 k += 1 if ran is None else ran
             stopped = monitor.elapsed()
             fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
+            if status == Status.STALLED and monitor.converged(gap, fun):
+                # steps of size 0 between certificates, and the closing one meets tol
+                # (FCFW with blocks_per_step certifies only there): that is convergence
+                status = Status.CONVERGED
         except (NonConvexError, ExecutorError) as err:
             err.result = monitor.finish(
                 status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
