@@ -113,8 +113,9 @@ class StructuredSVM(BaseEstimator):
         of steps and one certificate; oracle-cache hits of ``"bcfw_pairwise"`` call
         no oracle), the dual extragradient stops when no iteration (two passes) fits.
         ``history_["effective_passes"]`` and ``result_.n_oracle_calls`` count the
-        calls made.  ``max_passes=0`` trains nothing (``w_`` is the start: zero, or a warm start's) and
-        still certifies it: one pass of calls, the one exception.  When a budget (``max_passes``, ``time_limit``) ends the run
+        calls made.  ``max_passes=0`` trains nothing (``w_`` is the start: zero, or
+        a warm start's) and still certifies it: one pass of calls, the one
+        exception.  When a budget (``max_passes``, ``time_limit``) ends the run
         before ``tol``, ``fit`` warns with scikit-learn's ``ConvergenceWarning`` (not
         for ``"ssg"``, which has no certified gap).
     tol : float, default 0.1
