@@ -305,6 +305,8 @@ def test_estimator_bad_input(chain_data):
         StructuredSVM(model, max_passes=10**6).fit(X, Y, X_test=X, Y_test=Y[:3])
     with pytest.raises(AttributeError, match="not fitted"):
         StructuredSVM(model).predict(X)
+    fitted = StructuredSVM(model, max_passes=2, tol=1.0).fit(X, Y)
+    assert fitted.predict([]) == []  # "ChainData: every sequence needs a position" before
     with pytest.raises(TypeError, match="StructuredModel"):
         StructuredSVM("chain").fit(X, Y)
     with pytest.raises(ValueError, match="Invalid parameter 'C'"):
