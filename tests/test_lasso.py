@@ -207,3 +207,17 @@ def test_estimator_and_helpers_bad_input():
     est = ConstrainedLasso(fit_intercept=False).fit(np.eye(3), np.ones(3))
     with pytest.raises(ShapeError, match="n_samples, 3"):
         est.predict(np.ones((2, 4)))
+
+
+def test_conversions_refuse_non_finite_data_by_name():
+    """alpha_max and penalty_from_radius returned NaN for a NaN in A or x (solve_lasso
+    refused it by name)."""
+    A, b = np.ones((3, 2)), np.ones(3)
+    bad = A.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match=r"alpha_max: `A` contains NaN"):
+        alpha_max(bad, b)
+    with pytest.raises(ValueError, match=r"penalty_from_radius: `x` contains NaN"):
+        penalty_from_radius(A, b, np.array([np.nan, 0.0]))
+    with pytest.raises(ValueError, match=r"radius_from_penalty: `b` contains NaN or inf"):
+        radius_from_penalty(A, np.array([1.0, np.inf, 0.0]), 0.1)

@@ -15,6 +15,7 @@ import numpy as np
 
 import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
+from frankwolfe._finite import check_finite
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 from frankwolfe.lmo._checks import check_radius
@@ -62,7 +63,7 @@ def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False)
     return solver
 
 
-def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
+def _check_problem(A: Any, b: Any, where: str | None = None) -> tuple[Any, np.ndarray]:
     if issparse(A):
         if A.ndim != 2:
             raise ShapeError(f"`A` must be a matrix, got shape {A.shape}")
@@ -73,6 +74,9 @@ def _check_problem(A: Any, b: Any) -> tuple[Any, np.ndarray]:
     b = np.asarray(b, dtype=float)
     if b.shape != (A.shape[0],):
         raise ShapeError(f"`b` has shape {b.shape}, expected ({A.shape[0]},) to match A {A.shape}")
+    if where is not None:  # (solve_lasso's objective checks them itself)
+        check_finite(where, "A", A)
+        check_finite(where, "b", b)
     return A, b
 
 
@@ -281,7 +285,7 @@ def lasso_path(
 def alpha_max(A: Any, b: Any) -> float:
     """The smallest ``alpha`` for which scikit-learn's ``Lasso(alpha)`` returns 0:
     ``||A^T b||_inf / m``."""
-    A, b = _check_problem(A, b)
+    A, b = _check_problem(A, b, "alpha_max")
     return float(np.abs(A.T @ b).max()) / A.shape[0]
 
 
@@ -294,10 +298,11 @@ def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
     when ``x`` solves the constrained problem on the boundary of the ball.
     Accurate to the solution's accuracy (solve with a small ``tol``).
     """
-    A, b = _check_problem(A, b)
+    A, b = _check_problem(A, b, "penalty_from_radius")
     x = np.asarray(x, dtype=float).reshape(-1)
     if x.shape != (A.shape[1],):
         raise ShapeError(f"`x` has shape {x.shape}, expected ({A.shape[1]},)")
+    check_finite("penalty_from_radius", "x", x)
     r = b - A @ x
     return float(np.abs(A.T @ r).max()) / A.shape[0]
 
@@ -312,7 +317,7 @@ def radius_from_penalty(A: Any, b: Any, alpha: float, *, tol: float = 1e-12,
     """
     from sklearn.linear_model import Lasso
 
-    A, b = _check_problem(A, b)
+    A, b = _check_problem(A, b, "radius_from_penalty")
     if not (np.isfinite(alpha) and alpha > 0):
         raise ValueError(f"`alpha` must be positive and finite, got {alpha!r}")
     model = Lasso(alpha=alpha, fit_intercept=False, tol=tol, max_iter=max_iter)
