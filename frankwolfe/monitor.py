@@ -22,7 +22,7 @@ import numpy as np
 
 from .result import History, Result, Status
 
-__all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads"]
+__all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
 
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
@@ -206,6 +206,12 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return v
 
 
+
+def says_stop(answer: Any) -> bool:
+    """Whether a callback's answer stops the run: ``False``, also numpy's (a comparison
+    of numpy values, ``s.fun > 30``, gives ``np.False_``, which ``is False`` missed)."""
+    return answer is False or (isinstance(answer, np.bool_) and not answer)
+
 class Monitor:
     """Shared run bookkeeping.
 
@@ -229,7 +235,7 @@ class Monitor:
     time_limit : float or None
         Wall-time budget in seconds.
     callback : callable, optional
-        ``callback(state: IterationState) -> bool | None``; ``False`` stops.
+        ``callback(state: IterationState) -> bool | None``; ``False`` (also numpy's) stops.
     verbose : bool or int
         Print a table; an int sets the printing period (``True``: about 20 rows).
     history_every : int
@@ -403,7 +409,7 @@ class Monitor:
                                self.converged(gap, self.last_fun if fun is None else fun)):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
-            if self.callback(state) is False:
+            if says_stop(self.callback(state)):
                 return Status.CALLBACK_STOP
         if k >= self.max_iter:
             return Status.MAX_ITER

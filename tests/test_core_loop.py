@@ -122,6 +122,21 @@ def test_callback_can_stop_and_sees_read_only_state():
     assert res.x[0] != 123.0
 
 
+
+def test_a_callback_answering_numpys_false_stops():
+    """A comparison of numpy values answers np.False_, which `is False` missed: the run
+    went on to max_iter.  np.True_, None and 0 go on."""
+    y = np.linspace(-1, 1, 10)
+    kw = dict(step_size="agnostic", tol=0.0, max_iter=20)
+    res = frank_wolfe(distance_objective(y), L1Ball(0.5), **kw,
+                      callback=lambda s: np.float64(s.k) < 3)
+    assert res.status == fw.Status.CALLBACK_STOP and res.nit == 3
+    for answer in (np.True_, None, 0):
+        res = frank_wolfe(distance_objective(y), L1Ball(0.5), **kw,
+                          callback=lambda s, a=answer: a)
+        assert res.status == fw.Status.MAX_ITER and res.nit == 20
+
+
 def test_history_table_and_verbose_output(capsys, tmp_path):
     y = np.linspace(-1, 1, 10)
     res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,

@@ -13,7 +13,7 @@ from frankwolfe.algorithms.conjugate import biconjugate_frank_wolfe, conjugate_f
 from frankwolfe.algorithms.frank_wolfe import frank_wolfe
 from frankwolfe.atoms import Atom
 from frankwolfe.errors import ShapeError
-from frankwolfe.monitor import IterationState
+from frankwolfe.monitor import IterationState, says_stop
 from frankwolfe.result import Result, Status
 
 from .assignment import AllOrNothing
@@ -202,7 +202,7 @@ def traffic_assignment(
         else:  # between the certificates of bcfw
             rel = np.nan
         rel_history.append(rel)
-        if callback is not None and callback(state) is False:
+        if callback is not None and says_stop(callback(state)):
             return False
         return not rel <= rel_gap
 
