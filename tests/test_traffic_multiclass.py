@@ -317,6 +317,14 @@ def test_skims_against_networkx_paths():
             want = ref[(row.origin, row.destination)]
             for k in ("cost", "time", "toll"):
                 assert getattr(row, k) == pytest.approx(want[k], rel=1e-12)
+    # a multi-class result without its classes read as one class with no tolls (and a
+    # single-class one with classes): refused, as route_flows refuses it
+    res = traffic_assignment(base, "bfw", rel_gap=1e-6, classes=classes)
+    with pytest.raises(ValueError, match="skims: pass `classes` with"):
+        skims(base, res)
+    assert set(skims(base, res, classes=classes)["class"]) == {"car", "truck"}
+    with pytest.raises(ValueError, match="skims: pass `classes` with"):
+        skims(base, traffic_assignment(base, "bfw", rel_gap=1e-6), classes=classes)
 
 
 def test_select_link_flows_add_up_to_link_flows():

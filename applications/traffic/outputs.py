@@ -94,6 +94,11 @@ def skims(network: Network, result: Result | np.ndarray,
     """
     pd = _pandas("skims")
     m = network.n_links
+    extra = getattr(result, "extra", None)
+    if isinstance(extra, dict) and ("classes" in extra) != (classes is not None):
+        # a multi-class result without its classes read as one class, tolls 0: wrong skims
+        raise ValueError("skims: pass `classes` with (and only with) a multi-class result, "
+                         "those of its run")
     flows = _flows_of(result, m)
     times = network.link_costs(flows) - network.fixed_cost
     cases: list[tuple[str | None, np.ndarray, np.ndarray, np.ndarray, AllOrNothing]]
