@@ -234,3 +234,41 @@ def test_plot_convergence_writes_png(tmp_path):
     assert path.stat().st_size > 1000
     with pytest.raises(ValueError, match="no results to plot"):
         plot_convergence({})
+
+
+class _ConstantStep(fw.StepSize):
+    """A user's rule answering one number, whatever gamma_max says."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, k, tracker, direction, slope, gamma_max):
+        return self.value
+
+    def __repr__(self):
+        return f"_ConstantStep({self.value})"
+
+
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise", "cfw", "bpcg"])
+@pytest.mark.parametrize("value", [2.0, -0.5, float("nan")])
+def test_a_step_rule_answer_outside_0_gamma_max_is_refused(method, value):
+    """A user's rule answering 2 on the simplex: x left the domain and the run ended
+    "converged" with a negative gap.  Refused, naming the rule and the answer."""
+    f = fw.QuadraticObjective(np.eye(6), -np.arange(6.0))
+    with pytest.raises(ValueError, match=rf"step size rule _ConstantStep\({value}\) answered "
+                                         rf"gamma={value} at iteration \d+, outside \[0, "
+                                         rf"gamma_max="):
+        fw.minimize(f, ProbabilitySimplex(dim=6), method=method,
+                    step_size=_ConstantStep(value), max_iter=20)
+    dom = fw.ProductDomain([ProbabilitySimplex(dim=3), ProbabilitySimplex(dim=3)])
+    with pytest.raises(ValueError, match=r"step size rule _ConstantStep"):
+        fw.block_coordinate_frank_wolfe(f, dom, step_size=_ConstantStep(value), max_iter=3,
+                                        compiled=False)
+
+
+def test_a_step_rule_answer_a_rounding_above_gamma_max_is_cut_to_it():
+    f = fw.QuadraticObjective(np.eye(6), -np.arange(6.0))
+    res = frank_wolfe(f, ProbabilitySimplex(dim=6), step_size=_ConstantStep(1.0 + 1e-15),
+                      max_iter=5, tol=0.0)
+    assert ProbabilitySimplex(dim=6).violation(res.x) <= 1e-15
+    assert res.gap >= 0.0

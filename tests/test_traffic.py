@@ -618,8 +618,6 @@ def test_bcfw_warm_start_errors():
         traffic_assignment(net, "bcfw", x0=[np.zeros(net.n_links)])
     with pytest.raises(ValueError, match="keeps no per-block flows"):
         traffic_assignment(net, "bcfw", x0=traffic_assignment(net, "bfw"))
-    with pytest.raises(ValueError, match="no demand between zones"):
-        traffic_assignment(_odd_network(demand=np.eye(2)), "bcfw")
     with pytest.raises(ValueError, match="'origin' or 'od'"):
         traffic_assignment(net, "bcfw", blocks="link")
     with pytest.raises(ValueError, match="route_flows: `result` keeps no active sets"):

@@ -29,6 +29,7 @@ from ..objectives.base import Objective, Tracker, all_finite
 from ..options import RunOptions
 from ..result import Result
 from ..step_size import StepSize, make_step_size
+from ..step_size.base import checked_step
 from .engine import Engine, Observation, drive
 
 __all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
@@ -254,7 +255,9 @@ class _SingleDomainEngine(Engine):
         before = x.copy() if d.x_coef or x.size <= _COPY_BELOW else \
             _PointBefore(x, d, _sparse_indices(d))
         self.last_good = (before, f, gap_k if certified else np.nan)
-        self.gamma = gamma = float(self.rule(k, tracker, d, slope, gamma_max))
+        self.gamma = gamma = checked_step(self.rule, float(self.rule(k, tracker, d, slope,
+                                                                     gamma_max)),
+                                          gamma_max, k)
         self.prev_step = (f, gamma * slope)
         tracker.move(d, gamma)
         if not plain:

@@ -23,6 +23,7 @@ from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
 from ..step_size import Agnostic, Monotonic, OpenLoop, StepSize, make_step_size
+from ..step_size.base import checked_step
 from .engine import Engine, Observation, drive
 from .gradient_estimators import BatchSize, GradientEstimator, certify_now, make_estimator
 from .loop import prepare_start
@@ -73,7 +74,8 @@ class _StochasticEngine(Engine):
         v: Atom = self.lmo(g)
         self.n_oracle_calls += 1
         slope = v.dot(g) - float(np.vdot(g, self.x))  # <g, v - x>: the estimated decrease
-        self.gamma = gamma = float(self.rule(k, None, None, slope, 1.0))  # type: ignore[arg-type]
+        gamma = float(self.rule(k, None, None, slope, 1.0))  # type: ignore[arg-type]
+        self.gamma = gamma = checked_step(self.rule, gamma, 1.0, k)
         self.x *= 1.0 - gamma
         v.add_to(self.x, gamma)
 

@@ -10,7 +10,7 @@ import numpy as np
 from ..direction import Direction
 from ..objectives.base import Tracker
 
-__all__ = ["StepSize"]
+__all__ = ["StepSize", "checked_step"]
 
 _EPS = np.finfo(float).eps
 
@@ -63,3 +63,19 @@ class StepSize(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
+
+def checked_step(rule: Any, gamma: float, gamma_max: float, k: Any) -> float:
+    """``gamma``, the answer of ``rule`` at iteration ``k``, checked to lie in ``[0,
+    gamma_max]`` (an excess of rounding size is cut to ``gamma_max``).
+
+    A step outside it leaves the domain (``x + gamma d`` with ``gamma > gamma_max``) or
+    moves uphill along a descent direction; a user's rule that answered 2 on the simplex
+    ended "converged" at an infeasible point with a negative gap.
+    """
+    if 0.0 <= gamma <= gamma_max:
+        return gamma
+    if gamma_max < gamma <= gamma_max * (1.0 + 1e-12) + 1e-300:
+        return gamma_max
+    raise ValueError(f"step size rule {rule!r} answered gamma={gamma!r} at iteration {k}, "
+                     f"outside [0, gamma_max={gamma_max!r}]: a step size must keep x in the "
+                     f"domain (gamma <= gamma_max) and go along d (gamma >= 0)")

@@ -19,6 +19,7 @@ from numba import njit
 from ...atoms import Atom
 from ...monitor import INTERRUPTS, ClockReads
 from ...step_size import StepSize
+from ...step_size.base import checked_step
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
 from .passes import Budget, Pass, batch_values, probe_values
 from .state import BlockState, block_vector
@@ -183,7 +184,9 @@ class PythonSteps:
         if slope < 0.0:
             self.view.at(ix, sel, g)
             self.direction.d = d
-            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, gmax))
+            gamma = checked_step(self.rule, float(self.rule(st.k / st.n, self.view,
+                                                            self.direction, slope, gmax)),
+                                 gmax, st.k)
         st.last_gamma = gamma
         if gamma > 0.0:
             if st.avg is not None:
@@ -248,7 +251,9 @@ class PythonSteps:
         if slope < 0.0:
             self.view.at(union, union, g)
             self.direction.d = D
-            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, 1.0))
+            gamma = checked_step(self.rule, float(self.rule(st.k / st.n, self.view,
+                                                            self.direction, slope, 1.0)),
+                                 1.0, st.k)
         st.last_gamma = gamma
         if gamma > 0.0:
             if st.avg is not None:  # x_k .. x_{k+m-1} are this point, x_{k+m} the next
