@@ -374,3 +374,19 @@ def test_joint_rounds_reach_the_serial_optimum_within_the_certified_gaps():
         StructuredSVM(ChainModel(3, 4), round_step="joint").fit(X, Y)
     with pytest.raises(ValueError, match="round_step"):
         StructuredSVM(ChainModel(3, 4), batch_size=8, round_step="both").fit(X, Y)
+
+
+@pytest.mark.parametrize("solver", ["cutting_plane", "online_eg", "dual_extragradient"])
+def test_warm_start_of_a_solver_without_one_warns(solver):
+    """The cutting plane ignored warm_start without a word: a regularization path started
+    cold at every step."""
+    import warnings
+
+    X, Y = make_chain(12, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), solver=solver, max_passes=4, random_state=0,
+                        warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(X, Y)
+        with pytest.warns(UserWarning, match=rf"solver='{solver}' has no warm start"):
+            svm.fit(X, Y)

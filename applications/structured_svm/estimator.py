@@ -38,6 +38,9 @@ from .solver_runs import SOLVER_RUNS
 
 __all__ = ["StructuredSVM"]
 
+#: solvers that start cold whatever warm_start says (warned)
+_COLD_SOLVERS = ("cutting_plane", "online_eg", "dual_extragradient")
+
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
 _AVERAGING = ("weighted", "uniform", "tail")
@@ -157,6 +160,9 @@ class StructuredSVM(BaseEstimator):
         ``lam``), e.g. along a regularization path.  The state is a dual point of the
         previous training data: on other data (compared by content) the fit starts
         cold, with a ``UserWarning`` (``"ssg"`` starts from ``w_`` on any data).
+        ``"cutting_plane"``, ``"online_eg"`` and ``"dual_extragradient"`` have no warm
+        start: they start from the true labellings (uniform duals), with a
+        ``UserWarning``.
     compiled : bool, default True
         Let the core run whole BCFW passes in numba when the model offers kernels
         (:class:`~.ChainModel`); False forces the generic Python path.
@@ -352,6 +358,10 @@ class StructuredSVM(BaseEstimator):
         self._data_key = data_key(X, Y)
         if warm:
             self._drop_foreign_state()
+            if self.solver in _COLD_SOLVERS:
+                warnings.warn(f"StructuredSVM: solver={self.solver!r} has no warm start; "
+                              "this fit starts cold (the BCFW solvers, batch FW and SSG "
+                              "continue from the previous fit)", UserWarning, stacklevel=2)
         self.lam_ = lam
         self.n_train_ = len(X)
         self.history_ = History(_COLUMNS)
