@@ -176,7 +176,8 @@ def defaults_table(tol: float = 1e-9, budget: int = 20_000, coupling: float = 0.
                                         tol=tol, max_iter=budget, history_every=budget)
         back = saddle_point_frank_wolfe(L, *simplices(), away=True, step_size="saddle_backtracking",
                                         tol=tol, max_iter=budget, history_every=budget)
-        row = dict(game=i, coupling=coupling, default_nit=dflt.nit, default_gap=dflt.gap, default_seconds=dt,
+        row = dict(game=i, coupling=coupling, default_nit=dflt.nit, default_gap=dflt.gap,
+                   default_seconds=dt,
                    default_converged=bool(dflt.success), agnostic_gap_same_nit=agn.gap,
                    global_C_nit=glob.nit, backtracking_nit=back.nit,
                    backtracking_value_calls=back.n_function_calls)

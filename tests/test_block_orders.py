@@ -144,3 +144,52 @@ def test_unknown_order_name_lists_choices():
     f, dom, _ = projection_problem()
     with pytest.raises(ValueError, match="block_order must be one of .* or a BlockOrder"):
         block_coordinate_frank_wolfe(f, dom, block_order="zigzag")
+
+
+class _RoundRobin(fw.BlockOrder):
+    """A stepwise order written as docs/extending.md says: pass_order None, next answers
+    (no ``stepwise`` attribute)."""
+
+    name = "round-robin"
+
+    def __init__(self, *answer):
+        self.answer = answer  # () for the round robin, else (the one answer,)
+
+    def start(self, estimates):
+        super().start(estimates)
+        self.i = -1
+
+    def pass_order(self, rng):
+        return None
+
+    def next(self, u):
+        self.i = (self.i + 1) % self.n
+        return self.answer[0] if self.answer else self.i
+
+
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_a_users_stepwise_order_runs_and_its_answers_are_checked(batch_size):
+    """It failed on an internal assertion (the order was taken as one of whole passes);
+    its answers went unchecked (n + 5: IndexError deep in the pass; 0.7: block 0)."""
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=3) for _ in range(4)])
+    y = np.linspace(-1.0, 2.0, 12)
+    f = fw.QuadraticObjective(np.eye(12), -y)
+    kw = {} if batch_size is None else {"batch_size": batch_size}
+    res = fw.block_coordinate_frank_wolfe(f, dom, block_order=_RoundRobin(), max_iter=500,
+                                          tol=1e-10, block_step="pairwise", **kw)
+    assert res.success, res.message
+    # the projection of y onto each simplex, computed independently
+    want = np.concatenate([_simplex_projection(y[3 * b:3 * b + 3]) for b in range(4)])
+    np.testing.assert_allclose(res.x, want, atol=1e-6)
+    for bad in (9, -1, 0.7, None, True):
+        with pytest.raises(ValueError, match=rf"\.next answered {bad!r}; a block is an "
+                                             rf"integer in \[0, 4\)"):
+            fw.block_coordinate_frank_wolfe(f, dom, block_order=_RoundRobin(bad), max_iter=3,
+                                            **kw)
+
+
+def _simplex_projection(v):
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    rho = np.flatnonzero(u - css / np.arange(1, v.size + 1) > 0)[-1]
+    return np.maximum(v - css[rho] / (rho + 1.0), 0.0)

@@ -272,3 +272,32 @@ def test_a_step_rule_answer_a_rounding_above_gamma_max_is_cut_to_it():
                       max_iter=5, tol=0.0)
     assert ProbabilitySimplex(dim=6).violation(res.x) <= 1e-15
     assert res.gap >= 0.0
+
+
+class _Maximizer(fw.LMO):
+    """The l1 ball's oracle with the sign turned: the maximizer of <g, .>."""
+
+    def extreme_point(self, g):
+        i = int(np.argmax(np.abs(g)))
+        v = np.zeros(g.size)
+        v[i] = np.sign(g[i]) if g[i] else 1.0
+        return v
+
+    def violation(self, x):
+        return max(0.0, float(np.abs(x).sum()) - 1.0)
+
+    def __repr__(self):
+        return "_Maximizer()"
+
+
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise"])
+def test_a_gap_below_zero_beyond_rounding_is_an_oracle_error(method):
+    """An oracle that does not minimize gave a negative gap, which the run took as
+    converged (gap <= tol) with dual_bound above fun.  Named instead."""
+    y = np.linspace(-2.0, 3.0, 8)
+    with pytest.raises(fw.OracleError, match=r"_Maximizer\(\) answered a vertex v with "
+                                             r"<g, v> = .* above <g, x> = .* not a "
+                                             r"minimizer"):
+        start = fw.ActiveSet([np.eye(8)[0], np.eye(8)[1]], [0.5, 0.5])
+        fw.minimize(distance_objective(y), _Maximizer(),
+                    x0=np.zeros(8) if method == "fw" else start, method=method, max_iter=50)

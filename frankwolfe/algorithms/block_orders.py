@@ -31,10 +31,27 @@ import numpy as np
 from ..compiled.sum_tree import gap_pick, gap_weight, tree_set
 
 __all__ = ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
-           "make_block_order"]
+           "make_block_order", "is_stepwise", "checked_pick"]
 
 
 # -- the strategies -----------------------------------------------------------------
+
+
+def checked_pick(order: BlockOrder, i: Any, n: int) -> int:
+    """``order.next``'s answer ``i`` as a block index, refused by name unless an integer
+    in ``[0, n)`` (past ``n`` it failed deep in the pass, a float was truncated)."""
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) \
+            or not 0 <= i < n:
+        raise ValueError(f"{order!r}.next answered {i!r}; a block is an integer in [0, {n})")
+    return int(i)
+
+
+def is_stepwise(order: BlockOrder) -> bool:
+    """Whether ``order`` picks block by block: it says so (``stepwise``) or implements
+    :meth:`BlockOrder.next` (a user's order written as the docs say, ``pass_order``
+    returning None and ``next`` answering, failed on an internal assertion)."""
+    return bool(order.stepwise) or type(order).next is not BlockOrder.next
+
 
 class BlockOrder(ABC):
     """Which blocks a BCFW pass visits.
@@ -52,7 +69,8 @@ class BlockOrder(ABC):
     """
 
     name: str = "custom"
-    #: picks block by block (:meth:`pass_order` returns ``None``, :meth:`next` answers)
+    #: picks block by block (:meth:`pass_order` returns ``None``, :meth:`next` answers);
+    #: an order that implements :meth:`next` is read as one (:func:`is_stepwise`)
     stepwise: bool = False
 
     def start(self, estimates: np.ndarray) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import NonConvexError, ShapeError
+from ..errors import NonConvexError, OracleError, ShapeError
 from ..lmo.base import LMO, finite_oracle
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker, all_finite
@@ -229,6 +229,8 @@ class _SingleDomainEngine(Engine):
             info = variant.info()
         if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
+        if certified and gap_k < 0.0:
+            self._check_negative_gap(k, f, gap_k, g_dot_x)
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)
 
@@ -236,6 +238,21 @@ class _SingleDomainEngine(Engine):
         if self.step is None:
             raise RuntimeError("the engine advanced or certified before its first observe()")
         return self.step
+
+    def _check_negative_gap(self, k: int, f: float, gap: float, g_dot_x: float) -> None:
+        """A gap ``<g, x - v>`` below zero by more than rounding: ``v`` is no minimizer
+        of ``<g, .>`` over a domain holding ``x`` (a wrong oracle, or an ``x`` outside
+        its domain), and the gap certifies nothing; a run that went on would stop
+        "converged" on it."""
+        g_dot_v = g_dot_x - gap
+        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + 1.0)):
+            return  # rounding (an LP's or an eigensolver's tolerance included)
+        raise OracleError(
+            f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above <g, x> = "
+            f"{g_dot_x:.12g} at iteration {k}: not a minimizer of <g, .> over a domain that "
+            f"holds x (the Frank-Wolfe gap {gap:.3g} < 0 certifies nothing).  Either the "
+            "oracle does not minimize, or x left its domain (check its violation(), or run "
+            "with frankwolfe.set_debug(True))")
 
     def advance(self, k: int, monitor: Monitor) -> None:
         tracker, variant = self.tracker, self.variant

@@ -29,6 +29,7 @@ from ...compiled import (
 from ...lmo.simplex import ProbabilitySimplex
 from ...parallel import InProcessRounds, RowRounds
 from ...step_size import ExactStep, StepSize
+from ..block_orders import is_stepwise
 from ..block_steps import BlockStep, FWStep, PairwiseStep
 from .compiled_pass import CompiledPass, CompiledSteps
 from .lock_free import LockFreePass, threads_of
@@ -72,7 +73,7 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
         if not hooks:
             return None, ("mini-batch rounds run in Python unless the domain's compiled "
                           "kernels offer round kernels (CompiledBlocks.rounds)")
-    if order.stepwise and order.compiled_tree() is None:
+    if is_stepwise(order) and order.compiled_tree() is None:
         return None, (f"the block order {order!r} picks block by block in Python "
                       "(orders drawing whole passes and gap sampling are compiled)")
     pairwise = isinstance(step, PairwiseStep) and \
@@ -115,7 +116,7 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
         return None, ("mini-batch rounds outside this process run in Python unless the "
                       "domain's round kernels can store table rows (RoundKernels.store)")
     if joint and (dkern.rounds.load is None or fused_driver(dkern, okern) is None
-                  or order.stepwise):
+                  or is_stepwise(order)):
         return None, ("joint round steps run compiled with the domain's round kernel "
                       "`load` (RoundKernels.load), its fused kernels and an order that "
                       "draws whole passes (not gap sampling); else in the Python engine")
@@ -152,7 +153,7 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
                          "must be None")
     if type(step).direction is not FWStep.direction or cache:
         raise ValueError(f"{where}: they take Frank-Wolfe block steps without the cache")
-    if state.order.stepwise:
+    if is_stepwise(state.order):
         raise ValueError(f"{where}: they need a block order that draws whole passes (not "
                          f"{state.order!r})")
     if state.avg is not None:
@@ -186,7 +187,7 @@ def _lock_free(state: BlockState, x0: Any, *, rule: StepSize, schedule: Schedule
                          "off (frankwolfe.debug(False)) or use round_step='sequential'")
     if state.avg is not None:
         raise ValueError(f"{why}: averaging is not available; pass averaging=None")
-    if state.order.stepwise and state.order.compiled_tree() is None:
+    if is_stepwise(state.order) and state.order.compiled_tree() is None:
         raise ValueError(f"{why}: it needs a block order that draws whole passes or gap "
                          f"sampling, not {state.order!r}")
     if rule.compiled() is None:

@@ -20,6 +20,7 @@ from ...atoms import Atom
 from ...monitor import INTERRUPTS, ClockReads
 from ...step_size import StepSize
 from ...step_size.base import checked_step
+from ..block_orders import checked_pick
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
 from .passes import Budget, Pass, batch_values, probe_values
 from .state import BlockState, block_vector
@@ -391,7 +392,8 @@ class PythonPass(Pass):
         if order is None:
             # one uniform number per step, drawn per pass (as the compiled pass)
             unif = st.rng.random(st.n)
-            picks: Any = (st.order.next(float(u)) for u in unif)
+            picks: Any = (checked_pick(st.order, st.order.next(float(u)), st.n)
+                          for u in unif)
         else:
             picks = order
         limited = budget.limited

@@ -63,7 +63,7 @@ from ...compiled import Picker, RoundKernels, Snapshots, TouchLog, order_picker
 from ...compiled.sum_tree import gap_pick_round
 from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
-from ..block_orders import GapSampling
+from ..block_orders import GapSampling, checked_pick
 from .compiled_pass import CompiledSteps
 from .passes import Budget, Pass, probe_values
 from .state import BlockState, PythonBlocks
@@ -219,7 +219,7 @@ class Schedule:
         for a in range(0, state.n, tau):
             batch = []
             for u in unif[a:a + tau]:
-                i = state.order.next(float(u))
+                i = checked_pick(state.order, state.order.next(float(u)), state.n)
                 batch.append(i)
                 if tau > 1:  # hold block i out of the rest of the round
                     state.est[i] = 0.0

@@ -133,8 +133,9 @@ def saddle_point_frank_wolfe(
         the curvature constant ``C``.  ``"local"``: the same with ``C``
         replaced by the curvature of ``L`` along the direction taken,
         ``objective.curvature_along(d_x, d_y)`` (each player's curvature,
-        and more where the coupling turns the gradient).  ``"saddle_backtracking"``: ``C`` estimated along the
-        directions taken from values of ``L``, :class:`SaddleBacktracking`.
+        and more where the coupling turns the gradient).
+        ``"saddle_backtracking"``: ``C`` estimated along the directions taken
+        from values of ``L``, :class:`SaddleBacktracking`.
         Line-search rules of minimization (``"exact"``, ``"short"``,
         ``"armijo"``) do not apply: ``L`` is not minimized along ``d``.  The
         default is chosen so that SP-AFW reaches its linear rate on strongly
