@@ -201,3 +201,34 @@ def test_random_state_takes_a_generator_as_it_is_and_a_legacy_random_state():
     seed = np.random.RandomState(4).randint(2**31 - 1)
     assert as_generator(np.random.RandomState(4)).random() == \
         np.random.default_rng(seed).random()
+
+
+class _SimplexWithoutViolation(fw.LMO):
+    """A user's simplex oracle of 2 coordinates that states no violation() (allowed)."""
+
+    shape = (2,)
+
+    def extreme_point(self, g):
+        return np.eye(2)[int(np.argmin(g))]
+
+
+def test_product_checks_the_blocks_that_can_be_checked():
+    """One block without violation() switched off the check of every block: an x0 far
+    outside the other block's simplex ran and ended "converged" infeasible."""
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=2), _SimplexWithoutViolation()])
+    assert dom.violation(np.array([5.0, 0.5, 1.0, 0.0])) == pytest.approx(4.5)
+    assert dom.violation(np.array([0.5, 0.5, 7.0, 7.0])) == 0.0  # the unknown block
+    f = fw.FunctionObjective(lambda x: 0.5 * float(x @ x), lambda x: x)
+    with pytest.raises(fw.InfeasibleError, match="x0 is not in the domain ProductDomain"):
+        fw.frank_wolfe(f, dom, np.array([5.0, 0.5, 1.0, 0.0]))
+    with pytest.raises(NotImplementedError, match="no block implements violation"):
+        fw.ProductDomain([_SimplexWithoutViolation()]).violation(np.zeros(2))
+
+
+@pytest.mark.parametrize("bad", [[2.5, 3.0], [True, True, False, False]])
+def test_product_indices_must_be_integers(bad):
+    """2.5 was truncated to 2 (the blocks then overlapped: a Minkowski sum); a mask read
+    as the indices 0 and 1."""
+    with pytest.raises(ValueError, match=r"`indices` must hold integer coordinates"):
+        fw.ProductDomain([fw.ProbabilitySimplex(dim=2), fw.ProbabilitySimplex(dim=2)],
+                         indices=[[0, 1], bad])
