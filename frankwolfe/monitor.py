@@ -270,6 +270,10 @@ class Monitor:
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
         if time_limit is not None and not (real(time_limit) and time_limit > 0):
             raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
+        if not (isinstance(verbose, (bool, np.bool_)) or (
+                isinstance(verbose, (int, np.integer)) and verbose >= 0)):
+            raise ValueError(f"verbose must be a bool or a non-negative integer (the "
+                             f"printing period), got {verbose!r}")
         if not (real(history_every) and 1 <= history_every < math.inf):
             raise ValueError(f"history_every must be a positive integer, got {history_every!r}")
         if callback is not None and not callable(callback):

@@ -207,7 +207,8 @@ def test_monitor_argument_validation():
     # of another type: the argument named (int('a') said "invalid literal for int()")
     for name, bad in (("max_iter", "a"), ("max_iter", None), ("max_iter", float("inf")),
                       ("tol", "1e-6"), ("rtol", None), ("time_limit", "10"),
-                      ("history_every", "2")):
+                      ("history_every", "2"), ("verbose", "yes"), ("verbose", -3),
+                      ("verbose", 2.7)):
         with pytest.raises(ValueError, match=rf"{name} must be .*, got {bad!r}"):
             frank_wolfe(obj, ProbabilitySimplex(), **{name: bad})
     with pytest.raises(TypeError, match="callback must be callable"):
