@@ -408,5 +408,7 @@ def _tabu_chunks(ts: TabuSearch, deadline: float | None, left: int | None,
 
 def _whole(v: Any) -> bool:
     """Whether ``v`` is a whole number >= 0 (NaN, inf and strings are not)."""
-    return (isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v)
-            and v >= 0 and int(v) == v)
+    if not isinstance(v, Real) or isinstance(v, bool):
+        return False
+    f = float(v)
+    return math.isfinite(f) and f >= 0 and int(f) == f

@@ -31,7 +31,7 @@ def _feed(h: Any, obj: Any) -> None:
         h.update(f"a{a.dtype.str}{a.shape}".encode())
         h.update(a.data)
     elif sp.issparse(obj):
-        c = obj.tocsr()
+        c: Any = obj.tocsr()  # type: ignore[attr-defined]  # every scipy.sparse format has it
         h.update(f"s{c.shape}".encode())
         for part in (c.indptr, c.indices, c.data):
             _feed(h, part)

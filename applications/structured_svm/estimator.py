@@ -345,7 +345,7 @@ class StructuredSVM(BaseEstimator):
             raise ValueError("StructuredSVM.fit: no training examples")
         if (X_test is None) != (Y_test is None):
             raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
-        if X_test is not None and len(X_test) != len(Y_test):
+        if X_test is not None and Y_test is not None and len(X_test) != len(Y_test):
             raise ValueError(f"StructuredSVM.fit: X_test has {len(X_test)} examples but "
                              f"Y_test has {len(Y_test)} labellings")
         check_finite_examples(X, "X", "StructuredSVM.fit")
@@ -428,7 +428,7 @@ class StructuredSVM(BaseEstimator):
         self.w_ = np.array(w)
         if run.finish is not None:
             run.finish(res)
-            self._warm_data = self._data_key
+            self._warm_data: str | None = self._data_key
         at = run.passes(res.nit)
         p: float = res.nit / run.cycle if at is None else at
         if p != last[0]:
