@@ -428,6 +428,14 @@ def test_dask_executor_arguments_get_clear_errors(cluster):
         fw.DaskExecutor(client, n_shards=0)
     with pytest.raises(ValueError, match=r"retries must be a non-negative integer, got -1"):
         fw.DaskExecutor(client, retries=-1)
+    # NaN and inf raised int()'s own errors; True read as one shard, "no" as actors=True
+    for bad in (float("nan"), float("inf"), True, "2"):
+        with pytest.raises(ValueError, match=rf"n_shards must be a positive integer, got "
+                                             rf"{bad!r}"):
+            fw.DaskExecutor(client, n_shards=bad)
+    with pytest.raises(ValueError, match=r"actors must be True or False, got 'no'"):
+        fw.DaskExecutor(client, actors="no")
+    assert fw.DaskExecutor(client, n_shards=2.0).n_shards == 2.0
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got int"):
         fw.DaskExecutor(3)
 

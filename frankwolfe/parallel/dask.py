@@ -233,11 +233,13 @@ class DaskExecutor(Executor, RowRounds):
         if not _is_client(client):
             raise TypeError(f"client must be a dask.distributed.Client, got "
                             f"{type(client).__name__}")
-        if n_shards is not None and (int(n_shards) != n_shards or n_shards < 1):
+        if n_shards is not None and not _whole(n_shards, 1):
             raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
+        if not isinstance(actors, (bool, np.bool_)):  # bool("no") is True
+            raise ValueError(f"actors must be True or False, got {actors!r}")
         self.client = client
         self.n_shards = n_shards
-        if int(retries) != retries or retries < 0:
+        if not _whole(retries, 0):
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
         self.retries = int(retries)
         self.actors = bool(actors)
@@ -651,6 +653,15 @@ class DaskExecutor(Executor, RowRounds):
 
 _LOST = {"ClosedClientError", "CancelledError", "FutureCancelledError", "CommClosedError",
          "KilledWorker"}
+
+
+def _whole(value: Any, least: int) -> bool:
+    """Whether ``value`` is an integer (2.0 too) of at least ``least``; NaN, inf, text and
+    bools are not (``int(nan)`` raised its own error, ``True`` read as 1)."""
+    try:
+        return not isinstance(value, (bool, np.bool_)) and int(value) == value >= least
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _cluster_lost(err: BaseException) -> bool:

@@ -38,7 +38,11 @@ def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or int(value) != value or value < 1:
+    try:  # int(nan), int(inf) and int("x") raised their own errors, naming nothing
+        ok = not isinstance(value, (bool, np.bool_)) and int(value) == value >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
@@ -384,6 +388,8 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
             raise ValueError("cache=True does not combine with round_step='lock_free' (each "
                              "thread's steps ask their oracles)")
         return Schedule(1, make_executor(executor, n_jobs), lock_free=True)
+    if isinstance(n_jobs, (bool, np.bool_)):  # True == 1: it ran serially, unasked
+        raise ValueError(f"n_jobs must be an integer (threads) or None, got {n_jobs!r}")
     if batch_size is None and executor is None and n_jobs in (None, 1):
         if ahead:
             raise ValueError(f"staleness={staleness!r} runs oracles ahead of the steps of "
