@@ -144,6 +144,18 @@ def test_bad_delta():
         conjugate_frank_wolfe(_Quadratic(Q, y), ProbabilitySimplex(dim=4), delta=1.5)
 
 
+@pytest.mark.parametrize("rule", ["agnostic", "monotonic", fw.step_size.Agnostic()])
+@pytest.mark.parametrize("method", ["cfw", "bfw"])
+def test_open_loop_steps_are_refused(rule, method):
+    """Under an open-loop step the conjugate point collapsed next to x and nothing reset
+    the memory: f - f* = 0.61 after 3000 steps where FW with the same rule reached
+    7e-7."""
+    Q, y = _problem(5, n=4)
+    with pytest.raises(ValueError, match=r"needs a step rule that reads f .* the run stalls"):
+        fw.minimize(_Quadratic(Q, y), ProbabilitySimplex(dim=4), method=method,
+                    step_size=rule, max_iter=10)
+
+
 def test_extra_counts_step_kinds():
     Q, y = _problem(0, n=40)
     res = biconjugate_frank_wolfe(_Quadratic(Q, y), ProbabilitySimplex(dim=40), tol=1e-8,
