@@ -6,6 +6,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+import frankwolfe as fw
 from frankwolfe import (
     Box,
     L1Ball,
@@ -83,3 +84,21 @@ def test_by_name_and_bad_arguments():
         alternating_linear_minimization(None, [ProbabilitySimplex(dim=3), L1Ball(1.0, dim=4)])
     with pytest.raises(ValueError, match="penalty"):
         alternating_linear_minimization(None, sets, penalty=0.0)
+
+
+def test_random_state_makes_the_run_reproducible():
+    """bcfw draws its block order: without a seed two runs differed, and minimize(...,
+    method="alm", random_state=0) raised a TypeError."""
+    d = 30
+    y = np.random.default_rng(1).standard_normal(d)
+    f = fw.QuadraticObjective(np.eye(d), -y)
+    doms = [fw.ProbabilitySimplex(dim=d), fw.Box(0.0, 0.1, dim=d)]
+    kw = dict(penalty=10.0, tol=1e-9, max_iter=20000)
+    a = fw.alternating_linear_minimization(f, doms, random_state=0, **kw)
+    b = fw.alternating_linear_minimization(f, doms, random_state=0, **kw)
+    assert a.nit == b.nit
+    np.testing.assert_array_equal(a.x, b.x)
+    c = fw.minimize(f, doms, method="alm", random_state=0, **kw)
+    np.testing.assert_array_equal(c.x, a.x)
+    with pytest.raises(ValueError, match="method 'fw' draws nothing"):
+        fw.alternating_linear_minimization(f, doms, method="fw", random_state=0)

@@ -4,6 +4,7 @@ their oracles, through block-coordinate FW on their product."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -75,6 +76,7 @@ def alternating_linear_minimization(
     penalty: float = 1.0,
     method: str = "bcfw",
     method_options: dict[str, Any] | None = None,
+    random_state: Any = None,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize over the intersection ``C_1 ∩ ... ∩ C_k`` of sets given only by their
@@ -108,6 +110,9 @@ def alternating_linear_minimization(
     method_options : dict, optional
         More keywords of that method (``block_order``, ``step_size``, ...); for
         ``"bcfw"`` the default ``block_step`` is ``"pairwise"``.
+    random_state : int, numpy.random.Generator or None, optional
+        The randomness of a method that draws (``"bcfw"``'s block order,
+        ``"rafw"``); refused for one that draws nothing.
 
     Returns
     -------
@@ -152,11 +157,20 @@ def alternating_linear_minimization(
     start = None if x0 is None else np.tile(np.asarray(x0, dtype=float).reshape(-1), k)
     F = _Penalized(objective, k, d, float(penalty))
     options = dict(method_options or {})
+    inner = lookup(method)
+    if random_state is not None:
+        if "random_state" in options:
+            raise ValueError("alternating_linear_minimization: give random_state once, not "
+                             "also in method_options")
+        if "random_state" not in inspect.signature(inner).parameters:
+            raise ValueError(f"alternating_linear_minimization: method {method!r} draws "
+                             f"nothing; random_state={random_state!r} does not apply")
+        options["random_state"] = random_state
     if method.lower() in ("bcfw", "block_coordinate_frank_wolfe"):
         # block FW steps with an open-loop rule crawl at O(1/k) here; pairwise block steps
         # with a line search converge linearly on these products of polytopes
         options.setdefault("block_step", "pairwise")
-    res: Result = lookup(method)(F, product, start, **options, **run)
+    res: Result = inner(F, product, start, **options, **run)
     copies = np.asarray(res.x, dtype=float).reshape(k, d)
     mean = copies.mean(axis=0)
     shape = objective.shape if objective is not None and objective.shape is not None else \
