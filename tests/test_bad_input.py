@@ -232,3 +232,24 @@ def test_product_indices_must_be_integers(bad):
     with pytest.raises(ValueError, match=r"`indices` must hold integer coordinates"):
         fw.ProductDomain([fw.ProbabilitySimplex(dim=2), fw.ProbabilitySimplex(dim=2)],
                          indices=[[0, 1], bad])
+
+
+def test_less_used_methods_name_their_bad_arguments():
+    """compiled_pairwise read corrective="no" as True; a batch schedule's 0 or -5 was
+    read as 1; resum_every="x" raised int()'s own error."""
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((20, 30)), rng.standard_normal(20)
+    with pytest.raises(ValueError, match=r"`corrective` must be True or False, got 'no'"):
+        fw.compiled_pairwise_frank_wolfe(fw.LeastSquares(A, b), fw.L1Ball(2.0, dim=30),
+                                         corrective="no", max_iter=2)
+    loss = fw.LinearModelLoss(A, np.sign(b))
+    for answer in (0, -5, 2.5):
+        with pytest.raises(ValueError, match=rf"the `batch_size` schedule answered {answer!r} "
+                                             rf"at iteration 0"):
+            fw.stochastic_frank_wolfe(loss, fw.L1Ball(2.0), batch_size=lambda k, a=answer: a,
+                                      max_iter=3, random_state=0)
+    f = fw.QuadraticObjective(np.eye(4), -np.ones(4))
+    for bad in ("x", float("nan"), 0):
+        with pytest.raises(ValueError, match=rf"`resum_every` must be a positive integer, "
+                                             rf"got {bad!r}"):
+            fw.blended_conditional_gradient(f, fw.ProbabilitySimplex(dim=4), resum_every=bad)

@@ -31,9 +31,15 @@ _AMPLIFY = 1e3
 
 def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
     """Validate the drift-control options ``resum_every`` and ``sparsify_tol``."""
-    if int(resum_every) != resum_every or resum_every < 1:
+    try:  # int("x") and int(nan) raised their own errors, naming nothing
+        ok = not isinstance(resum_every, (bool, np.bool_)) and \
+            int(resum_every) == resum_every >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
         raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-    if not (np.isfinite(sparsify_tol) and sparsify_tol >= 0):
+    if not (isinstance(sparsify_tol, (int, float, np.integer, np.floating))
+            and np.isfinite(sparsify_tol) and sparsify_tol >= 0):
         raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
     return int(resum_every), float(sparsify_tol)
 

@@ -98,6 +98,8 @@ class _CompiledPairwiseEngine(Engine):
         self.since = 0
         self.gamma = np.nan
         self.stalled = False
+        if not isinstance(corrective, (bool, np.bool_)):  # bool("no") is True
+            raise ValueError(f"`corrective` must be True or False, got {corrective!r}")
         self.corrective = bool(corrective)
         self.counts = {"n_pairwise_steps": 0, "n_corrective_steps": 0, "n_refreshes": 0}
         self.step_seconds = 0.0  # wall time inside the chunks (the rest: the loop's)

@@ -32,7 +32,18 @@ BatchSize = int | Callable[[int], int]
 
 def _batch_rule(batch_size: BatchSize, who: str) -> Callable[[int], int]:
     if callable(batch_size):
-        return batch_size
+        schedule = batch_size
+
+        def checked(k: int) -> int:
+            # a schedule's 0 or -5 was read as 1, silently
+            b = schedule(k)
+            if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) \
+                    or b < 1:
+                raise ValueError(f"{who}: the `batch_size` schedule answered {b!r} at "
+                                 f"iteration {k}; a batch is a positive integer")
+            return int(b)
+
+        return checked
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
             or batch_size < 1:
         raise ValueError(f"{who}: `batch_size` must be a positive integer or a callable "
