@@ -103,10 +103,8 @@ class AtomStore:
             while key in self._keys:
                 key = ("x0", key)
             self._foreign[held.key] = key
-            moved = (Atom(indices=held.indices, values=held.values, shape=held.shape, key=key)
-                     if held.is_sparse else Atom(held.to_dense(), key))
             del self._keys[held.key]
-            self._atoms[i] = moved
+            self._atoms[i] = _rekeyed(held, key)
             self._keys[key] = i
 
     def restore_foreign_keys(self) -> None:
@@ -117,9 +115,7 @@ class AtomStore:
             j = self._keys.get(alias)
             if j is None or key in self._keys:
                 continue
-            held = self._atoms[j]
-            self._atoms[j] = (Atom(indices=held.indices, values=held.values, shape=held.shape,
-                                   key=key) if held.is_sparse else Atom(held.to_dense(), key))
+            self._atoms[j] = _rekeyed(self._atoms[j], key)
             del self._keys[alias]
             self._keys[key] = j
         self._foreign = {}
@@ -712,3 +708,10 @@ def _same_vector(a: Atom, b: Atom) -> bool:
         if np.array_equal(a.indices, b.indices):
             return bool(np.allclose(a.values, b.values, rtol=1e-12, atol=0.0))
     return bool(np.allclose(a.to_dense(), b.to_dense(), rtol=1e-12, atol=0.0))
+
+
+def _rekeyed(atom: Atom, key: Hashable) -> Atom:
+    """``atom``'s vector under ``key`` (sparse stays sparse)."""
+    if atom.is_sparse:
+        return Atom(indices=atom.indices, values=atom.values, shape=atom.shape, key=key)
+    return Atom(atom.to_dense(), key)
