@@ -553,9 +553,9 @@ class StructuredSVM(BaseEstimator):
         ``"bcfw"`` the dual block state of the BCFW solvers (a dict of arrays, or None),
         under ``"fw"`` batch FW's dual point and its ``lam`` (or None), under ``"data"``
         the digest of the training set they are dual points of (a ``fit`` on other data
-        starts cold, with a warning).  Model files
-        keep it (:meth:`save` with ``include_state``); :class:`~.LatentSSVM` moves it to
-        each round's hidden labellings."""
+        starts cold, with a warning).  Model files keep it (:meth:`save` with
+        ``include_state``); :class:`~.LatentSSVM` moves it to each round's hidden
+        labellings."""
         bcfw = getattr(self, "_state", None)
         return {"bcfw": bcfw.to_dict() if bcfw is not None else None,
                 "fw": getattr(self, "_fw_x", None), "data": getattr(self, "_warm_data", None)}
@@ -573,8 +573,8 @@ class StructuredSVM(BaseEstimator):
     def _drop_foreign_state(self) -> None:
         """Forget a dual state computed on other training data than this fit's (its dual
         value bounds nothing here, so its gaps would certify nothing): a cold start."""
-        held = [name for name, v in (("bcfw", getattr(self, "_state", None)),
-                                     ("fw", getattr(self, "_fw_x", None))) if v is not None]
+        held = getattr(self, "_state", None) is not None or \
+            getattr(self, "_fw_x", None) is not None
         if not held or getattr(self, "_warm_data", None) == self._data_key:
             return
         self._state, self._fw_x = None, None
