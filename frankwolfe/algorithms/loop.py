@@ -272,9 +272,8 @@ class _SingleDomainEngine(Engine):
         before = x.copy() if d.x_coef or x.size <= _COPY_BELOW else \
             _PointBefore(x, d, _sparse_indices(d))
         self.last_good = (before, f, gap_k if certified else np.nan)
-        self.gamma = gamma = checked_step(self.rule, float(self.rule(k, tracker, d, slope,
-                                                                     gamma_max)),
-                                          gamma_max, k)
+        gamma = float(self.rule(k, tracker, d, slope, gamma_max))
+        self.gamma = gamma = checked_step(self.rule, gamma, gamma_max, k)
         self.prev_step = (f, gamma * slope)
         tracker.move(d, gamma)
         if not plain:

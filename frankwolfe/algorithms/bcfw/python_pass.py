@@ -185,9 +185,8 @@ class PythonSteps:
         if slope < 0.0:
             self.view.at(ix, sel, g)
             self.direction.d = d
-            gamma = checked_step(self.rule, float(self.rule(st.k / st.n, self.view,
-                                                            self.direction, slope, gmax)),
-                                 gmax, st.k)
+            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, gmax))
+            gamma = checked_step(self.rule, gamma, gmax, st.k)
         st.last_gamma = gamma
         if gamma > 0.0:
             if st.avg is not None:
@@ -252,9 +251,8 @@ class PythonSteps:
         if slope < 0.0:
             self.view.at(union, union, g)
             self.direction.d = D
-            gamma = checked_step(self.rule, float(self.rule(st.k / st.n, self.view,
-                                                            self.direction, slope, 1.0)),
-                                 1.0, st.k)
+            gamma = float(self.rule(st.k / st.n, self.view, self.direction, slope, 1.0))
+            gamma = checked_step(self.rule, gamma, 1.0, st.k)
         st.last_gamma = gamma
         if gamma > 0.0:
             if st.avg is not None:  # x_k .. x_{k+m-1} are this point, x_{k+m} the next
