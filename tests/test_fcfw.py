@@ -173,7 +173,8 @@ def test_bad_input():
     with pytest.raises(ValueError, match="w0"):
         simplex_qp(np.eye(3), np.zeros(3), np.array([0.5, 0.6, 0.0]))
     # a solver cvxpy lacks failed every corrective solve, each silently replaced by a
-    # Frank-Wolfe step; cvxpy reads the names in any case
+    # Frank-Wolfe step; a name in any case is the installed solver's (cvxpy 1.6 reads
+    # upper case only)
     for bad in ("NO_SUCH_SOLVER", 3):
         with pytest.raises(ValueError, match=rf"`cvxpy_solver` must be the name of a solver "
                                              rf"cvxpy has installed .*got {bad!r}"):

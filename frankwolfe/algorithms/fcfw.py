@@ -641,7 +641,7 @@ def fully_corrective_frank_wolfe(
         raise ValueError("`corrective_max_sweeps` must be a positive integer, got "
                          f"{corrective_max_sweeps!r}")
     if cvxpy_solver is not None:
-        _check_cvxpy_solver(cvxpy_solver)
+        cvxpy_solver = _check_cvxpy_solver(cvxpy_solver)
     product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
@@ -662,12 +662,14 @@ def fully_corrective_frank_wolfe(
                            options=options, monitor=monitor)
 
 
-def _check_cvxpy_solver(name: Any) -> None:
-    """A solver name cvxpy has installed (cvxpy reads names in any case): a name it
-    lacks failed every corrective solve, each replaced by a Frank-Wolfe step, silently."""
+def _check_cvxpy_solver(name: Any) -> str:
+    """The installed cvxpy solver ``name`` names, in any case (cvxpy 1.6 reads only its
+    own, upper-case names): a name cvxpy lacks failed every corrective solve, each
+    replaced by a Frank-Wolfe step, silently."""
     import cvxpy as cp
 
     installed = cp.installed_solvers()
     if not isinstance(name, str) or name.upper() not in installed:
         raise ValueError(f"`cvxpy_solver` must be the name of a solver cvxpy has installed "
                          f"({', '.join(installed)}) or None, got {name!r}")
+    return name.upper()
