@@ -420,3 +420,23 @@ def test_certified_gap_on_a_tree_is_primal_minus_dual(method: str) -> None:
     svm.set_params(tol=1.01 * want, max_passes=40).fit(X, Y)
     assert svm.result_.status == "converged" and svm.result_.gap <= 1.01 * want
     assert len(svm.history_["gap"]) <= 2
+
+
+def test_inference_options_are_checked_when_the_model_is_built() -> None:
+    """They failed at the first decoding, with Python's `unexpected keyword argument`
+    or int()'s error; "auto" passes on only the options of the method it picks."""
+    with pytest.raises(ValueError, match=r"inference 'trws' takes no option 'bogus'"):
+        GraphCRF(3, 4, inference="trws", inference_options={"bogus": 1})
+    for bad in ({"n_iter": "abc"}, {"n_iter": 0}, {"n_iter": 2.5}, {"tol": -1.0}):
+        (name, value), = bad.items()
+        with pytest.raises(ValueError, match=rf"inference option '{name}' must be"):
+            GraphCRF(3, 4, inference="trws", inference_options=bad)
+    with pytest.raises(ValueError, match=r"'graph-cut' takes no option 'n_iter'"):
+        GraphCRF(3, 4, inference="graph-cut", inference_options={"n_iter": 5})
+    # "auto" on a loopy graph picks a method that does not take n_iter: not passed on
+    model = GraphCRF(3, 4, inference="auto", inference_options={"n_iter": 5, "max_sweeps": 3})
+    X, Y = _frustrated_data(4, 3)
+    w = np.random.default_rng(0).normal(size=model.size_joint_feature)
+    for x in X:
+        y = model.decode(x, w)
+        assert np.shape(y) == (6,)

@@ -34,7 +34,7 @@ from .graph_cut import alpha_expansion
 from .lp import local_lp
 from .message_passing import max_product, trws
 
-__all__ = ["METHODS", "InferenceResult", "infer", "choose_method"]
+__all__ = ["METHODS", "InferenceResult", "infer", "choose_method", "check_options"]
 
 METHODS = ("auto", "exact", "max-product", "lp", "trws", "graph-cut")
 
@@ -82,6 +82,40 @@ def choose_method(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray) ->
     return "lp"
 
 
+#: each method's options and their kinds ("count": an integer >= 1, "tol": a finite number
+#: >= 0, "name": text); "auto" takes any of them and passes on those of its choice
+_OPTIONS: dict[str, dict[str, str]] = {
+    "exact": {"max_table": "count"},
+    "lp": {"solver": "name", "gap_tol": "tol"},
+    "trws": {"n_iter": "count", "tol": "tol"},
+    "max-product": {"n_iter": "count", "tol": "tol"},
+    "graph-cut": {"max_sweeps": "count"},
+}
+_OPTIONS["auto"] = {k: v for opts in list(_OPTIONS.values()) for k, v in opts.items()}
+
+
+def check_options(method: str, options: dict[str, Any], where: str) -> None:
+    """Refuse options that ``method`` does not take, or of the wrong kind, naming them (a
+    model's ``inference_options`` failed only at its first decoding, with Python's own
+    ``unexpected keyword`` or ``int()`` error)."""
+    known = _OPTIONS.get(method, {})
+    for name, value in options.items():
+        kind = known.get(name)
+        if kind is None:
+            raise ValueError(f"{where}: inference {method!r} takes no option {name!r}; its "
+                             f"options: {sorted(known)}")
+        number = isinstance(value, (int, float, np.integer, np.floating)) and \
+            not isinstance(value, (bool, np.bool_))
+        ok = (isinstance(value, str) if kind == "name" else
+              number and np.isfinite(value) and value >= (1 if kind == "count" else 0)
+              and (kind != "count" or int(value) == value))
+        if not ok:
+            want = {"count": "an integer >= 1", "tol": "a finite number >= 0",
+                    "name": "a name"}[kind]
+            raise ValueError(f"{where}: inference option {name!r} must be {want}, "
+                             f"got {value!r}")
+
+
 def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
           **options: Any) -> InferenceResult:
     """MAP labelling of ``score(y) = sum_i unary[i, y_i] + sum_e pairwise[e, y_u, y_v]``.
@@ -108,6 +142,7 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
     u, p, e = check_energy(unary, pairwise, edges, "infer")
     if method == "auto":
         method = choose_method(u, p, e)
+        options = {k: v for k, v in options.items() if k in _OPTIONS[method]}
     if method == "exact":
         if is_forest(u.shape[0], e):
             y, s = tree_max_product(u, p, e)

@@ -32,7 +32,7 @@ from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
 from .energy import check_edges, is_forest
-from .inference import METHODS, InferenceResult, infer
+from .inference import METHODS, InferenceResult, check_options, infer
 
 __all__ = ["GraphCRF", "EdgeFeatureGraphCRF"]
 
@@ -118,6 +118,7 @@ class GraphCRF(StructuredModel):
         self._has_class_weight = class_weight is not None
         self.directed = bool(directed)
         self.inference_options = dict(inference_options or {})
+        check_options(inference, self.inference_options, where)
         self.size_joint_feature = self.n_states * self.n_features + \
             self._n_edge_features() * self.n_states ** 2
 
