@@ -390,3 +390,24 @@ def test_warm_start_of_a_solver_without_one_warns(solver):
         svm.fit(X, Y)
         with pytest.warns(UserWarning, match=rf"solver='{solver}' has no warm start"):
             svm.fit(X, Y)
+
+
+def test_a_warm_state_of_the_wrong_shape_or_with_nan_is_refused(nodebug):
+    """A (re-signed) model file with a shortened or NaN state array loaded, and failed at
+    the next warm fit; the estimator now refuses such a state when it is set (the model
+    file reader turns that into a ModelFileError)."""
+    X, Y = make_chain(12, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), compiled=False, max_passes=4, tol=1.0,
+                        random_state=0).fit(X, Y)
+    state = svm.warm_state()
+    dim = ChainModel(3, 4).size_joint_feature + 1
+    short = {**state, "bcfw": {**state["bcfw"],
+                               "points": [p[:-1] for p in state["bcfw"]["points"]]}}
+    with pytest.raises(ValueError, match=rf"block point 0 has shape \({dim - 1},\), "
+                                         rf"expected \({dim},\)"):
+        svm.set_warm_state(short)
+    nan = [p.copy() for p in state["bcfw"]["points"]]
+    nan[3][0] = np.nan
+    with pytest.raises(ValueError, match="an array holds NaN or inf"):
+        svm.set_warm_state({**state, "bcfw": {**state["bcfw"], "points": nan}})
+    svm.set_warm_state(state)  # its own state is taken

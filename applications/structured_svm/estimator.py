@@ -566,6 +566,7 @@ class StructuredSVM(BaseEstimator):
         dual point of (:func:`._data_key.data_key`), and a fit on other data does not
         continue from it."""
         bcfw = state.get("bcfw")
+        _check_warm_state(bcfw, state.get("fw"), self.model.size_joint_feature + 1)
         self._state = DualWarmStart.from_dict(bcfw) if bcfw is not None else None
         self._fw_x = state.get("fw")
         self._warm_data = state.get("data")
@@ -589,3 +590,30 @@ class StructuredSVM(BaseEstimator):
         state.pop("_data", None)
         state.pop("_last_eval", None)
         return state
+
+
+def _check_warm_state(bcfw: Any, fw_x: Any, dim: int) -> None:
+    """A warm state's arrays: finite, and the dual points of the model's dimension
+    ``dim`` (a model file with a shortened or NaN state array loaded, and failed at the
+    next warm fit)."""
+    def arrays(node: Any) -> Any:
+        if isinstance(node, np.ndarray):
+            yield node
+        elif isinstance(node, dict):
+            for v in node.values():
+                yield from arrays(v)
+        elif isinstance(node, (list, tuple)):
+            for v in node:
+                yield from arrays(v)
+
+    for a in arrays([bcfw, fw_x]):
+        if a.dtype.kind in "fc" and not np.isfinite(a).all():
+            raise ValueError("warm state: an array holds NaN or inf")
+    points = [] if bcfw is None or bcfw.get("points") is None else bcfw["points"]
+    for i, p in enumerate(points):
+        if np.shape(p) != (dim,):
+            raise ValueError(f"warm state: block point {i} has shape {np.shape(p)}, expected "
+                             f"({dim},) for this model")
+    if fw_x is not None and np.shape(fw_x[0]) != (dim,):
+        raise ValueError(f"warm state: batch FW's point has shape {np.shape(fw_x[0])}, "
+                         f"expected ({dim},) for this model")
