@@ -102,3 +102,21 @@ def test_random_state_makes_the_run_reproducible():
     np.testing.assert_array_equal(c.x, a.x)
     with pytest.raises(ValueError, match="method 'fw' draws nothing"):
         fw.alternating_linear_minimization(f, doms, method="fw", random_state=0)
+
+
+def test_an_empty_intersection_is_certified_and_said():
+    """A simplex and a box of entries >= 0.5 in R^10 do not meet (the box's sum is >= 5):
+    the run said "converged" and nothing else.  Its certificate proves it now."""
+    doms = [fw.ProbabilitySimplex(dim=10), fw.Box(0.5, 1.0, dim=10)]
+    with pytest.warns(UserWarning, match="the sets do not intersect"):
+        res = fw.alternating_linear_minimization(None, doms, tol=1e-8, max_iter=2000,
+                                                 random_state=0)
+    assert res.extra["empty"] and "do not intersect" in res.message
+    # the certified lower bound and the true minimum of the spread term F = ||x1 - x2||^2 / 8
+    # (two copies, penalty 1): the nearest points are 0.1 and 0.5 everywhere, F* = 0.2
+    lower = res.fun - res.gap
+    assert 0.2 - 1e-6 <= lower <= 0.2 + 1e-12
+    meeting = [fw.ProbabilitySimplex(dim=4), fw.Box(0.0, 0.3, dim=4)]
+    res = fw.alternating_linear_minimization(None, meeting, tol=1e-10, max_iter=20000,
+                                             random_state=0)
+    assert not res.extra["empty"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import warnings
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -121,7 +122,9 @@ def alternating_linear_minimization(
         certified ``gap`` are those of the penalized problem ``F``.  ``extra["copies"]``
         holds the copies ``(k, d)``, ``extra["spread"]`` the largest distance of a
         copy to their mean (0 on the intersection), ``extra["objective_at_mean"]``
-        ``f(x)``.
+        ``f(x)``.  With ``objective=None``, ``extra["empty"]`` says whether the
+        certificate proves the sets disjoint (the lower bound ``fun - gap`` of the
+        spread term above 0; then also the message, and a ``UserWarning``).
 
     Examples
     --------
@@ -179,4 +182,17 @@ def alternating_linear_minimization(
                  spread=float(np.max(np.linalg.norm(copies - mean, axis=1))),
                  objective_at_mean=None if objective is None else
                  float(objective.value(mean.reshape(shape))))
-    return dataclasses.replace(res, x=mean.reshape(shape), extra=extra, method="alm")
+    message = res.message
+    if objective is None:
+        # F >= fun - gap everywhere: above rounding, no point is in every set (a
+        # "converged" feasibility run on an empty intersection said nothing of it)
+        lower = res.fun - res.gap
+        extra["empty"] = bool(np.isfinite(lower) and lower > 1e-12 * (1.0 + abs(res.fun)))
+        if extra["empty"]:
+            message = (f"{message}; the sets do not intersect: the spread term is at least "
+                       f"{lower:.3g} > 0 everywhere (certified)")
+            warnings.warn(f"alternating_linear_minimization: the sets do not intersect (the "
+                          f"spread term is at least {lower:.3g} everywhere); x is the mean of "
+                          "the nearest copies", UserWarning, stacklevel=3)
+    return dataclasses.replace(res, x=mean.reshape(shape), extra=extra, message=message,
+                               method="alm")
