@@ -120,3 +120,21 @@ def test_an_empty_intersection_is_certified_and_said():
     res = fw.alternating_linear_minimization(None, meeting, tol=1e-10, max_iter=20000,
                                              random_state=0)
     assert not res.extra["empty"]
+
+
+def test_matrix_sets_without_their_own_shape_take_the_objectives():
+    """A NuclearNormBall() that knows no shape answers matrices only: ALM handed it a flat
+    copy and failed.  Each copy now has the shape the objective states; the run equals
+    the one with the shape given to the set."""
+    k = 5
+    S = np.random.default_rng(3).standard_normal((k, k))
+    f = fw.FunctionObjective(lambda X: 0.5 * float(np.sum((X - S) ** 2)), lambda X: X - S,
+                             smoothness=1.0, shape=(k, k))
+    kw = dict(max_iter=200, tol=0.0, random_state=0)
+    ref = fw.alternating_linear_minimization(
+        f, [fw.Birkhoff(k), fw.NuclearNormBall(3.0, shape=(k, k))], **kw)
+    res = fw.alternating_linear_minimization(f, [fw.Birkhoff(k), fw.NuclearNormBall(3.0)],
+                                             **kw)
+    assert res.x.shape == (k, k)
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)

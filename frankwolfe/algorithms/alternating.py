@@ -156,7 +156,11 @@ def alternating_linear_minimization(
                          if sizes else "alternating_linear_minimization: no set, objective "
                          "or x0 says the dimension; give the sets a `dim`")
     d, k = sizes.pop(), len(doms)
-    product = ProductDomain(doms, [np.arange(i * d, (i + 1) * d) for i in range(k)])
+    # each copy in the shape the sets, objective or x0 state (a NuclearNormBall() without
+    # its own shape answers matrices only: flat copies were refused)
+    common = max(shapes, key=len) if shapes else (d,)
+    product = ProductDomain(doms, [np.arange(i * d, (i + 1) * d).reshape(common)
+                                   for i in range(k)])
     start = None if x0 is None else np.tile(np.asarray(x0, dtype=float).reshape(-1), k)
     F = _Penalized(objective, k, d, float(penalty))
     options = dict(method_options or {})

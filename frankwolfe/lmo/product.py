@@ -36,7 +36,9 @@ class ProductDomain(LMO):
     indices : sequence of array_like of int, slices or ranges, optional
         Coordinates of each block in the common vector.  When omitted the
         blocks are laid end to end, which needs every block LMO to know its
-        shape (``dim``).
+        shape (``dim``).  An index array of matrix shape gives a block LMO that
+        knows no shape its points' shape (a ``NuclearNormBall()`` block then
+        answers matrices).
 
     Attributes
     ----------
@@ -53,6 +55,8 @@ class ProductDomain(LMO):
 
     def __init__(self, blocks: Sequence[LMO], indices: Sequence[Any] | None = None) -> None:
         self.blocks: tuple[LMO, ...] = tuple(blocks)
+        # a block's points' shape from a matrix-shaped index array (see block_shape)
+        self._index_shapes: list[tuple[int, ...] | None] = [None] * len(self.blocks)
         if not self.blocks:
             raise ValueError("ProductDomain: `blocks` must hold at least one LMO")
         for i, b in enumerate(self.blocks):
@@ -80,6 +84,8 @@ class ProductDomain(LMO):
             idx_list = []
             for i, (b, ix) in enumerate(zip(self.blocks, indices)):
                 arr = _as_index_array(ix)
+                if isinstance(ix, np.ndarray) and ix.ndim > 1:
+                    self._index_shapes[i] = tuple(int(n) for n in ix.shape)
                 if b.shape is not None and arr.size != int(np.prod(b.shape)):
                     raise ShapeError(
                         f"ProductDomain: block {i} has shape {b.shape} "
@@ -106,7 +112,10 @@ class ProductDomain(LMO):
     def block_shape(self, i: int) -> tuple[int, ...]:
         """Shape of block ``i``'s points."""
         b = self.blocks[i]
-        return b.shape if b.shape is not None else (self.block_indices[i].size,)
+        if b.shape is not None:
+            return b.shape
+        shaped = self._index_shapes[i]
+        return shaped if shaped is not None else (self.block_indices[i].size,)
 
     def block_extreme_point(self, i: int, direction: np.ndarray) -> Atom:
         """Call block ``i``'s oracle on the block part of a full direction."""
