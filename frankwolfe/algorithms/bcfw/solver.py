@@ -206,7 +206,9 @@ def block_coordinate_frank_wolfe(
         off.  A domain may keep its block iterates in its own
         parametrization there (e.g. label marginals); the engine performs the
         same updates as the Python steps (equal up to rounding) and consumes
-        the random stream identically.  When the objective's Hessian is
+        the random stream identically (except asynchronous rounds under uniform
+        sampling, where a block drawn again while in flight is asked at another
+        time: docs/cluster.md).  When the objective's Hessian is
         diagonal and the domain offers fused kernels (curvature and move), no
         direction is materialized.  ``None`` (default): use it when
         available; ``True``: raise when it is not.  ``extra["engine"]`` says
