@@ -465,6 +465,25 @@ def test_reader_wrapped_rows(tmp_path):
     np.testing.assert_array_equal(B2, B)
 
 
+def test_a_byte_order_mark_and_commas_read_as_the_plain_file(tmp_path):
+    """A UTF-8 byte-order mark glued itself to n ("the first token must be the size n,
+    got '\\ufeff12'"); a permutation written with commas needed 14 numbers and found 3."""
+    A, B, p, _ = _asymmetric_instance()
+    plain = _write_instance(tmp_path, A, B)
+    bom = tmp_path / "bom.dat"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    A2, B2 = read_qaplib(bom)
+    np.testing.assert_array_equal(A2, A)
+    np.testing.assert_array_equal(B2, B)
+    value = int(objective_sum(A, B, p))
+    sln = tmp_path / "commas.sln"
+    sln.write_bytes(b"\xef\xbb\xbf" + f"5 {value}\n".encode()
+                    + ",".join(str(i + 1) for i in p).encode() + b"\n")
+    sol = read_qaplib_solution(sln, A, B)
+    assert sol.objective == value
+    np.testing.assert_array_equal(sol.permutation, p)
+
+
 @pytest.mark.parametrize("convention", ["1-based", "1-based inverse", "0-based", "0-based inverse"])
 def test_solution_conventions_are_detected(tmp_path, convention):
     A, B, p, inv = _asymmetric_instance()

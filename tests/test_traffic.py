@@ -89,6 +89,25 @@ def test_read_net_parses_metadata_comments_and_columns(small_files):
     np.testing.assert_array_equal(links["free_flow_time"], [2, 3, 0, 1, 1, 7])
 
 
+def test_a_byte_order_mark_is_not_part_of_the_first_line(small_files, tmp_path):
+    """A UTF-8 byte-order mark hid the first metadata line from its pattern, and the
+    line was dropped without a word (a first <FIRST THRU NODE>: zones routed through)."""
+    net_bom, trips_bom = tmp_path / "Bom_net.tntp", tmp_path / "Bom_trips.tntp"
+    net_bom.write_bytes(b"\xef\xbb\xbf" + NET_TEXT.encode())
+    trips_bom.write_bytes(b"\xef\xbb\xbf" + TRIPS_TEXT.encode())
+    for plain, bom in ((small_files[0], net_bom), (small_files[1], trips_bom)):
+        reader = read_net if plain.name.endswith("net.tntp") else read_trips
+        (a, meta_a), (b, meta_b) = reader(plain), reader(bom)
+        assert meta_a == meta_b
+        if isinstance(a, dict):
+            for k in a:
+                np.testing.assert_array_equal(a[k], b[k])
+        else:
+            np.testing.assert_array_equal(a, b)
+    assert read_tntp(net_bom, trips_bom).first_thru_node == \
+        read_tntp(*small_files).first_thru_node
+
+
 def test_read_trips_handles_spacing_and_intrazonal(small_files):
     demand, meta = read_trips(small_files[1])
     expected = np.array([[5.0, 40.0, 1.5], [10.0, 10.0, 0.0], [0.0, 0.0, 0.0]])

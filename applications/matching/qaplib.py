@@ -35,7 +35,7 @@ def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
     except OSError as err:
         raise FileNotFoundError(f"{what}: cannot read {path}: {err}") from err
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark glued itself to n
     except UnicodeDecodeError as e:
         bad_line = raw[:e.start].count(b"\n") + 1
         raise ValueError(f"{what}: {path}:{bad_line}: not a text file (byte "
@@ -43,7 +43,8 @@ def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
     tokens = _Tokens()
     tokens.lines = []
     for line_no, line in enumerate(text.splitlines(), 1):
-        for t in line.split():
+        # commas separate too (some .sln files list the permutation as "7,5,12,...")
+        for t in line.replace(",", " ").split():
             tokens.append(t)
             tokens.lines.append(line_no)
     return path, tokens

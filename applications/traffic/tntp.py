@@ -30,7 +30,9 @@ _ORIGIN_LINE = re.compile(r"^\s*Origin\s+(\S+)\s*$", re.IGNORECASE)
 def _read_text(path: str | os.PathLike) -> str:
     """The file's text; binary garbage is a ``ValueError`` naming the file."""
     try:
-        return Path(path).read_bytes().decode("utf-8")
+        # utf-8-sig: a byte-order mark hid the first metadata line from its pattern, which
+        # was then dropped without a word (a first <FIRST THRU NODE> lost: wrong flows)
+        return Path(path).read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = Path(path).read_bytes()[:e.start].count(b"\n") + 1
         raise ValueError(f"{path}:{line}: not a text file (byte {e.object[e.start]:#04x} at "
