@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 import signal
 import sys
 import threading
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ._numbers import is_real, is_whole
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
@@ -257,24 +257,21 @@ class Monitor:
         history_every: int = 1,
         progress: bool = False,
     ) -> None:
-        # a string or None fails the comparisons with its own message (int('a'): "invalid
+        # a string or None failed the comparisons with its own message (int('a'): "invalid
         # literal"), which named no argument
-        def real(v: Any) -> bool:
-            return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-
-        if not (real(tol) and tol >= 0):
+        if not (is_real(tol) and tol >= 0):
             raise ValueError(f"tol must be a non-negative number, got {tol!r}")
-        if not (real(rtol) and 0 <= rtol < 1):
+        if not (is_real(rtol) and 0 <= rtol < 1):
             raise ValueError(f"rtol must be a number in [0, 1), got {rtol!r}")
-        if not (real(max_iter) and 0 <= max_iter < math.inf and int(max_iter) == max_iter):
+        if not is_whole(max_iter):
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-        if time_limit is not None and not (real(time_limit) and time_limit > 0):
+        if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
             raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
         if not (isinstance(verbose, (bool, np.bool_)) or (
                 isinstance(verbose, (int, np.integer)) and verbose >= 0)):
             raise ValueError(f"verbose must be a bool or a non-negative integer (the "
                              f"printing period), got {verbose!r}")
-        if not (real(history_every) and 1 <= history_every < math.inf):
+        if not (is_real(history_every) and 1 <= history_every < math.inf):
             raise ValueError(f"history_every must be a positive integer, got {history_every!r}")
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")

@@ -272,7 +272,7 @@ def test_a_step_rule_answer_a_rounding_above_gamma_max_is_cut_to_it():
     res = frank_wolfe(f, ProbabilitySimplex(dim=6), step_size=_ConstantStep(1.0 + 1e-15),
                       max_iter=5, tol=0.0)
     assert ProbabilitySimplex(dim=6).violation(res.x) <= 1e-15
-    assert res.gap >= 0.0
+    assert res.gap >= -1e-12  # a certificate of a feasible point (rounding aside)
 
 
 class _Maximizer(fw.LMO):

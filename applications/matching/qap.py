@@ -7,11 +7,11 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, field
-from numbers import Real
 from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_real, is_whole
 from frankwolfe._random import as_generator
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
@@ -290,13 +290,13 @@ def solve_qap(
     if method not in available_methods():
         raise ValueError(f"solve_qap: method {method!r} is not registered in this frankwolfe "
                          f"installation (available: {available_methods()})")
-    if not _whole(restarts):
+    if not is_whole(restarts):
         raise ValueError(f"solve_qap: `restarts` must be an integer >= 0, got {restarts!r}")
-    if not (isinstance(tol, Real) and np.isfinite(tol) and tol >= 0):
+    if not (is_real(tol) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"solve_qap: `tol` must be finite and >= 0, got {tol!r}")
-    if not _whole(max_iter):
+    if not is_whole(max_iter):
         raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
-    if time_limit is not None and not (isinstance(time_limit, Real) and time_limit > 0):
+    if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
         raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
     if time_limit is not None and math.isinf(time_limit):
         # no limit: the tabu search that "auto" picks for a time limit would have neither
@@ -404,11 +404,3 @@ def _tabu_chunks(ts: TabuSearch, deadline: float | None, left: int | None,
                                    (deadline - time.perf_counter()) / per_iter)))
         else:
             chunk = min(4 * chunk, 1 << 16)
-
-
-def _whole(v: Any) -> bool:
-    """Whether ``v`` is a whole number >= 0 (NaN, inf and strings are not)."""
-    if not isinstance(v, Real) or isinstance(v, bool):
-        return False
-    f = float(v)
-    return math.isfinite(f) and f >= 0 and int(f) == f

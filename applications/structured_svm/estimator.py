@@ -355,7 +355,9 @@ class StructuredSVM(BaseEstimator):
             Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
         lam = self._check(len(X))
         warm = self.warm_start and hasattr(self, "w_")
-        self._data_key = data_key(X, Y)
+        # the data's digest (a pass over every example): asked for a warm start, and for
+        # the state a fit leaves (bcfw, fw), not for the other solvers
+        self._data_key: str | None = data_key(X, Y) if warm else None
         if warm:
             self._drop_foreign_state()
             if self.solver in _COLD_SOLVERS:
@@ -428,7 +430,7 @@ class StructuredSVM(BaseEstimator):
         self.w_ = np.array(w)
         if run.finish is not None:
             run.finish(res)
-            self._warm_data: str | None = self._data_key
+            self._warm_data: str | None = self._data_key or data_key(X, Y)
         at = run.passes(res.nit)
         p: float = res.nit / run.cycle if at is None else at
         if p != last[0]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import is_real, is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -31,15 +32,9 @@ _AMPLIFY = 1e3
 
 def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
     """Validate the drift-control options ``resum_every`` and ``sparsify_tol``."""
-    try:  # int("x") and int(nan) raised their own errors, naming nothing
-        ok = not isinstance(resum_every, (bool, np.bool_)) and \
-            int(resum_every) == resum_every >= 1
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
+    if not is_whole(resum_every, 1):
         raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-    if not (isinstance(sparsify_tol, (int, float, np.integer, np.floating))
-            and np.isfinite(sparsify_tol) and sparsify_tol >= 0):
+    if not (is_real(sparsify_tol) and np.isfinite(sparsify_tol) and sparsify_tol >= 0):
         raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
     return int(resum_every), float(sparsify_tol)
 

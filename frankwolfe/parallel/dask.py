@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import is_whole
 from ..atoms import Atom
 from ..errors import ExecutorError
 from .base import Executor, RowRounds
@@ -233,13 +234,13 @@ class DaskExecutor(Executor, RowRounds):
         if not _is_client(client):
             raise TypeError(f"client must be a dask.distributed.Client, got "
                             f"{type(client).__name__}")
-        if n_shards is not None and not _whole(n_shards, 1):
+        if n_shards is not None and not is_whole(n_shards, 1):
             raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
         if not isinstance(actors, (bool, np.bool_)):  # bool("no") is True
             raise ValueError(f"actors must be True or False, got {actors!r}")
         self.client = client
         self.n_shards = n_shards
-        if not _whole(retries, 0):
+        if not is_whole(retries, 0):
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
         self.retries = int(retries)
         self.actors = bool(actors)
@@ -653,15 +654,6 @@ class DaskExecutor(Executor, RowRounds):
 
 _LOST = {"ClosedClientError", "CancelledError", "FutureCancelledError", "CommClosedError",
          "KilledWorker"}
-
-
-def _whole(value: Any, least: int) -> bool:
-    """Whether ``value`` is an integer (2.0 too) of at least ``least``; NaN, inf, text and
-    bools are not (``int(nan)`` raised its own error, ``True`` read as 1)."""
-    try:
-        return not isinstance(value, (bool, np.bool_)) and int(value) == value >= least
-    except (TypeError, ValueError, OverflowError):
-        return False
 
 
 def _cluster_lost(err: BaseException) -> bool:

@@ -8,6 +8,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from ..._numbers import is_whole
 from ..._random import as_generator
 from ...lmo.product import ProductDomain
 from ...objectives.base import Objective
@@ -38,21 +39,13 @@ def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
 
 
 def _positive_int(name: str, value: Any) -> int:
-    try:  # int(nan), int(inf) and int("x") raised their own errors, naming nothing
-        ok = not isinstance(value, (bool, np.bool_)) and int(value) == value >= 1
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
+    if not is_whole(value, 1):
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def _nonnegative_int(name: str, value: Any) -> int:
-    try:
-        ok = not isinstance(value, (bool, np.bool_)) and int(value) == value >= 0
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
+    if not is_whole(value, 0):
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_real, is_whole
+
 from .energy import check_energy, is_forest, is_submodular_binary
 from .exact import exact_elimination, tree_max_product
 from .graph_cut import alpha_expansion
@@ -104,11 +106,8 @@ def check_options(method: str, options: dict[str, Any], where: str) -> None:
         if kind is None:
             raise ValueError(f"{where}: inference {method!r} takes no option {name!r}; its "
                              f"options: {sorted(known)}")
-        number = isinstance(value, (int, float, np.integer, np.floating)) and \
-            not isinstance(value, (bool, np.bool_))
-        ok = (isinstance(value, str) if kind == "name" else
-              number and np.isfinite(value) and value >= (1 if kind == "count" else 0)
-              and (kind != "count" or int(value) == value))
+        ok = (isinstance(value, str) if kind == "name" else is_whole(value, 1)
+              if kind == "count" else is_real(value) and np.isfinite(value) and value >= 0)
         if not ok:
             want = {"count": "an integer >= 1", "tol": "a finite number >= 0",
                     "name": "a name"}[kind]
