@@ -306,6 +306,30 @@ def test_graph_and_capacity_errors():
     with pytest.raises(ShapeError, match=r"every edge must be a \(tail, head\) pair, "
                                          r"got \(0, 1, 2\)"):
         FlowPolytope([(0, 1, 2)], source=0, sink=1)
+    with pytest.raises(ValueError, match=r"parallel edges \(0, 1\) are not supported"):
+        FlowPolytope(nx.MultiDiGraph([(0, 1), (0, 1), (1, 2)]), source=0, sink=2)
+    G = nx.DiGraph()
+    G.add_edge(0, 1, cap=None)
+    with pytest.raises(ValueError, match=r"capacity attribute 'cap' of edge \(0, 1\) must be "
+                                         r"a number .* got None"):
+        FlowPolytope(G, source=0, sink=1, capacity="cap")
+    with pytest.raises(ValueError, match="`value` must be positive and finite, got True"):
+        FlowPolytope([(0, 1)], source=0, sink=1, value=True)
+
+
+def test_multidigraph_without_parallel_edges_is_a_digraph():
+    edges = [("a", "b", 2.0), ("b", "c", 1.0), ("a", "c", 1.5)]
+    D, M = nx.DiGraph(), nx.MultiDiGraph()
+    for u, v, cap in edges:
+        D.add_edge(u, v, cap=cap)
+        M.add_edge(u, v, cap=cap)
+    c = np.array([-1.0, -1.0, -1.0])
+    for G in (D, M):
+        P = FlowPolytope(G, source="a", sink="c", value=2.5, capacity="cap")
+        assert P.edges == [("a", "b"), ("a", "c"), ("b", "c")]
+        # the maximum flow: 1.5 straight, 1 round (the capacities); all edges cost -1
+        x = P(c).to_dense()
+        assert np.allclose(x, [1.0, 1.5, 1.0], rtol=0, atol=1e-9)
 
 
 def test_direction_errors():
@@ -401,3 +425,35 @@ def test_lp_oracle_gaps_near_the_optimum_are_certificates():
     assert res.gap >= -scale
     assert abs(res.gap - true_gap) <= 1e-9 + scale
     assert not (res.status == "converged" and true_gap > 1e-8 + 1e-9)
+
+
+def test_lp_oracle_answers_where_highs_without_presolve_stops_unknown():
+    """A 7-node capacitated network on which HiGHS's dual simplex, presolve off and
+    feasibility tolerances at 1e-10, stops with model status "Unknown" (an audit's
+    instance): the oracle and the general Polytope answer the LP, checked against
+    scipy's HiGHS at its defaults."""
+    from scipy.optimize import linprog
+
+    edges = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 4), (1, 6), (1, 2), (2, 0),
+             (2, 1), (2, 3), (3, 1), (3, 2), (3, 4), (4, 1), (4, 6), (4, 5), (5, 0), (5, 1),
+             (5, 6), (6, 5)]
+    caps = np.array([1, 2, 1, 1, 3, 1, 2, 1, 1, 3, 1, 1, 1, 3, 1, 2, 1, 1, 3, 1, 2, 2.0])
+    c = np.array([-0.6452251440621252, 1.7525233774884155, -0.19719329636076877,
+                  0.20992637704733647, -0.2488983952267093, 1.0436750126735757,
+                  -0.680062343093059, -1.2089066498632766, 1.1325947921436357,
+                  -0.487369571482258, -1.5195103227172502, -2.5823510269959775,
+                  3.147152740880439, 0.23373637675496095, -0.9301370170267625,
+                  0.6800623038346644, 2.0133298699541426, -1.5143772269462872,
+                  2.523475986889141, -0.3963267723420496, -1.6052332994010508,
+                  3.199338576102959])
+    P = FlowPolytope(edges, source=0, sink=6, capacity=caps)
+    N = _incidence(P)
+    ref = linprog(c, A_eq=N, b_eq=P.supplies, bounds=np.column_stack([np.zeros(22), caps]),
+                  method="highs")
+    assert ref.status == 0
+    for lmo in (P, fw.Polytope(A_eq=N, b_eq=P.supplies,
+                               bounds=np.column_stack([np.zeros(22), caps]))):
+        x = lmo(c).to_dense()
+        assert float(c @ x) == pytest.approx(ref.fun, abs=1e-6)
+        assert np.abs(N @ x - P.supplies).max() <= 1e-8
+        assert x.min() >= -1e-9 and (x - caps).max() <= 1e-9

@@ -25,6 +25,7 @@ from frankwolfe.applications.matching import (
     barycenter,
     birkhoff_decomposition,
     project_to_permutation,
+    qap_value,
     random_doubly_stochastic,
     read_qaplib,
     read_qaplib_solution,
@@ -276,6 +277,40 @@ def test_tabu_bad_input_is_named():
         solve_qap(A, B, local_search="tabu", tabu_iter=-1)
     with pytest.raises(ValueError, match="`permutation` must be a permutation of 0..4"):
         TabuSearch(A, B, [0, 1, 2, 3, 3])
+
+
+def test_local_search_functions_refuse_what_their_kernels_would_misread():
+    # the compiled searches index B with the permutation: an entry out of range read
+    # outside the arrays (answers changing from run to run), a mismatched B past its end
+    A, B = random_instance(82, 3, "int")
+    for fn in (two_opt, swap_deltas, qap_value):
+        who = fn.__name__
+        for bad in ([0, 1, 7], [0, 0, 1], [0, 1], [0.5, 1, 2], [True, False, True]):
+            with pytest.raises(ValueError, match=rf"{who}: `permutation` must be"):
+                fn(A, B, bad)
+        with pytest.raises(ShapeError, match=rf"{who}: `A` and `B` must have the same shape"):
+            fn(A, np.eye(4), [0, 1, 2])
+    with pytest.raises(ShapeError, match="TabuSearch: `A` and `B`"):
+        TabuSearch(A, np.eye(4), [0, 1, 2])
+    with pytest.raises(ValueError, match="`max_swaps` must be an integer"):
+        two_opt(A, B, [0, 1, 2], max_swaps=1.5)
+    with pytest.raises(ValueError, match="`tol` must be a number"):
+        two_opt(A, B, [0, 1, 2], tol="0")
+    with pytest.raises(ValueError, match="`tabu_iter` must be an integer >= 0, got 'x'"):
+        solve_qap(A, B, local_search="tabu", tabu_iter="x")
+    # whole floats are permutations; the value is the plain sum
+    p = np.array([2.0, 0.0, 1.0])
+    assert qap_value(A, B, p) == pytest.approx(objective_sum(A, B, [2, 0, 1]), rel=1e-12,
+                                               abs=1e-12)
+
+
+def test_boolean_adjacency_matrices_are_numbers():
+    rng = np.random.default_rng(83)
+    A, B = rng.random((5, 5)) < 0.5, rng.random((5, 5)) < 0.5
+    best = min(objective_sum(A, B, p) for p in itertools.permutations(range(5)))
+    res = solve_qap(A, B, restarts=3, random_state=0)
+    assert res.fun == pytest.approx(objective_sum(A, B, res.permutation), rel=1e-12, abs=1e-12)
+    assert res.fun >= best - 1e-9
 
 
 # -- solve_qap ---------------------------------------------------------------------

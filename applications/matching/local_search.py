@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from frankwolfe._numbers import is_real, is_whole
 from frankwolfe._random import as_generator
+
+from .objective import check_permutation, check_qap_matrices
 
 __all__ = ["two_opt", "swap_deltas", "TabuSearch"]
 
@@ -90,9 +93,8 @@ def swap_deltas(A: np.ndarray, B: np.ndarray, permutation: np.ndarray) -> np.nda
         Symmetric; entry ``[r, s]`` is the change when ``p(r)`` and ``p(s)``
         are exchanged (0 on the diagonal).  Cost O(n^3), O(n) per swap.
     """
-    A = np.ascontiguousarray(A, dtype=float)
-    B = np.ascontiguousarray(B, dtype=float)
-    p = np.ascontiguousarray(permutation, dtype=np.int64)
+    A, B = check_qap_matrices(A, B, "swap_deltas")
+    p = check_permutation(permutation, A.shape[0], "swap_deltas")
     return _all_deltas(A, B, p)
 
 
@@ -124,9 +126,12 @@ def two_opt(A: np.ndarray, B: np.ndarray, permutation: np.ndarray, *, tol: float
     n_swaps : int
         Exchanges applied.
     """
-    A = np.ascontiguousarray(A, dtype=float)
-    B = np.ascontiguousarray(B, dtype=float)
-    p = np.array(permutation, dtype=np.int64)
+    A, B = check_qap_matrices(A, B, "two_opt")
+    p = check_permutation(permutation, A.shape[0], "two_opt")
+    if tol is not None and not (is_real(tol) and tol >= 0):
+        raise ValueError(f"two_opt: `tol` must be a number >= 0 or None, got {tol!r}")
+    if not is_whole(max_swaps):
+        raise ValueError(f"two_opt: `max_swaps` must be an integer >= 0, got {max_swaps!r}")
     if tol is None:
         tol = 1e-12 * (float(np.abs(A).sum()) * float(np.abs(B).max(initial=0.0)) + 1.0)
     n_swaps, _ = _two_opt(A, B, p, float(tol), int(max_swaps))
@@ -243,13 +248,9 @@ class TabuSearch:
                  random_state: int | np.random.Generator | None = None) -> None:
         from .objective import qap_value
 
-        self.A = np.ascontiguousarray(A, dtype=float)
-        self.B = np.ascontiguousarray(B, dtype=float)
+        self.A, self.B = check_qap_matrices(A, B, "TabuSearch")
         n = self.A.shape[0]
-        p = np.array(permutation, dtype=np.int64)
-        if p.shape != (n,) or not np.array_equal(np.sort(p), np.arange(n)):
-            raise ValueError(f"TabuSearch: `permutation` must be a permutation of 0..{n - 1}, "
-                             f"got {permutation!r}")
+        p = check_permutation(permutation, n, "TabuSearch")
         self.rng = as_generator(random_state)
         self.permutation = p
         self.best_permutation = p.copy()

@@ -7,7 +7,7 @@ import numpy as np
 from frankwolfe.errors import ShapeError
 from frankwolfe.objectives.base import Objective
 
-__all__ = ["QAPObjective", "qap_value", "check_qap_matrices"]
+__all__ = ["QAPObjective", "qap_value", "check_qap_matrices", "check_permutation"]
 
 
 def check_qap_matrices(A: np.ndarray, B: np.ndarray,
@@ -23,7 +23,8 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray,
             raise ShapeError(f"{who}: `{name}` must be a square matrix, got shape {M.shape}")
         if M.shape[0] == 0:
             raise ShapeError(f"{who}: `{name}` is empty (shape {M.shape}); need n >= 1")
-        if not np.issubdtype(M.dtype, np.number) or np.iscomplexobj(M):
+        # bool too: a graph's adjacency matrix
+        if not (np.issubdtype(M.dtype, np.number) or M.dtype == bool) or np.iscomplexobj(M):
             raise ValueError(f"{who}: `{name}` must be a real numeric matrix, got dtype {M.dtype}")
         M = np.ascontiguousarray(M, dtype=float)
         if not np.all(np.isfinite(M)):
@@ -37,11 +38,28 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray,
     return out[0], out[1]
 
 
+def check_permutation(permutation: np.ndarray, n: int, who: str,
+                      name: str = "permutation") -> np.ndarray:
+    """``permutation`` as a fresh int64 array, or raise naming ``who`` and ``name``
+    unless it is a permutation of ``0..n-1`` (the compiled searches index with it)."""
+    raw = np.asarray(permutation)
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer)
+                                 or (np.issubdtype(raw.dtype, np.floating)
+                                     and np.all(np.isfinite(raw)) and np.all(raw == np.rint(raw)))):
+        raise ValueError(f"{who}: `{name}` must be integers, a permutation of 0..{n - 1}, "
+                         f"got {permutation!r}")
+    p = raw.astype(np.int64)
+    if p.shape != (n,) or not np.array_equal(np.sort(p), np.arange(n)):
+        raise ValueError(f"{who}: `{name}` must be a permutation of 0..{n - 1}, "
+                         f"got {permutation!r}")
+    return p
+
+
 def qap_value(A: np.ndarray, B: np.ndarray, permutation: np.ndarray) -> float:
     """``sum_{i,j} A[i, j] * B[p(i), p(j)]`` for a permutation ``p`` (0-based)."""
-    p = np.asarray(permutation)
-    B = np.asarray(B)
-    return float(np.vdot(np.asarray(A, dtype=float), B[p][:, p].astype(float, copy=False)))
+    A, B = check_qap_matrices(A, B, "qap_value")
+    p = check_permutation(permutation, A.shape[0], "qap_value")
+    return float(np.vdot(A, B[p][:, p]))
 
 
 class QAPObjective(Objective):

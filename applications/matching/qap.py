@@ -309,7 +309,7 @@ def solve_qap(
                          f"got {local_search!r}")
     if search == "auto":
         search = "tabu" if time_limit is not None else "2opt"
-    if tabu_iter is not None and (int(tabu_iter) != tabu_iter or tabu_iter < 0):
+    if tabu_iter is not None and not is_whole(tabu_iter):
         raise ValueError(f"solve_qap: `tabu_iter` must be an integer >= 0, got {tabu_iter!r}")
     gen = as_generator(random_state)
 

@@ -25,7 +25,6 @@ edges; the constructor checks that.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -33,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._numbers import is_real
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
 from .base import LMO
@@ -260,21 +260,27 @@ class FlowPolytope(LMO):
         if nx is not None and isinstance(graph, nx.Graph):
             if not graph.is_directed():
                 raise TypeError("FlowPolytope: `graph` must be a directed graph (networkx.DiGraph)")
-            if graph.is_multigraph():
-                raise TypeError(
-                    "FlowPolytope: parallel edges (networkx.MultiDiGraph) are not supported; "
-                    "subdivide them with extra nodes"
-                )
             if n_nodes is not None:
                 raise ValueError("FlowPolytope: `n_nodes` is only for edge lists; "
                                  "a networkx graph knows its nodes")
             self.nodes = list(graph.nodes)
             self.node_index = {v: i for i, v in enumerate(self.nodes)}
-            pairs = list(graph.edges)
+            # a MultiDiGraph's edges carry keys; real parallel edges are refused with the
+            # edge lists' below
+            keyed = list(graph.edges(keys=True) if graph.is_multigraph() else graph.edges)
+            pairs = [(e[0], e[1]) for e in keyed]
             tails = np.array([self.node_index[u] for u, _ in pairs], dtype=np.int64)
             heads = np.array([self.node_index[v] for _, v in pairs], dtype=np.int64)
             if isinstance(capacity, str):
-                cap = np.array([graph.edges[e].get(capacity, np.inf) for e in pairs], dtype=float)
+                cap = np.empty(len(pairs))
+                for i, e in enumerate(keyed):
+                    c = graph.edges[e].get(capacity, np.inf)
+                    if not is_real(c):
+                        raise ValueError(
+                            f"FlowPolytope: capacity attribute {capacity!r} of edge {pairs[i]!r} "
+                            f"must be a number (no attribute: no capacity), got {c!r}"
+                        )
+                    cap[i] = c
                 return tails, heads, self._check_capacity(cap, len(pairs))
         else:
             if isinstance(capacity, str):
@@ -404,7 +410,7 @@ class FlowPolytope(LMO):
         s, t = self._node("source", source), self._node("sink", sink)
         if s == t:
             raise ValueError(f"FlowPolytope: `source` and `sink` must differ, both are {source!r}")
-        v = float(value) if isinstance(value, numbers.Real) else math.nan
+        v = float(value) if is_real(value) else math.nan
         if not (math.isfinite(v) and v > 0):
             raise ValueError(f"FlowPolytope: `value` must be positive and finite, got {value!r}")
         b = np.zeros(n)
@@ -482,10 +488,18 @@ class FlowPolytope(LMO):
         # HiGHS's tightest feasibility tolerances, as Polytope's (defaults 1e-7): a vertex
         # optimal only to 1e-7 gave Frank-Wolfe gaps of -6e-8 near the optimum, and a
         # run "converged" at tol=1e-8 with a true gap of 3e-7
-        return linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
-                       bounds=self._bounds, method="highs-ds",
-                       options={"presolve": False, "primal_feasibility_tolerance": _LP_TOL,
-                                "dual_feasibility_tolerance": _LP_TOL})
+        options = {"presolve": False, "primal_feasibility_tolerance": _LP_TOL,
+                   "dual_feasibility_tolerance": _LP_TOL}
+        res = linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
+                      bounds=self._bounds, method="highs-ds", options=options)
+        if res.status == 4:
+            # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
+            # well-posed network LP (a 7-node instance found by an audit); with presolve
+            # the same LP solves, and a basic solution still comes back
+            options["presolve"] = True
+            res = linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
+                          bounds=self._bounds, method="highs-ds", options=options)
+        return res
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """An upper bound on ``max ||u - v||_2`` over feasible flows.

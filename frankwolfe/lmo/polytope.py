@@ -274,6 +274,18 @@ class Polytope(LMO):
             h.run()
             raw = h.getModelStatus()
             status = self._status.get(raw)
+            if status is None:
+                # HiGHS's simplex without presolve can stop "Unknown" at these tolerances
+                # on a well-posed LP (a 7-node min-cost flow found by an audit): solve once
+                # more from scratch with presolve, then go back to warm re-solves
+                h.clearSolver()
+                h.setOptionValue("presolve", "on")
+                try:
+                    h.run()
+                finally:
+                    h.setOptionValue("presolve", "off")
+                raw = h.getModelStatus()
+                status = self._status.get(raw)
             if status == "optimal":
                 sol = h.getSolution()
                 return ("optimal", np.array(sol.col_value), np.array(sol.row_dual),
@@ -292,8 +304,12 @@ class Polytope(LMO):
         if self.b_eq.size:
             kw.update(A_eq=self.A_eq, b_eq=self.b_eq)
         # scipy-stubs type the bounds as pairs only; an (n, 2) array is documented by scipy
-        res = linprog(d, bounds=np.column_stack([self.lower, self.upper]),  # type: ignore[call-overload]
-                      method="highs-ds", options=dict.fromkeys(_TOLERANCES, _TOL), **kw)
+        bounds = np.column_stack([self.lower, self.upper])
+        options: dict[str, Any] = dict.fromkeys(_TOLERANCES, _TOL)
+        res = linprog(d, bounds=bounds, method="highs-ds", options=options, **kw)  # type: ignore[call-overload]
+        if res.status == 4:  # as in _solve: once more with presolve
+            options["presolve"] = True
+            res = linprog(d, bounds=bounds, method="highs-ds", options=options, **kw)  # type: ignore[call-overload]
         none = np.zeros(0)
         if res.status == 2:
             return "infeasible", none, none, none
