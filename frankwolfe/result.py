@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -152,11 +153,13 @@ class History:
 
         return pd.DataFrame(self.to_dict())
 
-    def to_csv(self, path: str) -> None:
-        """Write the table as CSV."""
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write the table as CSV (atomically: an interrupted write leaves the old file)."""
         import csv
 
-        with open(path, "w", newline="") as fh:
+        from .compiled.atomic_files import atomic_write
+
+        with atomic_write(path, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(self.columns)
             for row in self:

@@ -137,7 +137,7 @@ def test_a_callback_answering_numpys_false_stops():
         assert res.status == fw.Status.MAX_ITER and res.nit == 20
 
 
-def test_history_table_and_verbose_output(capsys, tmp_path):
+def test_history_table_and_verbose_output(capsys, tmp_path, monkeypatch):
     y = np.linspace(-1, 1, 10)
     res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,
                       max_iter=50, verbose=10, history_every=5)
@@ -151,6 +151,19 @@ def test_history_table_and_verbose_output(capsys, tmp_path):
     res.history.to_csv(str(path))
     assert path.read_text().splitlines()[0].startswith("iteration,time,fun,gap")
     assert res["fun"] == res.fun  # scipy-style item access
+
+    # atomic: a write interrupted midway leaves the old file whole and no other file
+    old = path.read_text()
+
+    class Interrupted(dict):
+        def __getitem__(self, key):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(fw.History, "__iter__", lambda self: iter([Interrupted()]))
+    with pytest.raises(KeyboardInterrupt):
+        res.history.to_csv(path)
+    assert path.read_text() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["h.csv"]
 
 
 def test_progress_bar_runs():

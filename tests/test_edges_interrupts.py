@@ -213,6 +213,34 @@ def test_a_keyboard_interrupt_raised_in_a_step_returns_the_last_good_iterate():
     assert abs(res.x.sum() - 1) < 1e-12 and res.x.min() >= 0
 
 
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise", "bpcg", "sfw"])
+def test_an_interrupted_result_counts_the_iterations_of_the_point_it_returns(method):
+    """A KeyboardInterrupt raised by the oracle at the top of an iteration: the point
+    returned is an earlier iterate, and ``nit`` is its iteration (the plain run stopped
+    at ``max_iter=nit`` returns the same point)."""
+    rng = np.random.default_rng(1)
+    A, b = rng.standard_normal((40, 30)), rng.standard_normal(40)
+    f = fw.QuadraticObjective(A.T @ A, -A.T @ b) if method != "sfw" else \
+        fw.LinearModelLoss(A, b, loss="squared")
+    calls = [0]
+
+    class Simplex(fw.ProbabilitySimplex):
+        def extreme_point(self, g):
+            calls[0] += 1
+            if calls[0] == 9:
+                raise KeyboardInterrupt
+            return super().extreme_point(g)
+
+    kw = dict(random_state=0) if method == "sfw" else {}
+    res = fw.minimize(f, Simplex(dim=30), method=method, tol=0.0, max_iter=50, **kw)
+    assert res.status == "interrupted"
+    ref = fw.minimize(f, fw.ProbabilitySimplex(dim=30), method=method, tol=0.0,
+                      max_iter=res.nit, **kw)
+    assert np.allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    assert res.fun == pytest.approx(f.value(res.x), rel=1e-12, abs=1e-12)
+    assert f"after {res.nit} iterations" in res.message
+
+
 def test_no_handler_outside_the_main_thread():
     import threading
 

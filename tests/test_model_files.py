@@ -180,6 +180,42 @@ def test_user_models_need_a_description(tmp_path):
     assert back.model.scale == 2.0 and back.predict(X) == svm.predict(X)
 
 
+def test_parameters_set_after_the_fit_save_what_loads(data, tmp_path):
+    X, Y = data[:2]
+    svm = _fit(X, Y, max_passes=30, eval_every=1, tol=1e-12)
+    rows = len(svm.history_)
+    assert rows > 5
+    # max_passes lowered for the next warm fit: the fit's history still loads
+    svm.set_params(max_passes=1)
+    svm.save(tmp_path / "m.npz")
+    back = StructuredSVM.load(tmp_path / "m.npz")
+    assert len(back.history_) == rows and back.max_passes == 1
+    assert np.array_equal(back.w_, svm.w_)
+    # a lam that does not give the fit's lam_ is refused before writing (load would refuse)
+    svm.set_params(lam=0.01)
+    with pytest.raises(ValueError, match=r"lam=0.01 was set after the fit: it gives "
+                                         r"lam_=0.01, the fit used lam_=0.05"):
+        svm.save(tmp_path / "other.npz")
+    assert not (tmp_path / "other.npz").exists()
+
+
+@pytest.mark.parametrize("seed", [np.random.RandomState(0), np.random.SeedSequence(0),
+                                  np.random.PCG64(0), [1, 2], np.random.default_rng(0)])
+def test_every_random_state_form_fits_saves_and_loads(data, tmp_path, seed):
+    X, Y = data[:2]
+    svm = _fit(X, Y, random_state=seed, max_passes=3)
+    svm.save(tmp_path / "m.npz")
+    back = StructuredSVM.load(tmp_path / "m.npz")
+    assert back.random_state == ([1, 2] if isinstance(seed, list) else None)
+    assert np.array_equal(back.w_, svm.w_)
+
+
+def test_a_missing_folder_is_named(data, tmp_path):
+    svm = _fit(*data[:2], max_passes=2)
+    with pytest.raises(FileNotFoundError, match=r"the folder '.*nodir' does not exist"):
+        svm.save(tmp_path / "nodir" / "m.npz")
+
+
 def test_matching_model_is_described():
     from frankwolfe.applications.structured_svm.model_io import model_params
 

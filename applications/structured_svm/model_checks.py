@@ -26,6 +26,8 @@ HEADER_CAP = 16 << 20
 _DEFLATE_RATIO = 1040
 #: nesting of the header JSON (the warm-start layout is a few levels deep)
 MAX_DEPTH = 64
+#: rows of a fit's history (one evaluation a pass at most): 80 MB a column
+MAX_HISTORY_ROWS = 10_000_000
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -212,7 +214,8 @@ def check_schema(path: Any, header: Any, format_name: str, format_version: int,
     """``header`` when its structure and scalar fields are valid (the model, the
     estimator and the arrays are checked by :func:`~.model_io.load_model`)."""
     _dict(path, header, "header", ("format", "format_version", "library_version", "estimator",
-                                   "model", "fitted", "history_columns", "state", "sha256"))
+                                   "model", "fitted", "history_columns", "state", "sha256"),
+          optional=("history_rows",))
     if header["format"] != format_name:
         raise _err(path, "format", f"{_short(header['format'])}, expected {format_name!r}")
     written_by = header["library_version"]
@@ -245,6 +248,11 @@ def check_schema(path: Any, header: Any, format_name: str, format_version: int,
                        for c in cols)):
         raise _err(path, "history_columns", f"must be a list of distinct names, got "
                    f"{_short(cols)}")
+    rows = header.get("history_rows")
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int)
+                             or not 0 <= rows <= MAX_HISTORY_ROWS):
+        raise _err(path, "history_rows", f"must be an integer in [0, {MAX_HISTORY_ROWS}], got "
+                   f"{_short(rows)}")
     if header["state"] is not None and not isinstance(header["state"], dict):
         raise _err(path, "state", f"must be null or a JSON object, got {_short(header['state'])}")
     digests = header["sha256"]

@@ -140,8 +140,19 @@ def _digest(a: np.ndarray) -> str:
 def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = False) -> None:
     """Write ``est`` (a fitted :class:`StructuredSVM`) to ``path`` (see the module doc)."""
     params = {k: v for k, v in est.get_params(deep=False).items() if k != "model"}
-    if isinstance(params.get("random_state"), np.random.Generator):
-        params["random_state"] = None  # a Generator's state is not a parameter worth a file
+    # a file that saves must load: load checks that lam_ follows from the parameters
+    lam = est._check(int(est.n_train_))
+    if lam != est.lam_:
+        raise ValueError(f"StructuredSVM.save: lam={est.lam!r} was set after the fit: it gives "
+                         f"lam_={lam!r}, the fit used lam_={est.lam_!r}; set lam back or "
+                         "refit before saving")
+    seed = params.get("random_state")
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        params["random_state"] = [int(v) for v in seed]
+    elif not isinstance(seed, (int, np.integer, type(None))):
+        # a Generator's (or RandomState's, SeedSequence's) state is not a parameter worth
+        # a file
+        params["random_state"] = None
     params = _jsonable(params)
     try:
         json.dumps(params)
@@ -161,6 +172,7 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         "model": {"class": type(est.model).__name__, "params": model_params(est.model)},
         "fitted": {"lam_": float(est.lam_), "n_train_": int(est.n_train_)},
         "history_columns": list(columns),
+        "history_rows": len(est.history_),
         "state": layout,
         "sha256": {k: _digest(a) for k, a in arrays.items()},
     }
@@ -292,10 +304,17 @@ def load_model(cls: type, path: str | os.PathLike[str],
             raise ModelFileError(f"{path}: sha256: members {sorted(members.names())} differ "
                                  f"from the header's {sorted(digests)}: the file was modified")
         arrays = {"w_": members.read("w_", "f", 8 * dim, shape=(dim,), dtype=np.float64)}
+        # the fit's own count (max_passes may have been lowered after it); files of
+        # earlier versions: one evaluation a pass of the parameters' max_passes
+        declared = header.get("history_rows")
         rows = None
         for c in columns:
-            a = members.read(f"history/{c}", "f", 8 * _history_cap(est), ndim=1,
-                             dtype=np.float64)
+            if declared is None:
+                a = members.read(f"history/{c}", "f", 8 * _history_cap(est), ndim=1,
+                                 dtype=np.float64)
+            else:
+                a = members.read(f"history/{c}", "f", 8 * declared, shape=(declared,),
+                                 dtype=np.float64)
             if rows is not None and a.size != rows:
                 raise ModelFileError(f"{path}: member 'history/{c}': {a.size} rows, the other "
                                      f"columns {rows}")

@@ -199,13 +199,15 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     record_row, stop_reason = monitor.record_row, monitor.stop_reason
     nan, inf = np.nan, np.inf
     INTERRUPTS.open()
+    stepping = False
     try:
         try:
             while True:
                 obs = observe(k)
                 if isinstance(obs, str):
-                    return monitor.finish(status=Status.ERROR, nit=k, message=obs,
-                                          **engine.outputs(error=True))
+                    out = engine.outputs(error=True)
+                    return monitor.finish(status=Status.ERROR, nit=out.pop("nit", k),
+                                          message=obs, **out)
                 certified = obs.certified
                 gap = obs.gap if certified else nan
                 record_row(k, obs.fun, gap, obs.step_size, obs.info)
@@ -237,7 +239,9 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                         status = Status.TIME_LIMIT
                 if status is not None:
                     break
+                stepping = True
                 ran = advance(k, monitor)
+                stepping = False
                 k += 1 if ran is None else ran
             stopped = monitor.elapsed()
             fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
@@ -246,22 +250,25 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 # (FCFW with blocks_per_step certifies only there): that is convergence
                 status = Status.CONVERGED
         except (NonConvexError, ExecutorError) as err:
+            out = engine.outputs(error=True)
             err.result = monitor.finish(
-                status=Status.ERROR, nit=k, message=str(err), **engine.outputs(error=True))
+                status=Status.ERROR, nit=out.pop("nit", k), message=str(err), **out)
             raise
         except KeyboardInterrupt:
             if INTERRUPTS.hits >= 2:  # the second Ctrl-C: abort at once
                 raise
             # a KeyboardInterrupt not from the flag (a handler of the user's, or one raised
-            # by hand) may have cut a step short: the last good iterate, before that step
-            engine.cut_short = True
+            # by hand) may have cut a step short: the last good iterate, before that step;
+            # one in observe(k) left x_k whole (its k iterations are the result's nit)
+            engine.cut_short = stepping
             out = engine.outputs(error=True)
-            return monitor.finish(status=Status.INTERRUPTED, nit=k, **out)
+            return monitor.finish(status=Status.INTERRUPTED, nit=out.pop("nit", k), **out)
         except Exception as err:
             try:
+                out = engine.outputs(error=True)
                 result: Result | None = monitor.finish(
-                    status=Status.ERROR, nit=k, message=f"{type(err).__name__}: {err}",
-                    **engine.outputs(error=True))
+                    status=Status.ERROR, nit=out.pop("nit", k),
+                    message=f"{type(err).__name__}: {err}", **out)
             except Exception:  # the engine's state is past reading: the note alone
                 result = None
             _attach(err, monitor.method, k, result)

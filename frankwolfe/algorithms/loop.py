@@ -186,6 +186,7 @@ class _SingleDomainEngine(Engine):
         self.gamma = np.nan
         # (x, f, gap) before a move; x: a copy, or the entries the move changes
         self.last_good: tuple[np.ndarray | _PointBefore, float, float] | None = None
+        self.last_good_k = 0  # the iteration of last_good's point (the result's nit)
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
@@ -272,6 +273,7 @@ class _SingleDomainEngine(Engine):
         before = x.copy() if d.x_coef or x.size <= _COPY_BELOW else \
             _PointBefore(x, d, _sparse_indices(d))
         self.last_good = (before, f, gap_k if certified else np.nan)
+        self.last_good_k = k
         gamma = float(self.rule(k, tracker, d, slope, gamma_max))
         self.gamma = gamma = checked_step(self.rule, gamma, gamma_max, k)
         self.prev_step = (f, gamma * slope)
@@ -306,7 +308,7 @@ class _SingleDomainEngine(Engine):
         x = x.get() if isinstance(x, _PointBefore) else x
         if not math.isfinite(gap):  # taken between certificates: one LMO call certifies it
             gap = self._certify_at(x)
-        return dict(out, x=x, fun=f, gap=gap)
+        return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
     def _certify_at(self, x: np.ndarray) -> float:
         """The Frank-Wolfe gap at ``x`` (NaN when the objective or the LMO cannot answer

@@ -41,6 +41,7 @@ class _StochasticEngine(Engine):
         self.n_oracle_calls = 0
         self.n_full = 0  # full gradients of the certificates
         self.last_good: tuple[np.ndarray, float, float] | None = None
+        self.last_good_k = 0  # the iteration of last_good's point (the result's nit)
         self.failed: str | None = None  # why the last step was not taken
 
     def _certificate(self) -> tuple[float, float] | str:
@@ -64,6 +65,7 @@ class _StochasticEngine(Engine):
             return f"{cert} at iteration {k}"
         f, gap = cert
         self.last_good = (self.x.copy(), f, gap)
+        self.last_good_k = k
         return Observation(f, gap, True, self.x, step_size=self.gamma)
 
     def advance(self, k: int, monitor: Monitor) -> None:
@@ -95,7 +97,7 @@ class _StochasticEngine(Engine):
         if self.last_good is None:
             return dict(out, x=self.x.copy(), fun=np.nan, gap=np.inf)
         x, f, gap = self.last_good
-        return dict(out, x=x, fun=f, gap=gap)
+        return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
 
 def _open_loop(step_size: str | StepSize | None) -> OpenLoop:

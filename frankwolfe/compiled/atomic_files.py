@@ -81,7 +81,8 @@ def sweep_stale(target: Path, suffix: str = ".tmp", age: float = STALE_SECONDS) 
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *,
                  check: Callable[[Path], Any] | None = None, suffix: str = ".tmp",
-                 file_mode: int | None = None) -> Iterator[IO[Any]]:
+                 file_mode: int | None = None, newline: str | None = None
+                 ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; on a clean exit it replaces
     ``path`` atomically.
 
@@ -99,6 +100,8 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *,
         Of the temporary file's name (``.<name>.<random><suffix>``).
     file_mode : int, optional
         Permission bits of the new file; default those ``open`` would give.
+    newline : str, optional
+        ``open``'s, for text (``""`` for the csv module).
 
     Yields
     ------
@@ -106,12 +109,15 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *,
         The temporary file, open for writing.
     """
     target = Path(path)
+    if not target.parent.is_dir():  # else mkstemp names its hidden temporary file
+        raise FileNotFoundError(f"{os.fspath(path)}: the folder {str(target.parent)!r} does "
+                                "not exist")
     sweep_stale(target, suffix)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix,
                                     dir=target.parent)
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, mode) as fh:
+        with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
