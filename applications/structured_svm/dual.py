@@ -324,6 +324,9 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         self.dim = self.d + 1
         self.shape = (self.dim,)
         self.disjoint = False
+        # approximate inference may miss the maximum: the solvers' gaps are then no
+        # certificates (the estimator certifies with loss_augmented_bound)
+        self.exact = not hasattr(model, "loss_augmented_bound")
         self.compiled = bool(compiled)
         self.n_jobs = n_jobs
         self._blocks: tuple[SSVMBlockOracle, ...] | None = None

@@ -191,6 +191,7 @@ class _SingleDomainEngine(Engine):
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
         self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
+        self.exact = getattr(lmo, "exact", True)  # see LMO.exact
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
@@ -230,7 +231,7 @@ class _SingleDomainEngine(Engine):
             info = variant.info()
         if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
-        if certified and gap_k < 0.0:
+        if certified and gap_k < 0.0 and self.exact:
             self._check_negative_gap(k, f, gap_k, g_dot_x)
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)

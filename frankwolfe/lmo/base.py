@@ -109,9 +109,17 @@ class LMO(ABC):
     shape : tuple of int or None
         Shape of the points of ``M`` when the LMO knows it (from a ``dim`` or
         ``shape`` argument); ``None`` when it is taken from the direction.
+    exact : bool
+        ``True`` (the default): every answer minimizes, so a Frank-Wolfe gap below
+        zero beyond rounding is an error (:class:`~frankwolfe.OracleError`).  ``False``
+        for an oracle that may miss the minimum (approximate inference): the methods
+        then take such an answer as a step of size 0, and their gaps are estimates,
+        not certificates; the caller certifies the result another way (the structured
+        SVM's ``loss_augmented_bound``).
     """
 
     shape: tuple[int, ...] | None = None
+    exact: bool = True
 
     @abstractmethod
     def extreme_point(self, direction: np.ndarray) -> Any:
