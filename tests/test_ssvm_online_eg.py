@@ -99,6 +99,33 @@ def test_models_without_marginals_are_refused(solver):
         StructuredSVM(MatchingModel(2), solver=solver, max_passes=1).fit(X, Y)
 
 
+class _ScaledHamming(ChainModel):
+    """Another problem on the chain: three times the Hamming loss."""
+
+    def loss(self, y_true, y):
+        return 3.0 * super().loss(y_true, y)
+
+
+class _FastDecoder(ChainModel):
+    """ChainModel's problem with a decoder of its own (prediction only)."""
+
+    def decode(self, x, w):
+        return super().decode(x, w)
+
+
+@pytest.mark.parametrize("solver", ["online_eg", "dual_extragradient"])
+def test_chain_subclasses_with_another_problem_are_refused(tiny, solver):
+    # the expectation kernels compute ChainModel's features and Hamming loss: a subclass
+    # overriding the loss trained the plain problem silently (primal 2.14 against the
+    # scaled problem's optimum 1.41)
+    _, X, Y, d_star = tiny
+    with pytest.raises(TypeError, match=rf"solver='{solver}'.*_ScaledHamming overrides loss"):
+        StructuredSVM(_ScaledHamming(3, 2), lam=LAM, solver=solver, max_passes=1).fit(X, Y)
+    svm = StructuredSVM(_FastDecoder(3, 2), lam=LAM, solver=solver, max_passes=300,
+                        tol=1e-7).fit(X, Y)
+    _check_certificates(svm.history_, d_star)
+
+
 def test_online_eg_backtracking_budget(tiny):
     # at most 2 halvings per example on the first pass, 5 afterwards: <= 3n then <= 6n calls
     from frankwolfe.applications.structured_svm import online_eg

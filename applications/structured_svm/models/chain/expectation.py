@@ -31,9 +31,22 @@ __all__ = ["ChainDualPoint", "chain_dual_data", "require_chain_marginals"]
 
 
 def require_chain_marginals(model: Any, solver: str) -> None:
-    """Raise a clear error unless ``model`` is a :class:`~.model.ChainModel`."""
+    """Raise a clear error unless ``model`` is a :class:`~.model.ChainModel` whose
+    problem is ChainModel's (the expectation kernels compute its feature map and Hamming
+    loss themselves)."""
     if isinstance(model, ChainModel):
-        return
+        cls = type(model)
+        changed = [name for name in ("joint_feature", "joint_feature_sparse", "psi", "loss",
+                                     "loss_augmented_decode")
+                   if getattr(cls, name) is not getattr(ChainModel, name)]
+        if not changed:
+            return
+        raise TypeError(
+            f"StructuredSVM(solver='{solver}') computes ChainModel's own joint feature map "
+            f"and Hamming loss in compiled kernels; {cls.__name__} overrides "
+            f"{', '.join(changed)}, so it would train another problem.  Train it with a "
+            "max-oracle solver (solver='bcfw', 'bcfw_pairwise', 'ssg', 'fw' or "
+            "'cutting_plane'), which call its own methods.")
     name = type(model).__name__
     why = ("" if callable(getattr(model, "marginals", None))
            else f" {name} has no marginals(x, w, y_true) expectation oracle.")
