@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
 
-__all__ = ["check_finite", "check_finite_examples", "check_labels"]
+__all__ = ["check_finite", "check_finite_examples", "check_labels", "positional"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
@@ -56,6 +56,16 @@ def check_finite(a: Any, name: str, where: str) -> None:
     if hit is not None:
         raise ValueError(f"{where}: `{name}` contains {hit[1]} (NaN or inf) at position "
                          f"{hit[0]}; every value must be finite")
+
+
+def positional(data: Any) -> Any:
+    """A pandas ``DataFrame`` or ``Series`` as the numpy array of its rows; anything else
+    as it is.  Examples are taken by position: indexing a subset or a shuffled fold by
+    its labels (``Y[0]``) raised ``KeyError``, and iterating a DataFrame gave its column
+    names."""
+    if hasattr(data, "iloc") and hasattr(data, "to_numpy"):
+        return data.to_numpy()
+    return data
 
 
 def check_finite_examples(X: Sequence[Any], name: str, where: str) -> None:

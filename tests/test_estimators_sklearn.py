@@ -175,3 +175,44 @@ def test_non_finite_features_are_rejected_with_example_and_position(ragged):
         ConstrainedLasso().fit(A, np.ones(4))
     with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `y` contains inf .* \(1,\)"):
         ConstrainedLasso().fit(np.ones((4, 3)), [0.0, np.inf, 0.0, 1.0])
+
+
+def test_structured_svm_takes_pandas_by_position(nodebug):
+    """A Series with the index of a subset, a shuffled cross-validation fold and a
+    DataFrame of rows (set_output(transform="pandas")) are examples by position: labels
+    indexed by their row names raised KeyError, a DataFrame iterated its column names."""
+    pd = pytest.importorskip("pandas")
+    from frankwolfe.applications.structured_svm import MultiLabelModel, make_multilabel_tree
+
+    rng = np.random.default_rng(0)
+    Xa = rng.normal(size=(90, 4))
+    ya = (Xa[:, 0] + 0.3 * rng.normal(size=90) > 0).astype(int)
+    X = pd.DataFrame(Xa, columns=[f"f{i}" for i in range(4)], index=np.arange(100, 190))
+    y = pd.Series(ya, index=np.arange(100, 190))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = StructuredSVM(MulticlassModel(2, 4), lam=1e-2, max_passes=10, random_state=0)
+        on_frames = svm.fit(X, y).w_.copy()
+        on_arrays = clone(svm).fit(Xa, ya).w_
+        assert np.array_equal(on_frames, on_arrays)
+        assert svm.score(X, y) == pytest.approx(svm.score(Xa, ya), abs=1e-15)
+        cv = KFold(3, shuffle=True, random_state=0)
+        np.testing.assert_allclose(cross_val_score(svm, Xa, y, cv=cv),
+                                   cross_val_score(svm, Xa, ya, cv=cv), rtol=0, atol=1e-12)
+        Xm, Ym = make_multilabel_tree(40, n_labels=4, n_features=5, random_state=0)
+        ml = StructuredSVM(MultiLabelModel(4, 5), lam=1e-2, max_passes=5, random_state=0)
+        pipe = make_pipeline(StandardScaler(), ml).set_output(transform="pandas")
+        pipe.fit(Xm, pd.DataFrame(Ym))
+        ref = make_pipeline(StandardScaler(), clone(ml)).fit(Xm, Ym)
+    assert np.array_equal(pipe[-1].w_, ref[-1].w_)
+
+
+def test_chain_error_refuses_labels_outside_the_states(ragged):
+    X, Y = ragged
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = _svm(lam=1e-2, max_passes=2).fit(X, Y)
+    bad = [y.copy() for y in Y]
+    bad[4][1] = 7
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\) \(integers\), got 7"):
+        svm.score(X, bad)

@@ -18,7 +18,7 @@ import frankwolfe as fw
 from frankwolfe import History, IterationState, RunOptions, Status
 from frankwolfe.parallel import effective_n_jobs
 
-from .._checks import check_finite_examples, check_labels
+from .._checks import check_finite_examples, check_labels, positional
 from .._params import (
     ANY,
     BOOLEAN,
@@ -338,6 +338,8 @@ class StructuredSVM(BaseEstimator):
         Returns ``self``.
         """
         started = time.perf_counter()  # the time limit counts the fit's own set-up
+        X, Y = positional(X), positional(Y)
+        X_test, Y_test = positional(X_test), positional(Y_test)
         if len(X) != len(Y):
             raise ValueError(f"StructuredSVM.fit: X has {len(X)} examples but Y has {len(Y)} "
                              "labellings")
@@ -492,6 +494,7 @@ class StructuredSVM(BaseEstimator):
     def predict(self, X: Sequence[Any]) -> list[Any]:
         """``decode(x, w_)`` for every example (none for no example)."""
         w = self._fitted()
+        X = positional(X)
         if len(X) == 0:  # the batch oracles' flattened data need one example
             return []
         check_finite_examples(X, "X", "StructuredSVM.predict")
@@ -499,7 +502,7 @@ class StructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions (the test error of the papers)."""
-        return mean_loss(self.model, check_labels(Y, "Y", "StructuredSVM.error"),
+        return mean_loss(self.model, check_labels(positional(Y), "Y", "StructuredSVM.error"),
                          self.predict(X))
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
@@ -508,7 +511,9 @@ class StructuredSVM(BaseEstimator):
 
     def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_`` (a bound: batch_primal)."""
-        return batch_primal(self.model, X, Y, self._fitted(), self.lam_, self.n_jobs)["primal"]
+        return batch_primal(self.model, positional(X), check_labels(positional(Y), "Y",
+                            "StructuredSVM.primal"), self._fitted(), self.lam_,
+                            self.n_jobs)["primal"]
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path, include_state: bool = False) -> None:

@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 import frankwolfe as fw
 from frankwolfe.errors import ShapeError
 
-from .._checks import check_finite_examples
+from .._checks import check_finite_examples, positional
 from .._params import (
     ANY,
     BOOLEAN,
@@ -380,6 +380,7 @@ class KernelStructuredSVM(BaseEstimator):
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> KernelStructuredSVM:
         """Train on ``(X, Y)``; returns ``self``."""
+        X, Y = positional(X), positional(Y)
         if len(X) != len(Y):
             raise ValueError(f"KernelStructuredSVM.fit: X has {len(X)} examples but Y has "
                              f"{len(Y)} labellings")
@@ -474,6 +475,7 @@ class KernelStructuredSVM(BaseEstimator):
         """Labellings and scores of every ``x``, with one Gram call per chunk of
         examples (at most about ``_CHUNK`` kernel values at a time)."""
         self._fitted()
+        X = positional(X)
         check_finite_examples(X, "X", "KernelStructuredSVM.predict")
         labs = [enumerate_labellings(self.model, x, self.max_labellings) for x in X]
         m = self.dual_coef_.size
@@ -508,6 +510,7 @@ class KernelStructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions."""
+        X, Y = positional(X), positional(Y)
         if len(X) != len(Y):
             raise ValueError(f"KernelStructuredSVM: X has {len(X)} examples but Y has {len(Y)}")
         P = self.predict(X)

@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from frankwolfe import History, Status
 from frankwolfe._random import as_generator
 
-from .._checks import check_finite_examples, check_labels
+from .._checks import check_finite_examples, check_labels, positional
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
 from ._data_key import data_key
 from .estimator import StructuredSVM
@@ -189,6 +189,8 @@ class LatentSSVM(BaseEstimator):
         feed ``history_["test_error"]``.  Returns ``self``."""
         model = self._check()
         where = "LatentSSVM.fit"
+        X, Y = positional(X), positional(Y)
+        X_test, Y_test = positional(X_test), positional(Y_test)
         if len(X) != len(Y):
             raise ValueError(f"{where}: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
@@ -291,6 +293,7 @@ class LatentSSVM(BaseEstimator):
     def predict(self, X: Sequence[Any]) -> list[np.ndarray]:
         """The visible labellings ``decode_labels(x, w_)`` of every example."""
         w = self._fitted()
+        X = positional(X)
         check_finite_examples(X, "X", "LatentSSVM.predict")
         model: Any = self.base_ssvm.model  # a latent model: fit checked it
         return [model.decode_labels(x, w) for x in X]
@@ -298,12 +301,14 @@ class LatentSSVM(BaseEstimator):
     def predict_latent(self, X: Sequence[Any]) -> list[np.ndarray]:
         """The hidden labellings ``decode(x, w_)`` of every example."""
         w = self._fitted()
+        X = positional(X)
         check_finite_examples(X, "X", "LatentSSVM.predict_latent")
         return [self.base_ssvm.model.decode(x, w) for x in X]
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean visible loss (``label_loss``) of the predictions."""
         w = self._fitted()
+        X, Y = positional(X), positional(Y)
         check_finite_examples(X, "X", "LatentSSVM.error")
         if len(X) != len(Y):
             raise ValueError(f"LatentSSVM.error: X has {len(X)} examples but Y has {len(Y)} "
@@ -317,7 +322,8 @@ class LatentSSVM(BaseEstimator):
 
     def objective(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """The latent objective ``J(w_)`` on ``(X, Y)`` at ``lam_``."""
-        return latent_objective(self.base_ssvm.model, X, Y, self._fitted(), self.lam_)[0]
+        return latent_objective(self.base_ssvm.model, positional(X), positional(Y),
+                                self._fitted(), self.lam_)[0]
 
 
 def _error(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> float:
