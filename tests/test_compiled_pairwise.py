@@ -91,6 +91,23 @@ def test_simplex_and_interior_optimum_match_cvxpy(sparse):
         assert rel_err(res.x, x_ls) <= 1e-6
 
 
+@pytest.mark.parametrize("radius", [1e4, 1e6])
+def test_a_radius_far_beyond_an_interior_optimum_converges(radius):
+    """Corrective rounds on a face holding +-r e_j at weights near 1/2 (whose spacing
+    bounds how finely x moves) "decreased" f by rounding alone for ever: 20000 rounds
+    at a gap of 2.5e-4 (r = 1e6), never falling back to pairwise steps.  Checked against
+    the least-squares solution (the interior optimum)."""
+    rng = np.random.default_rng(13)
+    A, b = rng.standard_normal((20, 8)), 2.0 * rng.standard_normal(20)
+    res = compiled_pairwise_frank_wolfe(LeastSquares(A, b), L1Ball(radius), tol=1e-9,
+                                        max_iter=20000)
+    assert res.status == Status.CONVERGED and res.nit < 1000
+    x_ls = np.linalg.lstsq(A, b, rcond=None)[0]
+    f_ls = 0.5 * float(np.sum((A @ x_ls - b) ** 2))
+    scale = 1e-9 * max(1.0, f_ls)
+    assert -scale <= res.fun - f_ls <= res.gap + scale
+
+
 def test_warm_start_budget_callback_and_bad_input():
     A, b = lasso_problem(True, seed=5)
     f = LeastSquares(A, b)

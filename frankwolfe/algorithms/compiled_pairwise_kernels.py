@@ -514,13 +514,21 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
     status = 0
     n_corr = 0
     gamma = np.nan
+    # the Frank-Wolfe gap before the last corrective round (inf: none to compare)
+    before = np.inf
     while done < steps:
         gx, ia, sa = _scan(S, signed, r)
         v, sv = _fw_vertex(S.g, signed, r)
         if gx - sv <= tol:
             status = 1
             break
-        if corrective:
+        # a round that left the gap where it was takes a pairwise step next: on a nearly
+        # singular face (an l1 ball of radius 1e6 around an optimum of norm 4, +-r e_j
+        # both in the face at weights near 1/2, whose spacing bounds how finely x moves)
+        # rounds "decreased" f by rounding alone for ever, at a gap of 2.5e-4
+        stuck = gx - sv >= before
+        before = np.inf
+        if corrective and not stuck:
             # a corrective round: the oracle's vertex and the next best inactive ones come
             # in at weight 0, then the weights are solved for exactly on the face
             # at most 1 / _GROW new, and the face must fit the tracked products (no
@@ -567,6 +575,7 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
                 done += 1
                 n_corr += 1
                 since += 1
+                before = gx - sv
                 continue
             _drop_zeros(S)  # the vertices brought in at weight 0 leave again
             # no progress on the face: a pairwise step (v may have left, bring it back)
