@@ -392,6 +392,40 @@ def test_warm_start_of_a_solver_without_one_warns(solver):
             svm.fit(X, Y)
 
 
+@pytest.mark.parametrize("change", [{"compiled": False}, {"solver": "bcfw_pairwise"}])
+def test_a_compiled_warm_state_the_next_solver_cannot_read_warns(change, nodebug):
+    """The compiled kernels' state (label marginals) is not the generic steps' block
+    points: the next fit started cold without a word."""
+    import warnings
+
+    X, Y = make_chain(6, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), lam=0.1, max_passes=5, random_state=0,
+                        warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(X, Y)
+        with pytest.warns(UserWarning, match="cannot read .* starts from the true labellings"):
+            svm.set_params(**change).fit(X, Y)
+
+
+@pytest.mark.parametrize("solver", ["bcfw", "fw", "ssg"])
+def test_a_warm_start_after_the_model_changed_starts_cold(solver, nodebug):
+    import warnings
+
+    X, Y = make_chain(10, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), lam=0.1, solver=solver, max_passes=5,
+                        random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(X, Y)
+        svm.set_params(model=ChainModel(4, 4))
+        with pytest.warns(UserWarning, match="the model changed"):
+            svm.fit(X, Y)
+        cold = StructuredSVM(ChainModel(4, 4), lam=0.1, solver=solver, max_passes=5,
+                             random_state=0).fit(X, Y)
+    assert np.array_equal(svm.w_, cold.w_)
+
+
 def test_a_warm_state_of_the_wrong_shape_or_with_nan_is_refused(nodebug):
     """A (re-signed) model file with a shortened or NaN state array loaded, and failed at
     the next warm fit; the estimator now refuses such a state when it is set (the model

@@ -29,6 +29,7 @@ Two block representations, one algorithm:
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -437,8 +438,14 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         """Block points at the true labellings (all zero: ``psi_i(y_i) = 0``, ``L = 0``;
         one zero array of all of them, block after block), or the warm-start points when
         set."""
-        if self._warm is not None and self._warm.points is not None:
-            return self._warm.points
+        warm = self._warm
+        if warm is not None and warm.points is not None:
+            return warm.points
+        if warm is not None and warm.compiled is not None:
+            warnings.warn("SSVMDual: the warm-start state is the compiled kernels' (label "
+                          "marginals), which this run's generic block steps cannot read "
+                          "(compiled=False, or a solver without the kernels): it starts from "
+                          "the true labellings", UserWarning, stacklevel=2)
         return np.zeros(sum(ix.size for ix in self.block_indices))
 
     def set_warm_start(self, state: DualWarmStart | None) -> None:

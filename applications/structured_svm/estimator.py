@@ -357,6 +357,14 @@ class StructuredSVM(BaseEstimator):
             Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
         lam = self._check(len(X))
         warm = self.warm_start and hasattr(self, "w_")
+        if warm and np.shape(self.w_) != (int(self.model.size_joint_feature),):
+            # set_params(model=...) since: the old state has another dimension
+            warnings.warn(f"StructuredSVM: warm_start=True, but the previous fit's weights "
+                          f"have {np.size(self.w_)} entries and this model's "
+                          f"{int(self.model.size_joint_feature)} (the model changed): this "
+                          "fit starts cold", UserWarning, stacklevel=2)
+            self._state, self._fw_x = None, None
+            warm = False
         # the data's digest (a pass over every example): asked for a warm start, and for
         # the state a fit leaves (bcfw, fw), not for the other solvers
         self._data_key: str | None = data_key(X, Y) if warm else None
