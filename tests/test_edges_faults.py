@@ -37,8 +37,8 @@ def test_rafw_nan_mid_run_returns_the_certified_last_good_iterate(gap_every):
     res = fw.randomized_away_step_frank_wolfe(f, fw.ProbabilitySimplex(dim=20),
                                               step_size="agnostic", random_state=0,
                                               gap_every=gap_every, max_iter=300)
-    assert res.status == "error" and "last good iterate" in res.message
-    assert res.nit == 20
+    assert res.status == "error" and "last good iterate (iteration 19)" in res.message
+    assert res.nit == 19  # the iterations of the point returned (observing x_20 failed)
     assert abs(res.x.sum() - 1) < 1e-12 and res.x.min() >= 0
     # was NaN: the gap of an iterate between certificates, now certified at the point
     assert np.isfinite(res.gap)
@@ -89,7 +89,9 @@ def test_callback_exception_names_the_callback_and_keeps_the_run():
                        callback=callback, tol=0.0)
     _check_note(info.value, "the callback", "fw", 5)
     res = info.value.result
-    assert res.status == "error" and res.nit == 5
+    # the last good iterate is x_4 (from before the step of iteration 4): nit counts
+    # its iterations
+    assert res.status == "error" and res.nit == 4
     assert abs(res.x.sum() - 1) < 1e-12
     assert res.gap == pytest.approx(_simplex_gap(A.T @ (A @ res.x - b), res.x), rel=1e-10)
 
@@ -116,7 +118,8 @@ def test_lmo_exception_names_the_lmo_the_iteration_and_the_method(method):
         fw.minimize(fw.LeastSquares(A, b), _FailingSimplex(20, fail_at=7), method=method,
                     tol=0.0)
     res = info.value.result
-    _check_note(info.value, "the LMO (_FailingSimplex)", method, res.nit)
+    # raised while observing x_{nit+1}: the result holds x_nit, the last good iterate
+    _check_note(info.value, "the LMO (_FailingSimplex)", method, res.nit + 1)
     assert 0 < res.nit <= 7 and np.all(np.isfinite(res.x))
 
 
@@ -134,7 +137,7 @@ def test_objective_exception_names_the_objective():
     with pytest.raises(ValueError, match="gradient failed") as info:
         fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=20), step_size="agnostic", tol=0.0)
     _check_note(info.value, "the objective (FunctionObjective)", "fw", 3)
-    assert info.value.result.nit == 3
+    assert info.value.result.nit == 2  # x_2, the last good iterate
 
 
 def test_bcfw_block_oracle_exception_is_named():

@@ -176,17 +176,7 @@ class ChainModel(StructuredModel):
                 f"ChainModel.loss: `y` must have the shape of `y_true` {y_true.shape} "
                 f"(non-empty 1-D), got {y.shape}"
             )
-        self._check_true_labels(y_true.ravel(), "ChainModel.loss: `y_true`")
         return np.count_nonzero(y_true != y) / y_true.size
-
-    def _check_true_labels(self, yt: np.ndarray, what: str) -> None:
-        # a label outside the states never equals a prediction: the error would count
-        # it as a miss where the data is wrong (fit refuses the same labels)
-        if yt.size and (yt.dtype.kind not in "iub" or yt.min() < 0 or yt.max() >= self.n_states):
-            bad = yt[0] if yt.dtype.kind not in "iub" else \
-                int(yt[(yt < 0) | (yt >= self.n_states)][0])
-            raise ValueError(f"{what}: labels must lie in [0, {self.n_states}) (integers), "
-                             f"got {bad!r}")
 
     def decode(self, x: Any, w: np.ndarray) -> np.ndarray:
         """Viterbi labelling ``argmax_y <w, phi(x, y)>`` (ties to the lowest labels)."""
@@ -374,7 +364,6 @@ class ChainModel(StructuredModel):
             raise ShapeError(f"batch_loss: labelling {i} has length {np.size(Y[i])}, its true "
                              f"labelling {lengths[i]} (non-empty)")
         yt = np.concatenate([np.asarray(y).ravel() for y in Y_true])
-        self._check_true_labels(yt, "ChainModel.batch_loss: `Y_true`")
         yp = np.concatenate([np.asarray(y).ravel() for y in Y])
         off = np.concatenate(([0], np.cumsum(lengths)[:-1]))
         return np.add.reduceat((yt != yp).astype(float), off) / lengths
