@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe._random import as_generator
 from frankwolfe.errors import ShapeError
 
@@ -138,7 +139,7 @@ def matching_model(n_features: int, n_landmarks: int) -> MatchingModel:
     Each wrong landmark costs ``recall_cost + precision_cost = 1 / n_landmarks``,
     so the loss of a matching is the fraction of mismatched landmarks.
     """
-    if int(n_landmarks) != n_landmarks or n_landmarks < 1:
+    if not is_whole(n_landmarks, 1):
         raise ValueError(f"matching_model: `n_landmarks` must be a positive integer, "
                          f"got {n_landmarks!r}")
     c = 0.5 / n_landmarks

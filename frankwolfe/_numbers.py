@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["is_real", "is_whole"]
+__all__ = ["is_real", "is_whole", "check_flag"]
 
 
 def is_real(value: Any) -> bool:
@@ -27,3 +27,14 @@ def is_whole(value: Any, least: int = 0) -> bool:
         return False
     f = float(value)
     return math.isfinite(f) and f >= least and f == int(f)
+
+
+def check_flag(value: Any, name: str, optional: bool = False) -> bool | None:
+    """``value`` as a bool, or a ``TypeError`` naming ``name`` unless it is one (numpy's
+    too; ``None`` where ``optional``): ``"no"`` is true to ``bool()``."""
+    if optional and value is None:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        extra = ", or None" if optional else ""
+        raise TypeError(f"`{name}` must be True or False{extra}, got {value!r}")
+    return bool(value)

@@ -294,6 +294,9 @@ class Monitor:
         self._append_row = self.history.row_appender()
         self._row_extra: tuple[str, ...] = ()
         self.dual_bound = -np.inf
+        #: whether ``fun - gap`` bounds the optimum (a convex objective): else the result
+        #: reports no dual bound
+        self.bounds = True
         self.last_gap = np.inf
         self._t0 = time.perf_counter()
         self._bar = None
@@ -459,7 +462,7 @@ class Monitor:
             message = self.message(status, nit, gap)
         if self.print_every:
             print(f"{self.method}: {status}: {message}", file=sys.stdout)
-        dual = self.dual_bound
+        dual = self.dual_bound if self.bounds else -np.inf
         best_gap = min(gap, fun - dual) if np.isfinite(dual) and np.isfinite(fun) else gap
         return Result(
             x=x, fun=fun, gap=gap,

@@ -253,3 +253,70 @@ def test_less_used_methods_name_their_bad_arguments():
         with pytest.raises(ValueError, match=rf"`resum_every` must be a positive integer, "
                                              rf"got {bad!r}"):
             fw.blended_conditional_gradient(f, fw.ProbabilitySimplex(dim=4), resum_every=bad)
+
+
+def test_a_non_convex_objective_reports_no_dual_bound():
+    """f - gap bounds f* only for convex f: minimizing a concave function over the
+    simplex, the reported bound -4.62 lay above f* = -4.95 (the vertex found)."""
+    q = np.array([0.9, -2.0, 0.3])
+    f = FunctionObjective(lambda x: float(-0.5 * np.sum((x - q) ** 2)), lambda x: -(x - q),
+                          convex=False)
+    res = frank_wolfe(f, ProbabilitySimplex(dim=3), x0=np.full(3, 1 / 3),
+                      step_size="nonconvex", max_iter=200)
+    f_star = min(-0.5 * float(np.sum((e - q) ** 2)) for e in np.eye(3))
+    assert res.dual_bound == -np.inf
+    assert res.best_gap == (res.gap if res.gap > 0 else 0.0)
+    assert res.fun >= f_star - 1e-12
+
+
+def test_starts_and_flags_that_numpy_or_bool_would_take_are_named():
+    f = quad(np.array([0.2, 0.5, 0.3]))
+    dom = fw.ProductDomain([ProbabilitySimplex(dim=2), L1Ball(1.0, dim=1)])
+    with pytest.raises(ValueError, match="x0 must be an array of numbers .*got list"):
+        frank_wolfe(f, dom, [np.array([1.0, 0.0]), np.zeros(1)])
+    with pytest.raises(ValueError, match="x0 must be real, got complex"):
+        frank_wolfe(f, ProbabilitySimplex(dim=3), np.array([1.0, 0, 0], dtype=complex))
+    import scipy.sparse as sp
+
+    res = frank_wolfe(f, ProbabilitySimplex(dim=3), sp.coo_array(np.array([1.0, 0.0, 0.0])),
+                      tol=1e-10)
+    assert np.allclose(res.x, [0.2, 0.5, 0.3], rtol=0, atol=1e-6)  # the projection
+    with pytest.raises(TypeError, match="`blended` must be True or False, got 'no'"):
+        fw.pairwise_frank_wolfe(f, ProbabilitySimplex(dim=3), blended="no")
+    prod = fw.ProductDomain([ProbabilitySimplex(dim=2), ProbabilitySimplex(dim=1)])
+    for name in ("compiled", "cache"):
+        with pytest.raises(TypeError, match=rf"`{name}` must be True or False"):
+            fw.block_coordinate_frank_wolfe(f, prod, **{name: "yes"})
+    M = np.arange(12.0).reshape(3, 4)
+    for bad in (-1.0, 0.0, np.nan, "1"):
+        with pytest.raises(ValueError, match=r"`C` \(the curvature constant\) must be a "
+                                             r"finite number > 0"):
+            fw.saddle_point_frank_wolfe(fw.BilinearObjective(M), ProbabilitySimplex(dim=3),
+                                        ProbabilitySimplex(dim=4), step_size="curvature",
+                                        C=bad)
+
+
+def test_an_oracle_answering_nan_at_the_start_is_named():
+    class NanLMO(LMO):
+        shape = (5,)
+
+        def extreme_point(self, g):
+            s = np.zeros(g.shape)
+            s[0] = np.nan
+            return s
+
+    f = FunctionObjective(lambda x: 0.5 * float(x @ x), lambda x: x, shape=5)
+    with pytest.raises(OracleError, match="NanLMO.*starting vertex with NaN or inf"):
+        frank_wolfe(f, NanLMO(), max_iter=20)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan, 2.5, True])
+def test_model_sizes_that_are_not_whole_numbers_are_named(bad):
+    from frankwolfe.applications.structured_svm import ChainModel, MulticlassModel
+
+    with pytest.raises(ValueError, match="`n_states` must be a positive integer"):
+        ChainModel(bad, 3)
+    with pytest.raises(ValueError, match="`n_features` must be"):
+        ChainModel(3, bad)
+    with pytest.raises(ValueError, match="`n_features` must be an integer >= 1"):
+        MulticlassModel(3, bad)

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
+from frankwolfe._numbers import is_whole
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
@@ -70,7 +71,7 @@ class SSVMDualObjective(Objective):
 
     def __init__(self, lam: float, d: int) -> None:
         self.lam = check_lam(lam, "SSVMDualObjective")
-        if int(d) != d or d < 1:
+        if not is_whole(d, 1):
             raise ValueError(f"SSVMDualObjective: `d` must be a positive integer, got {d!r}")
         self.d = int(d)
         self.shape = (self.d + 1,)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_real, is_whole
+from .._numbers import check_flag, is_real, is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -41,8 +41,7 @@ def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
 
 def lazy_options(lazy: Any, lazy_tolerance: Any) -> tuple[bool, float]:
     """Validate ``lazy`` and ``lazy_tolerance`` (the factor ``K >= 1`` of the lazy test)."""
-    if not isinstance(lazy, (bool, np.bool_)):
-        raise TypeError(f"`lazy` must be True or False, got {lazy!r}")
+    check_flag(lazy, "lazy")
     if not (isinstance(lazy_tolerance, (int, float, np.floating)) and np.isfinite(lazy_tolerance)
             and lazy_tolerance >= 1):
         raise ValueError(f"`lazy_tolerance` must be a finite number >= 1, got {lazy_tolerance!r}")

@@ -6,6 +6,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import check_flag
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
@@ -162,8 +163,7 @@ def decomposition_invariant_conditional_gradient(
     """
     options = RunOptions(**run)  # @solver passes every run keyword
     lazy, lazy_tolerance = lazy_options(lazy, lazy_tolerance)
-    if not isinstance(blended, (bool, np.bool_)):
-        raise TypeError(f"`blended` must be True or False, got {blended!r}")
+    check_flag(blended, "blended")
     if lazy and not blended:
         raise ValueError("lazy=True needs blended=True: plain DICG calls the oracle every step")
     variant = _DICG(bool(blended), lazy, lazy_tolerance)

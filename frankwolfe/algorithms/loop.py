@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
+from scipy.sparse import issparse
 
 from ..atoms import Atom
 from ..direction import Direction
@@ -106,9 +107,25 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
                 "knows the dimension; pass x0 or give the LMO a `dim`/`shape`"
             )
         vertex = lmo.initial_point(shape)
-        return np.array(vertex.to_dense(), dtype=float, order="C"), vertex
+        x = np.array(vertex.to_dense(), dtype=float, order="C")
+        if not np.all(np.isfinite(x)):
+            raise OracleError(f"{lmo!r} answered a starting vertex with NaN or inf entries "
+                              "(its initial_point, one oracle call)")
+        return x, vertex
     atom = x0 if isinstance(x0, Atom) else None
-    x = np.array(x0.to_dense() if atom is not None else x0, dtype=float, order="C")
+    if atom is not None:
+        x0 = x0.to_dense()
+    elif issparse(x0):
+        x0 = x0.toarray()
+    try:
+        raw = np.asarray(x0)
+        x = None if raw.dtype.kind == "c" else np.array(raw, dtype=float, order="C")
+    except (TypeError, ValueError) as err:  # numpy's message names no argument
+        raise ValueError(f"x0 must be an array of numbers (one array of the domain's shape, "
+                         f"also for a ProductDomain), an Atom or an ActiveSet; got "
+                         f"{type(x0).__name__} ({err})") from None
+    if x is None:
+        raise ValueError("x0 must be real, got complex values")
     if not np.all(np.isfinite(x)):
         raise ValueError("x0 contains NaN or inf")
     for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
@@ -355,4 +372,6 @@ def run_frank_wolfe(
     rule.reset()
     variant.n_oracle_calls = 0
     variant.start(tracker, x0_atom, domain)
+    # f - gap bounds f* below only for convex f
+    monitor.bounds = bool(getattr(objective, "convex", True))
     return drive(_SingleDomainEngine(objective, domain, variant, tracker, rule), monitor)

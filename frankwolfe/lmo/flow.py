@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .._numbers import is_real
+from .._numbers import is_real, is_whole
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
 from .base import LMO
@@ -338,7 +338,7 @@ class FlowPolytope(LMO):
             top = int(arr.max(initial=-1)) + 1
             if n_nodes is None:
                 n_nodes = top
-            elif isinstance(n_nodes, bool) or int(n_nodes) != n_nodes or n_nodes < top:
+            elif not is_whole(n_nodes, top):
                 raise ValueError(
                     f"FlowPolytope: `n_nodes` must be an integer >= {top} (largest node index "
                     f"+ 1), got {n_nodes!r}"

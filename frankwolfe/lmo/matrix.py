@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import is_whole
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
@@ -39,7 +40,7 @@ def _check_positive(cls: str, name: str, value: float) -> float:
 
 
 def _check_dim(cls: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or int(value) != value or value < 1:
+    if not is_whole(value, 1):
         raise ValueError(f"{cls}: `{name}` must be a positive integer, got {value!r}")
     return int(value)
 

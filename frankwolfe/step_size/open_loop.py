@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._numbers import is_whole
 from .base import StepSize, _slack
 
 __all__ = ["OpenLoop", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic"]
@@ -143,7 +144,7 @@ class Monotonic(OpenLoop):
                             f"LogAgnostic, NonConvexAgnostic), got {rule!r}")
         if isinstance(rule, Monotonic):
             raise TypeError("Monotonic: `rule` is already monotonic")
-        if isinstance(max_halvings, bool) or int(max_halvings) != max_halvings or max_halvings < 1:
+        if not is_whole(max_halvings, 1):
             raise ValueError(f"Monotonic: `max_halvings` must be a positive integer, "
                              f"got {max_halvings!r}")
         self.rule: OpenLoop = Agnostic() if rule is None else rule

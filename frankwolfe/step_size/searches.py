@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._numbers import is_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
@@ -272,7 +273,7 @@ class Secant(StepSize):
     def __init__(self, tol: float = 1e-8, max_iter: int = 50) -> None:
         if not (np.isfinite(tol) and 0 < tol < 1):
             raise ValueError(f"Secant: `tol` must be in (0, 1), got {tol!r}")
-        if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 1:
+        if not is_whole(max_iter, 1):
             raise ValueError(f"Secant: `max_iter` must be a positive integer, got {max_iter!r}")
         self.tol = float(tol)
         self.max_iter = int(max_iter)

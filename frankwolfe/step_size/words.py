@@ -3,11 +3,13 @@ default (:func:`make_step_size`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import numpy as np
 
+from .._numbers import is_real
 from ..objectives.base import Objective, Tracker
 from ..objectives.saddle import SaddleObjective
 from .base import StepSize
@@ -218,6 +220,8 @@ def _block_rule(spec: str | StepSize | None, objective: Objective,
 
 def _saddle_rule(spec: str | StepSize | None, objective: SaddleObjective, C: float | None,
                  nu: float, domains: tuple[LMO, LMO]) -> StepSize:
+    if C is not None and not (is_real(C) and math.isfinite(C) and C > 0):
+        raise ValueError(f"`C` (the curvature constant) must be a finite number > 0, got {C!r}")
     curvature = C if C is not None else objective.curvature_constant(*domains)
     if curvature is not None and not curvature > 0:
         curvature = None  # a zero constant (a pure bilinear game) sets no step length

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
+
 __all__ = ["check_counts", "check_number", "paint_blocks"]
 
 
@@ -15,7 +17,7 @@ def check_counts(where: str, counts: Iterable[tuple[str, Any, int]]) -> None:
     """Each ``(name, value, lo)``: an integer (not a bool) ``>= lo``, or a ValueError
     naming ``where``, the argument and the value."""
     for name, v, lo in counts:
-        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+        if not is_whole(v, lo):
             raise ValueError(f"{where}: `{name}` must be an integer >= {lo}, got {v!r}")
 
 

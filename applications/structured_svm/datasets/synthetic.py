@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe._random import as_generator
 
 __all__ = ["make_chain"]
@@ -55,7 +56,7 @@ def make_chain(
     """
     for name, v, lo in (("n_samples", n_samples, 1), ("n_states", n_states, 1),
                         ("n_features", n_features, 1)):
-        if int(v) != v or v < lo:
+        if not is_whole(v, lo):
             raise ValueError(f"make_chain: `{name}` must be an integer >= {lo}, got {v!r}")
     lo_len, hi_len = length
     if not 1 <= lo_len <= hi_len:
@@ -63,7 +64,7 @@ def make_chain(
                          f"got {length!r}")
     if not noise >= 0:
         raise ValueError(f"make_chain: `noise` must be >= 0, got {noise!r}")
-    if n_templates is not None and (int(n_templates) != n_templates or n_templates < 1):
+    if n_templates is not None and (not is_whole(n_templates, 1)):
         raise ValueError("make_chain: `n_templates` must be a positive integer, "
                          f"got {n_templates!r}")
     rng = as_generator(random_state)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -46,7 +47,7 @@ class MatchingModel(StructuredModel):
     def __init__(self, n_features: int, precision_cost: float = 1.0, recall_cost: float = 1.0,
                  perfect: bool = False) -> None:
         if isinstance(n_features, bool) or np.ndim(n_features) != 0 \
-                or int(n_features) != n_features or n_features < 1:
+                or not is_whole(n_features, 1):
             raise ValueError("MatchingModel: `n_features` must be a positive integer, "
                              f"got {n_features!r}")
         for name, c in (("precision_cost", precision_cost), ("recall_cost", recall_cost)):

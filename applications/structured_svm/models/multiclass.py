@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -33,7 +34,7 @@ class MulticlassModel(StructuredModel):
 
     def __init__(self, n_classes: int, n_features: int) -> None:
         for name, v, lo in (("n_classes", n_classes, 2), ("n_features", n_features, 1)):
-            if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+            if not is_whole(v, lo):
                 raise ValueError(f"MulticlassModel: `{name}` must be an integer >= {lo}, got {v!r}")
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)

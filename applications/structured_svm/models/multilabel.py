@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -38,7 +39,7 @@ _STRUCTURES = ("independent", "full")
 
 
 def _count(v: Any, name: str, lo: int) -> int:
-    if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+    if not is_whole(v, lo):
         raise ValueError(f"MultiLabelModel: `{name}` must be an integer >= {lo}, got {v!r}")
     return int(v)
 

@@ -8,7 +8,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ..._numbers import is_whole
+from ..._numbers import check_flag, is_whole
 from ..._random import as_generator
 from ...lmo.product import ProductDomain
 from ...objectives.base import Objective
@@ -324,6 +324,8 @@ def block_coordinate_frank_wolfe(
             f"domain must be a ProductDomain (blocks with their own oracles), got "
             f"{type(domain).__name__}; wrap a single domain as ProductDomain([lmo])"
         )
+    compiled = check_flag(compiled, "compiled", optional=True)
+    cache = bool(check_flag(cache, "cache"))
     order = make_block_order(block_order, gap_degree)
     step = make_block_step(block_step)
     averaging = _check_choice("averaging", averaging, _AVERAGING)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel
@@ -74,12 +75,12 @@ class ChainModel(StructuredModel):
     """
 
     def __init__(self, n_states: int, n_features: int | Sequence[int]) -> None:
-        if isinstance(n_states, bool) or int(n_states) != n_states or n_states < 1:
+        if not is_whole(n_states, 1):
             raise ValueError(f"ChainModel: `n_states` must be a positive integer, got {n_states!r}")
         self.n_states = int(n_states)
         if np.ndim(n_features) == 0:
             scalar: Any = n_features  # a number (np.ndim says so), however it is typed
-            if int(scalar) != scalar or scalar < 1:
+            if not is_whole(scalar, 1):
                 raise ValueError(
                     f"ChainModel: `n_features` must be a positive integer or a sequence of "
                     f"template sizes, got {n_features!r}"

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from frankwolfe._numbers import is_whole
+
 from .energy import check_energy, is_submodular_binary, labelling_score
 
 __all__ = ["GraphCutResult", "min_cut_binary", "alpha_expansion"]
@@ -222,7 +224,7 @@ def alpha_expansion(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     """
     u, p, e = check_energy(unary, pairwise, edges, "alpha_expansion")
     n, K = u.shape
-    if int(max_sweeps) != max_sweeps or max_sweeps < 1:
+    if not is_whole(max_sweeps, 1):
         raise ValueError(f"alpha_expansion: `max_sweeps` must be an integer >= 1, "
                          f"got {max_sweeps!r}")
     if K == 2 and is_submodular_binary(p):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
+
 __all__ = ["grid_edges", "GRID_DIRECTIONS"]
 
 #: the ``(d_row, d_col)`` offset of each direction id that :func:`grid_edges` returns
@@ -24,7 +26,7 @@ def grid_edges(height: int, width: int, neighborhood: int = 4
     directions : ndarray of int64, shape (n_edges,)
     """
     for name, v in (("height", height), ("width", width)):
-        if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < 1:
+        if not is_whole(v, 1):
             raise ValueError(f"grid_edges: `{name}` must be an integer >= 1, got {v!r}")
     if neighborhood not in (4, 8):
         raise ValueError(f"grid_edges: `neighborhood` must be 4 or 8, got {neighborhood!r}")

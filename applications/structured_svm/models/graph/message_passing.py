@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from frankwolfe._numbers import is_whole
+
 from .energy import check_energy
 
 __all__ = ["MessagePassingResult", "trws", "max_product", "trws_reparametrized"]
@@ -253,7 +255,7 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
 def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
          n_iter: int, tol: float, where: str, msg: np.ndarray | None = None
          ) -> MessagePassingResult:
-    if int(n_iter) != n_iter or n_iter < 1:
+    if not is_whole(n_iter, 1):
         raise ValueError(f"{where}: `n_iter` must be an integer >= 1, got {n_iter!r}")
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")

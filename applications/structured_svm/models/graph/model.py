@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
@@ -38,7 +39,7 @@ __all__ = ["GraphCRF", "EdgeFeatureGraphCRF"]
 
 
 def _check_count(v: Any, name: str, lo: int, where: str) -> int:
-    if isinstance(v, bool) or np.ndim(v) != 0 or int(v) != v or v < lo:
+    if not is_whole(v, lo):
         raise ValueError(f"{where}: `{name}` must be an integer >= {lo}, got {v!r}")
     return int(v)
 
