@@ -69,6 +69,9 @@ def test_bad_user_order_gets_a_clear_error():
     f, dom, _ = projection_problem()
     with pytest.raises(ValueError, match=r"Cyclic.pass_order must return .* in \[0, 12\)"):
         block_coordinate_frank_wolfe(f, dom, block_order=Cyclic([0, 12]), compiled=False)
+    # an empty pass: the run spent max_iter passes on no step at all
+    with pytest.raises(ValueError, match=r"Cyclic.pass_order must return a non-empty"):
+        block_coordinate_frank_wolfe(f, dom, block_order=Cyclic(np.zeros(0, dtype=int)))
 
 
 def test_gap_sampling_tree_is_shared_and_proportional():

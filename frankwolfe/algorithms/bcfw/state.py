@@ -130,11 +130,12 @@ class BlockState:
         if order is None:
             return None
         order = np.asarray(order)
-        if order.ndim != 1 or order.dtype.kind not in "iu" or (
-                order.size and not (0 <= order.min() and order.max() < self.n)):
+        # an empty pass moves nothing: the run would spend its budget on no step at all
+        if order.ndim != 1 or order.dtype.kind not in "iu" or order.size == 0 or not (
+                0 <= order.min() and order.max() < self.n):
             raise ValueError(
-                f"{type(self.order).__name__}.pass_order must return a 1-d integer array "
-                f"of block indices in [0, {self.n}), got {order!r:.80}")
+                f"{type(self.order).__name__}.pass_order must return a non-empty 1-d integer "
+                f"array of block indices in [0, {self.n}), got {order!r:.80}")
         return order.astype(np.int64, copy=False)
 
     def block_iterates(self) -> list[np.ndarray] | None:
