@@ -356,14 +356,16 @@ class StructuredSVM(BaseEstimator):
             check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
             Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
         lam = self._check(len(X))
-        warm = self.warm_start and hasattr(self, "w_")
-        if warm and np.shape(self.w_) != (int(self.model.size_joint_feature),):
+        previous: np.ndarray | None = getattr(self, "w_", None)
+        warm = self.warm_start and previous is not None
+        size = 0 if previous is None else previous.size
+        if warm and size != int(self.model.size_joint_feature):
             # set_params(model=...) since: the old state has another dimension
             warnings.warn(f"StructuredSVM: warm_start=True, but the previous fit's weights "
-                          f"have {np.size(self.w_)} entries and this model's "
+                          f"have {size} entries and this model's "
                           f"{int(self.model.size_joint_feature)} (the model changed): this "
                           "fit starts cold", UserWarning, stacklevel=2)
-            self._state, self._fw_x = None, None
+            self._forget_state()
             warm = False
         # the data's digest (a pass over every example): asked for a warm start, and for
         # the state a fit leaves (bcfw, fw), not for the other solvers
@@ -586,6 +588,11 @@ class StructuredSVM(BaseEstimator):
         self._fw_x = state.get("fw")
         self._warm_data = state.get("data")
 
+    def _forget_state(self) -> None:
+        """No dual state for the next fit: it starts cold."""
+        self._state = None
+        self._fw_x = None
+
     def _drop_foreign_state(self) -> None:
         """Forget a dual state computed on other training data than this fit's (its dual
         value bounds nothing here, so its gaps would certify nothing): a cold start."""
@@ -593,7 +600,7 @@ class StructuredSVM(BaseEstimator):
             getattr(self, "_fw_x", None) is not None
         if not held or getattr(self, "_warm_data", None) == self._data_key:
             return
-        self._state, self._fw_x = None, None
+        self._forget_state()
         warnings.warn("StructuredSVM: warm_start=True, but these training data differ from "
                       "the ones the previous fit's dual state belongs to; that state does "
                       "not carry over to other examples, so this fit starts from the true "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.sparse import issparse
@@ -116,15 +116,16 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     if atom is not None:
         x0 = x0.to_dense()
     elif issparse(x0):
-        x0 = x0.toarray()
+        x0 = cast(Any, x0).toarray()
     try:
         raw = np.asarray(x0)
-        x = None if raw.dtype.kind == "c" else np.array(raw, dtype=float, order="C")
+        complex_ = raw.dtype.kind == "c"
+        x = raw if complex_ else np.array(raw, dtype=float, order="C")
     except (TypeError, ValueError) as err:  # numpy's message names no argument
         raise ValueError(f"x0 must be an array of numbers (one array of the domain's shape, "
                          f"also for a ProductDomain), an Atom or an ActiveSet; got "
                          f"{type(x0).__name__} ({err})") from None
-    if x is None:
+    if complex_:
         raise ValueError("x0 must be real, got complex values")
     if not np.all(np.isfinite(x)):
         raise ValueError("x0 contains NaN or inf")
