@@ -69,6 +69,9 @@ def test_max_passes_counts_max_oracle_calls(solver, max_passes, uncounted_evalua
     assert _Counted.calls == max_passes * n
     assert svm.history_["effective_passes"][-1] == max_passes
     assert svm.history_["oracle_calls"][-1] == max_passes * n
+    # the result counts them too (batch FW and the cutting plane counted the core's calls:
+    # one per pass, or one per block)
+    assert svm.result_.n_oracle_calls == max_passes * n
 
 
 def test_max_passes_with_the_oracle_cache_is_an_upper_bound(uncounted_evaluations):

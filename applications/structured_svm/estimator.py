@@ -437,6 +437,9 @@ class StructuredSVM(BaseEstimator):
                 self.result_ = err.result
                 self.w_ = np.array(run.point(err.result.x, err.result.fun, err.result.extra)[0])
             raise
+        # in max-oracle calls, as the max_passes budget counts them (batch FW's domain
+        # answers one call of the core with n of them; the cutting plane's counts blocks)
+        res.n_oracle_calls = run.calls_end(res)
         self.result_ = res
         w, dual = run.point(res.x, res.fun, res.extra)
         self.w_ = np.array(w)
@@ -446,7 +449,7 @@ class StructuredSVM(BaseEstimator):
         at = run.passes(res.nit)
         p: float = res.nit / run.cycle if at is None else at
         if p != last[0]:
-            calls = run.calls_end(res)
+            calls = res.n_oracle_calls
             self._evaluate(p, calls / n, calls, res.time - self._eval_time, self.w_, dual,
                            res.extra.get("rounds", res.extra.get("n_block_steps", np.nan)))
             if run.after_evaluation is not None:
