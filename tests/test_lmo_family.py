@@ -503,6 +503,17 @@ def test_violations_are_inf_for_non_finite_points():
         assert lmo.violation(x) == np.inf, lmo
 
 
+def test_a_point_of_another_size_than_the_domain_is_named():
+    # L1Ball(dim=3).violation of 5 entries answered 0.0 (inside), Box raised ShapeError
+    for lmo in (fw.L1Ball(1.0, dim=3), fw.L2Ball(1.0, dim=3), fw.LpBall(3.0, 1.0, dim=3),
+                fw.LinfBall(1.0, dim=3), fw.ProbabilitySimplex(dim=3),
+                fw.UnitSimplex(dim=3), fw.Box(np.zeros(3), np.ones(3))):
+        with pytest.raises(fw.ShapeError, match="has 5 entries, expected 3"):
+            lmo.violation(np.full(5, 0.1))
+        assert not lmo.is_feasible(np.full(5, 0.1))
+        assert lmo.violation(np.array([0.2, 0.3, 0.5])) == 0.0
+
+
 @pytest.mark.parametrize("make", [
     lambda: KNormBall(3, 2.0, dim=7), lambda: OrderedWeightedL1Ball(np.linspace(3, 1, 7), 2.0),
     lambda: GroupL1Ball([[0, 1, 2], [3], [4, 5, 6]], 2.0),

@@ -216,6 +216,15 @@ class LMO(ABC):
                 f"{self!r} returned a point outside its domain (violation {v:.3g} > {_DEBUG_TOL:g})"
             )
 
+    def _point(self, x: Any) -> np.ndarray:
+        """``x`` as a float array for :meth:`violation`; a ``ShapeError`` when the domain
+        has a shape and ``x`` another number of entries (it is no point of the domain)."""
+        a = np.asarray(x, dtype=float)
+        if self.shape is not None and a.size != math.prod(self.shape):
+            raise ShapeError(f"{self!r}.violation: `x` has {a.size} entries, expected "
+                             f"{math.prod(self.shape)} (shape {tuple(self.shape)})")
+        return a
+
     def violation(self, x: np.ndarray) -> float:
         """How far ``x`` lies outside the domain, relative to its size (0 inside).
 

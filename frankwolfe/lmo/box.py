@@ -327,7 +327,7 @@ class LinfBall(Box):
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_inf - radius) / radius`` (``inf`` for non-finite ``x``)."""
-        m = float(np.max(np.abs(np.asarray(x, dtype=float)), initial=0.0))
+        m = float(np.max(np.abs(self._point(x)), initial=0.0))
         if not np.isfinite(m):
             return float("inf")
         return max(0.0, m - self.radius) / self.radius

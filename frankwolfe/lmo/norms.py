@@ -116,7 +116,7 @@ class L1Ball(SubsetOracle, LMO):
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_1 - radius) / radius`` (``inf`` for non-finite ``x``)."""
-        n1 = float(np.abs(np.asarray(x, dtype=float)).sum())
+        n1 = float(np.abs(self._point(x)).sum())
         if not np.isfinite(n1):
             return float("inf")
         return max(0.0, n1 - self.radius) / self.radius
@@ -172,7 +172,7 @@ class L2Ball(LMO):
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_2 - radius) / radius`` (``inf`` for non-finite ``x``)."""
-        return max(0.0, _lp_norm(x, 2.0) - self.radius) / self.radius
+        return max(0.0, _lp_norm(self._point(x), 2.0) - self.radius) / self.radius
 
     def _repr_params(self) -> dict[str, Any]:
         return repr_with_dim(self, {"radius": self.radius})
@@ -269,7 +269,7 @@ class LpBall(LMO):
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_p - radius) / radius`` (``inf`` for non-finite ``x``)."""
-        return max(0.0, _lp_norm(x, self.p) - self.radius) / self.radius
+        return max(0.0, _lp_norm(self._point(x), self.p) - self.radius) / self.radius
 
     def _repr_params(self) -> dict[str, Any]:
         return repr_with_dim(self, {"p": self.p, "radius": self.radius})

@@ -93,7 +93,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
 
         ``inf`` when ``x`` has a non-finite entry.
         """
-        x = np.asarray(x, dtype=float)
+        x = self._point(x)
         total = float(x.sum())
         if not np.isfinite(total):  # a nan would otherwise slip through max()
             return float("inf")
@@ -182,7 +182,7 @@ class UnitSimplex(SubsetOracle, LMO):
 
         ``inf`` when ``x`` has a non-finite entry.
         """
-        x = np.asarray(x, dtype=float)
+        x = self._point(x)
         total = float(x.sum())
         if not np.isfinite(total):
             return float("inf")
