@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numbers import is_real, is_whole
+from ._numbers import check_flag, is_real, is_whole
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
@@ -267,6 +267,7 @@ class Monitor:
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
         if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
             raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
+        check_flag(progress, "progress")
         if not (isinstance(verbose, (bool, np.bool_)) or (
                 isinstance(verbose, (int, np.integer)) and verbose >= 0)):
             raise ValueError(f"verbose must be a bool or a non-negative integer (the "
@@ -294,6 +295,7 @@ class Monitor:
         self._append_row = self.history.row_appender()
         self._row_extra: tuple[str, ...] = ()
         self.dual_bound = -np.inf
+        self._printed: tuple[int, float, float] | None = None  # the last row printed
         #: whether ``fun - gap`` bounds the optimum (a convex objective): else the result
         #: reports no dual bound
         self.bounds = True
@@ -373,7 +375,11 @@ class Monitor:
                 self._append_row((k, t, fun, gap, step_size))
             self._last_recorded = k
         if self.print_every and (k % self.print_every == 0 or force or
-                                 time.perf_counter() - self._last_print >= _PRINT_SECONDS):
+                                 time.perf_counter() - self._last_print >= _PRINT_SECONDS) \
+                and (k, fun, gap) != self._printed:
+            # the closing row of a run repeats its last iteration's, unless the closing
+            # certificate changed it
+            self._printed = (k, fun, gap)
             self._print_row(k, fun, gap, step_size, extra)
         if self._bar is not None:
             self._bar.n = min(k, self.max_iter)
@@ -458,6 +464,10 @@ class Monitor:
             self._bar.close()
         if self._close_echo is not None:
             self._close_echo()
+        if gap < 0.0:
+            # rounding (a gap is >= 0; the loop refuses an exact oracle's below it by more):
+            # the result's gap >= 0 and best_gap <= gap, as documented
+            gap = 0.0
         if message is None:
             message = self.message(status, nit, gap)
         if self.print_every:

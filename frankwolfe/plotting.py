@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ _LABELS = {
 
 
 def plot_convergence(
-    results: Result | Mapping[str, Result],
+    results: Result | Mapping[str, Result] | Sequence[Result],
     x: str = "iteration",
     y: str = "gap",
     f_star: float | None = None,
@@ -32,8 +33,8 @@ def plot_convergence(
 
     Parameters
     ----------
-    results : Result or mapping of label -> Result
-        The runs to draw.
+    results : Result, mapping of label -> Result, or sequence of Result
+        The runs to draw (a sequence is labelled by the methods' names).
     x : str, default "iteration"
         A history column for the horizontal axis (``"iteration"``, ``"time"``, ...).
     y : str, default "gap"
@@ -54,7 +55,18 @@ def plot_convergence(
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(
             "plot_convergence needs matplotlib: pip install 'frankwolfe[plot]'") from exc
-    runs = {results.method: results} if isinstance(results, Result) else dict(results)
+    if isinstance(results, Result):
+        runs = {results.method: results}
+    elif isinstance(results, Mapping):
+        runs = dict(results)
+    elif isinstance(results, (list, tuple)) and all(isinstance(r, Result) for r in results):
+        # a sequence: labelled by method, numbered where methods repeat
+        names = [r.method for r in results]
+        runs = {(n if names.count(n) == 1 else f"{n} ({i})"): r
+                for i, (n, r) in enumerate(zip(names, results))}
+    else:
+        raise TypeError(f"plot_convergence: `results` must be a Result, a mapping of label -> "
+                        f"Result or a list of Results, got {type(results).__name__}")
     if not runs:
         raise ValueError("plot_convergence: no results to plot")
     if y == "primal_gap" and f_star is None:
@@ -69,6 +81,11 @@ def plot_convergence(
         ys = res.history["fun"] - f_star if y == "primal_gap" else res.history[y]
         ys = np.asarray(ys, dtype=float)
         keep = np.isfinite(ys) & (ys > 0)
+        if ys.size and not keep.any():
+            warnings.warn(f"plot_convergence: no positive finite {y!r} values in {label!r} "
+                          "to draw on a log scale (for values of any sign, plot the "
+                          "history's columns yourself, or y='primal_gap')", UserWarning,
+                          stacklevel=2)
         ax.semilogy(np.asarray(xs)[keep], ys[keep], label=label)
     ax.set_xlabel(_LABELS.get(x, x))
     ax.set_ylabel(_LABELS.get(y, y))

@@ -83,7 +83,8 @@ def test_x0_defaults_to_a_vertex_and_counts_oracle_calls():
     assert res.status == fw.Status.MAX_ITER
     # a vertex of the simplex: one coordinate is 1
     assert sorted(res.x.tolist()) == [0.0, 0.0, 1.0]
-    assert res.n_oracle_calls == 1 and res.nit == 0 and calls == [0]
+    # the starting vertex's call and the certificate's
+    assert res.n_oracle_calls == 2 and res.nit == 0 and calls == [0]
 
 
 def test_linear_objective_solved_in_one_step():
@@ -248,6 +249,37 @@ def test_plot_convergence_writes_png(tmp_path):
     assert path.stat().st_size > 1000
     with pytest.raises(ValueError, match="no results to plot"):
         plot_convergence({})
+    # a list of results, labelled by method (numbered where one repeats)
+    ax = plot_convergence(list(runs.values()) + [runs["exact"]])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["fw (0)", "fw (1)", "fw (2)"]
+    with pytest.raises(TypeError, match="`results` must be a Result"):
+        plot_convergence("fw")
+    # values a log scale cannot show: said, not an empty plot in silence
+    neg = frank_wolfe(fw.QuadraticObjective(np.eye(3), -np.array([0.8, 0.6, -0.2])),
+                      fw.ProbabilitySimplex(), max_iter=5)
+    with pytest.warns(UserWarning, match="no positive finite 'fun' values"):
+        plot_convergence(neg, y="fun")
+
+
+def test_verbose_prints_each_row_once_and_gaps_are_not_negative(capsys):
+    # the closing row repeated the last iteration's; rounding gave a gap of -2.8e-17,
+    # above best_gap = 0
+    f = fw.QuadraticObjective(np.eye(3), -np.array([0.8, 0.6, -0.2]))
+    res = frank_wolfe(f, fw.ProbabilitySimplex(), verbose=True, max_iter=3, tol=0.0)
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+            if line.strip() and line.split()[0].isdigit()]
+    assert len(rows) == len(set(rows))
+    assert 0.0 <= res.best_gap <= res.gap
+    # the starting vertex is an oracle call: counted
+    calls = [0]
+
+    class Counted(fw.ProbabilitySimplex):
+        def extreme_point(self, g):
+            calls[0] += 1
+            return super().extreme_point(g)
+
+    res = frank_wolfe(f, Counted(), max_iter=7, tol=0.0)
+    assert res.n_oracle_calls == calls[0]
 
 
 class _ConstantStep(fw.StepSize):

@@ -102,7 +102,8 @@ def test_stop_between_certificates_is_certified():
     assert res.nit == 33 and np.isfinite(res.gap)
     g = f.gradient(res.x)
     np.testing.assert_allclose(res.gap, g @ res.x - g.min(), rtol=1e-9, atol=1e-12)
-    assert res.extra["n_full_oracle_calls"] == 1 + 1  # iteration 0 and the final certificate
+    # the starting vertex, iteration 0 and the final certificate
+    assert res.extra["n_full_oracle_calls"] == 1 + 1 + 1
 
 
 @pytest.mark.parametrize("lmo_cls", [ProbabilitySimplex, UnitSimplex])

@@ -16,6 +16,7 @@ import numpy as np
 import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
 from frankwolfe._finite import check_finite
+from frankwolfe._numbers import check_flag
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 from frankwolfe.lmo._checks import check_radius
@@ -260,6 +261,7 @@ def lasso_path(
     LassoPath
     """
     A, b = _check_problem(A, b)
+    check_flag(warm, "warm")
     radii = np.asarray(radii, dtype=float).reshape(-1)
     if radii.size == 0:
         raise ValueError("`radii` is empty")

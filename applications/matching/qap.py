@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_real, is_whole
+from frankwolfe._numbers import check_flag, is_real, is_whole
 from frankwolfe._random import as_generator
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
@@ -298,6 +298,7 @@ def solve_qap(
         raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
     if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
         raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
+    check_flag(project_iterates, "project_iterates")
     if time_limit is not None and math.isinf(time_limit):
         # no limit: the tabu search that "auto" picks for a time limit would have neither
         # a deadline nor an iteration budget, and never returned

@@ -371,7 +371,8 @@ def run_frank_wolfe(
     tracker = objective.tracker(x)
     rule = make_step_size(step_size, tracker)
     rule.reset()
-    variant.n_oracle_calls = 0
+    # the starting vertex (no x0) is the oracle's answer to one direction
+    variant.n_oracle_calls = 1 if x0 is None else 0
     variant.start(tracker, x0_atom, domain)
     # f - gap bounds f* below only for convex f
     monitor.bounds = bool(getattr(objective, "convex", True))

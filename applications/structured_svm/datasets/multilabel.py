@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import check_flag
 from frankwolfe._random import as_generator
 
 from ._synthetic_checks import check_counts, check_number
@@ -61,6 +62,7 @@ def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10
     check_counts(where, (("n_samples", n_samples, 1), ("n_labels", n_labels, 1),
                          ("n_features", n_features, 1)))
     check_number(where, "noise", noise)
+    check_flag(return_edges, "return_edges")
     if not (np.ndim(offset) == 0 and np.isfinite(offset)):
         raise ValueError(f"make_multilabel_tree: `offset` must be a finite number, got "
                          f"{offset!r}")

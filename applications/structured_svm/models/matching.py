@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_flag, is_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -56,7 +56,7 @@ class MatchingModel(StructuredModel):
         self.n_features = int(n_features)
         self.precision_cost = float(precision_cost)
         self.recall_cost = float(recall_cost)
-        self.perfect = bool(perfect)
+        self.perfect = bool(check_flag(perfect, "perfect"))
         self.size_joint_feature = self.n_features
 
     def _check_x(self, x: Any) -> np.ndarray:

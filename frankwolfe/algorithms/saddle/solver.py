@@ -9,6 +9,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from ..._numbers import check_flag
 from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...errors import ShapeError
@@ -227,6 +228,8 @@ def saddle_point_frank_wolfe(
     domain_x.check_feasible(x_start, "`x0`")
     domain_y.check_feasible(y_start, "`y0`")
 
+    away = check_flag(away, "away")
+    corrective = check_flag(corrective, "corrective")
     if corrective:
         if away:
             raise ValueError("`corrective=True` and `away=True` exclude each other: the "

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_flag, is_whole
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
@@ -117,7 +117,7 @@ class GraphCRF(StructuredModel):
                                  f"non-negative numbers, got {class_weight!r}")
             self.class_weight = cw
         self._has_class_weight = class_weight is not None
-        self.directed = bool(directed)
+        self.directed = bool(check_flag(directed, "directed"))
         self.inference_options = dict(inference_options or {})
         check_options(inference, self.inference_options, where)
         self.size_joint_feature = self.n_states * self.n_features + \
