@@ -352,3 +352,31 @@ def test_compiled_pass_equals_python_steps(step_size):
     # f tracked incrementally by the compiled pass equals the evaluated one
     np.testing.assert_allclose(fast.history["fun"], slow.history["fun"], rtol=1e-10)
     assert fast.n_oracle_calls == slow.n_oracle_calls
+
+
+def test_a_pass_that_moved_is_no_zero_step_for_the_stall_check(monkeypatch):
+    """A pass reports its last block step as its step size: a lock-free pass reports the
+    last thread's, 0 on most SSVM passes, and runs still descending ended "stalled" at
+    passes 3268-14511.  A pass whose f changed is not a zero step, whatever its last
+    block step was (here a pass that changes f by -1 and reports a last step of 0)."""
+    from frankwolfe.algorithms.bcfw.python_pass import PythonPass
+
+    def moved(self, order, budget):
+        self.steps.state.last_gamma = 0.0
+        return -1.0
+
+    monkeypatch.setattr(PythonPass, "run", moved)
+    f = QuadraticObjective(np.eye(4), -np.array([0.9, 0.1, 0.3, 0.7]))
+    dom = ProductDomain([ProbabilitySimplex(dim=2), ProbabilitySimplex(dim=2)])
+    res = block_coordinate_frank_wolfe(f, dom, compiled=False, tol=0.0, max_iter=80,
+                                          gap_every=1)
+    assert res.status == "max_iter"
+
+    def still(self, order, budget):
+        self.steps.state.last_gamma = 0.0
+        return 0.0
+
+    monkeypatch.setattr(PythonPass, "run", still)
+    res = block_coordinate_frank_wolfe(f, dom, compiled=False, tol=0.0, max_iter=80,
+                                          gap_every=1)
+    assert res.status == "stalled"

@@ -204,6 +204,11 @@ def test_bad_mini_batch_input(problem):
     with debug(False), pytest.raises(ValueError, match="compiled=True but .* mini-batch rounds"):
         block_coordinate_frank_wolfe(f, dom, batch_size=4, compiled=True)
     assert repr(ThreadExecutor(3)) == "ThreadExecutor(n_jobs=3)"
+    # n_jobs beside an executor was ignored (n_jobs=8 ran on the executor's 2 threads)
+    for n_jobs in (8, 0):
+        with pytest.raises(ValueError, match=r"give `executor` or `n_jobs`, not both"):
+            block_coordinate_frank_wolfe(f, dom, batch_size=4, executor=ThreadExecutor(2),
+                                         n_jobs=n_jobs)
 
 
 def test_structured_svm_batch_size_one_is_serial_and_threads_agree():

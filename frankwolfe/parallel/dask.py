@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_whole
+from .._numbers import is_real, is_whole
 from ..atoms import Atom
 from ..errors import ExecutorError
 from .base import Executor, RowRounds
@@ -245,11 +245,7 @@ class DaskExecutor(Executor, RowRounds):
         self.retries = int(retries)
         self.actors = bool(actors)
         if timeout is not None:
-            try:
-                ok = not isinstance(timeout, bool) and 0 < float(timeout) < math.inf
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
+            if not (is_real(timeout) and 0 < timeout < math.inf):
                 raise ValueError(f"timeout must be a positive number of seconds or None, "
                                  f"got {timeout!r}")
             timeout = float(timeout)

@@ -15,6 +15,11 @@ def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
     """An :class:`Executor` from ``executor`` (an instance, a ``dask.distributed.Client``
     or ``None``) and ``n_jobs`` (threads when ``executor`` is ``None``, counted as
     scikit-learn does: :func:`~.threads.effective_n_jobs`; 1 or ``None``: serial)."""
+    if executor is not None and n_jobs is not None:
+        # the executor holds its own workers: n_jobs would be ignored without a word
+        raise ValueError(f"give `executor` or `n_jobs`, not both (the executor's workers run "
+                         f"the round), got executor={type(executor).__name__} and "
+                         f"n_jobs={n_jobs!r}")
     if isinstance(executor, Executor):
         return executor
     if executor is not None:

@@ -126,6 +126,11 @@ class BlockEngine(Engine):
         budget = Budget(monitor, st.n, reserve)
         tic = time.perf_counter()
         df = self.run_pass.run(st.pass_order(), budget)
+        if df != 0.0 and st.last_gamma == 0.0:
+            # the pass moved x though its last block step (a lock-free pass: the last
+            # thread's) was 0: not a zero step for the stall check, which otherwise
+            # ended runs still descending as "stalled"
+            st.last_gamma = np.nan
         if not (budget.up or INTERRUPTS.hits):
             self._pass_seconds = time.perf_counter() - tic
         self.time_up = self.time_up or budget.up
