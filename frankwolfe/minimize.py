@@ -24,9 +24,12 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
     method : str, default "fw"
         One of :func:`~frankwolfe.available_methods` (the names given to
         :func:`~frankwolfe.register`): ``"fw"``, ``"away"``,
-        ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"bcfw"``, ``"cfw"``,
-        ``"bfw"``, ``"saddle"`` (and the aliases ``"frank_wolfe"``,
-        ``"afw"``, ``"pfw"``).
+        ``"pairwise"``, ``"bpcg"``, ``"bcg"``, ``"dicg"``, ``"rafw"``,
+        ``"fcfw"``, ``"compiled_pairwise"``, ``"bcfw"``, ``"cfw"``, ``"bfw"``,
+        ``"sfw"``, ``"alm"``, ``"saddle"`` (and the aliases ``"frank_wolfe"``,
+        ``"afw"``, ``"pfw"``, ``"blended_pairwise"``,
+        ``"blended_conditional_gradient"``, ``"decomposition_invariant"``,
+        ``"stochastic_frank_wolfe"``, ``"alternating_linear_minimization"``).
     **options
         Passed to the method: ``x0``, ``step_size``, the run keywords of
         :class:`~frankwolfe.options.RunOptions` (``tol``, ``rtol``,

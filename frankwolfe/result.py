@@ -217,8 +217,9 @@ class Result(Mapping[str, Any]):
         Per-iteration records.
     method : str
         The method's primary name, as :func:`~frankwolfe.minimize` accepts it
-        (``"fw"``, ``"away"``, ``"pairwise"``, ``"rafw"``, ``"fcfw"``,
-        ``"bcfw"``, ``"cfw"``, ``"bfw"``, ``"saddle"``); the configuration
+        (``"fw"``, ``"away"``, ``"pairwise"``, ``"bpcg"``, ``"bcg"``, ``"dicg"``,
+        ``"rafw"``, ``"fcfw"``, ``"compiled_pairwise"``, ``"bcfw"``, ``"cfw"``,
+        ``"bfw"``, ``"sfw"``, ``"alm"``, ``"saddle"``); the configuration
         (``blended``, the saddle ``variant``, ...) is in ``extra``.
     active_set : object, optional
         Final active set for active-set methods.

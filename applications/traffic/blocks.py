@@ -80,6 +80,9 @@ class OriginFlows(LMO):
         The network's all-or-nothing oracle (graph arrays, demand).
     origin : int
         0-based zone index.
+    scratch : optional
+        Work arrays of the shortest-path search, shared by the blocks of one process
+        (a block makes its own when omitted).
     """
 
     #: ``(n_links,)``: the network fixes the dimension
@@ -161,6 +164,8 @@ class ODFlows(OriginFlows):
     aon : AllOrNothing
     origin, destination : int
         0-based zones.
+    scratch : optional
+        As :class:`OriginFlows`'.
     """
 
     def __init__(self, aon: AllOrNothing, origin: int, destination: int,

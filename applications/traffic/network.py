@@ -83,6 +83,8 @@ class Network:
         Weights of tolls and lengths in the generalized cost.
     name : str
         For display.
+    metadata : dict of str to str, optional
+        The file's ``<KEY> value`` header lines (TNTP metadata), kept as read.
     """
 
     init_node: np.ndarray
