@@ -371,6 +371,39 @@ def test_network_rejects_bad_input():
         Network(**{**kw, "demand": [[0, -1.0], [0, 0]]})
     with pytest.raises(ValueError, match="unknown method"):
         traffic_assignment(Network(**kw), method="msa")
+    for bad in (-1, 2.7, "0"):
+        with pytest.raises(ValueError, match="`first_thru_node` must be an integer >= 0"):
+            Network(**{**kw, "first_thru_node": bad})
+    with pytest.raises(ValueError, match="`rel_gap` must be non-negative, got '1e-4'"):
+        traffic_assignment(Network(**kw), rel_gap="1e-4")
+    with pytest.raises(ValueError, match="`time_limit` must be positive seconds"):
+        traffic_assignment(Network(**kw), time_limit=-1)
+
+
+def test_an_infinite_capacity_is_a_constant_cost_link():
+    """BPR at capacity inf costs t0 at every flow (the Beckmann integral's inf * 0 was
+    NaN and every method stopped at x0): the equilibrium of two routes, one of them
+    constant, against the closed form."""
+    kw = dict(init_node=[0, 0], term_node=[1, 1], free_flow_time=[1.0, 2.0],
+              b=[1.0, 0.15], power=[1.0, 4.0], demand=[[0, 3.0], [0, 0]])
+    net = Network(**kw, capacity=[1.0, np.inf])
+    assert np.allclose(net.link_costs(np.array([1.0, 50.0])), [2.0, 2.0])
+    for method in ("fw", "bfw", "bcfw"):
+        res = traffic_assignment(net, method, rel_gap=1e-10, max_iter=2000)
+        # the first link's cost 1 + x reaches the second's constant 2 at x = 1
+        assert np.allclose(res.x, [1.0, 2.0], rtol=0, atol=1e-6), (method, res.x)
+        assert np.isfinite(res.fun)
+    with pytest.raises(ValueError, match="finite for a volume-delay function other than BPR"):
+        Network(**{**kw, "b": [1.0, 4.0]}, capacity=[1.0, np.inf], vdf=["bpr", "conical"])
+
+
+def test_relative_gap_refuses_flows_that_do_not_carry_the_demand():
+    net = _random_network(8, 3, seed=2)
+    res = traffic_assignment(net, "bfw", rel_gap=1e-8)
+    assert relative_gap(net, res.x) == pytest.approx(res.extra["relative_gap"], abs=1e-12)
+    for bad in (np.zeros(net.n_links), 0.5 * res.x):  # zero flows read 0.0, "perfect"
+        with pytest.raises(ValueError, match="`flow` does not carry the network's demand"):
+            relative_gap(net, bad)
 
 
 # -- equilibria ----------------------------------------------------------------------------
@@ -641,6 +674,17 @@ def test_bcfw_warm_start_errors():
         traffic_assignment(net, "bcfw", blocks="link")
     with pytest.raises(ValueError, match="route_flows: `result` keeps no active sets"):
         route_flows(net, traffic_assignment(net, "bcfw", block_step="fw", cache=False))
+    # trees of another network or demand: a destination they do not reach looped for
+    # ever (a tree link index -1 read the last link), or loaded the wrong links silently
+    two = Network(init_node=[0, 1, 0], term_node=[1, 2, 2], free_flow_time=[1.0, 1.0, 3.0],
+                  capacity=[10.0, 10.0, 10.0], b=[0.15] * 3, power=[4.0] * 3,
+                  demand=[[0, 15.0, 0], [0, 0, 0], [0, 0, 0]])
+    first = traffic_assignment(two, "bcfw")
+    more = Network(init_node=[0, 1, 0], term_node=[1, 2, 2], free_flow_time=[1.0, 1.0, 3.0],
+                   capacity=[10.0, 10.0, 10.0], b=[0.15] * 3, power=[4.0] * 3,
+                   demand=[[0, 15.0, 5.0], [0, 0, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match="x0's trees do not fit this network.*destination 2"):
+        traffic_assignment(more, "bcfw", x0=first)
 
 
 def test_parallel_all_or_nothing_equals_serial():

@@ -34,20 +34,28 @@ __all__ = ["OriginFlows", "ODFlows", "AssignmentBlocks"]
 @njit(cache=True, nogil=True)
 def _tree_loads(links, head, tail, demand_row, origin, n_nodes):
     """Loads of ``links`` (a tree's loaded links, increasing) when every destination's
-    demand follows the tree path from ``origin``."""
+    demand follows the tree path from ``origin``, and -1; or the first destination the
+    links do not lead to from ``origin`` (a tree of another network or demand: no link
+    into a node on the way, a link index out of range, or a cycle)."""
     into = np.full(n_nodes, -1, dtype=np.int64)
     for j in range(links.size):
+        if links[j] < 0 or links[j] >= head.size:
+            return np.zeros(0), 0 if demand_row.size == 0 else int(np.argmax(demand_row))
         into[head[links[j]]] = j
     val = np.zeros(links.size)
     for d in range(demand_row.size):
         q = demand_row[d]
         if q > 0.0 and d != origin:
             v = d
+            hops = 0
             while v != origin:
                 j = into[v]
+                hops += 1
+                if j < 0 or hops > links.size:
+                    return val, d
                 val[j] += q
                 v = tail[links[j]]
-    return val
+    return val, -1
 
 
 class _Scratch:
@@ -136,8 +144,12 @@ class OriginFlows(LMO):
             raise ValueError(f"{type(self).__name__}: {key!r:.60} is not a key of this block "
                              f"({self!r})")
         a = self.aon
-        vals = _tree_loads(links, a._head, a._tail, self.demand, self.origin,
-                           a.network.n_nodes)
+        vals, lost = _tree_loads(links, a._head, a._tail, self.demand, self.origin,
+                                 a.network.n_nodes)
+        if lost >= 0:
+            raise ValueError(f"{type(self).__name__}: the tree of {key!r:.60} does not lead "
+                             f"from origin {self.origin} to destination {lost} of this "
+                             f"block's demand: it belongs to another network or demand")
         return Atom.sparse(links, vals, self.shape, key=key)
 
     def violation(self, x: np.ndarray) -> float:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
 from frankwolfe.errors import ShapeError
 
 from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
@@ -137,15 +138,21 @@ class Network:
                 raise ValueError(f"Network: `{name}` must be finite and non-negative")
         self.vdf = vdf_codes(self.vdf, m)
         check_parameters(self.vdf, self.b, self.power, self.capacity)
-        variable = ((self.b > 0) & (self.power > 0) & (self.free_flow_time > 0)) | (self.vdf > 1)
-        bad = variable & ~(self.capacity > 0)
+        # BPR with an infinite capacity costs t0 at every flow: a constant-cost link (the
+        # Beckmann integral's inf * 0 gave NaN)
+        variable = ((self.b > 0) & (self.power > 0) & (self.free_flow_time > 0)
+                    & ((self.vdf > 1) | np.isfinite(self.capacity))) | (self.vdf > 1)
+        bad = variable & ~((self.capacity > 0) & np.isfinite(self.capacity))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
                 f"Network: link {i} has flow-dependent cost but capacity {self.capacity[i]!r}; "
-                "capacity must be positive"
+                "capacity must be positive (and finite for a volume-delay function other "
+                "than BPR)"
             )
         # a constant-cost link never divides by its capacity: any positive value will do
+        # (BPR at capacity inf: b = 0 keeps its cost t0 there)
+        self.b = np.where((self.vdf <= 1) & np.isinf(self.capacity), 0.0, self.b)
         self.capacity = np.where(variable, self.capacity, 1.0)
         dem = np.asarray(self.demand, dtype=float)
         if dem.ndim != 2 or dem.shape[0] != dem.shape[1]:
@@ -159,6 +166,9 @@ class Network:
         if not np.all(np.isfinite(dem)) or dem.min(initial=0.0) < 0:
             raise ValueError("Network: `demand` must be finite and non-negative")
         self.demand = dem
+        if not is_whole(self.first_thru_node):
+            raise ValueError(f"Network: `first_thru_node` must be an integer >= 0 (0-based), "
+                             f"got {self.first_thru_node!r}")
         self.first_thru_node = int(self.first_thru_node)
         const = self.toll_factor * self.toll + self.distance_factor * self.length
         if np.any(self.free_flow_time + const < 0):

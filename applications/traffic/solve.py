@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_real
 from frankwolfe.algorithms.bcfw import block_coordinate_frank_wolfe
 from frankwolfe.algorithms.conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from frankwolfe.algorithms.frank_wolfe import frank_wolfe
@@ -43,9 +44,23 @@ def relative_gap(network: Network, flow: np.ndarray) -> float:
 
     ``c`` are the link costs at ``flow`` and ``SP`` the shortest-path costs
     under them.  It equals the Frank-Wolfe gap divided by ``sum_a c_a x_a``.
+
+    Raises ``ValueError`` when ``flow`` does not carry the network's demand (flow
+    conservation or non-negativity violated by more than 1% of the demand: rounded
+    published flows pass, zero or scaled flows do not).
     """
+    aon = AllOrNothing(network)
+    flow = np.asarray(flow, dtype=float)
+    # the gap compares the flows' cost with the shortest paths' for the same demand: of
+    # flows that do not carry that demand it certifies nothing (zero flows gave 0.0);
+    # published flows are rounded (SiouxFalls' best-known: 2.8e-4), hence 1%
+    viol = aon.violation(flow)
+    if not viol <= 1e-2:
+        raise ValueError(f"relative_gap: `flow` does not carry the network's demand (flow "
+                         f"conservation or sign violated by {viol:.3g} of the demand, shape "
+                         f"{flow.shape}); the relative gap certifies feasible link flows only")
     costs = network.link_costs(flow)
-    _, sp = AllOrNothing(network).assign(costs)
+    _, sp = aon.assign(costs)
     tt = float(costs @ flow)
     return (tt - sp) / tt if tt > 0 else 0.0
 
@@ -62,7 +77,13 @@ def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[An
                 k[:1] in (("tree",), ("path",)) for atoms in sets for k, _ in atoms):
             # the previous trees and weights: the active sets survive the warm start
             owners: list[Any] = list(domain.blocks)  # OriginFlows or ClassOriginFlows
-            return [[(b.atom(k), w) for k, w in atoms] for b, atoms in zip(owners, sets)]
+            try:
+                return [[(b.atom(k), w) for k, w in atoms] for b, atoms in zip(owners, sets)]
+            except ValueError as err:
+                raise ValueError(
+                    f"traffic_assignment: x0's trees do not fit this network (a link closed, "
+                    f"a node or an OD pair added since that run): {err}; start 'bcfw' cold, "
+                    "or warm-start 'bfw' from x0.x") from None
         if blocks is None:
             raise ValueError(
                 f"traffic_assignment: x0 is a result of method {x0.method!r}, which keeps no "
@@ -187,8 +208,12 @@ def traffic_assignment(
         raise ValueError(
             f"traffic_assignment: unknown method {method!r}; choose one of "
             f"{sorted(METHODS)}") from None
-    if not rel_gap >= 0:
+    if not (is_real(rel_gap) and rel_gap >= 0):
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
+    if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
+        # the set-up's share is taken from it before the run checks it
+        raise ValueError(f"traffic_assignment: `time_limit` must be positive seconds or None, "
+                         f"got {time_limit!r}")
     class_set = None if classes is None else ClassSet(network, classes, n_jobs=n_jobs)
     domain_used: Any = None
     objective = Beckmann(network) if class_set is None else MulticlassBeckmann(class_set)

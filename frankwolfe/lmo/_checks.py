@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import is_real
 from ..errors import ShapeError
 from .base import LMO
 
@@ -14,10 +15,8 @@ __all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
 
 
 def check_radius(cls: str, radius: float) -> float:
-    try:
-        r = float(radius)
-    except (TypeError, ValueError):
-        r = float("nan")
+    # a number: float("2") and float(True) would pass
+    r = float(radius) if is_real(radius) else float("nan")
     if not (np.isfinite(r) and r > 0):
         raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
     return r
