@@ -143,6 +143,35 @@ def test_compiled_round_draws_are_the_orders_own_draws(degree):
     assert first[:3] == [4, 9, 30]
 
 
+@pytest.mark.parametrize("degree", [1.0, 2.0])
+def test_held_blocks_stay_out_when_every_weight_is_zero(degree):
+    """The uniform draw of a tree of weight 0 (every block not held at gap 0) skips the
+    held blocks: a round's own picks and those of the rounds in flight (asynchronous
+    rounds ask them once), in the compiled round draw and the order's ``next``/``hold``
+    alike; with none held it is ``int(u * n)``, as before."""
+    from frankwolfe.compiled.sum_tree import gap_pick_round
+
+    n, tau = 10, 4
+    unif = np.random.default_rng(0).random(2 * tau)
+    for compiled in (True, False):
+        order = GapSampling(degree)
+        order.start(np.zeros(n))
+        assert order.next(0.55) == 5  # nothing held: int(u * n)
+        picks: list[int] = []
+        for a in range(0, unif.size, tau):  # a round, then the next one (first in flight)
+            if compiled:
+                tree, size, _, nextu = order.compiled_tree()
+                out = np.empty(tau, dtype=np.int64)
+                gap_pick_round(tree, size, order.est, nextu, unif[a:a + tau], n, out)
+                picks += out.tolist()
+            else:
+                for u in unif[a:a + tau]:
+                    picks.append(order.next(float(u)))
+                    order.hold(picks[-1])
+        assert len(set(picks)) == 2 * tau, picks
+        np.testing.assert_array_equal(order.est, 0.0)  # held blocks read as gap 0
+
+
 def test_unknown_order_name_lists_choices():
     f, dom, _ = projection_problem()
     with pytest.raises(ValueError, match="block_order must be one of .* or a BlockOrder"):

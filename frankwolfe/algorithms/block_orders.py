@@ -171,8 +171,9 @@ class GapSampling(BlockOrder):
     def hold(self, i: int) -> None:
         """Hold block ``i`` out of the draws until its next :meth:`update` (the rest of a
         mini-batch round): weight 0 at every degree, where ``update(i, 0)`` gives
-        ``0 ** 0 = 1`` at degree 0."""
-        self.est[i] = 0.0
+        ``0 ** 0 = 1`` at degree 0; its estimate ``-0.0`` keeps it out of the uniform
+        draw that :meth:`next` makes when every weight is 0."""
+        self.est[i] = -0.0
         tree_set(self.tree, self.size, i, 0.0)
 
     def refresh(self):

@@ -3,6 +3,7 @@ gap sampling (one implementation: the Python block order calls the same kernels)
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -62,16 +63,39 @@ def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cove
 
 
 @njit(cache=True, nogil=True)
+def _uniform_unheld(est, u, n):  # pragma: no cover - compiled
+    """Block ``int(u * m)`` of the ``m`` blocks not held out (a held block's estimate is
+    ``-0.0``, see :func:`gap_pick_round`), in index order: ``int(u * n)`` when none is
+    held; when every block is held, ``int(u * n)``."""
+    m = 0
+    for j in range(n):
+        if not (est[j] == 0.0 and math.copysign(1.0, est[j]) < 0.0):
+            m += 1
+    if m == 0 or m == n:
+        return int(u * n)
+    r = int(u * m)
+    if r > m - 1:
+        r = m - 1
+    for j in range(n):
+        if not (est[j] == 0.0 and math.copysign(1.0, est[j]) < 0.0):
+            if r == 0:
+                return j
+            r -= 1
+    return n - 1
+
+
+@njit(cache=True, nogil=True)
 def gap_pick(tree, size, est, nextu, u, n):  # pragma: no cover - compiled
     """The block of a gap-sampling step: the first unvisited block (estimate ``+inf``,
     cursor ``nextu[0]``), else the leaf of the sum tree holding ``u * total`` (uniform
-    when every weight is 0)."""
+    over the blocks not held out when every weight is 0: held blocks, estimate ``-0.0``,
+    stay out of the picks then too)."""
     while nextu[0] < n and np.isfinite(est[nextu[0]]):
         nextu[0] += 1
     if nextu[0] < n:
         return nextu[0]
     # comparisons, not min(): numba compiles min for each argument type on a cold start
-    i = _tree_find(tree, size, u * tree[1]) if tree[1] > 0.0 else int(u * n)
+    i = _tree_find(tree, size, u * tree[1]) if tree[1] > 0.0 else _uniform_unheld(est, u, n)
     return i if i < n - 1 else n - 1
 
 
@@ -86,14 +110,15 @@ def gap_weight(g, degree):  # pragma: no cover - compiled
 def gap_pick_round(tree, size, est, nextu, unif, n, out):  # pragma: no cover
     """The blocks of a mini-batch round by gap sampling, one per number of ``unif``, into
     ``out``: :func:`gap_pick`, each block held out of the rest of the round as it is
-    picked (its estimate and its leaf set to 0: weight 0 at every degree, where
-    ``gap_weight(0, 0)`` is 1), the operations of the Python block order's ``next`` and
-    ``hold`` in the same order (the same blocks), in one call instead of two per
-    block."""
+    picked (its leaf set to 0: weight 0 at every degree, where ``gap_weight(0, 0)`` is
+    1; its estimate to ``-0.0``, which marks it held for the uniform draw of a tree of
+    weight 0, until its step writes the new one), the operations of the Python block
+    order's ``next`` and ``hold`` in the same order (the same blocks), in one call
+    instead of two per block."""
     for a in range(unif.size):
         i = gap_pick(tree, size, est, nextu, unif[a], n)
         out[a] = i
-        est[i] = 0.0
+        est[i] = -0.0
         tree_set(tree, size, i, 0.0)
 
 
