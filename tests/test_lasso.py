@@ -202,6 +202,12 @@ def test_estimator_and_helpers_bad_input():
         solve_lasso(np.eye(3), np.ones(3), 1.0, method="newton")
     with pytest.raises(ValueError, match="radius"):
         solve_lasso(np.eye(3), np.ones(3), -1.0)
+    for bad in (True, "2"):  # were radii 1 and 2
+        with pytest.raises(ValueError, match="`radius` must be positive and finite"):
+            solve_lasso(np.eye(3), np.ones(3), bad)
+    # an objective of another b was solved in place of these A and b
+    with pytest.raises(ValueError, match="`objective` must be a LeastSquares of these A and b"):
+        solve_lasso(np.eye(3), np.ones(3), 1.0, objective=fw.LeastSquares(np.eye(3), np.zeros(3)))
     with pytest.raises(ShapeError, match=r"\(3,\)"):
         solve_lasso(np.eye(3), np.ones(4), 1.0)
     est = ConstrainedLasso(fit_intercept=False).fit(np.eye(3), np.ones(3))
