@@ -22,6 +22,7 @@ from frankwolfe.applications.structured_svm import (
     ssg,
 )
 from frankwolfe.applications.structured_svm.oracles import batch_primal
+from frankwolfe.errors import ShapeError
 
 # -- independent reference: the dual QP over all labellings -----------------------
 
@@ -445,3 +446,14 @@ def test_a_warm_state_of_the_wrong_shape_or_with_nan_is_refused(nodebug):
     with pytest.raises(ValueError, match="an array holds NaN or inf"):
         svm.set_warm_state({**state, "bcfw": {**state["bcfw"], "points": nan}})
     svm.set_warm_state(state)  # its own state is taken
+
+
+@pytest.mark.parametrize("kw", [{}, {"compiled": False}, {"solver": "ssg"},
+                                {"solver": "online_eg"}])
+def test_a_labelling_that_is_not_1d_is_refused_by_every_path(kw, nodebug):
+    # (L, 1) labellings were flattened by the compiled paths and refused by the others
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(n, 2)) for n in (2, 3, 4)]
+    Y = [rng.integers(0, 3, size=len(x))[:, None] for x in X]
+    with pytest.raises(ShapeError, match="must be 1-D|shape"):
+        StructuredSVM(ChainModel(3, 2), max_passes=3, **kw).fit(X, Y)

@@ -9,6 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from frankwolfe.errors import ShapeError
+
 __all__ = ["ChainData", "chain_data", "token_feature_sums", "transition_counts"]
 
 
@@ -56,6 +58,10 @@ class ChainData:
         if Y is not None:
             if len(Y) != len(X):
                 raise ValueError(f"ChainData: {len(X)} sequences but {len(Y)} labellings")
+            for i, y in enumerate(Y):  # one rule with the Python paths (ChainModel.loss)
+                if np.ndim(y) != 1:
+                    raise ShapeError(f"ChainModel: the labelling of example {i} must be 1-D "
+                                     f"(one label per position), got shape {np.shape(y)}")
             Yf = np.concatenate([np.asarray(y, dtype=np.int64).ravel() for y in Y])
             if Yf.size != self.off[-1]:
                 raise ValueError("ChainData: a labelling's length differs from its sequence's")
