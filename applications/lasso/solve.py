@@ -182,16 +182,13 @@ def solve_lasso(
     radius = check_radius("solve_lasso", radius)
     solver = _solver(method, A, options, getattr(objective, "offset", None) is not None)
     n = A.shape[1]
-    if objective is not None and (getattr(objective, "shape", None) != (A.shape[1],)
-                                  or not np.array_equal(getattr(objective, "b", None), b)):
-        # the objective is solved, A and b not: one of another problem answered it
-        raise ValueError(f"solve_lasso: `objective` must be a LeastSquares of these A and b "
-                         f"(reused for its smoothness estimate), got one of shape "
-                         f"{getattr(objective, 'shape', None)} with another `b`"
-                         if getattr(objective, "shape", None) == (A.shape[1],) else
-                         f"solve_lasso: `objective` must be a LeastSquares of these A and b, "
-                         f"got one of shape {getattr(objective, 'shape', None)} for "
-                         f"{A.shape[1]} columns")
+    if objective is not None:
+        # the objective is what is solved, not A and b: one of another problem answered
+        shape = getattr(objective, "shape", None)
+        if shape != (A.shape[1],) or not np.array_equal(getattr(objective, "b", None), b):
+            other = f"shape {shape}" if shape != (A.shape[1],) else "another `b`"
+            raise ValueError(f"solve_lasso: `objective` must be a LeastSquares of these A and "
+                             f"b (reused for its smoothness estimate), got one of {other}")
     f = objective if objective is not None else LeastSquares(A, b)
     lmo = L1Ball(radius, dim=n)
     start: Any = x0
