@@ -204,6 +204,11 @@ def test_bad_mini_batch_input(problem):
     with debug(False), pytest.raises(ValueError, match="compiled=True but .* mini-batch rounds"):
         block_coordinate_frank_wolfe(f, dom, batch_size=4, compiled=True)
     assert repr(ThreadExecutor(3)) == "ThreadExecutor(n_jobs=3)"
+    # a round is at most a pass, and runs ahead at most the rest of it (10**30 asked numpy
+    # for an array of that size, staleness 10**15 for 14 PiB)
+    for kw in (dict(batch_size=10**30), dict(batch_size=2, staleness=10**15)):
+        res = block_coordinate_frank_wolfe(f, dom, n_jobs=2, max_iter=3, **kw)
+        assert np.isfinite(res.gap)
     # n_jobs beside an executor was ignored (n_jobs=8 ran on the executor's 2 threads)
     for n_jobs in (8, 0):
         with pytest.raises(ValueError, match=r"give `executor` or `n_jobs`, not both"):

@@ -349,7 +349,8 @@ def block_coordinate_frank_wolfe(
     if round_step != "sequential" and type(step).direction is not FWStep.direction:
         raise ValueError(f"round_step={round_step!r} moves blocks toward their Frank-Wolfe "
                          f"vertices: it needs block_step='fw', got block_step={block_step!r}")
-    schedule = _schedule(batch_size, n_jobs, executor, cache, staleness, round_step)
+    schedule = _schedule(batch_size, n_jobs, executor, cache, staleness, round_step,
+                         domain.n_blocks)
     # the clock starts here: set-up and compilation count against time_limit
     monitor = options.monitor("bcfw")
     try:
@@ -372,9 +373,13 @@ def block_coordinate_frank_wolfe(
 
 
 def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
-              staleness: Any = 0, round_step: str = "sequential") -> Schedule | None:
+              staleness: Any = 0, round_step: str = "sequential",
+              n_blocks: int | None = None) -> Schedule | None:
     """The mini-batch schedule, or ``None`` for serial block steps (``batch_size`` None or
-    1 in this process: the compiled pass may then serve)."""
+    1 in this process: the compiled pass may then serve).  A round holds at most the
+    ``n_blocks`` of a pass, and rounds run ahead at most the rest of the pass (a pass
+    ends with no oracle in flight): larger values are cut to those (``10**30`` asked
+    numpy for an array of that size)."""
     ahead = _nonnegative_int("staleness", staleness)
     if round_step == "lock_free":
         if batch_size not in (None, 1) or ahead:
@@ -396,6 +401,9 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
                              "round move: give batch_size, n_jobs or executor too")
         return None
     tau = 1 if batch_size is None else _positive_int("batch_size", batch_size)
+    if n_blocks is not None:
+        tau = min(tau, n_blocks)
+        ahead = min(ahead, -(-n_blocks // tau))
     ex = make_executor(executor, n_jobs)
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
