@@ -309,3 +309,26 @@ def test_sparse_direction_through_the_oracle_call():
     assert atom.shape == (60, 70)
     sigma_max = np.linalg.svd(G.toarray(), compute_uv=False)[0]
     assert atom.dot(G.toarray()) == pytest.approx(-2.0 * sigma_max, rel=1e-10)
+
+
+def test_clustered_extreme_spectra_are_answered_beyond_the_dense_limit():
+    """ARPACK (n > 50) did not converge on 10 smallest eigenvalues (largest singular
+    values) 1e-6 apart, as near a spectral problem's optimum, and the run died with
+    ArpackNoConvergence; the oracles answer with the dense decomposition there, checked
+    against numpy's eigh / svd: the vertex's value is the minimum."""
+    rng = np.random.default_rng(0)
+    n, c = 55, 10
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    lam = np.concatenate([-1 + 1e-6 * np.arange(c), np.linspace(-1 + c * 1e-6, 4.0, n - c)])
+    G = (Q * lam) @ Q.T
+    U, _ = np.linalg.qr(rng.standard_normal((n + 13, n)))
+    A = (U * (5.0 - lam)) @ Q.T
+    w = np.linalg.eigvalsh(G)
+    for lmo, best in ((fw.Spectrahedron(), w[0]), (fw.UnitSpectrahedron(), min(w[0], 0.0)),
+                      (fw.Fantope(2), w[:2].sum())):
+        for _ in range(2):  # the second call goes dense at once
+            v = lmo(G).to_dense()
+            assert float(np.vdot(G, v)) == pytest.approx(best, rel=1e-9, abs=1e-9), lmo
+    s = np.linalg.svd(A, compute_uv=False)
+    v = fw.NuclearNormBall(2.0)(A).to_dense()
+    assert float(np.vdot(A, v)) == pytest.approx(-2.0 * s[0], rel=1e-9)

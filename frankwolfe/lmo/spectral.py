@@ -17,15 +17,23 @@ from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO
-from .matrix import DENSE_LIMIT, _as_matrix, _check_dim, _check_positive, _dense, _start_vector
+from .matrix import (
+    DENSE_LIMIT,
+    _arpack,
+    _as_matrix,
+    _check_dim,
+    _check_positive,
+    _dense,
+    _start_vector,
+)
 
 __all__ = ["UnitSpectrahedron", "Fantope"]
 
 
 def _smallest_eigs(cls: str, direction: Any, shape: tuple[int, ...] | None,
-                   k: int) -> tuple[np.ndarray, np.ndarray]:
+                   k: int, owner: Any) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` smallest eigenvalues (ascending) and their eigenvectors (columns) of the
-    symmetric part of ``direction``."""
+    symmetric part of ``direction`` (``owner``: the oracle asking, see ``_arpack``)."""
     g = _as_matrix(cls, direction, shape, square=True)
     n = g.shape[0]
     if k > n:
@@ -41,7 +49,12 @@ def _smallest_eigs(cls: str, direction: Any, shape: tuple[int, ...] | None,
         return vals[:k], vecs[:, :k]
     from scipy.sparse.linalg import eigsh  # pulls in scipy.linalg: only large inputs pay
 
-    vals, vecs = eigsh(sym, k=k, which="SA", v0=_start_vector(n))
+    out = _arpack(lambda **o: eigsh(sym, k=k, which="SA", v0=_start_vector(n), **o), k, n,
+                  owner)
+    if out is None:
+        vals, vecs = np.linalg.eigh(_dense(sym))
+        return vals[:k], vecs[:, :k]
+    vals, vecs = out
     order = np.argsort(vals)
     return vals[order], vecs[:, order]
 
@@ -100,7 +113,7 @@ class UnitSpectrahedron(LMO):
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        vals, vecs = _smallest_eigs("UnitSpectrahedron", direction, self.shape, 1)
+        vals, vecs = _smallest_eigs("UnitSpectrahedron", direction, self.shape, 1, self)
         shape = tuple(direction.shape)
         if not vals[0] < 0:
             return Atom.sparse([], [], shape, key=("zero",))
@@ -166,7 +179,7 @@ class Fantope(LMO):
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        _, vecs = _smallest_eigs("Fantope", direction, self.shape, self.k)
+        _, vecs = _smallest_eigs("Fantope", direction, self.shape, self.k, self)
         return Atom(vecs @ vecs.T)
 
     def violation(self, x: np.ndarray) -> float:
