@@ -320,3 +320,33 @@ def test_model_sizes_that_are_not_whole_numbers_are_named(bad):
         ChainModel(3, bad)
     with pytest.raises(ValueError, match="`n_features` must be an integer >= 1"):
         MulticlassModel(3, bad)
+
+
+def test_objective_and_domain_of_other_shapes_are_named_without_x0():
+    # the run constrained another matrix than the objective's (x of the LMO's shape)
+    A, b = np.ones((3, 64)), np.ones(3)
+    with pytest.raises(ShapeError, match=r"objective's points have shape \(8, 8\) but "
+                                         r"NuclearNormBall.* shape \(4, 16\)"):
+        frank_wolfe(fw.LeastSquares(A, b, shape=(8, 8)), fw.NuclearNormBall(2.0, shape=(4, 16)))
+
+
+def test_a_float32_objective_is_no_negative_curvature():
+    """Sums of float32 round at ~6e-8 a term: a convex objective computed in single
+    precision fell below its tangent bound by rounding and the run raised NonConvexError
+    (1e-10 of f allowed).  Checked against the projection onto the simplex."""
+    rng = np.random.default_rng(2)
+    y = rng.standard_normal(2000).astype(np.float32)
+    f = FunctionObjective(lambda x: float(0.5 * np.sum((x.astype(np.float32) - y) ** 2)),
+                          lambda x: x.astype(np.float32) - y, smoothness=1.0, shape=y.shape)
+    # the projection onto the simplex in closed form (sorting)
+    u = np.sort(y.astype(float))[::-1]
+    css = np.cumsum(u) - 1.0
+    rho = np.flatnonzero(u - css / np.arange(1, u.size + 1) > 0)[-1]
+    p = np.maximum(y.astype(float) - css[rho] / (rho + 1), 0.0)
+    f_star = 0.5 * float(np.sum((p - y) ** 2))
+    for method in ("fw", "pairwise"):
+        res = fw.minimize(f, ProbabilitySimplex(), method=method, tol=1e-6, max_iter=300)
+        assert res.status in ("max_iter", "converged", "stalled")
+        assert abs(res.x.sum() - 1.0) <= 1e-9
+        # float32 evaluations: f within their rounding (1e-5 of f) of the bracket
+        assert res.fun - f_star <= res.gap + 1e-5 * f_star

@@ -101,6 +101,11 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     """
     if x0 is None:
         shape = lmo.shape if lmo.shape is not None else objective.shape
+        if objective.shape is not None and tuple(objective.shape) != tuple(shape):
+            # (an x0 is checked against both below)
+            raise ShapeError(f"the objective's points have shape {tuple(objective.shape)} "
+                             f"but {lmo!r}'s have shape {tuple(shape)} (an LMO built "
+                             "without a dim or shape takes the objective's)")
         if shape is None:
             raise ShapeError(
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
@@ -229,7 +234,8 @@ class _SingleDomainEngine(Engine):
             f_prev, change = prev
             # below the tangent bound by more than rounding (relative 1e-10 of f, 1e-6 of
             # the predicted change)
-            if f < f_prev + change - (1e-10 * (abs(f_prev) + 1.0) + 1e-6 * abs(change)):
+            if f < f_prev + change - (tracker.rounding * (abs(f_prev) + 1.0)
+                                      + 1e-6 * abs(change)):
                 raise NonConvexError(
                     f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
                     f"bound {f_prev + change:.12g}, on an objective declared convex "

@@ -147,6 +147,12 @@ class Tracker:
         Starting point; copied.
     """
 
+    #: the relative rounding of ``f`` that the methods' checks allow (the tangent bound
+    #: of a convex objective): ``1e-5`` once the objective answers a float32 gradient
+    #: (or says so: an objective's own ``rounding``), whose sums round at about 6e-8 a
+    #: term (runs of a convex float32 objective ended in NonConvexError)
+    rounding = 1e-10
+
     def __init__(self, objective: Objective, x: np.ndarray) -> None:
         self.objective = objective
         self.x: np.ndarray = np.array(x, dtype=float, order="C", copy=True)
@@ -227,6 +233,8 @@ class Tracker:
         f, g = self.objective.value_and_gradient(self.x)
         self.n_function_calls += 1
         self.n_gradient_calls += 1
+        if getattr(g, "dtype", None) == np.float32 or getattr(self.objective, "single", False):
+            self.rounding = 1e-5
         return float(f), np.asarray(g, dtype=float)
 
     # -- moves ------------------------------------------------------------

@@ -84,14 +84,23 @@ class FunctionObjective(Objective):
     def value(self, x: np.ndarray) -> float:
         return self._scalar(self._fun(x), x)
 
+    #: whether the functions answered a float32 gradient (single precision: the
+    #: methods' rounding allowances follow, see ``Tracker.rounding``)
+    single = False
+
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self._grad(x), dtype=float)
+        return self._as_gradient(self._grad(x))
 
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         if self._vg is not None:
             f, g = self._vg(x)
-            return self._scalar(f, x), np.asarray(g, dtype=float)
+            return self._scalar(f, x), self._as_gradient(g)
         return self.value(x), self.gradient(x)
+
+    def _as_gradient(self, g: Any) -> np.ndarray:
+        if getattr(g, "dtype", None) == np.float32:
+            self.single = True
+        return np.asarray(g, dtype=float)
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         if self._exact is None:
