@@ -101,8 +101,11 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     """
     if x0 is None:
         shape = lmo.shape if lmo.shape is not None else objective.shape
-        if objective.shape is not None and tuple(objective.shape) != tuple(shape):
-            # (an x0 is checked against both below)
+        if objective.shape is not None and tuple(objective.shape) != tuple(shape) and not (
+                min(len(objective.shape), len(shape)) == 1
+                and math.prod(objective.shape) == math.prod(shape)):
+            # another matrix of the same entries is another problem; a flat view of the
+            # same entries is the same one (an x0 is checked against both below)
             raise ShapeError(f"the objective's points have shape {tuple(objective.shape)} "
                              f"but {lmo!r}'s have shape {tuple(shape)} (an LMO built "
                              "without a dim or shape takes the objective's)")
