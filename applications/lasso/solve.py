@@ -185,7 +185,7 @@ def solve_lasso(
     if objective is not None:
         # the objective is what is solved, not A and b: one of another problem answered
         shape = getattr(objective, "shape", None)
-        if shape != (A.shape[1],) or not np.array_equal(getattr(objective, "b", None), b):
+        if shape != (A.shape[1],) or not np.array_equal(getattr(objective, "b", ()), b):
             other = f"shape {shape}" if shape != (A.shape[1],) else "another `b`"
             raise ValueError(f"solve_lasso: `objective` must be a LeastSquares of these A and "
                              f"b (reused for its smoothness estimate), got one of {other}")

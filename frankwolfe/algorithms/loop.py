@@ -101,19 +101,19 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     """
     if x0 is None:
         shape = lmo.shape if lmo.shape is not None else objective.shape
-        if objective.shape is not None and tuple(objective.shape) != tuple(shape) and not (
-                min(len(objective.shape), len(shape)) == 1
-                and math.prod(objective.shape) == math.prod(shape)):
-            # another matrix of the same entries is another problem; a flat view of the
-            # same entries is the same one (an x0 is checked against both below)
-            raise ShapeError(f"the objective's points have shape {tuple(objective.shape)} "
-                             f"but {lmo!r}'s have shape {tuple(shape)} (an LMO built "
-                             "without a dim or shape takes the objective's)")
         if shape is None:
             raise ShapeError(
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
                 "knows the dimension; pass x0 or give the LMO a `dim`/`shape`"
             )
+        own = objective.shape
+        if own is not None and tuple(own) != tuple(shape) and not (
+                min(len(own), len(shape)) == 1 and math.prod(own) == math.prod(shape)):
+            # another matrix of the same entries is another problem; a flat view of the
+            # same entries is the same one (an x0 is checked against both below)
+            raise ShapeError(f"the objective's points have shape {tuple(own)} but {lmo!r}'s "
+                             f"have shape {tuple(shape)} (an LMO built without a dim or "
+                             "shape takes the objective's)")
         vertex = lmo.initial_point(shape)
         x = np.array(vertex.to_dense(), dtype=float, order="C")
         if not np.all(np.isfinite(x)):
