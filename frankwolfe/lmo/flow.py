@@ -488,17 +488,17 @@ class FlowPolytope(LMO):
         # HiGHS's tightest feasibility tolerances, as Polytope's (defaults 1e-7): a vertex
         # optimal only to 1e-7 gave Frank-Wolfe gaps of -6e-8 near the optimum, and a
         # run "converged" at tol=1e-8 with a true gap of 3e-7
-        options = {"presolve": False, "primal_feasibility_tolerance": _LP_TOL,
-                   "dual_feasibility_tolerance": _LP_TOL}
-        res = linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
-                      bounds=self._bounds, method="highs-ds", options=options)
-        if res.status == 4:
-            # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
-            # well-posed network LP (a 7-node instance found by an audit); with presolve
-            # the same LP solves, and a basic solution still comes back
-            options["presolve"] = True
+        tight = {"primal_feasibility_tolerance": _LP_TOL, "dual_feasibility_tolerance": _LP_TOL}
+        # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
+        # well-posed network LP (a 7-node instance found by an audit): with presolve the
+        # same LP solves (scipy 1.17's HiGHS), or at HiGHS's own tolerances (1.15's); a
+        # basic solution comes back either way
+        for options in ({"presolve": False, **tight}, {"presolve": True, **tight},
+                        {"presolve": False}):
             res = linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
                           bounds=self._bounds, method="highs-ds", options=options)
+            if res.status != 4:
+                break
         return res
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:

@@ -286,6 +286,17 @@ class Polytope(LMO):
                     h.setOptionValue("presolve", "off")
                 raw = h.getModelStatus()
                 status = self._status.get(raw)
+            if status is None:  # and once more at HiGHS's own tolerances (older HiGHS)
+                h.clearSolver()
+                for option in _TOLERANCES:
+                    h.setOptionValue(option, 1e-7)
+                try:
+                    h.run()
+                finally:
+                    for option in _TOLERANCES:
+                        h.setOptionValue(option, _TOL)
+                raw = h.getModelStatus()
+                status = self._status.get(raw)
             if status == "optimal":
                 sol = h.getSolution()
                 return ("optimal", np.array(sol.col_value), np.array(sol.row_dual),
@@ -310,6 +321,8 @@ class Polytope(LMO):
         if res.status == 4:  # as in _solve: once more with presolve
             options["presolve"] = True
             res = linprog(d, bounds=bounds, method="highs-ds", options=options, **kw)  # type: ignore[call-overload]
+        if res.status == 4:  # and at HiGHS's own tolerances (older HiGHS)
+            res = linprog(d, bounds=bounds, method="highs-ds", **kw)  # type: ignore[call-overload]
         none = np.zeros(0)
         if res.status == 2:
             return "infeasible", none, none, none
