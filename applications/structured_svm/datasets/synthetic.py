@@ -64,7 +64,7 @@ def make_chain(
                          f"got {length!r}")
     if not noise >= 0:
         raise ValueError(f"make_chain: `noise` must be >= 0, got {noise!r}")
-    if n_templates is not None and (not is_whole(n_templates, 1)):
+    if n_templates is not None and not is_whole(n_templates, 1):
         raise ValueError("make_chain: `n_templates` must be a positive integer, "
                          f"got {n_templates!r}")
     rng = as_generator(random_state)
