@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -27,6 +27,14 @@ def is_whole(value: Any, least: int = 0) -> bool:
         return False
     f = float(value)
     return math.isfinite(f) and f >= least and f == int(f)
+
+
+@overload
+def check_flag(value: Any, name: str) -> bool: ...
+
+
+@overload
+def check_flag(value: Any, name: str, optional: bool) -> bool | None: ...
 
 
 def check_flag(value: Any, name: str, optional: bool = False) -> bool | None:

@@ -82,7 +82,8 @@ class Engine(ABC):
     @abstractmethod
     def outputs(self, error: bool) -> dict[str, Any]:
         """Keywords of :meth:`Monitor.finish`: ``x``, ``fun`` and ``gap`` (only when
-        ``error``: the last good point), the counters, ``active_set``, ``extra``."""
+        ``error``: the last good point, and ``nit``, its iterations, when it is an
+        earlier iterate), the counters, ``active_set``, ``extra``."""
 
     def info(self) -> dict[str, Any]:
         """History columns of the closing row."""
@@ -156,6 +157,15 @@ def _culprit(err: BaseException) -> str:
     return who
 
 
+def _stopped(engine: Engine, monitor: Monitor, status: Status, k: int,
+             message: str | None = None) -> Result:
+    """The result of a run that an error or a raised ``KeyboardInterrupt`` stopped in
+    iteration ``k``: the engine's last good point, ``nit`` its iterations (the engine's
+    ``nit`` when it returns an earlier iterate)."""
+    out = engine.outputs(error=True)
+    return monitor.finish(status=status, nit=out.pop("nit", k), message=message, **out)
+
+
 def _attach(err: BaseException, method: str, k: int, result: Result | None) -> None:
     """A note naming the method, the iteration and the call (PEP 678), and the run so far
     as ``err.result``."""
@@ -205,9 +215,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             while True:
                 obs = observe(k)
                 if isinstance(obs, str):
-                    out = engine.outputs(error=True)
-                    return monitor.finish(status=Status.ERROR, nit=out.pop("nit", k),
-                                          message=obs, **out)
+                    return _stopped(engine, monitor, Status.ERROR, k, message=obs)
                 certified = obs.certified
                 gap = obs.gap if certified else nan
                 record_row(k, obs.fun, gap, obs.step_size, obs.info)
@@ -250,9 +258,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 # (FCFW with blocks_per_step certifies only there): that is convergence
                 status = Status.CONVERGED
         except (NonConvexError, ExecutorError) as err:
-            out = engine.outputs(error=True)
-            err.result = monitor.finish(
-                status=Status.ERROR, nit=out.pop("nit", k), message=str(err), **out)
+            err.result = _stopped(engine, monitor, Status.ERROR, k, message=str(err))
             raise
         except KeyboardInterrupt:
             if INTERRUPTS.hits >= 2:  # the second Ctrl-C: abort at once
@@ -261,14 +267,11 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             # by hand) may have cut a step short: the last good iterate, before that step;
             # one in observe(k) left x_k whole (its k iterations are the result's nit)
             engine.cut_short = stepping
-            out = engine.outputs(error=True)
-            return monitor.finish(status=Status.INTERRUPTED, nit=out.pop("nit", k), **out)
+            return _stopped(engine, monitor, Status.INTERRUPTED, k)
         except Exception as err:
             try:
-                out = engine.outputs(error=True)
-                result: Result | None = monitor.finish(
-                    status=Status.ERROR, nit=out.pop("nit", k),
-                    message=f"{type(err).__name__}: {err}", **out)
+                result: Result | None = _stopped(engine, monitor, Status.ERROR, k,
+                                                 message=f"{type(err).__name__}: {err}")
             except Exception:  # the engine's state is past reading: the note alone
                 result = None
             _attach(err, monitor.method, k, result)

@@ -28,7 +28,7 @@ class _Pairwise(ActiveSetVariant):
     def __init__(self, warm: ActiveSet | None, resum_every: int, sparsify_tol: float,
                  blended: bool, lazy: bool = False, lazy_tolerance: float = 2.0) -> None:
         super().__init__(warm, resum_every, sparsify_tol, lazy, lazy_tolerance)
-        self.blended = bool(check_flag(blended, "blended"))
+        self.blended = check_flag(blended, "blended")
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:

@@ -74,32 +74,42 @@ def _dense(x: Any) -> np.ndarray:
     return x.toarray() if issparse(x) else np.asarray(x, dtype=float)
 
 
-def _arpack(call: Callable[..., Any], k: int, size: int, owner: Any) -> Any | None:
-    """``call(**options)`` of ARPACK (``eigsh`` or ``svds``), or ``None`` where it does
-    not converge (clustered extreme eigen- or singular values, as near a spectral
-    problem's optimum: 4-51 of 60 random clustered spectra at n = 55-150 failed): the
-    caller then answers with the dense decomposition, at once up to ``_DENSE_RESCUE``
-    (cheaper than a longer ARPACK run), beyond it after one more ARPACK run with a
-    larger Krylov space and more iterations.  After a failure up to that size the
-    ``owner`` (the oracle) goes dense at once: near an optimum the clusters stay, and
-    each failed run cost ARPACK's whole iteration budget (0.1 s at n = 60)."""
-    from scipy.sparse.linalg import ArpackNoConvergence
+class _Arpack:
+    """ARPACK (``eigsh`` or ``svds``) for one oracle, which remembers that it failed.
 
-    small = size <= _DENSE_RESCUE
-    if small and getattr(owner, "_arpack_failed", False):
-        return None
-    try:
-        return call()
-    except ArpackNoConvergence:
-        pass
-    ncv = min(size - 1, max(2 * k + 1, 64))  # k < ncv < size (svds), <= size (eigsh)
-    if small or ncv <= k:
-        owner._arpack_failed = small
-        return None
-    try:
-        return call(ncv=ncv, maxiter=100 * size)
-    except ArpackNoConvergence:
-        return None
+    :meth:`__call__` answers ``call(**options)``, or ``None`` where ARPACK does not
+    converge (clustered extreme eigen- or singular values, as near a spectral problem's
+    optimum: 4-51 of 60 random clustered spectra at n = 55-150 failed): the oracle then
+    answers with the dense decomposition, at once up to ``_DENSE_RESCUE`` (cheaper than
+    a longer ARPACK run), beyond it after one more ARPACK run with a larger Krylov space
+    and more iterations.  After a failure up to that size the oracle goes dense at once:
+    near an optimum the clusters stay, and each failed run cost ARPACK's whole
+    iteration budget (0.1 s at n = 60).
+    """
+
+    __slots__ = ("failed",)
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def __call__(self, call: Callable[..., Any], k: int, size: int) -> Any | None:
+        from scipy.sparse.linalg import ArpackNoConvergence
+
+        small = size <= _DENSE_RESCUE
+        if small and self.failed:
+            return None
+        try:
+            return call()
+        except ArpackNoConvergence:
+            pass
+        ncv = min(size - 1, max(2 * k + 1, 64))  # k < ncv < size (svds), <= size (eigsh)
+        if small or ncv <= k:
+            self.failed = small
+            return None
+        try:
+            return call(ncv=ncv, maxiter=100 * size)
+        except ArpackNoConvergence:
+            return None
 
 
 #: up to this size a non-converged ARPACK call is answered by the dense decomposition
@@ -231,6 +241,7 @@ class NuclearNormBall(LMO):
     """
 
     def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
+        self._arpack = _Arpack()
         self.radius = _check_positive("NuclearNormBall", "radius", radius)
         if shape is not None:
             if np.ndim(shape) != 1 or len(shape) != 2:
@@ -254,8 +265,8 @@ class NuclearNormBall(LMO):
         else:
             from scipy.sparse.linalg import svds  # pulls in scipy.linalg: only large inputs pay
 
-            out = _arpack(lambda **o: svds(g, k=1, v0=_start_vector(min(m, n)), **o), 1,
-                          min(m, n), self)
+            out = self._arpack(lambda **o: svds(g, k=1, v0=_start_vector(min(m, n)), **o),
+                               1, min(m, n))
             u, _, vt = out if out is not None else np.linalg.svd(_dense(g),
                                                                   full_matrices=False)
             u1, v1 = u[:, 0], vt[0]
@@ -300,6 +311,7 @@ class Spectrahedron(LMO):
     """
 
     def __init__(self, trace: float = 1.0, dim: int | None = None) -> None:
+        self._arpack = _Arpack()
         self.trace = _check_positive("Spectrahedron", "trace", trace)
         self.dim = None if dim is None else _check_dim("Spectrahedron", "dim", dim)
         self.shape = None if self.dim is None else (self.dim, self.dim)
@@ -319,8 +331,8 @@ class Spectrahedron(LMO):
         else:
             from scipy.sparse.linalg import eigsh  # pulls in scipy.linalg: only large inputs pay
 
-            out = _arpack(lambda **o: eigsh(sym, k=1, which="SA", v0=_start_vector(n), **o),
-                          1, n, self)
+            out = self._arpack(
+                lambda **o: eigsh(sym, k=1, which="SA", v0=_start_vector(n), **o), 1, n)
             _, vecs = out if out is not None else np.linalg.eigh(_dense(sym))
             v = vecs[:, 0]
         return Atom(self.trace * np.outer(v, v))

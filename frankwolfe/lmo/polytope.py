@@ -32,6 +32,9 @@ _ZERO = 1e-12
 # the feasibility tolerances given to HiGHS (its smallest allowed value)
 _TOL = 1e-10
 _TOLERANCES = ("primal_feasibility_tolerance", "dual_feasibility_tolerance")
+#: the model's kept settings, and the re-solves that rescue a run stopped "Unknown"
+_SETTINGS: dict[str, Any] = {"presolve": "off", **dict.fromkeys(_TOLERANCES, _TOL)}
+_RESCUES: tuple[dict[str, Any], ...] = ({"presolve": "on"}, dict.fromkeys(_TOLERANCES, 1e-7))
 # bits of mantissa kept in a vertex's key: equal vertices computed from different
 # bases differ in the last bits only
 _KEY_BITS = 30
@@ -232,13 +235,12 @@ class Polytope(LMO):
         h = core() if core is not None else highspy.Highs()
         h.setOptionValue("output_flag", False)
         # no presolve: a re-solve must start from the kept basis, and the answer must
-        # be a basic solution (a vertex)
-        h.setOptionValue("presolve", "off")
+        # be a basic solution (a vertex); HiGHS's tightest tolerances (defaults 1e-7): a
+        # vertex optimal only to 1e-7 gives Frank-Wolfe gaps that go negative near the
+        # optimum, certifying nothing
         h.setOptionValue("solver", "simplex")
-        # HiGHS's tightest tolerances (defaults 1e-7): a vertex optimal only to 1e-7 gives
-        # Frank-Wolfe gaps that go negative near the optimum, certifying nothing
-        for option in _TOLERANCES:
-            h.setOptionValue(option, _TOL)
+        for option, value in _SETTINGS.items():
+            h.setOptionValue(option, value)
         n = self.n
         A = sp.csc_array(sp.vstack([self.A_ub, self.A_eq]))
         m = A.shape[0]
@@ -274,27 +276,21 @@ class Polytope(LMO):
             h.run()
             raw = h.getModelStatus()
             status = self._status.get(raw)
-            if status is None:
-                # HiGHS's simplex without presolve can stop "Unknown" at these tolerances
-                # on a well-posed LP (a 7-node min-cost flow found by an audit): solve once
-                # more from scratch with presolve, then go back to warm re-solves
+            # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
+            # well-posed LP (a 7-node min-cost flow found by an audit): from scratch with
+            # presolve, else at HiGHS's own tolerances (older HiGHS), then back to warm
+            # re-solves with the kept settings
+            for rescue in _RESCUES:
+                if status is not None:
+                    break
                 h.clearSolver()
-                h.setOptionValue("presolve", "on")
+                for option, value in rescue.items():
+                    h.setOptionValue(option, value)
                 try:
                     h.run()
                 finally:
-                    h.setOptionValue("presolve", "off")
-                raw = h.getModelStatus()
-                status = self._status.get(raw)
-            if status is None:  # and once more at HiGHS's own tolerances (older HiGHS)
-                h.clearSolver()
-                for option in _TOLERANCES:
-                    h.setOptionValue(option, 1e-7)
-                try:
-                    h.run()
-                finally:
-                    for option in _TOLERANCES:
-                        h.setOptionValue(option, _TOL)
+                    for option in rescue:
+                        h.setOptionValue(option, _SETTINGS[option])
                 raw = h.getModelStatus()
                 status = self._status.get(raw)
             if status == "optimal":

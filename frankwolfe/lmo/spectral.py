@@ -19,7 +19,7 @@ from ..errors import ShapeError
 from .base import LMO
 from .matrix import (
     DENSE_LIMIT,
-    _arpack,
+    _Arpack,
     _as_matrix,
     _check_dim,
     _check_positive,
@@ -31,9 +31,9 @@ __all__ = ["UnitSpectrahedron", "Fantope"]
 
 
 def _smallest_eigs(cls: str, direction: Any, shape: tuple[int, ...] | None,
-                   k: int, owner: Any) -> tuple[np.ndarray, np.ndarray]:
+                   k: int, arpack: _Arpack) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` smallest eigenvalues (ascending) and their eigenvectors (columns) of the
-    symmetric part of ``direction`` (``owner``: the oracle asking, see ``_arpack``)."""
+    symmetric part of ``direction`` (``arpack``: the asking oracle's, see ``_Arpack``)."""
     g = _as_matrix(cls, direction, shape, square=True)
     n = g.shape[0]
     if k > n:
@@ -49,8 +49,7 @@ def _smallest_eigs(cls: str, direction: Any, shape: tuple[int, ...] | None,
         return vals[:k], vecs[:, :k]
     from scipy.sparse.linalg import eigsh  # pulls in scipy.linalg: only large inputs pay
 
-    out = _arpack(lambda **o: eigsh(sym, k=k, which="SA", v0=_start_vector(n), **o), k, n,
-                  owner)
+    out = arpack(lambda **o: eigsh(sym, k=k, which="SA", v0=_start_vector(n), **o), k, n)
     if out is None:
         vals, vecs = np.linalg.eigh(_dense(sym))
         return vals[:k], vecs[:, :k]
@@ -108,12 +107,14 @@ class UnitSpectrahedron(LMO):
     """
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
+        self._arpack = _Arpack()
         self.radius = _check_positive("UnitSpectrahedron", "radius", radius)
         self.dim = None if dim is None else _check_dim("UnitSpectrahedron", "dim", dim)
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        vals, vecs = _smallest_eigs("UnitSpectrahedron", direction, self.shape, 1, self)
+        vals, vecs = _smallest_eigs("UnitSpectrahedron", direction, self.shape, 1,
+                                    self._arpack)
         shape = tuple(direction.shape)
         if not vals[0] < 0:
             return Atom.sparse([], [], shape, key=("zero",))
@@ -172,6 +173,7 @@ class Fantope(LMO):
     """
 
     def __init__(self, k: int, dim: int | None = None) -> None:
+        self._arpack = _Arpack()
         self.k = _check_dim("Fantope", "k", k)
         self.dim = None if dim is None else _check_dim("Fantope", "dim", dim)
         if self.dim is not None and self.k > self.dim:
@@ -179,7 +181,7 @@ class Fantope(LMO):
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        _, vecs = _smallest_eigs("Fantope", direction, self.shape, self.k, self)
+        _, vecs = _smallest_eigs("Fantope", direction, self.shape, self.k, self._arpack)
         return Atom(vecs @ vecs.T)
 
     def violation(self, x: np.ndarray) -> float:

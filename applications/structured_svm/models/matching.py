@@ -56,7 +56,7 @@ class MatchingModel(StructuredModel):
         self.n_features = int(n_features)
         self.precision_cost = float(precision_cost)
         self.recall_cost = float(recall_cost)
-        self.perfect = bool(check_flag(perfect, "perfect"))
+        self.perfect = check_flag(perfect, "perfect")
         self.size_joint_feature = self.n_features
 
     def _check_x(self, x: Any) -> np.ndarray:

@@ -325,7 +325,7 @@ def block_coordinate_frank_wolfe(
             f"{type(domain).__name__}; wrap a single domain as ProductDomain([lmo])"
         )
     compiled = check_flag(compiled, "compiled", optional=True)
-    cache = bool(check_flag(cache, "cache"))
+    cache = check_flag(cache, "cache")
     order = make_block_order(block_order, gap_degree)
     step = make_block_step(block_step)
     averaging = _check_choice("averaging", averaging, _AVERAGING)

@@ -228,8 +228,8 @@ def saddle_point_frank_wolfe(
     domain_x.check_feasible(x_start, "`x0`")
     domain_y.check_feasible(y_start, "`y0`")
 
-    away = bool(check_flag(away, "away"))
-    corrective = bool(check_flag(corrective, "corrective"))
+    away = check_flag(away, "away")
+    corrective = check_flag(corrective, "corrective")
     if corrective:
         if away:
             raise ValueError("`corrective=True` and `away=True` exclude each other: the "

@@ -117,7 +117,7 @@ class GraphCRF(StructuredModel):
                                  f"non-negative numbers, got {class_weight!r}")
             self.class_weight = cw
         self._has_class_weight = class_weight is not None
-        self.directed = bool(check_flag(directed, "directed"))
+        self.directed = check_flag(directed, "directed")
         self.inference_options = dict(inference_options or {})
         check_options(inference, self.inference_options, where)
         self.size_joint_feature = self.n_states * self.n_features + \
