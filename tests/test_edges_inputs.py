@@ -240,7 +240,7 @@ def test_constrained_lasso_fits_an_intercept_on_sparse_x_as_sklearn(sparse_probl
     X, y = sparse_problem
     sk = Lasso(alpha=0.05, tol=1e-12, max_iter=100000).fit(X, y)
     r = float(np.abs(sk.coef_).sum())
-    est = ConstrainedLasso(radius=r, tol=1e-12, max_iter=100000).fit(X, y)
+    est = ConstrainedLasso(radius=r, tol=1e-14, max_iter=100000).fit(X, y)  # of 1/2||y-ȳ||^2
     assert sp.issparse(X) and est.gap_ <= 1e-10
     np.testing.assert_allclose(est.coef_, sk.coef_, rtol=0, atol=1e-6)
     assert est.intercept_ == pytest.approx(sk.intercept_, abs=1e-6)

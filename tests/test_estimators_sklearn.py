@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_diabetes
+from sklearn.linear_model import Lasso
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -59,6 +60,28 @@ def test_constrained_lasso_cross_val_score_diabetes():
     # the penalized lasso of scikit-learn reaches R^2 ~ 0.46-0.5 on these folds: an l1
     # bound of 200 on standardized features is in the same regime
     assert scores.shape == (3,) and np.all((0.3 < scores) & (scores < 0.7)), scores
+
+
+def test_constrained_lasso_tol_is_relative_to_the_scale_of_y():
+    """An absolute gap of 1e-8 on a loss of 6e5 (diabetes: y in the hundreds) ran out of
+    max_iter at a relative gap of 5e-10 and warned in every pipeline."""
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fits = [make_pipeline(StandardScaler(), ConstrainedLasso(radius=s * 1000.0)).fit(X, s * y)
+                for s in (1.0, 1e-3)]
+    a, b = fits[0][-1], fits[1][-1]
+    null_loss = 0.5 * float(np.sum((y - y.mean()) ** 2))
+    assert a.gap_ <= 1e-8 * null_loss and a.result_.success
+    # the same fit in other units of y: the same relative accuracy, coefficients scaled
+    assert b.result_.success and b.gap_ <= 1e-6 * 1e-8 * null_loss
+    assert abs(a.n_iter_ - b.n_iter_) <= 0.05 * a.n_iter_  # steps round otherwise
+    np.testing.assert_allclose(1e3 * b.coef_, a.coef_, rtol=1e-3, atol=1e-3)
+    # against scikit-learn's Lasso at the same l1 norm
+    Xs = StandardScaler().fit_transform(X)
+    sk = Lasso(alpha=0.5, tol=1e-12, max_iter=100000).fit(Xs, y)
+    est = ConstrainedLasso(radius=float(np.abs(sk.coef_).sum()), tol=1e-12).fit(Xs, y)
+    np.testing.assert_allclose(est.coef_, sk.coef_, rtol=0, atol=1e-4)
 
 
 def test_structured_svm_grid_search_over_lam(ragged, nodebug):

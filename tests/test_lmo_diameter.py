@@ -41,6 +41,9 @@ def test_polytope_diameters_equal_the_largest_vertex_distance():
         (KSparsePolytope(2, r, dim=n),
          [r * (s1 * E[i] + s2 * E[j]) for i, j in itertools.combinations(range(n), 2)
           for s1 in (-1, 1) for s2 in (-1, 1)]),
+        # fewer entries than k: the box [-r, r]^n, whose vertices the oracle answers
+        (KSparsePolytope(6, r),
+         [r * np.array(s) for s in itertools.product([-1.0, 1.0], repeat=n)]),
         (Birkhoff(3), [np.eye(3)[list(p)] for p in itertools.permutations(range(3))]),
         (Box([0.0, -1.0, 2.0, 0.5], [1.0, 1.0, 5.0, 0.5]),
          [np.where(m, [1.0, 1.0, 5.0, 0.5], [0.0, -1.0, 2.0, 0.5])

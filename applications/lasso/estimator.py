@@ -36,7 +36,11 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     method : str, default "auto"
         See :func:`solve_lasso`.
     tol : float, default 1e-8
-        Target Frank-Wolfe gap.
+        Target Frank-Wolfe gap relative to the loss of the zero coefficients,
+        ``1/2 ||y - mean(y)||^2`` (``1/2 ||y||^2`` without an intercept): the fit stops
+        at a certified ``f(coef) - f* <= tol * 1/2 ||y - mean(y)||^2``, whatever the units
+        of ``y`` (scikit-learn's ``Lasso`` scales its ``tol`` by ``||y||^2`` likewise).
+        Where that loss is 0 (a constant ``y``), ``tol`` is the gap itself.
     max_iter : int, default 10000
         Iteration budget; ``fit`` warns with scikit-learn's ``ConvergenceWarning``
         when it ends the run before ``tol``.
@@ -53,7 +57,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     intercept_ : float
     n_iter_ : int
     gap_ : float
-        Certified Frank-Wolfe gap of the fit.
+        Certified Frank-Wolfe gap of the fit (absolute: a bound on ``f(coef_) - f*``).
     result_ : Result
     n_features_in_ : int
 
@@ -134,7 +138,11 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         previous = getattr(self, "coef_", None)  # fitted attributes exist after fit only
         if self.warm_start and previous is not None and np.shape(previous) == (X.shape[1],):
             x0 = previous
-        res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=self.tol,
+        # relative to the null model's loss, so that rescaling y does not turn a
+        # converged fit into a ConvergenceWarning
+        null_loss = 0.5 * float(np.dot(yc, yc))
+        target = self.tol * null_loss if null_loss > 0.0 else self.tol
+        res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=target,
                           max_iter=self.max_iter, objective=objective)
         self.result_ = res
         self.coef_ = np.asarray(res.x, dtype=float)
@@ -147,7 +155,8 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
                           ConvergenceWarning, stacklevel=2)
         elif res.status == fw.Status.MAX_ITER:
             warnings.warn(f"ConstrainedLasso: max_iter={self.max_iter} ended the run at gap "
-                          f"{self.gap_:.3g} > tol={self.tol}; raise max_iter or tol",
+                          f"{self.gap_:.3g} > tol * 1/2 ||y - mean(y)||^2 = {target:.3g} "
+                          f"(tol={self.tol}); raise max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self
 

@@ -72,8 +72,11 @@ class KSparsePolytope(SubsetOracle, LMO):
             raise ValueError(f"KSparsePolytope: `k` must be <= `dim`={dim}, got k={k!r}")
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
-        """``2 * radius * sqrt(k)``: two opposite vertices with ``k`` entries ``+-radius``."""
-        return 2.0 * self.radius * float(np.sqrt(self.k))
+        """``2 * radius * sqrt(min(k, n))``: two opposite vertices with ``k`` entries
+        ``+-radius`` (all ``n`` entries where a direction has fewer than ``k``)."""
+        shape = shape if shape is not None else self.shape
+        k = self.k if shape is None else min(self.k, int(np.prod(shape)))
+        return 2.0 * self.radius * float(np.sqrt(k))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
