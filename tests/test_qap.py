@@ -182,6 +182,43 @@ def test_birkhoff_decomposition_rebuilds_the_matrix(n):
     np.testing.assert_allclose(rebuilt, P, atol=1e-10)
 
 
+def test_doubly_stochastic_helpers_refuse_what_they_cannot_answer():
+    """birkhoff_decomposition rebuilt [[1.5, -.5], [-.5, 1.5]] as I and [[.5, .5], [.2, .2]]
+    as J/2; sinkhorn(max_iter=0) returned column sums 0.76 / 1.24 without a word."""
+    with pytest.raises(InfeasibleError, match=r"birkhoff_decomposition: `P` must be doubly"):
+        birkhoff_decomposition(np.array([[1.5, -0.5], [-0.5, 1.5]]))
+    with pytest.raises(InfeasibleError, match="violation 0.6"):
+        birkhoff_decomposition(np.array([[0.5, 0.5], [0.2, 0.2]]))
+    with pytest.raises(ValueError, match="`P` contains NaN"):
+        birkhoff_decomposition(np.array([[np.nan, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ShapeError, match="non-empty square"):
+        birkhoff_decomposition(np.ones((2, 3)) / 2)
+    for bad in (-1.0, np.nan, "1", True):
+        with pytest.raises(ValueError, match="`tol` must be a finite number >= 0"):
+            birkhoff_decomposition(np.eye(2), tol=bad)
+    # a permutation matrix of booleans is doubly stochastic
+    perms, w = birkhoff_decomposition(np.eye(3, dtype=bool)[[2, 0, 1]])
+    assert perms.tolist() == [[2, 0, 1]] and w.tolist() == [1.0]
+    M = np.array([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.warns(RuntimeWarning, match=r"max_iter=1 ended the scaling with column sums"):
+        sinkhorn(M, max_iter=1)
+    for kw in ({"max_iter": 0}, {"max_iter": 2.5}, {"max_iter": True}, {"tol": np.nan},
+               {"tol": -1.0}, {"tol": 1 + 2j}):
+        with pytest.raises(ValueError, match=f"sinkhorn: `{next(iter(kw))}` must be"):
+            sinkhorn(M, **kw)
+    for n in (0, 2.5, None, True):
+        with pytest.raises(ValueError, match="`n` must be a positive integer"):
+            barycenter(n)
+        with pytest.raises(ValueError, match="`n` must be a positive integer"):
+            random_doubly_stochastic(n)
+    with pytest.raises(ValueError, match="project_to_permutation: `P` contains NaN"):
+        project_to_permutation(np.array([[np.nan, 0.0], [0.0, 1.0]]))
+    # a budget beyond the kernel's int64 counter (was an OverflowError)
+    A, B = random_instance(5, 5, "int")
+    p, _ = two_opt(A, B, np.arange(5), max_swaps=10**30)
+    assert sorted(p.tolist()) == list(range(5))
+
+
 # -- 2-opt ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["int", "sym", "real"])

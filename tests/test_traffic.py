@@ -18,6 +18,7 @@ from frankwolfe.applications.traffic import (
     AllOrNothing,
     AssignmentBlocks,
     Beckmann,
+    DemandClassError,
     Network,
     load_siouxfalls,
     read_flows,
@@ -26,6 +27,7 @@ from frankwolfe.applications.traffic import (
     read_trips,
     relative_gap,
     route_flows,
+    split_demand,
     traffic_assignment,
 )
 from frankwolfe.errors import InfeasibleError, OracleError, ShapeError
@@ -120,6 +122,39 @@ def test_read_trips_rejects_wrong_total(tmp_path):
     p.write_text("<TOTAL OD FLOW> 3\n<END OF METADATA>\nOrigin 1\n 2 : 1.0;\n")
     with pytest.raises(ValueError, match="TOTAL OD FLOW"):
         read_trips(p, n_zones=2)
+
+
+def test_bad_trips_files_and_arguments_are_refused_by_name(small_files, tmp_path):
+    """An empty trips file was zero demand and a "converged" zero assignment; a trips file
+    of 5 zones beside a network of 3 was cut to 3 without a word; a NaN toll factor
+    failed later inside the oracle, a complex one lost its imaginary part."""
+    net, trips = small_files
+    empty = tmp_path / "Empty_trips.tntp"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="no 'Origin' line: not a TNTP trips file"):
+        read_tntp(net, empty)
+    other = tmp_path / "Other_trips.tntp"
+    other.write_text(TRIPS_TEXT.replace("<NUMBER OF ZONES> 3", "<NUMBER OF ZONES> 5"))
+    with pytest.raises(ValueError, match=r"<NUMBER OF ZONES> says 5 but 3 zones"):
+        read_tntp(net, other)
+    for bad in (2.5, 0, "abc", True):
+        with pytest.raises(ValueError, match="read_trips: `n_zones` must be a positive"):
+            read_trips(trips, n_zones=bad)
+    for bad in (np.nan, np.inf, 1 + 2j, "abc"):
+        with pytest.raises(ValueError, match="Network: `toll_factor` must be a finite number"):
+            read_tntp(net, trips, toll_factor=bad)
+        with pytest.raises(ValueError, match="`distance_factor` must be a finite number"):
+            read_tntp(net, trips, distance_factor=bad)
+    network = read_tntp(net, trips)
+    for bad in (None, 2.5, str(net)):
+        with pytest.raises(TypeError, match="`network` must be a Network"):
+            traffic_assignment(bad)
+    with pytest.raises(TypeError, match="`x0` must be link flows"):
+        traffic_assignment(network, "fw", x0="abc")
+    with pytest.raises(TypeError, match="random_state must be"):
+        traffic_assignment(network, "fw", random_state="abc")
+    with pytest.raises(DemandClassError, match="`shares` must map names to numbers"):
+        split_demand(network.demand, {"a": None, "b": 1.0})
 
 
 def test_read_net_rejects_wrong_link_count(tmp_path):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 
+from frankwolfe._numbers import is_real, is_whole
 from frankwolfe._random import as_generator
 from frankwolfe.errors import InfeasibleError, ShapeError
 
@@ -16,8 +20,21 @@ __all__ = [
 ]
 
 
+def _check_order(n: Any, where: str) -> int:
+    if not is_whole(n, 1):
+        raise ValueError(f"{where}: `n` must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def _check_tol(tol: Any, where: str) -> float:
+    if not (is_real(tol) and 0.0 <= float(tol) < float("inf")):
+        raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
+    return float(tol)
+
+
 def barycenter(n: int) -> np.ndarray:
     """The centre ``J / n`` of the Birkhoff polytope (all entries ``1/n``)."""
+    n = _check_order(n, "barycenter")
     return np.full((n, n), 1.0 / n)
 
 
@@ -31,25 +48,37 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
     tol : float
         Stop when every row and column sum is within ``tol`` of 1.
     max_iter : int
-        Bound on the alternating row/column normalizations.
+        Bound on the alternating row/column normalizations; a ``RuntimeWarning``
+        says how far from doubly stochastic the answer is when it ends the scaling
+        before ``tol``.
 
     Returns
     -------
     ndarray
         ``diag(r) M diag(c)`` with unit row and column sums.
     """
-    M = np.asarray(M, dtype=float)
+    tol = _check_tol(tol, "sinkhorn")
+    if not is_whole(max_iter, 1):
+        raise ValueError(f"sinkhorn: `max_iter` must be a positive integer, got {max_iter!r}")
+    M = np.asarray(M)
+    if M.dtype.kind not in "biuf":
+        raise TypeError(f"sinkhorn: `M` must be a real matrix, got dtype {M.dtype}")
+    M = M.astype(float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ShapeError(f"sinkhorn: `M` must be a square matrix, got shape {M.shape}")
     if not (np.all(np.isfinite(M)) and np.all(M > 0)):
         raise ValueError("sinkhorn: `M` must have finite, strictly positive entries")
     P = M / M.sum(axis=1, keepdims=True)
-    for _ in range(max_iter):
+    for _ in range(int(max_iter)):
         P /= P.sum(axis=0, keepdims=True)
         rows = P.sum(axis=1)
         if np.abs(rows - 1.0).max() <= tol:
-            break
+            return P
         P /= rows[:, None]
+    cols = float(np.abs(P.sum(axis=0) - 1.0).max())
+    if cols > tol:  # rows are exact after the last row scaling; columns are not
+        warnings.warn(f"sinkhorn: max_iter={max_iter} ended the scaling with column sums "
+                      f"{cols:.3g} from 1 (tol={tol:g})", RuntimeWarning, stacklevel=2)
     return P
 
 
@@ -62,6 +91,7 @@ def random_doubly_stochastic(n: int,
     here the start is doubly stochastic to rounding).  ``random_state`` is a
     seed or a ``numpy.random.Generator``.
     """
+    n = _check_order(n, "random_doubly_stochastic")
     K = sinkhorn(as_generator(random_state).uniform(size=(n, n)))
     return 0.5 * (barycenter(n) + K)
 
@@ -74,23 +104,37 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
     # scipy.optimize costs ~0.6 s to import: the package's import should not pay it
     from scipy.optimize import linear_sum_assignment
 
-    _, col = linear_sum_assignment(np.asarray(P, dtype=float), maximize=True)
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[0] != P.shape[1]:
+        raise ShapeError(f"project_to_permutation: `P` must be a square matrix, got shape "
+                         f"{P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ValueError("project_to_permutation: `P` contains NaN or inf")
+    _, col = linear_sum_assignment(P, maximize=True)
     return col.astype(np.int64)
 
 
-def check_doubly_stochastic(P: np.ndarray, n: int, name: str = "P0",
-                            tol: float = 1e-8) -> np.ndarray:
-    """Return ``P`` as a float array, or raise naming ``name`` if it is not doubly stochastic."""
-    P = np.array(P, dtype=float)
+def check_doubly_stochastic(P: np.ndarray, n: int | None, name: str = "P0",
+                            tol: float = 1e-8, where: str = "") -> np.ndarray:
+    """Return ``P`` as a float array, or raise naming ``name`` (after ``where: ``) if it
+    is not doubly stochastic (of order ``n``; any square order where ``n`` is None)."""
+    at = f"{where}: " if where else ""
+    P = np.array(P)
+    if P.dtype.kind not in "biuf":  # a boolean permutation matrix is one
+        raise TypeError(f"{at}`{name}` must be a real matrix, got dtype {P.dtype}")
+    P = P.astype(float)
+    if n is None and P.ndim == 2 and P.shape[0] == P.shape[1] and P.size:
+        n = P.shape[0]
     if P.shape != (n, n):
-        raise ShapeError(f"`{name}` must have shape {(n, n)}, got {P.shape}")
+        expected = "a non-empty square matrix" if n is None else f"shape {(n, n)}"
+        raise ShapeError(f"{at}`{name}` must have {expected}, got shape {P.shape}")
     if not np.all(np.isfinite(P)):
-        raise ValueError(f"`{name}` contains NaN or inf")
+        raise ValueError(f"{at}`{name}` contains NaN or inf")
     viol = max(-float(P.min()), float(np.abs(P.sum(axis=0) - 1).max()),
                float(np.abs(P.sum(axis=1) - 1).max()))
     if viol > tol:
         raise InfeasibleError(
-            f"`{name}` must be doubly stochastic (entries >= 0, unit row and column sums); "
+            f"{at}`{name}` must be doubly stochastic (entries >= 0, unit row and column sums); "
             f"violation {viol:.3g} > {tol:g}"
         )
     return P
@@ -108,9 +152,10 @@ def birkhoff_decomposition(P: np.ndarray, *, tol: float = 1e-12) -> tuple[np.nda
     Parameters
     ----------
     P : (n, n) ndarray
-        Doubly stochastic.
+        Doubly stochastic (to 1e-6 in each row and column sum and each entry's sign;
+        anything else is refused with :class:`~frankwolfe.errors.InfeasibleError`).
     tol : float
-        Entries at or below this count as zero.
+        Entries at or below this count as zero; finite, ``>= 0``.
 
     Returns
     -------
@@ -122,7 +167,10 @@ def birkhoff_decomposition(P: np.ndarray, *, tol: float = 1e-12) -> tuple[np.nda
     """
     from scipy.optimize import linear_sum_assignment  # see project_to_permutation
 
-    R = np.array(P, dtype=float)
+    tol = _check_tol(tol, "birkhoff_decomposition")
+    # the greedy rounds decompose whatever they are given: a matrix that is not doubly
+    # stochastic came back as another one
+    R = check_doubly_stochastic(P, None, "P", tol=1e-6, where="birkhoff_decomposition")
     n = R.shape[0]
     rows = np.arange(n)
     perms: list[np.ndarray] = []

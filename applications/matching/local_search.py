@@ -134,7 +134,8 @@ def two_opt(A: np.ndarray, B: np.ndarray, permutation: np.ndarray, *, tol: float
         raise ValueError(f"two_opt: `max_swaps` must be an integer >= 0, got {max_swaps!r}")
     if tol is None:
         tol = 1e-12 * (float(np.abs(A).sum()) * float(np.abs(B).max(initial=0.0)) + 1.0)
-    n_swaps, _ = _two_opt(A, B, p, float(tol), int(max_swaps))
+    # the kernel counts in int64: a larger budget is no budget at all
+    n_swaps, _ = _two_opt(A, B, p, float(tol), min(int(max_swaps), np.iinfo(np.int64).max))
     return p, int(n_swaps)
 
 

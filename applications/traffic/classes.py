@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import is_real
 from frankwolfe.errors import FrankWolfeError, InfeasibleError
 
 from .assignment import AllOrNothing
@@ -140,6 +141,9 @@ def split_demand(demand: np.ndarray, shares: Mapping[str, float]) -> dict[str, n
     """
     if not shares:
         raise DemandClassError("split_demand: `shares` is empty")
+    if not all(is_real(v) for v in shares.values()):
+        raise DemandClassError(f"split_demand: `shares` must map names to numbers, got "
+                               f"{dict(shares)!r}")
     vals = np.array([float(v) for v in shares.values()])
     if not np.all(np.isfinite(vals)) or vals.min() < 0 or abs(vals.sum() - 1.0) > 1e-9:
         raise DemandClassError(f"split_demand: `shares` must be non-negative and sum to 1, "

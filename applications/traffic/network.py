@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import is_real, is_whole
 from frankwolfe.errors import ShapeError
 
 from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
@@ -170,6 +170,11 @@ class Network:
             raise ValueError(f"Network: `first_thru_node` must be an integer >= 0 (0-based), "
                              f"got {self.first_thru_node!r}")
         self.first_thru_node = int(self.first_thru_node)
+        for name in ("toll_factor", "distance_factor"):
+            value = getattr(self, name)
+            if not (is_real(value) and np.isfinite(float(value))):
+                raise ValueError(f"Network: `{name}` must be a finite number, got {value!r}")
+            setattr(self, name, float(value))
         const = self.toll_factor * self.toll + self.distance_factor * self.length
         if np.any(self.free_flow_time + const < 0):
             raise ValueError("Network: the generalized cost must be non-negative on every link")

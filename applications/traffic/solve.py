@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe._numbers import is_real
+from frankwolfe._random import as_generator
 from frankwolfe.algorithms.bcfw import block_coordinate_frank_wolfe
 from frankwolfe.algorithms.conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from frankwolfe.algorithms.frank_wolfe import frank_wolfe
@@ -114,6 +115,17 @@ def _left(common: dict[str, Any], started: float) -> dict[str, Any]:
     return dict(common, time_limit=max(1e-3, limit - (time.perf_counter() - started)))
 
 
+def _link_flows(x0: Any) -> np.ndarray:
+    try:
+        x = np.asarray(x0)
+        if x.dtype.kind not in "biuf":
+            raise TypeError
+        return x.astype(float)
+    except (TypeError, ValueError):
+        raise TypeError(f"traffic_assignment: `x0` must be link flows (an array of numbers) "
+                        f"or a Result, got {x0!r:.80}") from None
+
+
 def traffic_assignment(
     network: Network,
     method: str = "bfw",
@@ -208,6 +220,11 @@ def traffic_assignment(
         raise ValueError(
             f"traffic_assignment: unknown method {method!r}; choose one of "
             f"{sorted(METHODS)}") from None
+    if not isinstance(network, Network):
+        raise TypeError(f"traffic_assignment: `network` must be a Network (read_tntp, "
+                        f"Network(...)), got {type(network).__name__}")
+    if key != "bcfw" and not isinstance(random_state, (type(None), np.random.RandomState)):
+        as_generator(random_state)  # unused but refused by name (a RandomState: one draw)
     if not (is_real(rel_gap) and rel_gap >= 0):
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
     if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
@@ -286,7 +303,7 @@ def traffic_assignment(
             flow, _ = lmo.assign(objective.gradient(np.zeros(network.n_links)))
             start = Atom(flow)
         else:
-            start = np.asarray(x0.x if isinstance(x0, Result) else x0, dtype=float)
+            start = _link_flows(x0.x if isinstance(x0, Result) else x0)
         res = solver(objective, lmo, start, step_size=options.pop("step_size", "exact"),
                      **_left(common, started), **options)
     costs = objective.gradient(res.x)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from frankwolfe._numbers import is_whole
+
 from ..data.home import ENV_HOME
 from .network import Network
 
@@ -156,7 +158,8 @@ def read_trips(path: str | os.PathLike,
     path : path-like
         The ``*_trips.tntp`` file.
     n_zones : int, optional
-        Matrix size; default ``<NUMBER OF ZONES>``, else the largest zone read.
+        Matrix size; default ``<NUMBER OF ZONES>``, else the largest zone read.  Where
+        the file's ``<NUMBER OF ZONES>`` says another number, the file is refused.
 
     Returns
     -------
@@ -164,14 +167,18 @@ def read_trips(path: str | os.PathLike,
         ``demand[o, d]`` trips from zone ``o + 1`` to zone ``d + 1``.
     metadata : dict of str to str
     """
+    if n_zones is not None and not is_whole(n_zones, 1):
+        raise ValueError(f"read_trips: `n_zones` must be a positive integer, got {n_zones!r}")
     meta, body, first = _split_metadata(_read_text(path))
     entries: list[tuple[int, int, float]] = []
     origin: int | None = None
+    seen_origin = False
     for line_no, raw in enumerate(body, first):
         line = _strip_comment(raw)
         m = _ORIGIN_LINE.match(line)
         if m:
             origin = _node(m.group(1), path, line_no, "the origin")
+            seen_origin = True
             continue
         parts = line.split(";")
         if parts[-1].strip():  # every entry ends with ';': a cut file ends without one
@@ -193,10 +200,18 @@ def read_trips(path: str | os.PathLike,
                 raise ValueError(f"{path}:{line_no}: negative trips in entry {part!r}")
             entries.append((origin, _node(d_str.strip(), path, line_no, "the destination"),
                             trips))
+    if not seen_origin:
+        # an empty or foreign file read as no demand at all: a "converged" zero assignment
+        raise ValueError(f"{path}: no 'Origin' line: not a TNTP trips file (or an empty one)")
+    stated = _meta_int(meta, "NUMBER OF ZONES", path)
+    if n_zones is not None and stated is not None and stated != n_zones:
+        raise ValueError(f"{path}: <NUMBER OF ZONES> says {stated} but {int(n_zones)} zones "
+                         "were expected (the network's)")
     if n_zones is None:
-        n_zones = _meta_int(meta, "NUMBER OF ZONES", path)
+        n_zones = stated
     if n_zones is None:
         n_zones = max((max(o, d) for o, d, _ in entries), default=0)
+    n_zones = int(n_zones)
     demand = np.zeros((n_zones, n_zones))
     if entries:
         arr = np.array(entries)
