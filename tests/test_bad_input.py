@@ -61,8 +61,8 @@ def test_x0_infeasible():
 
 
 def test_x0_not_finite():
-    with pytest.raises(ValueError, match="x0 contains NaN or inf"):
-        frank_wolfe(quad(np.zeros(2)), L1Ball(1.0), x0=np.array([np.nan, 0.0]))
+    with pytest.raises(ValueError, match=r"x0 contains NaN or inf: x0\[1\] = inf"):
+        frank_wolfe(quad(np.zeros(2)), L1Ball(1.0), x0=np.array([0.0, np.inf]))
 
 
 def test_nan_value_stops_with_error_and_keeps_last_good_iterate():

@@ -213,6 +213,28 @@ def test_a_keyboard_interrupt_raised_in_a_step_returns_the_last_good_iterate():
     assert abs(res.x.sum() - 1) < 1e-12 and res.x.min() >= 0
 
 
+@pytest.mark.parametrize("averaging", [None, "weighted"])
+def test_a_keyboard_interrupt_from_a_bcfw_callback_returns_a_certified_gap(averaging):
+    """BCFW returned gap=nan where the single-domain methods certify the point (the
+    interrupt was taken for an oracle failure); checked against the gap by hand."""
+    y = np.random.default_rng(0).random(12)
+    f = fw.FunctionObjective(lambda x: 0.5 * np.sum((x - y) ** 2), lambda x: x - y,
+                             exact_step=lambda x, d, g: -(g @ d) / (d @ d))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=3) for _ in range(4)])
+
+    def stop(state):
+        if state.k >= 3:
+            raise KeyboardInterrupt
+
+    res = fw.block_coordinate_frank_wolfe(f, dom, max_iter=50, tol=0.0, random_state=0,
+                                          averaging=averaging, callback=stop)
+    assert res.status == "interrupted"
+    g = res.x - y
+    gap = sum(float(g[i:i + 3] @ res.x[i:i + 3] - g[i:i + 3].min()) for i in range(0, 12, 3))
+    assert gap > 1e-3 and res.gap == pytest.approx(gap, rel=1e-10, abs=1e-14)
+    assert res.fun == pytest.approx(f.value(res.x), rel=1e-12)
+
+
 @pytest.mark.parametrize("method", ["fw", "away", "pairwise", "bpcg", "sfw"])
 def test_an_interrupted_result_counts_the_iterations_of_the_point_it_returns(method):
     """A KeyboardInterrupt raised by the oracle at the top of an iteration: the point

@@ -5,7 +5,6 @@ estimator's conventions."""
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import warnings
 
@@ -16,8 +15,6 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold
 
-import frankwolfe.applications.structured_svm.latent_ssvm as latent_ssvm_module
-import frankwolfe.applications.structured_svm.models.graph.latent as latent_module
 from frankwolfe.applications.structured_svm import (
     GraphCRF,
     LatentGraphCRF,
@@ -400,14 +397,6 @@ def test_bad_estimator_inputs() -> None:
         LatentSSVM(good).fit(nan, Y)
     with pytest.raises(ValueError, match="make_latent_blocks: `noise`"):
         make_latent_blocks(2, noise=-1.0)
-
-
-@pytest.mark.parametrize("module", [latent_module, latent_ssvm_module])
-def test_docstring_examples(module: object) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)  # the example converges
-        failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert failures == 0 and tried > 0
 
 
 def test_example_runs_quick(tmp_path, capsys) -> None:

@@ -9,7 +9,6 @@ QAPLIB optimal values (SOURCE.md of the shared data).
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import warnings
 
@@ -17,7 +16,6 @@ import numpy as np
 import pytest
 from scipy.optimize import quadratic_assignment
 
-import frankwolfe.applications.matching.qap as qap_module
 from frankwolfe import available_methods
 from frankwolfe.applications.matching import (
     QAPObjective,
@@ -470,11 +468,6 @@ def test_an_infinite_time_limit_is_no_limit():
     ref = solve_qap(A, B, random_state=0)
     assert res.fun == ref.fun
     np.testing.assert_array_equal(res.permutation, ref.permutation)
-
-
-def test_docstring_examples():
-    failures, _ = doctest.testmod(qap_module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert failures == 0
 
 
 # -- QAPLIB ---------------------------------------------------------------------------

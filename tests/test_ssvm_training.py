@@ -443,7 +443,7 @@ def test_a_warm_state_of_the_wrong_shape_or_with_nan_is_refused(nodebug):
         svm.set_warm_state(short)
     nan = [p.copy() for p in state["bcfw"]["points"]]
     nan[3][0] = np.nan
-    with pytest.raises(ValueError, match="an array holds NaN or inf"):
+    with pytest.raises(ValueError, match=r"the array state\['points'\]\[3\] holds NaN or inf"):
         svm.set_warm_state({**state, "bcfw": {**state["bcfw"], "points": nan}})
     svm.set_warm_state(state)  # its own state is taken
 
@@ -457,3 +457,48 @@ def test_a_labelling_that_is_not_1d_is_refused_by_every_path(kw, nodebug):
     Y = [rng.integers(0, 3, size=len(x))[:, None] for x in X]
     with pytest.raises(ShapeError, match="must be 1-D|shape"):
         StructuredSVM(ChainModel(3, 2), max_passes=3, **kw).fit(X, Y)
+
+
+class _CrashingChain(ChainModel):
+    """A chain model whose method ``where`` raises at its ``crash_at``-th call."""
+
+    def __init__(self, n_states, n_features, where, crash_at):
+        super().__init__(n_states, n_features)
+        self.where, self.crash_at, self.calls = where, crash_at, 0
+
+    def _count(self):
+        self.calls += 1
+        if self.calls == self.crash_at:
+            raise RuntimeError("model crashed")
+
+    def loss_augmented_decode(self, x, y, w):
+        if self.where == "decode":
+            self._count()
+        return super().loss_augmented_decode(x, y, w)
+
+    def feature_supports(self, X, append=None):
+        if self.where == "set-up":
+            self._count()
+        return super().feature_supports(X, append=append)
+
+
+@pytest.mark.parametrize("where, crash_at, kept", [("set-up", 1, False), ("decode", 25, True)])
+def test_a_failed_fit_leaves_one_fit_not_two(where, crash_at, kept):
+    """A model's exception mid-fit left the previous fit's w_ beside this fit's lam_,
+    n_train_ and empty history_, and save() wrote that mixture as a model."""
+    X, Y = make_chain(30, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), lam=0.1, max_passes=5, random_state=0,
+                        compiled=False).fit(X, Y)
+    w_old, rows = svm.w_.copy(), len(svm.history_["passes"])
+    svm.set_params(model=_CrashingChain(3, 4, where, crash_at), lam=0.05)
+    with pytest.raises(RuntimeError, match="model crashed") as info:
+        svm.fit(X[:20], Y[:20])
+    so_far = getattr(info.value, "result", None)
+    assert (so_far is not None) == kept
+    if not kept:  # nothing of this fit to keep: the previous one, whole
+        assert svm.lam_ == 0.1 and svm.n_train_ == 30
+        np.testing.assert_array_equal(svm.w_, w_old)
+        assert len(svm.history_["passes"]) == rows
+    else:  # the run so far, as for a lost cluster: this fit's attributes throughout
+        assert svm.lam_ == 0.05 and svm.n_train_ == 20 and svm.result_ is so_far
+        assert svm.w_.shape == w_old.shape and not np.array_equal(svm.w_, w_old)

@@ -149,6 +149,9 @@ def test_bad_trips_files_and_arguments_are_refused_by_name(small_files, tmp_path
     for bad in (None, 2.5, str(net)):
         with pytest.raises(TypeError, match="`network` must be a Network"):
             traffic_assignment(bad)
+    for name in ("tol", "rtol"):  # tol clashed with the run's tol=0; rtol stopped early
+        with pytest.raises(TypeError, match=f"stopping test is `rel_gap`.*not `{name}`"):
+            traffic_assignment(network, **{name: 1e-2})
     with pytest.raises(TypeError, match="`x0` must be link flows"):
         traffic_assignment(network, "fw", x0="abc")
     with pytest.raises(TypeError, match="random_state must be"):

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
-from frankwolfe import History, IterationState, RunOptions, Status
+from frankwolfe import History, IterationState, Result, RunOptions, Status
 from frankwolfe.parallel import effective_n_jobs
 
 from .._checks import check_finite_examples, check_labels, positional
@@ -46,6 +46,9 @@ _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
 _AVERAGING = ("weighted", "uniform", "tail")
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
+# what a fit sets: a fit that fails with no run so far to keep restores them as they were
+_FIT_ATTRIBUTES = ("lam_", "n_train_", "history_", "w_", "result_", "_eval_time",
+                   "_last_eval")
 
 
 class StructuredSVM(BaseEstimator):
@@ -376,6 +379,7 @@ class StructuredSVM(BaseEstimator):
                 warnings.warn(f"StructuredSVM: solver={self.solver!r} has no warm start; "
                               "this fit starts cold (the BCFW solvers, batch FW and SSG "
                               "continue from the previous fit)", UserWarning, stacklevel=2)
+        before = {k: v for k, v in self.__dict__.items() if k in _FIT_ATTRIBUTES}
         self.lam_ = lam
         self.n_train_ = len(X)
         self.history_ = History(_COLUMNS)
@@ -384,6 +388,14 @@ class StructuredSVM(BaseEstimator):
         self._data = (X, Y, X_test, Y_test)
         try:
             self._fit(X, Y, lam, warm, started)
+        except Exception:
+            if self.__dict__.get("result_") is before.get("result_"):
+                # no run so far to keep: the previous fit whole, not its weights beside
+                # this fit's lam_, n_train_ and empty history (which save() wrote)
+                for k in _FIT_ATTRIBUTES:
+                    self.__dict__.pop(k, None)
+                self.__dict__.update(before)
+            raise
         finally:
             del self._data
         res = self.result_
@@ -432,10 +444,17 @@ class StructuredSVM(BaseEstimator):
                              progress=bool(self.progress))
         try:
             res = run.solve(options)
-        except fw.ExecutorError as err:  # the cluster or client lost: keep the run so far
-            if err.result is not None:
-                self.result_ = err.result
-                self.w_ = np.array(run.point(err.result.x, err.result.fun, err.result.extra)[0])
+        except Exception as err:
+            # the run so far, which the driver attaches (the cluster or client lost, a
+            # model's or a callback's exception): w_ and result_ of this fit
+            so_far = getattr(err, "result", None)
+            if isinstance(so_far, Result):
+                try:
+                    w = np.array(run.point(so_far.x, so_far.fun, so_far.extra)[0])
+                except Exception:
+                    pass
+                else:
+                    self.result_, self.w_ = so_far, w
             raise
         # in max-oracle calls, as the max_passes budget counts them (batch FW's domain
         # answers one call of the core with n of them; the cutting plane's counts blocks)
@@ -621,19 +640,19 @@ def _check_warm_state(bcfw: Any, fw_x: Any, dim: int) -> None:
     """A warm state's arrays: finite, and the dual points of the model's dimension
     ``dim`` (a model file with a shortened or NaN state array loaded, and failed at the
     next warm fit)."""
-    def arrays(node: Any) -> Any:
+    def arrays(node: Any, path: str) -> Any:
         if isinstance(node, np.ndarray):
-            yield node
+            yield path, node
         elif isinstance(node, dict):
-            for v in node.values():
-                yield from arrays(v)
+            for k, v in node.items():
+                yield from arrays(v, f"{path}[{k!r}]")
         elif isinstance(node, (list, tuple)):
-            for v in node:
-                yield from arrays(v)
+            for i, v in enumerate(node):
+                yield from arrays(v, f"{path}[{i}]")
 
-    for a in arrays([bcfw, fw_x]):
+    for path, a in (*arrays(bcfw, "state"), *arrays(fw_x, "fw_x")):
         if a.dtype.kind in "fc" and not np.isfinite(a).all():
-            raise ValueError("warm state: an array holds NaN or inf")
+            raise ValueError(f"warm state: the array {path} holds NaN or inf")
     points = [] if bcfw is None or bcfw.get("points") is None else bcfw["points"]
     for i, p in enumerate(points):
         if np.shape(p) != (dim,):

@@ -176,8 +176,13 @@ class Network:
                 raise ValueError(f"Network: `{name}` must be a finite number, got {value!r}")
             setattr(self, name, float(value))
         const = self.toll_factor * self.toll + self.distance_factor * self.length
-        if np.any(self.free_flow_time + const < 0):
-            raise ValueError("Network: the generalized cost must be non-negative on every link")
+        negative = np.flatnonzero(self.free_flow_time + const < 0)
+        if negative.size:
+            i = int(negative[0])
+            raise ValueError(
+                f"Network: the generalized cost must be non-negative on every link; link {i} "
+                f"costs {self.free_flow_time[i]!r} + toll_factor * {self.toll[i]!r} + "
+                f"distance_factor * {self.length[i]!r} = {self.free_flow_time[i] + const[i]!r}")
 
     # -- sizes ---------------------------------------------------------------
     @property

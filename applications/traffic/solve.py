@@ -183,7 +183,8 @@ def traffic_assignment(
         per class and origin and takes the Python block steps.  Warm starts: a
         previous multi-class Result.  Default: one class, the network's demand.
     **options
-        Passed to the solver: ``delta`` for the conjugate methods,
+        Passed to the solver (``tol`` and ``rtol`` are refused: ``rel_gap`` is the
+        stopping test): ``delta`` for the conjugate methods,
         ``step_size``; for ``"bcfw"`` ``blocks`` (``"origin"``, default, or
         ``"od"``: one block per OD pair, path atoms; fewer passes, more
         block steps per pass, see :class:`AssignmentBlocks`), ``block_step`` (default
@@ -220,6 +221,13 @@ def traffic_assignment(
         raise ValueError(
             f"traffic_assignment: unknown method {method!r}; choose one of "
             f"{sorted(METHODS)}") from None
+    for name in ("tol", "rtol"):
+        if name in options:
+            # the run's own tests would stop it first ("converged" short of rel_gap), or
+            # clash with the tol=0 passed below
+            raise TypeError(f"traffic_assignment: the stopping test is `rel_gap` (the gap "
+                            f"over the total travel time), not `{name}`; got "
+                            f"{name}={options[name]!r}")
     if not isinstance(network, Network):
         raise TypeError(f"traffic_assignment: `network` must be a Network (read_tntp, "
                         f"Network(...)), got {type(network).__name__}")

@@ -63,6 +63,10 @@ class Engine(ABC):
     #: ``outputs(error=True)`` then returns the point from before that iteration
     cut_short: bool = False
 
+    #: set by the driver when a ``KeyboardInterrupt`` stopped the run: the oracles did
+    #: not fail, so ``outputs(error=True)`` may certify the point it returns
+    interrupted: bool = False
+
     @abstractmethod
     def observe(self, k: int) -> Observation | str:
         """The state at the top of outer iteration ``k``, or a message when a value is
@@ -267,6 +271,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             # by hand) may have cut a step short: the last good iterate, before that step;
             # one in observe(k) left x_k whole (its k iterations are the result's nit)
             engine.cut_short = stepping
+            engine.interrupted = True
             return _stopped(engine, monitor, Status.INTERRUPTED, k)
         except Exception as err:
             try:

@@ -136,7 +136,9 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     if complex_:
         raise ValueError("x0 must be real, got complex values")
     if not np.all(np.isfinite(x)):
-        raise ValueError("x0 contains NaN or inf")
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
+        where = ", ".join(map(str, at))
+        raise ValueError(f"x0 contains NaN or inf: x0[{where}] = {float(x[at])}")
     for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
         if shape is not None and x.shape != tuple(shape):
             raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {tuple(shape)}")

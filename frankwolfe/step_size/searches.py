@@ -87,7 +87,8 @@ class ExactStep(StepSize):
             return 0.0
         gamma = tracker.exact_step(direction)
         if gamma != gamma:  # NaN (a plain comparison: this runs once per block step)
-            raise FloatingPointError("exact line search returned NaN")
+            raise FloatingPointError(f"exact line search returned NaN: "
+                                     f"{type(tracker.objective).__name__}.exact_step")
         if gamma < 0:
             # A descent direction of a convex function has a non-negative minimizer
             # along it: a negative one means negative curvature, unless the slope is

@@ -199,11 +199,21 @@ class BlockEngine(Engine):
         """``x``, ``fun`` and ``gap`` of the point an error returns: the one from before
         the pass when the pass ended on a non-finite value or was cut short (its gap
         certified with one oracle call per block if it was not), else the current one
-        (its gap not certified: the oracles may be what failed)."""
+        (its gap not certified: the oracles may be what failed; certified where a
+        ``KeyboardInterrupt`` stopped the run, as the other methods' are)."""
         good = self.good
         if good is None or not (self.bad or self.cut_short):
+            if good is not None and np.array_equal(good[0], x) and good[3]:
+                return dict(fun=good[1], gap=good[2])
+            if self.interrupted:
+                try:
+                    fun, gap = self.run_pass.certificate(x, refresh=False)
+                except Exception:
+                    fun = gap = np.nan
+                if np.isfinite(fun) and np.isfinite(gap):
+                    return dict(fun=fun, gap=gap)
             if good is not None and np.array_equal(good[0], x):
-                return dict(fun=good[1], gap=good[2] if good[3] else np.nan)
+                return dict(fun=good[1], gap=np.nan)
             try:
                 fun = float(self.state.f.value(x))
             except Exception:
