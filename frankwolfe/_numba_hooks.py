@@ -28,7 +28,8 @@ listener of numba's ``numba:compile`` events that logs, at INFO on the
 ``frankwolfe`` logger, one line when one of those functions is about to be
 compiled (numba fires the event only after a cache miss, so the line never
 lies).  Without numba loaded yet it waits for
-numba's import, so ``import frankwolfe`` stays free of numba.
+numba's import (by the first module that compiles a kernel) rather than importing it
+itself.
 """
 
 from __future__ import annotations

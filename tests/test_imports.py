@@ -70,3 +70,19 @@ def test_lazy_names_are_public_names(package):
     assert set(mod.__all__) <= set(namespace)
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         mod.not_a_name  # noqa: B018 - the attribute access is the test
+
+
+def test_the_version_is_one_number_in_three_places():
+    """``frankwolfe.__version__``, the installed metadata (pyproject.toml) and
+    CITATION.cff name the same release."""
+    import importlib.metadata
+    import re
+    from pathlib import Path
+
+    import frankwolfe
+
+    assert importlib.metadata.version("frankwolfe") == frankwolfe.__version__
+    cff = Path(__file__).resolve().parents[1] / "CITATION.cff"
+    if cff.exists():  # beside the source (the sdist ships it too)
+        cited = re.search(r"^version:\s*(\S+)", cff.read_text(), re.MULTILINE)
+        assert cited is not None and cited.group(1) == frankwolfe.__version__
