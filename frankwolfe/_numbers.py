@@ -1,4 +1,5 @@
-"""What the argument checks ask of a number: a real one (no bool, no text), a whole one.
+"""What the argument checks ask of a number: a real one (no bool, no text), a whole one;
+and of an array of data: real numbers (no complex, no text, no ragged nesting).
 
 One place for the tests that ``int(value) == value`` made by hand: ``int("x")``,
 ``int(nan)`` and ``int(inf)`` raise their own errors, which name no argument, and
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
-__all__ = ["is_real", "is_whole", "check_flag"]
+__all__ = ["is_real", "as_real", "is_whole", "check_whole", "check_flag", "real_array"]
 
 
 def is_real(value: Any) -> bool:
@@ -21,12 +22,52 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+def as_real(value: Any) -> float:
+    """``value`` as a float where it is a real number (:func:`is_real`), else NaN, which
+    every range check refuses; an integer beyond the float range (``10**400``, whose
+    ``float()`` raises ``OverflowError``, and numpy's ``isfinite`` a ``TypeError``) as an
+    infinity of its sign."""
+    if not is_real(value):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def is_whole(value: Any, least: int = 0) -> bool:
     """Whether ``value`` is a finite whole number (``2.0`` too) of at least ``least``."""
     if not is_real(value):
         return False
+    if isinstance(value, (numbers.Integral, np.integer)):  # exact, whatever its size
+        return int(value) >= least
     f = float(value)
     return math.isfinite(f) and f >= least and f == int(f)
+
+
+@overload
+def check_whole(value: Any, name: str, least: int = 1, where: str = "") -> int: ...
+
+
+@overload
+def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
+                optional: bool) -> int | None: ...
+
+
+def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
+                optional: bool = False) -> int | None:
+    """``value`` as an int, or a ``ValueError`` naming ``where`` and ``name`` unless it is a
+    whole number (:func:`is_whole`; ``None`` where ``optional``) of at least ``least``:
+    ``int()`` truncated ``2.5`` silently and raised its own errors on ``inf``, NaN and text."""
+    if optional and value is None:
+        return None
+    if not is_whole(value, least):
+        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            least, f"an integer >= {least}")
+        extra = " or None" if optional else ""
+        prefix = f"{where}: " if where else ""
+        raise ValueError(f"{prefix}`{name}` must be {kind}{extra}, got {value!r}")
+    return int(value)
 
 
 @overload
@@ -46,3 +87,59 @@ def check_flag(value: Any, name: str, optional: bool = False) -> bool | None:
         extra = ", or None" if optional else ""
         raise TypeError(f"`{name}` must be True or False{extra}, got {value!r}")
     return bool(value)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
+
+
+@overload
+def real_array(value: Any, where: str, name: str, *, bools: bool = True,
+               what: str = "an array of numbers", sparse: Literal[False] = False
+               ) -> np.ndarray: ...
+
+
+@overload
+def real_array(value: Any, where: str, name: str, *, bools: bool = True,
+               what: str = "an array of numbers", sparse: bool) -> Any: ...
+
+
+def real_array(value: Any, where: str, name: str, *, bools: bool = True,
+               what: str = "an array of numbers", sparse: bool = False) -> Any:
+    """``value`` as a float array, or a ``ValueError`` naming ``where`` and ``name`` when it
+    holds complex numbers (``np.asarray(value, dtype=float)`` dropped their imaginary
+    parts with a mere ``ComplexWarning``), text (``"1"`` was read as 1.0), ``None`` (as
+    NaN), nested sequences of different lengths or other objects (numpy's errors name no
+    argument); with ``bools=False`` booleans too.  A scipy.sparse matrix is refused, or
+    with ``sparse`` returned as it is once its entries are checked real."""
+    prefix = f"{where}: " if where else ""
+    if hasattr(value, "tocoo") and not isinstance(value, np.ndarray):  # scipy.sparse
+        if not sparse:
+            raise ValueError(f"{prefix}`{name}` must be {what} (dense), got a scipy.sparse "
+                             f"{type(value).__name__}; pass {name}.toarray()")
+        if value.dtype.kind == "c":
+            raise ValueError(f"{prefix}`{name}` must be real, got complex values")
+        if value.dtype.kind not in "biuf":
+            raise ValueError(f"{prefix}`{name}` must be {what}, got a scipy.sparse "
+                             f"{type(value).__name__} of dtype {value.dtype}")
+        return value
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as err:  # nested sequences of different lengths
+        raise ValueError(f"{prefix}`{name}` must be {what}, got {_shown(value)} ({err})"
+                         ) from None
+    kind = raw.dtype.kind
+    if kind == "O" and any(isinstance(v, (complex, np.complexfloating)) for v in raw.flat):
+        kind = "c"
+    if kind == "c":
+        raise ValueError(f"{prefix}`{name}` must be real, got complex values")
+    if kind in "iuf" or (kind == "b" and bools):
+        return raw.astype(float, copy=False)
+    if kind == "O" and not any(isinstance(v, (str, bytes, bool, np.bool_)) or v is None
+                               for v in raw.flat):
+        try:  # numbers as Python objects (Fraction, Decimal)
+            return raw.astype(float)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{prefix}`{name}` must be {what}, got {_shown(value)}")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numbers import check_flag, is_real, is_whole
+from ._numbers import as_real, check_flag, is_whole
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
@@ -85,12 +85,16 @@ class _Interrupts:
     main thread only, between bytecodes: a compiled kernel sees the flag when it
     returns.  The handler is installed only by a run in the main thread and only over
     Python's default one (a user's own handler is left alone); runs inside runs share it
-    (:meth:`open` counts them), and the last to close restores the previous handler.
+    (:meth:`open` counts them), and the last main-thread run to close restores the
+    previous handler, whatever runs other threads still have open (a background run
+    kept it after the main run had returned, and swallowed the next Ctrl-C; one open
+    before the main run kept the main run from installing it).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._open = 0
+        self._main = 0  # the main thread's open runs
         self._previous: Any = None
         self._installed = False
         #: SIGINTs received while installed
@@ -110,7 +114,10 @@ class _Interrupts:
         """A run starts (in any thread)."""
         with self._lock:
             self._open += 1
-            if self._open > 1 or threading.current_thread() is not threading.main_thread():
+            if threading.current_thread() is not threading.main_thread():
+                return
+            self._main += 1
+            if self._main > 1:
                 return
             try:
                 if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -121,10 +128,13 @@ class _Interrupts:
                 pass
 
     def close(self) -> None:
-        """A run ends: the last one restores the previous handler and clears the flag."""
+        """A run ends: the main thread's last one restores the previous handler and clears
+        the flag (as the last run of all does)."""
         with self._lock:
             self._open = max(0, self._open - 1)
-            if self._open:
+            if threading.current_thread() is threading.main_thread():
+                self._main = max(0, self._main - 1)
+            if self._main:  # main-thread runs still open: theirs the handler and the flag
                 return
             if self._installed:
                 try:
@@ -259,29 +269,30 @@ class Monitor:
     ) -> None:
         # a string or None failed the comparisons with its own message (int('a'): "invalid
         # literal"), which named no argument
-        if not (is_real(tol) and tol >= 0):
+        # (as_real: an int beyond the float range, tol=10**400, is inf, not an OverflowError)
+        if not as_real(tol) >= 0:
             raise ValueError(f"tol must be a non-negative number, got {tol!r}")
-        if not (is_real(rtol) and 0 <= rtol < 1):
+        if not 0 <= as_real(rtol) < 1:
             raise ValueError(f"rtol must be a number in [0, 1), got {rtol!r}")
         if not is_whole(max_iter):
             raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-        if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
+        if time_limit is not None and not as_real(time_limit) > 0:
             raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
         check_flag(progress, "progress")
         if not (isinstance(verbose, (bool, np.bool_)) or (
                 isinstance(verbose, (int, np.integer)) and verbose >= 0)):
             raise ValueError(f"verbose must be a bool or a non-negative integer (the "
                              f"printing period), got {verbose!r}")
-        if not (is_real(history_every) and 1 <= history_every < math.inf):
+        if not is_whole(history_every, 1):  # 2.5 was truncated to 2
             raise ValueError(f"history_every must be a positive integer, got {history_every!r}")
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
         self.method = method
-        self.tol = float(tol)
-        self.rtol = float(rtol)
+        self.tol = as_real(tol)
+        self.rtol = as_real(rtol)
         self.last_fun = np.nan
         self.max_iter = int(max_iter)
-        self.time_limit = time_limit
+        self.time_limit = None if time_limit is None else as_real(time_limit)
         self.callback = callback
         self.history_every = int(history_every)
         if verbose is True:

@@ -263,6 +263,49 @@ def test_an_interrupted_result_counts_the_iterations_of_the_point_it_returns(met
     assert f"after {res.nit} iterations" in res.message
 
 
+def test_the_handler_belongs_to_the_main_threads_runs():
+    """A background run open when the main run returned kept the handler (the next
+    Ctrl-C was swallowed and stopped the background run); a main run started while a
+    background one was open installed none (Ctrl-C cut its iteration short)."""
+    import signal
+    import threading
+
+    f = fw.QuadraticObjective(np.eye(3), -np.ones(3))
+    release, started = threading.Event(), threading.Event()
+
+    def background():
+        def hold(state):
+            started.set()
+            release.wait(30)
+            return False
+        fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=5, callback=hold)
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # (1) the background run opens first, inside the main run's callback: the main run's
+    # handler is taken down when it returns
+    seen = []
+    t = threading.Thread(target=background)
+
+    def start_background(state):
+        if not t.is_alive():
+            t.start()
+            assert started.wait(30)
+        seen.append(INTERRUPTS._installed)
+
+    fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=3, callback=start_background)
+    assert seen and all(seen)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # t still open
+    # (2) a main run while the background run is open installs the handler
+    seen.clear()
+    fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=3,
+                   callback=lambda s: seen.append(INTERRUPTS._installed))
+    assert seen and all(seen)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    release.set()
+    t.join(30)
+    assert not t.is_alive() and INTERRUPTS._open == 0
+
+
 def test_no_handler_outside_the_main_thread():
     import threading
 

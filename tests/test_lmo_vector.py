@@ -563,7 +563,7 @@ def test_repr() -> None:
     (lambda: Box([0, 0], [1, 1, 1]), ShapeError, "do not broadcast"),
     (lambda: Box([0, 0], 1, dim=3), ShapeError, "`dim`=3 does not match the bounds' shape (2,)"),
     (lambda: Box([], 1.0), ShapeError, "must not be empty, got shape (0,)"),
-    (lambda: Box("a", 1), ValueError, "must be numbers or numeric arrays"),
+    (lambda: Box("a", 1), ValueError, "Box: `lower` must be a number or an array of numbers"),
     (lambda: Box(0, 1, dim=-1), ValueError, "Box: `dim` must be a positive integer"),
     (lambda: Hypercube(dim=0), ValueError, "Hypercube: `dim` must be a positive integer"),
     (lambda: KSparsePolytope(0), ValueError, "`k` must be a positive integer, got 0"),

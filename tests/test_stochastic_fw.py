@@ -170,6 +170,18 @@ def test_linear_model_loss_against_formulas_and_finite_differences():
     assert np.isfinite(f.value(1e4 * x)) and np.all(np.isfinite(f.gradient(1e4 * x)))
 
 
+
+def test_the_sparse_smoothness_is_one_number_run_after_run():
+    """svds without a start vector drew ARPACK's from an unseeded generator: 3-4 values
+    in 10 constructions, and step_size="short" runs that differed."""
+    A = sp.random(300, 200, density=0.05, random_state=3, format="csr")
+    y = np.sign(np.random.default_rng(0).standard_normal(300))
+    values = {LinearModelLoss(A, y).smoothness for _ in range(6)}
+    assert len(values) == 1
+    top = np.linalg.svd(A.toarray(), compute_uv=False)[0]
+    assert values.pop() == pytest.approx(0.25 * top**2 / 300, rel=1e-12)
+
+
 def test_bad_arguments_are_named():
     A, y = _logistic_problem(0, m=20)
     f = LinearModelLoss(A, y)

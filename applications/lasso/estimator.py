@@ -17,7 +17,7 @@ from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 from .._checks import check_finite
-from .._params import BOOLEAN, Check, Interval, Options, validate_params
+from .._params import BOOLEAN, RANDOM_STATE, Check, Interval, Options, validate_params
 from .solve import METHODS, solve_lasso
 
 __all__ = ["ConstrainedLasso"]
@@ -50,6 +50,8 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         :class:`~frankwolfe.LeastSquares`'s ``offset``).
     warm_start : bool, default False
         Start a new ``fit`` from the previous coefficients.
+    random_state : int, numpy.random.Generator or RandomState, optional
+        Seed of ``method="rafw"``'s sampled vertices (the other methods draw nothing).
 
     Attributes
     ----------
@@ -77,17 +79,20 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "fit_intercept": [BOOLEAN],
         "warm_start": [BOOLEAN],
+        "random_state": [RANDOM_STATE],
     }
 
     def __init__(self, radius: float = 1.0, method: str = "auto", tol: float = 1e-8,
                  max_iter: int = 10000, fit_intercept: bool = True,
-                 warm_start: bool = False) -> None:
+                 warm_start: bool = False,
+                 random_state: int | np.random.Generator | None = None) -> None:
         self.radius = radius
         self.method = method
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.warm_start = warm_start
+        self.random_state = random_state
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -142,8 +147,10 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         # converged fit into a ConvergenceWarning
         null_loss = 0.5 * float(np.dot(yc, yc))
         target = self.tol * null_loss if null_loss > 0.0 else self.tol
+        # only rafw samples (the other solvers take no random_state)
+        seeded = {"random_state": self.random_state} if self.method == "rafw" else {}
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=target,
-                          max_iter=self.max_iter, objective=objective)
+                          max_iter=self.max_iter, objective=objective, **seeded)
         self.result_ = res
         self.coef_ = np.asarray(res.x, dtype=float)
         self.intercept_ = (y_mean - float(x_mean @ self.coef_)) if self.fit_intercept else 0.0

@@ -7,6 +7,7 @@ See :mod:`frankwolfe.applications.lasso` for the problem; the estimator
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,9 +17,9 @@ import numpy as np
 import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
 from frankwolfe._finite import check_finite
-from frankwolfe._numbers import check_flag
+from frankwolfe._numbers import as_real, check_flag, check_whole, real_array
 from frankwolfe._sparse import issparse
-from frankwolfe.errors import ShapeError
+from frankwolfe.errors import NonConvexError, ShapeError
 from frankwolfe.lmo._checks import check_radius
 
 __all__ = [
@@ -64,18 +65,17 @@ def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False)
     return solver
 
 
-def _check_problem(A: Any, b: Any, where: str | None = None) -> tuple[Any, np.ndarray]:
-    if issparse(A):
-        if A.ndim != 2:
-            raise ShapeError(f"`A` must be a matrix, got shape {A.shape}")
-    else:
-        A = np.asarray(A, dtype=float)
-        if A.ndim != 2:
-            raise ShapeError(f"`A` must be a 2-D matrix, got shape {A.shape}")
-    b = np.asarray(b, dtype=float)
+def _check_problem(A: Any, b: Any, where: str, finite: bool = True) -> tuple[Any, np.ndarray]:
+    # real_array: a complex A or b lost its imaginary part with a mere ComplexWarning, and
+    # text, ragged lists or a sparse b met numpy's errors, which name neither
+    A = real_array(A, where, "A", what="a matrix of numbers", sparse=True)
+    if A.ndim != 2:
+        raise ShapeError(f"{where}: `A` must be a 2-D matrix, got shape {A.shape}")
+    b = real_array(b, where, "b", what="a 1-D array of numbers")
     if b.shape != (A.shape[0],):
-        raise ShapeError(f"`b` has shape {b.shape}, expected ({A.shape[0]},) to match A {A.shape}")
-    if where is not None:  # (solve_lasso's objective checks them itself)
+        raise ShapeError(f"{where}: `b` has shape {b.shape}, expected ({A.shape[0]},) to "
+                         f"match A {A.shape}")
+    if finite:  # (solve_lasso's objective checks them itself)
         check_finite(where, "A", A)
         check_finite(where, "b", b)
     return A, b
@@ -101,7 +101,7 @@ def warm_start(x: np.ndarray, radius: float) -> ActiveSet:
     ActiveSet
     """
     radius = check_radius("warm_start", radius)
-    x = np.asarray(x, dtype=float).reshape(-1)
+    x = real_array(x, "warm_start", "x").reshape(-1)
     n1 = float(np.abs(x).sum())
     if n1 > radius:
         x = x * (radius / n1)
@@ -178,7 +178,7 @@ def solve_lasso(
     >>> np.round(res.x, 6)
     array([ 1. , -0.5])
     """
-    A, b = _check_problem(A, b)
+    A, b = _check_problem(A, b, "solve_lasso", finite=False)
     radius = check_radius("solve_lasso", radius)
     solver = _solver(method, A, options, getattr(objective, "offset", None) is not None)
     n = A.shape[1]
@@ -193,9 +193,9 @@ def solve_lasso(
     lmo = L1Ball(radius, dim=n)
     start: Any = x0
     if x0 is not None and not isinstance(x0, (ActiveSet, Atom)):
-        x0 = np.asarray(x0, dtype=float)
+        x0 = real_array(x0, "solve_lasso", "x0")
         if x0.shape != (n,):
-            raise ShapeError(f"`x0` has shape {x0.shape}, expected ({n},)")
+            raise ShapeError(f"solve_lasso: `x0` has shape {x0.shape}, expected ({n},)")
         if solver is fw.frank_wolfe:
             n1 = float(np.abs(x0).sum())
             start = x0 * (radius / n1) if n1 > radius else x0
@@ -203,7 +203,24 @@ def solve_lasso(
             start = warm_start(x0, radius)
     elif isinstance(x0, ActiveSet) and solver is fw.frank_wolfe:
         start = x0.copy(keep_x=False).resum()
-    return solver(f, lmo, start, tol=tol, max_iter=max_iter, **options)
+    try:
+        return solver(f, lmo, start, tol=tol, max_iter=max_iter, **options)
+    except NonConvexError as err:
+        # least squares is convex: this "negative curvature" is rounding (vertices of size
+        # radius, f the small difference of huge terms), not the objective's
+        raise _rounding_error(err, radius) from None
+
+
+def _rounding_error(err: NonConvexError, radius: float) -> NonConvexError:
+    """``err`` (its run attached) reworded: on least squares a fall below the tangent is
+    the rounding of iterates built from vertices of size ``radius``."""
+    new = NonConvexError(
+        f"solve_lasso: rounding errors, not curvature (least squares is convex): with "
+        f"radius={radius:g} the iterates are differences of vertices of size {radius:g}, "
+        f"whose rounding exceeds the decrease of f; use a radius nearer the solution's "
+        f"l1 norm (the solver said: {err})")
+    new.result = err.result
+    return new
 
 
 @dataclass
@@ -267,11 +284,16 @@ def lasso_path(
     -------
     LassoPath
     """
-    A, b = _check_problem(A, b)
+    A, b = _check_problem(A, b, "lasso_path")
     check_flag(warm, "warm")
-    radii = np.asarray(radii, dtype=float).reshape(-1)
+    # no text ("1"), no bool, no matrix (2-D radii were flattened)
+    radii = real_array(radii, "lasso_path", "radii", bools=False,
+                       what="a 1-D sequence of radii (numbers)")
+    if radii.ndim != 1:
+        raise ValueError(f"lasso_path: `radii` must be a 1-D sequence of radii, got an "
+                         f"array of shape {radii.shape}")
     if radii.size == 0:
-        raise ValueError("`radii` is empty")
+        raise ValueError("lasso_path: `radii` is empty")
     for r in radii:
         check_radius("lasso_path", r)
     f = LeastSquares(A, b)
@@ -308,9 +330,10 @@ def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
     Accurate to the solution's accuracy (solve with a small ``tol``).
     """
     A, b = _check_problem(A, b, "penalty_from_radius")
-    x = np.asarray(x, dtype=float).reshape(-1)
+    x = real_array(x, "penalty_from_radius", "x").reshape(-1)
     if x.shape != (A.shape[1],):
-        raise ShapeError(f"`x` has shape {x.shape}, expected ({A.shape[1]},)")
+        raise ShapeError(f"penalty_from_radius: `x` has shape {x.shape}, expected "
+                         f"({A.shape[1]},)")
     check_finite("penalty_from_radius", "x", x)
     r = b - A @ x
     return float(np.abs(A.T @ r).max()) / A.shape[0]
@@ -326,10 +349,17 @@ def radius_from_penalty(A: Any, b: Any, alpha: float, *, tol: float = 1e-12,
     """
     from sklearn.linear_model import Lasso
 
-    A, b = _check_problem(A, b, "radius_from_penalty")
-    if not (np.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"`alpha` must be positive and finite, got {alpha!r}")
-    model = Lasso(alpha=alpha, fit_intercept=False, tol=tol, max_iter=max_iter)
+    where = "radius_from_penalty"
+    A, b = _check_problem(A, b, where)
+    # as_real: np.isfinite(None | "1" | 10**30) raised numpy's TypeError, an array "truth
+    # value ambiguous"; tol and max_iter were refused by Lasso, naming Lasso
+    a = as_real(alpha)
+    if not (math.isfinite(a) and a > 0):
+        raise ValueError(f"{where}: `alpha` must be positive and finite, got {alpha!r}")
+    if not (math.isfinite(as_real(tol)) and as_real(tol) >= 0):
+        raise ValueError(f"{where}: `tol` must be a non-negative number, got {tol!r}")
+    iters = check_whole(max_iter, "max_iter", 1, where)
+    model = Lasso(alpha=a, fit_intercept=False, tol=as_real(tol), max_iter=iters)
     model.fit(A, b)
     coef = np.asarray(model.coef_, dtype=float)
     return float(np.abs(coef).sum()), coef

@@ -14,7 +14,6 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-import frankwolfe as fw
 from frankwolfe import History, IterationState, Result, RunOptions, Status
 from frankwolfe.parallel import effective_n_jobs
 

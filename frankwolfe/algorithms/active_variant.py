@@ -9,11 +9,12 @@ tracker is re-synchronised with ``sum w_a a`` if the two drifted apart.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from .._numbers import check_flag, is_real, is_whole
+from .._numbers import as_real, check_flag, is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -34,18 +35,20 @@ def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
     """Validate the drift-control options ``resum_every`` and ``sparsify_tol``."""
     if not is_whole(resum_every, 1):
         raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-    if not (is_real(sparsify_tol) and np.isfinite(sparsify_tol) and sparsify_tol >= 0):
+    # as_real: np.isfinite(10**30) raised numpy's TypeError
+    tol = as_real(sparsify_tol)
+    if not (math.isfinite(tol) and tol >= 0):
         raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
-    return int(resum_every), float(sparsify_tol)
+    return int(resum_every), tol
 
 
 def lazy_options(lazy: Any, lazy_tolerance: Any) -> tuple[bool, float]:
     """Validate ``lazy`` and ``lazy_tolerance`` (the factor ``K >= 1`` of the lazy test)."""
     check_flag(lazy, "lazy")
-    if not (isinstance(lazy_tolerance, (int, float, np.floating)) and np.isfinite(lazy_tolerance)
-            and lazy_tolerance >= 1):
+    K = as_real(lazy_tolerance)  # no bool (True passed for 1), no 10**30 TypeError
+    if not (math.isfinite(K) and K >= 1):
         raise ValueError(f"`lazy_tolerance` must be a finite number >= 1, got {lazy_tolerance!r}")
-    return bool(lazy), float(lazy_tolerance)
+    return bool(lazy), K
 
 
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:

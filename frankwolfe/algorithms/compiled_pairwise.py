@@ -42,6 +42,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import check_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..lmo.base import LMO
@@ -65,6 +66,7 @@ _CHUNK_SECONDS = 2e-3
 _CHUNK_MAX = 1 << 16
 #: coordinates whose inner products are kept for the corrective steps (8 MB)
 _TRACK_MAX = 1024
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 def supports_compiled_pairwise(objective: Objective, domain: LMO) -> bool:
@@ -338,13 +340,14 @@ def compiled_pairwise_frank_wolfe(
             f"compiled_pairwise_frank_wolfe: needs an objective with compiled_design() on "
             f"vector points over an L1Ball or ProbabilitySimplex of the same dimension, got "
             f"{type(objective).__name__} over {domain!r}")
-    if int(refresh_every) != refresh_every or refresh_every < 1:
-        raise ValueError(f"`refresh_every` must be a positive integer, got {refresh_every!r}")
-    if not (int(cache_bytes) == cache_bytes and cache_bytes >= 0):
-        raise ValueError(f"`cache_bytes` must be a non-negative integer, got {cache_bytes!r}")
-    monitor = options.monitor("compiled_pairwise")
-    DR, S, R = _initial_state(objective, domain, x0, int(cache_bytes))
+    where = "compiled_pairwise_frank_wolfe"
+    # the kernels take int64: 10**30 (never) is the int64 maximum, as numba cannot type it
+    refresh = min(check_whole(refresh_every, "refresh_every", 1, where), _INT64_MAX)
+    cache = check_whole(cache_bytes, "cache_bytes", 0, where)
+    monitor = options.monitor("compiled_pairwise")  # checks the run keywords
+    DR, S, R = _initial_state(objective, domain, x0, cache)
+    # the monitor's tol is a float (an int tol=10**30 failed numba's typing)
     engine = _CompiledPairwiseEngine(DR, S, R, isinstance(domain, L1Ball), _radius(domain),
-                                     options.tol, int(refresh_every), options.max_iter,
+                                     monitor.tol, refresh, monitor.max_iter,
                                      (int(S.x.size),), corrective)
     return drive(engine, monitor)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
+from .._numbers import as_real
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
@@ -51,11 +52,12 @@ class _Conjugate(Variant):
     """CFW (``memory=1``) and BFW (``memory=2``) on the shared loop."""
 
     def __init__(self, memory: int, delta: float) -> None:
-        if not 0.0 < delta < 1.0:
-            raise ValueError(f"`delta` must lie in (0, 1), got {delta!r}")
-        self.memory = memory
-        self.delta = float(delta)
         self.name = "cfw" if memory == 1 else "bfw"
+        where = "conjugate_frank_wolfe" if memory == 1 else "biconjugate_frank_wolfe"
+        if not 0.0 < as_real(delta) < 1.0:  # NaN for None, text or an array: refused
+            raise ValueError(f"{where}: `delta` must lie in (0, 1), got {delta!r}")
+        self.memory = memory
+        self.delta = as_real(delta)
 
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)

@@ -11,11 +11,12 @@ line search the step is ``gamma = 1``, i.e. ``x`` becomes ``x_c``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import as_real, check_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -620,13 +621,16 @@ def fully_corrective_frank_wolfe(
     (array([0.6, 0.4, 0. ]), 1)
     """
     options = RunOptions(**run)  # @solver passes every run keyword
-    if blocks not in ("auto", True, False):
-        raise ValueError(f"`blocks` must be 'auto', True or False, got {blocks!r}")
-    if corrective not in _CORRECTIVE:
-        raise ValueError(f"`corrective` must be one of {_CORRECTIVE}, got {corrective!r}")
-    if prune_after is not None and (isinstance(prune_after, bool) or prune_after < 1
-                                    or int(prune_after) != prune_after):
-        raise ValueError(f"`prune_after` must be a positive integer or None, got {prune_after!r}")
+    where = "fully_corrective_frank_wolfe"
+    # (`in` compared an array elementwise: "truth value ambiguous")
+    if not (isinstance(blocks, (bool, np.bool_))
+            or (isinstance(blocks, str) and blocks == "auto")):
+        raise ValueError(f"{where}: `blocks` must be 'auto', True or False, got {blocks!r}")
+    blocks = blocks if isinstance(blocks, str) else bool(blocks)
+    if not (isinstance(corrective, str) and corrective in _CORRECTIVE):
+        raise ValueError(f"{where}: `corrective` must be one of {_CORRECTIVE}, got "
+                         f"{corrective!r}")
+    prune_after = check_whole(prune_after, "prune_after", 1, where, optional=True)
     if blocks_per_step is not None and (isinstance(blocks_per_step, bool) or not isinstance(
             blocks_per_step, (int, np.integer)) or blocks_per_step < 1):
         raise ValueError("`blocks_per_step` must be a positive integer or None, got "
@@ -634,8 +638,12 @@ def fully_corrective_frank_wolfe(
     if gap_every is not None and (isinstance(gap_every, bool) or not isinstance(
             gap_every, (int, np.integer)) or gap_every < 1):
         raise ValueError(f"`gap_every` must be a positive integer or None, got {gap_every!r}")
-    if not (np.isfinite(corrective_tol) and 0 < corrective_tol < 1):
-        raise ValueError(f"`corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
+    if not 0 < as_real(corrective_tol) < 1:  # NaN for None or text: refused
+        raise ValueError(f"{where}: `corrective_tol` must lie in (0, 1), got {corrective_tol!r}")
+    if cvxpy_options is not None and not isinstance(cvxpy_options, Mapping):
+        # dict(2.5) failed deep in the run, dict(0 or {}) took 0 for "no options"
+        raise TypeError(f"{where}: `cvxpy_options` must be a dict of keyword arguments of "
+                        f"Problem.solve or None, got {cvxpy_options!r}")
     if isinstance(corrective_max_sweeps, bool) or not isinstance(
             corrective_max_sweeps, (int, np.integer)) or corrective_max_sweeps < 1:
         raise ValueError("`corrective_max_sweeps` must be a positive integer, got "

@@ -6,6 +6,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import as_real, check_whole
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
@@ -118,7 +119,7 @@ def frank_wolfe(
     lazy_tolerance: float = 2.0,
     cache_size: int | None = None,
     momentum: float | None = None,
-    gap_every: int = 10,
+    gap_every: int | None = None,
     **run: Unpack[RunKeywords],
 ) -> Result:
     """Minimize a smooth convex function over a compact convex set with Frank-Wolfe.
@@ -155,10 +156,11 @@ def frank_wolfe(
         ``d_k = m d_{k-1} + (1 - m) grad f(x_k)`` (FrankWolfe.jl's ``momentum``;
         smooths noisy or oscillating gradients).  Those iterations report no
         certified gap.
-    gap_every : int, default 10
-        With ``momentum``: every ``gap_every`` iterations the oracle is called on the
-        true gradient, for the step and a certified gap (the run stops on ``tol``
-        only there; the returned gap is always certified).
+    gap_every : int, optional
+        With ``momentum`` (default 10 then; an error without it): every ``gap_every``
+        iterations the oracle is called on the true gradient, for the step and a
+        certified gap (the run stops on ``tol`` only there; the returned gap is always
+        certified).
 
     Returns
     -------
@@ -179,14 +181,17 @@ def frank_wolfe(
     lazy, lazy_tolerance = lazy_options(lazy, lazy_tolerance)
     if cache_size is not None and not lazy:
         raise ValueError("cache_size applies to lazy=True only")
+    # (int() raised its own errors on inf, NaN and text, and truncated 2.5)
+    every = check_whole(gap_every, "gap_every", 1, "frank_wolfe", optional=True)
+    if every is not None and momentum is None:  # as cache_size without lazy: not ignored
+        raise ValueError(f"frank_wolfe: `gap_every` applies to `momentum` only, got "
+                         f"gap_every={gap_every!r} without momentum")
     variant: Variant = _LazyVanilla(lazy_tolerance, cache_size) if lazy else _Vanilla()
     if momentum is not None:
         if lazy:
             raise ValueError("momentum and lazy=True do not combine; choose one")
-        if not (isinstance(momentum, (int, float, np.floating)) and 0.0 <= momentum < 1.0):
-            raise ValueError(f"`momentum` must be in [0, 1), got {momentum!r}")
-        if isinstance(gap_every, bool) or int(gap_every) != gap_every or gap_every < 1:
-            raise ValueError(f"`gap_every` must be a positive integer, got {gap_every!r}")
-        variant = _MomentumVanilla(float(momentum), int(gap_every))
+        if not 0.0 <= as_real(momentum) < 1.0:  # no bool, no text
+            raise ValueError(f"frank_wolfe: `momentum` must be in [0, 1), got {momentum!r}")
+        variant = _MomentumVanilla(as_real(momentum), 10 if every is None else every)
     return run_frank_wolfe(objective, domain, variant, x0, step_size=step_size,
                            options=options)

@@ -15,6 +15,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import check_whole
 from .._random import as_generator
 from ..active_set import ActiveSet
 from ..atoms import Atom
@@ -74,10 +75,9 @@ class _RandomizedAway(ActiveSetVariant):
     def __init__(self, warm: ActiveSet | None, resum_every: int, sparsify_tol: float,
                  subsample: Any, gap_every: int, rng: np.random.Generator) -> None:
         super().__init__(warm, resum_every, sparsify_tol)
-        if int(gap_every) != gap_every or gap_every < 1:
-            raise ValueError(f"`gap_every` must be a positive integer, got {gap_every!r}")
+        self.gap_every = check_whole(gap_every, "gap_every", 1,
+                                     "randomized_away_step_frank_wolfe")
         self.subsample = subsample
-        self.gap_every = int(gap_every)
         self.rng = rng
         self.counts.update({"n_atom_products": 0, "n_coordinate_ops": 0,
                             "n_full_oracle_calls": 0, "n_subset_oracle_calls": 0})

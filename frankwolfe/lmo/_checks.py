@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_real
+from .._numbers import as_real, check_whole
 from ..errors import ShapeError
 from .base import LMO
 
@@ -16,7 +16,7 @@ __all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
 
 def check_radius(cls: str, radius: float) -> float:
     # a number: float("2") and float(True) would pass
-    r = float(radius) if is_real(radius) else float("nan")
+    r = as_real(radius)
     if not (np.isfinite(r) and r > 0):
         raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
     return r
@@ -25,14 +25,8 @@ def check_radius(cls: str, radius: float) -> float:
 def dim_shape(dim: int | None, cls: str = "") -> tuple[int, ...] | None:
     if dim is None:
         return None
-    prefix = f"{cls}: " if cls else ""
-    try:
-        ok = int(dim) == dim and dim >= 1 and not isinstance(dim, bool)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{prefix}`dim` must be a positive integer, got {dim!r}")
-    return (int(dim),)
+    # (int(inf) raised OverflowError before the check)
+    return (check_whole(dim, "dim", 1, cls),)
 
 
 def check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .._numbers import real_array
 from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
@@ -59,14 +60,10 @@ def parse_bounds(name: str, lower: Any,
     """``lower`` and ``upper`` as float arrays and their common (broadcast) shape, refused
     with an error naming ``name`` when they are not numeric, do not broadcast, are empty
     or are not finite (the order of the bounds is the caller's check)."""
-    try:
-        lo = np.asarray(lower, dtype=float)
-        up = np.asarray(upper, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name}: `lower` and `upper` must be numbers or numeric arrays, "
-            f"got {lower!r} and {upper!r}"
-        ) from None
+    # no text ("1" was 1.0), no bool, no None (NaN, refused as "not finite")
+    what = "a number or an array of numbers"
+    lo = real_array(lower, name, "lower", bools=False, what=what)
+    up = real_array(upper, name, "upper", bools=False, what=what)
     try:
         shape = np.broadcast_shapes(lo.shape, up.shape)
     except ValueError:

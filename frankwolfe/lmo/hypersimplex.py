@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import check_whole
 from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
@@ -24,15 +25,10 @@ __all__ = ["HyperSimplex", "UnitHyperSimplex"]
 
 def check_k(cls: str, k: Any, shape: tuple[int, ...] | None) -> int:
     """``k`` as a positive integer, at most the dimension when it is known."""
-    try:
-        ok = int(k) == k and k >= 1 and not isinstance(k, bool)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{cls}: `k` must be a positive integer, got {k!r}")
-    if shape is not None and int(k) > shape[0]:
+    kk = check_whole(k, "k", 1, cls)  # int(inf) raised OverflowError before the check
+    if shape is not None and kk > shape[0]:
         raise ValueError(f"{cls}: `k` must be <= `dim`={shape[0]}, got k={k!r}")
-    return int(k)
+    return kk
 
 
 def _smallest(flat: np.ndarray, k: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
 from .base import LMO
+from .hypersimplex import check_k
 from .subset import SubsetOracle, sample_distinct
 
 __all__ = ["KSparsePolytope"]
@@ -59,17 +60,9 @@ class KSparsePolytope(SubsetOracle, LMO):
     """
 
     def __init__(self, k: int, radius: float = 1.0, dim: int | None = None) -> None:
-        try:
-            ok = int(k) == k and k >= 1 and not isinstance(k, bool)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"KSparsePolytope: `k` must be a positive integer, got {k!r}")
-        self.k = int(k)
         self.radius = check_radius("KSparsePolytope", radius)
         self.shape = dim_shape(dim, "KSparsePolytope")
-        if self.shape is not None and self.k > self.shape[0]:
-            raise ValueError(f"KSparsePolytope: `k` must be <= `dim`={dim}, got k={k!r}")
+        self.k = check_k("KSparsePolytope", k, self.shape)
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``2 * radius * sqrt(min(k, n))``: two opposite vertices with ``k`` entries

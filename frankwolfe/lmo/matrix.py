@@ -10,13 +10,12 @@ reproducible bit for bit.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._numbers import is_whole
+from .._numbers import as_real, is_whole
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
@@ -34,7 +33,7 @@ _ARPACK_SEED = 20240611
 
 
 def _check_positive(cls: str, name: str, value: float) -> float:
-    v = float(value) if isinstance(value, numbers.Real) else math.nan
+    v = as_real(value)  # no bool: radius=True passed for 1, as no other domain lets it
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{cls}: `{name}` must be positive and finite, got {value!r}")
     return v

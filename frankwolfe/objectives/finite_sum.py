@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._numbers import real_array
 from .base import Objective
+from .least_squares import sigma_max_squared
 
 __all__ = ["FiniteSum", "FiniteSumObjective", "LinearModelLoss"]
 
@@ -133,16 +135,17 @@ class LinearModelLoss(FiniteSum):
         if loss not in ("logistic", "squared"):
             raise ValueError(f"LinearModelLoss: `loss` must be 'logistic' or 'squared', "
                              f"got {loss!r}")
+        # real_array: a complex A or y lost its imaginary part with a mere ComplexWarning
+        A = real_array(A, "LinearModelLoss", "A", what="a matrix of numbers", sparse=True)
         sparse = sp.issparse(A)  # a flag, not a TypeGuard: A stays Any for the branches
         if sparse:
             A = sp.csr_matrix(A, dtype=float)
             data = A.data
         else:
-            A = np.asarray(A, dtype=float)
             data = A
         if A.ndim != 2:
             raise ValueError(f"LinearModelLoss: `A` must be 2-D, got shape {A.shape}")
-        y = np.asarray(y, dtype=float)
+        y = real_array(y, "LinearModelLoss", "y")
         if y.shape != (A.shape[0],):
             raise ValueError(f"LinearModelLoss: `y` must have shape ({A.shape[0]},) to match "
                              f"A's rows, got {y.shape}")
@@ -191,14 +194,6 @@ class LinearModelLoss(FiniteSum):
     @property
     def smoothness(self) -> float:  # type: ignore[override]  # computed on demand
         if self._smoothness is None:
-            A = self.A
-            if isinstance(A, sp.csr_matrix):
-                from scipy.sparse.linalg import svds
-
-                top = float(svds(A, k=1, return_singular_vectors=False)[0]) \
-                    if min(A.shape) > 1 else float(sp.linalg.norm(A))
-            else:
-                top = float(np.linalg.norm(A, 2))
             scale = 0.25 if self.loss == "logistic" else 1.0
-            self._smoothness = scale * top * top / self.n_samples
+            self._smoothness = scale * sigma_max_squared(self.A) / self.n_samples
         return self._smoothness

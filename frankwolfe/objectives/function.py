@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .._numbers import as_real
 from ..errors import ShapeError
 from .base import Objective
 
@@ -59,7 +61,9 @@ class FunctionObjective(Objective):
         if not callable(grad):
             raise TypeError(
                 f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
-        if smoothness is not None and not (np.isfinite(smoothness) and smoothness > 0):
+        # as_real: np.isfinite("1") and np.isfinite(10**400) raised numpy's TypeError
+        if smoothness is not None and not (math.isfinite(as_real(smoothness))
+                                           and smoothness > 0):
             raise ValueError(
                 f"FunctionObjective: `smoothness` must be positive, got {smoothness!r}")
         self._fun = fun

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from .._finite import check_finite
+from .._numbers import real_array
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
@@ -118,25 +119,25 @@ class LeastSquares(Objective):
         offset: Any = None,
     ) -> None:
         name = "LeastSquares"
+        # real_array: a complex A or b lost its imaginary part with a mere ComplexWarning
+        A = real_array(A, name, "A", what="a matrix of numbers", sparse=True)
         if issparse(A):
             if A.ndim != 2:
                 raise ShapeError(f"{name}: `A` must be a matrix, got shape {A.shape}")
             A = sp.csc_array(A, dtype=float)
             A.sum_duplicates()  # canonical CSC: column slices below assume no duplicates
-        else:
-            A = np.asarray(A, dtype=float)
-            if A.ndim != 2:
-                raise ShapeError(f"{name}: `A` must be a 2-D matrix, got shape {A.shape}")
+        elif A.ndim != 2:
+            raise ShapeError(f"{name}: `A` must be a 2-D matrix, got shape {A.shape}")
         check_finite(name, "A", A)
         m, n = A.shape
-        b = np.asarray(b, dtype=float)
+        b = real_array(b, name, "b")
         if b.shape != (m,):
             raise ShapeError(
                 f"{name}: `b` has shape {b.shape}, expected ({m},) to match A {A.shape}"
             )
         check_finite(name, "b", b)
         if offset is not None:
-            offset = np.asarray(offset, dtype=float)
+            offset = real_array(offset, name, "offset")
             if offset.shape != (n,):
                 raise ShapeError(f"{name}: `offset` has shape {offset.shape}, expected ({n},) "
                                  f"(one per column of A {A.shape})")
@@ -169,7 +170,8 @@ class LeastSquares(Objective):
     def smoothness(self) -> float:
         """``sigma_max(A)^2`` (computed once, lazily)."""
         if self._smoothness is None:
-            self._smoothness = _sigma_max_sq(self.A if self.offset is None else self._operator())
+            design = self.A if self.offset is None else self._operator()
+            self._smoothness = sigma_max_squared(design)
         return self._smoothness
 
     @smoothness.setter
@@ -448,7 +450,11 @@ def _column_combination(A: Any, idx: np.ndarray, vals: np.ndarray) -> np.ndarray
     return A[:, idx] @ vals
 
 
-def _sigma_max_sq(A: Any) -> float:
+def sigma_max_squared(A: Any) -> float:
+    """``||A||_2^2``, the largest squared singular value of a dense or sparse matrix (or
+    a linear operator): dense eigenvalues of the Gram matrix up to its size limit, else
+    ARPACK from a fixed start (its default start is random: smoothness estimates, and
+    the steps they set, differed between runs)."""
     m, n = A.shape
     if m == 0 or n == 0:
         return 0.0

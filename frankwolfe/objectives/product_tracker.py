@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .._numbers import check_whole
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, ShapeError
@@ -49,20 +50,10 @@ _EPS = np.finfo(float).eps
 
 
 def check_tracker_options(owner: str, cache_bytes: Any, refresh_every: Any) -> tuple[int, int]:
-    """Validate the ``cache_bytes`` and ``refresh_every`` constructor arguments."""
-    try:
-        cb = int(cache_bytes)
-        re = int(refresh_every)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{owner}: `cache_bytes` and `refresh_every` must be integers, got "
-            f"{cache_bytes!r} and {refresh_every!r}"
-        ) from None
-    if cb < 0:
-        raise ValueError(f"{owner}: `cache_bytes` must be >= 0, got {cb}")
-    if re < 1:
-        raise ValueError(f"{owner}: `refresh_every` must be >= 1, got {re}")
-    return cb, re
+    """Validate the ``cache_bytes`` and ``refresh_every`` constructor arguments (``int()``
+    truncated 2.5 and raised ``OverflowError`` on inf)."""
+    return (check_whole(cache_bytes, "cache_bytes", 0, owner),
+            check_whole(refresh_every, "refresh_every", 1, owner))
 
 
 def line_minimizer(slope: float, curvature: float, scale: float, convex: bool, who: str) -> float:

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._finite import check_finite
+from .._numbers import as_real, real_array
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import ShapeError
@@ -141,28 +142,28 @@ class QuadraticObjective(Objective):
         refresh_every: int = 500,
     ) -> None:
         name = "QuadraticObjective"
+        # real_array: a complex Q or c lost its imaginary part with a mere ComplexWarning
+        Q = real_array(Q, name, "Q", what="a matrix of numbers", sparse=True)
         if bool(sp.issparse(Q)):  # bool(): Q stays Any (scipy's stubs lack CSR attributes)
             if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
                 raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
             Q = sp.csr_array(Q, dtype=float)
-        else:
-            Q = np.asarray(Q, dtype=float)
-            if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
-                raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
+        elif Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
+            raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
         check_finite(name, "Q", Q)
         n = Q.shape[0]
         point_shape = _point_shape(name, shape, n)
         if c is None:
             c = np.zeros(n)
         else:
-            c = np.asarray(c, dtype=float)
+            c = real_array(c, name, "c")
             if c.shape != (n,) and c.shape != point_shape:
                 raise ShapeError(
                     f"{name}: `c` has shape {c.shape}, expected ({n},) to match Q {Q.shape}"
                 )
             c = np.ascontiguousarray(c.reshape(-1))
             check_finite(name, "c", c)
-        if not np.isfinite(constant):
+        if not math.isfinite(as_real(constant)):  # np.isfinite("1"): numpy's TypeError
             raise ValueError(f"{name}: `constant` must be finite, got {constant!r}")
         self.cache_bytes, self.refresh_every = check_tracker_options(
             name, cache_bytes, refresh_every)

@@ -10,12 +10,14 @@ linear programming, the reference the iterative solvers are checked against.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._numbers import as_real, real_array
 from .._sparse import issparse
 from ..errors import ShapeError
 
@@ -139,14 +141,15 @@ class BilinearObjective(SaddleObjective):
     def __init__(self, M: Any, a: Any = None, b: Any = None, *, mu_x: float = 0.0,
                  mu_y: float = 0.0) -> None:
         self.M: Any  # a dense ndarray or a CSR array
+        # real_array: a complex M lost its imaginary part with a mere ComplexWarning
+        M = real_array(M, "BilinearObjective", "M", what="a matrix of numbers", sparse=True)
         if issparse(M):
             Ms = sp.csr_array(M, dtype=float)
             finite = bool(np.all(np.isfinite(Ms.data)))
             self.M = Ms
         else:
-            Md = np.asarray(M, dtype=float)
-            finite = bool(np.all(np.isfinite(Md)))
-            self.M = Md
+            finite = bool(np.all(np.isfinite(M)))
+            self.M = M
         if self.M.ndim != 2:
             raise ShapeError(
                 f"BilinearObjective: `M` must be a 2-D matrix, got shape {self.M.shape}")
@@ -158,7 +161,7 @@ class BilinearObjective(SaddleObjective):
         self.a = self._vector(a, m, "a")
         self.b = self._vector(b, n, "b")
         for name, mu in (("mu_x", mu_x), ("mu_y", mu_y)):
-            if not (np.isfinite(mu) and mu >= 0):
+            if not (math.isfinite(as_real(mu)) and mu >= 0):
                 raise ValueError(f"BilinearObjective: `{name}` must be finite and >= 0, got {mu!r}")
         self.mu_x = float(mu_x)
         self.mu_y = float(mu_y)
@@ -173,7 +176,7 @@ class BilinearObjective(SaddleObjective):
     def _vector(v: Any, size: int, name: str) -> np.ndarray | None:
         if v is None:
             return None
-        arr = np.asarray(v, dtype=float)
+        arr = real_array(v, "BilinearObjective", name)
         if arr.shape != (size,):
             raise ShapeError(
                 f"BilinearObjective: `{name}` has shape {arr.shape}, expected ({size},)")
@@ -301,7 +304,8 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
     """
     from scipy.optimize import linprog  # scipy.optimize is slow to import; only games need it
 
-    M = np.asarray(M.toarray() if issparse(M) else M, dtype=float)
+    M = real_array(M.toarray() if issparse(M) else M, "game_value", "M",
+                   what="a matrix of numbers")
     if M.ndim != 2 or min(M.shape) < 1:
         raise ShapeError(f"game_value: `M` must be a non-empty 2-D matrix, got shape {M.shape}")
     if not np.all(np.isfinite(M)):
