@@ -350,3 +350,26 @@ def test_a_float32_objective_is_no_negative_curvature():
         assert abs(res.x.sum() - 1.0) <= 1e-9
         # float32 evaluations: f within their rounding (1e-5 of f) of the bracket
         assert res.fun - f_star <= res.gap + 1e-5 * f_star
+
+
+def test_the_tangent_check_confirms_with_exact_values_before_it_raises():
+    """Least squares over a box of 1e8 around an O(1) optimum: the tracker's incremental
+    f drifted by 6e-8 on the way in, its periodic exact refresh landed below the tangent
+    bound built from the drifted value, and away / bpcg / bcg / rafw / fcfw raised
+    NonConvexError on a convex problem.  A non-convex objective declared convex is still
+    caught (by the same test, now on exact values).  Checked against least squares."""
+    rng = np.random.default_rng(0)
+    A, b = rng.normal(size=(20, 8)), rng.normal(size=20)
+    box = fw.Box(-1e8 * np.ones(8), 1e8 * np.ones(8))
+    x_ls = np.linalg.lstsq(A, b, rcond=None)[0]  # interior: the box's optimum
+    f_star = 0.5 * float(np.sum((A @ x_ls - b) ** 2))
+    for method in ("away", "bpcg", "fcfw"):
+        res = fw.minimize(fw.LeastSquares(A, b), box, method=method, max_iter=2000)
+        assert res.status != "error", method
+        assert 0.5 * float(np.sum((A @ res.x - b) ** 2)) == pytest.approx(f_star, rel=1e-6)
+    # f = -||x||^2 / 2 (concave) with a step rule that takes no curvature: the loop's own
+    # tangent check raises
+    f = FunctionObjective(lambda x: -0.5 * float(x @ x), lambda x: -x, shape=(3,))
+    with pytest.raises(NonConvexError, match="below the tangent bound"):
+        fw.minimize(f, fw.ProbabilitySimplex(dim=3), method="fw", step_size="agnostic",
+                    x0=np.array([0.6, 0.3, 0.1]), max_iter=20)

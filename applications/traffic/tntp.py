@@ -277,6 +277,18 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     toll_factor, distance_factor : float, optional
         Weights of tolls and lengths in the generalized cost; default the
         file's ``<TOLL FACTOR>`` / ``<DISTANCE FACTOR>``, else 0.
+
+    Returns
+    -------
+    Network
+        Links with 0-based node indices, the demand of the trips file (zones ``1..z``
+        as rows ``0..z-1``), the net file's metadata.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line, for a malformed or inconsistent file (link counts,
+        zone counts, total flow, node numbers).
     """
     links, meta = read_net(net_path)
     n_zones = _meta_int(meta, "NUMBER OF ZONES", net_path)
