@@ -6,6 +6,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+import frankwolfe as fw
 from frankwolfe import (
     LMO,
     Atom,
@@ -380,3 +381,26 @@ def test_a_pass_that_moved_is_no_zero_step_for_the_stall_check(monkeypatch):
     res = block_coordinate_frank_wolfe(f, dom, compiled=False, tol=0.0, max_iter=80,
                                           gap_every=1)
     assert res.status == "stalled"
+
+
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_a_non_finite_block_gradient_ends_the_run_at_the_last_good_point(batch_size):
+    """The block's NaN gradient went to its oracle, which raised, and err.result held the
+    point that produced it (docs/results.md: a non-finite gradient does not raise; the
+    run stops with status "error" at the last good iterate and its certified gap)."""
+    y = np.array([0.1, 0.1, 2.0, 0.1, 0.1, 2.0])
+
+    def grad(x):
+        return (x - y) * (np.nan if x[2] > 0.6 else 1.0)
+
+    f = fw.FunctionObjective(lambda x: 0.5 * float(np.sum((x - y) ** 2)), grad, shape=(6,))
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=3), fw.ProbabilitySimplex(dim=3)])
+    kw = {} if batch_size is None else {"batch_size": batch_size}
+    res = fw.block_coordinate_frank_wolfe(f, dom, x0=np.r_[1.0, 0, 0, 1, 0, 0],
+                                          random_state=0, **kw)
+    assert res.status == "error" and "not finite" in res.message
+    assert res.x[2] <= 0.6 and np.isfinite(grad(res.x)).all()
+    g = res.x - y
+    gap = sum(float(g[i:i + 3] @ res.x[i:i + 3] - g[i:i + 3].min()) for i in (0, 3))
+    assert res.gap == pytest.approx(gap, rel=1e-12, abs=1e-15)
+    assert res.fun == pytest.approx(f.value(res.x), rel=1e-12)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...monitor import INTERRUPTS, Monitor
 from ..engine import Engine, Observation
-from .passes import Budget, Pass
+from .passes import Budget, NonFiniteGradient, Pass
 from .state import BlockState
 
 __all__ = ["BlockEngine"]
@@ -69,6 +69,7 @@ class BlockEngine(Engine):
         self.good: tuple[np.ndarray, float, float, bool] | None = None
         self._good_x: np.ndarray | None = None  # good's iterate, written over each pass
         self.bad = False  # observe() found a non-finite value
+        self._bad_message = ""  # what a pass found non-finite, where it stopped the pass
 
     def certified_point(self) -> np.ndarray:
         """The iterate the certificates are about (the last one or the average)."""
@@ -99,7 +100,8 @@ class BlockEngine(Engine):
         fx, gap, certified = self.fx, self.gap, self.certified
         if not (np.isfinite(fx) and (np.isfinite(gap) or not certified)):
             self.bad = True
-            return f"the objective or the oracle returned a non-finite value at pass {p}"
+            return self._bad_message or \
+                f"the objective or the oracle returned a non-finite value at pass {p}"
         st = self.state
         return Observation(fx, gap, certified, self.certified_point(), None, st.last_gamma,
                            self.info(), {"n_block_steps": st.k, "oracle_calls": st.n_oracle,
@@ -125,7 +127,12 @@ class BlockEngine(Engine):
                 else st.start_seconds
         budget = Budget(monitor, st.n, reserve)
         tic = time.perf_counter()
-        df = self.run_pass.run(st.pass_order(), budget)
+        try:
+            df = self.run_pass.run(st.pass_order(), budget)
+        except NonFiniteGradient as err:
+            # observe() ends the run; the error's result is the pass's start (self.good)
+            self.bad, self.fx, self._bad_message = True, np.nan, f"{err} at pass {p}"
+            return
         if df != 0.0 and st.last_gamma == 0.0:
             # the pass moved x though its last block step (a lock-free pass: the last
             # thread's) was 0: not a zero step for the stall check, which otherwise

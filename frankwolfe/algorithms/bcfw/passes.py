@@ -7,6 +7,7 @@ and computes certificates; :mod:`.plan` chooses the one a run uses, once.
 
 from __future__ import annotations
 
+import math
 import time
 from abc import ABC, abstractmethod
 from typing import Any
@@ -95,6 +96,20 @@ def probe_values(state: Any) -> tuple[float, list[int], np.ndarray] | None:
     values(which, g)
     end = time.perf_counter()
     return (mid - tic) + (end - mid) * state.n / len(which), which, g
+
+
+class NonFiniteGradient(ArithmeticError):
+    """A block gradient holds NaN or inf: the engine ends the run with ``Status.ERROR`` at
+    the point the pass started from (the oracle would refuse the direction, and the
+    error would leave with the point that produced it)."""
+
+
+def check_block_gradient(g: np.ndarray, i: int) -> None:
+    """Raise :class:`NonFiniteGradient` unless block ``i``'s gradient ``g`` is finite (a
+    sum: no array of flags per block step; an overflowing sum is checked entry by
+    entry)."""
+    if not math.isfinite(float(g.sum())) and not np.isfinite(g).all():
+        raise NonFiniteGradient(f"the objective's gradient is not finite in block {i}")
 
 
 class Pass(ABC):

@@ -22,7 +22,7 @@ from ...step_size import StepSize
 from ...step_size.base import checked_step
 from ..block_orders import checked_pick
 from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
-from .passes import Budget, Pass, batch_values, probe_values
+from .passes import Budget, Pass, batch_values, check_block_gradient, probe_values
 from .state import BlockState, block_vector
 
 __all__ = ["PythonSteps", "PythonPass"]
@@ -111,6 +111,7 @@ class PythonSteps:
         g = f.partial_gradient(x, ix)
         if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
             g = np.asarray(g, dtype=float).reshape(-1)
+        check_block_gradient(g, i)
 
         # a block of sparse atoms sums <g, z> and the scores over its atoms, in the order
         # of the compiled kernels (the compiled steps then take the same steps to the
@@ -237,6 +238,7 @@ class PythonSteps:
         D: np.ndarray = np.bincount(pos, minlength=union.size,
                                     weights=np.concatenate(dirs) if len(blocks) > 1 else dirs[0])
         g = np.asarray(f.partial_gradient(x, union), dtype=float).reshape(-1)
+        check_block_gradient(g, blocks[0])
         # each block's gap at this point: its estimate for the orders that read them
         at = 0
         for i, d in zip(blocks, dirs):

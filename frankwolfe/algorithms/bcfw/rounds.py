@@ -65,7 +65,7 @@ from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from ..block_orders import GapSampling, checked_pick
 from .compiled_pass import CompiledSteps
-from .passes import Budget, Pass, probe_values
+from .passes import Budget, Pass, check_block_gradient, probe_values
 from .state import BlockState, PythonBlocks
 
 __all__ = ["Schedule", "PythonRounds", "CompiledRounds"]
@@ -410,6 +410,7 @@ class PythonRounds(Pass):
                     if own or type(g) is not np.ndarray or g.dtype != np.float64 \
                             or g.ndim != 1:
                         g = np.array(g, dtype=float).reshape(-1)
+                    check_block_gradient(g, i)
                     dirs.append(self._direction(g, i))
             return lambda: sched.answers(batch, dirs)
 
