@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
 
-__all__ = ["check_finite", "check_finite_examples", "check_labels", "positional"]
+__all__ = ["check_finite", "check_finite_examples", "check_labels", "check_pair", "positional"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
@@ -120,3 +120,15 @@ def _whole(a: np.ndarray, label: Any, where: str) -> None:
 
 def _at(pos: tuple[int, ...]) -> Any:
     return pos[0] if len(pos) == 1 else pos
+
+
+def check_pair(X: Any, Y: Any, where: str, names: tuple[str, str] = ("X", "Y"),
+               empty: bool = False) -> None:
+    """Raise a ``ValueError`` naming ``where``, both arguments and both lengths unless
+    ``X`` and ``Y`` hold as many examples (``zip`` dropped the extra ones silently), and,
+    unless ``empty``, when they hold none (a mean over no example is NaN)."""
+    if len(X) != len(Y):
+        raise ValueError(f"{where}: {names[0]} has {len(X)} examples but {names[1]} has "
+                         f"{len(Y)} labellings; they must have the same length")
+    if not empty and len(X) == 0:
+        raise ValueError(f"{where}: no examples ({names[0]} and {names[1]} are empty)")

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._numbers import as_real
 from .result import Result
 
 __all__ = ["plot_convergence"]
@@ -69,6 +70,16 @@ def plot_convergence(
                         f"Result or a list of Results, got {type(results).__name__}")
     if not runs:
         raise ValueError("plot_convergence: no results to plot")
+    bad = [k for k, r in runs.items() if not isinstance(r, Result)]
+    if bad:
+        raise TypeError(f"plot_convergence: `results[{bad[0]!r}]` must be a Result, got "
+                        f"{runs[bad[0]]!r:.80}")
+    if f_star is not None and not np.isfinite(as_real(f_star)):
+        raise ValueError(f"plot_convergence: `f_star` must be a finite real number or None, "
+                         f"got {f_star!r}")
+    if ax is not None and not (hasattr(ax, "semilogy") and hasattr(ax, "legend")):
+        raise TypeError(f"plot_convergence: `ax` must be a matplotlib Axes or None, "
+                        f"got {ax!r:.80}")
     if y == "primal_gap" and f_star is None:
         f_star = max(r.dual_bound for r in runs.values())
         if not np.isfinite(f_star):

@@ -159,6 +159,7 @@ class History:
 
         from .compiled.atomic_files import atomic_write
 
+        path = out_path(path, "History.to_csv")
         with atomic_write(path, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(self.columns)
@@ -167,6 +168,25 @@ class History:
 
     def __repr__(self) -> str:
         return f"History({len(self)} rows, columns={self.columns})"
+
+
+def out_path(path: Any, where: str) -> str | os.PathLike[str]:
+    """``path`` when it can name a file to write, or an error naming ``where`` and the
+    path: ``None`` and ``""`` (the temporary file of an atomic write landed in the current
+    folder, then a raw error), a folder, or a folder that does not exist."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise TypeError(f"{where}: `path` must be a file path (str or os.PathLike), "
+                        f"got {path!r}")
+    text = os.fspath(path)
+    if not text:
+        raise ValueError(f"{where}: `path` is empty; give a file path")
+    if os.path.isdir(text) or text.endswith((os.sep, "/")):
+        raise IsADirectoryError(f"{where}: `path` {text!r} is a folder; give a file path")
+    parent = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"{where}: the folder {parent!r} does not exist (`path` "
+                                f"{text!r})")
+    return path
 
 
 #: scipy's names of the counters (``OptimizeResult.nfev``, ``.njev``): properties of Result

@@ -280,7 +280,19 @@ def test_the_handler_belongs_to_the_main_threads_runs():
             return False
         fw.frank_wolfe(f, fw.ProbabilitySimplex(dim=3), max_iter=5, callback=hold)
 
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own handler, which the runs install theirs over (a process started in the
+    # background, as CI's may be, ignores SIGINT: no run installs anything there)
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _handler_runs(f, background, started, release)
+    finally:
+        signal.signal(signal.SIGINT, outer)
+
+
+def _handler_runs(f, background, started, release):
+    import signal
+    import threading
+
     # (1) the background run opens first, inside the main run's callback: the main run's
     # handler is taken down when it returns
     seen = []

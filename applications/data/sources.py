@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from frankwolfe._numbers import check_flag
+
 from .download import ENV_URL, DownloadError, download, replace_folder, sha256_of
 from .home import get_data_home
 
@@ -109,6 +111,15 @@ def _find(files: list[DataFile], data_home: Any) -> Path | None:
     return None
 
 
+def check_download_flag(value: Any, who: str) -> bool:
+    """``download_if_missing`` as a bool, or a ``TypeError`` naming ``who``: any truthy
+    value (``"no"``) downloaded."""
+    try:
+        return check_flag(value, "download_if_missing")
+    except TypeError as err:
+        raise TypeError(f"{who}: {err}") from None
+
+
 def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool,
                 base_url: str | None, who: str,
                 check: Callable[[DataFile, Path], Any] | None = None) -> Path:
@@ -116,6 +127,7 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
     the data home.  ``check(file, tmp)`` parses the downloaded copy ``tmp`` of a file
     that has no published checksum before it is kept (raising when it is not valid:
     the file is then not kept)."""
+    download_if_missing = check_download_flag(download_if_missing, who)
     home = _find(files, data_home)
     if home is not None:
         return home
@@ -151,6 +163,7 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
 def ocr_home(data_home: Any = None, download_if_missing: bool = True,
              base_url: str | None = None) -> Path:
     """The data home holding ``ocr/`` (downloading ``ocr.mat`` when no copy is there)."""
+    download_if_missing = check_download_flag(download_if_missing, "fetch_ocr")
     for name in OCR_FILES:
         home = _find([DataFile(f"ocr/{name}", "")], data_home)
         if home is not None:
@@ -170,6 +183,7 @@ def snakes_home(data_home: Any = None, download_if_missing: bool = True,
 def conll2000_home(data_home: Any = None, download_if_missing: bool = True,
                    base_url: str | None = None) -> Path:
     """The data home holding ``conll2000/`` (downloading it when missing)."""
+    download_if_missing = check_download_flag(download_if_missing, "fetch_conll2000")
     files = [DataFile("conll2000/train.txt", _CONLL_ZIP),
              DataFile("conll2000/test.txt", _CONLL_ZIP)]
     home = _find(files, data_home)
@@ -249,6 +263,7 @@ def cmu_house_home(data_home: Any = None, download_if_missing: bool = True,
     """The data home holding ``cmu_house/`` (downloading it when missing): the 369
     files go to a temporary folder, are checked together against the digest of their
     published SHA256SUMS, and only then move into the data home."""
+    download_if_missing = check_download_flag(download_if_missing, "fetch_cmu_house")
     files = [DataFile(f"cmu_house/{p}", f"{_HOUSE_URL}/{o}") for p, o in _house_files()]
     home = _find(files, data_home)
     if home is None:

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from frankwolfe import History, IterationState, Result, RunOptions, Status
 from frankwolfe.parallel import effective_n_jobs
 
-from .._checks import check_finite_examples, check_labels, positional
+from .._checks import check_finite_examples, check_labels, check_pair, positional
 from .._params import (
     ANY,
     BOOLEAN,
@@ -533,8 +533,13 @@ class StructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions (the test error of the papers)."""
-        return mean_loss(self.model, check_labels(positional(Y), "Y", "StructuredSVM.error"),
-                         self.predict(X))
+        X, Y = positional(X), positional(Y)
+        check_pair(X, Y, "StructuredSVM.error")
+        Y = check_labels(Y, "Y", "StructuredSVM.error")
+        check_true = getattr(self.model, "check_true_labels", None)
+        if check_true is not None:
+            check_true(X, Y, "StructuredSVM.error")
+        return mean_loss(self.model, Y, self.predict(X))
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """``1 - error(X, Y)`` (higher is better, scikit-learn convention)."""
@@ -542,9 +547,12 @@ class StructuredSVM(BaseEstimator):
 
     def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_`` (a bound: batch_primal)."""
-        return batch_primal(self.model, positional(X), check_labels(positional(Y), "Y",
-                            "StructuredSVM.primal"), self._fitted(), self.lam_,
-                            self.n_jobs)["primal"]
+        w = self._fitted()
+        X, Y = positional(X), positional(Y)
+        check_pair(X, Y, "StructuredSVM.primal")
+        check_finite_examples(X, "X", "StructuredSVM.primal")
+        return batch_primal(self.model, X, check_labels(Y, "Y", "StructuredSVM.primal"), w,
+                            self.lam_, self.n_jobs)["primal"]
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path, include_state: bool = False) -> None:
@@ -573,6 +581,12 @@ class StructuredSVM(BaseEstimator):
         models : iterable of classes, optional
             User-defined :class:`StructuredModel` classes the file may name (each
             implements ``model_params()``); the built-in models are always known.
+
+        Returns
+        -------
+        StructuredSVM
+            A fitted estimator: its parameters, ``w_``, ``lam_``, ``n_train_`` and
+            ``history_`` (and the warm-start state, where the file holds it).
 
         Raises
         ------

@@ -45,9 +45,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
+from frankwolfe._numbers import as_real, check_whole
 from frankwolfe.errors import ShapeError
 
-from .._checks import check_finite_examples, positional
+from .._checks import check_finite_examples, check_pair, positional
 from .._params import (
     ANY,
     BOOLEAN,
@@ -138,9 +139,25 @@ class LabelMatchKernel(JointKernel):
     def __init__(self, metric: str = "rbf", **params: Any) -> None:
         from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS
 
-        if metric not in PAIRWISE_KERNEL_FUNCTIONS:
+        if not isinstance(metric, str) or metric not in PAIRWISE_KERNEL_FUNCTIONS:
             raise ValueError(f"LabelMatchKernel: `metric` must be one of "
                              f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)}, got {metric!r}")
+        import inspect
+
+        known = [k for k in inspect.signature(PAIRWISE_KERNEL_FUNCTIONS[metric]).parameters
+                 if k not in ("X", "Y")]
+        for key, value in params.items():
+            if key not in known:
+                raise TypeError(f"LabelMatchKernel: unknown option {key!r} for metric "
+                                f"{metric!r}; its options are {known}")
+            if key in ("gamma", "coef0", "degree") and value is not None:
+                v = as_real(value)
+                least = 0.0 if key == "coef0" else None
+                if not np.isfinite(v) or (least is None and v <= 0):
+                    what = "a finite real number" if key == "coef0" else \
+                        "a positive finite real number"
+                    raise ValueError(f"LabelMatchKernel: `{key}` must be {what} or None, got "
+                                     f"{value!r}")
         self.metric = metric
         self.params = params
 
@@ -221,6 +238,7 @@ def enumerate_labellings(model: StructuredModel, x: Any, max_labellings: int = 4
     TypeError
         If the model offers no way to enumerate.
     """
+    max_labellings = check_whole(max_labellings, "max_labellings", 1, "enumerate_labellings")
     if hasattr(model, "labellings"):
         labs = list(model.labellings(x))
     elif isinstance(model, MulticlassModel):
@@ -511,8 +529,10 @@ class KernelStructuredSVM(BaseEstimator):
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions."""
         X, Y = positional(X), positional(Y)
-        if len(X) != len(Y):
-            raise ValueError(f"KernelStructuredSVM: X has {len(X)} examples but Y has {len(Y)}")
+        check_pair(X, Y, "KernelStructuredSVM.error")
+        check_true = getattr(self.model, "check_true_labels", None)
+        if check_true is not None:
+            check_true(X, Y, "KernelStructuredSVM.error")
         P = self.predict(X)
         return float(np.mean([self.model.loss(y, p) for y, p in zip(Y, P)]))
 

@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from frankwolfe import History, Status
 from frankwolfe._random import as_generator
 
-from .._checks import check_finite_examples, check_labels, positional
+from .._checks import check_finite_examples, check_labels, check_pair, positional
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
 from ._data_key import data_key
 from .estimator import StructuredSVM
@@ -59,6 +59,7 @@ def latent_objective(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarr
     with approximate inference both maxima are the values of decoded labellings (each
     a lower bound of its maximum), so ``J`` is then an estimate, not a bound.
     """
+    check_pair(X, Y, "latent_objective")
     w = np.asarray(w, dtype=np.float64)
     total, H = 0.0, []
     for x, y in zip(X, Y):
@@ -197,6 +198,8 @@ class LatentSSVM(BaseEstimator):
             raise ValueError(f"{where}: no training examples")
         if (X_test is None) != (Y_test is None):
             raise ValueError(f"{where}: give both X_test and Y_test, or neither")
+        if X_test is not None and Y_test is not None:
+            check_pair(X_test, Y_test, where, ("X_test", "Y_test"), empty=True)
         check_finite_examples(X, "X", where)
         Y = list(check_labels(Y, "Y", where))
         if X_test is not None and Y_test is not None:
@@ -310,9 +313,7 @@ class LatentSSVM(BaseEstimator):
         w = self._fitted()
         X, Y = positional(X), positional(Y)
         check_finite_examples(X, "X", "LatentSSVM.error")
-        if len(X) != len(Y):
-            raise ValueError(f"LatentSSVM.error: X has {len(X)} examples but Y has {len(Y)} "
-                             "labellings")
+        check_pair(X, Y, "LatentSSVM.error")
         return _error(self.base_ssvm.model, X, list(check_labels(Y, "Y", "LatentSSVM.error")),
                       w)
 
@@ -322,8 +323,12 @@ class LatentSSVM(BaseEstimator):
 
     def objective(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """The latent objective ``J(w_)`` on ``(X, Y)`` at ``lam_``."""
-        return latent_objective(self.base_ssvm.model, positional(X), positional(Y),
-                                self._fitted(), self.lam_)[0]
+        w = self._fitted()
+        X, Y = positional(X), positional(Y)
+        check_pair(X, Y, "LatentSSVM.objective")
+        check_finite_examples(X, "X", "LatentSSVM.objective")
+        return latent_objective(self.base_ssvm.model, X, list(check_labels(
+            Y, "Y", "LatentSSVM.objective")), w, self.lam_)[0]
 
 
 def _error(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> float:

@@ -46,6 +46,7 @@ import numpy as np
 import frankwolfe
 from frankwolfe import History
 from frankwolfe.compiled.atomic_files import atomic_write
+from frankwolfe.result import out_path
 
 from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth
 from .models import ChainModel, MatchingModel, MulticlassModel, MultiLabelModel, StructuredModel
@@ -139,6 +140,7 @@ def _digest(a: np.ndarray) -> str:
 
 def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = False) -> None:
     """Write ``est`` (a fitted :class:`StructuredSVM`) to ``path`` (see the module doc)."""
+    path = out_path(path, "StructuredSVM.save")
     params = {k: v for k, v in est.get_params(deep=False).items() if k != "model"}
     # a file that saves must load: load checks that lam_ follows from the parameters
     lam = est._check(int(est.n_train_))

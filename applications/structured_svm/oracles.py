@@ -27,6 +27,7 @@ import numpy as np
 from frankwolfe import History, Result, Status
 from frankwolfe.parallel.threads import effective_n_jobs
 
+from .._checks import check_pair
 from .models.base import StructuredModel
 
 __all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss",
@@ -46,6 +47,7 @@ def batch_psi_loss(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w
                    ) -> tuple[np.ndarray, float, list[Any]]:
     """``(sum_i psi_i(y*_i), sum_i L_i(y*_i), [y*_i])`` with ``y*_i`` the loss-augmented
     (or, without ``augment``, plain) decoding of every example at ``w``."""
+    check_pair(X, Y, "batch_psi_loss", empty=True)
     w = np.asarray(w, dtype=float)
     fast = model.batch_oracles(X, Y)
     if fast is not None:
@@ -77,6 +79,7 @@ def batch_primal(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w: 
     ``hinge_i = bound_i - <w, phi(x_i, y_i)>`` (no labelling is decoded); ``certifies``
     is ``"relaxed problem"`` when a bound is over relaxed labellings.
     """
+    check_pair(X, Y, "batch_primal")
     w = np.asarray(w, dtype=float)
     n = len(X)
     bound = getattr(model, "loss_augmented_bound", None)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._checks import check_finite
 from ...data.home import find_folder
-from ...data.sources import cmu_house_home
+from ...data.sources import check_download_flag, cmu_house_home
 
 __all__ = ["load_cmu_house", "CMUHouse", "CMU_HOUSE_BASELINES"]
 
@@ -155,7 +155,7 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
     ValueError
         When a file does not have the documented shape.
     """
-    if download_if_missing:
+    if check_download_flag(download_if_missing, "load_cmu_house"):
         data_home = cmu_house_home(data_home)
     folder = find_folder(data_home, "cmu_house", ["correct", "scf/house001.scf"],
                          "load_cmu_house")

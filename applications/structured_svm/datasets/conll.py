@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...data.home import find_folder, get_data_home
-from ...data.sources import conll2000_home
+from ...data.sources import check_download_flag, conll2000_home
 
 __all__ = ["load_conll2000", "Conll2000Source", "CONLL_TEMPLATES"]
 
@@ -56,6 +56,9 @@ def _read(path: Path) -> tuple[list[str], list[str], list[str], np.ndarray]:
             n += 1
     if n:
         lengths.append(n)
+    if not lengths:
+        raise ValueError(f"load_conll2000: {path} holds no sentence (an empty file?); "
+                         "expected lines 'WORD POS CHUNK' with a blank line after each sentence")
     return words, pos, chunks, np.asarray(lengths, dtype=np.int64)
 
 
@@ -138,7 +141,7 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         Naming the expected files when they are missing.
     """
     expected = ["train.txt", "test.txt"]
-    if download_if_missing:
+    if check_download_flag(download_if_missing, "load_conll2000"):
         data_home = conll2000_home(data_home)
     folder = find_folder(data_home, "conll2000", expected, "load_conll2000")
     missing = [f for f in expected if not (folder / f).is_file()]

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._checks import check_finite
 from ...data.home import find_folder
-from ...data.sources import OCR_FILES, ocr_home
+from ...data.sources import OCR_FILES, check_download_flag, ocr_home
 from .array_pickle import load_arrays
 
 __all__ = ["load_ocr"]
@@ -124,7 +124,7 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
         raise ValueError(f"load_ocr: `source` must be one of 'auto', 'pickle', 'mat', 'raw', "
                          f"got {source!r}")
     names = [f for f, kind in _FILES.items() if source in ("auto", kind)]
-    if download_if_missing:
+    if check_download_flag(download_if_missing, "load_ocr"):
         data_home = ocr_home(data_home)
     folder = find_folder(data_home, "ocr", names, "load_ocr")
     path = next(folder / f for f in names if (folder / f).is_file())

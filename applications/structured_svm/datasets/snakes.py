@@ -18,7 +18,7 @@ import numpy as np
 
 from ...data.download import sha256_of
 from ...data.home import find_folder
-from ...data.sources import SHA256, snakes_home
+from ...data.sources import SHA256, check_download_flag, snakes_home
 from ..models.graph.grid import grid_edges
 from .array_pickle import load_arrays
 
@@ -100,7 +100,7 @@ def load_snakes(data_home: str | os.PathLike[str] | None = None,
         The file's sha256 is not the published one, or its content is not the
         expected dict of 200 + 100 grids (named).
     """
-    if download_if_missing:
+    if check_download_flag(download_if_missing, "load_snakes"):
         data_home = snakes_home(data_home)
     folder = find_folder(data_home, "snakes", [SNAKES_FILE], "load_snakes")
     path = folder / SNAKES_FILE

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import as_real, is_real, is_whole
 from frankwolfe._random import as_generator
 
 __all__ = ["make_chain"]
@@ -58,12 +60,14 @@ def make_chain(
                         ("n_features", n_features, 1)):
         if not is_whole(v, lo):
             raise ValueError(f"make_chain: `{name}` must be an integer >= {lo}, got {v!r}")
-    lo_len, hi_len = length
-    if not 1 <= lo_len <= hi_len:
-        raise ValueError("make_chain: `length` must be (min, max) with 1 <= min <= max, "
-                         f"got {length!r}")
-    if not noise >= 0:
-        raise ValueError(f"make_chain: `noise` must be >= 0, got {noise!r}")
+    if isinstance(length, (str, bytes)) or np.ndim(length) != 1 or len(length) != 2 \
+            or not all(is_whole(v, 1) for v in length) or not length[0] <= length[1]:
+        raise ValueError("make_chain: `length` must be (min, max) whole numbers with "
+                         f"1 <= min <= max, got {length!r}")
+    lo_len, hi_len = int(length[0]), int(length[1])
+    if not (is_real(noise) and math.isfinite(as_real(noise)) and noise >= 0):
+        raise ValueError(f"make_chain: `noise` must be a finite real number >= 0, got {noise!r}")
+    noise = float(noise)
     if n_templates is not None and not is_whole(n_templates, 1):
         raise ValueError("make_chain: `n_templates` must be a positive integer, "
                          f"got {n_templates!r}")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import check_flag, is_whole
+from frankwolfe._numbers import as_real, check_flag, is_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -51,7 +52,7 @@ class MatchingModel(StructuredModel):
             raise ValueError("MatchingModel: `n_features` must be a positive integer, "
                              f"got {n_features!r}")
         for name, c in (("precision_cost", precision_cost), ("recall_cost", recall_cost)):
-            if not (np.ndim(c) == 0 and np.isfinite(c) and c >= 0):
+            if not (np.isfinite(as_real(c)) and c >= 0):
                 raise ValueError(f"MatchingModel: `{name}` must be a finite number >= 0, got {c!r}")
         self.n_features = int(n_features)
         self.precision_cost = float(precision_cost)
@@ -90,6 +91,35 @@ class MatchingModel(StructuredModel):
             )
         return y
 
+    def _check_matching(self, y: np.ndarray, name: str) -> np.ndarray:
+        """``y`` (1-D) as int64, or an error naming it unless it is a matching: integer
+        entries, distinct right nodes ``>= 0`` or ``-1`` (unmatched, not ``perfect``)."""
+        if y.dtype.kind not in "iu":
+            raise ShapeError(f"MatchingModel.loss: `{name}` must be an integer array, got dtype "
+                             f"{y.dtype} ({y.tolist()!r:.80})")
+        y = y.astype(np.int64)
+        lo = 0 if self.perfect else -1
+        matched = y[y >= 0]
+        if (y.size and y.min() < lo) or np.unique(matched).size != matched.size:
+            raise ValueError(
+                f"MatchingModel.loss: `{name}` = {y.tolist()} is not a "
+                f"{'perfect' if self.perfect else 'partial'} matching: entries must be distinct "
+                f"right nodes >= 0{'' if self.perfect else ' or -1 (unmatched)'}")
+        return y
+
+    def check_true_labels(self, X: Sequence[Any], Y: Sequence[Any], where: str) -> None:
+        """A ``ValueError`` naming ``where`` and the example unless every ``Y[i]`` is a
+        matching of the nodes of ``X[i]`` (the loss alone cannot see an entry beyond the
+        right nodes: it scored ``[7, 8, 9]`` on 3 right nodes as a number)."""
+        for i, (x, y) in enumerate(zip(X, Y)):
+            shape = np.shape(x)
+            if len(shape) != 3:
+                continue  # _check_x names a bad x where it is used
+            try:
+                self._check_y(y, shape[0], shape[1], f"Y[{i}]")
+            except (ShapeError, ValueError) as err:
+                raise type(err)(f"{where}: {err}") from None
+
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:
         """Sum of the feature vectors of the matched edges."""
         x = self._check_x(x)
@@ -106,6 +136,8 @@ class MatchingModel(StructuredModel):
                 f"MatchingModel.loss: `y` must have the shape of `y_true` {y_true.shape}, "
                 f"got {y.shape}"
             )
+        y_true = self._check_matching(y_true, "y_true")
+        y = self._check_matching(y, "y")
         wrong = y != y_true
         return (self.recall_cost * np.count_nonzero(wrong & (y_true >= 0))
                 + self.precision_cost * np.count_nonzero(wrong & (y >= 0)))

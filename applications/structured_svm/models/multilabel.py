@@ -142,6 +142,9 @@ class MultiLabelModel(StructuredModel):
             raise ValueError(f"MultiLabelModel: `inference` must be one of {list(METHODS)}, "
                              f"got {inference!r}")
         self.inference_method = inference
+        if inference_options is not None and not isinstance(inference_options, dict):
+            raise TypeError(f"MultiLabelModel: `inference_options` must be a dict of option "
+                            f"names to values, or None, got {inference_options!r}")
         self.inference_options = dict(inference_options or {})
         self._edges_arg: Any = edges if isinstance(edges, str) else None
         self.edges = _label_edges(edges, self.n_labels)

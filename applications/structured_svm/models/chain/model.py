@@ -177,6 +177,8 @@ class ChainModel(StructuredModel):
                 f"ChainModel.loss: `y` must have the shape of `y_true` {y_true.shape} "
                 f"(non-empty 1-D), got {y.shape}"
             )
+        _integer_labels(y_true, "ChainModel.loss", "y_true")
+        _integer_labels(y, "ChainModel.loss", "y")
         return np.count_nonzero(y_true != y) / y_true.size
 
     def decode(self, x: Any, w: np.ndarray) -> np.ndarray:
@@ -366,8 +368,23 @@ class ChainModel(StructuredModel):
                              f"labelling {lengths[i]} (non-empty)")
         yt = np.concatenate([np.asarray(y).ravel() for y in Y_true])
         yp = np.concatenate([np.asarray(y).ravel() for y in Y])
+        _integer_labels(yt, "ChainModel.batch_loss", "Y_true")
+        _integer_labels(yp, "ChainModel.batch_loss", "Y")
         off = np.concatenate(([0], np.cumsum(lengths)[:-1]))
         return np.add.reduceat((yt != yp).astype(float), off) / lengths
 
     def _repr_params(self) -> dict[str, Any]:
         return {"n_states": self.n_states, "n_features": self.n_features}
+
+
+def _integer_labels(y: np.ndarray, where: str, name: str) -> None:
+    """A ``ShapeError`` naming ``where`` and ``name`` unless the labels ``y`` are integers
+    (also as whole floats): text or other objects compared unequal to every label and
+    scored as a loss.  Out-of-range integers stay allowed (a test-only tag is a miss)."""
+    kind = y.dtype.kind
+    if kind in "iu":
+        return
+    if kind == "f" and bool(np.all(np.isfinite(y) & (y == np.round(y)))):
+        return
+    raise ShapeError(f"{where}: `{name}` must hold integer labels, got dtype {y.dtype} "
+                     f"({y.ravel()[:5].tolist()!r:.80})")

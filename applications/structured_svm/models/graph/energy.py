@@ -35,8 +35,11 @@ def check_edges(edges: Any, n_nodes: int, where: str) -> np.ndarray:
         Naming the first edge with a node outside ``[0, n_nodes)`` or a self loop.
     """
     e = np.asarray(edges)
-    if e.size == 0:
+    if e.size == 0 and e.shape in ((0,), (0, 2)):  # [] or (0, 2): no edges
         return np.zeros((0, 2), dtype=np.int64)
+    if e.size == 0:
+        raise ShapeError(f"{where}: `edges` must have shape (n_edges, 2) (or be empty, []), "
+                         f"got shape {e.shape}")
     if e.ndim != 2 or e.shape[1] != 2 or e.dtype.kind not in "iu":
         raise ShapeError(f"{where}: `edges` must be an integer array of shape (n_edges, 2), "
                          f"got shape {e.shape} and dtype {e.dtype}")

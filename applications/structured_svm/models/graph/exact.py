@@ -7,7 +7,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from frankwolfe._numbers import check_whole
+
 from .energy import check_energy, is_forest, labelling_score
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 __all__ = ["tree_max_product", "exact_enumeration", "exact_elimination"]
 
@@ -149,8 +153,12 @@ def exact_enumeration(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
     ValueError
         When ``K^n`` exceeds ``max_labellings``.
     """
+    max_labellings = check_whole(max_labellings, "max_labellings", 1, "exact_enumeration")
     u, p, e = check_energy(unary, pairwise, edges, "exact_enumeration")
     n, K = u.shape
+    if K ** n > _INT64_MAX:  # the labellings' indices (int64) would overflow
+        raise ValueError(f"exact_enumeration: {K}^{n} labellings exceed the int64 range; use "
+                         "exact_elimination or a relaxation")
     if K ** n > max_labellings:
         raise ValueError(f"exact_enumeration: {K}^{n} labellings exceed max_labellings="
                          f"{max_labellings}; use exact_elimination or a relaxation")
@@ -183,6 +191,7 @@ def exact_elimination(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
     ValueError
         When an intermediate table would exceed ``max_table`` entries.
     """
+    max_table = check_whole(max_table, "max_table", 1, "exact_elimination")
     u, p, e = check_energy(unary, pairwise, edges, "exact_elimination")
     n, K = u.shape
     factors: list[tuple[tuple[int, ...], np.ndarray]] = [((i,), u[i]) for i in range(n)]
@@ -197,7 +206,7 @@ def exact_elimination(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
     while left:
         x = min(left, key=lambda v: (len(nbrs[v]), v))
         scope = tuple(sorted(nbrs[x] | {x}))
-        if K ** len(scope) > max_table:
+        if K ** len(scope) > min(max_table, _INT64_MAX):
             raise ValueError(f"exact_elimination: a table of {K}^{len(scope)} entries exceeds "
                              f"max_table={max_table}; the graph is too wide for exact inference")
         table = np.zeros((K,) * len(scope))

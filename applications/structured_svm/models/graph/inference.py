@@ -138,6 +138,7 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
     """
     if method not in METHODS:
         raise ValueError(f"infer: `method` must be one of {list(METHODS)}, got {method!r}")
+    check_options(method, options, "infer")  # "auto": any method's options, by name
     u, p, e = check_energy(unary, pairwise, edges, "infer")
     if method == "auto":
         method = choose_method(u, p, e)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from frankwolfe._numbers import as_real
 from frankwolfe.errors import OracleError
 
 from .energy import check_energy, labelling_score
@@ -234,7 +235,7 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     """
     if solver not in SOLVERS:
         raise ValueError(f"local_lp: `solver` must be one of {list(SOLVERS)}, got {solver!r}")
-    if not (np.isfinite(gap_tol) and gap_tol >= 0):
+    if not (np.isfinite(as_real(gap_tol)) and gap_tol >= 0):
         raise ValueError(f"local_lp: `gap_tol` must be a finite number >= 0, got {gap_tol!r}")
     u, p, e = check_energy(unary, pairwise, edges, "local_lp")
     n, K = u.shape

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import as_real, is_whole
 
 from .energy import check_energy
 
@@ -257,7 +257,7 @@ def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: b
          ) -> MessagePassingResult:
     if not is_whole(n_iter, 1):
         raise ValueError(f"{where}: `n_iter` must be an integer >= 1, got {n_iter!r}")
-    if not (np.isfinite(tol) and tol >= 0):
+    if not (np.isfinite(as_real(tol)) and tol >= 0):
         raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
     u, p, e = check_energy(unary, pairwise, edges, where)
     n, K = u.shape

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import check_flag, is_whole
+from frankwolfe._numbers import check_flag, is_whole, real_array
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
@@ -111,13 +111,17 @@ class GraphCRF(StructuredModel):
         if class_weight is None:
             self.class_weight = np.ones(self.n_states)
         else:
-            cw = np.asarray(class_weight, dtype=np.float64)
+            cw = real_array(class_weight, where, "class_weight", bools=False,
+                            what=f"{self.n_states} finite non-negative numbers")
             if cw.shape != (self.n_states,) or not np.all(np.isfinite(cw)) or np.any(cw < 0):
                 raise ValueError(f"{where}: `class_weight` must be {self.n_states} finite "
                                  f"non-negative numbers, got {class_weight!r}")
             self.class_weight = cw
         self._has_class_weight = class_weight is not None
         self.directed = check_flag(directed, "directed")
+        if inference_options is not None and not isinstance(inference_options, dict):
+            raise TypeError(f"{where}: `inference_options` must be a dict of option names to "
+                            f"values, or None, got {inference_options!r}")
         self.inference_options = dict(inference_options or {})
         check_options(inference, self.inference_options, where)
         self.size_joint_feature = self.n_states * self.n_features + \
@@ -318,8 +322,9 @@ class EdgeFeatureGraphCRF(GraphCRF):
                  inference_options: dict[str, Any] | None = None) -> None:
         where = type(self).__name__
         self.n_edge_features = _check_count(n_edge_features, "n_edge_features", 1, where)
-        sym = [int(f) for f in symmetric_edge_features]
-        anti = [int(f) for f in antisymmetric_edge_features]
+        sym = _feature_indices(symmetric_edge_features, "symmetric_edge_features", where)
+        anti = _feature_indices(antisymmetric_edge_features, "antisymmetric_edge_features",
+                                where)
         for name, fs in (("symmetric_edge_features", sym),
                          ("antisymmetric_edge_features", anti)):
             bad = [f for f in fs if not 0 <= f < self.n_edge_features]
@@ -371,3 +376,18 @@ class EdgeFeatureGraphCRF(GraphCRF):
         if self.antisymmetric_edge_features:
             out["antisymmetric_edge_features"] = list(self.antisymmetric_edge_features)
         return out
+
+
+def _feature_indices(value: Any, name: str, where: str) -> list[int]:
+    """``value`` (a sequence of whole-number indices) as a list of ints, or a named
+    ``TypeError`` / ``ValueError``: ``int()`` truncated ``0.5`` to 0, read ``True`` as 1
+    and the text ``"01"`` as ``[0, 1]``, and raised its own errors on ``5`` and NaN."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) \
+            or np.ndim(value) != 1:
+        raise TypeError(f"{where}: `{name}` must be a sequence of edge-feature indices, "
+                        f"got {value!r}")
+    bad = [f for f in value if not is_whole(f)]
+    if bad:
+        raise ValueError(f"{where}: `{name}` must hold whole-number indices, got "
+                         f"{bad[0]!r} in {list(value)!r}")
+    return [int(f) for f in value]
