@@ -110,12 +110,15 @@ def main() -> None:
     ap.add_argument("--joint-tau", nargs="*", default=[], help="joint rounds' batch sizes")
     ap.add_argument("--serial", nargs="*", default=["gap", "perm"],
                     help="serial BCFW rows: their block orders")
-    ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--passes", type=int, default=5,
+                    help="passes per timed run (>= 2: the last one certifies, untimed)")
     ap.add_argument("--target", type=float, default=0.5)
     ap.add_argument("--gap-every", type=int, default=5)
     ap.add_argument("--limit", type=float, default=120.0, help="seconds of a gap row; 0: none")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "ssvm_local.json"))
     a = ap.parse_args()
+    if a.passes < 2:  # _per_pass times all passes but the last: one pass times nothing
+        ap.error(f"--passes must be at least 2, got {a.passes}")
     from distributed import Client, LocalCluster
 
     corpus = Conll2000Source()

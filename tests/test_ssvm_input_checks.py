@@ -289,3 +289,60 @@ def test_output_paths(chain, path, kind):
         est.history_.to_csv(path)
     with pytest.raises(kind, match=r"StructuredSVM.save: `path`"):
         est.save(path)
+
+
+def test_complex_potentials_are_refused_by_name():
+    """A complex unary or pairwise potential lost its imaginary part with a numpy
+    ComplexWarning and was inferred on its real part."""
+    from frankwolfe.applications.structured_svm.models.graph.energy import check_energy
+
+    u, p, e = np.zeros((3, 2)), np.zeros((2, 2)), np.array([[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="infer: `unary` must be real"):
+        check_energy(u + 1j, p, e, "infer")
+    with pytest.raises(ValueError, match="infer: `pairwise` must be real"):
+        check_energy(u, p + 1j, e, "infer")
+
+
+def test_a_psi_override_may_answer_a_dense_or_sparse_vector():
+    """docs/structured_svm.md: psi is phi(x, y_true) - phi(x, y); a model answering it
+    as a vector (as joint_feature may) failed fit with "too many values to unpack".
+    Checked against the same model without the override."""
+    import scipy.sparse as sp
+
+    from frankwolfe.applications.structured_svm import StructuredModel
+
+    class Plain(StructuredModel):
+        size_joint_feature = 6
+
+        def joint_feature(self, x, y):
+            p = np.zeros(6)
+            p[3 * y:3 * y + 3] = x
+            return p
+
+        def loss(self, y_true, y):
+            return float(y_true != y)
+
+        def decode(self, x, w):
+            return int(np.argmax(w.reshape(2, 3) @ x))
+
+        def loss_augmented_decode(self, x, y_true, w):
+            return int(np.argmax((np.arange(2) != y_true) + w.reshape(2, 3) @ x))
+
+    class Dense(Plain):
+        def psi(self, x, y_true, y):
+            return self.joint_feature(x, y_true) - self.joint_feature(x, y)
+
+    class Sparse(Dense):
+        def psi(self, x, y_true, y):
+            return sp.csr_array(super().psi(x, y_true, y).reshape(1, -1))
+
+    X = list(np.random.default_rng(0).normal(size=(10, 3)))
+    Y = [int(x[0] > 0) for x in X]
+    ref = StructuredSVM(Plain(), lam=0.1, max_passes=5, random_state=0).fit(X, Y).w_
+    for model in (Dense(), Sparse()):
+        for solver in ("bcfw", "fw", "ssg"):
+            w = StructuredSVM(model, lam=0.1, max_passes=5, random_state=0,
+                              solver=solver).fit(X, Y).w_
+            if solver == "bcfw":
+                np.testing.assert_allclose(w, ref, rtol=1e-12, atol=1e-15)
+            assert np.all(np.isfinite(w))

@@ -42,7 +42,7 @@ from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
 from ._lam import check_lam
-from .models.base import StructuredModel, dual_weights
+from .models.base import StructuredModel, dual_weights, model_psi
 
 __all__ = ["SSVMDualObjective", "SSVMBlockOracle", "SSVMDual", "DualWarmStart", "label_key"]
 
@@ -211,7 +211,7 @@ class SSVMBlockOracle(LMO):
     def vertex(self, yhat: Any) -> Atom:
         """The vertex ``(psi(yhat)/(lam n), L(yhat)/n)`` of labelling ``yhat``, sparse over
         the block's coordinates."""
-        idx, val = self.model.psi(self.x, self.y, yhat)
+        idx, val = model_psi(self.model, self.x, self.y, yhat)
         pos = np.searchsorted(self.support, idx)
         if idx.size and (pos.max() >= self.support.size
                          or not np.array_equal(self.support[pos], idx)):

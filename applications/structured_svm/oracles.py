@@ -28,7 +28,7 @@ from frankwolfe import History, Result, Status
 from frankwolfe.parallel.threads import effective_n_jobs
 
 from .._checks import check_pair
-from .models.base import StructuredModel
+from .models.base import StructuredModel, model_psi
 
 __all__ = ["batch_psi_loss", "batch_primal", "batch_predict", "mean_loss",
            "evaluation_seconds", "certified_result"]
@@ -58,7 +58,7 @@ def batch_psi_loss(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], w
     psi = np.zeros(model.size_joint_feature)
     loss = 0.0
     for x, y, yh in zip(X, Y, labels):
-        idx, val = model.psi(x, y, yh)
+        idx, val = model_psi(model, x, y, yh)
         psi[idx] += val
         loss += float(model.loss(y, yh))
     return psi, loss, labels

@@ -104,7 +104,8 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
         if shape is None:
             raise ShapeError(
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
-                "knows the dimension; pass x0 or give the LMO a `dim`/`shape`"
+                "knows the dimension; pass x0, a FunctionObjective(shape=...), or give the LMO a "
+                "`shape` attribute (`self.shape = (n,)`; built-in domains take `dim`)"
             )
         own = objective.shape
         if own is not None and tuple(own) != tuple(shape) and not (

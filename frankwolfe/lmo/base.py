@@ -305,7 +305,8 @@ class LMO(ABC):
             return shape
         if self.shape is None:
             raise ShapeError(
-                f"{self!r} does not know its dimension: pass x0, or give the LMO a `dim`/`shape`"
+                f"{self!r} does not know its dimension: pass x0, or give the LMO a `shape` "
+                "attribute (`self.shape = (n,)`; built-in domains take `dim`)"
             )
         return self.shape
 

@@ -69,7 +69,8 @@ class ProductDomain(LMO):
                 if b.shape is None:
                     raise ShapeError(
                         f"ProductDomain: block {i} ({b!r}) does not know its shape; "
-                        "give it a `dim`/`shape` or pass `indices`"
+                        "give it a `shape` attribute (`self.shape = (n,)`; built-in domains "
+                        "take `dim`) or pass `indices`"
                     )
                 size = int(np.prod(b.shape))
                 starts.append(np.arange(pos, pos + size, dtype=np.int64))

@@ -93,6 +93,16 @@ def as_sparse_vector(phi: Any, size: int, name: str = "joint_feature") -> Sparse
     return uniq[keep], summed[keep]
 
 
+def model_psi(model: Any, x: Any, y_true: Any, y: Any) -> SparseVector:
+    """``model.psi(x, y_true, y)`` as ``(indices, values)``: an override that answers a
+    dense or scipy.sparse vector (as ``joint_feature`` may) is normalized, the documented
+    pair passes as it is (the hot path of the built-in models)."""
+    out = model.psi(x, y_true, y)
+    if type(out) is tuple and len(out) == 2:
+        return out
+    return as_sparse_vector(out, model.size_joint_feature, f"{type(model).__name__}.psi")
+
+
 class StructuredModel(ABC):
     """Base class of structured prediction models (the joint feature map, the
     loss and the two decoders).
@@ -152,6 +162,9 @@ class StructuredModel(ABC):
 
     def psi(self, x: Any, y_true: Any, y: Any) -> SparseVector:
         """``psi(y) = phi(x, y_true) - phi(x, y)`` as sorted unique ``(indices, values)``.
+
+        An override may answer a dense or scipy.sparse vector instead (normalized as
+        :func:`as_sparse_vector` does); the pair is the fast path.
 
         This is the per-example direction of the SSVM dual: block ``i`` of BCFW
         moves towards ``(psi_i(y*) / (lambda n), L(y_i, y*) / n)``.

@@ -95,6 +95,7 @@ from frankwolfe.monitor import Monitor
 
 from .._averaging import RunningAverage
 from .._lam import check_lam
+from ..models.base import model_psi
 from ..models.chain.expectation import ChainDualPoint, chain_dual_data
 from ._budget import CallBudget, PassClock, budget_options
 
@@ -148,7 +149,7 @@ def coupling_norm(model: Any, X: Sequence[Any], Y: Sequence[Any], rounds: int = 
         v = np.zeros(d)
         for i, part in enumerate(parts):
             if part is not None:  # t_i sign psi_i(y*) with t_i = m_i / rms
-                idx, val = model.psi(X[i], part[1], Y[i])  # phi(y*) - phi(y_i)
+                idx, val = model_psi(model, X[i], part[1], Y[i])  # phi(y*) - phi(y_i)
                 v[idx] += (m[i] / rms) * part[0] * val
         w = v / n
     return est

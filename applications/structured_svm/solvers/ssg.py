@@ -29,7 +29,7 @@ from frankwolfe.monitor import Monitor
 
 from .._averaging import AVERAGING, ScaledAverage
 from .._lam import check_lam
-from ..models.base import StructuredModel
+from ..models.base import StructuredModel, model_psi
 from ._budget import CallBudget, PassClock, budget_options
 
 __all__ = ["ssg"]
@@ -87,7 +87,7 @@ class _SSGEngine(Engine):
             else:
                 np.multiply(v, s, out=w_view)
             ystar = model.loss_augmented_decode(X[i], Y[i], w_view)
-            idx, val = model.psi(X[i], Y[i], ystar)
+            idx, val = model_psi(model, X[i], Y[i], ystar)
             step = 1.0 / (step_k + 1)
             if step >= 1.0:  # w <- 0 * w + ...: the start is forgotten
                 if avg is not None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._numbers import real_array
 from frankwolfe.errors import ShapeError
 
 __all__ = ["check_energy", "check_edges", "labelling_score", "is_forest",
@@ -69,13 +70,14 @@ def check_energy(unary: Any, pairwise: Any, edges: Any, where: str = "inference"
     ValueError
         Non-finite potentials, edges out of range, self loops (named).
     """
-    u = np.ascontiguousarray(unary, dtype=np.float64)
+    # real_array: a complex potential lost its imaginary part with a mere warning
+    u = np.ascontiguousarray(real_array(unary, where, "unary"))
     if u.ndim != 2 or u.shape[0] < 1 or u.shape[1] < 1:
         raise ShapeError(f"{where}: `unary` must have shape (n_nodes, n_states) with both >= 1, "
                          f"got {u.shape}")
     n, K = u.shape
     e = check_edges(edges, n, where)
-    p = np.asarray(pairwise, dtype=np.float64)
+    p = real_array(pairwise, where, "pairwise")
     if p.shape == (K, K):
         p = np.broadcast_to(p, (e.shape[0], K, K))
     if p.shape != (e.shape[0], K, K):
