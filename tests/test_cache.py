@@ -598,3 +598,35 @@ def test_inner_kernels_cached_as_bitcode_serve_callers_of_later_processes(tmp_pa
         warm = _run(STACK_RUN, tmp_path, env, "first", "second")
         assert (warm["first"], warm["second"]) == pytest.approx((first, second), rel=1e-12)
         assert warm["compiled"] == [], kind
+
+
+def test_threads_loading_one_driver_get_it_whole(tmp_path, monkeypatch):
+    """load_driver put the module into sys.modules before its body ran: a second thread
+    found it there half-made ("module ... has no attribute 'run_pass'", 1 fresh process
+    in 3 with two threads fitting a chain SSVM)."""
+    import sys
+    import threading
+    import time as time_module
+
+    monkeypatch.setattr(driver_files, "drivers_root", lambda: tmp_path)
+    # a body that takes a while: the second thread asks while the first imports
+    text = ("import time\nSTARTED = True\ntime.sleep(0.3)\n"
+            f"def answer():\n    return 42  # {tmp_path.name}\n")
+    found: list = []
+
+    def load():
+        module = driver_files.load_driver(text)
+        found.append(getattr(module, "answer", None))
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    threads[0].start()
+    time_module.sleep(0.1)
+    threads[1].start()
+    for t in threads:
+        t.join(30)
+    try:
+        assert len(found) == 2 and all(a is not None and a() == 42 for a in found)
+    finally:
+        for name in [n for n in sys.modules if n.startswith(driver_files.DRIVER_PREFIX)
+                     and getattr(sys.modules[n], "__file__", "").startswith(str(tmp_path))]:
+            del sys.modules[name]

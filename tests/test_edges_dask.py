@@ -295,3 +295,30 @@ def test_a_client_reconnecting_to_its_scheduler_ends_a_wait(monkeypatch):
     assert not ex._lost(RuntimeError("an oracle's own error"))
     with pytest.raises(fw_dask._Deadline):
         ex._wait(never, time.monotonic() + 0.2, "a test")
+
+
+class _Unreadable(fw.ProbabilitySimplex):
+    """A block oracle whose own code fails with an OSError (a file it reads is missing)."""
+
+    def __call__(self, direction):
+        raise FileNotFoundError("the block's model file is missing")
+
+
+@pytest.mark.parametrize("actors", [True, False])
+def test_an_oracles_own_os_error_is_raised_as_itself(actors):
+    """docs/cluster.md: an oracle's own error on a worker reaches the caller as raised
+    there.  An OSError (or TimeoutError) of the user's code was taken for a lost cluster:
+    the healthy shards were rebuilt twice, then ExecutorError("the cluster or the client
+    was lost"), the FileNotFoundError in neither the message nor (with actors) the cause."""
+    f = fw.QuadraticObjective(np.eye(12), np.ones(12))
+    dom = fw.ProductDomain([_Unreadable(dim=3) for _ in range(4)])
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        with pytest.raises(FileNotFoundError, match="model file is missing") as info:
+            fw.block_coordinate_frank_wolfe(f, dom, x0=[np.ones(3) / 3] * 4, batch_size=2,
+                                            max_iter=3, executor=fw.DaskExecutor(
+                                                client, actors=actors, retries=0))
+    res = info.value.result
+    assert res is not None and res.status == fw.Status.ERROR
+    np.testing.assert_allclose(res.x, np.ones(12) / 3)

@@ -22,6 +22,7 @@ import importlib.util
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -171,9 +172,19 @@ def header(roots: list[Path], stamp: str, records: list[str]) -> str:
 # -- loading --------------------------------------------------------------------------
 
 
+#: one import of a driver at a time: the module is in sys.modules before its body has
+#: run, and a second thread found it there half-made ("no attribute 'run_pass'")
+_LOADING = threading.RLock()
+
+
 def load_driver(text: str) -> ModuleType | None:
     """The driver module of source ``text``, written to (or found in) the driver folder
     and imported; ``None`` when that cannot be done (the caller compiles in memory)."""
+    with _LOADING:
+        return _load_driver(text)
+
+
+def _load_driver(text: str) -> ModuleType | None:
     tag = hashlib.sha1(text.encode()).hexdigest()[:20]
     name = f"{DRIVER_PREFIX}{tag}"
     try:

@@ -79,8 +79,35 @@ class _Shard:
         return len(self.payload) + (0 if self.point is None else self.point.nbytes)
 
 
+class _UserError(Exception):
+    """An ``OSError`` or ``TimeoutError`` of the user's code on a worker (an oracle, a
+    shard's ``__setstate__`` reading its files), carried to the client apart from the
+    cluster's own (a lost connection, a deadline), which share those types: the client
+    raises the original, as it raises every other error of the user's code."""
+
+    def __init__(self, err: BaseException) -> None:
+        super().__init__(repr(err))
+        self.err = err
+
+    def __reduce__(self) -> tuple:
+        return (_UserError, (self.err,))
+
+
+def _users(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` on a worker, its OSError / TimeoutError as :class:`_UserError`."""
+    try:
+        return fn(*args)
+    except (OSError, TimeoutError) as err:
+        raise _UserError(err) from None
+
+
+def _unwrapped(err: BaseException) -> BaseException:
+    """The user's own error that :class:`_UserError` carried, else ``err``."""
+    return err.err if isinstance(err, _UserError) else err
+
+
 def _load_shard(payload: bytes) -> _Shard:
-    return _Shard(payload)
+    return _users(_Shard, payload)
 
 
 class _ShardActor:
@@ -89,11 +116,11 @@ class _ShardActor:
     through the scheduler and back)."""
 
     def __init__(self, payload: bytes) -> None:
-        self.shard = _Shard(payload)
+        self.shard = _users(_Shard, payload)
 
     def round(self, update: _Update, local: np.ndarray, rows: bool | tuple = False
               ) -> tuple | None:
-        return _shard_round(self.shard, update, local, rows)
+        return _users(_shard_round, self.shard, update, local, rows)
 
 
 def _shard_round(shard: _Shard, update: _Update, local: np.ndarray,
@@ -300,6 +327,8 @@ class DaskExecutor(Executor, RowRounds):
         try:
             self._build_shards(batch)
         except Exception as err:
+            if isinstance(err, _UserError):
+                raise _unwrapped(err) from None
             if not self._lost(err):
                 raise  # an unpicklable block, a batch oracle's own error
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost while the "
@@ -466,6 +495,8 @@ class DaskExecutor(Executor, RowRounds):
                                 f"finish within {limit:.3g} s ({err}); DaskExecutor(timeout="
                                 f"...) sets the deadline") from err
         except Exception as err:
+            if isinstance(err, _UserError):  # an oracle's OSError / TimeoutError
+                raise _unwrapped(err) from None
             if not self._lost(err):
                 raise  # an oracle's own error, as raised on the worker
             raise ExecutorError(f"DaskExecutor: the cluster or the client was lost during a "
@@ -482,7 +513,7 @@ class DaskExecutor(Executor, RowRounds):
             return self._proxies[s].round(up, local, rows)
         with warnings.catch_warnings():  # a whole vector travels in its task
             warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-            return self.client.submit(_shard_round, self.shards[s], up, local, rows,
+            return self.client.submit(_users, _shard_round, self.shards[s], up, local, rows,
                                       pure=False, retries=self.retries)
 
     def _round(self, shards: list[int], local: list[np.ndarray], rows: bool | tuple,

@@ -3,6 +3,7 @@ the pass (:mod:`.plan`) and the engine, and hands them to the shared driver."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -405,6 +406,13 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
         tau = min(tau, n_blocks)
         ahead = min(ahead, -(-n_blocks // tau))
     ex = make_executor(executor, n_jobs)
+    if batch_size is None and not ahead and executor is None and getattr(ex, "n_jobs", 1) > 1:
+        # rounds of one block, none ahead: one oracle at a time on a pool of threads,
+        # slower than the serial pass it replaced
+        warnings.warn(f"block_coordinate_frank_wolfe: n_jobs={n_jobs!r} but rounds of one "
+                      "block (no batch_size) and none ahead (staleness=0) run one oracle "
+                      "at a time; give batch_size (the number of threads or more), "
+                      "staleness, or round_step='lock_free'", UserWarning, stacklevel=3)
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
                          "executor): a round asks its oracles before any cached atom is scored")
