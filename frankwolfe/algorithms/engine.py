@@ -93,6 +93,12 @@ class Engine(ABC):
         """History columns of the closing row."""
         return {}
 
+    def closing(self, fun: float, gap: float) -> tuple[float, float]:
+        """``(f, gap)`` of the point a run returns, given the loop's own: an engine whose
+        values drift from exact ones (incremental trackers) checks them here.  Default:
+        as they are."""
+        return fun, gap
+
     def closing_seconds(self) -> float:
         """Seconds the closing certificate (:meth:`certify`) is expected to take when the
         run stops after the next outer iteration.  Under a time limit the driver starts no
@@ -257,6 +263,17 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                 k += 1 if ran is None else ran
             stopped = monitor.elapsed()
             fun, gap = (obs.fun, obs.gap) if obs.certified else engine.certify(obs)
+            drifted = None
+            closed = engine.closing(fun, gap)
+            if closed != (fun, gap):
+                fun, gap = closed
+                if status == Status.CONVERGED and not monitor.converged(gap, fun):
+                    # the loop's values met tol, the exact ones at the point do not: the
+                    # run is at the rounding floor of this problem's scale
+                    status = Status.STALLED
+                    drifted = (f"the loop's incremental values met tol, but the exact gap at "
+                               f"the point returned is {gap:.3e} after {k} iterations: "
+                               "rounding at this problem's scale")
             if status == Status.STALLED and monitor.converged(gap, fun):
                 # steps of size 0 between certificates, and the closing one meets tol
                 # (FCFW with blocks_per_step certifies only there): that is convergence
@@ -282,7 +299,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             _attach(err, monitor.method, k, result)
             raise
         monitor.record(k, fun, gap, obs.step_size, force=True, **engine.info())
-        message = stall.message(k) if status == Status.STALLED else None
+        message = drifted or (stall.message(k) if status == Status.STALLED else None)
         res = monitor.finish(status=status, nit=k, fun=fun, gap=gap, message=message,
                              **engine.outputs(error=False))
         # the iterations' time, without the closing certificate and the result's assembly
