@@ -173,7 +173,7 @@ class History:
 def out_path(path: Any, where: str) -> str | os.PathLike[str]:
     """``path`` when it can name a file to write, or an error naming ``where`` and the
     path: ``None`` and ``""`` (the temporary file of an atomic write landed in the current
-    folder, then a raw error), a folder, or a folder that does not exist."""
+    folder, then a raw error) or a folder (a missing folder ``atomic_write`` names)."""
     if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
         raise TypeError(f"{where}: `path` must be a file path (str or os.PathLike), "
                         f"got {path!r}")
@@ -182,10 +182,6 @@ def out_path(path: Any, where: str) -> str | os.PathLike[str]:
         raise ValueError(f"{where}: `path` is empty; give a file path")
     if os.path.isdir(text) or text.endswith((os.sep, "/")):
         raise IsADirectoryError(f"{where}: `path` {text!r} is a folder; give a file path")
-    parent = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(parent):
-        raise FileNotFoundError(f"{where}: the folder {parent!r} does not exist (`path` "
-                                f"{text!r})")
     return path
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_real, is_whole
+from frankwolfe._numbers import check_whole, is_real
 from frankwolfe._random import as_generator
 from frankwolfe.errors import InfeasibleError, ShapeError
 
@@ -20,12 +20,6 @@ __all__ = [
 ]
 
 
-def _check_order(n: Any, where: str) -> int:
-    if not is_whole(n, 1):
-        raise ValueError(f"{where}: `n` must be a positive integer, got {n!r}")
-    return int(n)
-
-
 def _check_tol(tol: Any, where: str) -> float:
     if not (is_real(tol) and 0.0 <= float(tol) < float("inf")):
         raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
@@ -34,7 +28,7 @@ def _check_tol(tol: Any, where: str) -> float:
 
 def barycenter(n: int) -> np.ndarray:
     """The centre ``J / n`` of the Birkhoff polytope (all entries ``1/n``)."""
-    n = _check_order(n, "barycenter")
+    n = check_whole(n, "n", 1, "barycenter")
     return np.full((n, n), 1.0 / n)
 
 
@@ -58,8 +52,7 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
         ``diag(r) M diag(c)`` with unit row and column sums.
     """
     tol = _check_tol(tol, "sinkhorn")
-    if not is_whole(max_iter, 1):
-        raise ValueError(f"sinkhorn: `max_iter` must be a positive integer, got {max_iter!r}")
+    check_whole(max_iter, "max_iter", 1, "sinkhorn")
     M = np.asarray(M)
     if M.dtype.kind not in "biuf":
         raise TypeError(f"sinkhorn: `M` must be a real matrix, got dtype {M.dtype}")
@@ -91,7 +84,7 @@ def random_doubly_stochastic(n: int,
     here the start is doubly stochastic to rounding).  ``random_state`` is a
     seed or a ``numpy.random.Generator``.
     """
-    n = _check_order(n, "random_doubly_stochastic")
+    n = check_whole(n, "n", 1, "random_doubly_stochastic")
     K = sinkhorn(as_generator(random_state).uniform(size=(n, n)))
     return 0.5 * (barycenter(n) + K)
 

@@ -342,16 +342,11 @@ class StructuredSVM(BaseEstimator):
         started = time.perf_counter()  # the time limit counts the fit's own set-up
         X, Y = positional(X), positional(Y)
         X_test, Y_test = positional(X_test), positional(Y_test)
-        if len(X) != len(Y):
-            raise ValueError(f"StructuredSVM.fit: X has {len(X)} examples but Y has {len(Y)} "
-                             "labellings")
-        if len(X) == 0:
-            raise ValueError("StructuredSVM.fit: no training examples")
+        check_pair(X, Y, "StructuredSVM.fit")
         if (X_test is None) != (Y_test is None):
             raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
-        if X_test is not None and Y_test is not None and len(X_test) != len(Y_test):
-            raise ValueError(f"StructuredSVM.fit: X_test has {len(X_test)} examples but "
-                             f"Y_test has {len(Y_test)} labellings")
+        if X_test is not None and Y_test is not None:
+            check_pair(X_test, Y_test, "StructuredSVM.fit", ("X_test", "Y_test"), empty=True)
         check_finite_examples(X, "X", "StructuredSVM.fit")
         Y = check_labels(Y, "Y", "StructuredSVM.fit")
         if X_test is not None:

@@ -399,12 +399,8 @@ class KernelStructuredSVM(BaseEstimator):
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> KernelStructuredSVM:
         """Train on ``(X, Y)``; returns ``self``."""
         X, Y = positional(X), positional(Y)
-        if len(X) != len(Y):
-            raise ValueError(f"KernelStructuredSVM.fit: X has {len(X)} examples but Y has "
-                             f"{len(Y)} labellings")
+        check_pair(X, Y, "KernelStructuredSVM.fit")
         n = len(X)
-        if n == 0:
-            raise ValueError("KernelStructuredSVM.fit: no training examples")
         lam = self._check(n)
         check_finite_examples(X, "X", "KernelStructuredSVM.fit")
         kernel = _as_kernel(self.kernel, self.model)

@@ -192,10 +192,7 @@ class LatentSSVM(BaseEstimator):
         where = "LatentSSVM.fit"
         X, Y = positional(X), positional(Y)
         X_test, Y_test = positional(X_test), positional(Y_test)
-        if len(X) != len(Y):
-            raise ValueError(f"{where}: X has {len(X)} examples but Y has {len(Y)} labellings")
-        if len(X) == 0:
-            raise ValueError(f"{where}: no training examples")
+        check_pair(X, Y, where)
         if (X_test is None) != (Y_test is None):
             raise ValueError(f"{where}: give both X_test and Y_test, or neither")
         if X_test is not None and Y_test is not None:
