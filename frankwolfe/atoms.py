@@ -137,22 +137,28 @@ class Atom:
         oracle's own work on small problems.  ``shape`` must be a tuple of ints
         (an array's ``shape``) and ``0 <= index < prod(shape)``.
         """
+        return cls.from_checked(shape, np.array((index,), dtype=np.int64),
+                                np.array((value,), dtype=float), key)
+
+    @classmethod
+    def from_checked(cls, shape: tuple[int, ...], indices: np.ndarray, values: np.ndarray,
+                     key: Hashable | None = None) -> Atom:
+        """A sparse atom from entries already in the constructor's form, without its
+        conversions and checks.
+
+        For code that rebuilds atoms checked where they were made (an executor
+        unpacking a worker's answers): ``shape`` a tuple of ints, ``indices`` 1-d
+        int64, strictly increasing and in range, ``values`` 1-d float of the same
+        length.
+        """
         atom = object.__new__(cls)
         atom.shape = shape
         atom._key = key
         atom._dense = None
-        atom.indices = np.array((index,), dtype=np.int64)
-        atom.values = np.array((value,), dtype=float)
-        atom._at = (int(atom.indices[0]), float(atom.values[0]))
+        atom.indices = indices
+        atom.values = values
+        atom._at = (int(indices[0]), float(values[0])) if indices.size == 1 else None
         return atom
-
-    def __setstate__(self, state: Any) -> None:
-        # the slots of a pickled atom; one pickled before `_at` existed takes the
-        # general paths
-        self._at = None
-        for part in state if isinstance(state, tuple) else (state,):
-            for name, value in (part or {}).items():
-                setattr(self, name, value)
 
     # -- identity ---------------------------------------------------------
     @property
@@ -206,11 +212,7 @@ class Atom:
             return float((g if g.ndim == 1 else g.reshape(-1))[at[0]]) * at[1]
         if self._dense is not None:
             return float(np.vdot(g, self._dense))
-        idx = self.indices
-        if idx.size == 1:  # an atom unpickled without _at
-            flat = g if g.ndim == 1 else g.reshape(-1)
-            return float(flat[idx[0]]) * float(self.values[0])
-        return float(np.dot(g.reshape(-1)[idx], self.values))
+        return float(np.dot(g.reshape(-1)[self.indices], self.values))
 
     def add_to(self, out: np.ndarray, alpha: float = 1.0) -> None:
         """In place ``out += alpha * atom`` (``out`` must be C-contiguous)."""
@@ -223,11 +225,7 @@ class Atom:
         else:
             # a view: the iterate is kept C-contiguous
             flat = out if out.ndim == 1 else out.reshape(-1)
-            idx = self.indices
-            if idx.size == 1:
-                flat[idx[0]] += alpha * self.values[0]
-            else:
-                flat[idx] += alpha * self.values  # indices are unique
+            flat[self.indices] += alpha * self.values  # indices are unique
 
     def sq_norm(self) -> float:
         """Squared Euclidean (Frobenius) norm."""

@@ -44,13 +44,6 @@ class History:
         self._pending: list[tuple[Any, ...]] = []
         self._width = self._first
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # a History pickled before rows could be pending
-        self.__dict__.update(state)
-        self.__dict__.setdefault("_first", len(self._cols))
-        self.__dict__.setdefault("_pending", [])
-        self.__dict__.setdefault("_width", self._first)
-
     def _columns(self) -> dict[str, list[Any]]:
         """The columns, with the pending rows moved in."""
         rows = self._pending

@@ -553,3 +553,29 @@ def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors, s
     np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
     np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
     assert ex.whole_updates >= 3  # both shards at the start, the rebuilt one again
+
+
+def test_atoms_from_the_cluster_answer_dot_and_add_to_as_the_serial_ones(cluster):
+    """The executor's public ``map_gradient`` returns atoms a caller can use: those
+    rebuilt from a worker's packed answer once lacked the vertex slot ``dot`` and
+    ``add_to`` read."""
+    client, _ = cluster
+    dom = fw.ProductDomain([fw.L1Ball(1.0, dim=3), fw.ProbabilitySimplex(dim=4)])
+    g = np.array([0.5, -2.0, 1.0, 3.0, -1.0, 0.25, 2.0])
+    remote = fw.DaskExecutor(client)
+    serial = fw.SerialExecutor()
+    for ex in (remote, serial):
+        ex.start(dom.blocks, dom.block_indices, [(3,), (4,)])
+    try:
+        atoms = remote.map_gradient([0, 1], g)
+        ref = serial.map_gradient([0, 1], g)
+    finally:
+        remote.close()
+    assert [a.is_sparse for a in atoms] == [True, True]
+    for a, b, part in zip(atoms, ref, (g[:3], g[3:])):
+        np.testing.assert_array_equal(a.to_dense(), b.to_dense())
+        # independent: the dense vector's inner product
+        assert a.dot(part) == pytest.approx(float(part @ b.to_dense()), rel=1e-15, abs=0)
+        out = np.zeros(part.size)
+        a.add_to(out, 2.0)
+        np.testing.assert_array_equal(out, 2.0 * b.to_dense())

@@ -173,14 +173,9 @@ def _unpack(packed: tuple) -> list[Atom]:
         return packed[1]
     _, off, idx, val, shapes, keys = packed
     idx = idx.astype(np.int64)
-    out = []
-    for k, (shape, key) in enumerate(zip(shapes, keys)):
-        # the atoms were checked where they were made: rebuilt without Atom's checks
-        a = Atom.__new__(Atom)
-        a.shape, a._key, a._dense = shape, key, None
-        a.indices, a.values = idx[off[k]:off[k + 1]], val[off[k]:off[k + 1]]
-        out.append(a)
-    return out
+    # the atoms were checked where they were made: rebuilt without Atom's checks
+    return [Atom.from_checked(shape, idx[off[k]:off[k + 1]], val[off[k]:off[k + 1]], key)
+            for k, (shape, key) in enumerate(zip(shapes, keys))]
 
 
 def _is_client(obj: Any) -> bool:
