@@ -164,14 +164,3 @@ def test_history_rows_by_position_and_by_name_keep_their_order():
     again = pickle.loads(pickle.dumps(h))
     np.testing.assert_array_equal(again["b"], [1.0, 2.0, 3.0, 4.0, 5.0])
     assert len(h.to_dict()["c"]) == 5
-
-
-def test_history_pickled_before_pending_rows_still_reads():
-    h = History(("a",))
-    h.append(a=1)
-    state = {"_cols": {"a": [1]}}  # the state of a History from before append_values
-    old = History.__new__(History)
-    old.__setstate__(state)
-    assert len(old) == 1 and list(old["a"]) == [1]
-    old.append_values((2,))
-    assert list(old["a"]) == [1, 2]

@@ -180,11 +180,6 @@ def test_vertex_atoms_keep_their_entry_and_pickle():
         np.testing.assert_array_equal(out, ref)
         again = pickle.loads(pickle.dumps(atom))
         assert again._at == atom._at and again.key == atom.key
-    # an atom pickled before `_at` existed: the general paths
-    old = fw.Atom.__new__(fw.Atom)
-    old.__setstate__((None, {"shape": (4,), "_key": "old", "_dense": None,
-                             "indices": np.array([1]), "values": np.array([0.5])}))
-    assert old._at is None and old.dot(g) == -0.625
     assert fw.Atom(np.ones(4))._at is None and fw.Atom.sparse([0, 2], [1.0, 1.0], 4)._at is None
 
 
