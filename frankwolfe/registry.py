@@ -15,8 +15,9 @@ _Solver = TypeVar("_Solver", bound=Callable[..., Any])
 
 def register(*names: str) -> Callable[[_Solver], _Solver]:
     """Decorator making ``solver(objective, domain, **options)`` available as
-    ``minimize(objective, domain, method=name)`` under each of ``names`` (matched
-    without regard to case); the solver is returned unchanged.
+    ``minimize(objective, domain, method=name)`` under each of ``names`` and under its
+    own function name unless that is private (``"block_coordinate_frank_wolfe"`` as well
+    as ``"bcfw"``), matched without regard to case; the solver is returned unchanged.
 
     Examples
     --------
@@ -37,7 +38,9 @@ def register(*names: str) -> Callable[[_Solver], _Solver]:
     def decorate(solver: _Solver) -> _Solver:
         if not callable(solver):
             raise TypeError(f"register: {solver!r} is not callable")
-        for name in names:
+        own = getattr(solver, "__name__", None)
+        public = isinstance(own, str) and own.isidentifier() and not own.startswith("_")
+        for name in (*names, own) if public else names:
             _METHODS[name.lower()] = solver
         return solver
 

@@ -98,7 +98,24 @@ def _problem_for(primary):
 
 ALIASES = {"frank_wolfe": "fw", "afw": "away", "pfw": "pairwise", "blended_pairwise": "bpcg",
            "blended_conditional_gradient": "bcg", "decomposition_invariant": "dicg",
-           "stochastic_frank_wolfe": "sfw", "alternating_linear_minimization": "alm"}
+           "stochastic_frank_wolfe": "sfw", "alternating_linear_minimization": "alm",
+           # every method is also reachable by its function's name
+           "away_step_frank_wolfe": "away", "pairwise_frank_wolfe": "pairwise",
+           "blended_pairwise_conditional_gradient": "bpcg", "block_coordinate_frank_wolfe": "bcfw",
+           "fully_corrective_frank_wolfe": "fcfw", "randomized_away_step_frank_wolfe": "rafw",
+           "decomposition_invariant_conditional_gradient": "dicg",
+           "saddle_point_frank_wolfe": "saddle", "conjugate_frank_wolfe": "cfw",
+           "biconjugate_frank_wolfe": "bfw", "compiled_pairwise_frank_wolfe": "compiled_pairwise"}
+
+
+def test_every_method_function_is_reachable_by_its_own_name():
+    for name in ("frank_wolfe", "away_step_frank_wolfe", "pairwise_frank_wolfe",
+                 "block_coordinate_frank_wolfe", "randomized_away_step_frank_wolfe",
+                 "fully_corrective_frank_wolfe", "saddle_point_frank_wolfe"):
+        assert name in fw.available_methods()
+        if name != "saddle_point_frank_wolfe":  # a wrapper taking the pair of domains
+            assert fw.registry.lookup(name.upper()) is getattr(fw, name)
+    assert "_minimize_saddle" not in fw.available_methods()
 
 
 @pytest.mark.parametrize("name", fw.available_methods())

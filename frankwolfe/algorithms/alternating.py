@@ -173,7 +173,7 @@ def alternating_linear_minimization(
             raise ValueError(f"alternating_linear_minimization: method {method!r} draws "
                              f"nothing; random_state={random_state!r} does not apply")
         options["random_state"] = random_state
-    if method.lower() in ("bcfw", "block_coordinate_frank_wolfe"):
+    if inner is lookup("bcfw"):
         # block FW steps with an open-loop rule crawl at O(1/k) here; pairwise block steps
         # with a line search converge linearly on these products of polytopes
         options.setdefault("block_step", "pairwise")

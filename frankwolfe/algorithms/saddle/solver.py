@@ -281,7 +281,7 @@ def _step_rule(spec: str | StepSize | None, C: float | None, nu: float,
                           domains=(domain_x, domain_y))
 
 
-@register("saddle")
+@register("saddle", "saddle_point_frank_wolfe")
 def _minimize_saddle(objective: SaddleObjective, domain: Sequence[LMO] | ProductDomain,
                      **options: Any) -> Result:
     """``minimize(objective, (domain_x, domain_y), method="saddle", **options)``."""
