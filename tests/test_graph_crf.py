@@ -267,7 +267,7 @@ def test_grid_crf_trains_on_images() -> None:
 def test_model_files_rebuild_graph_models(tmp_path) -> None:
     X, Y = make_noisy_blocks(8, 4, 4, 2, random_state=0)
     model = GraphCRF(2, 3, inference="trws", class_weight=[1, 2],
-                     inference_options={"n_iter": 20})
+                     inference_options={"max_iter": 20})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         svm = StructuredSVM(model, max_passes=2).fit(X, Y)
@@ -336,7 +336,7 @@ def _frustrated_data(n: int, seed: int) -> tuple[list, list]:
 
 @pytest.mark.parametrize("method", ["exact", "trws", "max-product", "graph-cut", "lp", "auto"])
 def test_bounds_cover_the_loss_augmented_maximum(method: str) -> None:
-    model = GraphCRF(3, 4, inference=method, inference_options={"n_iter": 5}
+    model = GraphCRF(3, 4, inference=method, inference_options={"max_iter": 5}
                      if method in ("trws", "max-product") else None)
     X, Y = _frustrated_data(15, 3)
     rng = np.random.default_rng(4)
@@ -427,14 +427,14 @@ def test_inference_options_are_checked_when_the_model_is_built() -> None:
     or int()'s error; "auto" passes on only the options of the method it picks."""
     with pytest.raises(ValueError, match=r"inference 'trws' takes no option 'bogus'"):
         GraphCRF(3, 4, inference="trws", inference_options={"bogus": 1})
-    for bad in ({"n_iter": "abc"}, {"n_iter": 0}, {"n_iter": 2.5}, {"tol": -1.0}):
+    for bad in ({"max_iter": "abc"}, {"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0}):
         (name, value), = bad.items()
         with pytest.raises(ValueError, match=rf"inference option '{name}' must be"):
             GraphCRF(3, 4, inference="trws", inference_options=bad)
-    with pytest.raises(ValueError, match=r"'graph-cut' takes no option 'n_iter'"):
-        GraphCRF(3, 4, inference="graph-cut", inference_options={"n_iter": 5})
-    # "auto" on a loopy graph picks a method that does not take n_iter: not passed on
-    model = GraphCRF(3, 4, inference="auto", inference_options={"n_iter": 5, "max_sweeps": 3})
+    with pytest.raises(ValueError, match=r"'graph-cut' takes no option 'max_iter'"):
+        GraphCRF(3, 4, inference="graph-cut", inference_options={"max_iter": 5})
+    # "auto" on a loopy graph picks a method that does not take max_iter: not passed on
+    model = GraphCRF(3, 4, inference="auto", inference_options={"max_iter": 5, "max_sweeps": 3})
     X, Y = _frustrated_data(4, 3)
     w = np.random.default_rng(0).normal(size=model.size_joint_feature)
     for x in X:

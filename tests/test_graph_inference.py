@@ -141,7 +141,7 @@ def test_every_method_against_enumeration(family: str) -> None:
         fractional += lp.fractional
         # TRW-S: a valid bound, never below the LP's (the LP bound is the best one
         # over reparametrizations)
-        t = trws(u, p, e, n_iter=200)
+        t = trws(u, p, e, max_iter=200)
         assert at_most(opt, t.bound) and at_most(lp.bound, t.bound) and at_most(t.score, opt), tag
         assert close(t.score, labelling_score(u, p, e, t.labels)), tag
         if tree and not close(t.bound, opt):
@@ -149,7 +149,7 @@ def test_every_method_against_enumeration(family: str) -> None:
         if t.certified:
             assert close(t.score, opt), tag
         # max-product: exact on trees, a valid bound everywhere
-        m = max_product(u, p, e, n_iter=50)
+        m = max_product(u, p, e, max_iter=50)
         assert at_most(m.score, opt) and at_most(opt, m.bound), tag
         if tree:
             assert close(m.score, opt), tag
@@ -231,8 +231,8 @@ def test_malformed_inputs_are_named() -> None:
         exact_elimination(np.zeros((16, 4)), np.zeros((4, 4)), grid_edges(4, 4), max_table=100)
     with pytest.raises(ValueError, match="exceed max_labellings"):
         exact_enumeration(np.zeros((30, 2)), np.zeros((2, 2)), grid_edges(5, 6))
-    with pytest.raises(ValueError, match="`n_iter` must be an integer >= 1"):
-        trws(u, p, [[0, 1]], n_iter=0)
+    with pytest.raises(ValueError, match="`max_iter` must be an integer >= 1"):
+        trws(u, p, [[0, 1]], max_iter=0)
 
 
 def test_submodularity_test_is_the_definition() -> None:

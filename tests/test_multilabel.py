@@ -365,7 +365,7 @@ def test_grid_search_and_pipeline() -> None:
 def test_model_files_round_trip(tmp_path) -> None:
     X, Y = data(30)
     for model in (MultiLabelModel(5, 5, edges=chow_liu_tree(Y), inference="trws",
-                                  inference_options={"n_iter": 20}),
+                                  inference_options={"max_iter": 20}),
                   MultiLabelModel(5, 5, edges="full")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

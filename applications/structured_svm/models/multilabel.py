@@ -121,7 +121,7 @@ class MultiLabelModel(StructuredModel):
         docstring) and the training gap certifies the relaxed problem; with the
         others :meth:`loss_augmented_bound` keeps it a certificate of the exact one.
     inference_options : dict, optional
-        Passed to the inference method (``n_iter``, ``tol``, ``max_sweeps``,
+        Passed to the inference method (``max_iter``, ``tol``, ``max_sweeps``,
         ``max_table``).
 
     Attributes
@@ -305,7 +305,7 @@ class MultiLabelModel(StructuredModel):
         r = self.run_inference(x, w, y_true)
         bound = r.bound
         if not r.exact and r.method in ("max-product", "graph-cut"):
-            opts = {k: v for k, v in self.inference_options.items() if k in ("n_iter", "tol")}
+            opts = {k: v for k, v in self.inference_options.items() if k in ("max_iter", "tol")}
             bound = min(bound, infer(*self.potentials(x, w, y_true), "trws", **opts).bound)
         relaxed = self.structure != "independent" and (
             self.inference_method == "lp" or self._method() == "auto")

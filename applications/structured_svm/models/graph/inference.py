@@ -89,8 +89,8 @@ def choose_method(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray) ->
 _OPTIONS: dict[str, dict[str, str]] = {
     "exact": {"max_table": "count"},
     "lp": {"solver": "name", "gap_tol": "tol"},
-    "trws": {"n_iter": "count", "tol": "tol"},
-    "max-product": {"n_iter": "count", "tol": "tol"},
+    "trws": {"max_iter": "count", "tol": "tol"},
+    "max-product": {"max_iter": "count", "tol": "tol"},
     "graph-cut": {"max_sweeps": "count"},
 }
 _OPTIONS["auto"] = {k: v for opts in list(_OPTIONS.values()) for k, v in opts.items()}
@@ -127,7 +127,7 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
     method : str, default "auto"
         One of :data:`METHODS` (see the module's table).
     **options
-        Passed to the method: ``n_iter``, ``tol`` (``"trws"``, ``"max-product"``),
+        Passed to the method: ``max_iter``, ``tol`` (``"trws"``, ``"max-product"``),
         ``max_sweeps`` (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph),
         ``solver``, ``gap_tol`` (``"lp"``: see :func:`.local_lp`).
 

@@ -46,7 +46,7 @@ class MessagePassingResult:
     n_iter : int
         Forward-backward iterations run.
     converged : bool
-        Whether it stopped on ``tol`` (bound stalled or gap closed) before ``n_iter``.
+        Whether it stopped on ``tol`` (bound stalled or gap closed) before ``max_iter``.
     """
 
     labels: np.ndarray
@@ -71,7 +71,7 @@ class MessagePassingResult:
 
 @nb.njit(cache=True, nogil=True)
 def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
-                 n_iter: int, tol: float, iw: np.ndarray, first: np.ndarray, chain_w: np.ndarray,
+                 max_iter: int, tol: float, iw: np.ndarray, first: np.ndarray, chain_w: np.ndarray,
                  msg: np.ndarray, cvec: np.ndarray, kw: np.ndarray
                  ) -> tuple[float, float, int, bool]:  # pragma: no cover
     n, K = unary.shape
@@ -106,7 +106,7 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
     bound = np.inf
     it = 0
     converged = False
-    for it in range(1, n_iter + 1):
+    for it in range(1, max_iter + 1):
         change = 0.0  # the largest change of a message in this iteration
         for direction in range(2):
             for t in range(n):
@@ -253,10 +253,10 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
 
 
 def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
-         n_iter: int, tol: float, where: str, msg: np.ndarray | None = None
+         max_iter: int, tol: float, where: str, msg: np.ndarray | None = None
          ) -> MessagePassingResult:
-    if not is_whole(n_iter, 1):
-        raise ValueError(f"{where}: `n_iter` must be an integer >= 1, got {n_iter!r}")
+    if not is_whole(max_iter, 1):
+        raise ValueError(f"{where}: `max_iter` must be an integer >= 1, got {max_iter!r}")
     if not (np.isfinite(as_real(tol)) and tol >= 0):
         raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
     u, p, e = check_energy(unary, pairwise, edges, where)
@@ -265,43 +265,43 @@ def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: b
     iw = np.zeros((9, max(n + 1, 2 * E)), dtype=np.int64)  # rows: see _pass_kernel
     if msg is None:
         msg = np.zeros((E, 2, K))
-    s, b, it, conv = _pass_kernel(u, p, e, reweight, int(n_iter), float(tol), iw,
+    s, b, it, conv = _pass_kernel(u, p, e, reweight, int(max_iter), float(tol), iw,
                                   np.zeros(2 * E, dtype=np.bool_), np.empty(n),
                                   msg, np.zeros((E + n, K)), np.empty((3, K)))
     return MessagePassingResult(iw[5, :n].copy(), float(s), float(b), int(it), bool(conv))
 
 
-def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_iter: int = 100,
+def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, max_iter: int = 100,
          tol: float = 1e-6) -> MessagePassingResult:
     """Sequential tree-reweighted message passing (TRW-S), compiled.
 
     Cost O(E K^2) per iteration (a forward and a backward pass, a decoding and the
-    bound), ``n_iter`` iterations at most; O(E K) memory.  Guarantee: ``bound`` >=
+    bound), ``max_iter`` iterations at most; O(E K) memory.  Guarantee: ``bound`` >=
     the best score >= ``score`` for any number of iterations; the bound does not
     increase and tends to the local LP's optimum or a weak-tree-agreement point
     (exact on forests at convergence).  Stops when the bound falls by less than
     ``tol * (1 + |bound|)`` in an iteration or comes within that of ``score``
     (``certified``), or when no message moves by more than ``tol``.
     """
-    return _run(unary, pairwise, edges, True, n_iter, tol, "trws")
+    return _run(unary, pairwise, edges, True, max_iter, tol, "trws")
 
 
-def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, n_iter: int = 100,
+def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, max_iter: int = 100,
                 tol: float = 1e-6) -> MessagePassingResult:
     """Sequential loopy max-product (belief propagation), compiled.
 
-    Cost O(E K^2) per iteration, ``n_iter`` iterations at most (it stops early when
+    Cost O(E K^2) per iteration, ``max_iter`` iterations at most (it stops early when
     no message moves by more than ``tol`` in an iteration or the bound meets the
     score).  Guarantee: exact on forests once messages have
     crossed the graph (iterations >= the trees' diameter); on loopy graphs none (it
     may oscillate; the best labelling decoded is kept), though ``bound`` (the chain
     bound of its messages, usually far looser than TRW-S's) stays valid.
     """
-    return _run(unary, pairwise, edges, False, n_iter, tol, "max_product")
+    return _run(unary, pairwise, edges, False, max_iter, tol, "max_product")
 
 
 def trws_reparametrized(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
-                        n_iter: int = 300, tol: float = 1e-9
+                        max_iter: int = 300, tol: float = 1e-9
                         ) -> tuple[MessagePassingResult, np.ndarray]:
     """:func:`trws` (checked arrays of :func:`.check_energy`), and each node's
     reparametrized unary after its last pass: ``unary`` plus every message into the
@@ -310,7 +310,7 @@ def trws_reparametrized(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarr
     LP of :mod:`.lp` prunes them (and checks that it may)."""
     E, K = edges.shape[0], unary.shape[1]
     msg = np.zeros((E, 2, K))
-    r = _run(unary, pairwise, edges, True, n_iter, tol, "trws", msg)
+    r = _run(unary, pairwise, edges, True, max_iter, tol, "trws", msg)
     th = unary.copy()
     np.add.at(th, edges[:, 1], msg[:, 0])  # msg[e, 0] goes into edges[e, 1]
     np.add.at(th, edges[:, 0], msg[:, 1])

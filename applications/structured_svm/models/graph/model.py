@@ -95,7 +95,7 @@ class GraphCRF(StructuredModel):
     directed : bool, default False
         Learn a non-symmetric pairwise matrix (edge ``(u, v)`` scores ``W[y_u, y_v]``).
     inference_options : dict, optional
-        Passed to the inference method (``n_iter``, ``tol``, ``max_sweeps``, ...).
+        Passed to the inference method (``max_iter``, ``tol``, ``max_sweeps``, ...).
     """
 
     def __init__(self, n_states: int, n_features: int, inference: str = "auto",
@@ -259,7 +259,7 @@ class GraphCRF(StructuredModel):
         r = infer(*energy, self.inference_method, **self.inference_options)
         bound = r.bound
         if not r.exact and r.method in ("max-product", "graph-cut"):
-            opts = {k: v for k, v in self.inference_options.items() if k in ("n_iter", "tol")}
+            opts = {k: v for k, v in self.inference_options.items() if k in ("max_iter", "tol")}
             bound = min(bound, infer(*energy, "trws", **opts).bound)
         relaxed = self.inference_method == "lp" or (
             self.inference_method == "auto" and not is_forest(energy[0].shape[0], energy[2]))
