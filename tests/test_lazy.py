@@ -137,7 +137,7 @@ def test_cached_lmo_best_cached_is_the_brute_force_minimum():
 
 
 def test_cached_lmo_keeps_the_most_recent_vertices():
-    lmo = CachedLMO(ProbabilitySimplex(dim=6), size=3)
+    lmo = CachedLMO(ProbabilitySimplex(dim=6), cache_size=3)
     for i in range(6):
         g = np.zeros(6)
         g[i] = -1.0
@@ -174,8 +174,8 @@ def test_bad_lazy_arguments_are_named():
         pairwise_frank_wolfe(f, ProbabilitySimplex(dim=3), lazy="yes")
     with pytest.raises(ValueError, match="cache_size"):
         frank_wolfe(f, ProbabilitySimplex(dim=3), cache_size=4)
-    with pytest.raises(ValueError, match="size"):
-        CachedLMO(ProbabilitySimplex(dim=3), size=0)
+    with pytest.raises(ValueError, match="`cache_size` must be a positive integer"):
+        CachedLMO(ProbabilitySimplex(dim=3), cache_size=0)
     with pytest.raises(TypeError, match="LMO"):
         CachedLMO(object())
 

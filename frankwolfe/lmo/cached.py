@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from .base import LMO
@@ -16,7 +17,7 @@ __all__ = ["CachedLMO"]
 
 
 class CachedLMO(LMO):
-    """Wrap an oracle and keep the vertices it returned (the last ``size``, or all).
+    """Wrap an oracle and keep the vertices it returned (the last ``cache_size``, or all).
 
     A call is always answered by the wrapped oracle (exact; the answer joins the
     cache).  :meth:`best_cached` looks through the cache instead: lazy methods
@@ -29,7 +30,7 @@ class CachedLMO(LMO):
     ----------
     lmo : LMO
         The oracle to wrap.
-    size : int, optional
+    cache_size : int, optional
         How many vertices to keep (least recently used dropped first); default:
         all.
 
@@ -53,14 +54,14 @@ class CachedLMO(LMO):
     (('e', 1), -2.0)
     """
 
-    def __init__(self, lmo: LMO, size: int | None = None) -> None:
+    def __init__(self, lmo: LMO, cache_size: int | None = None) -> None:
         if not isinstance(lmo, LMO):
             raise TypeError(f"CachedLMO: `lmo` must be an LMO, got {type(lmo).__name__}")
-        if size is not None and (isinstance(size, bool) or int(size) != size or size < 1):
-            raise ValueError(f"CachedLMO: `size` must be a positive integer or None, "
-                             f"got {size!r}")
+        if cache_size is not None and not is_whole(cache_size, 1):
+            raise ValueError(f"CachedLMO: `cache_size` must be a positive integer or None, "
+                             f"got {cache_size!r}")
         self.lmo = lmo
-        self.size = None if size is None else int(size)
+        self.cache_size = None if cache_size is None else int(cache_size)
         self.shape = lmo.shape
         self._order: OrderedDict[Hashable, None] = OrderedDict()  # keys, least recent first
         self._store = ActiveSet(keep_x=False)
@@ -79,7 +80,7 @@ class CachedLMO(LMO):
             return
         self._order[key] = None
         self._store.add(atom, 1.0)
-        if self.size is not None and len(self._order) > self.size:
+        if self.cache_size is not None and len(self._order) > self.cache_size:
             old, _ = self._order.popitem(last=False)
             self._store.remove(old)
 
@@ -117,4 +118,4 @@ class CachedLMO(LMO):
         return atom
 
     def _repr_params(self) -> dict[str, Any]:
-        return {"lmo": self.lmo, "size": self.size}
+        return {"lmo": self.lmo, "cache_size": self.cache_size}
