@@ -14,11 +14,11 @@ from .base import LMO
 __all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
 
 
-def check_radius(cls: str, radius: float) -> float:
+def check_radius(cls: str, radius: float, name: str = "radius") -> float:
     # a number: float("2") and float(True) would pass
     r = as_real(radius)
     if not (np.isfinite(r) and r > 0):
-        raise ValueError(f"{cls}: `radius` must be positive and finite, got {radius!r}")
+        raise ValueError(f"{cls}: `{name}` must be positive and finite, got {radius!r}")
     return r
 
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real, is_whole
+from .._numbers import check_whole
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
+from ._checks import check_radius
 from .base import LMO
 from .in_face import FACE_TOL, forcing_cost, nonneg_step
 
@@ -30,19 +31,6 @@ DENSE_LIMIT = 50
 
 # Seed of the ARPACK start vectors (fixed so that answers are reproducible).
 _ARPACK_SEED = 20240611
-
-
-def _check_positive(cls: str, name: str, value: float) -> float:
-    v = as_real(value)  # no bool: radius=True passed for 1, as no other domain lets it
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{cls}: `{name}` must be positive and finite, got {value!r}")
-    return v
-
-
-def _check_dim(cls: str, name: str, value: Any) -> int:
-    if not is_whole(value, 1):
-        raise ValueError(f"{cls}: `{name}` must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _start_vector(n: int) -> np.ndarray:
@@ -146,7 +134,7 @@ class Birkhoff(LMO):
     """
 
     def __init__(self, n: int | None = None) -> None:
-        self.n = None if n is None else _check_dim("Birkhoff", "n", n)
+        self.n = None if n is None else check_whole(n, "n", 1, "Birkhoff")
         self.shape = None if self.n is None else (self.n, self.n)
 
     def _square(self, x: Any) -> Any:
@@ -241,12 +229,12 @@ class NuclearNormBall(LMO):
 
     def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
         self._arpack = _Arpack()
-        self.radius = _check_positive("NuclearNormBall", "radius", radius)
+        self.radius = check_radius("NuclearNormBall", radius)
         if shape is not None:
             if np.ndim(shape) != 1 or len(shape) != 2:
                 raise ValueError(f"NuclearNormBall: `shape` must be a pair (m, n), got {shape!r}")
-            self.shape = (_check_dim("NuclearNormBall", "shape", shape[0]),
-                          _check_dim("NuclearNormBall", "shape", shape[1]))
+            self.shape = (check_whole(shape[0], "shape", 1, "NuclearNormBall"),
+                          check_whole(shape[1], "shape", 1, "NuclearNormBall"))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         g = _as_matrix("NuclearNormBall", direction, self.shape, square=False)
@@ -311,8 +299,8 @@ class Spectrahedron(LMO):
 
     def __init__(self, trace: float = 1.0, dim: int | None = None) -> None:
         self._arpack = _Arpack()
-        self.trace = _check_positive("Spectrahedron", "trace", trace)
-        self.dim = None if dim is None else _check_dim("Spectrahedron", "dim", dim)
+        self.trace = check_radius("Spectrahedron", trace, "trace")
+        self.dim = None if dim is None else check_whole(dim, "dim", 1, "Spectrahedron")
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:

@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import check_whole
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
+from ._checks import check_radius
 from .base import LMO
 from .matrix import (
     DENSE_LIMIT,
     _Arpack,
     _as_matrix,
-    _check_dim,
-    _check_positive,
     _dense,
     _start_vector,
 )
@@ -108,8 +108,8 @@ class UnitSpectrahedron(LMO):
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self._arpack = _Arpack()
-        self.radius = _check_positive("UnitSpectrahedron", "radius", radius)
-        self.dim = None if dim is None else _check_dim("UnitSpectrahedron", "dim", dim)
+        self.radius = check_radius("UnitSpectrahedron", radius)
+        self.dim = None if dim is None else check_whole(dim, "dim", 1, "UnitSpectrahedron")
         self.shape = None if self.dim is None else (self.dim, self.dim)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -174,8 +174,8 @@ class Fantope(LMO):
 
     def __init__(self, k: int, dim: int | None = None) -> None:
         self._arpack = _Arpack()
-        self.k = _check_dim("Fantope", "k", k)
-        self.dim = None if dim is None else _check_dim("Fantope", "dim", dim)
+        self.k = check_whole(k, "k", 1, "Fantope")
+        self.dim = None if dim is None else check_whole(dim, "dim", 1, "Fantope")
         if self.dim is not None and self.k > self.dim:
             raise ValueError(f"Fantope: `k` must be <= `dim`={self.dim}, got k={k!r}")
         self.shape = None if self.dim is None else (self.dim, self.dim)
