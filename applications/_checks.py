@@ -127,6 +127,13 @@ def check_pair(X: Any, Y: Any, where: str, names: tuple[str, str] = ("X", "Y"),
     """Raise a ``ValueError`` naming ``where``, both arguments and both lengths unless
     ``X`` and ``Y`` hold as many examples (``zip`` dropped the extra ones silently), and,
     unless ``empty``, when they hold none (a mean over no example is NaN)."""
+    for name, value in zip(names, (X, Y)):
+        # len(None) raised Python's "object of type 'NoneType' has no len()"
+        if value is None:
+            raise ValueError(f"{where} requires {name} to be passed, but {name} is None")
+        if not hasattr(value, "__len__"):
+            raise TypeError(f"{where}: {name} must be a sequence of examples (a list or an "
+                            f"array), got {type(value).__name__}")
     if len(X) != len(Y):
         raise ValueError(f"{where}: {names[0]} has {len(X)} examples but {names[1]} has "
                          f"{len(Y)} labellings; they must have the same length")

@@ -27,8 +27,8 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
     Raises
     ------
     TypeError, ValueError
-        Anything else, naming the argument and the value (numpy's own message names
-        neither).
+        Anything else, a bool included (numpy takes ``True`` as the seed 1), naming the
+        argument and the value (numpy's own message names neither).
 
     Examples
     --------
@@ -41,6 +41,10 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
     TypeError: random_state must be None, a non-negative integer (or a sequence of them), \
 a numpy Generator, SeedSequence, BitGenerator or RandomState, got 'seed'
     """
+    if isinstance(random_state, (bool, np.bool_)):
+        # numpy took True as the seed 1 (a bool is an int), where the scikit-learn
+        # estimators refuse it: a flag passed in the seed's place ran seeded, silently
+        raise TypeError(_refusal(random_state, name))
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
@@ -48,7 +52,10 @@ a numpy Generator, SeedSequence, BitGenerator or RandomState, got 'seed'
     try:
         return np.random.default_rng(random_state)
     except (TypeError, ValueError) as err:
-        raise type(err)(
-            f"{name} must be None, a non-negative integer (or a sequence of them), a numpy "
-            f"Generator, SeedSequence, BitGenerator or RandomState, got {random_state!r}"
-        ) from None
+        raise type(err)(_refusal(random_state, name)) from None
+
+
+def _refusal(random_state: Any, name: str) -> str:
+    """The one message of every refusal, naming the argument and the value."""
+    return (f"{name} must be None, a non-negative integer (or a sequence of them), a numpy "
+            f"Generator, SeedSequence, BitGenerator or RandomState, got {random_state!r}")

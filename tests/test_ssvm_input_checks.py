@@ -346,3 +346,15 @@ def test_a_psi_override_may_answer_a_dense_or_sparse_vector():
             if solver == "bcfw":
                 np.testing.assert_allclose(w, ref, rtol=1e-12, atol=1e-15)
             assert np.all(np.isfinite(w))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: StructuredSVM(MulticlassModel(2, 2)),
+    lambda: KernelStructuredSVM(MulticlassModel(2, 2)),
+])
+def test_fit_without_labels_or_with_a_scalar_is_named(make):
+    X = [np.ones(2), np.zeros(2)]
+    with pytest.raises(ValueError, match=r"\.fit requires Y to be passed, but Y is None"):
+        make().fit(X, None)
+    with pytest.raises(TypeError, match=r"\.fit: X must be a sequence of examples .* got int"):
+        make().fit(3, [0, 1])

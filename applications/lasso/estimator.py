@@ -161,8 +161,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
                           f"at gap {self.gap_:.3g}; coef_ holds the coefficients so far",
                           ConvergenceWarning, stacklevel=2)
         elif res.status == fw.Status.MAX_ITER:
+            null = "1/2 ||y - mean(y)||^2" if self.fit_intercept else "1/2 ||y||^2"
             warnings.warn(f"ConstrainedLasso: max_iter={self.max_iter} ended the run at gap "
-                          f"{self.gap_:.3g} > tol * 1/2 ||y - mean(y)||^2 = {target:.3g} "
+                          f"{self.gap_:.3g} > tol * {null} = {target:.3g} "
                           f"(tol={self.tol}); raise max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self

@@ -148,6 +148,13 @@ class StructuredSVM(BaseEstimator):
         ``result_.time`` is the solver's time (its closing certificate
         included), ``result_.extra["loop_time"]`` the iterations'.
     random_state : int or numpy.random.Generator, optional
+        Seed of the example draws: the block order of ``"bcfw"`` and
+        ``"bcfw_pairwise"`` (gap sampling's draws too), the examples that ``"ssg"`` and
+        ``"online_eg"`` visit (converted by :func:`frankwolfe._random.as_generator`).
+        ``"fw"``, ``"cutting_plane"`` and ``"dual_extragradient"`` draw nothing: any seed
+        gives the same fit.  A fit is reproducible for a fixed seed except with
+        ``round_step="lock_free"`` (the threads' steps interleave as the timing falls)
+        and where ``time_limit`` ends it.
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW), counted as in
         scikit-learn: -1 all cores, -2 all but one, ...; 0 is refused.
@@ -409,7 +416,11 @@ class StructuredSVM(BaseEstimator):
     def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
         """Run the solver on the core's driver with one callback (a history row every
         ``eval_every`` passes, stopping at ``tol``); the last row at the end."""
-        run = SOLVER_RUNS[self.solver](self, X, Y, lam, warm)
+        # the dual state to continue from (None: a cold start), read by the solver's run
+        # and replaced by what its finish returns
+        start = ({"bcfw": getattr(self, "_state", None), "fw": getattr(self, "_fw_x", None)}
+                 if warm else None)
+        run = SOLVER_RUNS[self.solver](self, X, Y, lam, start)
         n, every = len(X), int(self.eval_every or self.gap_every)
         last = [-1]
 
@@ -457,7 +468,11 @@ class StructuredSVM(BaseEstimator):
         w, dual = run.point(res.x, res.fun, res.extra)
         self.w_ = np.array(w)
         if run.finish is not None:
-            run.finish(res)
+            kept = run.finish(res)
+            if "bcfw" in kept:
+                self._state = kept["bcfw"]
+            if "fw" in kept:
+                self._fw_x = kept["fw"]
             self._warm_data: str | None = self._data_key or data_key(X, Y)
         at = run.passes(res.nit)
         p: float = res.nit / run.cycle if at is None else at

@@ -59,9 +59,11 @@ from .._params import (
     Options,
     validate_params,
 )
+from .estimator import _AVERAGING
 from .models.base import StructuredModel
 from .models.chain import ChainModel
 from .models.multiclass import MulticlassModel
+from .solver_runs import _averaging_kind
 
 __all__ = ["JointKernel", "LinearJointKernel", "LabelMatchKernel", "CallableJointKernel",
            "KernelStructuredSVM", "enumerate_labellings"]
@@ -299,12 +301,17 @@ class KernelStructuredSVM(BaseEstimator):
         Block FW steps (Algorithm 4) or block pairwise steps (linear
         convergence; use it to solve to high precision).
     block_order : {"uniform", "perm", "gap"}, default "uniform"
-    averaging : bool, optional
-        Weighted averaging of ``alpha`` (BCFW-wavg); default True for FW steps
-        with uniform or perm sampling, False for pairwise steps or gap sampling.
+    averaging : {"weighted", "uniform", "tail"}, bool or None, optional
+        Averaging of ``alpha``, the averaged point certified and returned, as in
+        :class:`~.StructuredSVM`: ``"weighted"`` (or True, BCFW-wavg), ``"uniform"``,
+        ``"tail"``; False: none.  Default (None): weighted for FW steps with uniform
+        or perm sampling, none for pairwise steps or gap sampling.
     gap_every : int, default 10
         Certificate pass every this many passes.
     random_state : int or numpy.random.Generator, optional
+        Seed of BCFW's block order (the examples each pass visits; gap sampling's draws
+        too), converted by :func:`frankwolfe._random.as_generator`: a fit is
+        reproducible for a fixed seed.
     max_labellings : int, default 4096
         Bound on the labellings enumerated per example.
     max_pairs : int, default 12000
@@ -360,7 +367,7 @@ class KernelStructuredSVM(BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "block_step": [Options({"fw", "pairwise"})],
         "block_order": [Options({"uniform", "perm", "gap"})],
-        "averaging": [BOOLEAN, None],
+        "averaging": [BOOLEAN, Options(_AVERAGING), None],
         "gap_every": [Interval(Integral, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "max_labellings": [Interval(Integral, 1, None, closed="left")],
@@ -369,7 +376,8 @@ class KernelStructuredSVM(BaseEstimator):
 
     def __init__(self, model: StructuredModel, kernel: Any = "linear", lam: float | None = None,
                  max_passes: int = 200, tol: float = 1e-3, block_step: str = "fw",
-                 block_order: str = "uniform", averaging: bool | None = None, gap_every: int = 10,
+                 block_order: str = "uniform", averaging: bool | str | None = None,
+                 gap_every: int = 10,
                  random_state: int | np.random.Generator | None = None,
                  max_labellings: int = 4096, max_pairs: int = 12000) -> None:
         self.model = model
@@ -449,12 +457,12 @@ class KernelStructuredSVM(BaseEstimator):
         # last iterate, and the averaged one lags far behind (benchmarks/README.md,
         # "Measurements behind code choices")
         default_avg = self.block_step == "fw" and self.block_order != "gap"
-        averaging = default_avg if self.averaging is None else bool(self.averaging)
+        averaging = _averaging_kind(self.averaging, "weighted" if default_avg else None)
         res = fw.block_coordinate_frank_wolfe(
             objective, domain, x0, block_order=self.block_order, block_step=self.block_step,
             max_iter=int(self.max_passes), tol=self.tol, gap_every=int(self.gap_every),
-            averaging="weighted" if averaging else None,
-            certify="average" if averaging else "last", random_state=self.random_state)
+            averaging=averaging, certify="average" if averaging else "last",
+            random_state=self.random_state)
         alpha = np.asarray(res.x, dtype=float)
 
         g = Kpsi @ alpha - loss / n  # = -H_i(y)/n
@@ -475,7 +483,9 @@ class KernelStructuredSVM(BaseEstimator):
         self.kernel_ = kernel
         self.lam_ = lam
         self.result_ = res
-        if res.status == fw.Status.MAX_ITER:
+        # the gap is certified only every gap_every passes: a budget that ends the run
+        # between two certificates may leave the closing one within tol
+        if res.status == fw.Status.MAX_ITER and not res.gap <= self.tol:
             warnings.warn(f"KernelStructuredSVM: the max_passes budget ended the run at duality "
                           f"gap {res.gap:.3g} > tol={self.tol}; raise max_passes or tol",
                           ConvergenceWarning, stacklevel=2)

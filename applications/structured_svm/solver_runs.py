@@ -4,6 +4,7 @@ the solve, and how the solver's iterations and points read as passes, oracle cal
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import frankwolfe as fw
-from frankwolfe import Result, RunOptions
+from frankwolfe import Result, RunOptions, Status
 
 from .dual import SSVMDual
 from .oracles import batch_primal
@@ -45,7 +46,9 @@ class _Run:
     passes: Callable[[int], int | None] = lambda k: k
     cycle: int = 1
     after_evaluation: Callable[[float, dict[str, Any]], None] | None = None
-    finish: Callable[[Result], None] | None = None
+    #: the result -> the dual state a warm start continues from, for the estimator to keep
+    #: (``{"bcfw": ...}`` or ``{"fw": ...}``, the keys of its ``warm_state``)
+    finish: Callable[[Result], dict[str, Any]] | None = None
 
 
 def _dual_image(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
@@ -53,15 +56,16 @@ def _dual_image(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.nda
     return x[:-1], -fun
 
 
-def _run_bcfw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+def _run_bcfw(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | None
+              ) -> _Run:
     pairwise = svm.solver == "bcfw_pairwise"
     block_order = svm.block_order or ("gap" if pairwise else "uniform")
     domain = SSVMDual(svm.model, X, Y, lam, compiled=svm.compiled, n_jobs=svm.n_jobs)
     objective = domain.dual_objective()
-    if warm:
+    if warm is not None:
         # the domain reads its own state: marginals serve its compiled path, image-space
         # points the generic one
-        domain.set_warm_start(getattr(svm, "_state", None))
+        domain.set_warm_start(warm["bcfw"])
     # gapBCFW has no averaging: the average lags behind the linear convergence
     # of pairwise steps and behind gap sampling's focus on the worst blocks
     # (and lock-free passes have none: their threads would all settle one average)
@@ -78,20 +82,21 @@ def _run_bcfw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
             compiled=None if svm.compiled else False, **options.as_kwargs(),
             **svm._executor())
 
-    def finish(res: Result) -> None:
-        svm._state = domain.export_state(res)
+    def finish(res: Result) -> dict[str, Any]:
+        return {"bcfw": domain.export_state(res)}
 
     return _Run(solve, bcfw_step_passes(int(svm.max_passes), int(svm.gap_every)), _dual_image,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls), finish=finish)
 
 
-def _run_fw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+def _run_fw(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | None
+            ) -> _Run:
     domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
     objective = domain.dual_objective()
     x0 = np.zeros(domain.dim)
-    previous: tuple[np.ndarray, float] | None = getattr(svm, "_fw_x", None)
-    if warm and previous is not None:
+    previous: tuple[np.ndarray, float] | None = warm["fw"] if warm is not None else None
+    if previous is not None:
         x_old, lam_old = previous
         x0 = x_old.copy()
         x0[:-1] *= lam_old / lam
@@ -100,8 +105,8 @@ def _run_fw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
     def solve(options: RunOptions) -> Result:
         return fw.frank_wolfe(objective, domain, x0, step_size="exact", **options.as_kwargs())
 
-    def finish(res: Result) -> None:
-        svm._fw_x = (res.x.copy(), lam)
+    def finish(res: Result) -> dict[str, Any]:
+        return {"fw": (res.x.copy(), lam)}
 
     # iteration k has made k + 1 batch oracle calls (each certifies its iterate): a budget
     # of P passes is P - 1 iterations
@@ -110,7 +115,8 @@ def _run_fw(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
                 calls_end=lambda res: int(res.n_oracle_calls) * n, finish=finish)
 
 
-def _run_cutting_plane(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+def _run_cutting_plane(svm: Estimator, X: Any, Y: Any, lam: float,
+                       warm: dict[str, Any] | None) -> _Run:
     # the dual objective declares its quadratic form (as_quadratic): the corrective
     # step then solves the QP over the cutting planes (atoms) exactly
     domain = SSVMDual(svm.model, X, Y, lam, n_jobs=svm.n_jobs)
@@ -125,9 +131,10 @@ def _run_cutting_plane(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -
 
     def solve(options: RunOptions) -> Result:
         # the corrective QP to 1e-3 of the outer gap (the same progress per pass as an
-        # exact one on OCR, at a quarter of the time) within 200 sweeps: at small lambda
-        # the QP is ill-conditioned and an unbounded solve took 205 s at pass 12 on
-        # OCR-large (1/n), 9 s with the budget, 72% of its dual progress
+        # exact one on OCR, in far less time) within 200 sweeps: at small lambda the QP
+        # is ill-conditioned and an unbounded solve took many times as long as the
+        # bounded one, which made most of its dual progress
+        # (benchmarks/README.md, "Measurements behind code choices")
         return fw.fully_corrective_frank_wolfe(
             objective, domain, start, blocks=True, corrective_tol=1e-3,
             corrective_max_sweeps=200, prune_after=10,
@@ -141,8 +148,9 @@ def _run_cutting_plane(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -
                 passes=lambda k: k // cycle if k % cycle == 0 else None, cycle=cycle)
 
 
-def _run_ssg(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
-    w0 = svm.w_ if warm else None
+def _run_ssg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | None
+             ) -> _Run:
+    w0 = svm.w_ if warm is not None else None
 
     def solve(options: RunOptions) -> Result:
         return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
@@ -155,7 +163,8 @@ def _run_ssg(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
                 calls_end=lambda res: int(res.n_oracle_calls))
 
 
-def _run_online_eg(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+def _run_online_eg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | None
+                   ) -> _Run:
     def solve(options: RunOptions) -> Result:
         return online_eg(svm.model, X, Y, lam, max_passes=svm.max_passes,
                          block_order=svm.block_order or "uniform",
@@ -167,12 +176,13 @@ def _run_online_eg(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _R
         w, _, dual = info["point"].image()
         return w, dual
 
-    return _Run(solve, int(svm.max_passes), point,
+    return _Run(_stops_at_tol(svm, solve), int(svm.max_passes), point,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls))
 
 
-def _run_extragradient(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -> _Run:
+def _run_extragradient(svm: Estimator, X: Any, Y: Any, lam: float,
+                       warm: dict[str, Any] | None) -> _Run:
     model = svm.model
     # ||w*|| <= sqrt(2 P(0) / lam): the ball of Taskar et al.'s restricted gap
     p0 = batch_primal(model, X, Y, np.zeros(model.size_joint_feature), lam,
@@ -198,13 +208,48 @@ def _run_extragradient(svm: Estimator, X: Any, Y: Any, lam: float, warm: bool) -
         svm.restricted_gaps_.append((int(p), restricted_gap(primal, seen["dual"],
                                                             seen["w_dual"], lam, radius)))
 
-    return _Run(solve, int(svm.max_passes), point,
+    return _Run(_stops_at_tol(svm, solve), int(svm.max_passes), point,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls),
                 after_evaluation=after_evaluation)
 
 
-SOLVER_RUNS: dict[str, Callable[[Estimator, Any, Any, float, bool], _Run]] = {
+def _stops_at_tol(svm: Estimator, solve: Callable[[RunOptions], Result]
+                  ) -> Callable[[RunOptions], Result]:
+    """``solve`` of a solver that certifies no gap itself (online EG, the dual
+    extragradient), whose run the estimator's callback stops once an evaluation certifies
+    a gap within ``tol``: that stop is the run's convergence (as BCFW's own certificate
+    makes it), with the evaluation's gaps (``gap = primal - dual``, ``best_gap`` from the
+    least primal of the history, ``dual_bound`` minus it).  A stop for any other reason
+    is returned as it is."""
+
+    def run(options: RunOptions) -> Result:
+        estimator_callback = options.callback
+        at_tol: list[bool] = []
+
+        def callback(state: Any) -> bool | None:
+            out = estimator_callback(state) if estimator_callback is not None else None
+            # the estimator's callback answers False only at a certified gap within tol
+            at_tol.append(out is False)
+            return out
+
+        res = solve(dataclasses.replace(options, callback=callback))
+        if res.status != Status.CALLBACK_STOP or not (at_tol and at_tol[-1]):
+            return res
+        history = svm.history_
+        primal, dual = float(history["primal"][-1]), float(history["dual"][-1])
+        best_primal = float(np.min(history["primal"]))
+        gap = primal - dual
+        return dataclasses.replace(
+            res, status=Status.CONVERGED, gap=gap, best_gap=best_primal - dual,
+            dual_bound=-best_primal,
+            message=f"certified gap {gap:.3e} <= tol {svm.tol:.3e} after {res.nit} "
+                    "iterations (the estimator's evaluation)")
+
+    return run
+
+
+SOLVER_RUNS: dict[str, Callable[[Estimator, Any, Any, float, dict[str, Any] | None], _Run]] = {
     "bcfw": _run_bcfw, "bcfw_pairwise": _run_bcfw, "fw": _run_fw,
     "cutting_plane": _run_cutting_plane, "ssg": _run_ssg, "online_eg": _run_online_eg,
     "dual_extragradient": _run_extragradient}

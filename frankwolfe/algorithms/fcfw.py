@@ -535,9 +535,10 @@ def fully_corrective_frank_wolfe(
         Extra keyword arguments of ``Problem.solve``.
     blocks : {"auto", True, False}, default "auto"
         On a :class:`~frankwolfe.ProductDomain` (``"auto"``: whenever it has
-        more than one block), keep one working set of block vertices per
-        block and re-optimize over the *product* of the per-block hulls (one
-        simplex of weights per block; the n-slack cutting plane of SVMstruct).
+        more than one block; ``True``: one block too), keep one working set
+        of block vertices per block and re-optimize over the *product* of the
+        per-block hulls (one simplex of weights per block; the n-slack
+        cutting plane of SVMstruct).
         The hull of the joint vertices (``blocks=False``) is far smaller and
         makes little progress per oracle call.  Block vertices stay in their
         working set with weight 0 once met.  ``x0`` is then ``None`` (each
@@ -650,12 +651,16 @@ def fully_corrective_frank_wolfe(
                          f"{corrective_max_sweeps!r}")
     if cvxpy_solver is not None:
         cvxpy_solver = _check_cvxpy_solver(cvxpy_solver)
-    product = isinstance(domain, ProductDomain) and domain.n_blocks > 1
     if blocks is True and not isinstance(domain, ProductDomain):
         raise TypeError(f"blocks=True needs a ProductDomain, got {domain!r}")
+    # "auto" leaves a one-block product to the joint step (the same hull), but blocks=True
+    # keeps its promise there too: a caller with n examples (the n-slack cutting plane)
+    # passes the per-block start and reads the block counters for every n, 1 included
+    product = isinstance(domain, ProductDomain) and (blocks is True or (
+        blocks == "auto" and domain.n_blocks > 1))
     # the clock starts here: the block start (an oracle call per block) counts
     monitor = options.monitor(_FullyCorrective.name)
-    if isinstance(domain, ProductDomain) and product and blocks is not False:
+    if isinstance(domain, ProductDomain) and product:
         block_atoms, start = _block_start(domain, x0)
         variant: Variant = _BlockCorrective(block_atoms, corrective, corrective_tol,
                                             int(corrective_max_sweeps), cvxpy_solver,

@@ -30,7 +30,8 @@ class FunctionObjective(Objective):
         ``(x, direction, gradient) -> float``: the unclipped minimizer of
         ``fun(x + gamma * direction)``.
     smoothness : float, optional
-        Lipschitz constant of ``grad`` (enables short steps).
+        Lipschitz constant of ``grad``, finite and ``>= 0`` (0 for a linear
+        function; enables short steps).
     convex : bool, default True
         Declared convexity (checked cheaply during the run).
     shape : tuple of int, optional
@@ -63,9 +64,10 @@ class FunctionObjective(Objective):
                 f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
         # as_real: np.isfinite("1") and np.isfinite(10**400) raised numpy's TypeError
         if smoothness is not None and not (math.isfinite(as_real(smoothness))
-                                           and smoothness > 0):
+                                           and smoothness >= 0):
             raise ValueError(
-                f"FunctionObjective: `smoothness` must be positive, got {smoothness!r}")
+                f"FunctionObjective: `smoothness` must be a finite number >= 0, "
+                f"got {smoothness!r}")
         self._fun = fun
         self._grad = grad
         self._vg = value_and_gradient

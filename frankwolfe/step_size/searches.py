@@ -10,13 +10,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._numbers import is_whole
+from .._numbers import as_real, is_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
 from .base import _EPS, StepSize, _slack
 
 __all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
+
+_TINY = np.finfo(float).tiny  # the smallest normal float
 
 
 @njit(cache=True, nogil=True)
@@ -45,13 +47,17 @@ class ShortStep(StepSize):
     Parameters
     ----------
     smoothness : float, optional
-        Lipschitz constant L of the gradient; taken from
-        ``objective.smoothness`` when omitted.
+        Lipschitz constant L of the gradient, finite and ``>= 0``; taken from
+        ``objective.smoothness`` when omitted.  ``L = 0`` (a linear objective)
+        makes every descent step ``gamma_max``.
     """
 
     def __init__(self, smoothness: float | None = None) -> None:
-        if smoothness is not None and not (np.isfinite(smoothness) and smoothness > 0):
-            raise ValueError(f"ShortStep: `smoothness` must be positive, got {smoothness!r}")
+        # as_real: np.isfinite("1") raised numpy's TypeError, naming no argument
+        if smoothness is not None and not (np.isfinite(as_real(smoothness))
+                                           and smoothness >= 0):
+            raise ValueError(f"ShortStep: `smoothness` must be a finite number >= 0, "
+                             f"got {smoothness!r}")
         self.smoothness = smoothness
 
     def __call__(self, k, tracker, direction, slope, gamma_max):
@@ -61,13 +67,15 @@ class ShortStep(StepSize):
                 "step_size='short' needs a smoothness constant: give ShortStep(smoothness=L) "
                 "or set `smoothness` on the objective"
             )
-        if L <= 0 or not np.isfinite(L):
-            raise NonConvexError(f"short step: smoothness must be positive and finite, got {L!r}")
+        if not (L >= 0 and np.isfinite(L)):
+            raise NonConvexError(f"short step: smoothness must be finite and >= 0, got {L!r}")
         if slope >= 0:
             return 0.0
         dd = tracker.direction_sq_norm(direction)
         if dd <= 0:
             return 0.0
+        if L * dd <= 0:  # L = 0 (linear) or an underflow: the step -slope / 0 is infinite
+            return float(gamma_max)
         return float(min(gamma_max, -slope / (L * dd)))
 
     def __repr__(self) -> str:
@@ -170,10 +178,13 @@ class Adaptive(StepSize):
             self.L = self._initial_estimate(tracker, direction, dd)
         f0 = tracker.value()
         noise = 4.0 * _EPS * max(1.0, abs(f0))
-        M = self.eta * self.L
+        # M shrinks by eta on every accepted step (on a linear objective, whose L is 0, on
+        # every step): once it underflowed to 0, -slope / (M dd) raised ZeroDivisionError
+        # and M *= tau could never grow it again
+        M = max(self.eta * self.L, _TINY)
         gamma = 0.0
         for _ in range(self.max_backtracks):
-            gamma = min(gamma_max, -slope / (M * dd))
+            gamma = min(gamma_max, -slope / (M * dd)) if M * dd > 0 else gamma_max
             if -gamma * slope > 1e3 * noise:
                 ft = tracker.trial_value(direction, gamma)
                 accept = ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise

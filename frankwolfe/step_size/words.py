@@ -204,9 +204,9 @@ def _block_rule(spec: str | StepSize | None, objective: Objective,
         )
     if isinstance(rule, ShortStep):
         L = rule.smoothness if rule.smoothness is not None else objective.smoothness
-        if L is None or not (np.isfinite(L) and L > 0):
+        if L is None or not (np.isfinite(L) and L >= 0):
             raise ValueError(
-                "step_size='short' needs a positive smoothness constant: set "
+                "step_size='short' needs a finite smoothness constant >= 0: set "
                 f"`smoothness` on the objective or pass ShortStep(L); got {L!r}"
             )
     if isinstance(rule, OpenLoop) and step.uses_active_set:

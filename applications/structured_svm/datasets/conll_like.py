@@ -88,9 +88,13 @@ class ConllLike:
     ----------
     n_samples : int
         Number of sentences (CoNLL-2000 train has 8,936).
-    random_state : int, numpy Generator or SeedSequence, optional
+    random_state : None, int, sequence of int, SeedSequence, BitGenerator, Generator or \
+RandomState, optional
         The seed of the corpus: the language (tag chain, emissions, word lists) and
-        every sentence.  A Generator or None is drawn from once, here.
+        every sentence.  An integer (or a ``SeedSequence`` of one: ``0`` and
+        ``SeedSequence(0)`` give one corpus) is the corpus's :attr:`entropy`; any other
+        seed the package accepts is drawn from once, here (a Generator's draws
+        continue).
 
     Attributes
     ----------
@@ -109,22 +113,13 @@ class ConllLike:
     """
 
     def __init__(self, n_samples: int, *,
-                 random_state: int | np.random.Generator | np.random.SeedSequence | None = None
-                 ) -> None:
+                 random_state: Any = None) -> None:
         check_counts("ConllLike", [("n_samples", n_samples, 1)])
-        self.n_samples = int(n_samples)
-        entropy: int
-        if isinstance(random_state, np.random.SeedSequence):
-            entropy = int(random_state.generate_state(1, np.uint64)[0])
-        elif isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-            if random_state < 0:
-                raise ValueError(f"ConllLike: `random_state` must be >= 0, got {random_state!r}")
-            entropy = int(random_state)
-        elif random_state is None or isinstance(random_state, np.random.Generator):
-            entropy = int(as_generator(random_state).integers(2**63))
-        else:
-            raise TypeError("ConllLike: `random_state` must be an int, a numpy Generator, a "
-                            f"SeedSequence or None, got {type(random_state).__name__}")
+        self._build(int(n_samples), _entropy(random_state))
+
+    def _build(self, n_samples: int, entropy: int) -> None:
+        """The corpus of ``entropy`` (the integer seed, kept to pickle the corpus)."""
+        self.n_samples = n_samples
         self.entropy = entropy
         self.n_states = len(CONLL_TAGS)
         self.labels = list(CONLL_TAGS)
@@ -139,7 +134,9 @@ class ConllLike:
     def __len__(self) -> int:
         return self.n_samples
 
-    def __reduce__(self) -> Any:  # the seed, not the language drawn from it (1.4 MB)
+    def __reduce__(self) -> Any:
+        # the seed, not the language drawn from it, which is far larger
+        # (benchmarks/README.md, "Measurements behind code choices")
         return _corpus, (self.n_samples, self.entropy)
 
     def __repr__(self) -> str:
@@ -261,21 +258,39 @@ class ConllLike:
             out[:, j] = np.where(rare, 0, ids)
         return out
 
+def _entropy(random_state: Any) -> int:
+    """The corpus's integer seed: an int is its own (the corpora of int seeds stay what
+    they were), a ``SeedSequence`` made from an int that int (``0`` and
+    ``SeedSequence(0)`` give one corpus, as everywhere in the package); any other seed
+    :func:`~frankwolfe._random.as_generator` accepts is drawn from once."""
+    name = "ConllLike: `random_state`"
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"{name} must be None, a non-negative integer (or a sequence of "
+                             f"them), a numpy Generator, SeedSequence, BitGenerator or "
+                             f"RandomState, got {random_state!r}")
+        return int(random_state)
+    if (isinstance(random_state, np.random.SeedSequence) and not random_state.spawn_key
+            and isinstance(random_state.entropy, int)):
+        return random_state.entropy
+    return int(as_generator(random_state, name).integers(2**63))
+
+
 def _corpus(n_samples: int, entropy: int) -> ConllLike:
     return ConllLike(n_samples, random_state=entropy)
 
 
 def make_conll_like(n_samples: int, *,
-                    random_state: int | np.random.Generator | np.random.SeedSequence | None
-                    = None, return_info: bool = False) -> Any:
+                    random_state: Any = None, return_info: bool = False) -> Any:
     """A whole synthetic CoNLL-2000-like corpus (:class:`ConllLike`) in memory.
 
     Parameters
     ----------
     n_samples : int
         Number of sentences.
-    random_state : int, numpy Generator or SeedSequence, optional
-        The corpus's seed.
+    random_state : None, int, sequence of int, SeedSequence, BitGenerator, Generator or \
+RandomState, optional
+        The corpus's seed, as :class:`ConllLike`'s.
     return_info : bool, default False
         Also return a dict with ``feature_sizes``, ``n_states``, ``labels`` and
         ``templates``, as :func:`~.conll.load_conll2000`.

@@ -36,6 +36,7 @@ from numba import njit
 
 from frankwolfe import Result, RunOptions
 from frankwolfe._random import as_generator
+from frankwolfe.algorithms.block_orders import make_block_order
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -159,8 +160,11 @@ class _OnlineEGEngine(Engine):
                  eta0: float, block_order: str, rng: np.random.Generator,
                  max_passes: float) -> None:
         self.data = data = chain_dual_data(model, X, Y, "online_eg")
-        self.lam, self.block_order, self.rng = lam, block_order, rng
+        self.lam, self.rng = lam, rng
         self.n = data.n
+        # the core's orders: their documented draws per pass, shared with BCFW
+        self.order = make_block_order(block_order)
+        self.order.start(np.full(data.n, np.inf))
         self.budget = CallBudget(max_passes, data.n, "online_eg")
         self.gram, self.goff = data.gram()
         self.point = ChainDualPoint(data, lam)
@@ -189,9 +193,7 @@ class _OnlineEGEngine(Engine):
         data, n, point = self.data, self.n, self.point
         self.p += 1
         self._image = None
-        order = (self.rng.integers(n, size=n) if self.block_order == "uniform"
-                 else self.rng.permutation(n))
-        order = order.astype(np.int64)
+        order = self.order.pass_order(self.rng).astype(np.int64)
         clock = self.clock
         done, dell = False, 0.0
         # the whole order in one call without a time limit

@@ -24,6 +24,7 @@ import numpy as np
 
 from frankwolfe import Result, RunOptions
 from frankwolfe._random import as_generator
+from frankwolfe.algorithms.block_orders import make_block_order
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -47,9 +48,12 @@ class _SSGEngine(Engine):
                  kind: str | None, block_order: str, v: np.ndarray, rng: np.random.Generator,
                  budget: CallBudget) -> None:
         self.model, self.X, self.Y, self.lam = model, X, Y, lam
-        self.block_order, self.rng, self.budget = block_order, rng, budget
+        self.rng, self.budget = rng, budget
         n, d = len(X), model.size_joint_feature
         self.n = n
+        # the core's orders: their documented draws per pass, shared with BCFW
+        self.order = make_block_order(block_order)
+        self.order.start(np.full(n, np.inf))
         self.v = v
         self.s = 1.0  # w = s * v
         self.avg = ScaledAverage(kind, v, self.s) if kind is not None else None
@@ -72,9 +76,8 @@ class _SSGEngine(Engine):
     def advance(self, k: int, monitor: Monitor) -> None:
         model, X, Y, lam, v, avg, w_view = (self.model, self.X, self.Y, self.lam, self.v,
                                             self.avg, self.w_view)
-        n, s, step_k = self.n, self.s, self.k
-        rng = self.rng
-        order = rng.integers(n, size=n) if self.block_order == "uniform" else rng.permutation(n)
+        s, step_k = self.s, self.k
+        order = self.order.pass_order(self.rng)
         clock = self.clock if self.clock is not None and self.clock.limited else None
         if clock is not None:
             clock.start()

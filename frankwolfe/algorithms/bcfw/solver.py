@@ -186,7 +186,12 @@ def block_coordinate_frank_wolfe(
     gap_degree : float, default 1
         Exponent of gap sampling.
     random_state : int or numpy.random.Generator, optional
-        Seed; the run is reproducible for a fixed seed.
+        Seed of the block orders' draws (converted by
+        :func:`frankwolfe._random.as_generator`).  A serial run, or one of rounds
+        (``batch_size``, ``staleness`` 0), is reproducible for a fixed seed; lock-free
+        passes (``round_step="lock_free"`` with ``n_jobs >= 2``) are not, as their
+        threads' steps interleave as the timing falls, nor is where ``time_limit``
+        ends a run.
     compiled : bool, optional
         Run whole passes in one numba call.  Available when the domain and
         the objective supply compiled kernels (the protocol of

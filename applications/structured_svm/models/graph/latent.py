@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._random import as_generator
 from frankwolfe.errors import ShapeError
 
 from .inference import infer
@@ -217,14 +218,23 @@ class LatentGraphCRF(GraphCRF):
         ----------
         X, Y : sequences
             Examples and their visible labellings.
-        random_state : int, Generator, RandomState or None
-            Seeds the k-means (the same seed gives the same labellings).
+        random_state : None, int, SeedSequence, BitGenerator, Generator or RandomState
+            Seeds the k-means (the same seed gives the same labellings): one integer
+            drawn from :func:`frankwolfe._random.as_generator`'s generator of it, the
+            k-means seed (a Generator's draws continue).
+
+        Raises
+        ------
+        TypeError, ValueError
+            A ``random_state`` of none of those kinds, named.
         """
         from sklearn.cluster import KMeans  # only here: the models need no scikit-learn
 
         if len(X) != len(Y):
             raise ShapeError(f"{type(self).__name__}.init_latent: X has {len(X)} examples but "
                              f"Y has {len(Y)} labellings")
+        # converted before the early returns: a bad seed is refused on every call
+        rng = as_generator(random_state)
         k = self.n_hidden_states
         feats = [self._check_x(x)[0] for x in X]
         labs = [self._check_labels(y, f.shape[0], f"Y[{i}]")
@@ -232,7 +242,7 @@ class LatentGraphCRF(GraphCRF):
         H = [lab * k for lab in labs]
         if k == 1 or not X:
             return H
-        seed = _seed(random_state)
+        seed = int(rng.integers(2 ** 31 - 1))  # KMeans takes no Generator
         allf, alll = np.concatenate(feats), np.concatenate(labs)
         sub = np.zeros(alll.size, dtype=np.int64)
         for c in range(self.n_labels):
@@ -258,14 +268,3 @@ class LatentGraphCRF(GraphCRF):
         if self._has_class_weight:
             out["class_weight"] = self.label_class_weight.tolist()
         return out
-
-
-def _seed(random_state: Any) -> int:
-    """An int seed from what scikit-learn and numpy accept as a random state."""
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2 ** 31 - 1))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(2 ** 31 - 1))
-    if random_state is None:
-        return int(np.random.default_rng().integers(2 ** 31 - 1))
-    return int(random_state)
