@@ -39,7 +39,9 @@ from frankwolfe.errors import ShapeError
 from .structured_svm.datasets.cmu_house import CMUHouse, load_cmu_house
 from .structured_svm.models.matching import MatchingModel
 
-if TYPE_CHECKING:  # imported where it is used: its module imports scikit-learn (~2 s)
+# imported where it is used: its module imports scikit-learn, slow to import
+# (benchmarks/README.md, "Measurements behind code choices")
+if TYPE_CHECKING:
     from .structured_svm.estimator import StructuredSVM
 
 __all__ = ["FEATURE_KINDS", "DEFAULT_LAMS", "normalize_histograms", "node_features",

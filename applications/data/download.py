@@ -130,8 +130,9 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
         passed, the transfer stops early, the sha256 is not ``sha256`` or
         ``check`` refuses the file; nothing is kept then.
     """
-    # imported here: every loader imports this module, few calls download (tqdm.auto
-    # and urllib.request cost about 20 MB and 70 modules at import)
+    # imported here: every loader imports this module, few calls download, and tqdm.auto
+    # and urllib.request bring many modules and much memory at import
+    # (benchmarks/README.md, "Measurements behind code choices")
     import http.client
     import urllib.error
 

@@ -94,7 +94,8 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
 
     This is the nearest permutation matrix to ``P`` in Frobenius norm.
     """
-    # scipy.optimize costs ~0.6 s to import: the package's import should not pay it
+    # scipy.optimize is slow to import: the package's import should not pay it
+    # (benchmarks/README.md, "Measurements behind code choices")
     from scipy.optimize import linear_sum_assignment
 
     P = np.asarray(P, dtype=float)

@@ -404,8 +404,8 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         self._local("the Python blocks")
         scratch = np.zeros(self.d)
         # every block's coordinates at once (the model's supports, then l): a chain model
-        # computes them compiled into one array (an np.unique per example took seconds of
-        # a time limit on CoNLL-2000)
+        # computes them compiled into one array, as an np.unique per example ate a large
+        # share of a time limit (benchmarks/README.md, "Measurements behind code choices")
         idx = self.model.feature_supports(self.X, append=self.d)
         self._blocks = tuple(SSVMBlockOracle(self.model, x, y, ix[:-1], self.lam, self.n,
                                              scratch)
@@ -461,8 +461,8 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
             return None
         if isinstance(pts, list):
             # the result's own arrays, which nothing writes (a warm start copies them
-            # into its block iterates): a second copy of them cost CoNLL-2000 0.3 s and
-            # 560 MB
+            # into its block iterates): a second copy would cost time and as much memory
+            # again (benchmarks/README.md, "Measurements behind code choices")
             return DualWarmStart(self.lam, points=[np.asarray(p, dtype=float).ravel()
                                                    for p in pts])
         return DualWarmStart(self.lam, compiled=pts)  # the model's kernels' own state

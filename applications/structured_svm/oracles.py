@@ -187,8 +187,9 @@ def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any
             return 0.0
         # batch oracles that can be cut time slices of the data set the evaluation uses
         # (built here once, as the evaluation would; a sample of examples as new lists
-        # converted them again, which the evaluation does not: 2-5x too much on
-        # CoNLL-2000, and evicted the set's converted data from its cache)
+        # converted them again, which the evaluation does not: the estimate came out
+        # several times too large, and the set's converted data left its cache)
+        # (benchmarks/README.md, "Measurements behind code choices")
         fast = model.batch_oracles(Xs, Ys)
         cut = fast is not None and callable(getattr(fast, "subset", None))
 
@@ -211,8 +212,9 @@ def evaluation_seconds(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any
 
         timed(range(0, 1))
         # the least of three: a call slowed by another process would make the runs' cost
-        # per example, measured beyond it, too small (CoNLL-2000 under load: 0.02 s
-        # estimated for a 1 s evaluation)
+        # per example, measured beyond it, too small: under load the estimate fell far
+        # short of the evaluation's time
+        # (benchmarks/README.md, "Measurements behind code choices")
         one = min(timed(range(0, 1)) for _ in range(3))
         half = max(4, n // 32)
         if n < 2 * half:

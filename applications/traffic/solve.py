@@ -292,9 +292,10 @@ def traffic_assignment(
         # "Measurements behind code choices")
         options.setdefault("cache", True)
         options.setdefault("cache_size", 20)  # inactive trees kept per block (memory)
-        # the compiled block steps pay their one-time compilation (about 11 CPU-s on an
-        # empty numba cache) on networks of thousands of links; below that the Python
-        # steps reach 1e-8 in a second (benchmarks/README.md, "traffic_compiled.py")
+        # the compiled block steps pay their one-time compilation (long on an empty
+        # numba cache) on networks of thousands of links; below that the Python steps
+        # reach a tight gap in less time than that compilation
+        # (benchmarks/README.md, "Measurements behind code choices")
         options.setdefault("compiled", None if network.n_links >= COMPILED_MIN_LINKS else False)
         start_blocks = _bcfw_start(domain, x0)
         res = solver(objective, domain, start_blocks, random_state=random_state,

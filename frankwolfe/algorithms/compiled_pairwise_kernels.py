@@ -242,8 +242,8 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
 
 
 # no fastmath here or in the solves: its vectorized loops (with their alias checks,
-# optimized again in every caller) cost 0.5-1.4 CPU-s of a first sparse lasso and no
-# measurable time warm (benchmarks/README.md, first_call.py)
+# optimized again in every caller) add compilation time to a first sparse lasso and
+# save no measurable time warm (benchmarks/README.md, "Measurements behind code choices")
 @inner_kernel
 def _cholesky(Q, sub, k, ridge, L):  # pragma: no cover - compiled
     """Factor ``Q[sub, sub] + ridge I = L L^T`` (``k x k``: the rows and columns

@@ -485,10 +485,11 @@ class BlockQuadraticQP:
             # after a full sweep, visit only the blocks holding most of the gap (their
             # scores are where the work goes)
             visit = multi if full else multi[est[multi] >= 0.1 * target / n_blocks]
-            # a few blocks: several sweeps per call of the driver (a call costs tens of
-            # microseconds, more than a sweep of a handful of blocks; a working set of
-            # 4 blocks took ~8000 sweeps per solve); the stopping test then runs after
-            # the last of them, so the weights are at least as converged
+            # a few blocks: several sweeps per call of the driver (a call costs more than
+            # a sweep of a handful of blocks, and a small working set takes many sweeps
+            # per solve); the stopping test then runs after the last of them, so the
+            # weights are at least as converged
+            # (benchmarks/README.md, "Measurements behind code choices")
             reps = 1 if sweep == 0 else \
                 max(1, min(_STEPS_PER_CALL // max(visit.size, 1), max_sweeps - sweep,
                            _PARTIAL_SWEEPS - since_full if not full else max_sweeps))

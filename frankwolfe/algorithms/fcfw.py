@@ -96,8 +96,9 @@ class _FullyCorrective(ActiveSetVariant):
     def _use_qp(self, k: int) -> bool:
         if self.model is None or self.corrective == "cvxpy":
             return False
-        # the QP costs O(k^3) per solve and has no setup; cvxpy costs milliseconds of
-        # setup at any size, so the QP is cheaper until k^3 dwarfs that
+        # the QP costs O(k^3) per solve and has no setup; cvxpy pays a fixed setup at
+        # any size, so the QP is cheaper until k^3 dwarfs that
+        # (benchmarks/README.md, "Measurements behind code choices")
         return self.corrective == "qp" or k <= _QP_MAX_ATOMS or not callable(
             getattr(self.tracker.objective, "to_cvxpy", None))
 
@@ -331,8 +332,9 @@ class _BlockCorrective(Variant):
 
     def closing_seconds(self) -> float:
         # with blocks_per_step the iterations' gaps cover their blocks only: the closing
-        # certificate calls every block's oracle (on OCR-large up to a third of a 3 s
-        # budget), timed when one ran, else the last iteration's rate per block
+        # certificate calls every block's oracle (a large share of a short budget),
+        # timed when one ran, else the last iteration's rate per block
+        # (benchmarks/README.md, "Measurements behind code choices")
         n_blocks = self.domain.n_blocks
         if self.step_blocks >= n_blocks:
             return 0.0
@@ -430,7 +432,8 @@ class _BlockCorrective(Variant):
     def outputs(self) -> tuple[Any, dict[str, Any]]:
         blocks = np.asarray(self.blocks, dtype=np.int64)
         # the atoms of positive weight grouped by block in one sort (a mask per block
-        # cost O(blocks x atoms): seconds at the end of a cutting plane on OCR)
+        # costs O(blocks x atoms), too much at the end of a long cutting plane run)
+        # (benchmarks/README.md, "Measurements behind code choices")
         live = np.flatnonzero(self.w[: blocks.size] > 0)
         live = live[np.argsort(blocks[live], kind="stable")]
         cuts = np.searchsorted(blocks[live], np.arange(self.domain.n_blocks + 1))

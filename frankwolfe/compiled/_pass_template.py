@@ -34,7 +34,8 @@ def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, ac
         sync(dstate, g)
     if task != 0:
         # the certificate, in this same function: a second one would link and optimize
-        # every kernel again (about a second of a first call, benchmarks/README.md)
+        # every kernel again, at a first call's expense
+        # (benchmarks/README.md, "Measurements behind code choices")
         # every block, or (t1 > t0) the blocks order[t0:t1]: a share of a lock-free pass
         est = picker.est
         total = 0.0

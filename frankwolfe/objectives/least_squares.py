@@ -35,7 +35,8 @@ __all__ = ["LeastSquares", "LeastSquaresTracker"]
 #: below this many rows or columns sigma_max comes from the small Gram matrix
 _DENSE_SVD_MAX = 1000
 #: ``A^T u`` scatters the rows where ``u`` is non-zero while they hold at most this
-#: fraction of the non-zeros of ``A`` (a scatter costs about twice a gather)
+#: fraction of the non-zeros of ``A``, as a scatter costs more than a gather
+#: (benchmarks/README.md, "Measurements behind code choices")
 _ROWS_MAX = 0.5
 #: ``A^T A a`` is kept sparse when at most this fraction of it is non-zero (sparse ``A``)
 _SPARSE_HESS = 0.25

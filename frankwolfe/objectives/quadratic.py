@@ -261,7 +261,8 @@ class QuadraticObjective(Objective):
         Q: Any = self.Q
         sparse = bool(sp.issparse(Q))  # a plain bool: Q stays Any for the type checker
         if sparse and idx.size and np.all(idx[1:] > idx[:-1]):
-            # numba: scipy slicing costs ~100 us a call
+            # numba: scipy slicing's cost a call outweighs a small block's work
+            # (benchmarks/README.md, "Measurements behind code choices")
             from .quadratic_kernels import csr_block_quad
 
             if not Q.has_sorted_indices:

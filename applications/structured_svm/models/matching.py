@@ -143,7 +143,8 @@ class MatchingModel(StructuredModel):
                 + self.precision_cost * np.count_nonzero(wrong & (y >= 0)))
 
     def _assign(self, s: np.ndarray) -> np.ndarray:
-        # scipy.optimize costs ~0.6 s to import: importing the models should not pay it
+        # scipy.optimize is slow to import: importing the models should not pay it
+        # (benchmarks/README.md, "Measurements behind code choices")
         from scipy.optimize import linear_sum_assignment
 
         y = np.full(s.shape[0], -1, dtype=np.int64)

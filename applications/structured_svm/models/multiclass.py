@@ -88,7 +88,9 @@ class MulticlassModel(StructuredModel):
         if y_true is not None:
             s = s + 1.0
             s[self._check_y(y_true, "y_true")] -= 1.0
-        from scipy.special import logsumexp  # ~0.5 s to import: only marginals pay for it
+        # slow to import: only marginals pay for it
+        # (benchmarks/README.md, "Measurements behind code choices")
+        from scipy.special import logsumexp
 
         logz = float(logsumexp(s))
         return Marginals(np.exp(s - logz)[None, :], None, logz)

@@ -206,7 +206,8 @@ class MultiLabelModel(StructuredModel):
         return np.concatenate([np.outer(on, x).ravel(), edge.ravel()])
 
     # d is small (L F + 4 E): a dense vector and its non-zeros beat the generic path's
-    # sort-and-merge of two sparse vectors (3x per call)
+    # sort-and-merge of two sparse vectors
+    # (benchmarks/README.md, "Measurements behind code choices")
     def joint_feature_sparse(self, x: Any, y: Any) -> SparseVector:
         phi = self.joint_feature(x, y)
         idx = np.flatnonzero(phi)

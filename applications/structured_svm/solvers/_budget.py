@@ -30,7 +30,8 @@ from frankwolfe.monitor import ClockReads, Monitor
 __all__ = ["CallBudget", "PassClock", "bcfw_step_passes", "budget_options", "cp_iterations"]
 
 #: seconds of example steps between two clock reads inside a pass (as the core's Python
-#: BCFW pass: a read costs about 0.1 us, a step 5 us to 1 ms)
+#: BCFW pass: a read costs little next to a step)
+#: (benchmarks/README.md, "Measurements behind code choices")
 _CHECK_SECONDS = 0.01
 #: example steps before the first read, and at most between two
 _CHECK_FIRST, _CHECK_MOST = 8, 4096

@@ -226,14 +226,14 @@ def _prox_terms(lam: float, n: int, c_w: float | np.ndarray, eta: float, phi_tru
 
 _STEP_RULES = ("adaptive", "auto", "bound")
 _METRICS = ("features", "euclidean")
-# "adaptive": the first trial is 32 times the safe 1 / Lip of "bound" (which is 10-100
-# times too small on real data), a rejected step is halved.  An accepted step grows by how
+# "adaptive": the first trial is 32 times the safe 1 / Lip of "bound" (which is far too
+# small on real data), a rejected step is halved.  An accepted step grows by how
 # much of the condition it used, ``rho = eta <F(u) - F(v), u - v+> / (D(u, v) + D(v+, u))``
 # (accepted: rho <= 1): by 30 % below 0.3, by 5 % below 0.6, and shrinks by 20 % above.  On
-# OCR rho stays near 0.15-0.3 until a step just short of the largest accepted one, then
-# rises steeply (0.3, 0.6, 1.04 within 10 % of eta).  On OCR-small (lambda = 0.01, 30
-# passes) a fixed 5 % growth ends at the primal 0.62 instead of 0.45 (the steps stay half
-# as large), a fixed 30 % one rejects 3 of 15 trials (6 of the 30 passes).
+# OCR rho stays low until a step just short of the largest accepted one, then rises
+# steeply.  A fixed small growth leaves the steps too small and the primal worse; a fixed
+# large one spends passes on rejected trials
+# (benchmarks/README.md, "Measurements behind code choices").
 _START, _SHRINK = 32.0, 0.5
 _GROW_FAST, _GROW, _EASE = 1.3, 1.05, 0.8
 _RHO_FAST, _RHO_EASE = 0.3, 0.6

@@ -111,7 +111,8 @@ class BlockEngine(Engine):
     def advance(self, p: int, monitor: Monitor) -> None:
         st = self.state
         # O(d) per pass of n oracle calls, into one buffer: a fresh copy of a large
-        # iterate faults its pages in every pass (12 ms of a 0.2 s CoNLL pass)
+        # iterate faults its pages in every pass, a visible share of the pass
+        # (benchmarks/README.md, "Measurements behind code choices")
         point, buf = self.certified_point(), self._good_x
         if buf is None or buf.shape != point.shape or buf.dtype != point.dtype:
             buf = self._good_x = np.empty_like(point)
@@ -152,7 +153,8 @@ class BlockEngine(Engine):
         heuristic = monitor.converged(float(st.est.sum()), self.fx)  # cheap sign of convergence
         # under a time limit the first whole pass ends with a certificate: its time is
         # then what the passes keep for the closing one (estimates from block steps are
-        # off by up to 10x: cache hits, rounds' dispatch)
+        # far off: cache hits, rounds' dispatch)
+        # (benchmarks/README.md, "Measurements behind code choices")
         first = (self._reserve is None and monitor.time_limit is not None and not budget.up)
         if (p + 1) % self.gap_every == 0 or heuristic or first:
             self.fx, self.gap = self.certificate()

@@ -59,7 +59,8 @@ class Budget:
             reserve = 0.0
         else:
             # the first measure is a warm-up (cold caches, first touches of the state:
-            # 3-5x the rate on CoNLL), the fastest since is the pass's rate
+            # several times the later rate), the fastest since is the pass's rate
+            # (benchmarks/README.md, "Measurements behind code choices")
             rate = seconds / done
             reserve = 0.0 if self._rate is None else self.n * min(rate, self._rate)
             self._rate = rate if self._rate is None else min(rate, self._rate)

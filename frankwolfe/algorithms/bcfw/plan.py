@@ -163,8 +163,9 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
         raise ValueError(f"{where}: step_size={rule!r} has no compiled form")
     if schedule.local and not isinstance(rule, ExactStep):
         # a rule that ignores f would scale a sum of moves that each were scaled by it
-        # already: on 60 CoNLL-like sentences with the agnostic rule f went from 0 to 48
-        # in the first pass (the optimum is -5e-4) and was 22 after 30
+        # already: on CoNLL-like sentences with the agnostic rule f rose far above its
+        # start and optimum in the first pass, and stayed far above
+        # (benchmarks/README.md, "Measurements behind code choices")
         raise ValueError(f"{where}: local rounds combine the workers' moves by exact line "
                          f"search; pass step_size='exact', not {rule!r}")
     okern = state.f.compiled_block_objective()

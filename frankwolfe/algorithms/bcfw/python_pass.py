@@ -297,8 +297,9 @@ class PythonSteps:
                 continue
             if atoms is not None and atoms[i].is_sparse:
                 # the batch oracle's sparse answers: one compiled call, no gathered copy of
-                # g per block (on CoNLL-2000's 8936 blocks of ~7800 coordinates the numpy
-                # gathers and BLAS dots took 10-20 s on a loaded machine, 0.3 s so)
+                # g per block (with many large blocks the numpy gathers and BLAS dots cost
+                # far more than the compiled call)
+                # (benchmarks/README.md, "Measurements behind code choices")
                 atom = atoms[i]
                 gz, sc = _block_terms(g, b.idx[i], z, atom.indices, atom.values, refresh)
             else:
@@ -397,8 +398,9 @@ class PythonPass(Pass):
         else:
             picks = order
         limited = budget.limited
-        # clock reads about every _TIME_CHECK_SECONDS (slow steps: 256 of them took 0.4 s
-        # past the budget)
+        # clock reads about every _TIME_CHECK_SECONDS: with slow steps, a fixed count of
+        # steps between reads ran well past the budget
+        # (benchmarks/README.md, "Measurements behind code choices")
         reads = ClockReads(_TIME_CHECK_FIRST, _TIME_CHECK_EVERY, _TIME_CHECK_SECONDS)
         for t, i in enumerate(picks):
             step(int(i))
@@ -413,10 +415,11 @@ class PythonPass(Pass):
     def certificate(self, x: np.ndarray, refresh: bool, closing: bool = False
                     ) -> tuple[float, float]:
         # the domain's batch oracle, where it has one, answers all n blocks in one call
-        # (for the SSVM chains 10-20x faster than the blocks one by one: the closing
+        # (for the SSVM chains much faster than the blocks one by one: the closing
         # certificate of a timed run is then what its time budget planned); the closing
         # one keeps no answer (the run ends), so its values alone do where the batch
-        # oracle gives them (CoNLL-2000: 1.6 s became 0.3 s)
+        # oracle gives them, in a fraction of the time
+        # (benchmarks/README.md, "Measurements behind code choices")
         keep = not closing
         batch = self.steps.state.batch_oracle()
         if batch is None:

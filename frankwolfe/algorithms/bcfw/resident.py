@@ -69,7 +69,7 @@ _TOKENS = itertools.count(1)
 
 # the client's part of a round in compiled sweeps over the round's coordinates (numpy's
 # fancy indexing, a call per array and shard, and a sort of the listed coordinates took
-# a third of a pass on a 3x CoNLL-like corpus)
+# a large share of a pass) (benchmarks/README.md, "Measurements behind code choices")
 @njit(cache=True, nogil=True)
 def _gather(acc, mark, coords, vals):  # pragma: no cover - compiled
     """``acc += `` a shard's direction (each coordinate listed once), its support marked."""

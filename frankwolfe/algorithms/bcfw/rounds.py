@@ -207,8 +207,9 @@ class Schedule:
         unif = state.rng.random(state.n)  # one uniform number per step, as the serial pass
         gs = _plain_gap_sampling(state) if tau > 1 else None
         if gs is not None:
-            # the round's draws in one compiled call: two Python calls a block took about
-            # 9 ms of a CoNLL pass (under 0.3 compiled), serial time no thread takes over
+            # the round's draws in one compiled call: two Python calls a block cost far
+            # more, serial time no thread takes over
+            # (benchmarks/README.md, "Measurements behind code choices")
             tree, size, _, nextu = gs.compiled_tree()
             for a in range(0, state.n, tau):
                 out = np.empty(min(tau, state.n - a), dtype=np.int64)

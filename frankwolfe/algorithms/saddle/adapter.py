@@ -173,7 +173,8 @@ def _row_combination(R: Any, rows: np.ndarray, coef: np.ndarray) -> np.ndarray:
         return coef @ R[rows]
     if rows.size > 8:
         return np.asarray(R[rows].T @ coef, dtype=float).reshape(-1)
-    # a few CSR rows straight from the arrays: scipy's row indexing costs ~100 us per call
+    # a few CSR rows straight from the arrays: scipy's row indexing costs more per call
+    # than the few rows' work (benchmarks/README.md, "Measurements behind code choices")
     out = np.zeros(R.shape[1])
     for i, c in zip(rows.tolist(), coef.tolist()):
         lo, hi = R.indptr[i], R.indptr[i + 1]

@@ -30,9 +30,10 @@ __all__ = ["chain_batch_decode", "chain_batch_oracle", "ChainBatchOracles", "bat
 # weights, max_sum), in the order of viterbi._viterbi, so the same labellings and values
 # bit for bit as ChainModel's per-example decoders; the true labelling's score comes
 # from the same unary scores.  A first fit then compiles no second decoder stack
-# (decode_*, _viterbi, score_*: about 2.5 CPU-s of a cold fit, benchmarks/README.md).
+# (decode_*, _viterbi, score_*), a large part of a cold fit's compilation.
 # Element loops, not ``labels[a:b] = y``: an array assigned to a slice compiles numba's
-# shape-mismatch error, with its string formatting (about 4 s of a cold fit's compile).
+# shape-mismatch error, with its string formatting, which costs a cold fit's compile
+# more than the loop (benchmarks/README.md, "Measurements behind code choices").
 @njit(cache=True, nogil=True, inline="always")
 def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
             true):  # pragma: no cover - compiled
@@ -56,7 +57,8 @@ def _finish(S, i, a, L, w, Yf, K, F, wp, new, y, augment, labels, best,
 # One kernel per data kind, chosen in Python: a first call compiles only its own unary
 # code.  Whole scratch rows, rows 0 .. L - 1 used: the argument types of the pass
 # oracle's unary kernels, so these compile once for both.  The scratch comes from the
-# caller (np.empty compiled in a kernel cost 0.3 s of a first fit).
+# caller: np.empty compiled in a kernel adds to a first fit's compilation
+# (benchmarks/README.md, "Measurements behind code choices").
 @njit(cache=True, nogil=True)
 def batch_dense(which, Xf, off, Yf, w, K, F, augment, labels, best, true, S, y, new,
                 wp):  # pragma: no cover - compiled

@@ -139,11 +139,12 @@ def _by_reference(state):  # pragma: no cover - compiled
 # -- unary scores ------------------------------------------------------------------
 # One oracle per data kind (dense rows, sparse rows, attribute ids), chosen in Python by
 # chain_blocks: a run then compiles only the unary code its data needs (one oracle
-# deciding at run time compiled all three, about a second of a first fit,
-# benchmarks/README.md "First call").  `_oracle`, for the direction kernel, decides.
+# deciding at run time compiled all three, a large part of a first fit's compilation).
+# `_oracle`, for the direction kernel, decides.
 # Inlined into their caller (the pass driver): numba optimizes each function's module
 # with every callee linked in, so a thin level between the driver and _decode cost
-# another LLVM run over the whole decoder (0.7 s).
+# another LLVM run over the whole decoder
+# (benchmarks/README.md, "Measurements behind code choices").
 
 @inner_kernel
 def _unary_ids(If, offsets, K, F, lo, L, g, out):  # pragma: no cover - compiled

@@ -163,9 +163,10 @@ def dual_image(Xf, If, offsets, off, Yf, K, F, uses_ids, mu, T, d):  # pragma: n
     out = np.zeros(d)
     loss = 0.0
     # attribute ids: the unary part is summed feature-major (a feature's K labels in one
-    # or two cache lines, not K lines F apart: 5-10x faster on CoNLL-2000's 13 MB of
-    # weights) and put label-major at the end; every coordinate gets the same terms in
+    # or two cache lines, not K lines F apart: much faster once the weights outgrow the
+    # cache) and put label-major at the end; every coordinate gets the same terms in
     # the same order as add_expected_features would give it
+    # (benchmarks/README.md, "Measurements behind code choices")
     fm = np.zeros(K * F if uses_ids else 0)
     for i in range(n):
         lo = off[i]

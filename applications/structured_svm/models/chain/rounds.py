@@ -51,8 +51,8 @@ def _block_vertices(which, Xf, If, offsets, sizes, off, Yf, wt, fm, w, K, F, use
 
     With ``values`` (length ``which.size``) no vertex is built: ``values[k]`` gets the
     vertex's inner product with the full gradient ``g`` instead, summed over the tokens
-    (building and sorting the vertices' entries took 1.4 s of a 1.6 s CoNLL-2000
-    certificate)."""
+    (building and sorting the vertices' entries was most of a certificate's time;
+    benchmarks/README.md, "Measurements behind code choices")."""
     cap = 1024
     pos = np.empty(cap, dtype=np.int64)
     val = np.empty(cap)
@@ -579,8 +579,9 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
         # the kernels' feature-major copy of g (the fused path, synced), divided where
         # the oracles read it (in parallel); the Viterbi reads only the pair weights, a
         # round's own (asynchronous rounds' oracles run while the next point is taken).
-        # Not a d-vector: np.zeros(d) cost 3 ms a round (glibc serves 13 MB from the heap
-        # once the first is freed, and clears it), a sixth of a pass's steps
+        # Not a d-vector: np.zeros(d) every round costs a noticeable share of a pass's
+        # steps (glibc serves so large a block from the heap once the first is freed,
+        # and clears it) (benchmarks/README.md, "Measurements behind code choices")
         return _split_weights(g, state.gT, np.empty(d - o), lam, o, d)
 
     def feature_major(index: np.ndarray) -> np.ndarray:
@@ -590,7 +591,9 @@ def chain_rounds(blocks: CompiledBlocks, state: ChainState) -> RoundKernels:
 
     def snapshot(p: tuple, copy: Any) -> tuple:
         # the steps keep gT current: asynchronous rounds decode at the core's copy, kept
-        # current where the steps touched g (a whole copy cost 2-3 ms a round)
+        # current where the steps touched g (a whole copy every round costs what d
+        # coordinates cost, not what the steps touched)
+        # (benchmarks/README.md, "Measurements behind code choices")
         w, gt, s, augment = p
         return (w, copy(gt, feature_major), s, augment) if gt is state.gT else p
 

@@ -23,7 +23,8 @@ def _tree_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray
     E = edges.shape[0]
     # allocations of one kind (np.empty of int64 / float64, set by loops): each other
     # kind (np.full, zeros of bools, copies of slices) compiles an implementation of
-    # its own, 0.1-0.3 CPU-s each on a cold cache
+    # its own, each a cost on a cold cache
+    # (benchmarks/README.md, "Measurements behind code choices")
     deg = np.empty(n + 1, dtype=np.int64)
     for i in range(n + 1):
         deg[i] = 0

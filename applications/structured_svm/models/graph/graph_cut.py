@@ -59,8 +59,9 @@ def _min_cut(n: int, cost1: np.ndarray, edges: np.ndarray, weight: np.ndarray
         scale = max(scale, weight[e])
         k += 2
     eps = 1e-12 * (1.0 + scale)
-    # arcs grouped by tail (a counting sort; np.argsort compiled a merge sort, 2 CPU-s
-    # of a cold cache): pos[j] is arc j's slot
+    # arcs grouped by tail, pos[j] being arc j's slot: a counting sort, as np.argsort
+    # compiled a merge sort, costly on a cold cache
+    # (benchmarks/README.md, "Measurements behind code choices")
     start = np.empty(n + 3, dtype=np.int64)
     for i in range(n + 3):
         start[i] = 0

@@ -88,8 +88,9 @@ SOLVERS = ("auto", "highs", "pruned")
 _DELTAS = (1e-3, 1e-2, 1e-1)
 #: pruning that leaves more than this fraction of the nodes free hands HiGHS the whole LP
 _MAX_FREE = 0.25
-#: TRW-S's budget before pruning: it stops earlier when its bound stalls (measured on
-#: 64x64 denoising energies: 10-300 iterations, 4 ms each)
+#: TRW-S's budget before pruning: it stops earlier when its bound stalls; the budget
+#: covers the iterations it took on denoising energies
+#: (benchmarks/README.md, "Measurements behind code choices")
 _TRWS_ITER, _TRWS_TOL = 300, 1e-9
 
 
@@ -97,7 +98,9 @@ def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | No
            ) -> tuple[np.ndarray, np.ndarray, float]:
     """The LP by HiGHS: ``(node, edge, optimum)``; with ``allowed`` (``n x K`` bool), the
     marginals of the states it excludes (and of edge pairs holding one) are fixed to 0."""
-    from scipy.optimize import linprog  # ~0.6 s to import: only LP users pay it
+    # slow to import: only LP users pay it
+    # (benchmarks/README.md, "Measurements behind code choices")
+    from scipy.optimize import linprog
 
     n, K = u.shape
     E = e.shape[0]

@@ -61,10 +61,11 @@ class MessagePassingResult:
         return bool(self.bound - self.score <= 1e-9 * (1.0 + abs(self.score)))
 
 
-# One kernel: split in functions (each a compilation of its own, about 0.4 CPU-s of
-# fixed cost on a cold cache) it compiled slower than whole.  Work arrays
+# One kernel: split in functions (each a compilation of its own, with a fixed cost on a
+# cold cache) it compiled slower than whole.  Work arrays
 # come from the caller (see _run): each array allocation of its own shape and dtype in
-# a kernel compiles an implementation of its own, 0.1-0.3 s each on a cold cache.
+# a kernel compiles an implementation of its own, each a cost on a cold cache
+# (benchmarks/README.md, "Measurements behind code choices").
 # Integer rows of ``iw``: 0 start (CSR offsets, n + 1), 1 fill, 2 n_in, 3 n_out,
 # 4 y, 5 best_y, 6 nbr, 7 via (2E: each slot's neighbour and edge), 8 chain_of (E);
 # ``first[k]``: whether slot k's node is its edge's first end; ``kw``: three K-vectors.

@@ -191,7 +191,8 @@ class GraphCRF(StructuredModel):
         x = self._check_x(x)
         node, edge = self._marginals(x, y, "y")
         K = self.n_states
-        # a matrix product: einsum without a path is 30x slower at Snakes' sizes
+        # a matrix product: einsum without a path is much slower at Snakes' sizes
+        # (benchmarks/README.md, "Measurements behind code choices")
         pw = (self._edge_features(x).T @ edge.reshape(-1, K * K)).reshape(-1, K, K)
         return np.concatenate([(node.T @ x[0]).ravel(), self._project(pw).ravel()])
 
