@@ -218,8 +218,12 @@ def test_vertex_starts_and_non_vertex_error(method):
     np.testing.assert_allclose(res.x, x_star, atol=1e-10)
     res = METHODS[method](f, lmo, x0=np.eye(4)[2], tol=1e-12)  # an array that is a vertex
     np.testing.assert_allclose(res.x, x_star, atol=1e-10)
+    # an interior array: decomposed by the simplex (decompose), refused by a domain
+    # without a cheap decomposition
+    res = METHODS[method](f, lmo, x0=np.full(4, 0.25), tol=1e-12)
+    np.testing.assert_allclose(res.x, x_star, atol=1e-10)
     with pytest.raises(ValueError, match="ActiveSet"):
-        METHODS[method](f, lmo, x0=np.full(4, 0.25))
+        METHODS[method](f, fw.KSparsePolytope(2, 1.0, dim=4), x0=np.full(4, 0.25))
     bad = ActiveSet([np.array([2.0, -1.0, 0, 0]), np.array([0.0, 1.0, 0, 0])], [0.5, 0.5])
     with pytest.raises(InfeasibleError, match="warm-start"):
         METHODS[method](f, lmo, x0=bad)

@@ -123,8 +123,8 @@ def test_warm_start_budget_callback_and_bad_input():
     assert stop.status == Status.CALLBACK_STOP and len(seen) == 2
     with pytest.raises(TypeError, match="L1Ball or ProbabilitySimplex"):
         compiled_pairwise_frank_wolfe(f, fw.L2Ball(1.0, dim=A.shape[1]))
-    with pytest.raises(ValueError, match="x0"):
-        compiled_pairwise_frank_wolfe(f, ball, np.full(A.shape[1], 1e-4))
+    with pytest.raises(ValueError, match="x0"):  # outside the ball (an interior one is decomposed)
+        compiled_pairwise_frank_wolfe(f, ball, np.full(A.shape[1], 1.0))
     with pytest.raises(ValueError, match="refresh_every"):
         compiled_pairwise_frank_wolfe(f, ball, refresh_every=0)
 

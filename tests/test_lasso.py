@@ -227,3 +227,26 @@ def test_conversions_refuse_non_finite_data_by_name():
         penalty_from_radius(A, b, np.array([np.nan, 0.0]))
     with pytest.raises(ValueError, match=r"radius_from_penalty: `b` contains NaN or inf"):
         radius_from_penalty(A, np.array([1.0, np.inf, 0.0]), 0.1)
+
+
+def test_default_method_converges_on_an_uncentred_dense_design():
+    """Features around 5 without an intercept: pairwise steps need tens of thousands of
+    iterations there; the default picks the corrective rounds on a dense design too."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 10)) + 5.0
+    y = X @ rng.normal(size=10) * 0.3 + rng.normal(size=200)
+    beta = cp.Variable(10)
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(X @ beta - y)), [cp.norm1(beta) <= 5.0]).solve()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = ConstrainedLasso(radius=5.0, fit_intercept=False).fit(X, y)
+    assert est.result_.method == "compiled_pairwise"
+    np.testing.assert_allclose(est.coef_, beta.value, atol=1e-5)
+    res = solve_lasso(X, y, 5.0)
+    assert res.success and res.method == "compiled_pairwise"
+    f_star = 0.5 * float(np.sum((X @ beta.value - y) ** 2))
+    assert abs(res.fun - f_star) <= res.gap + 1e-6 * f_star

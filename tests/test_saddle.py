@@ -295,8 +295,6 @@ def test_bad_input_messages():
         saddle_point_frank_wolfe(L, X, Y, step_size="exact")
     with pytest.raises(ValueError, match="`C` must be positive"):
         fw.SaddleStep(C=0.0)
-    with pytest.raises(ValueError, match="not recognised as a vertex"):
-        saddle_point_frank_wolfe(L, X, Y, x0=np.ones(3) / 3, away=True)
     with pytest.raises(ValueError, match="Cartesian ProductDomain of 2 blocks"):
         minimize(L, fw.ProductDomain([ProbabilitySimplex(dim=3)] * 3), method="saddle")
     with pytest.raises(TypeError, match=r"pair \(domain_x, domain_y\)"):

@@ -18,7 +18,6 @@ import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
 from frankwolfe._finite import check_finite
 from frankwolfe._numbers import as_real, check_flag, check_whole, real_array
-from frankwolfe._sparse import issparse
 from frankwolfe.errors import NonConvexError, ShapeError
 from frankwolfe.lmo._checks import check_radius
 
@@ -58,9 +57,12 @@ def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False)
         raise ValueError(
             f"`method` must be one of {sorted(METHODS)}, got {method!r}"
         ) from None
-    if solver is None:  # "auto": the compiled method where it is the faster one
-        # on a dense A the Python path's BLAS products are faster
-        compiled = issparse(A) and set(options) <= _COMPILED_OPTIONS and not offset
+    if solver is None:  # "auto": the compiled method wherever it can run
+        # dense too: the Python pairwise steps are faster per iteration there, but on an
+        # ill-conditioned design (uncentred or correlated columns) they need thousands of
+        # iterations where the corrective rounds need a few (benchmarks/README.md,
+        # "Measurements behind code choices")
+        compiled = set(options) <= _COMPILED_OPTIONS and not offset
         solver = fw.compiled_pairwise_frank_wolfe if compiled else fw.pairwise_frank_wolfe
     return solver
 
@@ -102,26 +104,11 @@ def warm_start(x: np.ndarray, radius: float) -> ActiveSet:
     """
     radius = check_radius("warm_start", radius)
     x = real_array(x, "warm_start", "x").reshape(-1)
+    check_finite("warm_start", "x", x)
     n1 = float(np.abs(x).sum())
     if n1 > radius:
         x = x * (radius / n1)
-        n1 = radius
-    support = np.flatnonzero(x)
-    atoms: list[Atom] = []
-    weights: list[float] = []
-    for i in support:
-        s = 1 if x[i] > 0 else -1
-        atoms.append(Atom.sparse([i], [s * radius], x.shape, key=("e", int(i), s)))
-        weights.append(abs(x[i]) / radius)
-    slack = 1.0 - float(np.sum(weights))
-    if slack > 1e-15 or not atoms:
-        # +-radius e_j cancel: they carry the mass that x leaves inside the ball
-        j = int(np.argmax(np.abs(x))) if support.size else 0
-        for s in (1, -1):
-            atoms.append(Atom.sparse([j], [s * radius], x.shape, key=("e", j, s)))
-            weights.append(max(slack, 0.0) / 2)
-    w = np.asarray(weights)
-    return ActiveSet(atoms, w / w.sum(), keep_x=False)
+    return L1Ball(radius).decompose(x)
 
 
 def solve_lasso(
@@ -149,8 +136,9 @@ def solve_lasso(
         ``"rafw"``, ``"fcfw"``, ``"compiled"``
         (:func:`frankwolfe.compiled_pairwise_frank_wolfe`: pairwise steps and
         corrective rounds in numba, the fastest on a sparse ``A``) or
-        ``"auto"``: ``"compiled"`` for a scipy.sparse ``A`` (unless ``options``
-        holds keywords only the other methods take), ``"pairwise"`` otherwise.
+        ``"auto"``: ``"compiled"`` unless ``options`` holds keywords only the
+        other methods take or ``objective`` has an ``offset`` (then
+        ``"pairwise"``).
     x0 : ndarray or ActiveSet, optional
         Warm start.  An array is converted with :func:`warm_start` for the
         active-set methods (shrunk into the ball if needed); default: the

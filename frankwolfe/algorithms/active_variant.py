@@ -18,17 +18,27 @@ from .._numbers import as_real, check_flag, is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import ShapeError
+from ..errors import OracleError, ShapeError
 from ..lmo.base import LMO
 from ..objectives.base import Tracker
 from .loop import Variant
 
-__all__ = ["ActiveSetVariant", "split_start", "drift_options", "lazy_options"]
+__all__ = ["ActiveSetVariant", "split_start", "decomposed_start", "drift_options",
+           "lazy_options", "DECOMPOSE_HINT"]
 
 # Relative distance between tracker.x and sum w_a a above which the tracker is reset.
 _DRIFT_TOL = 1e-12
 # Away steps longer than this trigger the drift control at once.
 _AMPLIFY = 1e3
+# A decomposition of a start may move it by up to the feasibility tolerance (a point
+# just outside the domain is decomposed as the nearby point inside); far beyond, the
+# LMO's decompose is wrong, and starting from its point would silently change x0.
+_DECOMPOSE_TOL = 1e-6
+
+#: the last sentence of the errors for an array start that is not a vertex
+DECOMPOSE_HINT = ("Domains with a `decompose` method (ProbabilitySimplex, UnitSimplex, "
+                  "L1Ball, Box, LinfBall, Hypercube) also accept any point of the domain, "
+                  "e.g. an interior one")
 
 
 def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
@@ -49,6 +59,48 @@ def lazy_options(lazy: Any, lazy_tolerance: Any) -> tuple[bool, float]:
     if not (math.isfinite(K) and K >= 1):
         raise ValueError(f"`lazy_tolerance` must be a finite number >= 1, got {lazy_tolerance!r}")
     return bool(lazy), K
+
+
+def decomposed_start(x: np.ndarray, lmo: LMO, name: str = "x0") -> ActiveSet | None:
+    """``lmo.decompose(x)``, checked: None when the domain has no decomposition.
+
+    Parameters
+    ----------
+    x : ndarray
+        The start, already found feasible.
+    lmo : LMO
+        Its domain.
+    name : str, default "x0"
+        How the errors name the start.
+
+    Returns
+    -------
+    ActiveSet or None
+        An active set of ``x``'s shape whose point is ``x`` up to the feasibility
+        tolerance (a copy without ``keep_x``).
+
+    Raises
+    ------
+    OracleError
+        When ``decompose`` answers something else than an ActiveSet or None, an
+        active set of another shape, or one whose point is not ``x``.
+    """
+    decompose = getattr(lmo, "decompose", None)
+    S = decompose(x) if callable(decompose) else None
+    if S is None:
+        return None
+    if not isinstance(S, ActiveSet) or len(S) == 0:
+        raise OracleError(f"{lmo!r}.decompose({name}) must return a non-empty ActiveSet or "
+                          f"None, got {S!r}")
+    if S.shape != x.shape:
+        raise OracleError(f"{lmo!r}.decompose({name}) returned an ActiveSet of shape "
+                          f"{S.shape}, expected {x.shape}")
+    S = S.copy(keep_x=False)
+    dist = float(np.linalg.norm(S.x - x))
+    if not dist <= _DECOMPOSE_TOL * max(1.0, float(np.linalg.norm(x))):
+        raise OracleError(f"{lmo!r}.decompose({name}) returned an ActiveSet whose point is "
+                          f"{dist:.3g} away from {name}")
+    return S
 
 
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:
@@ -117,23 +169,33 @@ class ActiveSetVariant(Variant):
         elif x0_atom is not None:
             active = ActiveSet.from_vertex(x0_atom, keep_x=False)
         else:
-            active = ActiveSet.from_vertex(self._vertex_of(tracker.x, lmo), keep_x=False)
-            self.n_oracle_calls += 1
+            active = self._start_of(tracker, lmo)
         self.active = active
 
-    @staticmethod
-    def _vertex_of(x: np.ndarray, lmo: LMO) -> Atom:
-        # A vertex of a norm ball or simplex is the oracle's answer for -x;
-        # anything else cannot be written as an active set without more input.
+    def _start_of(self, tracker: Tracker, lmo: LMO) -> ActiveSet:
+        """The active set of an array start: its vertex, or the domain's decomposition."""
+        x = tracker.x
+        # A vertex of a norm ball or simplex is the oracle's answer for -x (one call,
+        # counted); another point needs the domain's decompose.
         v = lmo(-x)
-        vd = v.to_dense()
-        if np.linalg.norm(vd - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
-            return v
-        raise ValueError(
-            "x0: an active-set method needs its start as a convex combination of vertices; "
-            "the given array is not recognised as a vertex of the domain.  Pass x0=None, an "
-            "Atom (a vertex) or an ActiveSet (vertices with weights)"
-        )
+        self.n_oracle_calls += 1
+        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
+            return ActiveSet.from_vertex(v, keep_x=False)
+        S = decomposed_start(x, lmo)
+        if S is None:
+            raise ValueError(
+                "x0: an active-set method needs its start as a convex combination of "
+                "vertices; the given array is not recognised as a vertex of the domain, and "
+                f"{type(lmo).__name__} has no decomposition of its points (decompose "
+                "returned None).  Pass x0=None, an Atom (a vertex) or an ActiveSet "
+                f"(vertices with weights).  {DECOMPOSE_HINT}"
+            )
+        xs = S.x
+        # the iterate is the combination's point (x0 up to rounding, or x0 brought
+        # into the domain when it was outside within the tolerance)
+        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * max(1.0, float(np.linalg.norm(xs))):
+            tracker.set_point(xs)
+        return S
 
     # -- the oracle, lazily ------------------------------------------------------
     def frank_wolfe_vertex(self, k: int, tracker: Tracker, gradient: np.ndarray,

@@ -70,8 +70,10 @@ def away_step_frank_wolfe(
     domain : LMO
         The domain's linear minimization oracle (a polytope for the linear rate).
     x0 : Atom, ActiveSet or ndarray, optional
-        Start: a vertex (Atom, or an array the oracle returns for ``-x0``),
-        or an ActiveSet for a warm start (copied).  Default: a vertex.
+        Start: a vertex (an Atom, or an array the oracle returns for ``-x0``), any
+        point of a domain with :meth:`~frankwolfe.LMO.decompose` (the simplices, the
+        l1 ball, boxes: written as a convex combination of their vertices), or an
+        ActiveSet for a warm start (copied).  Default: a vertex.
     lazy, lazy_tolerance
         Lazy oracle calls, as in :func:`~frankwolfe.pairwise_frank_wolfe`: the best
         active atom serves as the Frank-Wolfe vertex while the active set's own gap

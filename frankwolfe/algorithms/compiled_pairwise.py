@@ -54,14 +54,15 @@ from ..objectives.base import Objective
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
-from .active_variant import split_start
+from .active_variant import DECOMPOSE_HINT, decomposed_start, split_start
 from .compiled_pairwise_kernels import _FV, _IV, _run_chunk, _State, make_refs
 from .engine import Engine, Observation, drive
 from .loop import prepare_start
 
 __all__ = ["compiled_pairwise_frank_wolfe", "supports_compiled_pairwise"]
 
-#: a chunk of steps aims at this many seconds (the Python work between chunks is ~50 us)
+#: a chunk of steps aims at this many seconds, long next to the Python work between
+#: chunks (benchmarks/README.md, "Measurements behind code choices")
 _CHUNK_SECONDS = 2e-3
 _CHUNK_MAX = 1 << 16
 #: coordinates whose inner products are kept for the corrective steps (8 MB)
@@ -245,10 +246,16 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
         pairs = [(_vertex_id(atom, signed, r, n, "x0"), 1.0)]
     else:
         v = domain(-x)
-        if np.linalg.norm(v.to_dense() - x) > 1e-12 * max(1.0, float(np.linalg.norm(x))):
-            raise ValueError("x0: the compiled pairwise method needs its start as a vertex or "
-                             "an ActiveSet of vertices; pass x0=None, an Atom or an ActiveSet")
-        pairs = [(_vertex_id(v, signed, r, n, "x0"), 1.0)]
+        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
+            pairs = [(_vertex_id(v, signed, r, n, "x0"), 1.0)]
+        else:
+            # the engine computes x from the weights: the decomposition's point is the start
+            parts = decomposed_start(x, domain)
+            if parts is None:
+                raise ValueError("x0: the compiled pairwise method needs its start as a "
+                                 "vertex or an ActiveSet of vertices; pass x0=None, an Atom "
+                                 f"or an ActiveSet.  {DECOMPOSE_HINT}")
+            pairs = [(_vertex_id(a, signed, r, n, "x0"), float(w)) for a, w in parts]
     D = objective.compiled_design()
     nv = 2 * n if signed else n
     cap = int(min(n, max(0, cache_bytes) // (8 * n)))
@@ -306,8 +313,9 @@ def compiled_pairwise_frank_wolfe(
         :func:`supports_compiled_pairwise`).
     domain : L1Ball or ProbabilitySimplex
     x0 : Atom, ActiveSet or ndarray, optional
-        A vertex, or an ActiveSet of vertices (a warm start, copied).
-        Default: the domain's initial vertex.
+        A vertex, any point of the domain (decomposed into vertices by
+        :meth:`~frankwolfe.LMO.decompose`), or an ActiveSet of vertices (a warm start,
+        copied).  Default: the domain's initial vertex.
     corrective : bool, default True
         Iterate by corrective rounds (see below); ``False``: plain pairwise steps.
     refresh_every : int, default 1000

@@ -94,8 +94,10 @@ def pairwise_frank_wolfe(
     domain : LMO
         The domain's linear minimization oracle (a polytope for the linear rate).
     x0 : Atom, ActiveSet or ndarray, optional
-        Start: a vertex (Atom, or an array the oracle returns for ``-x0``),
-        or an ActiveSet for a warm start (copied).  Default: a vertex.
+        Start: a vertex (an Atom, or an array the oracle returns for ``-x0``), any
+        point of a domain with :meth:`~frankwolfe.LMO.decompose` (the simplices, the
+        l1 ball, boxes: written as a convex combination of their vertices), or an
+        ActiveSet for a warm start (copied).  Default: a vertex.
     blended : bool, default False
         Use the blended pairwise rule (also :func:`blended_pairwise_conditional_gradient`).
     lazy : bool, default False

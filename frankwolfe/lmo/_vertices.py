@@ -13,9 +13,16 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+import numpy as np
+
+from .._numbers import real_array
 from ..atoms import Atom
 
-__all__ = ["unit_vertex"]
+__all__ = ["unit_vertex", "decomposed_point", "SLACK_TOL"]
+
+#: a slack weight ``1 - sum(w)`` at or below this is the rounding of the sum, not mass
+#: left inside the domain: :meth:`LMO.decompose` drops it instead of adding two atoms
+SLACK_TOL = 1e-15
 
 #: at most this many atoms kept per oracle (a few hundred bytes each); past it the
 #: cache starts afresh
@@ -48,3 +55,19 @@ def unit_vertex(lmo: Any, slot: int, index: int, value: float, radius: float,
             atoms.clear()
         atom = atoms[slot] = Atom.vertex(index, value, shape, key)
     return atom
+
+
+def decomposed_point(lmo: Any, x: Any) -> np.ndarray:
+    """``x`` as a float array for ``lmo.decompose``, refused outside the domain.
+
+    Raises
+    ------
+    ValueError
+        When ``x`` is not an array of real numbers.
+    InfeasibleError
+        When ``x`` lies outside the domain beyond the feasibility tolerance (a
+        decomposition of it would have negative weights or leave the domain).
+    """
+    a = real_array(x, f"{lmo!r}.decompose", "x")
+    lmo.check_feasible(a, "x")
+    return a

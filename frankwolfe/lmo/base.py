@@ -34,6 +34,7 @@ from ..atoms import Atom, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
 
 if TYPE_CHECKING:
+    from ..active_set import ActiveSet
     from .dual import DualSolution
 
 __all__ = ["LMO", "FEASIBILITY_TOL", "answers_atoms", "finite_oracle"]
@@ -247,6 +248,39 @@ class LMO(ABC):
             f"{type(self).__name__} does not implement dual_solution() (only polyhedral "
             "domains with a cheap dual do: simplices, boxes, hypersimplices, Polytope)"
         )
+
+    def decompose(self, x: Any) -> ActiveSet | None:
+        """``x`` as a convex combination of the oracle's vertices, or None.
+
+        Optional: domains where writing a point as a convex combination of vertices is
+        cheap and exact implement it (the simplices, the l1 ball, the boxes).  The
+        active-set methods call it for a start ``x0`` that is an array but not a
+        vertex, so that they can start from any point of such a domain (the
+        barycenter, a previous solution).  The default returns None: the domain has
+        no cheap exact decomposition, and those methods then need a vertex or an
+        :class:`~frankwolfe.ActiveSet` as their start.
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the domain (within :data:`FEASIBILITY_TOL`), of the shape of
+            the directions the oracle is asked with.
+
+        Returns
+        -------
+        ActiveSet or None
+            Atoms with the same keys (and vectors) the oracle answers for the same
+            vertices, so that the active set merges them with later oracle answers;
+            weights ``>= 0`` summing to one, whose combination is ``x`` up to
+            rounding.  None where the domain has no cheap exact decomposition.
+
+        Raises
+        ------
+        InfeasibleError
+            In an implementation, when ``x`` is outside the domain (as
+            :meth:`check_feasible`, naming ``x``).
+        """
+        return None
 
     def check_feasible(self, x: Any, name: str = "x0") -> None:
         """Raise :class:`~frankwolfe.InfeasibleError` if ``x`` is outside the domain.

@@ -15,9 +15,11 @@ import numpy as np
 from numba import njit
 
 from .._numbers import real_array
+from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
+from ._vertices import decomposed_point
 from .base import LMO
 from .dual import DualSolution, bounds_value
 from .in_face import FACE_TOL, nonneg_step, upper_step
@@ -194,6 +196,65 @@ class Box(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         rc = np.array(flat, dtype=float)
         return DualSolution({}, rc, bounds_value(rc, self._lo_flat, self._up_flat))
+
+    def decompose(self, x: Any) -> ActiveSet:
+        """``x`` as a convex combination of at most ``n + 1`` nested vertices; O(n log n + k n).
+
+        The staircase decomposition: with ``t_i = (x_i - lower_i) / (upper_i -
+        lower_i)`` in ``[0, 1]`` sorted decreasingly, ``t_(1) >= ... >= t_(n)``, the
+        vertex ``v_k`` has the ``k`` coordinates of largest ``t`` at their upper
+        bound and the others at their lower bound, with weight ``t_(k) - t_(k+1)``
+        (``t_(0) = 1``, ``t_(n+1) = 0``); coordinate ``i`` is at its upper bound in
+        vertices of total weight ``t_i``.  Vertices of weight 0 (ties) are left
+        out, so ``k`` is at most the number of distinct values of ``t`` plus one (2
+        for the center of the box).  The atoms are the oracle's (the :class:`Box`
+        keys of their upper-bound patterns; sparse for the hypercube), each
+        ``n`` entries: ``k n`` in all.  Coordinates with ``lower_i = upper_i`` stay
+        at their bound.
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the box, of the shape the oracle is asked with.
+
+        Returns
+        -------
+        ActiveSet
+
+        Raises
+        ------
+        InfeasibleError
+            When ``x`` is outside the box (beyond the feasibility tolerance).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> S = Box(0.0, [1.0, 2.0]).decompose(np.array([0.25, 1.5]))
+        >>> [a.to_dense() for a in S.atoms], S.weights
+        ([array([0., 0.]), array([0., 2.]), array([1., 2.])], array([0.25, 0.5 , 0.25]))
+        """
+        a = decomposed_point(self, x)
+        flat = a.reshape(-1)
+        n = flat.size
+        lo, up = self._bounds(n)
+        width = up - lo
+        free = width > 0
+        t = np.zeros(n)
+        # clipped: a point within the feasibility tolerance outside the box
+        t[free] = np.clip((flat[free] - lo[free]) / width[free], 0.0, 1.0)
+        order = np.argsort(-t, kind="stable")
+        levels = np.concatenate(([1.0], t[order], [0.0]))
+        w = levels[:-1] - levels[1:]  # w[k]: the vertex with order[:k] at the upper bound
+        mask = np.zeros(n, dtype=bool)
+        atoms, weights = [], []
+        done = 0
+        for k in np.flatnonzero(w > 0):
+            mask[order[done:k]] = True
+            done = int(k)
+            atoms.append(self._vertex(mask.copy(), a.shape))
+            weights.append(w[k])
+        wa = np.asarray(weights)
+        return ActiveSet(atoms, wa / wa.sum(), keep_x=False)
 
     # -- in-face oracle (decomposition-invariant methods) ---------------------------
     def _bounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:

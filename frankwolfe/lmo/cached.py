@@ -109,6 +109,22 @@ class CachedLMO(LMO):
     def check_feasible(self, x: Any, name: str = "x0") -> None:
         self.lmo.check_feasible(x, name)
 
+    def decompose(self, x: Any) -> ActiveSet | None:
+        """The wrapped oracle's :meth:`~frankwolfe.LMO.decompose` (its atoms are the
+        vertices this oracle answers with, keys included).
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the domain.
+
+        Returns
+        -------
+        ActiveSet or None
+            None when the wrapped oracle has no decomposition.
+        """
+        return self.lmo.decompose(x)
+
     def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
         return self.lmo.diameter(shape)
 

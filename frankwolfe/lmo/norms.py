@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ..active_set import ActiveSet
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
-from ._vertices import unit_vertex
+from ._vertices import SLACK_TOL, decomposed_point, unit_vertex
 from .base import LMO, answers_atoms
 from .subset import SubsetOracle, checked_ids
 
@@ -113,6 +114,56 @@ class L1Ball(SubsetOracle, LMO):
         sign = -1 if flat[i] > 0 else 1
         return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
                            direction.shape, ("e", i, sign))
+
+    def decompose(self, x: Any) -> ActiveSet:
+        """``x`` as ``sum_i (|x_i| / radius) (sign(x_i) radius e_i)`` plus the slack; O(n).
+
+        The atoms are the oracle's vertices ``sign(x_i) * radius * e_i`` (keys
+        ``("e", i, sign)``, flat ``i``) for the non-zero ``x_i``.  The slack
+        ``1 - ||x||_1 / radius`` (when more than rounding, or ``x = 0``) is split
+        evenly between ``+radius e_j`` and ``-radius e_j``, ``j`` the largest
+        ``|x_j|`` (0 for ``x = 0``): they cancel, and keep the mass ``x`` leaves
+        inside the ball.  The weights are renormalized to sum to one.
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the ball, of the shape the oracle is asked with.
+
+        Returns
+        -------
+        ActiveSet
+
+        Raises
+        ------
+        InfeasibleError
+            When ``||x||_1`` exceeds ``radius`` beyond the feasibility tolerance.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> S = L1Ball(2.0).decompose(np.array([0.5, -1.0, 0.0]))
+        >>> S.keys, S.weights
+        ([('e', 0, 1), ('e', 1, -1), ('e', 1, 1)], array([0.25 , 0.625, 0.125]))
+        """
+        a = decomposed_point(self, x)
+        flat = a.reshape(-1)
+        r = self.radius
+        support = np.flatnonzero(flat)
+        atoms = [self._signed_vertex(int(i), 1 if flat[i] > 0 else -1, a.shape)
+                 for i in support]
+        w = np.abs(flat[support]) / r
+        slack = 1.0 - float(np.sum(w))
+        if slack > SLACK_TOL or not atoms:
+            j = int(np.argmax(np.abs(flat))) if support.size else 0
+            atoms += [self._signed_vertex(j, 1, a.shape), self._signed_vertex(j, -1, a.shape)]
+            w = np.append(w, [max(slack, 0.0) / 2] * 2)
+        return ActiveSet(atoms, w / w.sum(), keep_x=False)
+
+    def _signed_vertex(self, i: int, sign: int, shape: tuple[int, ...]) -> Atom:
+        """The oracle's atom ``sign * radius * e_i``, as :meth:`extreme_point` builds it."""
+        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
+                           shape, ("e", i, sign))
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_1 - radius) / radius`` (``inf`` for non-finite ``x``)."""

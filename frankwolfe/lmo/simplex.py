@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from ..active_set import ActiveSet
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
-from ._vertices import unit_vertex
+from ._vertices import SLACK_TOL, decomposed_point, unit_vertex
 from .base import LMO, answers_atoms
 from .dual import DualSolution
 from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step
@@ -87,6 +88,43 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         y = float(flat.min())
         return DualSolution({"eq": np.array([y])}, flat - y, self.radius * y)
+
+    def decompose(self, x: Any) -> ActiveSet:
+        """``x`` as the convex combination ``sum_i (x_i / radius) (radius e_i)``; O(n).
+
+        The atoms are the oracle's vertices ``radius * e_i`` (keys ``("e", i)``,
+        flat ``i``) for the coordinates with ``x_i > 0``; the weights are
+        renormalized to sum to one (which absorbs the rounding of ``sum(x)``, and
+        the negative entries within the feasibility tolerance, counted as 0).
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the simplex, of the shape the oracle is asked with.
+
+        Returns
+        -------
+        ActiveSet
+
+        Raises
+        ------
+        InfeasibleError
+            When ``x`` is outside the simplex (beyond the feasibility tolerance).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> S = ProbabilitySimplex(2.0).decompose(np.array([0.5, 0.0, 1.5]))
+        >>> S.keys, S.weights
+        ([('e', 0), ('e', 2)], array([0.25, 0.75]))
+        """
+        a = decomposed_point(self, x)
+        flat = a.reshape(-1)
+        ids = np.flatnonzero(flat > 0)
+        r = self.radius
+        w = flat[ids] / r
+        atoms = [unit_vertex(self, int(i), int(i), r, r, a.shape, ("e", int(i))) for i in ids]
+        return ActiveSet(atoms, w / w.sum(), keep_x=False)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``|sum(x) - radius|``, over ``radius``.
@@ -176,6 +214,48 @@ class UnitSimplex(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         y = min(float(flat.min()), 0.0)
         return DualSolution({"ineq": np.array([y])}, flat - y, self.radius * y)
+
+    def decompose(self, x: Any) -> ActiveSet:
+        """``x`` as ``sum_i (x_i / radius) (radius e_i) + (1 - sum(x) / radius) 0``; O(n).
+
+        The atoms are the oracle's vertices ``radius * e_i`` (keys ``("e", i)``,
+        flat ``i``) for the coordinates with ``x_i > 0``, and the vertex ``0`` (key
+        ``("zero",)``) carrying the slack ``1 - sum(x) / radius`` when it is more
+        than rounding.  Negative entries within the feasibility tolerance count as
+        0; a sum beyond ``radius`` within it is renormalized.
+
+        Parameters
+        ----------
+        x : array_like
+            A point of the simplex, of the shape the oracle is asked with.
+
+        Returns
+        -------
+        ActiveSet
+
+        Raises
+        ------
+        InfeasibleError
+            When ``x`` is outside the simplex (beyond the feasibility tolerance).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> S = UnitSimplex(2.0).decompose(np.array([0.5, 0.0, 0.5]))
+        >>> S.keys, S.weights
+        ([('e', 0), ('e', 2), ('zero',)], array([0.25, 0.25, 0.5 ]))
+        """
+        a = decomposed_point(self, x)
+        flat = a.reshape(-1)
+        ids = np.flatnonzero(flat > 0)
+        r = self.radius
+        atoms = [unit_vertex(self, int(i), int(i), r, r, a.shape, ("e", int(i))) for i in ids]
+        w = flat[ids] / r
+        slack = 1.0 - float(w.sum())
+        if slack > SLACK_TOL or not atoms:
+            atoms.append(Atom.sparse([], [], a.shape, key=("zero",)))
+            w = np.append(w, max(slack, 0.0))
+        return ActiveSet(atoms, w / w.sum(), keep_x=False)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of the negative part of ``min(x)`` and ``sum(x) - radius``, over ``radius``.

@@ -102,8 +102,8 @@ def saddle_point_frank_wolfe(
         player's domain ``Y`` (polytopes for SP-AFW).
     x0, y0 : ndarray, Atom or ActiveSet, optional
         Feasible starts; by default a vertex of each domain.  SP-AFW needs a
-        vertex (Atom, or an array the oracle returns for ``-x0``) or an
-        ActiveSet.
+        vertex (Atom, or an array the oracle returns for ``-x0``), a point of a
+        domain with :meth:`~frankwolfe.LMO.decompose` or an ActiveSet.
     away : bool, default False
         Use away steps (SP-AFW).
     corrective : bool, default False

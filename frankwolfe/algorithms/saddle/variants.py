@@ -13,7 +13,7 @@ from ...direction import Direction
 from ...errors import ShapeError
 from ...lmo.base import LMO
 from ...objectives.base import Tracker
-from ..active_variant import drift_options
+from ..active_variant import DECOMPOSE_HINT, decomposed_start, drift_options
 from ..loop import Variant
 from .adapter import _SaddleAdapter
 
@@ -119,6 +119,11 @@ class _SaddleAway(_SaddleVariant):
             for start, part, dom, name in zip(self.starts, parts, (self.domain_x, self.domain_y),
                                               ("x0", "y0"))
         )
+        # a decomposed start is the combination's point (x0 up to rounding, or brought
+        # into the domain when it was outside within the tolerance)
+        zs = np.concatenate([S.x.reshape(-1) for S in self.active])
+        if float(np.linalg.norm(tracker.x - zs)) > _DRIFT_TOL * max(1.0, float(np.linalg.norm(zs))):
+            tracker.set_point(zs)
 
     def _active_set(self, start: Any, part: np.ndarray, domain: LMO, name: str) -> ActiveSet:
         if isinstance(start, ActiveSet):
@@ -134,11 +139,15 @@ class _SaddleAway(_SaddleVariant):
         self.n_oracle_calls += 1
         if np.linalg.norm(v.to_dense() - part) <= 1e-12 * max(1.0, float(np.linalg.norm(part))):
             return ActiveSet.from_vertex(v, keep_x=False)
-        raise ValueError(
-            f"{name}: the away-step variant needs each start as a convex combination of "
-            "vertices; the given array is not recognised as a vertex of its domain.  Pass None, "
-            "an Atom (a vertex) or an ActiveSet (vertices with weights)"
-        )
+        decomposed = decomposed_start(part, domain, name)
+        if decomposed is None:
+            raise ValueError(
+                f"{name}: the away-step variant needs each start as a convex combination of "
+                "vertices; the given array is not recognised as a vertex of its domain.  Pass "
+                f"None, an Atom (a vertex) or an ActiveSet (vertices with weights).  "
+                f"{DECOMPOSE_HINT}"
+            )
+        return decomposed
 
     def direction(self, k: int, tracker: Tracker, gradient: np.ndarray, v: Atom,
                   gap: float, g_dot_x: float) -> tuple[Direction, float, Any]:
