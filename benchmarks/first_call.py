@@ -250,7 +250,7 @@ def _minimize_problem(method: str) -> Any:
     if method == "bcfw":
         dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=5) for _ in range(4)])
         return (fw.LeastSquares(A, b), dom), {"max_iter": 200}
-    return (fw.LeastSquares(A, b), fw.ProbabilitySimplex(20)), {"max_iter": 300}
+    return (fw.LeastSquares(A, b), fw.ProbabilitySimplex(20.0)), {"max_iter": 300}
 
 
 def job_minimize(method: str) -> tuple[Callable, Callable, Callable]:

@@ -608,3 +608,18 @@ def test_infeasible_start_is_reported() -> None:
     f = FunctionObjective(lambda x: float(x @ x), lambda x: 2 * x, shape=3)
     with pytest.raises(InfeasibleError):
         frank_wolfe(f, L2Ball(1.0), x0=np.array([1.0, 1.0, 0.0]))
+
+
+def test_an_integer_radius_of_a_simplex_without_dim_warns_it_is_a_radius():
+    """ProbabilitySimplex(5) is the simplex whose coordinates sum to 5, not the simplex in
+    dimension 5: the likely slip is named, and a float radius or dim= says what is meant."""
+    import warnings
+
+    for cls in (ProbabilitySimplex, UnitSimplex):
+        with pytest.warns(UserWarning, match=rf"{cls.__name__}\(5\): the first argument is "
+                                             rf"the radius .* {cls.__name__}\(dim=5\)"):
+            lmo = cls(5)
+        assert lmo.radius == 5.0 and lmo.shape is None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cls(5.0), cls(1), cls(dim=5), cls(3, dim=4), cls(np.float64(2))

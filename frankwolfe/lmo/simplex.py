@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,18 @@ from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step
 from .subset import SubsetOracle, checked_ids
 
 __all__ = ["ProbabilitySimplex", "UnitSimplex"]
+
+
+def _warn_integer_radius(cls: str, radius: Any, dim: Any) -> None:
+    """Warn where ``ProbabilitySimplex(5)`` was likely meant as the simplex of dimension 5:
+    the first argument is the radius, so it ran on the simplex whose coordinates sum to 5
+    (a different problem, solved without any error)."""
+    if (dim is None and isinstance(radius, (int, np.integer)) and not isinstance(radius, bool)
+            and radius >= 2):
+        warnings.warn(f"{cls}({radius}): the first argument is the radius (the coordinates "
+                      f"sum to {radius}); the simplex of dimension {radius} is "
+                      f"{cls}(dim={radius}).  A float radius ({float(radius)}) says the "
+                      "radius is meant", UserWarning, stacklevel=3)
 
 
 class ProbabilitySimplex(SubsetOracle, LMO):
@@ -45,6 +58,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = check_radius("ProbabilitySimplex", radius)
         self.shape = dim_shape(dim, "ProbabilitySimplex")
+        _warn_integer_radius("ProbabilitySimplex", radius, dim)
 
     @answers_atoms
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -183,6 +197,7 @@ class UnitSimplex(SubsetOracle, LMO):
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = check_radius("UnitSimplex", radius)
         self.shape = dim_shape(dim, "UnitSimplex")
+        _warn_integer_radius("UnitSimplex", radius, dim)
 
     @answers_atoms
     def extreme_point(self, direction: np.ndarray) -> Atom:
