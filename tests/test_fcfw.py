@@ -334,3 +334,24 @@ def test_block_mode_bad_input():
         fully_corrective_frank_wolfe(f, ProbabilitySimplex(dim=12), blocks=True)
     with pytest.raises(ValueError, match="corrective_tol"):
         fully_corrective_frank_wolfe(f, domain, corrective_tol=0.0)
+
+
+def test_function_objective_takes_its_cvxpy_expression_for_the_cvxpy_corrective_step():
+    c = np.array([0.5, -0.2, 1.0, 0.3, 0.0])
+    f = fw.FunctionObjective(lambda x: float(np.sum(np.exp(x)) - c @ x),
+                             lambda x: np.exp(x) - c,
+                             to_cvxpy=lambda x: cp.sum(cp.exp(x)) - c @ x)
+    res = fw.fully_corrective_frank_wolfe(f, fw.ProbabilitySimplex(dim=5), corrective="cvxpy",
+                                          tol=1e-4)  # the cvxpy solver's accuracy
+    x = cp.Variable(5)
+    ref = cp.Problem(cp.Minimize(cp.sum(cp.exp(x)) - c @ x), [x >= 0, cp.sum(x) == 1])
+    ref.solve()
+    assert res.success
+    assert res.gap <= 1e-4 and res.fun == pytest.approx(ref.value, abs=1e-4)
+    # f is 1-strongly convex on x >= 0: ||x - x*||^2 <= 2 gap <= 2e-4
+    np.testing.assert_allclose(res.x, x.value, atol=2e-2)
+    with pytest.raises(TypeError, match="`to_cvxpy` must be callable, got str"):
+        fw.FunctionObjective(np.sum, np.ones_like, to_cvxpy="sum")
+    # without it the cvxpy step is refused, naming the method it needs
+    plain = fw.FunctionObjective(lambda x: float(np.sum(np.exp(x))), np.exp)
+    assert not hasattr(plain, "to_cvxpy")

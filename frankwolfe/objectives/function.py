@@ -36,6 +36,11 @@ class FunctionObjective(Objective):
         Declared convexity (checked cheaply during the run).
     shape : tuple of int, optional
         Shape of ``x``, used when no ``x0`` is given.
+    to_cvxpy : callable, optional
+        ``(x_expression) -> cvxpy expression`` of ``fun`` (``x_expression`` a cvxpy
+        expression of ``x``'s shape): becomes the objective's ``to_cvxpy``, which the
+        fully corrective method's ``corrective="cvxpy"`` minimizes over the hull of
+        its atoms.
 
     Examples
     --------
@@ -56,6 +61,7 @@ class FunctionObjective(Objective):
         smoothness: float | None = None,
         convex: bool = True,
         shape: tuple[int, ...] | int | None = None,
+        to_cvxpy: Callable[[Any], Any] | None = None,
     ) -> None:
         if not callable(fun):
             raise TypeError(f"FunctionObjective: `fun` must be callable, got {type(fun).__name__}")
@@ -68,6 +74,13 @@ class FunctionObjective(Objective):
             raise ValueError(
                 f"FunctionObjective: `smoothness` must be a finite number >= 0, "
                 f"got {smoothness!r}")
+        if to_cvxpy is not None and not callable(to_cvxpy):
+            raise TypeError(f"FunctionObjective: `to_cvxpy` must be callable, got "
+                            f"{type(to_cvxpy).__name__}")
+        if to_cvxpy is not None:
+            # an instance attribute only when given: the fully corrective method asks
+            # whether the objective has one
+            self.to_cvxpy = to_cvxpy
         self._fun = fun
         self._grad = grad
         self._vg = value_and_gradient
