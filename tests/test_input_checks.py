@@ -333,3 +333,13 @@ def test_solve_lasso_rounding_is_not_called_curvature(monkeypatch):
         lasso.solve_lasso(A, B, 1e30, method="fw")
     assert info.value.result is run
     assert "negative curvature at iteration 4" in str(info.value)
+
+
+def test_product_domain_blocks_given_one_by_one_are_named():
+    a, b = fw.ProbabilitySimplex(dim=2), fw.L1Ball(1.0, dim=3)
+    for call in (lambda: fw.ProductDomain(a, b), lambda: fw.ProductDomain(a),
+                 lambda: fw.ProductDomain(3)):
+        with pytest.raises(TypeError, match=r"ProductDomain: `blocks` must be a list \(or "
+                                            r"tuple\) of LMOs, got .*ProductDomain\(\[block_0"):
+            call()
+    assert fw.ProductDomain((a, b)).dim == 5

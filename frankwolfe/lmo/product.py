@@ -12,7 +12,7 @@ the blocks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,12 @@ class ProductDomain(LMO):
     """
 
     def __init__(self, blocks: Sequence[LMO], indices: Sequence[Any] | None = None) -> None:
+        if isinstance(blocks, LMO) or not isinstance(blocks, Iterable):
+            # ProductDomain(a, b) read b as the index sets, then failed iterating a
+            raise TypeError(
+                f"ProductDomain: `blocks` must be a list (or tuple) of LMOs, got "
+                f"{type(blocks).__name__}; the blocks go in one list: "
+                f"ProductDomain([block_0, block_1, ...])")
         self.blocks: tuple[LMO, ...] = tuple(blocks)
         # a block's points' shape from a matrix-shaped index array (see block_shape)
         self._index_shapes: list[tuple[int, ...] | None] = [None] * len(self.blocks)
