@@ -16,8 +16,9 @@ _Solver = TypeVar("_Solver", bound=Callable[..., Any])
 def register(*names: str) -> Callable[[_Solver], _Solver]:
     """Decorator making ``solver(objective, domain, **options)`` available as
     ``minimize(objective, domain, method=name)`` under each of ``names`` and under its
-    own function name unless that is private (``"block_coordinate_frank_wolfe"`` as well
-    as ``"bcfw"``), matched without regard to case; the solver is returned unchanged.
+    own function name unless that is private or already taken (``"block_coordinate_frank_wolfe"``
+    as well as ``"bcfw"``), matched without regard to case; the solver is returned
+    unchanged.
 
     Examples
     --------
@@ -38,10 +39,13 @@ def register(*names: str) -> Callable[[_Solver], _Solver]:
     def decorate(solver: _Solver) -> _Solver:
         if not callable(solver):
             raise TypeError(f"register: {solver!r} is not callable")
-        own = getattr(solver, "__name__", None)
-        public = isinstance(own, str) and own.isidentifier() and not own.startswith("_")
-        for name in (*names, own) if public else names:
+        for name in names:
             _METHODS[name.lower()] = solver
+        own = getattr(solver, "__name__", None)
+        if isinstance(own, str) and own.isidentifier() and not own.startswith("_"):
+            # never over another method's entry: a user's wrapper named frank_wolfe and
+            # registered as "my_fw" must not take over method="frank_wolfe"
+            _METHODS.setdefault(own.lower(), solver)
         return solver
 
     return decorate

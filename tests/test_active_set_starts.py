@@ -148,7 +148,9 @@ def test_points_within_the_tolerance_are_decomposed_inside_the_domain():
     np.testing.assert_allclose(S.x, [1.0, 0.0, 0.5], rtol=0, atol=1e-15)
 
 
-def test_lasso_warm_start_is_the_l1_decomposition():
+def test_lasso_warm_start_writes_x_with_the_signed_vertices():
+    """Closed form: ``x`` (shrunk into the ball) as ``sum |x_i|/r * sign(x_i) r e_i`` plus
+    the slack on a cancelling pair ``+-r e_j``."""
     from frankwolfe.applications.lasso import warm_start
 
     rng = np.random.default_rng(3)
@@ -156,9 +158,32 @@ def test_lasso_warm_start_is_the_l1_decomposition():
         for radius in (0.3, 1.0, 5.0):
             S = warm_start(x, radius)
             n1 = np.abs(x).sum()
-            T = L1Ball(radius).decompose(x * (radius / n1) if n1 > radius else x)
-            assert S.keys == T.keys
-            np.testing.assert_array_equal(S.weights, T.weights)
+            target = x * (radius / n1) if n1 > radius else x
+            np.testing.assert_allclose(S.x, target, rtol=0, atol=1e-14 * radius)
+            assert np.all(S.weights >= 0) and S.weights.sum() == pytest.approx(1.0, abs=1e-15)
+            for key, atom in zip(S.keys, S.atoms):
+                _, i, sign = key
+                expected = np.zeros(x.size)
+                expected[i] = sign * radius
+                np.testing.assert_array_equal(atom.to_dense(), expected)
+                assert target[i] == 0 or np.sign(target[i]) == sign or \
+                    S.keys.count(("e", i, -sign)) == 1  # the slack pair
+
+
+def test_starts_within_the_domains_tolerance_are_accepted():
+    """A start the feasibility check accepts (its violation is relative to the domain's
+    scale) is started from, decomposed onto the domain: a box of very different widths,
+    a simplex point of many tiny negative entries (an interior-point solver's output)."""
+    f = QuadraticObjective(np.eye(2), -np.ones(2))
+    res = fw.away_step_frank_wolfe(f, Box([0.0, 0.0], [1e-3, 1e3]), np.array([1e-3 + 5e-6, 0.5]))
+    assert res.success
+    np.testing.assert_allclose(res.x, [1e-3, 1.0], rtol=0, atol=1e-9)  # the box's clip of 1
+    n = 20001
+    x0 = np.full(n, -5e-9)
+    x0[:3] = np.array([0.5, 0.3, 0.2]) + 1e-4 / 3
+    f = LeastSquares(np.eye(3, n), np.array([1.0, 0.0, 0.0]))
+    res = fw.away_step_frank_wolfe(f, ProbabilitySimplex(dim=n), x0, tol=1e-12)
+    assert res.success and res.fun == pytest.approx(0.0, abs=1e-12)  # x = e_0
 
 
 # -- the methods, started from an interior point --------------------------------

@@ -165,7 +165,8 @@ def test_constructor_argument_errors():
         ProbabilitySimplex(dim=0)
     with pytest.raises(TypeError, match="FunctionObjective: `fun` must be callable"):
         FunctionObjective(3, lambda x: x)
-    with pytest.raises(ValueError, match="FunctionObjective: `smoothness` must be a finite number >= 0"):
+    with pytest.raises(ValueError,
+                       match="FunctionObjective: `smoothness` must be a finite number >= 0"):
         FunctionObjective(lambda x: 0.0, lambda x: x, smoothness=-1.0)
 
 

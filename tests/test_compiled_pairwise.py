@@ -165,7 +165,7 @@ def test_pairwise_steps_never_ascend_near_the_optimum(compiled):
 def test_faces_larger_than_the_tracked_products_fall_back_to_pairwise(monkeypatch):
     import frankwolfe.algorithms.compiled_pairwise as cpw
 
-    monkeypatch.setattr(cpw, "_TRACK_MAX", 6)  # the optimum has more active vertices
+    monkeypatch.setattr(cpw, "FACE_LIMIT", 6)  # the optimum has more active vertices
     A, b = lasso_problem(True, seed=8, m=80, n=200, k=12)
     alpha = 0.05 * float(np.abs(A.T @ b).max()) / A.shape[0]
     sk = Lasso(alpha=alpha, fit_intercept=False, tol=1e-14, max_iter=10**6).fit(A, b)

@@ -250,3 +250,20 @@ def test_default_method_converges_on_an_uncentred_dense_design():
     assert res.success and res.method == "compiled_pairwise"
     f_star = 0.5 * float(np.sum((X @ beta.value - y) ** 2))
     assert abs(res.fun - f_star) <= res.gap + 1e-6 * f_star
+
+
+def test_default_method_keeps_pairwise_steps_from_a_start_of_many_atoms():
+    """The compiled corrective rounds track faces of at most FACE_LIMIT vertices; from a
+    denser start they would take plain pairwise steps, slower than the Python ones."""
+    from frankwolfe.algorithms.compiled_pairwise import FACE_LIMIT
+
+    rng = np.random.default_rng(1)
+    n = FACE_LIMIT + 200
+    A = rng.standard_normal((60, n))
+    b = rng.standard_normal(60)
+    x0 = np.full(n, 0.5 / n)
+    assert solve_lasso(A, b, 1.0, x0=x0, max_iter=5).method == "pairwise"
+    assert solve_lasso(A, b, 1.0, max_iter=5).method == "compiled_pairwise"
+    sparse_start = np.zeros(n)
+    sparse_start[:10] = 0.05
+    assert solve_lasso(A, b, 1.0, x0=sparse_start, max_iter=5).method == "compiled_pairwise"

@@ -342,3 +342,17 @@ def test_run_keywords_typed_dict_lists_the_run_options_fields_with_their_types()
     assert list(hints) == [f.name for f in fields(RunOptions)]
     option_hints = get_type_hints(RunOptions)
     assert hints == {name: option_hints[name] for name in hints}
+
+
+def test_a_users_function_named_as_a_method_does_not_take_over_that_name():
+    before = fw.registry.lookup("frank_wolfe")
+
+    def frank_wolfe(objective, domain, **kw):  # a user's wrapper, registered by its own name
+        return before(objective, domain, **kw)
+
+    try:
+        fw.register("test_users_logged_fw")(frank_wolfe)
+        assert fw.registry.lookup("frank_wolfe") is before
+        assert fw.registry.lookup("test_users_logged_fw") is frank_wolfe
+    finally:
+        fw.registry._METHODS.pop("test_users_logged_fw", None)

@@ -163,3 +163,14 @@ def test_kernel_ssvm_warns_only_when_the_closing_gap_misses_tol():
     est, caught = fit(1e-6)
     assert est.result_.gap > 1e-6 and len(caught) == 1
     assert "gap" in str(caught[0].message) and "tol=1e-06" in str(caught[0].message)
+
+
+def test_a_numpy_bool_averaging_is_the_bool():
+    rng = np.random.default_rng(0)
+    X = [rng.standard_normal(3) for _ in range(20)]
+    Y = [int(rng.integers(3)) for _ in range(20)]
+    for cls in (KernelStructuredSVM, StructuredSVM):
+        kw = dict(lam=0.1, max_passes=20, random_state=0)
+        a = cls(MulticlassModel(3, 3), averaging=np.True_, **kw).fit(X, Y)
+        b = cls(MulticlassModel(3, 3), averaging="weighted", **kw).fit(X, Y)
+        np.testing.assert_array_equal(a.result_.x, b.result_.x)

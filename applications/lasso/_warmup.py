@@ -7,8 +7,8 @@ __all__ = ["lasso"]
 
 
 def lasso() -> None:
-    """constrained lasso: solve_lasso ("auto": compiled pairwise on a sparse design,
-    pairwise on a dense one) and a short lasso_path"""
+    """constrained lasso: solve_lasso ("auto": compiled pairwise, dense or sparse; pairwise
+    from a large start or a centred sparse design) and a short lasso_path"""
     import numpy as np
     import scipy.sparse as sp
 

@@ -18,6 +18,7 @@ import frankwolfe as fw
 from frankwolfe import ActiveSet, Atom, L1Ball, LeastSquares, Result
 from frankwolfe._finite import check_finite
 from frankwolfe._numbers import as_real, check_flag, check_whole, real_array
+from frankwolfe.algorithms.compiled_pairwise import FACE_LIMIT
 from frankwolfe.errors import NonConvexError, ShapeError
 from frankwolfe.lmo._checks import check_radius
 
@@ -50,7 +51,8 @@ _COMPILED_OPTIONS = {"corrective", "refresh_every", "cache_bytes", "tol", "rtol"
                      "time_limit", "callback", "verbose", "history_every", "progress"}
 
 
-def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False) -> Any:
+def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False,
+            start_size: int = 0) -> Any:
     try:
         solver = METHODS[str(method).lower()]
     except KeyError:
@@ -62,7 +64,10 @@ def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False)
         # ill-conditioned design (uncentred or correlated columns) they need thousands of
         # iterations where the corrective rounds need a few (benchmarks/README.md,
         # "Measurements behind code choices")
-        compiled = set(options) <= _COMPILED_OPTIONS and not offset
+        # ... but not from a start of more atoms than its corrective rounds track (a
+        # dense warm start): it takes plain pairwise steps until the face shrinks
+        compiled = (set(options) <= _COMPILED_OPTIONS and not offset
+                    and start_size <= FACE_LIMIT)
         solver = fw.compiled_pairwise_frank_wolfe if compiled else fw.pairwise_frank_wolfe
     return solver
 
@@ -137,8 +142,10 @@ def solve_lasso(
         (:func:`frankwolfe.compiled_pairwise_frank_wolfe`: pairwise steps and
         corrective rounds in numba, the fastest on a sparse ``A``) or
         ``"auto"``: ``"compiled"`` unless ``options`` holds keywords only the
-        other methods take or ``objective`` has an ``offset`` (then
-        ``"pairwise"``).
+        other methods take, ``objective`` has an ``offset``, or ``x0`` has more
+        non-zeros than the compiled method's corrective rounds track
+        (:data:`frankwolfe.algorithms.compiled_pairwise.FACE_LIMIT`); then
+        ``"pairwise"``.
     x0 : ndarray or ActiveSet, optional
         Warm start.  An array is converted with :func:`warm_start` for the
         active-set methods (shrunk into the ball if needed); default: the
@@ -168,8 +175,15 @@ def solve_lasso(
     """
     A, b = _check_problem(A, b, "solve_lasso", finite=False)
     radius = check_radius("solve_lasso", radius)
-    solver = _solver(method, A, options, getattr(objective, "offset", None) is not None)
     n = A.shape[1]
+    if x0 is not None and not isinstance(x0, (ActiveSet, Atom)):
+        x0 = real_array(x0, "solve_lasso", "x0")
+        if x0.shape != (n,):
+            raise ShapeError(f"solve_lasso: `x0` has shape {x0.shape}, expected ({n},)")
+    start_size = (len(x0) if isinstance(x0, ActiveSet) else
+                  int(np.count_nonzero(x0)) if isinstance(x0, np.ndarray) else 0)
+    solver = _solver(method, A, options, getattr(objective, "offset", None) is not None,
+                     start_size)
     if objective is not None:
         # the objective is what is solved, not A and b: one of another problem answered
         shape = getattr(objective, "shape", None)
@@ -180,10 +194,7 @@ def solve_lasso(
     f = objective if objective is not None else LeastSquares(A, b)
     lmo = L1Ball(radius, dim=n)
     start: Any = x0
-    if x0 is not None and not isinstance(x0, (ActiveSet, Atom)):
-        x0 = real_array(x0, "solve_lasso", "x0")
-        if x0.shape != (n,):
-            raise ShapeError(f"solve_lasso: `x0` has shape {x0.shape}, expected ({n},)")
+    if isinstance(x0, np.ndarray):
         if solver is fw.frank_wolfe:
             n1 = float(np.abs(x0).sum())
             start = x0 * (radius / n1) if n1 > radius else x0

@@ -524,9 +524,11 @@ class KernelStructuredSVM(BaseEstimator):
             i = j
         return out
 
-    def decision_function(self, x: Any) -> tuple[list[Any], np.ndarray]:
-        """The labellings of ``x`` and their scores ``<w, phi(x, y)>``."""
-        return self._scores_many([x])[0]
+    def decision_function(self, X: Sequence[Any]) -> list[tuple[list[Any], np.ndarray]]:
+        """For every example ``x`` of ``X``, its labellings and their scores
+        ``<w, phi(x, y)>`` (a batch, as scikit-learn's ``decision_function`` takes;
+        the outputs are structured, so a list of pairs rather than an array)."""
+        return self._scores_many(X)
 
     def predict(self, X: Sequence[Any]) -> list[Any]:
         """``argmax_y <w, phi(x, y)>`` for every ``x`` (ties to the first labelling)."""

@@ -260,7 +260,7 @@ def _averaging_kind(value: bool | str | None, default: str | None) -> str | None
     False -> None, a kind as is."""
     if value is None:
         return default
-    if value is True:
-        return "weighted"
+    if isinstance(value, (bool, np.bool_)):  # np.True_ too: the parameter check passes it
+        return "weighted" if value else None
     return value or None
 

@@ -19,7 +19,7 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import OracleError, ShapeError
-from ..lmo.base import LMO
+from ..lmo.base import FEASIBILITY_TOL, LMO
 from ..objectives.base import Tracker
 from .loop import Variant
 
@@ -31,8 +31,10 @@ _DRIFT_TOL = 1e-12
 # Away steps longer than this trigger the drift control at once.
 _AMPLIFY = 1e3
 # A decomposition of a start may move it by up to the feasibility tolerance (a point
-# just outside the domain is decomposed as the nearby point inside); far beyond, the
-# LMO's decompose is wrong, and starting from its point would silently change x0.
+# just outside the domain is decomposed as the nearby point inside): that tolerance
+# holds per coordinate, relative to the domain's scale, so the move may reach
+# n * FEASIBILITY_TOL * scale in norm.  Far beyond, the LMO's decompose is wrong, and
+# starting from its point would silently change x0.
 _DECOMPOSE_TOL = 1e-6
 
 #: the last sentence of the errors for an array start that is not a vertex
@@ -97,10 +99,24 @@ def decomposed_start(x: np.ndarray, lmo: LMO, name: str = "x0") -> ActiveSet | N
                           f"{S.shape}, expected {x.shape}")
     S = S.copy(keep_x=False)
     dist = float(np.linalg.norm(S.x - x))
-    if not dist <= _DECOMPOSE_TOL * max(1.0, float(np.linalg.norm(x))):
+    if not dist <= _decompose_tolerance(x, lmo):
         raise OracleError(f"{lmo!r}.decompose({name}) returned an ActiveSet whose point is "
                           f"{dist:.3g} away from {name}")
     return S
+
+
+def _decompose_tolerance(x: np.ndarray, lmo: LMO) -> float:
+    """How far a decomposition's point may be from a start found feasible (see
+    ``_DECOMPOSE_TOL``): the domain's scale is its diameter where it has one."""
+    scale = max(1.0, float(np.abs(x).max(initial=0.0)))
+    try:
+        diameter = float(lmo.diameter(x.shape))
+    except Exception:  # a user's LMO without one: the point's own scale
+        diameter = 0.0
+    if math.isfinite(diameter):
+        scale = max(scale, diameter)
+    return (_DECOMPOSE_TOL * max(1.0, float(np.linalg.norm(x)))
+            + x.size * FEASIBILITY_TOL * scale)
 
 
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:

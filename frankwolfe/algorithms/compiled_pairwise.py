@@ -59,14 +59,15 @@ from .compiled_pairwise_kernels import _FV, _IV, _run_chunk, _State, make_refs
 from .engine import Engine, Observation, drive
 from .loop import prepare_start
 
-__all__ = ["compiled_pairwise_frank_wolfe", "supports_compiled_pairwise"]
+__all__ = ["compiled_pairwise_frank_wolfe", "supports_compiled_pairwise", "FACE_LIMIT"]
 
 #: a chunk of steps aims at this many seconds, long next to the Python work between
 #: chunks (benchmarks/README.md, "Measurements behind code choices")
 _CHUNK_SECONDS = 2e-3
 _CHUNK_MAX = 1 << 16
-#: coordinates whose inner products are kept for the corrective steps (8 MB)
-_TRACK_MAX = 1024
+#: coordinates whose inner products are kept for the corrective steps (8 MB): a face
+#: of more active vertices takes plain pairwise steps until it shrinks below it
+FACE_LIMIT = 1024
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
@@ -259,7 +260,7 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
     D = objective.compiled_design()
     nv = 2 * n if signed else n
     cap = int(min(n, max(0, cache_bytes) // (8 * n)))
-    kmax = int(min(nv, _TRACK_MAX))
+    kmax = int(min(nv, FACE_LIMIT))
     S = _State(np.zeros(n), np.zeros(n), np.zeros(D.m), np.zeros(nv, dtype=np.int64),
                np.zeros(nv), np.full(nv, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
                np.full(n, -1, dtype=np.int64), np.empty((cap, n)), np.zeros(1, dtype=np.int64),

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._numbers import real_array
 from ..atoms import Atom
+from ..errors import ShapeError
 
 __all__ = ["unit_vertex", "decomposed_point", "SLACK_TOL"]
 
@@ -64,10 +65,15 @@ def decomposed_point(lmo: Any, x: Any) -> np.ndarray:
     ------
     ValueError
         When ``x`` is not an array of real numbers.
+    ShapeError
+        When ``x`` is empty.
     InfeasibleError
         When ``x`` lies outside the domain beyond the feasibility tolerance (a
         decomposition of it would have negative weights or leave the domain).
     """
     a = real_array(x, f"{lmo!r}.decompose", "x")
+    if a.size == 0:  # no vertex to write it with: the oracles refuse empty directions too
+        raise ShapeError(f"{lmo!r}.decompose: `x` is empty; a point has at least one "
+                         f"coordinate")
     lmo.check_feasible(a, "x")
     return a
