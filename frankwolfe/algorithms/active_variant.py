@@ -110,9 +110,10 @@ def _decompose_tolerance(x: np.ndarray, lmo: LMO) -> float:
     ``_DECOMPOSE_TOL``): the domain's scale is its diameter where it has one."""
     scale = max(1.0, float(np.abs(x).max(initial=0.0)))
     try:
-        diameter = float(lmo.diameter(x.shape))
+        d = lmo.diameter(x.shape)
     except Exception:  # a user's LMO without one: the point's own scale
-        diameter = 0.0
+        d = None
+    diameter = float(d) if d is not None else 0.0
     if math.isfinite(diameter):
         scale = max(scale, diameter)
     return (_DECOMPOSE_TOL * max(1.0, float(np.linalg.norm(x)))

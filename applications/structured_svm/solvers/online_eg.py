@@ -193,7 +193,9 @@ class _OnlineEGEngine(Engine):
         data, n, point = self.data, self.n, self.point
         self.p += 1
         self._image = None
-        order = self.order.pass_order(self.rng).astype(np.int64)
+        drawn = self.order.pass_order(self.rng)
+        assert drawn is not None  # uniform and perm orders draw whole passes
+        order = drawn.astype(np.int64)
         clock = self.clock
         done, dell = False, 0.0
         # the whole order in one call without a time limit

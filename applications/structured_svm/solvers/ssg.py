@@ -78,6 +78,7 @@ class _SSGEngine(Engine):
                                             self.avg, self.w_view)
         s, step_k = self.s, self.k
         order = self.order.pass_order(self.rng)
+        assert order is not None  # uniform and perm orders draw whole passes
         clock = self.clock if self.clock is not None and self.clock.limited else None
         if clock is not None:
             clock.start()
