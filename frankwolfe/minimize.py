@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from .lmo.base import LMO
 from .objectives.base import Objective
+from .objectives.function import FunctionObjective
 from .registry import lookup
 from .result import Result
 
 __all__ = ["minimize"]
 
 
-def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: Any) -> Result:
+def minimize(objective: Objective | Callable[[np.ndarray], Any], domain: LMO,
+             method: str = "fw", *, jac: Callable[[np.ndarray], np.ndarray] | bool | None = None,
+             **options: Any) -> Result:
     """Minimize ``objective`` over ``domain`` with the chosen Frank-Wolfe method.
 
     Parameters
     ----------
-    objective : Objective
-        Smooth objective.
+    objective : Objective or callable
+        Smooth objective, or (as in :func:`scipy.optimize.minimize`) a plain function
+        ``fun(x) -> float`` whose gradient ``jac`` gives: it is wrapped in a
+        :class:`~frankwolfe.FunctionObjective` (build that yourself to declare a
+        smoothness constant, an exact line search or a cvxpy expression).
     domain : LMO
         The domain, given by its linear minimization oracle.
     method : str, default "fw"
@@ -26,10 +35,15 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
         :func:`~frankwolfe.register`): ``"fw"``, ``"away"``,
         ``"pairwise"``, ``"bpcg"``, ``"bcg"``, ``"dicg"``, ``"rafw"``,
         ``"fcfw"``, ``"compiled_pairwise"``, ``"bcfw"``, ``"cfw"``, ``"bfw"``,
-        ``"sfw"``, ``"alm"``, ``"saddle"`` (and the aliases ``"frank_wolfe"``,
-        ``"afw"``, ``"pfw"``, ``"blended_pairwise"``,
-        ``"blended_conditional_gradient"``, ``"decomposition_invariant"``,
-        ``"stochastic_frank_wolfe"``, ``"alternating_linear_minimization"``).
+        ``"sfw"``, ``"alm"``, ``"saddle"``, each also by its function's name
+        (``"frank_wolfe"``, ``"away_step_frank_wolfe"``,
+        ``"block_coordinate_frank_wolfe"``, ...), and the aliases ``"afw"``,
+        ``"pfw"``, ``"blended_pairwise"``, ``"decomposition_invariant"``.
+    jac : callable or True, optional
+        With a plain function ``objective`` (and only then): its gradient
+        ``jac(x) -> ndarray`` of ``x``'s shape, or ``True`` when ``objective``
+        returns ``(f, gradient)``, as in scipy.  Frank-Wolfe methods are first
+        order: a plain function without ``jac`` is refused.
     **options
         Passed to the method: ``x0``, ``step_size``, the run keywords of
         :class:`~frankwolfe.options.RunOptions` (``tol``, ``rtol``,
@@ -43,5 +57,38 @@ def minimize(objective: Objective, domain: LMO, method: str = "fw", **options: A
         ``Result.method`` is the primary name of the method (``"fw"`` for
         ``method="frank_wolfe"``).
     """
-    result: Result = lookup(method)(objective, domain, **options)
+    solver = lookup(method)
+    if not isinstance(objective, Objective) and callable(objective):
+        objective = _function_objective(objective, jac)
+    elif jac is not None:
+        raise TypeError(f"minimize: `jac` goes with a plain function objective; "
+                        f"{type(objective).__name__} gives its own gradient")
+    result: Result = solver(objective, domain, **options)
     return result
+
+
+def _function_objective(fun: Callable[[np.ndarray], Any],
+                        jac: Callable[[np.ndarray], np.ndarray] | bool | None
+                        ) -> FunctionObjective:
+    """scipy's ``(fun, jac)`` as a :class:`FunctionObjective`."""
+    if jac is True:
+        def value(x: np.ndarray) -> float:
+            return float(fun(x)[0])
+
+        def gradient(x: np.ndarray) -> np.ndarray:
+            return np.asarray(fun(x)[1], dtype=float)
+
+        return FunctionObjective(value, gradient,
+                                 value_and_gradient=lambda x: _pair(fun(x)))
+    if jac is None or jac is False:
+        raise TypeError("minimize: a plain function objective needs its gradient: pass "
+                        "jac=grad (or jac=True when it returns (f, gradient)); Frank-Wolfe "
+                        "methods are first order")
+    if not callable(jac):
+        raise TypeError(f"minimize: `jac` must be callable or True, got {type(jac).__name__}")
+    return FunctionObjective(fun, jac)
+
+
+def _pair(out: Any) -> tuple[float, np.ndarray]:
+    value, gradient = out
+    return float(value), np.asarray(gradient, dtype=float)

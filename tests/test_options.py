@@ -356,3 +356,25 @@ def test_a_users_function_named_as_a_method_does_not_take_over_that_name():
         assert fw.registry.lookup("test_users_logged_fw") is frank_wolfe
     finally:
         fw.registry._METHODS.pop("test_users_logged_fw", None)
+
+
+def test_minimize_takes_a_plain_function_and_its_gradient_as_scipy_does():
+    """The projection of y onto the simplex, in closed form (sort and threshold)."""
+    y = np.array([0.8, 0.6, -0.2, 0.1, 0.3])
+    u = np.sort(y)[::-1]
+    k = max(j for j in range(1, 6) if u[j - 1] - (u[:j].sum() - 1) / j > 0)
+    x_star = np.maximum(y - (u[:k].sum() - 1) / k, 0.0)
+    dom = fw.ProbabilitySimplex(dim=5)
+    res = minimize(lambda x: 0.5 * np.sum((x - y) ** 2), dom, method="pairwise",
+                   jac=lambda x: x - y, tol=1e-10)
+    assert res.success and res.method == "pairwise"
+    np.testing.assert_allclose(res.x, x_star, atol=1e-8)
+    res = minimize(lambda x: (0.5 * np.sum((x - y) ** 2), x - y), dom, method="away",
+                   jac=True, tol=1e-10)
+    np.testing.assert_allclose(res.x, x_star, atol=1e-8)
+    with pytest.raises(TypeError, match="needs its gradient: pass jac=grad"):
+        minimize(lambda x: float(x @ x), dom)
+    with pytest.raises(TypeError, match="`jac` must be callable or True, got str"):
+        minimize(lambda x: float(x @ x), dom, jac="2-point")
+    with pytest.raises(TypeError, match="`jac` goes with a plain function objective"):
+        minimize(fw.QuadraticObjective(np.eye(5)), dom, jac=lambda x: x)
