@@ -343,3 +343,18 @@ def test_product_domain_blocks_given_one_by_one_are_named():
                                             r"tuple\) of LMOs, got .*ProductDomain\(\[block_0"):
             call()
     assert fw.ProductDomain((a, b)).dim == 5
+
+
+def test_product_domain_blocks_given_one_index_array_share_one_checked_copy():
+    full = np.arange(6)
+    dom = fw.ProductDomain([fw.ProbabilitySimplex(dim=6) for _ in range(4)], [full] * 4)
+    assert all(ix is dom.block_indices[0] for ix in dom.block_indices)
+    full[0] = 5  # the caller's array reused: the domain keeps its own copy
+    np.testing.assert_array_equal(dom.block_indices[0], np.arange(6))
+    assert not dom.disjoint and dom.dim == 6
+    with pytest.raises(ValueError, match="block 0 repeats a coordinate"):
+        fw.ProductDomain([fw.ProbabilitySimplex(dim=3)] * 2, [np.array([2, 0, 2])] * 2)
+    with pytest.raises(ValueError, match="block 1 repeats a coordinate"):
+        fw.ProductDomain([fw.ProbabilitySimplex(dim=2)] * 2, [[0, 1], [3, 3]])
+    # indices out of order are distinct too
+    assert fw.ProductDomain([fw.ProbabilitySimplex(dim=3)], [[2, 0, 1]]).dim == 3

@@ -89,8 +89,21 @@ class ProductDomain(LMO):
                     f"ProductDomain: {len(self.blocks)} blocks but {len(indices)} index sets"
                 )
             idx_list = []
+            # one array per distinct index object: blocks given the same one (a Minkowski
+            # sum, the origins of traffic assignment over all links) share it, converted
+            # and checked once, instead of a copy per block
+            seen: dict[int, tuple[Any, np.ndarray]] = {}
             for i, (b, ix) in enumerate(zip(self.blocks, indices)):
-                arr = _as_index_array(ix)
+                kept = seen.get(id(ix))
+                if kept is None or kept[0] is not ix:
+                    arr = _as_index_array(ix)
+                    if arr.size and arr.min() < 0:
+                        raise ValueError(f"ProductDomain: block {i} has a negative index")
+                    if not _distinct(arr):
+                        raise ValueError(f"ProductDomain: block {i} repeats a coordinate")
+                    seen[id(ix)] = (ix, arr)
+                else:
+                    arr = kept[1]
                 if isinstance(ix, np.ndarray) and ix.ndim > 1:
                     self._index_shapes[i] = tuple(int(n) for n in ix.shape)
                 if b.shape is not None and arr.size != int(np.prod(b.shape)):
@@ -98,10 +111,6 @@ class ProductDomain(LMO):
                         f"ProductDomain: block {i} has shape {b.shape} "
                         f"({int(np.prod(b.shape))} coordinates) but {arr.size} indices"
                     )
-                if arr.size and arr.min() < 0:
-                    raise ValueError(f"ProductDomain: block {i} has a negative index")
-                if np.unique(arr).size != arr.size:
-                    raise ValueError(f"ProductDomain: block {i} repeats a coordinate")
                 idx_list.append(arr)
             self.block_indices = tuple(idx_list)
             self.dim = int(max((a.max() + 1 for a in idx_list if a.size), default=0))
@@ -228,4 +237,13 @@ def _as_index_array(ix: Any) -> np.ndarray:
     if arr.size and arr.dtype.kind not in "iu":
         raise ValueError(f"ProductDomain: `indices` must hold integer coordinates, slices or "
                          f"ranges, got {ix!r} (dtype {arr.dtype})")
+    # a copy: the domain must not change when the caller reuses its array
     return arr.astype(np.int64).ravel()
+
+
+def _distinct(arr: np.ndarray) -> bool:
+    """Whether the indices are pairwise distinct: increasing ones (the usual ranges) in one
+    O(n) pass, others by sorting."""
+    if arr.size < 2 or bool(np.all(arr[1:] > arr[:-1])):
+        return True
+    return bool(np.unique(arr).size == arr.size)
