@@ -32,7 +32,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     """Serves the mirror folder, except the paths in ``ways``: ``trickle`` (2 bytes every
     0.4 s of an announced 1000), ``stall`` (headers, then nothing), ``mute`` (no answer at
     all), ``zeros`` (an endless body without a length), ``huge`` (announces 1 TB),
-    ``html`` (an error page with status 200)."""
+    ``html`` (an error page with status 200), ``headers`` (headers trickling a byte
+    every 0.4 s)."""
 
     ways: dict = {}
 
@@ -46,6 +47,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         try:
             if way == "mute":
                 time.sleep(8)
+                return
+            if way == "headers":  # the status line, then one header byte at a time
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(50):  # bounded: 20 s at most, the client leaves long before
+                    self.wfile.write(b"a")
+                    self.wfile.flush()
+                    time.sleep(0.4)
                 return
             if way == "html":
                 body = b"<!DOCTYPE html><html><body><h1>404: Not Found</h1></body></html>\n"
@@ -113,6 +121,19 @@ def test_a_trickling_server_fails_within_the_deadline(server, tmp_path):
     took = time.monotonic() - t0
     assert 0.9 <= took <= 1.6, took
     assert url in str(ei.value)
+    assert _files(tmp_path / "c") == []
+
+
+def test_trickling_headers_fail_within_the_deadline(server, tmp_path):
+    """urllib reads the status line and headers before any read of the download's own:
+    each byte within the read timeout, they held the call far past its deadline."""
+    server.ways["slow_headers.bin"] = "headers"
+    t0 = time.monotonic()
+    with pytest.raises(DownloadError, match=r"slow_headers\.bin passed its deadline of 1 s"):
+        download(f"{server.url}/slow_headers.bin", tmp_path / "c" / "slow_headers.bin", None,
+                 progress=False, deadline=1, read_timeout=30)
+    took = time.monotonic() - t0
+    assert 0.9 <= took <= 1.6, took
     assert _files(tmp_path / "c") == []
 
 

@@ -183,6 +183,35 @@ def test_second_ctrl_c_aborts_at_once(tmp_path):
     assert "interrupted" not in done.stdout
 
 
+_BCFW_THREADS_HUNG = """
+import os
+n, calls = 40, [0]
+
+class Hung(fw.ProbabilitySimplex):
+    def extreme_point(self, direction):
+        calls[0] += 1
+        if calls[0] > n:  # the start's calls answer; every round's oracle then hangs
+            time.sleep(60)
+        return super().extreme_point(direction)
+
+f = fw.QuadraticObjective(np.eye(4 * n), -np.ones(4 * n) / 3)
+dom = fw.ProductDomain([Hung(dim=4) for _ in range(n)])
+t0 = time.monotonic()
+try:
+    fw.block_coordinate_frank_wolfe(f, dom, batch_size=n, n_jobs=2, tol=0.0, max_iter=10**6)
+except KeyboardInterrupt:
+    print(json.dumps(dict(seconds=time.monotonic() - t0)), flush=True)
+    os._exit(0)  # the hung oracle threads would hold the interpreter's exit
+"""
+
+
+def test_second_ctrl_c_does_not_wait_for_the_oracle_threads(tmp_path):
+    """Threads' oracle chunks in flight (hung here for 60 s): a second Ctrl-C raises at
+    once instead of waiting for them to end (the pool was shut down with wait=True)."""
+    out = _result(_run(_BCFW_THREADS_HUNG, tmp_path, signals=2))
+    assert out["seconds"] < 30, out  # the whole run, start-up included; before: > 60 s
+
+
 def test_the_handler_is_restored_after_a_run():
     before = signal.getsignal(signal.SIGINT)
     f = fw.QuadraticObjective(np.eye(3), -np.ones(3))

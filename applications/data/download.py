@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -170,12 +172,28 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
 
     sockets: list[Any] = []
     got = 0
+    # the deadline also while urllib reads the status line and headers, where no read of
+    # ours sets a timeout (a server trickling one header byte per read timeout held it for
+    # hours): at the deadline a watchdog shuts the connections, which ends any read
+    fired = threading.Event()
+
+    def watchdog() -> None:
+        fired.set()
+        for s in list(sockets):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:  # closed already
+                pass
+
+    timer = threading.Timer(max(left(), 0.0), watchdog)
+    timer.daemon = True
+    timer.start()
     try:
         with atomic_write(target, "wb", check=verify, suffix=".part") as out:
             try:
                 resp = _opener(sockets).open(url, timeout=min(connect_timeout, max(left(), 0.01)))
             except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as e:
-                if left() <= 0:
+                if left() <= 0 or fired.is_set():
                     raise past_deadline(0) from e
                 raise DownloadError(f"could not download {url}: {e}. {by_hand}",
                                     status=getattr(e, "code", None)) from e
@@ -197,15 +215,19 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
                         try:
                             block = resp.read1(_CHUNK)
                         except TimeoutError as e:
-                            if left() <= 0:
+                            if left() <= 0 or fired.is_set():
                                 raise past_deadline(got) from e
                             raise DownloadError(f"download of {url} timed out: no data for "
                                                 f"{read_timeout:g} s ({got} bytes received); "
                                                 f"nothing was kept. {by_hand}") from e
                         except (http.client.HTTPException, OSError, ValueError) as e:
+                            if fired.is_set():
+                                raise past_deadline(got) from e
                             raise DownloadError(f"could not download {url}: {e}. "
                                                 f"{by_hand}") from e
                         if not block:
+                            if fired.is_set():  # the watchdog's shutdown, not the end
+                                raise past_deadline(got)
                             break
                         got += len(block)
                         if got > max_bytes:
@@ -217,6 +239,7 @@ def download(url: str, target: Path, sha256: str | None, *, progress: bool = Tru
                 raise DownloadError(f"download of {url} stopped after {got} of {total} bytes. "
                                     f"{by_hand}")
     finally:
+        timer.cancel()
         for s in sockets:
             s.close()
     return target

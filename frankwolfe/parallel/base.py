@@ -72,6 +72,13 @@ class Executor(ABC):
     def close(self) -> None:  # noqa: B027 - an optional hook: most executors hold nothing
         """Release what :meth:`start` acquired (called at the end of the run)."""
 
+    def abort(self) -> None:
+        """Release at once, without waiting for calls in flight: called instead of
+        :meth:`close` when the run leaves on an exception (a second Ctrl-C, an
+        oracle's error), whose calls in flight nobody will read.  Default:
+        :meth:`close`."""
+        self.close()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 

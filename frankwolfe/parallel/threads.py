@@ -96,5 +96,13 @@ class ThreadExecutor(_InProcess):
             self._pool.shutdown(wait=True)
             self._pool = None
 
+    def abort(self) -> None:
+        # a second Ctrl-C must not wait for the oracle chunks still running (a hung
+        # oracle held it for ever): the queued ones are cancelled, the running ones end
+        # on their own and their answers are dropped
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
     def __repr__(self) -> str:
         return f"ThreadExecutor(n_jobs={self.n_jobs})"

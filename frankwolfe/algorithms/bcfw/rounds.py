@@ -335,6 +335,14 @@ class Schedule:
             self._ahead = None
         self.executor.close()
 
+    def abort(self) -> None:
+        """As :meth:`close`, without waiting for the oracle calls in flight (the run left
+        on an exception: see :meth:`~frankwolfe.parallel.base.Executor.abort`)."""
+        if self._ahead is not None:
+            self._ahead.shutdown(wait=False, cancel_futures=True)
+            self._ahead = None
+        self.executor.abort()
+
 
 def _certificate_seconds(state: BlockState, probed: float | None) -> float:
     """What Python rounds keep for the closing certificate before one is timed (the

@@ -372,10 +372,14 @@ def block_coordinate_frank_wolfe(
                                                   "step_size": repr(rule)})
         if compiled and run_pass.name != "compiled":
             raise ValueError(f"compiled=True but the compiled pass is not available: {reason}")
-        return drive(engine, monitor)
-    finally:
+        result = drive(engine, monitor)
+    except BaseException:
         if schedule is not None:
-            schedule.close()
+            schedule.abort()
+        raise
+    if schedule is not None:
+        schedule.close()
+    return result
 
 
 def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
