@@ -654,7 +654,9 @@ def test_bcfw_odd_network_to_1e10(blocks):
     assert (costs @ res.x - sp) / (costs @ res.x) <= 1e-10 * (1 + 1e-6)
     assert AllOrNothing(net).violation(res.x) < 1e-12
     # every origin's flows are a flow of its own demand
-    for block, z in zip(AssignmentBlocks(net, by=blocks).blocks, res.extra["block_iterates"]):
+    points = res.extra["block_iterates"]  # sparse: one row per block
+    assert points.shape == (AssignmentBlocks(net, by=blocks).n_blocks, net.n_links)
+    for block, z in zip(AssignmentBlocks(net, by=blocks).blocks, points.toarray()):
         assert block.violation(z) < 1e-12
 
 

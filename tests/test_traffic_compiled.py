@@ -174,7 +174,7 @@ def test_compiled_block_steps_equal_python_on_a_grid(options):
     if options.get("block_step", "pairwise") == "pairwise":
         for sp, sc in zip(py.extra["active_sets"], cc.extra["active_sets"]):
             assert dict(sp) == pytest.approx(dict(sc), rel=1e-9, abs=1e-12)
-    for zp, zc in zip(py.extra["block_iterates"], cc.extra["block_iterates"]):
+    for zp, zc in zip(py.extra["block_iterates"].toarray(), cc.extra["block_iterates"].toarray()):
         assert np.abs(zc - zp).max() <= 1e-10 * max(np.abs(zp).max(), 1.0)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from scipy import sparse
 
 from frankwolfe.atoms import Atom
 from frankwolfe.compiled import BlockDomainHooks, CompiledBlocks
@@ -58,11 +59,24 @@ def _tree_loads(links, head, tail, demand_row, origin, n_nodes):
     return val, -1
 
 
+def _csr(cols: list[np.ndarray], vals: list[np.ndarray], sizes: np.ndarray,
+         shape: tuple[int, int]) -> sparse.csr_array:
+    """The CSR array of rows ``(cols[i], vals[i])`` (``sizes``: 0, then each row's
+    length), with 32-bit indices where they fit (4 bytes a stored link fewer)."""
+    indptr = np.cumsum(sizes)
+    kind = np.int32 if max(int(indptr[-1]), shape[1]) < np.iinfo(np.int32).max else np.int64
+    indices = np.concatenate(cols).astype(kind, copy=False) if cols else np.zeros(0, kind)
+    data = np.concatenate(vals) if vals else np.zeros(0)
+    return sparse.csr_array((data, indices, indptr.astype(kind)), shape=shape)
+
+
 class _Scratch:
-    """Work arrays of the per-origin shortest-path kernel (shared by the blocks of one
-    domain: the block steps run one at a time)."""
+    """Work arrays of the per-origin shortest-path kernel and of a block's feasibility
+    check (shared by the blocks of one domain: the block steps run one at a time; a
+    per-block array of the node or link length costs that length times the origins)."""
 
     def __init__(self, n_nodes: int, n_links: int) -> None:
+        self.supply = np.zeros(n_nodes)  # a block's net supply (:meth:`OriginFlows.violation`)
         self.flow = np.zeros(n_links)
         self.used = np.empty(max(n_nodes, 1), dtype=np.int64)
         self.dist = np.empty(n_nodes)
@@ -105,9 +119,6 @@ class OriginFlows(LMO):
         row = aon._demand[self.origin].copy()
         row[self.origin] = 0.0
         self.demand = row
-        self._supply = np.zeros(net.n_nodes)
-        self._supply[: row.size] -= row
-        self._supply[self.origin] += row.sum()
 
     def tree(self, costs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """``(links, flows, sum_d d * SP)``: the shortest-path loading of this origin
@@ -152,6 +163,15 @@ class OriginFlows(LMO):
                              f"block's demand: it belongs to another network or demand")
         return Atom.sparse(links, vals, self.shape, key=key)
 
+    def _supply(self) -> np.ndarray:
+        """This block's net supply at every node (its origin: the demand's total; a
+        destination: minus its demand), written into the shared scratch."""
+        s = self._scratch.supply
+        s[:] = 0.0
+        s[: self.demand.size] -= self.demand
+        s[self.origin] += self.demand.sum()
+        return s
+
     def violation(self, x: np.ndarray) -> float:
         """Negativity plus this origin's flow-conservation residual, relative to its demand."""
         x = np.asarray(x, dtype=float).reshape(-1)
@@ -160,7 +180,7 @@ class OriginFlows(LMO):
         net = self.aon.network
         out = np.bincount(net.init_node, weights=x, minlength=net.n_nodes)
         inc = np.bincount(net.term_node, weights=x, minlength=net.n_nodes)
-        residual = float(np.abs(out - inc - self._supply).max(initial=0.0))
+        residual = float(np.abs(out - inc - self._supply()).max(initial=0.0))
         neg = max(0.0, -float(x.min(initial=0.0)))
         return max(residual, neg) / max(float(self.demand.sum()), 1e-300)
 
@@ -187,9 +207,6 @@ class ODFlows(OriginFlows):
         keep = self.demand[self.destination]
         self.demand = np.zeros_like(self.demand)
         self.demand[self.destination] = keep
-        self._supply[:] = 0.0
-        self._supply[self.origin] = keep
-        self._supply[self.destination] = -keep
 
     def key(self, links: np.ndarray) -> tuple:
         """The key of the path loading ``links``: ``("path", origin, destination, bytes)``."""

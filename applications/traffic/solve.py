@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from frankwolfe._numbers import is_real
 from frankwolfe._random import as_generator
@@ -20,7 +21,7 @@ from frankwolfe.result import Result, Status
 
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
-from .blocks import AssignmentBlocks
+from .blocks import AssignmentBlocks, _csr
 from .classes import ClassSet, DemandClass, MulticlassBeckmann
 from .multiclass import MulticlassBlocks, MulticlassFlows
 from .network import Network
@@ -66,9 +67,36 @@ def relative_gap(network: Network, flow: np.ndarray) -> float:
     return (tt - sp) / tt if tt > 0 else 0.0
 
 
+class _DenseRow:
+    """A sparse block point that the core densifies when it copies it into its block
+    iterates (``np.asarray``): one dense row at a time, not a dense copy of them all."""
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.row.toarray(), dtype=dtype).reshape(-1)
+
+
+def _sparse_rows(points: Any) -> sparse.csr_array:
+    """Block points (a list of equal-size arrays, the Python steps' ``block_iterates``)
+    as the sparse array of the compiled steps, one row per block."""
+    width = int(np.asarray(points[0]).size)
+    sizes = np.zeros(len(points) + 1, dtype=np.int64)
+    cols, vals = [], []
+    for i, z in enumerate(points):
+        z = np.asarray(z, dtype=float).reshape(-1)
+        j = np.flatnonzero(z)
+        cols.append(j)
+        vals.append(z[j])
+        sizes[i + 1] = j.size
+    return _csr(cols, vals, sizes, (len(points), width))
+
+
 def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[Any] | None:
     """Block starts of a bcfw warm start: the trees and weights of a previous run, or
-    one link-flow vector per origin."""
+    one link-flow vector per origin (dense arrays, sparse rows, or a sparse array with
+    one row per block as ``extra["block_iterates"]``)."""
     if x0 is None:
         return None
     if isinstance(x0, Result):
@@ -98,7 +126,16 @@ def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[An
             "Result or one link-flow vector per origin or OD pair); link flows alone do not "
             "determine them: start 'bfw' from link flows instead"
         )
-    points = [np.asarray(p, dtype=float).reshape(-1) for p in x0]
+    if sparse.issparse(x0):
+        if x0.ndim != 2:
+            raise ShapeError(
+                f"traffic_assignment: a sparse x0 must have one row per block, got shape "
+                f"{x0.shape}")
+        x0 = sparse.csr_array(x0)
+        points: list[Any] = [_DenseRow(x0[i:i + 1]) for i in range(x0.shape[0])]
+    else:
+        points = [_DenseRow(p) if sparse.issparse(p) else np.asarray(p, dtype=float).reshape(-1)
+                  for p in x0]
     if len(points) != domain.n_blocks:
         raise ShapeError(
             f"traffic_assignment: x0 has {len(points)} per-block flow vectors, the network "
@@ -167,8 +204,10 @@ def traffic_assignment(
     x0 : ndarray, Result or sequence of ndarray, optional
         Warm start.  Link methods: link flows (or a previous :class:`Result`,
         its ``x``).  ``"bcfw"``: a previous ``"bcfw"`` Result of a network
-        with the same demand (e.g. before a capacity change) or one link-flow
-        vector per origin (``extra["block_iterates"]``).  Default: the
+        with the same demand (e.g. before a capacity change) or the link flows
+        of every origin (``extra["block_iterates"]``: a sparse array with one row
+        per origin; or a list of one link-flow vector per origin, dense or
+        sparse).  Default: the
         all-or-nothing flows at free-flow costs.
     n_jobs : int, default 1
         Threads for the all-or-nothing assignment of the whole network
@@ -203,7 +242,10 @@ def traffic_assignment(
         the absolute Frank-Wolfe gap.  ``extra`` adds ``relative_gap``,
         ``link_costs``, ``total_travel_time`` and ``history_relative_gap``
         (``"bcfw"``: one entry per pass, NaN between certificates); for
-        ``"bcfw"`` also ``block_iterates`` (the flows of every origin) and
+        ``"bcfw"`` also ``block_iterates`` (the flows of every origin, or OD pair
+        with ``blocks="od"``: a ``scipy.sparse.csr_array`` with one row per block over
+        its coordinates, the links (with ``classes``: the volumes, then the class's
+        flows); a row stores the links of the block's trees only) and
         ``active_sets`` (the trees in use; :func:`route_flows` turns them
         into route flows).  ``status`` is ``converged`` when ``rel_gap`` was
         reached.  With ``classes``: ``x`` are the link volumes ``sum_c pce_c x_c``,
@@ -300,6 +342,11 @@ def traffic_assignment(
         start_blocks = _bcfw_start(domain, x0)
         res = solver(objective, domain, start_blocks, random_state=random_state,
                      **_left(common, started), **options)
+        points = res.extra.get("block_iterates")
+        if isinstance(points, list) and points:
+            # the Python steps' block points (views of their dense block iterates, which
+            # the result would keep alive) as the compiled steps' sparse array
+            res.extra["block_iterates"] = _sparse_rows(points)
     elif class_set is not None:
         mc = MulticlassFlows(class_set)
         start = mc(objective.gradient(np.zeros(class_set.dim))) if x0 is None else \

@@ -287,7 +287,9 @@ def block_coordinate_frank_wolfe(
         ``method`` is ``"bcfw"``.  ``extra`` holds ``engine``, ``engine_reason``, ``block_order``,
         ``block_step`` and ``step_size`` (the configuration), ``x_last``, ``x_average`` and
         ``average_window`` (with averaging),
-        ``block_iterates`` (list of block points), ``block_gaps`` (latest
+        ``block_iterates`` (list of block points; a domain's compiled kernels may
+        answer their own representation, e.g. a sparse array with one row per block:
+        see ``BlockState.block_iterates``), ``block_gaps`` (latest
         estimates), ``n_block_steps``, ``effective_passes`` (oracle calls /
         n), ``cache_hits``, ``cache_misses``, ``active_set_size``,
         ``atom_store_bytes`` (memory of the stored atoms) and ``active_sets``

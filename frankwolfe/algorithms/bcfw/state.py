@@ -138,10 +138,15 @@ class BlockState:
                 f"array of block indices in [0, {self.n}), got {order!r:.80}")
         return order.astype(np.int64, copy=False)
 
-    def block_iterates(self) -> list[np.ndarray] | None:
-        """The block points, or the domain's own when it owns them: views of the block
-        iterates, asked for when the run has ended (nothing writes them then; copying
-        CoNLL-2000's 560 MB of them took 0.3-0.6 s of a time limit)."""
+    def block_iterates(self) -> Any:
+        """The block points, asked for when the run has ended: views of the block
+        iterates ``Z`` (a list, one array per block; nothing writes them then, and
+        copying CoNLL-2000's 560 MB of them took 0.3-0.6 s of a time limit), or, when a
+        domain's compiled kernels own them, whatever their ``block_points()`` answers
+        (the domain's own representation, which it reads again as a warm start: e.g.
+        traffic's origin blocks answer a sparse ``(n_blocks, n_links)`` CSR array, since
+        a block point is sparse and dense ones cost ``8 n_links`` bytes a block; the
+        structured SVM's kernels their label marginals); ``None`` when neither."""
         if self.Z is not None:
             b, Z = self.blocks(), self.Z
             return [Z[b.off[i]:b.off[i + 1]].reshape(b.shapes[i]) for i in range(self.n)]
