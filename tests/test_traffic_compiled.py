@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 from scipy import optimize
+from traffic_networks import grid_network
 
 import frankwolfe as fw
 from frankwolfe.applications.traffic import (
@@ -28,26 +29,6 @@ from frankwolfe.compiled import separable_objective, separable_step
 from frankwolfe.lmo.product import ProductDomain
 from frankwolfe.lmo.simplex import ProbabilitySimplex
 from frankwolfe.objectives.base import Objective
-
-
-def _grid(rows: int, cols: int, n_zones: int, seed: int) -> Network:
-    """A grid with links both ways, random BPR parameters and demand between the first
-    ``n_zones`` nodes (random costs: no two routes tie)."""
-    rng = np.random.default_rng(seed)
-    tail, head = [], []
-    for r in range(rows):
-        for c in range(cols):
-            v = r * cols + c
-            for w in ([v + 1] if c < cols - 1 else []) + ([v + cols] if r < rows - 1 else []):
-                tail += [v, w]
-                head += [w, v]
-    m = len(tail)
-    demand = rng.uniform(20, 200, (n_zones, n_zones))
-    np.fill_diagonal(demand, 0.0)
-    return Network(init_node=np.array(tail), term_node=np.array(head),
-                   free_flow_time=rng.uniform(1, 5, m), capacity=rng.uniform(100, 400, m),
-                   b=np.full(m, 0.15), power=rng.choice([1.0, 2.5, 4.0], m), demand=demand,
-                   n_nodes=rows * cols)
 
 
 def _both(net: Network, passes: int, **options):
@@ -81,7 +62,7 @@ def _assert_same_run(py, cc, rtol=1e-12):
 
 # -- the core's line search -------------------------------------------------------------
 def test_separable_search_matches_scipy():
-    net = _grid(4, 4, 5, seed=1)
+    net = grid_network(4, 4, 5, seed=1)
     obj = Beckmann(net)
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 300, net.n_links)
@@ -167,8 +148,8 @@ def test_compiled_bcfw_on_a_separable_objective_matches_python_and_cvxpy():
 # -- traffic's origin blocks ------------------------------------------------------------
 @pytest.mark.parametrize("options", [{}, {"block_step": "fw"}, {"cache": False},
                                      {"cache_size": 1}])
-def test_compiled_block_steps_equal_python_on_a_grid(options):
-    net = _grid(5, 5, 8, seed=2)
+def test_compiled_block_steps_equal_python_on_agrid_network(options):
+    net = grid_network(5, 5, 8, seed=2)
     py, cc = _both(net, 40, **options)
     _assert_same_run(py, cc)
     if options.get("block_step", "pairwise") == "pairwise":
@@ -185,7 +166,7 @@ def test_compiled_siouxfalls_equals_python(shared_data):
 
 
 def test_compiled_bcfw_reaches_tight_gaps_and_keeps_routes_and_warm_starts():
-    net = _grid(5, 5, 8, seed=4)
+    net = grid_network(5, 5, 8, seed=4)
     with fw.debug(False):
         res = traffic_assignment(net, "bcfw", rel_gap=1e-10, max_iter=2000, random_state=0,
                                  compiled=True)
@@ -213,13 +194,13 @@ def test_compiled_bcfw_reaches_tight_gaps_and_keeps_routes_and_warm_starts():
 def test_compiled_origin_blocks_grow_their_tables():
     # 1 inactive tree per block and many passes: the arena fills with replaced trees,
     # compacts and grows between calls; the run still equals the Python one
-    net = _grid(6, 6, 10, seed=5)
+    net = grid_network(6, 6, 10, seed=5)
     py, cc = _both(net, 60, cache_size=1)
     _assert_same_run(py, cc)
 
 
 def test_od_blocks_and_flow_starts_stay_python():
-    net = _grid(3, 3, 4, seed=6)
+    net = grid_network(3, 3, 4, seed=6)
     with fw.debug(False):
         res = traffic_assignment(net, "bcfw", blocks="od", rel_gap=0.0, max_iter=3)
         # compiled=None: compiled where the kernels take the start (a network this

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import sparse
+from traffic_networks import grid_network
 
 import frankwolfe as fw
 from frankwolfe.applications.traffic import (
@@ -23,26 +24,6 @@ from frankwolfe.applications.traffic.classes import ClassSet
 from frankwolfe.applications.traffic.multiclass import MulticlassBlocks
 
 
-def _grid(rows: int, cols: int, n_zones: int, seed: int) -> Network:
-    """A grid with links both ways, random BPR parameters and congesting demand between
-    the first ``n_zones`` nodes."""
-    rng = np.random.default_rng(seed)
-    tail, head = [], []
-    for r in range(rows):
-        for c in range(cols):
-            v = r * cols + c
-            for w in ([v + 1] if c < cols - 1 else []) + ([v + cols] if r < rows - 1 else []):
-                tail += [v, w]
-                head += [w, v]
-    m = len(tail)
-    demand = rng.uniform(20, 200, (n_zones, n_zones))
-    np.fill_diagonal(demand, 0.0)
-    return Network(init_node=np.array(tail), term_node=np.array(head),
-                   free_flow_time=rng.uniform(1, 5, m), capacity=rng.uniform(100, 400, m),
-                   b=np.full(m, 0.15), power=rng.choice([1.0, 2.5, 4.0], m), demand=demand,
-                   n_nodes=rows * cols)
-
-
 def _run(net: Network, **options):
     with fw.debug(False):
         return traffic_assignment(net, "bcfw", random_state=0, **options)
@@ -50,7 +31,7 @@ def _run(net: Network, **options):
 
 @pytest.mark.parametrize("compiled", [True, False])
 def test_block_iterates_are_a_sparse_array_of_the_trees_links(compiled):
-    net = _grid(7, 7, 10, seed=1)
+    net = grid_network(7, 7, 10, seed=1)
     res = _run(net, rel_gap=1e-8, max_iter=500, compiled=compiled)
     assert res.extra["engine"] == ("compiled" if compiled else "python")
     pts = res.extra["block_iterates"]
@@ -77,7 +58,7 @@ def test_block_iterates_are_a_sparse_array_of_the_trees_links(compiled):
 
 
 def test_od_blocks_report_sparse_block_iterates():
-    net = _grid(3, 3, 4, seed=2)
+    net = grid_network(3, 3, 4, seed=2)
     res = _run(net, rel_gap=1e-8, max_iter=500, blocks="od")
     pts = res.extra["block_iterates"]
     assert isinstance(pts, sparse.csr_array)
@@ -87,7 +68,7 @@ def test_od_blocks_report_sparse_block_iterates():
 
 
 def test_warm_starts_from_sparse_block_iterates_dense_rows_and_sparse_rows():
-    net = _grid(5, 5, 8, seed=4)
+    net = grid_network(5, 5, 8, seed=4)
     cold = _run(net, rel_gap=1e-10, max_iter=2000, compiled=True)
     assert cold.extra["relative_gap"] <= 1e-10
     pts = cold.extra["block_iterates"]
@@ -109,7 +90,7 @@ def test_warm_starts_from_sparse_block_iterates_dense_rows_and_sparse_rows():
 
 @pytest.mark.parametrize("by", ["origin", "od"])
 def test_blocks_share_their_scratch_and_keep_no_node_or_link_arrays(by):
-    net = _grid(5, 5, 4, seed=4)
+    net = grid_network(5, 5, 4, seed=4)
     dom = AssignmentBlocks(net, by=by)
     scratch = dom.blocks[0]._scratch
     assert scratch.supply.shape == (net.n_nodes,)
@@ -129,7 +110,7 @@ def test_blocks_share_their_scratch_and_keep_no_node_or_link_arrays(by):
 
 
 def test_multiclass_blocks_share_their_scratch():
-    net = _grid(4, 4, 4, seed=5)
+    net = grid_network(4, 4, 4, seed=5)
     cs = ClassSet(net, [DemandClass("car", net.demand), DemandClass("truck", 0.2 * net.demand,
                                                                     pce=2.5)])
     dom = MulticlassBlocks(cs)
