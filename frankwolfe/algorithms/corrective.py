@@ -289,8 +289,8 @@ class GramModel:
             lin = -float(img @ self.objective.b)
         else:
             col = np.array([a.dot(img) for a in self.atoms])  # <a_j, Q v>
-            diag = atom_dot_flat(atom, img)
-            lin = atom_dot_flat(atom, self.objective.c)
+            diag = atom.dot(img)
+            lin = atom.dot(self.objective.c)
         self.G[:k, k] = col
         self.G[k, :k] = col
         self.G[k, k] = diag
@@ -314,13 +314,6 @@ class GramModel:
         self.images[:p] = self.images[rows]
         self.G[:p, :p] = self.G[np.ix_(rows, rows)]
         self.lin[:p] = self.lin[rows]
-
-
-def atom_dot_flat(atom: Atom, vec: np.ndarray) -> float:
-    """``<atom, vec>`` with ``vec`` flat."""
-    if atom.is_sparse:
-        return float(np.dot(vec[atom.indices], atom.values))
-    return float(np.dot(atom.to_dense().reshape(-1), vec))
 
 
 def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
