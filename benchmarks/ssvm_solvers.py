@@ -94,7 +94,10 @@ def child_passes(data: str, solver: str, passes: int) -> dict:
     h = svm.history_
     eff = float(h["effective_passes"][-1])
     return {"data": data, "solver": solver, "effective_passes": eff,
-            "seconds": float(h["seconds"][-1]), "seconds_per_pass": float(h["seconds"][-1]) / eff,
+            # (none where the budget ended before the first iteration: the dual extragradient
+            # needs more than a pass of calls for one)
+            "seconds": float(h["seconds"][-1]),
+            "seconds_per_pass": float(h["seconds"][-1]) / eff if eff > 0 else float("nan"),
             "wall_with_final_eval": wall, "rss_after_load_mb": rss0,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "primal": float(h["primal"][-1]), "dual": float(h["dual"][-1]),

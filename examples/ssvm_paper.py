@@ -402,12 +402,17 @@ def claims(found: dict) -> list[tuple[str, bool, str]]:
     def at_last(cs: dict, names: list[str], key: str) -> tuple[float, dict[str, float]]:
         """Medians at the most effective passes that every method in ``names`` reached
         (each method's last evaluation within them)."""
-        names = [m for m in names if m in cs]
+        # a method that made no pass within its budget (the dual extragradient's first
+        # iteration needs more than one pass of calls) has no point to compare
+        names = [m for m in names if m in cs and cs[m]["effective_passes"][-1] > 0]
+        if not names:
+            return 0.0, {}
         e = min(cs[m]["effective_passes"][-1] for m in names)
         vals = {}
         for m in names:
-            j = int(np.flatnonzero(cs[m]["effective_passes"] <= e * (1 + 1e-9))[-1])
-            vals[m] = float(cs[m][key][0][j])
+            hit = np.flatnonzero(cs[m]["effective_passes"] <= e * (1 + 1e-9))
+            if hit.size:
+                vals[m] = float(cs[m][key][0][int(hit[-1])])
         return round(float(e), 2), vals
 
     for (figure, panel), rows in sorted(found.items()):
@@ -415,7 +420,8 @@ def claims(found: dict) -> list[tuple[str, bool, str]]:
         if figure == "1" and panel.startswith("ocr") and "online-EG" in cs:
             others = [m for m in ("BCFW", "BCFW-wavg", "SSG", "SSG-wavg") if m in cs]
             p, v = at_last(cs, others + ["online-EG"], "subopt")
-            ratio = {m: v["online-EG"] / v[m] for m in others}
+            others = [m for m in others if m in v]
+            ratio = {m: v["online-EG"] / v[m] for m in others} if "online-EG" in v else {}
             res.append((f"{panel}: online-EG substantially worse (>= 2x) in primal "
                         f"suboptimality than the other stochastic solvers (at {p:g} effective "
                         "passes)",
@@ -489,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-jobs", type=int, default=1, help="threads of the evaluation passes")
     ap.add_argument("--plot-only", action="store_true", help="draw from the CSVs under --out")
     ap.add_argument("--claims", action="store_true", help="print the paper's claims checked")
-    ap.add_argument("--out", type=Path, default=OUT, help="folder of the CSVs (and figures)")
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="folder of the CSVs (and figures); runs already filed there are "
+                    "kept (a long run resumes): give a fresh folder after changing --passes")
     ap.add_argument("--figures", type=Path, default=None, help="folder of the PNGs (--out)")
     args = ap.parse_args(argv)
     figures = args.figures or args.out

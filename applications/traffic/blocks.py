@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from scipy import sparse
 
 from frankwolfe.atoms import Atom
 from frankwolfe.compiled import BlockDomainHooks, CompiledBlocks
@@ -57,17 +56,6 @@ def _tree_loads(links, head, tail, demand_row, origin, n_nodes):
                 val[j] += q
                 v = tail[links[j]]
     return val, -1
-
-
-def _csr(cols: list[np.ndarray], vals: list[np.ndarray], sizes: np.ndarray,
-         shape: tuple[int, int]) -> sparse.csr_array:
-    """The CSR array of rows ``(cols[i], vals[i])`` (``sizes``: 0, then each row's
-    length), with 32-bit indices where they fit (4 bytes a stored link fewer)."""
-    indptr = np.cumsum(sizes)
-    kind = np.int32 if max(int(indptr[-1]), shape[1]) < np.iinfo(np.int32).max else np.int64
-    indices = np.concatenate(cols).astype(kind, copy=False) if cols else np.zeros(0, kind)
-    data = np.concatenate(vals) if vals else np.zeros(0)
-    return sparse.csr_array((data, indices, indptr.astype(kind)), shape=shape)
 
 
 class _Scratch:

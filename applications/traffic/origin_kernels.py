@@ -33,7 +33,7 @@ from frankwolfe.atoms import Atom
 from frankwolfe.compiled import CompiledBlocks, PairwiseKernels
 
 from .assignment import _origin_tree
-from .blocks import _csr
+from .sparse_rows import csr_rows
 
 __all__ = ["OriginTables", "origin_kernels", "start_trees"]
 
@@ -547,7 +547,7 @@ class _Tables:
             vals.append(work[j])
             work[j] = 0.0
             sizes[i + 1] = j.size
-        return _csr(cols, vals, sizes, (self.n, self.m))
+        return csr_rows(cols, vals, sizes, (self.n, self.m))
 
     def outputs(self) -> dict[str, Any]:
         """``Result.extra`` entries: each block's ``(key, weight)`` pairs (keys as the

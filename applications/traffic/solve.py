@@ -21,10 +21,11 @@ from frankwolfe.result import Result, Status
 
 from .assignment import AllOrNothing
 from .beckmann import Beckmann
-from .blocks import AssignmentBlocks, _csr
+from .blocks import AssignmentBlocks
 from .classes import ClassSet, DemandClass, MulticlassBeckmann
 from .multiclass import MulticlassBlocks, MulticlassFlows
 from .network import Network
+from .sparse_rows import csr_rows
 
 __all__ = ["traffic_assignment", "relative_gap", "METHODS", "COMPILED_MIN_LINKS"]
 
@@ -90,7 +91,7 @@ def _sparse_rows(points: Any) -> sparse.csr_array:
         cols.append(j)
         vals.append(z[j])
         sizes[i + 1] = j.size
-    return _csr(cols, vals, sizes, (len(points), width))
+    return csr_rows(cols, vals, sizes, (len(points), width))
 
 
 def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[Any] | None:
@@ -127,12 +128,13 @@ def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[An
             "determine them: start 'bfw' from link flows instead"
         )
     if sparse.issparse(x0):
-        if x0.ndim != 2:
+        given: Any = x0  # (scipy-stubs type issparse's answer as SparseABC)
+        if given.ndim != 2:
             raise ShapeError(
                 f"traffic_assignment: a sparse x0 must have one row per block, got shape "
-                f"{x0.shape}")
-        x0 = sparse.csr_array(x0)
-        points: list[Any] = [_DenseRow(x0[i:i + 1]) for i in range(x0.shape[0])]
+                f"{given.shape}")
+        rows = sparse.csr_array(given)
+        points: list[Any] = [_DenseRow(rows[i:i + 1]) for i in range(rows.shape[0])]
     else:
         points = [_DenseRow(p) if sparse.issparse(p) else np.asarray(p, dtype=float).reshape(-1)
                   for p in x0]

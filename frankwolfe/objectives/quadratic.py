@@ -19,10 +19,12 @@ from .product_tracker import (
     _UNSET,
     PENDING,
     ProductTracker,
+    SparseProduct,
     StoredProducts,
     _pair_image,
     _quad_pair_move,
     _quad_value,
+    _scatter_add,
     check_tracker_options,
     line_minimizer,
 )
@@ -62,6 +64,15 @@ __all__ = ["QuadraticObjective", "QuadraticTracker"]
 
 #: dense matrices up to this order get all eigenvalues from LAPACK
 _DENSE_EIG_MAX = 1000
+#: ``Q a`` of a sparse atom (sparse ``Q``) is kept as a :class:`SparseProduct` when the
+#: rows it sums hold at most this fraction of ``n`` entries (as least squares keeps
+#: ``A^T A a``) ...
+_SPARSE_PRODUCT = 0.25
+#: ... and ``n`` is at least this: below it a dense product is at most 32 KB and the
+#: fused dense move (its compiled entry called without dispatch) is the cheaper step
+_SPARSE_PRODUCT_MIN_N = 4096
+#: the empty arrays that stand for "this product is sparse" / "no second atom" in the move
+_NO_DENSE = np.zeros(0)
 
 
 def _point_shape(owner: str, shape: Any, n: int) -> tuple[int, ...]:
@@ -226,10 +237,18 @@ class QuadraticObjective(Objective):
         return float(f), (Qx + self.c).reshape(x.shape)
 
     def partial_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        """Gradient entries at flat ``indices``: rows of ``Q``, O(n |indices|)."""
+        """Gradient entries at flat ``indices``: rows of ``Q``, O(n |indices|) for a dense
+        ``Q``, O(nnz of the rows) for a sparse one."""
         xf = _flat("QuadraticObjective", x, self.n)
         idx = np.asarray(indices, dtype=np.int64)
-        return self.Q[idx] @ xf + self.c[idx]
+        Q: Any = self.Q
+        if idx.ndim == 1 and bool(sp.issparse(Q)):
+            # numba on the CSR arrays: scipy's row extraction cost about 75 us a call
+            # whatever the rows (63% of a Python block-coordinate pass), the kernel a few
+            from .quadratic_kernels import csr_rows_grad
+
+            return csr_rows_grad(Q.indptr, Q.indices, Q.data, idx, xf, self.c)
+        return Q[idx] @ xf + self.c[idx]
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         """Unclipped minimizer ``-<g, d> / (d^T Q d)`` of ``f(x + gamma d)``.
@@ -325,6 +344,15 @@ class QuadraticTracker(ProductTracker):
     _image_is_hessian = True
     objective: QuadraticObjective
 
+    def __init__(self, objective: QuadraticObjective, x: np.ndarray, **options: Any) -> None:
+        Q: Any = objective.Q
+        #: whether sparse atoms may get sparse products ``Q a`` (a large sparse ``Q``)
+        self._sparse = bool(sp.issparse(Q)) and objective.n >= _SPARSE_PRODUCT_MIN_N
+        #: a row of Q is its product's sorted, unique indices (one vertex: no scratch)
+        self._canonical = self._sparse and bool(Q.has_canonical_format)
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None  # zeroed n-vectors
+        super().__init__(objective, x, **options)
+
     def _recompute(self) -> None:
         obj = self.objective
         self._p = np.asarray(obj.Q @ self._xf, dtype=float)
@@ -337,6 +365,10 @@ class QuadraticTracker(ProductTracker):
         if atom.is_sparse:
             if idx.size == 0:
                 return (np.zeros(self._xf.size),)
+            if self._sparse:
+                prod = self._sparse_product(idx, val)
+                if prod is not None:
+                    return (prod,)  # type: ignore[return-value]  # a SparseProduct image
             # Q is symmetric: Q a = sum_j a_j Q[j, :], rows are contiguous
             rows: Any = Q[idx]
             if bool(sp.issparse(rows)):  # bool(): rows stays Any for the type checker
@@ -345,6 +377,39 @@ class QuadraticTracker(ProductTracker):
                 return (rows[0] * val[0],)
             return (val @ rows,)
         return (np.asarray(Q @ atom.to_dense().reshape(-1), dtype=float),)
+
+    def _sparse_product(self, idx: np.ndarray, val: np.ndarray) -> SparseProduct | None:
+        """``Q a = sum_t val_t Q[idx_t, :]`` (sparse ``Q``, symmetric) as a
+        :class:`SparseProduct` when the rows hold at most ``_SPARSE_PRODUCT * n`` entries
+        (else ``None``); the same numbers as the dense product."""
+        Q: Any = self.objective.Q
+        indptr = Q.indptr
+        n = self._xf.size
+        if idx.size == 1:
+            r = int(idx[0])
+            lo, hi = int(indptr[r]), int(indptr[r + 1])
+            if hi - lo > _SPARSE_PRODUCT * n:
+                return None
+            if self._canonical:  # the row's own sorted, unique columns
+                return SparseProduct(Q.indices[lo:hi].astype(np.int64), Q.data[lo:hi] * val[0], n)
+            work = hi - lo
+        else:
+            work = int(np.sum(indptr[idx + 1] - indptr[idx]))
+            if work > _SPARSE_PRODUCT * n:
+                return None
+        from .quadratic_kernels import csr_rows_combination
+
+        if self._scratch is None:
+            self._scratch = (np.zeros(n), np.zeros(n, dtype=np.bool_))
+        ind, vals = csr_rows_combination(indptr, Q.indices, Q.data,
+                                         np.asarray(idx, dtype=np.int64),
+                                         np.asarray(val, dtype=float), work, *self._scratch)
+        return SparseProduct(ind, vals, n)
+
+    def atom_image(self, atom: Atom) -> np.ndarray:
+        """The cached ``Q a`` of ``atom`` as a dense array (computed on a miss)."""
+        prod = self._stored_products(atom)[0]
+        return prod.to_dense() if type(prod) is SparseProduct else prod
 
     def _hess_x(self) -> np.ndarray:
         return self._p
@@ -357,11 +422,32 @@ class QuadraticTracker(ProductTracker):
                         hb: np.ndarray, cb: float) -> np.ndarray:
         return self._p + self.objective.c  # Q x is already updated
 
+    def _fill(self, memo: Any, need_hess: bool = False) -> Any:
+        # the base class's image of a direction, with sparse products ``Q a`` scattered in
+        if not self._sparse or memo.image is not PENDING:
+            return super()._fill(memo, need_hess)
+        direction = memo.direction
+        xc = direction.x_coef
+        if len(direction.terms) <= 2:
+            pair = memo.pair
+            if pair is _UNSET:
+                pair = memo.pair = self._find_pair(direction)
+            image = _direction_image(xc, self._p, pair)
+        else:
+            image = xc * self._p if xc else np.zeros_like(self._p)
+            for c, a in direction.terms:
+                if c:
+                    _add_product(image, c, self._stored_products(a)[0])
+        memo.image = memo.hess = image
+        return memo
+
     def _move_pair(self, direction: Direction, s: float, pa: StoredProducts, ga: float,
                    pb: StoredProducts, gb: float) -> bool:
         # one kernel instead of five numpy and numba calls: on small problems the calls,
         # not the O(n) work, are the cost of a step
         x_coef, terms = direction
+        if self._sparse and (type(pa[0]) is SparseProduct or type(pb[0]) is SparseProduct):
+            return self._move_sparse(direction, s, pa[0], ga, pb[0], gb)
         if len(terms) == 1:
             a = terms[0][1]
             if a._dense is not None:  # Atom.is_sparse inline
@@ -389,6 +475,52 @@ class QuadraticTracker(ProductTracker):
         self._finite = finite and math.isfinite(self._f)
         return True
 
+    def _move_sparse(self, direction: Direction, s: float, ma: Any, ga: float, mb: Any,
+                     gb: float) -> bool:
+        """:meth:`_move_pair` where a product is a :class:`SparseProduct`: always done here
+        (the base class's unfused move reads dense products), fused when both atoms are
+        sparse; a sparse product adds only its entries, and a pairwise step (``s == 1``)
+        skips the scaling passes."""
+        x_coef, terms = direction
+        obj = self.objective
+        if len(terms) == 1:
+            mb, gb = _NO_DENSE, 0.0  # the base pads with (0, Q a): nothing to add
+        sa, sb = type(ma) is SparseProduct, type(mb) is SparseProduct
+        atoms = [a for _, a in terms]
+        if all(a._dense is None for a in atoms):
+            from .quadratic_kernels import quad_sparse_move
+
+            a = atoms[0]
+            b = atoms[1] if len(atoms) == 2 else None
+            g = np.empty(self._p.shape[0])  # a new array: callers may hold the previous one
+            acc, finite = quad_sparse_move(
+                g, self._p, self._xf, obj.c, s, x_coef != 0.0,
+                _NO_DENSE if sa else ma, ma.indices if sa else _NO_INDEX,
+                ma.values if sa else _NO_VALUE, ga,
+                _NO_DENSE if sb else mb, mb.indices if sb else _NO_INDEX,
+                mb.values if sb else _NO_VALUE, gb,
+                a.indices, a.values,
+                _NO_INDEX if b is None else b.indices, _NO_VALUE if b is None else b.values)
+            self._gf = g
+            self._f = float(acc) + obj.constant
+            self._finite = finite and math.isfinite(self._f)
+            return True
+        # a dense atom beside a sparse product: the base class's steps, rounded alike
+        p = self._p
+        if s != 1.0:
+            p *= s
+        _add_product(p, ga, ma)
+        if gb:
+            _add_product(p, gb, mb)
+        self._gf = p + obj.c
+        if x_coef:
+            self.x *= s
+        for coef, a in zip((ga, gb), atoms):
+            a.add_to(self.x, coef)
+        self._f = self._value_from_image()
+        self._finite = None
+        return True
+
     def _curvature(self, memo: Any) -> tuple[float, float]:
         direction = memo.direction
         xc = direction.x_coef
@@ -399,7 +531,9 @@ class QuadraticTracker(ProductTracker):
                 pair = memo.pair = self._find_pair(direction)
             if pair is not None:
                 (ca, pa), (cb, _) = pair
-                if not cb and (ca == 1.0 or ca == -1.0) and xc == -ca:  # FW or away
+                if self._sparse:
+                    image = _direction_image(xc, self._p, pair)
+                elif not cb and (ca == 1.0 or ca == -1.0) and xc == -ca:  # FW or away
                     image = pa[0] - self._p if ca > 0 else self._p - pa[0]  # as _pair_image
                 else:
                     image = _pair_image(xc, self._p, pair)
@@ -422,6 +556,37 @@ class QuadraticTracker(ProductTracker):
                 else:
                     scale += abs(c) * float(np.dot(np.abs(a.to_dense().reshape(-1)), absimg))
         return curv, scale
+
+
+def _add_product(out: np.ndarray, c: float, prod: Any) -> None:
+    """``out += c * Q a`` in place for a dense or :class:`SparseProduct` ``Q a``, rounded as
+    numpy's ``out += c * prod`` (a sparse product adds its entries only)."""
+    if type(prod) is SparseProduct:
+        _scatter_add(out, prod.indices, prod.values, float(c))
+    else:
+        out += c * prod
+
+
+def _direction_image(xc: float, p: np.ndarray, pair: Any) -> np.ndarray:
+    """:func:`_pair_image` (``xc p + ca Q a + cb Q b``, a new array) where the products
+    may be :class:`SparseProduct`: the same numbers, a sparse product scattered into the
+    dense part instead of read as an n-vector."""
+    (ca, pa), (cb, pb) = pair
+    ma, mb = pa[0], pb[0]
+    if type(ma) is not SparseProduct and type(mb) is not SparseProduct:
+        return _pair_image(xc, p, pair)
+    if not cb and (ca == 1.0 or ca == -1.0) and xc == -ca:  # FW (Q a - p) or away (p - Q a)
+        image = -p if ca > 0 else p.copy()  # u - w is (-w) + u and w + (-u), exactly
+        _add_product(image, ca, ma)
+        return image
+    image = xc * p if xc else np.zeros_like(p)
+    if ca:
+        _add_product(image, ca, ma)
+    if cb:
+        _add_product(image, cb, mb)
+    if not xc:
+        image += 0.0  # as _pair_image's pairwise image: no -0.0
+    return image
 
 
 def _spectral_radius(Q: Any) -> float:

@@ -10,10 +10,13 @@ plus the CSR row products that the Python block hooks of
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-__all__ = ["csr_rows_dot", "csr_block_quad", "diag_quadratic_line", "diag_quadratic_update",
+__all__ = ["csr_rows_dot", "csr_rows_grad", "csr_rows_combination", "quad_sparse_move",
+           "csr_block_quad", "diag_quadratic_line", "diag_quadratic_update",
            "csr_line", "csr_update", "csr_data"]
 
 
@@ -44,6 +47,111 @@ def csr_rows_dot(indptr, indices, data, rows, x):
     for a in range(rows.size):
         out[a] = _row_dot_csr(indptr, indices, data, rows[a], x)
     return out
+
+
+@njit(cache=True, nogil=True)
+def csr_rows_grad(indptr, indices, data, rows, x, c):  # pragma: no cover - compiled
+    """``(Q @ x)[rows] + c[rows]`` for a CSR ``Q``, O(nnz of the rows), in any order of
+    ``rows`` (repeats allowed, negative ones counted from the end as numpy counts them).
+
+    Each row sums its stored entries in order from ``0.0`` and then adds ``c``: the
+    rounding of ``Q[rows] @ x + c[rows]`` in scipy (its CSR product sums a row the same
+    way), without the row extraction's copy, about 75 us a call whatever the rows.
+    """
+    n = indptr.shape[0] - 1
+    out = np.empty(rows.shape[0])
+    for a in range(rows.shape[0]):
+        r = rows[a]
+        if r < 0:
+            r += n
+        if r < 0 or r >= n:
+            raise IndexError("partial_gradient: an index is out of range")
+        s = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            s += data[p] * x[indices[p]]
+        out[a] = s + c[r]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def csr_rows_combination(indptr, indices, data, rows, vals, work, acc, seen):  # pragma: no cover
+    """``sum_t vals[t] Q[rows[t], :]`` for a CSR ``Q`` (``Q a`` of a sparse atom ``a`` for a
+    symmetric ``Q``), reading at most ``work`` entries of ``Q``, as sorted
+    ``(indices, values)``.
+
+    The rows add up in the order of ``rows``, each entry's term ``Q_rj a_r`` into a
+    zeroed accumulator: the rounding of scipy's ``Q[rows].T @ vals``.  ``acc`` and
+    ``seen`` are zero n-vectors, left zero again.
+    """
+    idx = np.empty(work, dtype=np.int64)
+    cnt = 0
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        v = vals[t]
+        for k in range(indptr[r], indptr[r + 1]):
+            j = indices[k]
+            if not seen[j]:
+                seen[j] = True
+                idx[cnt] = j
+                cnt += 1
+            acc[j] += data[k] * v
+    idx = np.sort(idx[:cnt])
+    out = np.empty(cnt)
+    for t in range(cnt):
+        j = idx[t]
+        out[t] = acc[j]
+        acc[j] = 0.0
+        seen[j] = False
+    return idx, out
+
+
+@njit(cache=True, nogil=True)
+def quad_sparse_move(g, p, xf, c, s, scale_x, ma, ma_i, ma_v, ga, mb, mb_i, mb_v, gb,
+                     ia, va, ib, vb):  # pragma: no cover - compiled
+    """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms) where the
+    products ``Q a``, ``Q b`` may be sparse: each is dense ``ma`` (an n-vector) or, when
+    ``ma`` is empty, the sparse ``(ma_i, ma_v)`` (likewise ``b``).
+
+    Rounded as :func:`~frankwolfe.objectives.product_tracker._quad_pair_move`:
+    ``p_i <- (s p_i + ga (Q a)_i) + gb (Q b)_i`` (the sparse terms added only where they
+    are non-zero, and skipped when ``s == 1``: two passes over ``n`` less for a pairwise
+    step), ``g = p + c``, ``x *= s`` then the atoms added, and ``<x, p/2 + c>`` summed in
+    index order.  Returns ``(<x, p/2 + c>, whether g is finite)``.
+    """
+    n = p.shape[0]
+    dense_a = ma.shape[0] == n
+    dense_b = mb.shape[0] == n
+    if dense_a:
+        for i in range(n):
+            p[i] = s * p[i] + ga * ma[i]
+    elif s != 1.0:
+        for i in range(n):
+            p[i] = s * p[i]
+    if not dense_a:
+        for t in range(ma_i.shape[0]):
+            p[ma_i[t]] += ga * ma_v[t]
+    if dense_b:
+        for i in range(n):
+            p[i] += gb * mb[i]
+    else:
+        for t in range(mb_i.shape[0]):
+            p[mb_i[t]] += gb * mb_v[t]
+    if scale_x:
+        for i in range(n):
+            xf[i] *= s
+    for t in range(ia.shape[0]):
+        xf[ia[t]] += ga * va[t]
+    for t in range(ib.shape[0]):
+        xf[ib[t]] += gb * vb[t]
+    finite = True
+    acc = 0.0
+    for i in range(n):
+        t = p[i] + c[i]
+        g[i] = t
+        if not math.isfinite(t):
+            finite = False
+        acc += xf[i] * (0.5 * p[i] + c[i])
+    return acc, finite
 
 
 @njit(cache=True, nogil=True)
