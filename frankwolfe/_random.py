@@ -41,7 +41,9 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
     TypeError: random_state must be None, a non-negative integer (or a sequence of them), \
 a numpy Generator, SeedSequence, BitGenerator or RandomState, got 'seed'
     """
-    if isinstance(random_state, (bool, np.bool_)):
+    if isinstance(random_state, (bool, np.bool_)) or (
+            isinstance(random_state, (list, tuple))
+            and any(isinstance(v, (bool, np.bool_)) for v in random_state)):
         # numpy took True as the seed 1 (a bool is an int), where the scikit-learn
         # estimators refuse it: a flag passed in the seed's place ran seeded, silently
         raise TypeError(_refusal(random_state, name))

@@ -116,7 +116,12 @@ def test_negative_or_nonfinite_smoothness_refused(bad):
 # -- random_state: bools refused ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("flag", [True, False])
+def test_as_generator_takes_sequences_of_ints():
+    a, b = as_generator([3, 1]).random(), np.random.default_rng([3, 1]).random()
+    assert a == b
+
+
+@pytest.mark.parametrize("flag", [True, False, [True, False], (3, np.True_)])
 def test_as_generator_refuses_bools(flag):
     with pytest.raises(TypeError, match=r"^seed must be None, a non-negative integer.*got "
                        + re.escape(repr(flag)) + "$"):
