@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
 
-__all__ = ["check_finite", "check_finite_examples", "check_labels", "check_pair", "positional"]
+__all__ = ["check_finite_examples", "check_labels", "check_pair", "positional"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
@@ -48,14 +48,6 @@ def _bad_entry(x: Any) -> tuple[tuple[int, ...], Any] | None:
     """Position and value of the first NaN / inf of ``x`` (None: all finite or not numeric)."""
     arr = _numeric(x)
     return None if arr is None else _first_bad(arr)
-
-
-def check_finite(a: Any, name: str, where: str) -> None:
-    """Raise a ``ValueError`` naming the first NaN / inf entry of the array ``a``."""
-    hit = _bad_entry(a)
-    if hit is not None:
-        raise ValueError(f"{where}: `{name}` contains {hit[1]} (NaN or inf) at position "
-                         f"{hit[0]}; every value must be finite")
 
 
 def positional(data: Any) -> Any:

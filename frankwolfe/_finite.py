@@ -31,15 +31,30 @@ def all_finite(a: np.ndarray) -> bool:
     flat = a.reshape(-1)
     with np.errstate(over="ignore"):  # an overflow is settled by the entrywise check
         s = np.dot(flat, flat)
-    return math.isfinite(s) or bool(np.isfinite(a).all())
+    # a complex sum: math.isfinite dropped its imaginary part with a ComplexWarning
+    finite = bool(np.isfinite(s)) if a.dtype.kind == "c" else math.isfinite(s)
+    return finite or bool(np.isfinite(a).all())
 
 
 def check_finite(where: str, name: str, a: Any) -> None:
-    """Raise ``ValueError`` when the dense or scipy.sparse array ``a`` (the argument
-    ``name`` of ``where``) has a NaN or infinite entry, naming the first one."""
+    """Raise ``ValueError`` when ``a`` (the argument ``name`` of ``where``) has a NaN or
+    infinite entry, naming the first one.
+
+    ``a`` is a dense or scipy.sparse array (any format), or anything ``np.asarray`` takes
+    (lists, pandas objects, scalars).  What holds no numbers (text, objects, ragged
+    lists) is let through: the caller's own validation names that error.
+    """
     sparse = hasattr(a, "tocoo") and not isinstance(a, np.ndarray)
-    data = a.data if sparse else np.asarray(a)
-    if all_finite(data):
+    if sparse:
+        if getattr(a, "format", None) not in ("csr", "csc", "coo", "bsr"):
+            a = a.tocoo()  # dok has no .data, lil's holds lists, dia's holds padding
+        data = a.data
+    else:
+        try:
+            data = np.asarray(a)
+        except ValueError:  # a ragged nested list: no single array to check
+            return
+    if data.dtype.kind not in "fc" or all_finite(data):  # integers are always finite
         return
     if sparse:
         coo = a.tocoo()

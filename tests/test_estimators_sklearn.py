@@ -212,10 +212,11 @@ def test_non_finite_features_are_rejected_with_example_and_position(ragged):
         KernelStructuredSVM(MulticlassModel(2, 2)).fit(Xk, [0, 1])
     A = np.ones((4, 3))
     A[3, 2] = np.nan
-    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `X` contains nan .* "
-                                         r"position \(3, 2\)"):
+    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `X` contains NaN or inf "
+                                         r"\(nan at index \(3, 2\)\)"):
         ConstrainedLasso().fit(A, np.ones(4))
-    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `y` contains inf .* \(1,\)"):
+    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `y` contains NaN or inf "
+                                         r"\(inf at index 1\)"):
         ConstrainedLasso().fit(np.ones((4, 3)), [0.0, np.inf, 0.0, 1.0])
 
 

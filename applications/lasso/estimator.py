@@ -13,10 +13,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 import frankwolfe as fw
 from frankwolfe import LeastSquares
+from frankwolfe._finite import check_finite
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
-from .._checks import check_finite
 from .._params import BOOLEAN, RANDOM_STATE, Check, Interval, Options, validate_params
 from .solve import METHODS, solve_lasso
 
@@ -105,9 +105,9 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
 
     def _validate_X(self, X: Any, y: Any = None, reset: bool = False) -> Any:
         where = "ConstrainedLasso." + ("fit" if reset else "predict")
-        check_finite(X, "X", where)
+        check_finite(where, "X", X)
         if y is not None:
-            check_finite(y, "y", where)
+            check_finite(where, "y", y)
         kw = {"y": y, "y_numeric": True} if reset else {}
         if reset and issparse(X) and self.method == "compiled" and self.fit_intercept:
             raise TypeError("ConstrainedLasso: method='compiled' has no centred sparse "

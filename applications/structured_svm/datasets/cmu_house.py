@@ -10,7 +10,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..._checks import check_finite
+from frankwolfe._finite import check_finite
+
 from ...data.home import find_folder
 from ...data.sources import check_download_flag, cmu_house_home
 
@@ -171,8 +172,8 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
                          f"landmarks, got {correct.shape[0]}")
     pairs = {(b, s): _read_pairs(folder / "pairs" / f"houses{b}_{s}.txt")
              for b in CMU_HOUSE_BASELINES for s in _SPLITS}
-    check_finite(points, "landmark coordinates", f"load_cmu_house: {folder / 'label'}")
-    check_finite(scf, "shape contexts", f"load_cmu_house: {folder / 'scf'}")
+    check_finite(f"load_cmu_house: {folder / 'label'}", "landmark coordinates", points)
+    check_finite(f"load_cmu_house: {folder / 'scf'}", "shape contexts", scf)
     adj = adj.astype(bool)
     for arr in (points, scf, adj, correct, *pairs.values()):
         arr.setflags(write=False)  # shared by every pair built from them

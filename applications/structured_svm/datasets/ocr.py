@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._checks import check_finite
+from frankwolfe._finite import check_finite
+
 from ...data.home import find_folder
 from ...data.sources import OCR_FILES, check_download_flag, ocr_home
 from .array_pickle import load_arrays
@@ -148,7 +149,7 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
     order = np.concatenate([train, test])
     flat = np.empty((int(lengths.sum()), _N_PIXELS + 1))
     np.concatenate([pixels[i] for i in order], out=flat[:, :_N_PIXELS])
-    check_finite(flat[:, :_N_PIXELS], "pixels", f"load_ocr: {path}")
+    check_finite(f"load_ocr: {path}", "pixels", flat[:, :_N_PIXELS])
     flat[:, _N_PIXELS] = 1.0
     words = np.split(flat, np.cumsum(lengths[order])[:-1])
     X_train, X_test = words[:train.size], words[train.size:]
