@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from ssvm_reference import ssvm_dual_qp
 
+from frankwolfe.algorithms.averages import RunningAverage
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain, ssg
-from frankwolfe.applications.structured_svm._averaging import RunningAverage
 from frankwolfe.applications.structured_svm.oracles import batch_primal
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from frankwolfe import RunOptions
+from frankwolfe.algorithms.averages import RunningAverage
 from frankwolfe.applications.structured_svm import ChainModel, make_chain, ssg
-from frankwolfe.applications.structured_svm._averaging import RunningAverage
 
 # the module (the package exports the function under the same name)
 ssg_module = importlib.import_module("frankwolfe.applications.structured_svm.solvers.ssg")

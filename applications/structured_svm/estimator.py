@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from frankwolfe import History, IterationState, Result, RunOptions, Status
+from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.parallel import effective_n_jobs
 
 from .._checks import check_finite_examples, check_labels, check_pair, positional
@@ -42,7 +43,7 @@ _COLD_SOLVERS = ("cutting_plane", "online_eg", "dual_extragradient")
 
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
-_AVERAGING = ("weighted", "uniform", "tail")
+_AVERAGING = AVERAGING
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
 # what a fit sets: a fit that fails with no run so far to keep restores them as they were
@@ -96,7 +97,7 @@ class StructuredSVM(BaseEstimator):
         mean by the doubling trick, between the last half and the last three quarters
         of the run (BCFW-tavg: over the passes ``2^(j-1) + 1 .. P`` after ``P``
         passes, ``2^j <= P < 2^(j+1)``, see ``block_coordinate_frank_wolfe``;
-        SSG-tavg and the extragradient: over iterates, see :mod:`._averaging`);
+        SSG-tavg and the extragradient: over iterates, see :mod:`frankwolfe.algorithms.averages`);
         False: none.  Default (None): weighted for ``"bcfw"``
         with uniform or perm sampling (none with ``round_step="lock_free"``) and for
         ``"ssg"`` (BCFWstruct), none for

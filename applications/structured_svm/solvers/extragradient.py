@@ -90,10 +90,10 @@ from numba import njit
 
 from frankwolfe import Result, RunOptions
 from frankwolfe._random import as_generator
+from frankwolfe.algorithms.averages import RunningAverage
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
-from .._averaging import RunningAverage
 from .._lam import check_lam
 from ..models.base import model_psi
 from ..models.chain.expectation import ChainDualPoint, chain_dual_data

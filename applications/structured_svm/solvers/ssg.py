@@ -10,7 +10,7 @@ Pegasos-style steps on ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` as in BCFWstruct's
 BCFW paper (Lacoste-Julien et al., ICML 2013, Figure 1 and appendix):
 SSG-wavg ``wbar <- (1 - rho) wbar + rho w``, ``rho = 2/(k+2)``; SSG-avg, the
 plain mean; SSG-tavg, the 0.5-suffix mean by the doubling trick (see
-:mod:`.._averaging`).  This is not a Frank-Wolfe method, so it lives in the
+:mod:`frankwolfe.algorithms.averages`).  This is not a Frank-Wolfe method, so it lives in the
 application; it runs on the core's driver (:func:`frankwolfe.algorithms.engine.drive`),
 one outer iteration per pass (under a time limit a pass may end after any step).
 """
@@ -24,11 +24,11 @@ import numpy as np
 
 from frankwolfe import Result, RunOptions
 from frankwolfe._random import as_generator
+from frankwolfe.algorithms.averages import AVERAGING, ScaledAverage
 from frankwolfe.algorithms.block_orders import make_block_order
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
-from .._averaging import AVERAGING, ScaledAverage
 from .._lam import check_lam
 from ..models.base import StructuredModel, model_psi
 from ._budget import CallBudget, PassClock, budget_options
@@ -179,7 +179,8 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     One step costs one oracle call plus O(nnz of ``psi``) and O(size of the
     example's feature support): ``w`` is kept as ``s * v`` (the shrinkage
     scales ``s``; ``v`` is renormalized when ``s`` falls below
-    ``_RENORMALIZE``) and the averages lazily (:class:`.._averaging.ScaledAverage`).
+    ``_RENORMALIZE``) and the averages lazily
+    (:class:`~frankwolfe.algorithms.averages.ScaledAverage`).
     The oracle reads ``w`` only on ``model.feature_support(x)``, which is all
     that is formed; when the supports cover more than a quarter of ``w`` (dense
     features, e.g. OCR) the whole ``s * v`` is formed instead, which is cheaper

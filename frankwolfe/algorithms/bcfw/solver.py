@@ -18,6 +18,7 @@ from ...parallel import Executor, make_executor
 from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
+from ..averages import AVERAGING
 from ..block_orders import BlockOrder, make_block_order
 from ..block_steps import BlockStep, FWStep, make_block_step
 from ..engine import drive
@@ -29,7 +30,7 @@ from .store import STORAGES
 
 __all__ = ["block_coordinate_frank_wolfe"]
 
-_AVERAGING = (None, "weighted", "uniform", "tail")
+_AVERAGING = (None, *AVERAGING)
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:

@@ -1,4 +1,6 @@
-"""Running averages of iterates for the application's own solvers (SSG, extragradient).
+"""Running averages of iterates, for solvers that keep their own iterate (the structured
+SVM's SSG and dual extragradient), and the averaging kinds every averaged method takes
+(block-coordinate FW averages lazily: :class:`~frankwolfe.algorithms.bcfw.store.LazyAverage`).
 
 ``"uniform"``: the plain mean of every iterate; ``"weighted"``: iterate ``x_j``
 (``x_0`` first) gets weight proportional to ``j`` (``rho = 2/(k+2)`` after step
@@ -15,7 +17,8 @@ import numpy as np
 
 __all__ = ["RunningAverage", "ScaledAverage", "AVERAGING"]
 
-AVERAGING = ("uniform", "weighted", "tail")
+#: the averaging kinds (``averaging=`` of BCFW, the structured SVM's estimators and SSG)
+AVERAGING = ("weighted", "uniform", "tail")
 
 
 class RunningAverage:
