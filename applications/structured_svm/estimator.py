@@ -43,7 +43,6 @@ _COLD_SOLVERS = ("cutting_plane", "online_eg", "dual_extragradient")
 
 _SOLVERS = ("bcfw", "bcfw_pairwise", "fw", "ssg", "cutting_plane", "online_eg",
             "dual_extragradient")
-_AVERAGING = AVERAGING
 _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "primal", "dual",
             "gap", "train_error", "test_error")
 # what a fit sets: a fit that fails with no run so far to keep restores them as they were
@@ -249,7 +248,7 @@ class StructuredSVM(BaseEstimator):
         "lam": [Interval(Real, 0, None, closed="neither"), None],
         "solver": [Options(_SOLVERS)],
         "block_order": [Options({"uniform", "perm", "gap"}), None],
-        "averaging": [BOOLEAN, Options(_AVERAGING), None],
+        "averaging": [BOOLEAN, Options(AVERAGING), None],
         "max_passes": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "gap_every": [Interval(Integral, 1, None, closed="left")],

@@ -46,6 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
 from frankwolfe._numbers import as_real, check_whole
+from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.errors import ShapeError
 
 from .._checks import check_finite_examples, check_pair, positional
@@ -59,7 +60,6 @@ from .._params import (
     Options,
     validate_params,
 )
-from .estimator import _AVERAGING
 from .models.base import StructuredModel
 from .models.chain import ChainModel
 from .models.multiclass import MulticlassModel
@@ -367,7 +367,7 @@ class KernelStructuredSVM(BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "block_step": [Options({"fw", "pairwise"})],
         "block_order": [Options({"uniform", "perm", "gap"})],
-        "averaging": [BOOLEAN, Options(_AVERAGING), None],
+        "averaging": [BOOLEAN, Options(AVERAGING), None],
         "gap_every": [Interval(Integral, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "max_labellings": [Interval(Integral, 1, None, closed="left")],
