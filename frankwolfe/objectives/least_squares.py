@@ -315,8 +315,11 @@ class LeastSquaresTracker(ProductTracker):
             return self._add_transposed(np.zeros(n), u, 1.0, u, 0.0)
         if self._scratch is None:
             self._scratch = (np.zeros(n), np.zeros(n, dtype=np.bool_))
-        idx, vals = _rows_t_sparse(u, touched, rows.indptr, rows.indices, rows.data, work,
-                                   *self._scratch)
+        # A^T u = sum_i u_i A[i, :]: the rows' combination of a symmetric Q's product
+        from .quadratic_kernels import csr_rows_combination
+
+        idx, vals = csr_rows_combination(rows.indptr, rows.indices, rows.data, touched,
+                                         u[touched], work, *self._scratch)
         return SparseProduct(idx, vals, n)
 
     def _products(self, direction: Any, need_hess: bool = False) -> Any:
@@ -392,32 +395,6 @@ def _add_rows_t(out, u, cu, v, cv, indptr, indices, data):  # pragma: no cover -
         if t != 0.0:
             for k in range(indptr[i], indptr[i + 1]):
                 out[indices[k]] += t * data[k]
-
-
-@njit(cache=True, nogil=True)
-def _rows_t_sparse(u, touched, indptr, indices, data, work, acc, seen):  # pragma: no cover
-    """``A^T u`` for ``A`` in CSR form and ``u`` non-zero on the rows ``touched`` (at most
-    ``work`` entries of ``A``), as sorted ``(indices, values)``.  ``acc`` and ``seen`` are
-    zero n-vectors, left zero again."""
-    idx = np.empty(work, dtype=np.int64)
-    cnt = 0
-    for i in touched:
-        t = u[i]
-        for k in range(indptr[i], indptr[i + 1]):
-            j = indices[k]
-            if not seen[j]:
-                seen[j] = True
-                idx[cnt] = j
-                cnt += 1
-            acc[j] += t * data[k]
-    idx = np.sort(idx[:cnt])
-    vals = np.empty(cnt)
-    for t in range(cnt):
-        j = idx[t]
-        vals[t] = acc[j]
-        acc[j] = 0.0
-        seen[j] = False
-    return idx, vals
 
 
 @njit(cache=True, nogil=True)

@@ -76,8 +76,8 @@ def csr_rows_grad(indptr, indices, data, rows, x, c):  # pragma: no cover - comp
 @njit(cache=True, nogil=True)
 def csr_rows_combination(indptr, indices, data, rows, vals, work, acc, seen):  # pragma: no cover
     """``sum_t vals[t] Q[rows[t], :]`` for a CSR ``Q`` (``Q a`` of a sparse atom ``a`` for a
-    symmetric ``Q``), reading at most ``work`` entries of ``Q``, as sorted
-    ``(indices, values)``.
+    symmetric ``Q``; least squares' ``A^T u`` over the rows where ``u`` is non-zero),
+    reading at most ``work`` entries of ``Q``, as sorted ``(indices, values)``.
 
     The rows add up in the order of ``rows``, each entry's term ``Q_rj a_r`` into a
     zeroed accumulator: the rounding of scipy's ``Q[rows].T @ vals``.  ``acc`` and
