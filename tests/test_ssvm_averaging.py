@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from ssvm_reference import ssvm_dual_qp
 
-from frankwolfe.algorithms.averages import RunningAverage
+from frankwolfe.algorithms.averages import RunningAverage, WeightedMean
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain, ssg
 from frankwolfe.applications.structured_svm.oracles import batch_primal
 
@@ -74,3 +74,16 @@ def test_bcfw_averaging_kinds_are_certified(kind):
         assert -tol <= d_star - dual <= gap + tol
         assert -tol <= primal - d_star <= gap + tol
     assert h["gap"][-1] < h["gap"][0]
+
+
+def test_weighted_mean_is_numpys_weighted_average():
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((6, 4))
+    ys = rng.standard_normal((6, 2, 3))
+    w = rng.uniform(0.1, 2.0, 6)
+    m = WeightedMean((xs[0], ys[0]), w[0])
+    for k in range(1, 6):
+        m.update((xs[k], ys[k]), w[k])
+    x_avg, y_avg = m.value()
+    np.testing.assert_allclose(x_avg, np.average(xs, axis=0, weights=w), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(y_avg, np.average(ys, axis=0, weights=w), rtol=1e-13, atol=1e-15)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RunningAverage", "ScaledAverage", "AVERAGING"]
+__all__ = ["RunningAverage", "ScaledAverage", "WeightedMean", "AVERAGING"]
 
 #: the averaging kinds (``averaging=`` of BCFW, the structured SVM's estimators and SSG)
 AVERAGING = ("weighted", "uniform", "tail")
@@ -151,3 +151,33 @@ class ScaledAverage:
             return cur
         a = self.n_prev / (self.n_prev + self.n_cur)
         return a * self.prev + (1.0 - a) * cur
+
+
+class WeightedMean:
+    """Mean of a sequence of tuples of arrays, each with its own weight (updated in place):
+    the iterates weighted by their steps ``eta_t`` (Nesterov's average, for which the
+    dual extragradient's bound ``D(x, u_hat) / sum eta_t`` holds); equal weights give the
+    plain mean.
+
+    Parameters
+    ----------
+    arrays : tuple of ndarray
+        The first member's arrays (copied).
+    weight : float
+        Its weight.
+    """
+
+    def __init__(self, arrays: tuple[np.ndarray, ...], weight: float) -> None:
+        self.cur = tuple(np.array(a, dtype=float) for a in arrays)
+        self.total = float(weight)
+
+    def update(self, arrays: tuple[np.ndarray, ...], weight: float) -> None:
+        """Add ``arrays`` with ``weight``."""
+        self.total += weight
+        rho = weight / self.total
+        for c, a in zip(self.cur, arrays):
+            c += rho * (a - c)
+
+    def value(self) -> tuple[np.ndarray, ...]:
+        """The weighted mean so far."""
+        return self.cur

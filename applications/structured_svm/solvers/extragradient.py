@@ -90,7 +90,7 @@ from numba import njit
 
 from frankwolfe import Result, RunOptions
 from frankwolfe._random import as_generator
-from frankwolfe.algorithms.averages import RunningAverage
+from frankwolfe.algorithms.averages import RunningAverage, WeightedMean
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
 
@@ -161,24 +161,6 @@ def restricted_gap(primal: float, dual: float, w_of_z: np.ndarray, lam: float,
     + D(z_bar)``, minimized at the projection of ``w(z_bar)`` on the ball."""
     excess = max(0.0, float(np.linalg.norm(w_of_z)) - radius)
     return primal - dual - 0.5 * lam * excess * excess
-
-
-class _StepWeightedMean:
-    """Mean of the iterates weighted by their steps ``eta_t`` (Nesterov's average: the
-    bound ``D(x, u_hat) / sum eta_t`` holds for it); equal steps give the plain mean."""
-
-    def __init__(self, arrays: tuple[np.ndarray, ...], weight: float) -> None:
-        self.cur = tuple(np.array(a, dtype=float) for a in arrays)
-        self.total = float(weight)
-
-    def update(self, arrays: tuple[np.ndarray, ...], weight: float) -> None:
-        self.total += weight
-        rho = weight / self.total
-        for c, a in zip(self.cur, arrays):
-            c += rho * (a - c)
-
-    def value(self) -> tuple[np.ndarray, ...]:
-        return self.cur
 
 
 def _prox_excess(lam: float, n: int, c_w: float | np.ndarray, eta: float,
@@ -363,7 +345,7 @@ class _ExtragradientEngine(Engine):
         if centre:
             self.a_v = _set_centre(cur, centre)
         self.bar = cur.like()  # mu, T: the reported marginals z_bar
-        self.avg: RunningAverage | _StepWeightedMean | None = None
+        self.avg: RunningAverage | WeightedMean | None = None
         self.s_w = np.zeros(d)
         self.w_v = np.zeros(d)
         tic = time.perf_counter()
@@ -479,9 +461,9 @@ class _ExtragradientEngine(Engine):
         else:
             arrays = (w_u, mu_u, T_u, wz_u, ell)
             if self.avg is None:
-                self.avg = (_StepWeightedMean(arrays, eta) if self.averaging == "uniform"
+                self.avg = (WeightedMean(arrays, eta) if self.averaging == "uniform"
                             else RunningAverage(self.averaging, arrays))
-            elif isinstance(self.avg, _StepWeightedMean):
+            elif isinstance(self.avg, WeightedMean):
                 self.avg.update(arrays, eta)
             else:
                 self.avg.update(arrays)
