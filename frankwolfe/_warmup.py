@@ -47,7 +47,7 @@ def _least_squares(m: int, n: int, seed: int, sparse: bool) -> LeastSquares:
 
 def simplex_methods() -> None:
     """vanilla, away-step, pairwise and fully corrective FW on the probability simplex
-    (dense and sparse quadratics)"""
+    (dense and sparse quadratics, a large sparse one)"""
     from .algorithms import (
         away_step_frank_wolfe,
         frank_wolfe,
@@ -62,6 +62,16 @@ def simplex_methods() -> None:
         for method in (frank_wolfe, away_step_frank_wolfe, pairwise_frank_wolfe,
                        fully_corrective_frank_wolfe):
             method(f, dom, max_iter=5)
+    # a sparse Q as large as the tracker's sparse products of sparse atoms need
+    import scipy.sparse as sp
+
+    from .objectives import QuadraticObjective
+    from .objectives.quadratic import _SPARSE_PRODUCT_MIN_N
+
+    n = _SPARSE_PRODUCT_MIN_N
+    big = QuadraticObjective(sp.csr_array(sp.diags(np.linspace(1.0, 2.0, n))), -np.ones(n) / n)
+    for method in (frank_wolfe, away_step_frank_wolfe, pairwise_frank_wolfe):
+        method(big, ProbabilitySimplex(dim=n), max_iter=5)
 
 
 def l1_least_squares() -> None:
@@ -103,6 +113,8 @@ def bcfw_simplices() -> None:
                                                  averaging="weighted", max_iter=3,
                                                  gap_every=2, random_state=0)
             block_coordinate_frank_wolfe(f, dom, max_iter=3, random_state=0)
+            # the Python pass (blocks without compiled kernels): the gradient's rows
+            block_coordinate_frank_wolfe(f, dom, max_iter=2, random_state=0, compiled=False)
 
 
 def box_and_flows() -> None:

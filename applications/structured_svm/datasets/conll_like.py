@@ -265,10 +265,7 @@ def _entropy(random_state: Any) -> int:
     :func:`~frankwolfe._random.as_generator` accepts is drawn from once."""
     name = "ConllLike: `random_state`"
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"{name} must be None, a non-negative integer (or a sequence of "
-                             f"them), a numpy Generator, SeedSequence, BitGenerator or "
-                             f"RandomState, got {random_state!r}")
+        as_generator(random_state, name)  # refuses a negative one, in the package's words
         return int(random_state)
     if (isinstance(random_state, np.random.SeedSequence) and not random_state.spawn_key
             and isinstance(random_state.entropy, int)):
