@@ -421,3 +421,72 @@ def test_ctrl_c_during_constrained_lasso_fit_keeps_the_coefficients(tmp_path):
     assert out["status"] == "interrupted" and out["feasible"]
     assert out["gap"] == pytest.approx(out["true_gap"], rel=1e-6, abs=1e-9)
     assert len(out["warned"]) == 1 and "coef_ holds the coefficients" in out["warned"][0]
+
+
+_FRANK_WOLFE_TWICE = """
+rng = np.random.default_rng(0)
+A = rng.standard_normal((40, 30)); b = rng.standard_normal(40)
+
+calls, late = [0], [0]
+
+class Slow(fw.ProbabilitySimplex):
+    def extreme_point(self, direction):
+        calls[0] += 1
+        late[0] += INTERRUPTS.hits >= 2  # an oracle call after the second Ctrl-C
+        if calls[0] > 20:  # some iterations first: a last good iterate past the start
+            time.sleep(0.5)
+        return super().extreme_point(direction)
+
+try:
+    fw.frank_wolfe(fw.LeastSquares(A, b), Slow(dim=30), tol=0.0, max_iter=10**6,
+                   time_limit=60)
+except KeyboardInterrupt as err:
+    res = err.result
+    x = res.x
+    g = A.T @ (A @ x - b)
+    out = dict(status=str(res.status), gap=res.gap, fun=res.fun, message=res.message,
+               true_fun=float(0.5 * np.sum((A @ x - b) ** 2)), late=late[0],
+               true_gap=float(g @ x - g.min()),
+               feasible=bool(abs(x.sum() - 1) < 1e-9 and x.min() >= -1e-12),
+               notes=getattr(err, "__notes__", []))
+    print(json.dumps(out), flush=True)
+"""
+
+
+def test_second_ctrl_c_keeps_the_last_good_iterate_uncertified(tmp_path):
+    """The second Ctrl-C raises at once, with the run so far as ``err.result``: a
+    feasible point, f and the gap recomputed here (the gap is the one certified at that
+    iterate, or NaN), and no oracle called after the second Ctrl-C."""
+    out = _result(_run(_FRANK_WOLFE_TWICE, tmp_path, signals=2))
+    assert out["status"] == "interrupted"
+    assert out["feasible"]
+    assert out["late"] == 0
+    if not np.isnan(out["gap"]):
+        assert out["gap"] == pytest.approx(out["true_gap"], rel=1e-7, abs=1e-9)
+    assert out["fun"] == pytest.approx(out["true_fun"], rel=1e-9, abs=1e-12)
+    assert "second Ctrl-C" in out["message"]
+    assert any("err.result" in note for note in out["notes"])
+
+
+_BCFW_THREADS_HUNG_RESULT = _BCFW_THREADS_HUNG.replace(
+    "except KeyboardInterrupt:", "except KeyboardInterrupt as err:").replace(
+    "    print(json.dumps(dict(seconds=time.monotonic() - t0)), flush=True)", """\
+    res = err.result
+    xb = res.x.reshape(n, 4)
+    true_fun = float(0.5 * res.x @ res.x - res.x.sum() / 3)
+    gb = xb - 1 / 3
+    true_gap = float(np.sum(gb * xb) - gb.min(axis=1).sum())
+    print(json.dumps(dict(seconds=time.monotonic() - t0, status=str(res.status),
+                          gap=res.gap, fun=res.fun, true_fun=true_fun, true_gap=true_gap,
+                          feasible=bool(np.allclose(xb.sum(axis=1), 1)
+                                        and xb.min() >= -1e-12))), flush=True)""")
+
+
+def test_second_ctrl_c_with_oracle_threads_in_flight_keeps_the_last_good_iterate(tmp_path):
+    out = _result(_run(_BCFW_THREADS_HUNG_RESULT, tmp_path, signals=2))
+    assert out["seconds"] < 30, out
+    assert out["status"] == "interrupted"
+    assert out["feasible"]
+    if not np.isnan(out["gap"]):  # NaN: a point between certificates
+        assert out["gap"] == pytest.approx(out["true_gap"], rel=1e-7, abs=1e-9)
+    assert out["fun"] == pytest.approx(out["true_fun"], rel=1e-9, abs=1e-12)

@@ -67,6 +67,10 @@ class Engine(ABC):
     #: not fail, so ``outputs(error=True)`` may certify the point it returns
     interrupted: bool = False
 
+    #: set by the driver on a second Ctrl-C: ``outputs(error=True)`` then calls no oracle
+    #: (the user asked twice not to wait; the point returned is left uncertified)
+    hurried: bool = False
+
     @abstractmethod
     def observe(self, k: int) -> Observation | str:
         """The state at the top of outer iteration ``k``, or a message when a value is
@@ -176,6 +180,22 @@ def _stopped(engine: Engine, monitor: Monitor, status: Status, k: int,
     return monitor.finish(status=status, nit=out.pop("nit", k), message=message, **out)
 
 
+def _hurried_result(err: KeyboardInterrupt, engine: Engine, monitor: Monitor,
+                    k: int) -> None:
+    """``err.result``: the run so far, where a second Ctrl-C stopped it (see
+    :attr:`Engine.hurried`); nothing when the engine's state cannot be read or a third
+    Ctrl-C lands while it is read."""
+    try:
+        result = _stopped(engine, monitor, Status.INTERRUPTED, k,
+                          message="stopped by a second Ctrl-C: the last good iterate, its "
+                                  "gap not certified")
+    except (Exception, KeyboardInterrupt):
+        return
+    err.result = result  # type: ignore[attr-defined]
+    err.add_note(f"frankwolfe: a second Ctrl-C stopped {monitor.method!r} at iteration {k}; "
+                 "err.result holds the run so far (its last good iterate, uncertified)")
+
+
 def _attach(err: BaseException, method: str, k: int, result: Result | None) -> None:
     """A note naming the method, the iteration and the call (PEP 678), and the run so far
     as ``err.result``."""
@@ -202,8 +222,10 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
 
     Ctrl-C (SIGINT, in the main thread) ends the run at the end of the current
     iteration with ``Status.INTERRUPTED`` and the certified iterate; a second Ctrl-C
-    raises ``KeyboardInterrupt`` at once.  Zero steps without a smaller certified gap
-    for :data:`STALL_WINDOW` iterations end it with ``Status.STALLED``.
+    raises ``KeyboardInterrupt`` at once, with the last good iterate as ``err.result``
+    (its gap NaN unless certified earlier: certifying it now would call the oracles the
+    user chose not to wait for).  Zero steps without a smaller certified gap for
+    :data:`STALL_WINDOW` iterations end it with ``Status.STALLED``.
     """
     k = 0
     # without a callback no IterationState is built (the loop's cost on small problems)
@@ -281,15 +303,19 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
         except (NonConvexError, ExecutorError) as err:
             err.result = _stopped(engine, monitor, Status.ERROR, k, message=str(err))
             raise
-        except KeyboardInterrupt:
-            if INTERRUPTS.hits >= 2:  # the second Ctrl-C: abort at once
-                raise
+        except KeyboardInterrupt as err:
             # a KeyboardInterrupt not from the flag (a handler of the user's, or one raised
             # by hand) may have cut a step short: the last good iterate, before that step;
             # one in observe(k) left x_k whole (its k iterations are the result's nit)
             engine.cut_short = stepping
             engine.interrupted = True
-            return _stopped(engine, monitor, Status.INTERRUPTED, k)
+            if INTERRUPTS.hits < 2:
+                return _stopped(engine, monitor, Status.INTERRUPTED, k)
+            # the second Ctrl-C: abort at once, the last good iterate (uncertified, no
+            # oracle called) riding on the exception
+            engine.hurried = True
+            _hurried_result(err, engine, monitor, k)
+            raise
         except Exception as err:
             try:
                 result: Result | None = _stopped(engine, monitor, Status.ERROR, k,

@@ -373,7 +373,7 @@ class _SingleDomainEngine(Engine):
         x, f, gap = self.last_good
         x = x.get() if isinstance(x, _PointBefore) else x
         if not math.isfinite(gap):  # taken between certificates: one LMO call certifies it
-            gap = self._certify_at(x)
+            gap = np.nan if self.hurried else self._certify_at(x)
         return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
     def _certify_at(self, x: np.ndarray) -> float:
