@@ -481,10 +481,14 @@ class Monitor:
             gap = 0.0
         if message is None:
             message = self.message(status, nit, gap)
+        elif math.isnan(gap) and "certif" not in message:
+            message += "; the gap at the point returned is not certified"
         if self.print_every:
             print(f"{self.method}: {status}: {message}", file=sys.stdout)
         dual = self.dual_bound if self.bounds else -np.inf
-        best_gap = min(gap, fun - dual) if np.isfinite(dual) and np.isfinite(fun) else gap
+        # fmin: an uncertified gap (NaN) leaves fun - dual, itself a certificate for x
+        best_gap = float(np.fmin(gap, fun - dual)) if np.isfinite(dual) and np.isfinite(fun) \
+            else gap
         return Result(
             x=x, fun=fun, gap=gap,
             best_gap=max(best_gap, 0.0) if np.isfinite(best_gap) else best_gap,

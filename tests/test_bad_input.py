@@ -83,6 +83,57 @@ def test_nan_value_stops_with_error_and_keeps_last_good_iterate():
     assert np.isfinite(res.fun) and np.isfinite(res.gap)
 
 
+def test_an_uncertified_last_good_iterate_keeps_best_gap_and_says_so():
+    """RAFW stopped by a NaN gradient returns its last good iterate with gap NaN (its
+    certificate needs the gradient there, NaN again): best_gap = fun - dual_bound still
+    certifies x (it was NaN: min(nan, .)), and the message says the gap is not
+    certified.  Checked against least squares' minimum over the simplex by cvxpy."""
+    rng = np.random.default_rng(2)
+    A, b = rng.standard_normal((14, 10)), 2 * rng.standard_normal(14)
+    calls = [0]
+
+    def grad(x):
+        calls[0] += 1
+        return np.full_like(x, np.nan) if calls[0] >= 4 else A.T @ (A @ x - b)
+
+    obj = FunctionObjective(lambda x: 0.5 * float(np.sum((A @ x - b) ** 2)), grad)
+    res = fw.minimize(obj, ProbabilitySimplex(1.0, 10), method="rafw", random_state=0,
+                      tol=1e-12)
+    assert res.status == fw.Status.ERROR and np.isnan(res.gap)
+    assert "not certified" in res.message
+    assert res.best_gap == pytest.approx(res.fun - res.dual_bound, rel=1e-12)
+    cp = pytest.importorskip("cvxpy")
+    z = cp.Variable(10)
+    f_star = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A @ z - b)),
+                        [z >= 0, cp.sum(z) == 1]).solve()
+    assert res.fun - f_star <= res.best_gap + 1e-6
+
+
+def test_an_error_in_the_direction_returns_the_iterate_it_was_computed_at():
+    """cfw's direction calls the gradient (a Hessian product by differences): an error
+    there returned x_0 with nit 0 where x_1 was a completed, certified iterate (the
+    history's row 1), and the history's last fun was not the result's."""
+    rng = np.random.default_rng(2)
+    A, b = rng.standard_normal((14, 10)), 2 * rng.standard_normal(14)
+    calls = [0]
+
+    def grad(x):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise RuntimeError("boom")
+        return A.T @ (A @ x - b)
+
+    obj = FunctionObjective(lambda x: 0.5 * float(np.sum((A @ x - b) ** 2)), grad)
+    with pytest.raises(RuntimeError, match="boom") as info:
+        fw.minimize(obj, ProbabilitySimplex(1.0, 10), method="cfw")
+    res = info.value.result
+    assert res.nit == 1 and len(res.history) == res.nit + 1
+    assert res.history["fun"][-1] == res.fun
+    assert res.fun == pytest.approx(0.5 * float(np.sum((A @ res.x - b) ** 2)), rel=1e-12)
+    g = A.T @ (A @ res.x - b)
+    assert res.gap == pytest.approx(float(g @ res.x - g.min()), rel=1e-9, abs=1e-12)
+
+
 def test_inf_gradient_at_x0():
     obj = FunctionObjective(lambda x: 0.0, lambda x: np.full_like(x, np.inf))
     x0 = np.array([0.0, 1.0])
@@ -398,3 +449,21 @@ def test_a_run_whose_incremental_values_drifted_reports_exact_ones():
         assert res.gap == pytest.approx(exact_gap, rel=1e-6)
         assert res.fun - f_star <= res.gap + 1e-9
         assert res.status == ("converged" if res.gap <= 1e-8 else "stalled"), method
+
+
+def test_a_run_whose_gradient_drifted_but_not_its_value_reports_the_exact_gap():
+    """The same drift where f stayed within rounding but the incremental gradient did
+    not: cfw / bfw said "certified gap 6e-7 <= tol" where the exact gap at the returned
+    point is 74 (the gradient's drift times the radius 1e8; the closing check compared
+    f only).  Checked against the gap at the returned point computed here."""
+    rng = np.random.default_rng(8)
+    A = rng.standard_normal((12, 8))
+    b = A @ (0.5 * rng.standard_normal(8)) + 0.01 * rng.standard_normal(12)
+    for method in ("fw", "cfw", "bfw", "dicg"):
+        res = fw.minimize(fw.LeastSquares(A, b), fw.LinfBall(1e8, 8), method=method,
+                          tol=1e-6, max_iter=3000)
+        g = A.T @ (A @ res.x - b)
+        exact_gap = float(g @ res.x + 1e8 * np.abs(g).sum())
+        assert res.gap == pytest.approx(exact_gap, rel=1e-6, abs=1e-9), method
+        assert res.fun == pytest.approx(0.5 * float(np.sum((A @ res.x - b) ** 2)), rel=1e-12)
+        assert res.status == ("converged" if exact_gap <= 1e-6 else "stalled"), method

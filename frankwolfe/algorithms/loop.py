@@ -314,7 +314,14 @@ class _SingleDomainEngine(Engine):
             # v - x, built as the named tuple's own constructor would, one call less
             d, gamma_max, dinfo = _new_tuple(Direction, (-1.0, ((1.0, v),))), 1.0, None
         else:
-            d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
+            try:
+                d, gamma_max, dinfo = variant.direction(k, tracker, g, v, gap_k, g_dot_x)
+            except BaseException:
+                # x_k is whole (a direction moves nothing) and observed: the last good
+                # iterate, not the one before it
+                self.last_good = (tracker.x.copy(), f, gap_k if certified else np.nan)
+                self.last_good_k = k
+                raise
         slope = tracker.slope(d, g, g_dot_x)  # a tracker keeps it for the line search
         # a move with x_coef != 0 changes every entry: a plain copy, no _PointBefore; so
         # does a small x, which a copy saves faster than the entries a move changes
@@ -335,27 +342,39 @@ class _SingleDomainEngine(Engine):
         f, g, v, gap_k, g_dot_x, certified = self._observed()
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
-        return f, g_dot_x - v.dot(g)
+        gap = g_dot_x - v.dot(g)
+        self.step = (f, g, v, gap, g_dot_x, True)  # what closing() checks
+        return f, gap
 
     def info(self) -> dict[str, Any]:
         return self.variant.info()
 
     def closing(self, fun: float, gap: float) -> tuple[float, float]:
-        """Exact ``f`` and gap where an incremental tracker's ``f`` drifted from ``f(x)``
-        beyond rounding (moves across large magnitudes: 8e-9 of f after a vertex of a
-        box of 1e8), one evaluation of ``f`` to see it; a tracker that evaluates ``f`` at
-        ``x`` is exact already."""
+        """Exact ``f`` and gap where an incremental tracker's values drifted from those at
+        ``x`` beyond rounding (moves across large magnitudes: 8e-9 of f after a vertex of
+        a box of 1e8).  One exact value and gradient to see it: the gradient's drift
+        barely moves ``f`` but is multiplied by the domain's size in the gap (1e-6 in the
+        gradient, 74 in the gap on a box of 1e8), seen along the gap's own vertex; an
+        oracle call only when it drifted.  A tracker that evaluates ``f`` and its
+        gradient at ``x`` is exact already."""
         tracker = self.tracker
         if not isinstance(tracker, ProductTracker):
             return fun, gap
         x = tracker.x
-        f = float(self.objective.value(x))
-        if not math.isfinite(f) or abs(f - fun) <= tracker.rounding * (abs(f) + 1.0):
+        f, g = self.objective.value_and_gradient(x)
+        f = float(f)
+        g = np.asarray(g, dtype=float).reshape(x.shape)
+        if not (math.isfinite(f) and np.all(np.isfinite(g))):
             return fun, gap
-        g = np.asarray(self.objective.gradient(x), dtype=float).reshape(x.shape)
+        _, g_loop, v, gap_loop, gx_loop, certified = self._observed()
+        if certified and gap_loop == gap:
+            gx, gv = float(np.vdot(g, x)), float(v.dot(g))
+            if abs(f - fun) <= tracker.rounding * (abs(f) + 1.0) and \
+                    abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + 1.0):
+                return fun, gap
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
-        return f, float(np.vdot(g, x)) - v.dot(g)
+        return f, float(np.vdot(g, x)) - float(v.dot(g))
 
     def closing_seconds(self) -> float:
         return self.variant.closing_seconds()
