@@ -193,7 +193,7 @@ class GraphMatchingResult:
         Weights learned at ``lam``.
     estimator : StructuredSVM
         The fitted estimator at ``lam`` (its ``history_`` holds the BCFW run).
-    duality_gap : float
+    gap : float
         Certified duality gap of the training problem at ``lam`` when BCFW
         stopped (at most ``tol`` unless the pass budget ran out).
     unlearned_validation_accuracy, unlearned_test_accuracy : float
@@ -210,7 +210,7 @@ class GraphMatchingResult:
     lam: float
     w: np.ndarray
     estimator: StructuredSVM = field(repr=False)
-    duality_gap: float
+    gap: float
     unlearned_validation_accuracy: float
     unlearned_test_accuracy: float
     learned_test_accuracy: float
@@ -288,7 +288,7 @@ def learn_graph_matching(baseline: int = 90, data: CMUHouse | None = None,
         baseline=baseline, kind=kind,
         n_pairs={s: len(splits[s][0]) for s in splits},
         lams=lam_arr, validation_accuracy=val_acc, lam=float(lam_arr[best]), w=svm.w_.copy(),
-        estimator=svm, duality_gap=float(svm.history_["gap"][-1]),
+        estimator=svm, gap=float(svm.history_["gap"][-1]),
         unlearned_validation_accuracy=matching_accuracy(Xva, Yva, ones),
         unlearned_test_accuracy=matching_accuracy(Xte, Yte, ones),
         learned_test_accuracy=matching_accuracy(Xte, Yte, svm.w_),

@@ -173,7 +173,7 @@ def _minibatch(executor: str) -> tuple[Callable, Callable, Callable]:
             # host= makes distributed 2026.x fail to start the scheduler
             with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                               dashboard_address=None) as c, Client(c) as cl:
-                return make(client=cl).fit(*data).result_.gap
+                return make(executor=cl).fit(*data).result_.gap
         return make(n_jobs=2).fit(*data).result_.gap
 
     return imports, _ocr, run

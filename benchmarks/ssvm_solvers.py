@@ -209,7 +209,7 @@ def child_eg_step(lam_spec: str, rule: str, passes: int, checkpoints: list[int])
             clock["eval"] += time.perf_counter() - t1
 
     out = dual_extragradient(model, X, Y, lam, max_passes=passes, step_size=rule,
-                             options=RunOptions(callback=callback))
+                             run_options=RunOptions(callback=callback))
     certify(out["iterations"], out["effective_passes"], out["w"], out["point_bar"],
             time.perf_counter() - t0 - clock["eval"])
     return {"lam": lam_spec, "rule": rule, "rows": rows, "rejected": out["rejected"],

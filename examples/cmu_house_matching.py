@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> list:
                                  random_state=0)
         n = r.n_pairs
         print(f"{b:>3} {n['train']:>5} {n['validate']:>4} {n['test']:>4} {r.lam:>7.0e} "
-              f"{r.duality_gap:>7.1e} "
+              f"{r.gap:>7.1e} "
               f"{r.unlearned_test_accuracy:>9.4f} {r.learned_test_accuracy:>8.4f} "
               f"{time.perf_counter() - t0:>7.1f}")
         results[b] = r

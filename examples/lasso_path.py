@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     A, b = X - X.mean(0), y - y.mean()
     radii = np.linspace(10.0, 3000.0, 30)
     path = lasso_path(A, b, radii, "pairwise", tol=1e-8)
-    cold = lasso_path(A, b, radii, "pairwise", tol=1e-8, warm=False)
+    cold = lasso_path(A, b, radii, "pairwise", tol=1e-8, warm_start=False)
     print(f"iterations along the path: warm {path.n_iter.sum()}, cold {cold.n_iter.sum()}")
     print(f"largest certified gap: {path.gaps.max():.2e}")
 

@@ -234,7 +234,7 @@ def test_structured_svm_batch_size_one_is_serial_and_threads_agree():
     t2 = StructuredSVM(ChainModel(3, 4), batch_size=8, n_jobs=2, **kw).fit(X, Y)
     np.testing.assert_array_equal(t1.w_, t2.w_)
     assert list(t2.history_["rounds"]) == [25, 50]
-    with pytest.raises(ValueError, match="batch_size and client serve solver='bcfw'"):
+    with pytest.raises(ValueError, match="batch_size and executor serve solver='bcfw'"):
         StructuredSVM(ChainModel(3, 4), solver="fw", batch_size=4).fit(X, Y)
 
 

@@ -92,7 +92,7 @@ def test_ssg_partial_pass_keeps_a_valid_average(data):
 
     X, Y = data
     res = ssg(SlowChain(4, 6), X, Y, 0.01, max_passes=5, random_state=3,
-              options=RunOptions(time_limit=0.3))
+              run_options=RunOptions(time_limit=0.3))
     assert res.status == "time_limit"
     steps = res.n_oracle_calls
     assert 0 < steps < N

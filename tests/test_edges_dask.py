@@ -48,7 +48,7 @@ class _FailingAt(StructuredSVM):
 
 def _svm(client, **kw) -> _FailingAt:
     # the Python block engine: no numba compilation on the workers (each test < 30 s)
-    return _FailingAt(ChainModel(3, 4), lam=1.0 / N_EX, batch_size=20, client=client,
+    return _FailingAt(ChainModel(3, 4), lam=1.0 / N_EX, batch_size=20, executor=client,
                       compiled=False, max_passes=40, tol=0.0, gap_every=1, eval_every=1,
                       random_state=0, **kw)
 

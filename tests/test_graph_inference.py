@@ -143,6 +143,7 @@ def test_every_method_against_enumeration(family: str) -> None:
         # over reparametrizations)
         t = trws(u, p, e, max_iter=200)
         assert at_most(opt, t.bound) and at_most(lp.bound, t.bound) and at_most(t.score, opt), tag
+        assert 0 <= t.nit <= 200 and not hasattr(t, "n_iter"), tag  # scipy's name
         assert close(t.score, labelling_score(u, p, e, t.labels)), tag
         if tree and not close(t.bound, opt):
             trws_loose.append(tag)
@@ -151,6 +152,7 @@ def test_every_method_against_enumeration(family: str) -> None:
         # max-product: exact on trees, a valid bound everywhere
         m = max_product(u, p, e, max_iter=50)
         assert at_most(m.score, opt) and at_most(opt, m.bound), tag
+        assert 0 <= m.nit <= 50, tag
         if tree:
             assert close(m.score, opt), tag
         # graph cut: exact on binary submodular energies, never above the optimum

@@ -37,7 +37,7 @@ def test_pruned_lp_against_the_whole_lp(family: str, monkeypatch: pytest.MonkeyP
     for tag, u, p, e, opt in family_instances(family):
         fam, _, _, submodular = tag
         before = len(whole)
-        r = local_lp(u, p, e, solver="pruned", gap_tol=1e-9)
+        r = local_lp(u, p, e, solver="pruned", tol=1e-9)
         assert not any(whole[before:]), tag  # never the whole LP
         ref = local_lp(u, p, e, solver="highs")
         runs += 1
@@ -101,7 +101,7 @@ def test_a_large_grid_prunes_to_the_same_optimum(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(lp_module, "_highs",
                         lambda u, p, e, allowed=None: sizes.append(u.shape[0]) or
                         real(u, p, e, allowed))
-    r = infer(u, p, e, "lp")  # gap_tol 1e-6
+    r = infer(u, p, e, "lp")  # tol 1e-6
     assert sizes and max(sizes) < 900 / 4  # only undecided nodes went to HiGHS
     assert not r.exact
     assert r.fractional and ref.fractional
@@ -110,7 +110,7 @@ def test_a_large_grid_prunes_to_the_same_optimum(monkeypatch: pytest.MonkeyPatch
     assert _feasible(r.node_marginals, r.edge_marginals, e, 1e-7)
     v = _value(u, pe, r.node_marginals, r.edge_marginals)
     tol = 1e-6 * (1 + abs(ref.bound))
-    # a point of the local polytope: never above the LP's optimum; within gap_tol of
+    # a point of the local polytope: never above the LP's optimum; within tol of
     # the bound, which is never below that optimum
     assert ref.bound - tol <= v <= ref.bound + 1e-7 * (1 + abs(ref.bound))
     assert r.bound >= ref.bound - 1e-7 * (1 + abs(ref.bound)) and r.bound - v <= tol
@@ -120,5 +120,39 @@ def test_bad_solver_options_are_named() -> None:
     u, p, e = np.zeros((2, 2)), np.zeros((2, 2)), np.array([[0, 1]])
     with pytest.raises(ValueError, match="`solver` must be one of.*'simplex'"):
         local_lp(u, p, e, solver="simplex")
-    with pytest.raises(ValueError, match="`gap_tol` must be a finite number >= 0, got -1"):
-        local_lp(u, p, e, gap_tol=-1)
+    with pytest.raises(ValueError, match="`tol` must be a finite number >= 0, got -1"):
+        local_lp(u, p, e, tol=-1)
+
+
+def test_auto_passes_tol_to_the_lp_it_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tol`` is the relative gap of ``"lp"`` as of ``"trws"``: ``"auto"`` hands it on
+    where it picks the LP (it was ``gap_tol`` there, and ``"auto"`` dropped ``tol``), and
+    drops it where it picks a method without one."""
+    from frankwolfe.applications.structured_svm import GraphCRF
+    from frankwolfe.applications.structured_svm.models.graph import inference as inf_module
+
+    seen = []
+    real = inf_module.local_lp
+
+    def spy(u, p, e, **options):
+        seen.append(options)
+        return real(u, p, e, **options)
+
+    monkeypatch.setattr(inf_module, "local_lp", spy)
+    rng = np.random.default_rng(3)
+    e = grid_edges(3, 3)  # loopy, 3 states, repulsive: "auto" picks "lp"
+    u, p = rng.normal(size=(9, 3)), -1.0 * np.eye(3) + 0.2 * rng.normal(size=(3, 3))
+    assert inf_module.choose_method(u, np.broadcast_to(p, (e.shape[0], 3, 3)), e) == "lp"
+    infer(u, p, e, "auto", tol=1e-9, max_sweeps=3)
+    assert seen == [{"tol": 1e-9}]
+    # a chain: "auto" picks exact inference, which has no tol
+    chain = np.array([[0, 1], [1, 2]])
+    r = infer(u[:3], p, chain, "auto", tol=1e-9)
+    assert r.method == "exact" and len(seen) == 1
+    # a model's options: checked by name at construction, reaching the LP at decoding
+    model = GraphCRF(3, 2, inference="auto", inference_options={"tol": 1e-8})
+    assert model.inference_options == {"tol": 1e-8}
+    with pytest.raises(ValueError, match="takes no option 'gap_tol'"):
+        GraphCRF(3, 2, inference="auto", inference_options={"gap_tol": 1e-8})
+    with pytest.raises(ValueError, match="option 'tol' must be a finite number >= 0"):
+        GraphCRF(3, 2, inference="lp", inference_options={"tol": -1.0})

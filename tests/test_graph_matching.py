@@ -180,6 +180,8 @@ def test_learning_finds_informative_bins_on_synthetic_data():
     assert r.w[:4].mean() > r.w[4:].mean()
     assert r.lam in (1e-2, 1e-3)
     assert r.validation_accuracy.shape == (2,)
+    # `gap`, as every result of the package calls the certified gap
+    assert r.gap == r.estimator.history_["gap"][-1] and not hasattr(r, "duality_gap")
 
 
 def test_learn_bad_input():

@@ -69,7 +69,7 @@ def test_path_warm_starts_and_matches_cvxpy():
     b = A @ (rng.standard_normal(n) * (rng.random(n) < 0.1)) + 0.1 * rng.standard_normal(m)
     radii = np.linspace(0.5, 4.0, 8)
     warm = lasso_path(A, b, radii, "pairwise", tol=1e-9)
-    cold = lasso_path(A, b, radii, "pairwise", tol=1e-9, warm=False)
+    cold = lasso_path(A, b, radii, "pairwise", tol=1e-9, warm_start=False)
     assert warm.n_iter[1:].sum() < cold.n_iter[1:].sum()
     x = cp.Variable(n)
     t = cp.Parameter(nonneg=True)
@@ -80,6 +80,8 @@ def test_path_warm_starts_and_matches_cvxpy():
         assert res.fun <= prob.value + 1e-7
         assert np.abs(coef).sum() <= r * (1 + 1e-12)
     assert np.all(warm.gaps <= 1e-9)
+    with pytest.raises(TypeError, match="`warm_start` must be True or False, got 'no'"):
+        lasso_path(A, b, radii, "pairwise", warm_start="no")
 
 
 @pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw", "compiled", "auto"])
@@ -130,7 +132,7 @@ def test_compiled_path_warm_starts_and_matches_pairwise():
     b = A @ (rng.standard_normal(400) * (rng.random(400) < 0.05)) + 0.01 * rng.standard_normal(100)
     radii = np.linspace(0.5, 3.0, 5)
     warm = lasso_path(A, b, radii, "compiled", tol=1e-10)
-    cold = lasso_path(A, b, radii, "compiled", tol=1e-10, warm=False)
+    cold = lasso_path(A, b, radii, "compiled", tol=1e-10, warm_start=False)
     ref = lasso_path(A, b, radii, "pairwise", tol=1e-10, max_iter=100000)
     assert warm.n_iter[1:].sum() <= cold.n_iter[1:].sum()
     for a, r in zip(warm.results, ref.results):

@@ -232,3 +232,29 @@ def test_ocr_model_file_is_small(shared_data, tmp_path):
     assert (tmp_path / "ocr.npz").stat().st_size <= 100_000
     back = StructuredSVM.load(tmp_path / "ocr.npz")
     assert [p.tobytes() for p in back.predict(X[:50])] == [p.tobytes() for p in svm.predict(X[:50])]
+
+
+def test_files_listing_the_removed_client_parameter_load(data, tmp_path):
+    """``client`` (an alias of ``executor``) went: a file written while it existed lists
+    it, null, and still loads; a non-null one is refused as ``executor``'s is."""
+    from sklearn.base import clone
+
+    X, Y = data[:2]
+    svm = _fit(X, Y, max_passes=3)
+    assert "client" not in svm.get_params() and "executor" in svm.get_params()
+    assert clone(svm).get_params(deep=False).keys() == svm.get_params(deep=False).keys()
+    with pytest.raises(TypeError, match="client"):
+        StructuredSVM(ChainModel(3, 5), client=None)
+    path = tmp_path / "m.npz"
+    svm.save(path)
+    header = json.loads(_members(path)["header"].tobytes())
+    assert "client" not in header["estimator"]["params"]
+    header["estimator"]["params"]["client"] = None
+    old = tmp_path / "old.npz"
+    _rewrite(old, _members(path), header)
+    back = StructuredSVM.load(old)
+    assert np.array_equal(back.w_, svm.w_) and "client" not in back.get_params()
+    header["estimator"]["params"]["client"] = "tcp://10.0.0.1:8786"
+    _rewrite(old, _members(path), header)
+    with pytest.raises(ModelFileError, match="estimator.params.client: must be null"):
+        StructuredSVM.load(old)

@@ -420,6 +420,31 @@ def test_corrective_bad_input():
                                  corrective=True)
 
 
+@pytest.mark.parametrize("corrective", [True, False])
+def test_cvxpy_solver_is_checked_up_front_in_both_modes(corrective):
+    """The name ``fully_corrective_frank_wolfe`` takes, checked as it checks it, before any
+    oracle call: unused without ``corrective``, but a typo is still refused."""
+    calls = []
+
+    class Counting(ProbabilitySimplex):
+        def __call__(self, direction):
+            calls.append(1)
+            return super().__call__(direction)
+
+    L = BilinearObjective(np.array([[1.0, -1.0], [-1.0, 1.0]]), mu_x=1.0, mu_y=1.0)
+    with pytest.raises(ValueError, match="`cvxpy_solver` must be the name .* got 'NO_SUCH'"):
+        saddle_point_frank_wolfe(L, Counting(dim=2), Counting(dim=2), corrective=corrective,
+                                 cvxpy_solver="NO_SUCH")
+    assert calls == []
+    with pytest.raises(TypeError, match="qp_solver"):
+        saddle_point_frank_wolfe(L, *_simplices(), corrective=corrective, qp_solver="CLARABEL")
+    res = saddle_point_frank_wolfe(L, Counting(dim=2), Counting(dim=2), corrective=corrective,
+                                   cvxpy_solver="clarabel", tol=1e-8, max_iter=500,
+                                   **({} if corrective else {"away": True, "C": 4.0}))
+    assert res.gap <= 1e-8 and calls
+    assert res.extra.get("n_corrective_qp", 0) >= (1 if corrective else 0)
+
+
 # -- incremental products M y, M^T x -------------------------------------------------
 
 def test_incremental_products_dense_sparse_and_drift():

@@ -46,7 +46,7 @@ def test_training_through_the_cluster_matches_serial_training(cluster, chain):
     kw = dict(lam=1.0 / N_EX, tol=0.1, max_passes=200, gap_every=5, random_state=0)
     # serial BCFW, generic engine (the compiled one would pay its numba compilation here)
     serial = StructuredSVM(ChainModel(3, 4), compiled=False, **kw).fit(X, Y)
-    remote = StructuredSVM(ChainModel(3, 4), batch_size=20, client=client, **kw).fit(X, Y)
+    remote = StructuredSVM(ChainModel(3, 4), batch_size=20, executor=client, **kw).fit(X, Y)
     assert remote.result_.extra["executor"].startswith("DaskExecutor")
     g_s, g_r = serial.result_.gap, remote.result_.gap
     assert g_s <= 0.1 and g_r <= 0.1

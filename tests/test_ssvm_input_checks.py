@@ -234,8 +234,8 @@ def test_message_passing_and_lp_tolerances(bad):
     args = (np.zeros((3, 2)), np.zeros((3, 2, 2)), np.array([[0, 1], [1, 2], [0, 2]]))
     with pytest.raises(ValueError, match=r"trws: `tol` must be"):
         trws(*args, tol=bad)
-    with pytest.raises(ValueError, match=r"local_lp: `gap_tol` must be"):
-        local_lp(*args, gap_tol=bad)
+    with pytest.raises(ValueError, match=r"local_lp: `tol` must be"):
+        local_lp(*args, tol=bad)
 
 
 def test_graph_crf_inference_options_and_class_weight():

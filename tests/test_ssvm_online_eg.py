@@ -66,7 +66,7 @@ def test_dual_extragradient_reaches_dual_optimum(tiny, step_size, c_w, passes):
         return None
 
     out = dual_extragradient(model, X, Y, LAM, max_passes=passes, step_size=step_size, c_w=c_w,
-                             averaging="tail", options=RunOptions(callback=record))
+                             averaging="tail", run_options=RunOptions(callback=record))
     h = {k: np.array(v) for k, v in zip(("primal", "dual", "gap"), zip(*rows))}
     assert len(rows) >= 10
     _check_certificates(h, d_star)
@@ -134,8 +134,9 @@ def test_online_eg_backtracking_budget(tiny):
     n = len(X)
     effs = []
     online_eg(model, X, Y, LAM, max_passes=40, random_state=1,
-              options=RunOptions(callback=lambda s: effs.append(s.info["effective_passes"])
-                                 if s.k and s.info["whole_pass"] else None))
+              run_options=RunOptions(
+                  callback=lambda s: effs.append(s.info["effective_passes"])
+                  if s.k and s.info["whole_pass"] else None))
     steps = np.diff(np.concatenate([[0.0], effs]))
     assert 1.0 <= steps[0] <= 3.0
     assert np.all(steps[1:] >= 1.0) and np.all(steps[1:] <= 6.0)
@@ -153,8 +154,9 @@ def test_online_eg_effective_pass_budget_is_hard(tiny, max_passes):
     n = len(X)
     effs = []
     out = online_eg(model, X, Y, LAM, max_passes=max_passes, random_state=1,
-                    options=RunOptions(callback=lambda s: effs.append(s.info["effective_passes"])
-                                       if s.k else None))
+                    run_options=RunOptions(
+                        callback=lambda s: effs.append(s.info["effective_passes"])
+                        if s.k else None))
     budget = int(np.floor(max_passes * n))
     assert out["oracle_calls"] == budget  # every trial is one call: the budget is used up
     assert out["effective_passes"] <= max_passes
@@ -290,7 +292,7 @@ def test_online_eg_step_scheme_matches_enumerated_reference(sampling):
     w_ref, ell_ref, f_ref = image(p)
     assert calls > passes * n and max(halvings) >= 1  # the scheme retried some steps
     out = online_eg(model, X, Y, lam, max_passes=10 * passes, block_order=sampling,
-                    random_state=seed, options=RunOptions(callback=lambda s: s.k < passes))
+                    random_state=seed, run_options=RunOptions(callback=lambda s: s.k < passes))
     assert out["passes"] == passes and out["oracle_calls"] == calls
     np.testing.assert_allclose(out["w"], w_ref, rtol=0, atol=1e-10)
     assert out["dual"] == pytest.approx(-f_ref, rel=0, abs=1e-12)

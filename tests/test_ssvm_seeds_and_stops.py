@@ -22,10 +22,12 @@ from frankwolfe.applications.structured_svm import (
     LatentGraphCRF,
     MulticlassModel,
     StructuredSVM,
+    dual_extragradient,
     make_chain,
     make_conll_like,
     make_latent_blocks,
     online_eg,
+    ssg,
 )
 
 
@@ -58,8 +60,28 @@ def test_a_stop_at_a_certified_gap_within_tol_is_convergence(solver):
 def test_a_callback_of_the_user_still_stops_as_a_callback():
     X, Y = make_chain(12, n_states=2, n_features=3, length=(2, 4), random_state=0)
     res = online_eg(ChainModel(2, 3), X, Y, 0.1, max_passes=20, random_state=0,
-                    options=RunOptions(callback=lambda s: False if s.k >= 2 else None))
+                    run_options=RunOptions(callback=lambda s: False if s.k >= 2 else None))
     assert res.status == "callback_stop" and not res.success and res.nit == 2
+
+
+@pytest.mark.parametrize("solver", [ssg, online_eg, dual_extragradient])
+def test_run_options_are_a_run_options_without_a_max_iter(solver):
+    """``run_options`` (was ``options``, which ``minimize(**options)`` means as keywords)
+    takes a RunOptions only, named; its ``max_iter`` was overridden by ``max_passes``
+    without a word."""
+    X, Y = make_chain(6, n_states=2, n_features=3, length=(2, 3), random_state=0)
+    name = solver.__name__
+    with pytest.raises(TypeError, match=rf"{name}: `run_options` must be a frankwolfe.RunOptions"
+                                        r" or None, got dict"):
+        solver(ChainModel(2, 3), X, Y, 0.1, max_passes=2, run_options={"time_limit": 5.0})
+    with pytest.raises(ValueError, match=rf"{name}: `run_options` has max_iter=7, but {name} "
+                                         r"counts its budget in `max_passes`"):
+        solver(ChainModel(2, 3), X, Y, 0.1, max_passes=2, run_options=RunOptions(max_iter=7))
+    with pytest.raises(TypeError, match="options"):
+        solver(ChainModel(2, 3), X, Y, 0.1, max_passes=2, options=RunOptions())
+    res = solver(ChainModel(2, 3), X, Y, 0.1, max_passes=2,
+                 run_options=RunOptions(time_limit=60.0))
+    assert res.nit <= 2 and res.extra["effective_passes"] <= 2
 
 
 @pytest.mark.parametrize("seed", [2**70, np.random.SeedSequence(3), np.random.PCG64(3), [3, 4],

@@ -86,7 +86,7 @@ def test_scaled_ssg_reports_the_averages_after_every_pass():
     X, Y, model = _sparse_chain(20, seed=0)
     seen = []
     ssg(model, X, Y, 0.05, max_passes=4, averaging="tail", random_state=1,
-        options=RunOptions(callback=lambda s: seen.append(np.array(s.x)) if s.k else None))
+        run_options=RunOptions(callback=lambda s: seen.append(np.array(s.x)) if s.k else None))
     for p, w in enumerate(seen, start=1):
         _, avg_ref = _dense_ssg(model, X, Y, 0.05, p, "tail", seed=1)
         assert _close(w, avg_ref)

@@ -27,7 +27,7 @@ from frankwolfe import (
     frank_wolfe,
     pairwise_frank_wolfe,
 )
-from frankwolfe.step_size import STEP_RULES, Agnostic, make_step_size
+from frankwolfe.step_size import STEP_RULES, Adaptive, Agnostic, Armijo, make_step_size
 
 
 def _logistic(rng, m=60, n=15):
@@ -274,6 +274,11 @@ def test_words_and_argument_errors():
         Monotonic(Secant())
     with pytest.raises(ValueError, match="max_halvings"):
         Monotonic(max_halvings=0)
+    for rule in (Armijo, Adaptive):
+        for bad in (0, -3, 2.7, float("inf"), "5"):
+            with pytest.raises(ValueError, match=f"{rule.__name__}: `max_backtracks`.*{bad!r}"):
+                rule(max_backtracks=bad)
+        assert rule(max_backtracks=5.0).max_backtracks == 5
 
 
 def test_exact_step_takes_a_negative_step_at_a_rounding_level_slope_as_zero():

@@ -257,13 +257,13 @@ def lasso_path(
     *,
     tol: float = 1e-8,
     max_iter: int = 10000,
-    warm: bool = True,
+    warm_start: bool = True,
     **options: Any,
 ) -> LassoPath:
     """Solve the constrained lasso for each radius, warm starting along the path.
 
     Each problem starts from the previous solution's active set, carried
-    over to the new ball by :func:`warm_start` (same signed support; scaled
+    over to the new ball by the function :func:`warm_start` (same signed support; scaled
     down when the radius shrinks).  Increasing radii (from small, sparse
     solutions) is the cheap direction.
 
@@ -275,16 +275,16 @@ def lasso_path(
         Positive radii, in the order solved.
     method, tol, max_iter, **options
         As in :func:`solve_lasso`.
-    warm : bool, default True
+    warm_start : bool, default True
         Warm start from the previous solution (``False``: every problem from
-        the default vertex).
+        the default vertex), as the estimators' ``warm_start``.
 
     Returns
     -------
     LassoPath
     """
     A, b = _check_problem(A, b, "lasso_path")
-    check_flag(warm, "warm")
+    check_flag(warm_start, "warm_start")
     # no text ("1"), no bool, no matrix (2-D radii were flattened)
     radii = real_array(radii, "lasso_path", "radii", bools=False,
                        what="a 1-D sequence of radii (numbers)")
@@ -301,7 +301,7 @@ def lasso_path(
     prev: Result | None = None
     for i, r in enumerate(radii):
         x0: Any = None
-        if warm and prev is not None:
+        if warm_start and prev is not None:
             x0 = prev.x
         res = solve_lasso(A, b, r, method, x0, tol=tol, max_iter=max_iter, objective=f,
                           **options)

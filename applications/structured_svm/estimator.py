@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Iterable, Sequence
@@ -113,6 +114,8 @@ class StructuredSVM(BaseEstimator):
         passes (BCFW every ``gap_every`` passes and a closing one; batch FW and the
         cutting plane certify with the oracle calls of their steps), retried or
         rejected steps.  The history evaluations (``eval_every``) are not counted.
+        (The core's :func:`~frankwolfe.block_coordinate_frank_wolfe` counts in its
+        ``max_iter`` passes of block steps only, its certificate passes on top.)
         The run ends within the budget: BCFW takes the most passes of block steps
         whose certificates fit with them (``max_passes=10, gap_every=10``: 9 passes
         of steps and one certificate; oracle-cache hits of ``"bcfw_pairwise"`` call
@@ -203,13 +206,11 @@ class StructuredSVM(BaseEstimator):
     executor : frankwolfe.Executor or dask.distributed.Client, optional
         Where the oracles of each round (and of the certificate passes) run: any
         :class:`~frankwolfe.Executor` (:class:`~frankwolfe.ThreadExecutor`,
-        :class:`~frankwolfe.DaskExecutor`, a user's) or a Dask client.  Implies
-        ``batch_size`` 1 when that is not given.
-    client : dask.distributed.Client, optional
-        The convenient form of ``executor`` for a Dask cluster: the examples are
-        sharded over its workers once; per round only the examples' parts of ``w`` go
-        out and sparse vertices come back.  Give ``executor`` or ``client``, not
-        both.  When the cluster or the client is lost during ``fit`` (a worker
+        :class:`~frankwolfe.DaskExecutor`, a user's) or a Dask client (run as a
+        :class:`~frankwolfe.DaskExecutor`: the examples are sharded over its workers
+        once; per round only the examples' parts of ``w`` go out and sparse vertices
+        come back).  Implies ``batch_size`` 1 when that is not given.  When the
+        cluster or the client is lost during ``fit`` (a worker
         lost is survived), ``fit`` raises :class:`~frankwolfe.ExecutorError`
         after setting ``w_`` and ``result_`` from the run's last good iterate
         (also ``err.result``).
@@ -264,7 +265,6 @@ class StructuredSVM(BaseEstimator):
         "staleness": [Interval(Integral, 0, None, closed="left")],
         "round_step": [Options({"sequential", "joint", "lock_free"})],
         "executor": [ANY],  # an Executor or a dask.distributed.Client: make_executor checks
-        "client": [ANY],  # a dask.distributed.Client (duck-typed)
     }
 
     def __init__(self, model: StructuredModel, lam: float | None = None, solver: str = "bcfw",
@@ -275,8 +275,7 @@ class StructuredSVM(BaseEstimator):
                  random_state: int | np.random.Generator | None = None, n_jobs: int = 1,
                  verbose: bool | int = False, progress: bool = False, warm_start: bool = False,
                  compiled: bool = True, batch_size: int | None = None, staleness: int = 0,
-                 round_step: str = "sequential", executor: Any = None, client: Any = None
-                 ) -> None:
+                 round_step: str = "sequential", executor: Any = None) -> None:
         self.model = model
         self.lam = lam
         self.solver = solver
@@ -297,36 +296,30 @@ class StructuredSVM(BaseEstimator):
         self.staleness = staleness
         self.round_step = round_step
         self.executor = executor
-        self.client = client
 
     # -- checks ---------------------------------------------------------------
     def _check(self, n: int) -> float:
         """The parameters' checks (the only check of ``lam``); the ``lam`` to use."""
         validate_params(self, self._param_checks)
         effective_n_jobs(self.n_jobs)  # 0 has no meaning (scikit-learn's rule)
-        if self.executor is not None and self.client is not None:
-            raise ValueError("StructuredSVM: give `executor` or `client` (its convenient form "
-                             "for a Dask cluster), not both")
-        parallel = (self.batch_size is not None or self.executor is not None
-                    or self.client is not None)
+        parallel = self.batch_size is not None or self.executor is not None
         if parallel and self.solver != "bcfw":
-            raise ValueError(f"StructuredSVM: batch_size and client serve solver='bcfw' "
-                             f"(executor too), got solver={self.solver!r}")
+            raise ValueError(f"StructuredSVM: batch_size and executor serve solver='bcfw', "
+                             f"got solver={self.solver!r}")
         if self.staleness and not parallel:
             raise ValueError(f"StructuredSVM: staleness={self.staleness!r} runs the decodings "
-                             "of mini-batch rounds ahead: give batch_size (or executor, client)")
+                             "of mini-batch rounds ahead: give batch_size (or executor)")
         if self.round_step == "lock_free":
-            if self.solver != "bcfw" or self.batch_size is not None or self.staleness or \
-                    self.client is not None:
+            if self.solver != "bcfw" or self.batch_size is not None or self.staleness:
                 raise ValueError("StructuredSVM: round_step='lock_free' is BCFW on n_jobs "
                                  "threads (or a ThreadExecutor) without rounds: solver='bcfw', "
-                                 f"no batch_size, staleness or client; got solver="
+                                 f"no batch_size or staleness; got solver="
                                  f"{self.solver!r}, batch_size={self.batch_size!r}, "
                                  f"staleness={self.staleness!r}")
         elif self.round_step != "sequential" and not parallel:
             raise ValueError(f"StructuredSVM: round_step={self.round_step!r} is how the "
                              "examples of a mini-batch round move: give batch_size (or "
-                             "executor, client)")
+                             "executor)")
         return 1.0 / n if self.lam is None else float(self.lam)
 
     def __sklearn_tags__(self) -> Any:
@@ -444,9 +437,11 @@ class StructuredSVM(BaseEstimator):
             keep = evaluation_seconds(self.model, X, Y, lam, self._data[2], self.n_jobs)
             limit = max(1e-3, limit - (time.perf_counter() - started) - keep)
         bounded = hasattr(self.model, "loss_augmented_bound")  # the core's gap: certified_result
-        options = RunOptions(tol=0.0 if bounded else self.tol, max_iter=run.max_iter,
-                             time_limit=limit, callback=callback, verbose=self.verbose,
+        options = RunOptions(tol=0.0 if bounded else self.tol, time_limit=limit,
+                             callback=callback, verbose=self.verbose,
                              progress=bool(self.progress))
+        if run.max_iter is not None:  # None: the own solvers count max_passes themselves
+            options = dataclasses.replace(options, max_iter=run.max_iter)
         try:
             res = run.solve(options)
         except Exception as err:
@@ -517,7 +512,7 @@ class StructuredSVM(BaseEstimator):
 
     def _executor(self) -> dict[str, Any]:
         """Keywords of the core BCFW for ``batch_size`` / ``executor`` (none when unset)."""
-        executor = self.executor if self.executor is not None else self.client
+        executor = self.executor
         if self.round_step == "lock_free":
             return {"round_step": "lock_free", "executor": executor,
                     "n_jobs": None if executor is not None else self.n_jobs}

@@ -252,6 +252,9 @@ def _build(path: Any, cls: type, header: dict[str, Any], registry: dict[str, typ
         if params.get(k) is not None:
             raise ModelFileError(f"{path}: estimator.params.{k}: must be null, got "
                                  f"{params[k]!r:.80}")
+    # files written before StructuredSVM's `client` went (it was `executor`'s alias) list
+    # it, null: the estimator no longer takes it
+    params = {k: v for k, v in params.items() if k != "client"}
     try:
         est = cls(model=model, **params)
         lam = est._check(header["fitted"]["n_train_"])  # the estimator's own validation

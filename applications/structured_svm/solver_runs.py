@@ -34,8 +34,9 @@ class _Run:
     as passes, oracle calls and ``(w, dual value)``."""
 
     solve: Callable[[RunOptions], Result]
-    #: the core's iteration bound for ``max_passes`` (the own solvers count calls instead)
-    max_iter: int
+    #: the core's iteration bound for ``max_passes``; None for the own solvers (SSG, online
+    #: EG, the dual extragradient), which count calls and set it themselves
+    max_iter: int | None
     #: callback info -> ``(w, dual value or None)``; also applied to ``(res.x, res.fun,
     #: res.extra)`` at the end
     point: Callable[[np.ndarray, float, dict[str, Any]], tuple[np.ndarray, float | None]]
@@ -156,9 +157,9 @@ def _run_ssg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | 
         return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
                    averaging=_averaging_kind(svm.averaging, "weighted"),
                    block_order=svm.block_order or "uniform", w0=w0,
-                   random_state=svm.random_state, options=options)
+                   random_state=svm.random_state, run_options=options)
 
-    return _Run(solve, int(svm.max_passes), lambda x, fun, info: (x, None),
+    return _Run(solve, None, lambda x, fun, info: (x, None),
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls))
 
@@ -168,7 +169,7 @@ def _run_online_eg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, A
     def solve(options: RunOptions) -> Result:
         return online_eg(svm.model, X, Y, lam, max_passes=svm.max_passes,
                          block_order=svm.block_order or "uniform",
-                         random_state=svm.random_state, options=options)
+                         random_state=svm.random_state, run_options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
         if "dual" in info:  # the result's extra: the image is there already
@@ -176,7 +177,7 @@ def _run_online_eg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, A
         w, _, dual = info["point"].image()
         return w, dual
 
-    return _Run(_stops_at_tol(svm, solve), int(svm.max_passes), point,
+    return _Run(_stops_at_tol(svm, solve), None, point,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls))
 
@@ -194,7 +195,7 @@ def _run_extragradient(svm: Estimator, X: Any, Y: Any, lam: float,
     def solve(options: RunOptions) -> Result:
         return dual_extragradient(model, X, Y, lam, max_passes=svm.max_passes,
                                   averaging=_averaging_kind(svm.averaging, "uniform"),
-                                  options=options)
+                                  run_options=options)
 
     def point(x: np.ndarray, fun: float, info: dict[str, Any]) -> tuple[np.ndarray, float]:
         # the result's extra holds the image already
@@ -208,7 +209,7 @@ def _run_extragradient(svm: Estimator, X: Any, Y: Any, lam: float,
         svm.restricted_gaps_.append((int(p), restricted_gap(primal, seen["dual"],
                                                             seen["w_dual"], lam, radius)))
 
-    return _Run(_stops_at_tol(svm, solve), int(svm.max_passes), point,
+    return _Run(_stops_at_tol(svm, solve), None, point,
                 calls=lambda k, info: int(info["oracle_calls"]),
                 calls_end=lambda res: int(res.n_oracle_calls),
                 after_evaluation=after_evaluation)

@@ -108,6 +108,10 @@ def alternating_linear_minimization(
     method : str, default "bcfw"
         The method run over the product (any name of
         :func:`~frankwolfe.available_methods`: ``"bcfw"``, ``"fw"``, ``"bpcg"``, ...).
+        The run keywords mean what they mean to that method: with ``"bcfw"``,
+        ``max_iter`` (and ``Result.nit``) counts passes, each of ``k`` block steps (one
+        oracle call per set), not single steps (see
+        :func:`~frankwolfe.block_coordinate_frank_wolfe`).
     method_options : dict, optional
         More keywords of that method (``block_order``, ``step_size``, ...); for
         ``"bcfw"`` the default ``block_step`` is ``"pairwise"``.

@@ -150,6 +150,9 @@ class Adaptive(StepSize):
             raise ValueError(f"Adaptive: need 0 < eta <= 1 < tau, got eta={eta}, tau={tau}")
         if L0 is not None and not (np.isfinite(L0) and L0 > 0):
             raise ValueError(f"Adaptive: `L0` must be positive, got {L0!r}")
+        if not is_whole(max_backtracks, 1):
+            raise ValueError(f"Adaptive: `max_backtracks` must be a positive integer, "
+                             f"got {max_backtracks!r}")
         self.L0 = L0
         self.eta = float(eta)
         self.tau = float(tau)
@@ -232,6 +235,9 @@ class Armijo(StepSize):
     def __init__(self, c: float = 1e-4, beta: float = 0.5, max_backtracks: int = 60) -> None:
         if not (0 < c < 1 and 0 < beta < 1):
             raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c}, beta={beta}")
+        if not is_whole(max_backtracks, 1):
+            raise ValueError(f"Armijo: `max_backtracks` must be a positive integer, "
+                             f"got {max_backtracks!r}")
         self.c = float(c)
         self.beta = float(beta)
         self.max_backtracks = int(max_backtracks)

@@ -77,12 +77,28 @@ class CallBudget:
         return {"effective_passes": self.passes, "oracle_calls": self.spent}
 
 
-def budget_options(options: RunOptions | None, max_passes: float) -> RunOptions:
-    """``options`` (default ``RunOptions()``) with the driver's iteration bound taken from
-    ``max_passes``: an iteration costs at least one pass, so the call budget always ends
-    the run first (or together)."""
-    options = RunOptions() if options is None else options
-    return replace(options, max_iter=max(0, math.ceil(max_passes)))
+#: ``RunOptions``' own ``max_iter``: the one a solver counting passes accepts (it sets it)
+_DEFAULT_MAX_ITER = RunOptions().max_iter
+
+
+def budget_options(run_options: RunOptions | None, max_passes: float, name: str
+                   ) -> RunOptions:
+    """``run_options`` (default ``RunOptions()``) with the driver's iteration bound taken
+    from ``max_passes``: an iteration costs at least one pass, so the call budget always
+    ends the run first (or together).  Anything but a ``RunOptions`` (a dict of the run
+    keywords failed in ``dataclasses.replace``) is a ``TypeError``, and a ``max_iter`` of
+    its own a ``ValueError`` (it was overridden without a word): ``name`` counts its
+    budget in ``max_passes``."""
+    if run_options is None:
+        run_options = RunOptions()
+    elif not isinstance(run_options, RunOptions):
+        raise TypeError(f"{name}: `run_options` must be a frankwolfe.RunOptions or None, got "
+                        f"{type(run_options).__name__}")
+    if run_options.max_iter != _DEFAULT_MAX_ITER:
+        raise ValueError(f"{name}: `run_options` has max_iter={run_options.max_iter!r}, but "
+                         f"{name} counts its budget in `max_passes` (its iterations follow "
+                         f"from it): leave max_iter at its default and give max_passes")
+    return replace(run_options, max_iter=max(0, math.ceil(max_passes)))
 
 
 class PassClock:

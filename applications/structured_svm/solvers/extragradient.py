@@ -500,7 +500,7 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
                        max_passes: float = 50, step_size: float | str = "adaptive",
                        c_w: float = 1.0, metric: str = "features",
                        centre: float = _CENTRE, averaging: str | None = "uniform",
-                       options: RunOptions | None = None) -> Result:
+                       run_options: RunOptions | None = None) -> Result:
     """Run the dual extragradient method on a chain model, on the core's driver.
 
     Parameters
@@ -542,8 +542,8 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         steps (Taskar et al.; its rate is O(1/t) even when the ``u_t`` converge
         faster), the 0.5-suffix mean by the doubling trick, the ``2/(k+2)``-weighted
         mean, or the last ``u_t``.
-    options : RunOptions, optional
-        The core's run keywords: ``callback`` (an
+    run_options : RunOptions, optional
+        The core's run keywords, as a :class:`~frankwolfe.RunOptions`: ``callback`` (an
         :class:`~frankwolfe.IterationState` before the first iteration and after each:
         ``state.k`` iterations, ``state.x`` the averaged weights ``w_bar``,
         ``state.info`` the ``effective_passes``, ``oracle_calls``, ``point_bar`` (a
@@ -553,8 +553,8 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
         ``time_limit`` (counted from the call, set-up included; checked between chunks
         of examples: an iteration under way when it is spent is dropped, its calls
         counted), ``verbose``, ``progress``,
-        ``history_every``.  ``max_iter`` is set from ``max_passes``; no gap is
-        certified inside the run, so ``tol`` never stops it.
+        ``history_every``.  ``max_iter`` is set from ``max_passes`` (one of its own is
+        refused); no gap is certified inside the run, so ``tol`` never stops it.
 
     Returns
     -------
@@ -583,7 +583,8 @@ def dual_extragradient(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: floa
                          f"'adaptive', 'auto' or 'bound', got {step_size!r}")
     # the clock starts before the set-up (the flattened data, the metric, the centre): it
     # counts against time_limit
-    monitor = budget_options(options, max_passes).monitor("dual_extragradient")
+    monitor = budget_options(run_options, max_passes,
+                             "dual_extragradient").monitor("dual_extragradient")
     data = chain_dual_data(model, X, Y, "dual_extragradient")
     lam = float(lam)
     adaptive = step_size == "adaptive"

@@ -237,7 +237,7 @@ class _OnlineEGEngine(Engine):
 def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
               max_passes: float = 50, eta0: float = 0.5, block_order: str = "uniform",
               random_state: int | np.random.Generator | None = None,
-              options: RunOptions | None = None) -> Result:
+              run_options: RunOptions | None = None) -> Result:
     """Run online-EG on a chain model, on the core's driver.
 
     Parameters
@@ -256,8 +256,8 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
     block_order : {"uniform", "perm"}
         Examples drawn with replacement, or a fresh permutation per pass.
     random_state : int or Generator
-    options : RunOptions, optional
-        The core's run keywords: ``callback`` (an
+    run_options : RunOptions, optional
+        The core's run keywords, as a :class:`~frankwolfe.RunOptions`: ``callback`` (an
         :class:`~frankwolfe.IterationState` before the first pass and after each:
         ``state.k`` passes, ``state.x`` the weights, ``state.info`` the
         ``effective_passes``, ``oracle_calls``, ``whole_pass`` (False after a pass the
@@ -267,7 +267,8 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         included; checked between chunks of example visits, so a pass may end early:
         ``effective_passes`` counts its calls),
         ``verbose``, ``progress``, ``history_every``.  ``max_iter`` is set from
-        ``max_passes``; no gap is certified inside the run, so ``tol`` never stops it.
+        ``max_passes`` (one of its own is refused); no gap is certified inside the run,
+        so ``tol`` never stops it.
 
     Returns
     -------
@@ -286,7 +287,7 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
     rng = as_generator(random_state)
     # the clock starts before the set-up (the flattened data, the first marginals): it
     # counts against time_limit
-    monitor = budget_options(options, max_passes).monitor("online_eg")
+    monitor = budget_options(run_options, max_passes, "online_eg").monitor("online_eg")
     engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, block_order, rng, max_passes)
     engine.clock = PassClock(monitor)
     engine.clock.reserve = engine.image_seconds

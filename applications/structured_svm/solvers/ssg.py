@@ -134,7 +134,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         max_passes: int = 50, averaging: bool | str | None = True,
         block_order: str = "uniform",
         w0: np.ndarray | None = None, random_state: int | np.random.Generator | None = None,
-        options: RunOptions | None = None) -> Result:
+        run_options: RunOptions | None = None) -> Result:
     """Run SSG on the core's driver.
 
     Parameters
@@ -154,8 +154,8 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     w0 : ndarray, optional
         Start (default 0).
     random_state : int or Generator
-    options : RunOptions, optional
-        The core's run keywords: ``callback`` (an
+    run_options : RunOptions, optional
+        The core's run keywords, as a :class:`~frankwolfe.RunOptions`: ``callback`` (an
         :class:`~frankwolfe.IterationState` before the first pass and after each,
         ``state.k`` passes done, ``state.x`` the average when ``averaging`` else the
         last iterate, ``state.info`` the ``effective_passes`` and ``oracle_calls``;
@@ -163,7 +163,8 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         included; checked between steps, so a pass may end early: ``effective_passes``
         counts its steps),
         ``verbose``, ``progress``, ``history_every``.  ``max_iter`` is set from
-        ``max_passes``; SSG has no certified gap, so ``tol`` never stops it.
+        ``max_passes`` (one of its own is refused); SSG has no certified gap, so ``tol``
+        never stops it.
 
     Returns
     -------
@@ -203,7 +204,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
         raise ValueError(f"ssg: `w0` must have shape ({d},), got {v.shape}")
     budget = CallBudget(int(max_passes), n, "ssg")
     # the clock starts before the set-up: it counts against time_limit
-    monitor = budget_options(options, int(max_passes)).monitor("ssg")
+    monitor = budget_options(run_options, int(max_passes), "ssg").monitor("ssg")
     engine = _SSGEngine(model, X, Y, float(lam), kind, block_order, v, rng, budget)
     engine.clock = PassClock(monitor)
     return drive(engine, monitor)

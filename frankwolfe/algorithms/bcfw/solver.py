@@ -55,7 +55,10 @@ def _nonnegative_int(name: str, value: Any) -> int:
 _RUN_DOC = """\
 max_iter : int, default 100
     Budget of passes (the outer iterations of BCFW); a pass is ``n``
-    block steps, and ``Result.nit`` counts passes.
+    block steps, and ``Result.nit`` counts passes.  The certificate passes
+    (``gap_every``) come on top, counted in ``extra["effective_passes"]``;
+    the structured SVM's ``StructuredSVM(max_passes=)`` counts them within
+    its budget instead.
 time_limit : float, optional
     Wall-time budget in seconds, counted from the call: validation, set-up
     (the start point, the compiled kernels and their numba compilation on

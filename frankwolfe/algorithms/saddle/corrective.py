@@ -126,10 +126,10 @@ class _SaddleCorrective(_SaddleVariant):
     kind = "corrective"
 
     def __init__(self, domain_x: LMO, domain_y: LMO, adapter: _SaddleAdapter,
-                 starts: tuple[Any, Any], qp_solver: str | None) -> None:
+                 starts: tuple[Any, Any], cvxpy_solver: str | None) -> None:
         super().__init__(domain_x, domain_y, adapter)
         self.starts = starts
-        self.qp_solver = qp_solver
+        self.cvxpy_solver = cvxpy_solver
         self.counts = {"n_corrective_lp": 0, "n_corrective_qp": 0, "n_polished": 0,
                        "n_atoms_added": 0, "n_drops": 0, "corrective_time": 0.0}
 
@@ -197,7 +197,7 @@ class _SaddleCorrective(_SaddleVariant):
             Kx, Ky = (_gram(A) for A in (Ax, Ay))
             u, w, _ = solve_quadratic_game(H, gram_factor(Kx) if L.mu_x else None,
                                            gram_factor(Ky) if L.mu_y else None, L.mu_x, L.mu_y,
-                                           solver=self.qp_solver)
+                                           solver=self.cvxpy_solver)
             self.counts["n_corrective_qp"] += 1
             exact = polish_quadratic_game(H, Kx, Ky, L.mu_x, L.mu_y, u, w)
             if exact is not None:

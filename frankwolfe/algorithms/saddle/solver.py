@@ -20,6 +20,7 @@ from ...options import RunKeywords, RunOptions, solver
 from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
+from ..fcfw import _check_cvxpy_solver
 from ..loop import run_frank_wolfe
 from .adapter import _SaddleAdapter
 from .corrective import _FullStep, _SaddleCorrective
@@ -70,7 +71,7 @@ def saddle_point_frank_wolfe(
     *,
     away: bool = False,
     corrective: bool = False,
-    qp_solver: str | None = None,
+    cvxpy_solver: str | None = None,
     step_size: str | StepSize | None = None,
     C: float | None = None,
     nu: float = 1.0,
@@ -120,8 +121,10 @@ def saddle_point_frank_wolfe(
         vertices of ``X`` and ``Y`` iterations.  Cost per iteration: the two
         oracles, ``O(m q + n p)`` for the products, and the restricted solve.
         ``step_size`` must be left None (the step is ``gamma = 1``).
-    qp_solver : str, optional
-        cvxpy solver of the quadratic restricted game (default Clarabel).
+    cvxpy_solver : str, optional
+        cvxpy solver of the quadratic restricted game (default Clarabel), as in
+        :func:`~frankwolfe.fully_corrective_frank_wolfe`; checked up front (a name
+        cvxpy lacks is an error) even where ``corrective=False`` leaves it unused.
     step_size : str or StepSize, optional
         One of ``"agnostic"``, ``"fictitious"``, ``"curvature"``, ``"local"``,
         ``"saddle_backtracking"`` (the saddle words of
@@ -216,6 +219,8 @@ def saddle_point_frank_wolfe(
     (True, True, 5)
     """
     options = RunOptions(**run)  # @solver passes every run keyword
+    if cvxpy_solver is not None:  # before any oracle call, whatever the mode
+        cvxpy_solver = _check_cvxpy_solver(cvxpy_solver)
     if not isinstance(objective, SaddleObjective):
         raise TypeError(f"objective must be a SaddleObjective, got {type(objective).__name__}")
     shape_x, x_start = _side(objective.shape_x, domain_x, x0, "x0", "domain_x")
@@ -247,7 +252,7 @@ def saddle_point_frank_wolfe(
         rule: StepSize = _FullStep()
         variant: _SaddleVariant = _SaddleCorrective(
             domain_x, domain_y, adapter,
-            (_start_kind(x0, domain_x, shape_x), _start_kind(y0, domain_y, shape_y)), qp_solver)
+            (_start_kind(x0, domain_x, shape_x), _start_kind(y0, domain_y, shape_y)), cvxpy_solver)
     elif away:
         rule = _step_rule(step_size, C, nu, objective, domain_x, domain_y)
         variant = _SaddleAway(domain_x, domain_y, adapter,

@@ -88,7 +88,7 @@ def choose_method(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray) ->
 #: >= 0, "name": text); "auto" takes any of them and passes on those of its choice
 _OPTIONS: dict[str, dict[str, str]] = {
     "exact": {"max_table": "count"},
-    "lp": {"solver": "name", "gap_tol": "tol"},
+    "lp": {"solver": "name", "tol": "tol"},
     "trws": {"max_iter": "count", "tol": "tol"},
     "max-product": {"max_iter": "count", "tol": "tol"},
     "graph-cut": {"max_sweeps": "count"},
@@ -127,9 +127,12 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
     method : str, default "auto"
         One of :data:`METHODS` (see the module's table).
     **options
-        Passed to the method: ``max_iter``, ``tol`` (``"trws"``, ``"max-product"``),
-        ``max_sweeps`` (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph),
-        ``solver``, ``gap_tol`` (``"lp"``: see :func:`.local_lp`).
+        Passed to the method: ``max_iter`` (``"trws"``, ``"max-product"``), ``tol``
+        (the relative gap of ``"trws"``, ``"max-product"`` and ``"lp"``), ``max_sweeps``
+        (``"graph-cut"``), ``max_table`` (``"exact"`` on a loopy graph), ``solver``
+        (``"lp"``: see :func:`.local_lp`).  ``"auto"`` takes any of them and passes on
+        those of the method it picks (``tol`` reaches ``"lp"``; ``"exact"`` and
+        ``"graph-cut"`` have no ``tol``).
 
     Raises
     ------

@@ -19,7 +19,7 @@ reparametrized unary, fixes the nodes left with one state, and hands HiGHS the L
 the free nodes only (a few hundred on a denoising grid).  The pruned optimum, put back
 into the whole graph, is a point of the local polytope, so its value is at most the
 LP's optimum, and TRW-S's bound is at least that optimum: their difference is a
-certified gap.  It is accepted when it is within ``gap_tol``; else ``delta`` grows.
+certified gap.  It is accepted when it is within ``tol``; else ``delta`` grows.
 After the last try (or when a quarter of the nodes would stay free, where the pruned
 LP costs about what the whole one does) the best point found is returned with its
 certified gap ``bound - value``: an approximate optimum, never an infeasible point or a
@@ -65,7 +65,7 @@ class LPResult:
         ``labels`` is a rounding and may not be optimal).
     value : float
         The score of the marginals (``<= bound``): the LP's optimum up to HiGHS's
-        tolerance with ``"highs"``; with ``"pruned"``, within ``gap_tol`` of ``bound``
+        tolerance with ``"highs"``; with ``"pruned"``, within ``tol`` of ``bound``
         unless pruning could not get there (``bound - value`` is then the certified
         gap of this approximate optimum).  ``labels`` is certified optimal when the
         marginals are integral and ``value`` reaches ``bound``.
@@ -147,19 +147,19 @@ def _indicator(labels: np.ndarray, e: np.ndarray, K: int) -> tuple[np.ndarray, n
     return node, edge
 
 
-def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
+def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, tol: float
             ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """``(node, edge, bound, value)`` of the pruned LP (see the module's docstring):
     ``node`` and ``edge`` a point of the whole local polytope and ``value`` its score,
     the best of TRW-S's labelling and the pruned LPs tried; ``bound`` (TRW-S's) is >=
-    the LP's optimum.  It stops at the first within ``gap_tol``."""
+    the LP's optimum.  It stops at the first within ``tol``."""
     from .message_passing import trws_reparametrized
 
     n, K = u.shape
     t, th = trws_reparametrized(u, p, e, _TRWS_ITER, _TRWS_TOL)
     best = (*_indicator(t.labels, e, K), t.score)
     bound = max(t.bound, t.score)
-    if bound - t.score <= gap_tol * (1.0 + abs(bound)):
+    if bound - t.score <= tol * (1.0 + abs(bound)):
         # TRW-S's labelling reaches its bound: an integral optimum of the LP
         return best[0], best[1], bound, best[2]
     slack = th.max(axis=1, keepdims=True) - th
@@ -193,14 +193,14 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, gap_tol: float
         value = float(np.sum(u * node) + np.sum(p * edge))
         if value > best[2]:
             best = (node, edge, value)
-        if bound - best[2] <= gap_tol * (1.0 + abs(bound)):
+        if bound - best[2] <= tol * (1.0 + abs(bound)):
             break
     bound = max(bound, best[2])  # (rounding: the value of a feasible point is <= LP*)
     return best[0], best[1], bound, best[2]
 
 
 def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
-             solver: str = "auto", gap_tol: float = 1e-6) -> LPResult:
+             solver: str = "auto", tol: float = 1e-6) -> LPResult:
     """Solve the local LP relaxation by HiGHS (``scipy.optimize.linprog``, sparse).
 
     Cost: ``"highs"``: ``nK + EK^2`` variables and ``n + 2EK`` equality rows (3
@@ -212,7 +212,7 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     ``"highs"`` up to :data:`PRUNE_ABOVE` variables, ``"pruned"`` above.
     Guarantee: ``bound`` >= the LP's optimum >= the best score >= ``score``; the
     marginals are a point of the local polytope (up to HiGHS's feasibility tolerance)
-    whose ``value`` is the LP's optimum (``"highs"``) or within ``gap_tol * (1 +
+    whose ``value`` is the LP's optimum (``"highs"``) or within ``tol * (1 +
     |bound|)`` of ``bound`` where pruning reaches it (``"pruned"``; else ``bound -
     value`` certifies how far it may be); exact (integral, not ``fractional``) on
     forests and on submodular binary energies with ``"highs"``.
@@ -222,8 +222,9 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     unary, pairwise, edges
         The energy (see :mod:`.energy`).
     solver : {"auto", "highs", "pruned"}
-    gap_tol : float, default 1e-6
-        ``"pruned"``: the certified gap accepted, relative to ``1 + |bound|`` (the
+    tol : float, default 1e-6
+        ``"pruned"``: the certified gap accepted, relative to ``1 + |bound|``, as
+        :func:`.trws`'s ``tol`` (the
         loss-augmented maxima of a structured SVM are of order 1, so the oracle's
         shortfall is far below BCFW's gaps, and the certificates use ``bound``).
         TRW-S can stall a little above the LP's optimum (a weak-tree-agreement
@@ -234,19 +235,19 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     frankwolfe.errors.OracleError
         When HiGHS does not report an optimum (naming its status and message).
     ValueError
-        An unknown ``solver`` or a ``gap_tol`` that is not a number >= 0.
+        An unknown ``solver`` or a ``tol`` that is not a number >= 0.
     """
     if solver not in SOLVERS:
         raise ValueError(f"local_lp: `solver` must be one of {list(SOLVERS)}, got {solver!r}")
-    if not (np.isfinite(as_real(gap_tol)) and gap_tol >= 0):
-        raise ValueError(f"local_lp: `gap_tol` must be a finite number >= 0, got {gap_tol!r}")
+    if not (np.isfinite(as_real(tol)) and tol >= 0):
+        raise ValueError(f"local_lp: `tol` must be a finite number >= 0, got {tol!r}")
     u, p, e = check_energy(unary, pairwise, edges, "local_lp")
     n, K = u.shape
     E = e.shape[0]
     if solver == "auto":
         solver = "pruned" if n * K + E * K * K > PRUNE_ABOVE else "highs"
     if solver == "pruned" and E:
-        node, edge, bound, value = _pruned(u, p, e, gap_tol)
+        node, edge, bound, value = _pruned(u, p, e, tol)
     else:
         node, edge, bound = _highs(u, p, e)
         value = bound

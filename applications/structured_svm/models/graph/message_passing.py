@@ -43,8 +43,8 @@ class MessagePassingResult:
         Its score (``<= bound``).
     bound : float
         Upper bound of the best score from the last messages.
-    n_iter : int
-        Forward-backward iterations run.
+    nit : int
+        Forward-backward iterations run (scipy's name, as :attr:`frankwolfe.Result.nit`).
     converged : bool
         Whether it stopped on ``tol`` (bound stalled or gap closed) before ``max_iter``.
     """
@@ -52,7 +52,7 @@ class MessagePassingResult:
     labels: np.ndarray
     score: float
     bound: float
-    n_iter: int
+    nit: int
     converged: bool
 
     @property
