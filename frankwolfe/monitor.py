@@ -450,9 +450,13 @@ class Monitor:
     def message(self, status: Status, k: int, gap: float, detail: str = "") -> str:
         """Default wording of the stopping reason."""
         if status == Status.CONVERGED:
+            # on an objective declared non-convex the gap bounds no f - f*: a stationarity
+            # measure, which the message must not call a certificate
+            what = "certified gap" if self.bounds else \
+                "Frank-Wolfe gap (stationarity: f is not convex, no certificate)"
             if gap <= self.tol:
-                return f"certified gap {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
-            return (f"certified gap {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
+                return f"{what} {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
+            return (f"{what} {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
                     "iterations")
         if status == Status.MAX_ITER:
             return (f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol "

@@ -13,7 +13,9 @@ a signed support).
   ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"compiled"`` (the core's compiled
   pairwise method with corrective rounds,
   :func:`frankwolfe.compiled_pairwise_frank_wolfe`), or ``"auto"`` (the default:
-  ``"compiled"`` for a scipy.sparse ``A``, ``"pairwise"`` for a dense one);
+  ``"compiled"`` for sparse and dense ``A`` alike, ``"pairwise"`` where the compiled
+  method cannot run: an option it does not take, an intercept's offset, or a warm
+  start of more atoms than its corrective rounds track);
 * :func:`lasso_path` - a regularization path over radii, each problem warm
   started from the previous solution's active set;
 * :func:`penalty_from_radius`, :func:`radius_from_penalty`, :func:`alpha_max`

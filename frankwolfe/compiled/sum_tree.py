@@ -62,8 +62,8 @@ def _tree_find(tree: np.ndarray, size: int, u: float) -> int:  # pragma: no cove
     return j - size
 
 
-@njit(cache=True, nogil=True)
-def _uniform_unheld(est, u, n):  # pragma: no cover - compiled
+@inner_kernel
+def _uniform_unheld(est: np.ndarray, u: float, n: int) -> int:  # pragma: no cover - compiled
     """Block ``int(u * m)`` of the ``m`` blocks not held out (a held block's estimate is
     ``-0.0``, see :func:`gap_pick_round`), in index order: ``int(u * n)`` when none is
     held; when every block is held, ``int(u * n)``."""
