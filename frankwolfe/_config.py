@@ -21,14 +21,38 @@ def debug_enabled() -> bool:
 
 
 def set_debug(flag: bool) -> None:
-    """Switch the checking of oracle answers on or off."""
+    """Switch the checking of oracle answers on or off, for the whole process.
+
+    Parameters
+    ----------
+    flag : bool
+        True: every LMO call checks its answer's shape and feasibility; False: no
+        checks (the default unless ``FRANKWOLFE_DEBUG`` is set).
+    """
     global _debug
     _debug = bool(flag)
 
 
 @contextmanager
 def debug(flag: bool = True) -> Iterator[None]:
-    """Context manager that sets debug mode and restores it on exit."""
+    """Context manager that sets debug mode and restores the previous mode on exit.
+
+    Parameters
+    ----------
+    flag : bool, default True
+        The mode inside the ``with`` block (see :func:`set_debug`).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import frankwolfe as fw
+    >>> with fw.debug():
+    ...     fw.debug_enabled()
+    True
+    """
     old = _debug
     set_debug(flag)
     try:

@@ -72,11 +72,13 @@ def _function_objective(fun: Callable[[np.ndarray], Any],
                         ) -> FunctionObjective:
     """scipy's ``(fun, jac)`` as a :class:`FunctionObjective`."""
     if jac is True:
-        def value(x: np.ndarray) -> float:
-            return float(fun(x)[0])
+        # raw: FunctionObjective converts them, refusing complex values (float() and
+        # np.asarray(..., dtype=float) kept the real part with a mere ComplexWarning)
+        def value(x: np.ndarray) -> Any:
+            return fun(x)[0]
 
-        def gradient(x: np.ndarray) -> np.ndarray:
-            return np.asarray(fun(x)[1], dtype=float)
+        def gradient(x: np.ndarray) -> Any:
+            return fun(x)[1]
 
         return FunctionObjective(value, gradient,
                                  value_and_gradient=lambda x: _pair(fun(x)))
@@ -89,6 +91,6 @@ def _function_objective(fun: Callable[[np.ndarray], Any],
     return FunctionObjective(fun, jac)
 
 
-def _pair(out: Any) -> tuple[float, np.ndarray]:
+def _pair(out: Any) -> tuple[Any, Any]:
     value, gradient = out
-    return float(value), np.asarray(gradient, dtype=float)
+    return value, gradient

@@ -20,6 +20,23 @@ def register(*names: str) -> Callable[[_Solver], _Solver]:
     as well as ``"bcfw"``), matched without regard to case; the solver is returned
     unchanged.
 
+    Parameters
+    ----------
+    *names : str
+        One or more names for ``minimize(method=...)`` (non-empty strings; matched
+        lower-cased).  A name already taken is taken over by this solver.
+
+    Returns
+    -------
+    callable
+        The decorator: it registers the solver it is given and returns it unchanged.
+
+    Raises
+    ------
+    TypeError
+        When no name is given or a name is not a non-empty string; the decorator
+        raises it when what it decorates is not callable.
+
     Examples
     --------
     A method registers itself where it is defined (the built-in ones too)::

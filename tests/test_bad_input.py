@@ -467,3 +467,65 @@ def test_a_run_whose_gradient_drifted_but_not_its_value_reports_the_exact_gap():
         assert res.gap == pytest.approx(exact_gap, rel=1e-6, abs=1e-9), method
         assert res.fun == pytest.approx(0.5 * float(np.sum((A @ res.x - b) ** 2)), rel=1e-12)
         assert res.status == ("converged" if exact_gap <= 1e-6 else "stalled"), method
+
+
+# -- a float32 start is allowed its own rounding --------------------------------------
+
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise", "blended_pairwise",
+                                    "compiled_pairwise"])
+@pytest.mark.parametrize("domain", ["simplex", "unit_simplex", "l1"])
+def test_float32_barycenter_start_is_accepted_and_solves(method, domain):
+    import cvxpy as cp
+
+    if method == "compiled_pairwise" and domain == "unit_simplex":
+        pytest.skip("the compiled method takes the simplex and the l1 ball only")
+    y = np.array([0.9, -0.2, 0.4])
+    # its sum (its l1 norm) exceeds 1 by 2.98e-08, beyond FEASIBILITY_TOL = 1e-8
+    x0 = np.full(3, 1 / 3, dtype=np.float32)
+    dom = {"simplex": fw.ProbabilitySimplex(), "unit_simplex": fw.UnitSimplex(),
+           "l1": fw.L1Ball()}[domain]
+    res = fw.minimize(fw.LeastSquares(np.eye(3), y), dom, method=method, x0=x0, tol=1e-10,
+                      max_iter=10_000)
+    z = cp.Variable(3)
+    cons = {"simplex": [z >= 0, cp.sum(z) == 1], "unit_simplex": [z >= 0, cp.sum(z) <= 1],
+            "l1": [cp.norm1(z) <= 1]}[domain]
+    cp.Problem(cp.Minimize(cp.sum_squares(z - y)), cons).solve()
+    np.testing.assert_allclose(res.x, z.value, atol=1e-4)
+
+
+def test_float32_barycenter_of_three_is_accepted():
+    # the audit's reproducer: violation 2.98e-08 > 1e-08 was refused
+    for dom in (fw.ProbabilitySimplex(), fw.UnitSimplex(), fw.L1Ball()):
+        res = frank_wolfe(fw.QuadraticObjective(np.eye(3)), dom,
+                          x0=np.full(3, 1 / 3, dtype=np.float32), max_iter=2000)
+        # min ||x||^2 / 2: the barycenter on the simplex, 0 in the others
+        expected = np.full(3, 1 / 3) if isinstance(dom, fw.ProbabilitySimplex) else 0.0
+        np.testing.assert_allclose(res.x, expected, atol=1e-3)
+
+
+def test_float32_barycenter_of_birkhoff_is_accepted():
+    res = frank_wolfe(fw.QuadraticObjective(np.eye(9), shape=(3, 3)), fw.Birkhoff(3),
+                      x0=np.full((3, 3), 1 / 3, dtype=np.float32), max_iter=10)
+    np.testing.assert_allclose(res.x, 1 / 3, atol=1e-7)  # the minimum, where it started
+
+
+def test_float32_start_clearly_outside_is_refused():
+    with pytest.raises(InfeasibleError, match=r"x0 is not in the domain .*violation 0\.1"):
+        frank_wolfe(fw.QuadraticObjective(np.eye(3)), ProbabilitySimplex(),
+                    x0=np.array([0.5, 0.5, 0.1], dtype=np.float32))
+    # 1e-5 is far beyond float32's rounding (8 eps = 9.5e-07)
+    with pytest.raises(InfeasibleError, match="x0 is not in the domain"):
+        frank_wolfe(fw.QuadraticObjective(np.eye(3)), ProbabilitySimplex(),
+                    x0=np.array([0.5, 0.5, 1e-5], dtype=np.float32))
+
+
+def test_float64_feasibility_tolerance_is_unchanged():
+    from frankwolfe.lmo.base import FEASIBILITY_TOL, feasibility_tolerance
+
+    assert feasibility_tolerance(np.zeros(3)) == FEASIBILITY_TOL
+    assert feasibility_tolerance([0.5, 0.5]) == FEASIBILITY_TOL
+    assert feasibility_tolerance(np.zeros(3, np.float32)) == 8 * np.finfo(np.float32).eps
+    # the float64 barycenter computed in float32 and widened is refused as before
+    with pytest.raises(InfeasibleError, match="tolerance 1e-08"):
+        frank_wolfe(fw.QuadraticObjective(np.eye(3)), ProbabilitySimplex(),
+                    x0=np.full(3, 1 / 3, dtype=np.float32).astype(float))

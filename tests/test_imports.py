@@ -86,3 +86,66 @@ def test_the_version_is_one_number_in_three_places():
     if cff.exists():  # beside the source (the sdist ships it too)
         cited = re.search(r"^version:\s*(\S+)", cff.read_text(), re.MULTILINE)
         assert cited is not None and cited.group(1) == frankwolfe.__version__
+
+
+def _api_hook():
+    """The docs build's hook (docs/hooks/api_source.py), loaded from its file; None
+    where the checkout has no docs (an installed sdist)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "hooks" / "api_source.py"
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("_api_source_hook", path)
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
+
+
+def test_the_api_coverage_check_covers_every_public_subpackage():
+    """The hook's list of public packages is every importable package of frankwolfe
+    without a private part (walked by pkgutil, not by the hook's folder walk), and each
+    of them has an ``__all__`` but the namespace ``frankwolfe.applications``."""
+    import pkgutil
+
+    import frankwolfe
+    import frankwolfe.applications
+
+    hook = _api_hook()
+    if hook is None:
+        pytest.skip("no docs/ beside the tests")
+    packages = {"frankwolfe", "frankwolfe.applications"}
+    # the applications are mapped in by the install (package-dir): walked on their own
+    for pkg in (frankwolfe, frankwolfe.applications):
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            if info.ispkg and not any(p.startswith("_") for p in info.name.split(".")):
+                packages.add(info.name)
+    assert "frankwolfe.applications.structured_svm.solvers" in packages
+    checked = set(hook.public_sources())
+    assert packages <= checked
+    assert checked - packages == set(hook.PUBLIC_MODULES)
+    for name in packages - set(hook.NO_EXPORTS):
+        assert hasattr(importlib.import_module(name), "__all__"), name
+    assert not hasattr(frankwolfe.applications, "__all__")
+
+
+def test_every_public_name_is_rendered_in_the_api_reference():
+    """Each name of a public ``__all__`` has a ``:::`` directive on some docs page, and
+    the check notices one taken away (the subpackage names of step_size, say)."""
+    from pathlib import Path
+
+    hook = _api_hook()
+    if hook is None:
+        pytest.skip("no docs/ beside the tests")
+    docs = Path(hook.ROOT) / "docs"
+    pages = sorted(docs.rglob("*.md"))
+    assert hook.missing_names(pages) == []
+    without = [p for p in pages if p != docs / "api" / "step-sizes.md"]
+    missing = hook.missing_names(without)
+    assert "frankwolfe.step_size.make_step_size" in missing
+    assert "frankwolfe.step_size.STEP_RULES" in missing
+    # re-exported by frankwolfe and rendered there (the saddle method's page)
+    assert "frankwolfe.step_size.SaddleStep" not in missing
+    assert "frankwolfe.Agnostic" in missing

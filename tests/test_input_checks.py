@@ -358,3 +358,91 @@ def test_product_domain_blocks_given_one_index_array_share_one_checked_copy():
         fw.ProductDomain([fw.ProbabilitySimplex(dim=2)] * 2, [[0, 1], [3, 3]])
     # indices out of order are distinct too
     assert fw.ProductDomain([fw.ProbabilitySimplex(dim=3)], [[2, 0, 1]]).dim == 3
+
+
+# -- empty problems -----------------------------------------------------------------------
+def test_objectives_refuse_zero_coordinates():
+    # accepted before, the run then failed in numpy ("argmax of an empty sequence")
+    with pytest.raises(fw.ShapeError, match=r"QuadraticObjective: `Q` must be at least 1 x 1, "
+                                            r"got shape \(0, 0\)"):
+        fw.QuadraticObjective(np.zeros((0, 0)))
+    with pytest.raises(fw.ShapeError, match=r"QuadraticObjective: `Q` .*shape \(0, 0\)"):
+        fw.QuadraticObjective(sp.csr_matrix((0, 0)))
+    with pytest.raises(fw.ShapeError, match=r"LeastSquares: `A` must have at least one column"
+                                            r".*got shape \(3, 0\)"):
+        fw.LeastSquares(np.zeros((3, 0)), np.zeros(3))
+    # no rows is a problem still (f = 0 on the domain), as before
+    assert fw.frank_wolfe(fw.LeastSquares(np.zeros((0, 3)), np.zeros(0)),
+                          fw.ProbabilitySimplex()).fun == 0.0
+
+
+# -- complex values from a user's functions ------------------------------------------------
+def test_minimize_refuses_complex_gradients_and_values():
+    import warnings
+
+    dom = fw.ProbabilitySimplex(dim=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: refused before any cast
+        with pytest.raises(ValueError, match=r"`grad` \(minimize's `jac`\) must return a real "
+                                             r"array, got complex values"):
+            fw.minimize(lambda x: float(x @ x), dom, jac=lambda x: 2 * x + 1j)
+        with pytest.raises(ValueError, match=r"`jac`\) must return a real array"):
+            fw.minimize(lambda x: float(x @ x), dom, jac=lambda x: list(2 * x + 1j))
+        with pytest.raises(ValueError, match=r"`jac`\) must return a real array"):
+            fw.minimize(lambda x: (x @ x, 2 * x + 0j), dom, jac=True)
+        with pytest.raises(ValueError, match=r"`fun` \(minimize's `fun`\) must return a real "
+                                             r"number, got the complex"):
+            fw.minimize(lambda x: (x @ x + 0j, 2 * x), dom, jac=True)
+        with pytest.raises(ValueError, match=r"must return a real number"):
+            fw.minimize(lambda x: complex(x @ x), dom, jac=lambda x: 2 * x)
+    # real ones, as lists too: min ||x||^2 over the simplex is its barycenter
+    for jac in (lambda x: 2 * x, lambda x: list(2 * x)):
+        res = fw.minimize(lambda x: float(x @ x), dom, jac=jac, max_iter=5000)
+        np.testing.assert_allclose(res.x, 1 / 3, atol=1e-3)
+
+
+# -- scikit-learn's reading of numeric text ---------------------------------------------
+def test_constrained_lasso_reads_numeric_text_y_as_sklearn_does():
+    from sklearn.linear_model import Lasso
+
+    X = np.array([[1.0, 0.2], [0.3, 1.0], [0.5, 0.5], [0.1, 0.9]])
+    y = np.array([1.0, 2.5, 1.5, 2.0])
+    ref = lasso.ConstrainedLasso(radius=10.0).fit(X, y).coef_
+    for text in (y.astype(str), y.astype(str).astype(object), list(y.astype(str)),
+                 y.astype(bytes)):
+        np.testing.assert_allclose(lasso.ConstrainedLasso(radius=10.0).fit(X, text).coef_,
+                                   ref)
+    # scikit-learn converts the same text (its Lasso, whose l1 penalty ~0 is least squares)
+    np.testing.assert_allclose(Lasso(alpha=1e-10, tol=1e-12, max_iter=100_000)
+                               .fit(X, y.astype(str)).coef_, ref, atol=1e-6)
+    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `y` must be numbers .*'a'"):
+        lasso.ConstrainedLasso().fit(X, np.array(["1", "a", "2", "3"]))
+    with pytest.raises(ValueError, match=r"ConstrainedLasso.fit: `y` contains NaN or inf"):
+        lasso.ConstrainedLasso().fit(X, np.array(["1", "nan", "2", "3"]))
+
+
+# -- scalar parameters, half-built objects ---------------------------------------------------
+def test_domains_take_a_0d_array_radius():
+    for r in (np.array(0.5), np.array(2), np.float32(0.5)):
+        ball = fw.L1Ball(r, dim=3)
+        assert ball.radius == float(r) and type(ball.radius) is float
+        g = np.array([0.3, -2.0, 1.0])
+        np.testing.assert_array_equal(ball(g).to_dense(), [0.0, float(r), 0.0])
+    assert fw.ProbabilitySimplex(np.array(3.0)).radius == 3.0
+    for bad in (np.array(True), np.array([0.5]), np.array(-1.0), np.array("1")):
+        with pytest.raises(ValueError, match=r"L1Ball: `radius` must be positive and finite"):
+            fw.L1Ball(bad)
+
+
+def test_half_built_product_domain_has_a_repr():
+    for blocks, indices in (([fw.L1Ball(dim=2), 3], None),
+                            ([fw.L1Ball(dim=1)], [np.array([-1])])):
+        with pytest.raises((TypeError, ValueError)) as info:
+            fw.ProductDomain(blocks, indices)
+        tb = info.value.__traceback__
+        while tb.tb_next is not None and "self" not in tb.tb_frame.f_locals:
+            tb = tb.tb_next
+        half = tb.tb_frame.f_locals["self"]
+        assert repr(half) == f"ProductDomain(n_blocks={len(blocks)})"  # AttributeError before
+    assert repr(fw.ProductDomain([fw.L1Ball(dim=2)] * 2)) == \
+        "ProductDomain(n_blocks=2, dim=4, kind='cartesian')"

@@ -599,3 +599,44 @@ def test_malformed_files(tmp_path):
         read_qaplib_solution(sln, A, B)
     with pytest.raises(FileNotFoundError):
         read_qaplib(tmp_path / "missing.dat")
+
+
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise"])
+def test_float32_start_is_allowed_its_rounding(method):
+    A, B = random_instance(12, 5)
+    P = random_doubly_stochastic(5, np.random.default_rng(12))
+    P32 = P.astype(np.float32)
+    # its rounding puts it beyond the float64 tolerance (1e-8): widened, it is refused
+    with pytest.raises(InfeasibleError, match="`P0` must be doubly stochastic"):
+        solve_qap(A, B, P0=P32.astype(float), method=method)
+    kw = dict(method=method, local_search=False, max_iter=200)
+    res = solve_qap(A, B, P0=P32, **kw)
+    ref = solve_qap(A, B, P0=P, **kw)
+    assert res.runs[0].start == "given"
+    assert res.fun == pytest.approx(qap_value(A, B, res.permutation))
+    assert res.fun >= brute_force(A, B) - 1e-9
+    # the same relaxation from the same start, to float32's rounding
+    assert res.relaxed_fun == pytest.approx(ref.relaxed_fun, rel=1e-5)
+
+
+def test_float32_barycenter_of_three_is_a_qap_start():
+    res = solve_qap(np.ones((3, 3)), np.ones((3, 3)), P0=np.full((3, 3), 1 / 3, np.float32))
+    assert res.fun == pytest.approx(brute_force(np.ones((3, 3)), np.ones((3, 3))))
+    with pytest.raises(InfeasibleError, match="`P0` must be doubly stochastic"):
+        solve_qap(np.ones((3, 3)), np.ones((3, 3)),
+                  P0=np.full((3, 3), 0.34, np.float32))
+
+
+def test_sparse_matrices_are_densified():
+    import scipy.sparse as sp
+
+    # np.asarray made a 0-d object array of them: "`A` must be a square matrix, got shape ()"
+    A, B = random_instance(21, 5)
+    res = solve_qap(sp.csr_matrix(A), sp.csr_array(B), local_search=False)
+    ref = solve_qap(A, B, local_search=False)
+    assert res.fun == ref.fun and np.array_equal(res.permutation, ref.permutation)
+    assert res.fun >= brute_force(A, B) - 1e-9
+    assert qap_value(sp.coo_matrix(A), B, res.permutation) == pytest.approx(res.fun)
+    assert solve_qap(sp.csr_matrix(np.ones((3, 3))), np.ones((3, 3))).fun == 9.0
+    with pytest.raises(ValueError, match="`B` must be a real numeric matrix"):
+        solve_qap(A, sp.csr_matrix(B * 1j))

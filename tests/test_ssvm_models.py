@@ -441,3 +441,68 @@ def test_feature_supports_of_a_data_set_are_the_active_coordinates(ids):
         want = [k * F + f for k in range(K) for f in sorted(feats)]
         want += list(range(K * F, d)) + [d]
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fmt", [sp.csr_matrix, sp.csr_array, sp.coo_matrix])
+def test_multiclass_takes_a_sparse_X(fmt):
+    # "sparse array length is ambiguous" in fit, and a raw numpy error for list(csr)
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 4)) * (rng.random((30, 4)) < 0.6)
+    Y = rng.integers(0, 3, 30)
+    dense = StructuredSVM(MulticlassModel(3, 4), random_state=0).fit(X, Y)
+    est = StructuredSVM(MulticlassModel(3, 4), random_state=0).fit(fmt(X), Y)
+    np.testing.assert_array_equal(est.w_, dense.w_)
+    # the decoder's answer, written out: argmax_y <w_y, x>
+    W = est.w_.reshape(3, 4)
+    np.testing.assert_array_equal(est.predict(fmt(X)), np.argmax(X @ W.T, axis=1))
+    assert est.score(fmt(X), Y) == dense.score(X, Y)
+
+
+def test_complex_features_are_refused_not_trained_on_their_real_part():
+    import warnings
+
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    x = np.array([[1 + 5j, 0], [0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: an error before any cast
+        with pytest.raises(ValueError, match=r"StructuredSVM.fit: X\[0\] has complex values"):
+            StructuredSVM(ChainModel(2, 2)).fit([x], [np.array([0, 1])])
+        with pytest.raises(ValueError, match=r"StructuredSVM.fit: X\[1\] has complex values"):
+            StructuredSVM(MulticlassModel(2, 2)).fit([np.ones(2), np.array([1j, 0])], [0, 1])
+        # the models on their own
+        with pytest.raises(ValueError, match=r"ChainModel: `x` must be real"):
+            ChainModel(2, 2).joint_feature(x, np.array([0, 1]))
+        with pytest.raises(ValueError, match=r"MulticlassModel: `x` must be real"):
+            MulticlassModel(2, 2).joint_feature(np.array([1j, 0]), 1)
+        est = StructuredSVM(MulticlassModel(2, 2)).fit([np.ones(2), -np.ones(2)], [0, 1])
+        with pytest.raises(ValueError, match=r"StructuredSVM.predict: X\[0\] has complex"):
+            est.predict([np.array([1 + 1j, 0])])
+
+
+def test_chain_boolean_labels_are_refused_naming_Y():
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    X = [np.array([[1.0, 0], [0, 1]])]
+    # was a ShapeError naming batch_loss's `Y_true`, after training on them as 0 and 1
+    with pytest.raises(ValueError, match=r"ChainModel: `Y\[0\]` must hold integer labels "
+                                         r"\(an integer dtype, or whole floats\), got dtype "
+                                         r"bool"):
+        StructuredSVM(ChainModel(2, 2)).fit(X, [np.array([False, True])])
+    assert StructuredSVM(ChainModel(2, 2)).fit(X, [np.array([0, 1])]).score(
+        X, [np.array([0, 1])]) == 1.0
+
+
+def test_multiclass_takes_the_rows_of_a_sparse_X_as_examples():
+    from frankwolfe.applications.structured_svm import StructuredSVM
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((20, 4))
+    Y = rng.integers(0, 3, 20)
+    # list(csr): 1 x D sparse rows, np.asarray of which raised numpy's ValueError
+    rows = StructuredSVM(MulticlassModel(3, 4), random_state=0).fit(list(sp.csr_matrix(X)), Y)
+    dense = StructuredSVM(MulticlassModel(3, 4), random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(rows.w_, dense.w_)
+    np.testing.assert_array_equal(rows.predict(list(sp.csr_matrix(X))), dense.predict(X))

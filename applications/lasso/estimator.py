@@ -115,13 +115,24 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
                             "there: give fit_intercept=False, or method='auto' (pairwise "
                             "steps on the centred products)")
         try:
-            return validate_data(self, X, reset=reset, accept_sparse=("csr", "csc"),
-                                 dtype=np.float64, **kw)
+            out = validate_data(self, X, reset=reset, accept_sparse=("csr", "csc"),
+                                dtype=np.float64, **kw)
         except ValueError as e:
             if not reset and "features, but" in str(e):
                 raise ShapeError(f"ConstrainedLasso: {e} `X` has shape {X.shape}, expected "
                                  f"(n_samples, {self.n_features_in_})") from None
             raise
+        if reset and out[1].dtype.kind in "SU":
+            # y_numeric converts object arrays only; scikit-learn's Lasso reads numeric
+            # text ("1.5") too, and y.mean() raised numpy's TypeError on it
+            try:
+                yf = out[1].astype(np.float64)
+            except ValueError as e:
+                raise ValueError(f"{where}: `y` must be numbers (numeric text is read as "
+                                 f"numbers), got dtype {out[1].dtype} ({e})") from None
+            check_finite(where, "y", yf)  # "nan" and "inf" as text
+            out = (out[0], yf)
+        return out
 
     def fit(self, X: Any, y: Any) -> ConstrainedLasso:
         """Fit the coefficients; returns ``self``."""

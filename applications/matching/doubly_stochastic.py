@@ -10,6 +10,7 @@ import numpy as np
 from frankwolfe._numbers import check_whole, is_real
 from frankwolfe._random import as_generator
 from frankwolfe.errors import InfeasibleError, ShapeError
+from frankwolfe.lmo.base import feasibility_tolerance
 
 __all__ = [
     "barycenter",
@@ -27,7 +28,23 @@ def _check_tol(tol: Any, where: str) -> float:
 
 
 def barycenter(n: int) -> np.ndarray:
-    """The centre ``J / n`` of the Birkhoff polytope (all entries ``1/n``)."""
+    """The centre ``J / n`` of the Birkhoff polytope (all entries ``1/n``).
+
+    Parameters
+    ----------
+    n : int
+        The order, at least 1.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Float64, every entry ``1/n`` (doubly stochastic).
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is not a whole number >= 1.
+    """
     n = check_whole(n, "n", 1, "barycenter")
     return np.full((n, n), 1.0 / n)
 
@@ -81,8 +98,24 @@ def random_doubly_stochastic(n: int,
 
     The distribution of ``P0="randomized"`` in
     ``scipy.optimize.quadratic_assignment`` (which scales only to 1e-3;
-    here the start is doubly stochastic to rounding).  ``random_state`` is a
-    seed or a ``numpy.random.Generator``.
+    here the start is doubly stochastic to rounding).
+
+    Parameters
+    ----------
+    n : int
+        The order, at least 1.
+    random_state : int, numpy.random.Generator or None, default None
+        A seed or a generator (``None``: fresh entropy, a different start each call).
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Float64 with entries in ``(0, 1]`` and unit row and column sums to rounding.
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is not a whole number >= 1.
     """
     n = check_whole(n, "n", 1, "random_doubly_stochastic")
     K = sinkhorn(as_generator(random_state).uniform(size=(n, n)))
@@ -93,6 +126,24 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
     """The permutation ``p`` maximizing ``sum_i P[i, p(i)]`` (Hungarian method).
 
     This is the nearest permutation matrix to ``P`` in Frobenius norm.
+
+    Parameters
+    ----------
+    P : array_like of shape (n, n)
+        A finite square matrix (typically a doubly stochastic Frank-Wolfe iterate).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        ``p`` with ``p[i]`` the column matched to row ``i`` (0-based); the permutation
+        matrix is ``np.eye(n)[p]``.
+
+    Raises
+    ------
+    ShapeError
+        When ``P`` is not a square matrix.
+    ValueError
+        When ``P`` contains NaN or inf.
     """
     # scipy.optimize is slow to import: the package's import should not pay it
     # (benchmarks/README.md, "Measurements behind code choices")
@@ -111,11 +162,16 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
 def check_doubly_stochastic(P: np.ndarray, n: int | None, name: str = "P0",
                             tol: float = 1e-8, where: str = "") -> np.ndarray:
     """Return ``P`` as a float array, or raise naming ``name`` (after ``where: ``) if it
-    is not doubly stochastic (of order ``n``; any square order where ``n`` is None)."""
+    is not doubly stochastic (of order ``n``; any square order where ``n`` is None).
+
+    ``tol`` is raised to a few machine epsilons of ``P``'s float type when that is
+    coarser than float64 (:func:`~frankwolfe.lmo.base.feasibility_tolerance`): the
+    float32 barycenter's row sums are off by ``2.98e-08``."""
     at = f"{where}: " if where else ""
     P = np.array(P)
     if P.dtype.kind not in "biuf":  # a boolean permutation matrix is one
         raise TypeError(f"{at}`{name}` must be a real matrix, got dtype {P.dtype}")
+    tol = max(tol, feasibility_tolerance(P))
     P = P.astype(float)
     if n is None and P.ndim == 2 and P.shape[0] == P.shape[1] and P.size:
         n = P.shape[0]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 from frankwolfe.objectives.base import Objective
 
@@ -14,11 +17,14 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray,
                        who: str = "QAP") -> tuple[np.ndarray, np.ndarray]:
     """Validate the flow and distance matrices: finite, square, of one size.
 
-    Returns them as C-contiguous float arrays.
+    Returns them as C-contiguous float arrays; a scipy.sparse matrix is densified (the
+    relaxation's gradient ``A P B^T + A^T P B`` and the local searches are dense).
     """
     out = []
     for name, M in (("A", A), ("B", B)):
-        M = np.asarray(M)
+        # np.asarray wrapped a sparse matrix into a 0-d object array ("shape ()")
+        raw: Any = M
+        M = raw.toarray() if issparse(raw) else np.asarray(raw)
         if M.ndim != 2 or M.shape[0] != M.shape[1]:
             raise ShapeError(f"{who}: `{name}` must be a square matrix, got shape {M.shape}")
         if M.shape[0] == 0:
@@ -56,7 +62,39 @@ def check_permutation(permutation: np.ndarray, n: int, who: str,
 
 
 def qap_value(A: np.ndarray, B: np.ndarray, permutation: np.ndarray) -> float:
-    """``sum_{i,j} A[i, j] * B[p(i), p(j)]`` for a permutation ``p`` (0-based)."""
+    """The QAP objective of a permutation: ``sum_{i,j} A[i, j] * B[p(i), p(j)]``.
+
+    The convention of QAPLIB and of ``scipy.optimize.quadratic_assignment``: facility
+    ``i`` goes to location ``p(i)``.
+
+    Parameters
+    ----------
+    A, B : array_like of shape (n, n)
+        The flow and distance matrices: real, finite, square, of one size.
+    permutation : array_like of int, shape (n,)
+        ``p``, a permutation of ``0..n-1`` (0-based, as
+        :func:`project_to_permutation` returns it).
+
+    Returns
+    -------
+    float
+        The objective value.
+
+    Raises
+    ------
+    ShapeError
+        When ``A`` or ``B`` is not square, is empty, or their shapes differ.
+    ValueError
+        When ``A`` or ``B`` is not real or not finite, or ``permutation`` is not a
+        permutation of ``0..n-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0, 1], [1, 0]]); B = np.array([[0, 2], [3, 0]])
+    >>> qap_value(A, B, [1, 0])
+    5.0
+    """
     A, B = check_qap_matrices(A, B, "qap_value")
     p = check_permutation(permutation, A.shape[0], "qap_value")
     return float(np.vdot(A, B[p][:, p]))

@@ -15,6 +15,7 @@ from frankwolfe._numbers import check_flag, is_real, is_whole
 from frankwolfe._random import as_generator
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
+from frankwolfe.lmo.base import FEASIBILITY_TOL, feasibility_tolerance
 from frankwolfe.lmo.matrix import Birkhoff
 from frankwolfe.minimize import minimize
 from frankwolfe.monitor import INTERRUPTS, IterationState
@@ -324,6 +325,12 @@ def solve_qap(
                              f"(n, n) doubly stochastic matrix, got {P0!r}")
     else:
         start, P_first = "given", check_doubly_stochastic(P0, n, "P0")
+        given = np.asarray(P0)
+        if feasibility_tolerance(given) > FEASIBILITY_TOL:
+            # a float32 P0 is doubly stochastic to its own rounding only: the solver's
+            # start check allows for that when it sees the float32 array (the float64
+            # copy holds the same numbers, exactly)
+            P_first = P_first.astype(given.dtype)
 
     objective = QAPObjective(A, B)
     lmo = Birkhoff(n)

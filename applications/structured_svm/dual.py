@@ -313,6 +313,9 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
             raise ShapeError(f"SSVMDual: X has {len(X)} examples but Y has {len(Y)} labellings")
         if len(X) == 0:
             raise ValueError("SSVMDual: no training examples")
+        check = getattr(model, "check_labellings", None)  # duck-typed models lack it
+        if callable(check):
+            check(Y)
         self._setup(model, X, Y, len(X), lam, compiled, n_jobs)
 
     def _setup(self, model: StructuredModel, X: Any, Y: Any, n: int, lam: float,

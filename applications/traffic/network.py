@@ -18,7 +18,29 @@ __all__ = ["Network", "bpr_cost"]
 
 def bpr_cost(flow: np.ndarray, free_flow_time: np.ndarray, b: np.ndarray,
              capacity: np.ndarray, power: np.ndarray) -> np.ndarray:
-    """BPR travel time ``t0 * (1 + b * (x / c)^p)`` (vectorized)."""
+    """BPR travel time ``t0 * (1 + b * (x / c)^p)`` of each link (vectorized).
+
+    The five arguments broadcast against each other (a scalar applies to every link).
+    Nothing is checked here (:class:`Network` checks the link data it holds).
+
+    Parameters
+    ----------
+    flow : array_like of shape (m,)
+        The link volumes ``x``; negative entries count as 0.
+    free_flow_time : array_like of shape (m,)
+        ``t0``, the travel time of an empty link.
+    b : array_like of shape (m,)
+        The BPR coefficient (0.15 in the classic function).
+    capacity : array_like of shape (m,)
+        ``c``, the practical capacity (> 0).
+    power : array_like of shape (m,)
+        The BPR exponent ``p`` (4 in the classic function).
+
+    Returns
+    -------
+    ndarray of float
+        The travel time of each link at ``flow``.
+    """
     ratio = np.maximum(np.asarray(flow, dtype=float), 0.0) / capacity
     return free_flow_time * (1.0 + b * ratio**power)
 

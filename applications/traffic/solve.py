@@ -48,9 +48,25 @@ def relative_gap(network: Network, flow: np.ndarray) -> float:
     ``c`` are the link costs at ``flow`` and ``SP`` the shortest-path costs
     under them.  It equals the Frank-Wolfe gap divided by ``sum_a c_a x_a``.
 
-    Raises ``ValueError`` when ``flow`` does not carry the network's demand (flow
-    conservation or non-negativity violated by more than 1% of the demand: rounded
-    published flows pass, zero or scaled flows do not).
+    Parameters
+    ----------
+    network : Network
+        The network: its link costs and its demand ``d``.
+    flow : array_like of shape (n_links,)
+        Link volumes that carry the network's demand (a solution's ``x``, or a
+        published best-known flow).
+
+    Returns
+    -------
+    float
+        The relative gap, >= 0 up to rounding (0.0 when the total cost is 0).
+
+    Raises
+    ------
+    ValueError
+        When ``flow`` does not carry the network's demand: flow conservation or
+        non-negativity violated by more than 1% of the demand (rounded published
+        flows pass, zero or scaled flows do not).
     """
     aon = AllOrNothing(network)
     flow = np.asarray(flow, dtype=float)

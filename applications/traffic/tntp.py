@@ -230,11 +230,26 @@ def read_trips(path: str | os.PathLike,
 def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Read a TNTP flow file (best-known solution).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The ``*_flow.tntp`` file: a header line ``From To Volume Cost`` (optional),
+        then one line ``from to volume [cost]`` per link.
+
     Returns
     -------
-    links : ndarray of int, shape (m, 2)
+    links : ndarray of int64, shape (m, 2)
         ``(from, to)`` node numbers as in the file (1-based).
-    volume, cost : ndarray, shape (m,)
+    volume : ndarray of float, shape (m,)
+        The link volumes.
+    cost : ndarray of float, shape (m,)
+        The link costs at those volumes; NaN on lines without a cost.
+
+    Raises
+    ------
+    ValueError
+        When the file holds no flow line, or a line is not ``from to volume [cost]``
+        (the message names the file, the line and the token).
     """
     rows = []
     header_seen = False

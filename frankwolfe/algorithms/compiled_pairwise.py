@@ -72,10 +72,25 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 def supports_compiled_pairwise(objective: Objective, domain: LMO) -> bool:
-    """Whether :func:`compiled_pairwise_frank_wolfe` runs ``objective`` over ``domain``:
-    an objective with a compiled design (``compiled_design()``, e.g.
-    :class:`~frankwolfe.LeastSquares` on vector points) over an
-    :class:`~frankwolfe.L1Ball` or a :class:`~frankwolfe.ProbabilitySimplex`."""
+    """Whether :func:`compiled_pairwise_frank_wolfe` runs ``objective`` over ``domain``.
+
+    Parameters
+    ----------
+    objective : Objective
+        Supported when it has a compiled design (a ``compiled_design()`` method, e.g.
+        :class:`~frankwolfe.LeastSquares`) and points of one dimension (``shape`` of
+        length 1).
+    domain : LMO
+        Supported when it is an :class:`~frankwolfe.L1Ball` or a
+        :class:`~frankwolfe.ProbabilitySimplex` whose shape is unset or the
+        objective's.
+
+    Returns
+    -------
+    bool
+        True when both are supported; no error either way (a caller picks another
+        method on False).
+    """
     design = getattr(objective, "compiled_design", None)
     shape = getattr(objective, "shape", None)
     return (callable(design) and isinstance(domain, (L1Ball, ProbabilitySimplex))

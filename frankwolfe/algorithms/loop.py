@@ -21,10 +21,11 @@ from typing import Any, cast
 import numpy as np
 from scipy.sparse import issparse
 
+from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, OracleError, ShapeError
-from ..lmo.base import LMO, finite_oracle
+from ..lmo.base import FEASIBILITY_TOL, LMO, feasibility_tolerance, finite_oracle
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker, all_finite
 from ..objectives.product_tracker import ProductTracker
@@ -144,8 +145,32 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
         if shape is not None and x.shape != tuple(shape):
             raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {tuple(shape)}")
-    lmo.check_feasible(x, "x0")
+    # raw, not x: a float32 start is allowed its own rounding (feasibility_tolerance)
+    lmo.check_feasible(raw, "x0")
+    if raw.dtype != x.dtype and feasibility_tolerance(raw) > FEASIBILITY_TOL:
+        x = _inside(lmo, raw, x)
     return x, atom
+
+
+def _inside(lmo: LMO, raw: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """A coarse-precision start ``raw`` (float32) accepted within its rounding, as a float64
+    point inside the domain to :data:`FEASIBILITY_TOL` where the domain can tell one.
+
+    The active-set methods decompose the float64 start, and that check does not know
+    the start's precision: the combination ``decompose(raw)`` gives them a point equal to
+    ``x0`` to its own rounding.  Domains without a decomposition keep ``x`` (the plain
+    methods do not need more).
+    """
+    decompose = getattr(lmo, "decompose", None)
+    try:
+        if lmo.violation(x) <= FEASIBILITY_TOL or not callable(decompose):
+            return x
+    except NotImplementedError:
+        return x
+    S = decompose(raw)
+    if not isinstance(S, ActiveSet) or len(S) == 0 or S.shape != x.shape:
+        return x  # decomposed_start reports a wrong answer when a method needs one
+    return np.array(S.copy(keep_x=False).resum(), dtype=float, order="C").reshape(x.shape)
 
 
 # the finiteness check (objectives.base.all_finite) under its former name here

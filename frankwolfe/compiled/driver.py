@@ -26,9 +26,14 @@ from .protocol import CompiledBlocks, CompiledObjective, PairwiseKernels
 __all__ = ["compiled_driver", "fused_driver", "resident_kernels", "ResidentKernels", "PASS",
            "CERTIFY", "CERTIFY_REFRESH"]
 
-#: ``task`` of the driver's ``run_pass``: block steps; a certificate; a certificate that
-#: also refreshes the block-gap estimates
-PASS, CERTIFY, CERTIFY_REFRESH = 0, 1, 2
+PASS = 0
+"""``task`` of the driver's ``run_pass``: block steps (see :func:`compiled_driver`)."""
+CERTIFY = 1
+"""``task`` of the driver's ``run_pass``: a certificate (one oracle call per block), no
+step."""
+CERTIFY_REFRESH = 2
+"""``task`` of the driver's ``run_pass``: a certificate that also replaces the block-gap
+estimates."""
 
 
 @njit(cache=True, nogil=True)

@@ -15,6 +15,11 @@ __all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
 
 
 def check_radius(cls: str, radius: float, name: str = "radius") -> float:
+    """``radius`` (a domain's scalar parameter) as a positive finite float, or a
+    ``ValueError`` naming ``cls`` and ``name``.  A 0-d array of numbers counts as its
+    number, as ``np.float32(0.5)`` does (``np.array(0.5)`` was refused)."""
+    if isinstance(radius, np.ndarray) and radius.ndim == 0 and radius.dtype.kind in "iuf":
+        radius = radius[()]
     # a number: float("2") and float(True) would pass
     r = as_real(radius)
     if not (np.isfinite(r) and r > 0):

@@ -75,5 +75,6 @@ def decomposed_point(lmo: Any, x: Any) -> np.ndarray:
     if a.size == 0:  # no vertex to write it with: the oracles refuse empty directions too
         raise ShapeError(f"{lmo!r}.decompose: `x` is empty; a point has at least one "
                          f"coordinate")
-    lmo.check_feasible(a, "x")
+    # x, not a: a float32 point is allowed its own rounding (feasibility_tolerance)
+    lmo.check_feasible(x if isinstance(x, np.ndarray) else a, "x")
     return a

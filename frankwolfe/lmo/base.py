@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from ..active_set import ActiveSet
     from .dual import DualSolution
 
-__all__ = ["LMO", "FEASIBILITY_TOL", "answers_atoms", "finite_oracle"]
+__all__ = ["LMO", "FEASIBILITY_TOL", "feasibility_tolerance", "answers_atoms",
+           "finite_oracle"]
 
 #: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
 #: user hands in (a start ``x0``, a warm-start atom): above it the point is
@@ -46,6 +47,36 @@ __all__ = ["LMO", "FEASIBILITY_TOL", "answers_atoms", "finite_oracle"]
 #: accurate to 1e-10), tight enough that a wrong point is never taken for a
 #: feasible one, whose gap would then certify nothing.
 FEASIBILITY_TOL = 1e-8
+
+#: A point stored in a float type coarser than float64 is accepted within this many of
+#: its type's machine epsilons (see :func:`feasibility_tolerance`): the float32 simplex
+#: barycenter sums to 1 only within 2.98e-08, and a float32 point normalised in float32
+#: within about one epsilon (measured up to a million coordinates).
+_PRECISION_EPS = 8
+
+
+def feasibility_tolerance(x: Any) -> float:
+    """The violation :meth:`LMO.check_feasible` accepts for the point ``x``.
+
+    :data:`FEASIBILITY_TOL`, or for an array of a float type coarser than float64
+    (float32, float16) ``8`` machine epsilons of that type when larger: such a point
+    cannot be closer to the domain than its own rounding (the float32 barycenter of a
+    simplex is off by ``2.98e-08``).  The violations are relative to the domain's
+    scale, so the floor is too.
+
+    Parameters
+    ----------
+    x : array_like
+        The point as the user gave it (before any conversion to float64).
+
+    Returns
+    -------
+    float
+    """
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not isinstance(dtype, np.dtype) or dtype.kind != "f":
+        return FEASIBILITY_TOL
+    return max(FEASIBILITY_TOL, _PRECISION_EPS * float(np.finfo(dtype).eps))
 
 # Tolerance used when debug mode checks an oracle's answer.
 _DEBUG_TOL = 1e-7
@@ -286,13 +317,15 @@ class LMO(ABC):
         """Raise :class:`~frankwolfe.InfeasibleError` if ``x`` is outside the domain.
 
         The one feasibility check of user input: ``x`` is rejected when its
-        :meth:`violation` exceeds :data:`FEASIBILITY_TOL`.  Domains that do
-        not implement :meth:`violation` accept every point.
+        :meth:`violation` exceeds :func:`feasibility_tolerance` (:data:`FEASIBILITY_TOL`,
+        or a few machine epsilons of ``x``'s float type when it is coarser than
+        float64).  Domains that do not implement :meth:`violation` accept every point.
 
         Parameters
         ----------
         x : array_like
-            The point (a start, an atom of a warm start, ...).
+            The point (a start, an atom of a warm start, ...), in the precision the
+            user gave it: a float32 point is allowed its own rounding.
         name : str, default "x0"
             How the error message names the point (the argument's name).
         """
@@ -300,10 +333,11 @@ class LMO(ABC):
             viol = self.violation(np.asarray(x, dtype=float))
         except NotImplementedError:
             return
-        if not viol <= FEASIBILITY_TOL:
+        tol = feasibility_tolerance(x)
+        if not viol <= tol:
             raise InfeasibleError(
                 f"{name} is not in the domain {self!r}: violation {viol:.3g} > tolerance "
-                f"{FEASIBILITY_TOL:g}"
+                f"{tol:g}"
             )
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:

@@ -222,8 +222,15 @@ class ProductDomain(LMO):
         return self(np.ones(self.dim))
 
     def _repr_params(self) -> dict[str, Any]:
-        kind = "cartesian" if self.disjoint else "minkowski"
-        return {"n_blocks": self.n_blocks, "dim": self.dim, "kind": kind}
+        # what __init__ set: one that raised half-way leaves the object in the
+        # traceback's locals, whose repr (pytest, debuggers) raised AttributeError
+        params: dict[str, Any] = {}
+        if "blocks" in self.__dict__:
+            params["n_blocks"] = len(self.blocks)
+        if "disjoint" in self.__dict__:
+            params["dim"] = self.dim
+            params["kind"] = "cartesian" if self.disjoint else "minkowski"
+        return params
 
 
 def _as_index_array(ix: Any) -> np.ndarray:

@@ -93,6 +93,10 @@ class FunctionObjective(Objective):
 
     @staticmethod
     def _scalar(v: Any, x: np.ndarray) -> float:
+        if isinstance(v, complex) or getattr(getattr(v, "dtype", None), "kind", "") == "c":
+            # float() raised a TypeError (a Python complex) or kept the real part (numpy's)
+            raise ValueError(f"FunctionObjective: `fun` (minimize's `fun`) must return a "
+                             f"real number, got the complex {v!r}")
         try:
             return float(v)
         except TypeError:
@@ -117,8 +121,16 @@ class FunctionObjective(Objective):
         return self.value(x), self.gradient(x)
 
     def _as_gradient(self, g: Any) -> np.ndarray:
-        if getattr(g, "dtype", None) == np.float32:
+        dtype = getattr(g, "dtype", None)
+        if dtype is None:  # a list: numpy's error for complex entries named no argument
+            g = np.asarray(g)
+            dtype = g.dtype
+        if dtype == np.float32:
             self.single = True
+        elif getattr(dtype, "kind", "") == "c":
+            # the float cast kept the real part with a mere ComplexWarning
+            raise ValueError("FunctionObjective: `grad` (minimize's `jac`) must return a "
+                             f"real array, got complex values (dtype {dtype})")
         return np.asarray(g, dtype=float)
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:

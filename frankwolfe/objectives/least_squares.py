@@ -131,6 +131,9 @@ class LeastSquares(Objective):
             raise ShapeError(f"{name}: `A` must be a 2-D matrix, got shape {A.shape}")
         check_finite(name, "A", A)
         m, n = A.shape
+        if n == 0:  # no point to start from: the run failed in numpy's argmax
+            raise ShapeError(f"{name}: `A` must have at least one column (one per "
+                             f"coordinate of x), got shape {A.shape}")
         b = real_array(b, name, "b")
         if b.shape != (m,):
             raise ShapeError(

@@ -163,6 +163,8 @@ class QuadraticObjective(Objective):
             raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
         check_finite(name, "Q", Q)
         n = Q.shape[0]
+        if n == 0:  # no point to start from: the run failed in numpy's argmax
+            raise ShapeError(f"{name}: `Q` must be at least 1 x 1, got shape {Q.shape}")
         point_shape = _point_shape(name, shape, n)
         if c is None:
             c = np.zeros(n)

@@ -12,9 +12,32 @@ __all__ = ["make_executor"]
 
 
 def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
-    """An :class:`Executor` from ``executor`` (an instance, a ``dask.distributed.Client``
-    or ``None``) and ``n_jobs`` (threads when ``executor`` is ``None``, counted as
-    scikit-learn does: :func:`~.threads.effective_n_jobs`; 1 or ``None``: serial)."""
+    """The :class:`Executor` a method's ``executor`` and ``n_jobs`` arguments ask for.
+
+    Parameters
+    ----------
+    executor : Executor, dask.distributed.Client or None, default None
+        An :class:`Executor` is returned as it is; a ``dask.distributed.Client`` is
+        wrapped in a :class:`DaskExecutor`; ``None`` leaves the choice to ``n_jobs``.
+    n_jobs : int or None, default None
+        With ``executor=None``: the number of threads, counted as scikit-learn does
+        (:func:`effective_n_jobs`: ``-1`` all cores, ``-2`` all but one); ``None`` or
+        a count of one gives a :class:`SerialExecutor`, more a :class:`ThreadExecutor`.
+
+    Returns
+    -------
+    Executor
+        ``executor`` itself, or a new :class:`DaskExecutor`, :class:`SerialExecutor` or
+        :class:`ThreadExecutor`.
+
+    Raises
+    ------
+    ValueError
+        When both ``executor`` and ``n_jobs`` are given (the executor's workers run the
+        round, so ``n_jobs`` would be ignored), or ``n_jobs`` is not a valid count.
+    TypeError
+        When ``executor`` is neither an :class:`Executor`, a client nor ``None``.
+    """
     if executor is not None and n_jobs is not None:
         # the executor holds its own workers: n_jobs would be ignored without a word
         raise ValueError(f"give `executor` or `n_jobs`, not both (the executor's workers run "

@@ -27,9 +27,26 @@ def cpu_count() -> int:
 
 
 def effective_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
-    """The number of threads ``n_jobs`` asks for, by scikit-learn's (joblib's) rule: a
-    positive integer as is; ``-1`` all cores, ``-2`` all but one, and so on (at least
-    one); ``None`` one.  Anything else (0, a float, a bool) is a ``ValueError``."""
+    """The number of threads ``n_jobs`` asks for, by scikit-learn's (joblib's) rule.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        A positive integer is taken as it is; ``-1`` means all cores, ``-2`` all but
+        one, and so on (at least one); ``None`` means one.
+    name : str, default "n_jobs"
+        The argument's name in the error message (a caller's own name for it).
+
+    Returns
+    -------
+    int
+        The number of threads, at least 1.
+
+    Raises
+    ------
+    ValueError
+        When ``n_jobs`` is anything else: 0, a non-integral number, a bool, a string.
+    """
     if n_jobs is None:
         return 1
     try:

@@ -22,16 +22,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["STEP_RULES", "Context", "make_step_size"]
 
-#: The contexts of :func:`make_step_size`: the single-domain loop, the block steps of
-#: block-coordinate Frank-Wolfe, saddle-point Frank-Wolfe.
 Context = Literal["minimize", "block", "saddle"]
+"""The contexts of :func:`make_step_size`: the single-domain loop, the block steps of
+block-coordinate Frank-Wolfe, saddle-point Frank-Wolfe."""
 
 _ALL: frozenset[str] = frozenset({"minimize", "block", "saddle"})
 _DESCENT: frozenset[str] = frozenset({"minimize", "block"})
 _SADDLE: frozenset[str] = frozenset({"saddle"})
 
-#: Every word ``step_size`` accepts, with the contexts that accept it (a word names the
-#: same rule wherever it is accepted; see the table of the module's docstring).
 STEP_RULES: dict[str, frozenset[str]] = {
     "agnostic": _ALL,
     "fictitious": _ALL,
@@ -47,6 +45,9 @@ STEP_RULES: dict[str, frozenset[str]] = {
     "local": _SADDLE,
     "saddle_backtracking": _SADDLE,
 }
+"""Every word ``step_size`` accepts, with the contexts that accept it (a word names the
+same rule wherever it is accepted; the rule of each word is in the table of
+:mod:`frankwolfe.step_size`)."""
 
 
 class _BlockStepKind(Protocol):
@@ -167,6 +168,26 @@ def make_step_size(
         ``L``, ``"local"`` when the objective implements ``curvature_along``,
         ``"curvature"`` when the constant is known and ``"saddle_backtracking"``
         otherwise; else ``"agnostic"``.
+
+    Returns
+    -------
+    StepSize
+        ``spec`` itself when it is a :class:`StepSize`; else a new rule (the one its
+        word names, or the context's default).
+
+    Raises
+    ------
+    ValueError
+        When ``spec`` is a word the context does not accept (the message lists the words
+        it does), ``context`` is not one of the three, the rule does not fit the
+        block step or the objective (``"exact"`` without an exact step, ``"short"``
+        without a smoothness constant, an open-loop rule for away or pairwise block
+        steps), or ``C`` is not a finite number > 0.
+    TypeError
+        When ``spec`` is neither a string, a :class:`StepSize` nor ``None``, or the
+        context's required arguments are missing (``objective`` and ``step`` for
+        ``"block"``; ``objective`` and ``domains`` for ``"saddle"``; ``tracker`` for the
+        default of ``"minimize"``).
     """
     if context == "block":
         if not isinstance(objective, Objective) or step is None:

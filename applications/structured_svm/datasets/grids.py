@@ -24,12 +24,37 @@ def make_noisy_blocks(n_samples: int, height: int = 8, width: int = 8, n_states:
     cells mostly agree, so pairwise terms (4-neighbourhood edges) pay when the noise
     hides the state.
 
+    Parameters
+    ----------
+    n_samples : int
+        The number of grids, at least 1.
+    height, width : int, default 8
+        The grid's size (at least 1 each); ``height * width`` nodes.
+    n_states : int, default 2
+        The number of states, at least 2 (0 is the background).
+    noise : float, default 1.0
+        The standard deviation of the Gaussian noise on the one-hot features (finite,
+        >= 0; 0 gives the states exactly).
+    n_blocks : int, default 3
+        Rectangles painted per grid (>= 0), each up to half the grid's height and
+        width.
+    random_state : int, numpy.random.Generator or None, default None
+        A seed or a generator (``None``: fresh entropy, different grids each call).
+
     Returns
     -------
     X : list of (node_features, edges)
-        ``GraphCRF(n_states, n_states + 1)`` examples.
-    Y : list of ndarray of int64
+        ``GraphCRF(n_states, n_states + 1)`` examples: ``node_features`` of shape
+        ``(height * width, n_states + 1)`` (float64, nodes row-major) and ``edges`` of
+        shape ``(n_edges, 2)`` (int, the 4-neighbourhood of the grid).
+    Y : list of ndarray of int64, shape (height * width,)
         The states, row-major.
+
+    Raises
+    ------
+    ValueError
+        When a count is not an integer of at least its bound, or ``noise`` is not a
+        finite number >= 0 (the message names the argument and the value).
     """
     where = "make_noisy_blocks"
     check_counts(where, (("n_samples", n_samples, 1), ("height", height, 1),

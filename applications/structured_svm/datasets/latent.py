@@ -35,13 +35,41 @@ def make_latent_blocks(n_samples: int, height: int = 6, width: int = 6, n_labels
     :class:`.LatentGraphCRF` with ``k`` sub-states (one weight vector per cluster)
     separates them; neighbouring cells mostly share a label (4-neighbourhood edges).
 
+    Parameters
+    ----------
+    n_samples : int
+        The number of grids, at least 1.
+    height, width : int, default 6
+        The grid's size (at least 1 each); ``height * width`` nodes.
+    n_labels : int, default 2
+        ``K``, the number of visible labels, at least 2.
+    n_hidden_states : int, default 2
+        ``k``, the clusters (hidden sub-states) per label, at least 1.
+    radius : float, default 2.0
+        The radius of the circle of cluster centres (finite, > 0).
+    noise : float, default 0.5
+        The standard deviation of the Gaussian noise around a centre (finite, >= 0).
+    n_blocks : int, default 3
+        Rectangles painted per grid (>= 0), each up to half the grid's height and
+        width.
+    random_state : int, numpy.random.Generator or None, default None
+        A seed or a generator (``None``: fresh entropy, different grids each call).
+
     Returns
     -------
     X : list of (node_features, edges)
         ``GraphCRF(n_labels, 2)`` / ``LatentGraphCRF(n_labels, 2, n_hidden_states)``
-        examples, nodes row-major.
-    Y : list of ndarray of int64
-        The visible labels.
+        examples: ``node_features`` of shape ``(height * width, 2)`` (float64, nodes
+        row-major) and ``edges`` of shape ``(n_edges, 2)`` (int, the 4-neighbourhood).
+    Y : list of ndarray of int64, shape (height * width,)
+        The visible labels, row-major.
+
+    Raises
+    ------
+    ValueError
+        When a count is not an integer of at least its bound, ``radius`` is not a
+        finite number > 0 or ``noise`` not a finite number >= 0 (the message names
+        the argument and the value).
     """
     where = "make_latent_blocks"
     check_counts(where, (("n_samples", n_samples, 1), ("height", height, 1),

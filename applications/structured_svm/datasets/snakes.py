@@ -150,6 +150,27 @@ def snakes_examples(images: list[np.ndarray], edge_features: Literal["input", "d
     ``"input"``, the node features of both ends placed in the slots of the edge's
     direction (``[right tail, right head, down tail, down head]``, 180) and the
     direction one-hot (2), 182 in all.
+
+    Parameters
+    ----------
+    images : list of ndarray of shape (h, w, 3)
+        RGB Snakes images (``Snakes.X_train`` or ``Snakes.X_test``); a channel counts
+        as on above 127, and every pixel must be one of the five colours of Snakes.
+    edge_features : {"input", "direction"}, default "input"
+        The edge features, as above.
+
+    Returns
+    -------
+    list of (node_features, edges, edge_features)
+        One ``EdgeFeatureGraphCRF`` example per image: ``node_features`` of shape
+        ``(h * w, 45)``, ``edges`` of shape ``(n_edges, 2)`` (right edges, then down
+        edges) and ``edge_features`` of shape ``(n_edges, 182)`` or ``(n_edges, 2)``.
+
+    Raises
+    ------
+    ValueError
+        When ``edge_features`` is neither word, or an image holds a colour outside the
+        five of Snakes.
     """
     if edge_features not in ("input", "direction"):
         raise ValueError(f"snakes_examples: `edge_features` must be 'input' or 'direction', "

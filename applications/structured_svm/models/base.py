@@ -189,6 +189,15 @@ class StructuredModel(ABC):
         idx, val = self.joint_feature_sparse(x, y)
         return float(np.dot(w[idx], val))
 
+    def check_labellings(self, Y: Sequence[Any]) -> None:
+        """Raise a ``ValueError`` naming ``Y[i]`` for the first training labelling of a
+        kind the model cannot take; the default checks nothing.
+
+        Called once per data set (by :class:`~..dual.SSVMDual`), before any oracle: the
+        per-example checks of the oracles name their own arguments (``y_true``), not
+        the user's ``Y``.
+        """
+
     # -- fast paths (hooks; None: the generic Python path) -------------------------
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:

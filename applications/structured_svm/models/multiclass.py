@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import is_whole, real_array
+from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -41,7 +42,13 @@ class MulticlassModel(StructuredModel):
         self.size_joint_feature = self.n_classes * self.n_features
 
     def _check_x(self, x: Any) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
+        if issparse(x):  # a row of a sparse X (iterating a CSR matrix gives 1 x D matrices)
+            x = x.toarray()
+            if x.ndim == 2 and 1 in x.shape:
+                x = x.reshape(-1)
+        # real_array: np.asarray(x, float) trained on the real part of complex features
+        # with a mere ComplexWarning, and raised numpy's errors for text
+        x = real_array(x, "MulticlassModel", "x", what="a feature vector of numbers")
         if x.shape != (self.n_features,):
             raise ShapeError(
                 f"MulticlassModel: `x` must have shape ({self.n_features},), got {x.shape}"

@@ -181,7 +181,8 @@ class BlockState:
             self.start_seconds = time.perf_counter() - tic
         else:
             if isinstance(x0, np.ndarray) and x0.ndim == 1 and x0.dtype != object:
-                x0 = np.asarray(x0, dtype=float)
+                if x0.dtype.kind not in "biuf":
+                    x0 = np.asarray(x0, dtype=float)  # numpy's error, or the same array
                 if x0.shape != (dom.dim,):
                     raise ShapeError(f"x0 has shape {x0.shape}, expected ({dom.dim},)")
                 if not dom.disjoint:
@@ -198,6 +199,7 @@ class BlockState:
                 if _is_active_set(p):
                     self._start_active_set(i, p, Z)
                     continue
+                given = p  # its own precision: a float32 block is allowed its rounding
                 p = np.asarray(p, dtype=float)
                 if p.size != b.sizes[i]:
                     raise ShapeError(
@@ -206,7 +208,9 @@ class BlockState:
                     )
                 if not np.all(np.isfinite(p)):
                     raise ValueError(f"x0: block {i} contains NaN or inf")
-                b.lmos[i].check_feasible(p.reshape(b.shapes[i]), f"x0: block {i}")
+                b.lmos[i].check_feasible(
+                    given.reshape(b.shapes[i]) if isinstance(given, np.ndarray)
+                    else p.reshape(b.shapes[i]), f"x0: block {i}")
                 v = p.reshape(-1)
                 Z[b.off[i]:b.off[i + 1]] = v
                 if store is not None:

@@ -115,6 +115,10 @@ class ChainModel(StructuredModel):
     # -- input checks (cheap: they run on every oracle call) -------------------
     def _check_x(self, x: Any) -> np.ndarray:
         if self.template_sizes is None:
+            x = np.asarray(x)
+            if x.dtype.kind == "c":  # the float cast kept the real part (a ComplexWarning)
+                raise ValueError(f"ChainModel: `x` must be real, got complex values "
+                                 f"(dtype {x.dtype})")
             x = np.ascontiguousarray(x, dtype=np.float64)
             if x.ndim != 2 or x.shape[1] != self.n_unary or x.shape[0] < 1:
                 raise ShapeError(
@@ -337,12 +341,17 @@ class ChainModel(StructuredModel):
                    for name in ("joint_feature", "joint_feature_sparse", "psi", "loss",
                                 "decode", "loss_augmented_decode"))
 
+    def check_labellings(self, Y: Sequence[Any]) -> None:
+        """Refuse labellings that are not integers (booleans, text), naming ``Y[i]``."""
+        _integer_labellings(Y, "ChainModel")
+
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
         """Kernels storing block ``i`` as label marginals (see :mod:`.dual_kernels`), with
         the round kernels of compiled mini-batch rounds."""
         if not self._kernels_apply():
             return None
+        _integer_labellings(Y, "ChainModel")
         state = chain_state(self, X, Y, lam, warm)
         blocks = chain_blocks(state)
         blocks.rounds = chain_rounds(blocks, state)
@@ -352,6 +361,8 @@ class ChainModel(StructuredModel):
         """Numba batch oracles over flattened token arrays (threads over examples)."""
         if not self._kernels_apply():
             return None
+        if Y is not None:
+            _integer_labellings(Y, "ChainModel")
         return ChainBatchOracles(chain_data(self, X, Y))
 
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
@@ -386,5 +397,15 @@ def _integer_labels(y: np.ndarray, where: str, name: str) -> None:
         return
     if kind == "f" and bool(np.all(np.isfinite(y) & (y == np.round(y)))):
         return
-    raise ShapeError(f"{where}: `{name}` must hold integer labels, got dtype {y.dtype} "
-                     f"({y.ravel()[:5].tolist()!r:.80})")
+    raise ValueError(f"{where}: `{name}` must hold integer labels (an integer dtype, or "
+                     f"whole floats), got dtype {y.dtype} ({y.ravel()[:5].tolist()!r:.80})")
+
+
+def _integer_labellings(Y: Sequence[Any], where: str) -> None:
+    """:func:`_integer_labels` for each labelling of the user's ``Y``, naming ``Y[i]``: the
+    compiled kernels read booleans as the states 0 and 1 and trained on them, and only
+    the evaluation's ``batch_loss`` refused them, naming its own ``Y_true``."""
+    for i, y in enumerate(Y):
+        a = np.asarray(y)
+        if a.dtype.kind not in "iu":
+            _integer_labels(a, where, f"Y[{i}]")
