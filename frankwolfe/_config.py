@@ -12,6 +12,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ._numbers import check_flag
+
 _debug: bool = os.environ.get("FRANKWOLFE_DEBUG", "").lower() not in ("", "0", "false", "no")
 
 
@@ -30,7 +32,7 @@ def set_debug(flag: bool) -> None:
         checks (the default unless ``FRANKWOLFE_DEBUG`` is set).
     """
     global _debug
-    _debug = bool(flag)
+    _debug = check_flag(flag, "set_debug: flag")  # bool("no") is True
 
 
 @contextmanager

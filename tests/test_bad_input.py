@@ -529,3 +529,16 @@ def test_float64_feasibility_tolerance_is_unchanged():
     with pytest.raises(InfeasibleError, match="tolerance 1e-08"):
         frank_wolfe(fw.QuadraticObjective(np.eye(3)), ProbabilitySimplex(),
                     x0=np.full(3, 1 / 3, dtype=np.float32).astype(float))
+
+
+@pytest.mark.parametrize("flag", ["no", "false", 0, 1, None])
+def test_set_debug_takes_a_bool_only(flag):
+    """``set_debug("no")`` switched debug mode on (``bool("no")`` is True)."""
+    before = fw.debug_enabled()
+    with pytest.raises(TypeError, match=r"`set_debug: flag` must be True or False"):
+        fw.set_debug(flag)
+    assert fw.debug_enabled() == before
+    with pytest.raises(TypeError, match="must be True or False"):
+        with fw.debug(flag):
+            pass
+    assert fw.debug_enabled() == before
