@@ -12,6 +12,8 @@ from frankwolfe import Atom, QuadraticObjective
 from frankwolfe.algorithms.corrective import BlockQuadraticQP, stack_atoms, table_combine
 from frankwolfe.algorithms.working_set import working_set_blocks
 from frankwolfe.compiled import CERTIFY_REFRESH, Picker, compiled_driver, structured_direction
+from frankwolfe.compiled.average import NO_AVERAGE
+from frankwolfe.compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
 from frankwolfe.step_size import ExactStep
 
 
@@ -101,13 +103,14 @@ def test_working_set_runs_the_core_fw_driver():
     est = np.zeros(3)
     picker = Picker(0, np.zeros(0, dtype=np.int64), np.zeros(0), est, np.zeros(2), 1, 1.0,
                     np.zeros(1, dtype=np.int64))
-    no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
     x = np.zeros(n)
-    k, total, scores = run_pass(0, 0, picker, dk.state, okern.data, np.zeros(0), x, g,
-                                rparams, 5, 3, *no_avg, False,
-                                np.empty(dk.max_nnz, dtype=np.int64), np.empty(dk.max_nnz),
-                                structured_direction(0, 0, 0, np.zeros((0, 0))),
-                                CERTIFY_REFRESH)
+    k, total, scores = run_pass(0, 0, 5, CERTIFY_REFRESH, False, picker,
+                                PassData(dk.state, okern.data, rparams, 3),
+                                PassVectors(x, g, np.zeros(0)),
+                                StepScratch(np.empty(dk.max_nnz, dtype=np.int64),
+                                            np.empty(dk.max_nnz),
+                                            structured_direction(0, 0, 0, np.zeros((0, 0)))),
+                                NO_AVERAGE, NO_EXTRAS)
     gaps = [w[blocks == b] @ dense[blocks == b] @ g - (dense[blocks == b] @ g).min()
             for b in range(3)]
     assert k == 5 and not x.any()  # no step taken

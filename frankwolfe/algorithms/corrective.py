@@ -24,6 +24,8 @@ from numba import njit
 from .._sparse import issparse
 from ..atoms import Atom
 from ..compiled import PASS, compiled_driver, order_picker, structured_direction
+from ..compiled.average import NO_AVERAGE
+from ..compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective
 from ..step_size import ExactStep
@@ -464,10 +466,13 @@ class BlockQuadraticQP:
         g = self.Q @ x + self.c
         dkern, pair = working_set_blocks(ptr, idx, val, order, bptr, w, self.n)
         run_pass = compiled_driver(dkern, self.kernels, self.rule, pairwise=pair)
-        bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
-        # no averaging, no fused direction: empty records of the driver's arguments
-        no_avg = (0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
-        h, sd = np.zeros(0), structured_direction(0, 0, 0, np.zeros((0, 0)))
+        # the driver's records (.compiled.pass_state): no averaging, no fused direction
+        # (an empty structured direction and Hessian diagonal)
+        data = PassData(dkern.state, self.kernels.data, self.rparams, n_blocks)
+        vectors = PassVectors(x, g, np.zeros(0))
+        scratch = StepScratch(np.empty(dkern.max_nnz, dtype=np.int64),
+                              np.empty(dkern.max_nnz),
+                              structured_direction(0, 0, 0, np.zeros((0, 0))))
         est = np.zeros(n_blocks)
         movable = np.diff(bptr) >= 2  # a lone atom cannot move
         if span is not None:
@@ -489,8 +494,8 @@ class BlockQuadraticQP:
             sweep += reps
             order = visit if reps == 1 else np.tile(visit, reps)
             picker = order_picker(order, est)
-            run_pass(0, order.size, picker, dkern.state, self.kernels.data, h, x, g,
-                     self.rparams, 0, n_blocks, *no_avg, False, *bufs, sd, PASS)
+            run_pass(0, order.size, 0, PASS, False, picker, data, vectors, scratch, NO_AVERAGE,
+                     NO_EXTRAS)
             total = float(est.sum())
             if gap0 < 0.0:
                 gap0 = total

@@ -14,7 +14,8 @@ numba live beside the kernels that read them: the lazy average (:mod:`.average`)
 structured direction (:mod:`.structured`) and the block picker with the sum tree of gap
 sampling (:mod:`.sum_tree`), and the record of the coordinates the steps of mini-batch
 rounds touch (:mod:`.touched`); lock-free passes add an atomic add (:mod:`.atomic`) and
-the fold of their threads' shares of ``x`` (:mod:`.shares`).  :mod:`.simplex` holds the
+the fold of their threads' shares of ``x`` (:mod:`.shares`); the driver's own state
+crosses in the records of :mod:`.pass_state`.  :mod:`.simplex` holds the
 built-in blocks of a product of simplices; kernels that only other kernels call take
 :func:`~.inner.inner_kernel` (no entry points for Python: a first call compiles less),
 and records that kernels take by reference have types based on
@@ -24,7 +25,7 @@ This package imports nothing from the rest of :mod:`frankwolfe`: objectives, dom
 methods build on it.
 """
 
-from .average import Average, average_touch
+from .average import Average, AverageState, average_touch
 from .driver import (
     CERTIFY,
     CERTIFY_REFRESH,
@@ -35,6 +36,7 @@ from .driver import (
     resident_kernels,
 )
 from .inner import inner_kernel
+from .pass_state import PassData, PassExtras, PassVectors, StepScratch
 from .protocol import (
     BlockDomainHooks,
     CompiledBlocks,
@@ -56,4 +58,5 @@ __all__ = ["CompiledBlocks", "CompiledObjective", "BlockDomainHooks", "PairwiseK
            "PASS", "CERTIFY", "CERTIFY_REFRESH", "fused_driver", "simplex_blocks", "gap_pick",
            "gap_weight", "tree_set", "inner_kernel", "RecordRefType",
            "SeparableKernels", "separable_kernels", "separable_objective", "separable_step",
-           "Delta", "Snapshots", "TouchLog", "Touched", "ResidentKernels", "resident_kernels"]
+           "Delta", "Snapshots", "TouchLog", "Touched", "ResidentKernels", "resident_kernels",
+           "AverageState", "PassData", "PassVectors", "StepScratch", "PassExtras"]

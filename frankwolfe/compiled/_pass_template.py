@@ -17,6 +17,8 @@ joint round (the domain's round kernel ``load``, fused kernels; ``MOVED_AT``: it
 block); ``SEPARABLE``: ``update`` returns the change of f, ``SEARCH``: exact steps by
 the objective's ``search``; ``CACHE``: the domain's ``lookup`` before each step; the
 helpers of ``average``, ``structured`` and ``sum_tree``) and compiles ``run_pass``
+(its arguments: the call's ``t0``, ``t1``, ``k``, ``task``, ``resync`` and the typed
+records of :mod:`.pass_state` and :mod:`.average`)
 with numba: written out as a module that imports the kernels (then numba
 caches the machine code across processes), or in memory when a kernel cannot be
 imported by name.
@@ -26,10 +28,15 @@ imported by name.
 import numpy as np
 
 
-def run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind, acc, since,
-             avg_start, resync, idx, val, sd, task, table=None, cparams=None, touched=None,
-             joint=None):  # pragma: no cover - compiled
+def run_pass(t0, t1, k, task, resync, picker, data, vec, scratch, avg,
+             extras):  # pragma: no cover - compiled
+    # the records' fields as locals, once (.pass_state; .average.AverageState)
+    dstate, odata, rparams, n = data
+    x, g, h = vec
+    idx, val, sd = scratch
+    avg_kind, acc, since, avg_start = avg
     # cparams (CACHE): [cache_factor, cache_nu, G, hits] (hits counted here)
+    table, cparams, touched, joint = extras
     if FUSED and resync:
         sync(dstate, g)
     if task != 0:

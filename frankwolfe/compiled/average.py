@@ -10,7 +10,20 @@ from numba import njit
 
 from .inner import inner_kernel
 
-__all__ = ["Average", "average_touch"]
+__all__ = ["Average", "AverageState", "NO_AVERAGE", "average_touch"]
+
+
+class AverageState(NamedTuple):
+    """The lazy average a compiled pass keeps (the arrays of
+    :class:`~frankwolfe.algorithms.bcfw.store.LazyAverage`): ``kind`` 0 (none), 1
+    (weighted) or 2 (uniform, or tail's current epoch, summed since iterate ``start``),
+    the sums ``acc`` and the step ``since`` which each coordinate was last settled.  The
+    pass driver's argument; :class:`Average` is its form inside one step."""
+
+    kind: int
+    acc: np.ndarray
+    since: np.ndarray
+    start: int
 
 
 class Average(NamedTuple):
@@ -26,6 +39,10 @@ class Average(NamedTuple):
     start: int
     ck1: float
     k: int
+
+
+#: the state of a pass without averaging
+NO_AVERAGE = AverageState(0, np.zeros(0), np.zeros(0, dtype=np.int64), 0)
 
 
 @inner_kernel

@@ -9,7 +9,8 @@ block-gap estimates; the block step (Frank-Wolfe, or pairwise with a domain's
 :class:`~frankwolfe.compiled.PairwiseKernels`) is chosen when it is compiled.  Numba cannot cache
 functions that take other jitted functions as arguments, so the driver is built by a
 memoized factory (the kernels themselves are cached).  State crosses into numba as
-typed records (named tuples), never as positional tuples.
+typed records (named tuples: the picker, and the records of :mod:`.pass_state`), never
+as positional tuples.
 """
 
 from __future__ import annotations
@@ -126,19 +127,25 @@ def compiled_driver(blocks: CompiledBlocks, objective: CompiledObjective, rule: 
     own (``CompiledObjective.search``, e.g. a separable one) takes its exact steps
     through it when ``exact`` (the step rule is the exact line search; ``rule`` is then
     not called).  With ``cache`` each step first asks the domain's ``lookup`` kernel
-    for a stored atom good enough (gapBCFW's cache; ``cparams`` of ``run_pass``).  With
+    for a stored atom good enough (gapBCFW's cache; ``extras.cparams`` of ``run_pass``).  With
     ``joint`` (and ``rounds``, ``fused``, the round kernels' ``load``) a call of
     ``run_pass`` is one joint round: the blocks ``order[t0:t1]`` of the picker (mode 0)
     move with one step size, the rule's along the sum of their directions
-    (``round_step="joint"``; ``joint=`` scratch of ``run_pass``, a
+    (``round_step="joint"``; ``extras.joint`` of ``run_pass``, a
     :class:`~frankwolfe.compiled.touched.JointScratch`); it keeps no block-gap estimates.
     With ``shared`` (fused, no rounds) other threads run the same pass on other blocks
     at once, each moving ``x`` of its own and the one ``g`` with atomic adds (lock-free
     passes, :mod:`frankwolfe.algorithms.bcfw.lock_free`).
 
-    Returns ``run_pass(t0, t1, picker, dstate, odata, h, x, g, rparams, k, n, avg_kind,
-    acc, since, avg_start, resync, idx, val, sd, task, table=None, cparams=None,
-    touched=None, joint=None) -> (k, a, b)``:
+    Returns ``run_pass(t0, t1, k, task, resync, picker, data, vec, scratch, avg,
+    extras) -> (k, a, b)``, its state in typed records (:mod:`.pass_state`):
+    ``data`` a :class:`~.pass_state.PassData` ``(dstate, odata, rparams, n)``, ``vec``
+    a :class:`~.pass_state.PassVectors` ``(x, g, h)``, ``scratch`` a
+    :class:`~.pass_state.StepScratch` ``(idx, val, sd)``, ``avg`` an
+    :class:`~.average.AverageState` ``(avg_kind, acc, since, avg_start)``
+    (:data:`~.average.NO_AVERAGE`: none) and ``extras`` a
+    :class:`~.pass_state.PassExtras` ``(table, cparams, touched, joint)``
+    (:data:`~.pass_state.NO_EXTRAS` without rounds or a cache):
 
     * ``task=PASS`` (0) runs the block steps ``t0 .. t1 - 1`` of a pass (blocks from
       the :class:`~frankwolfe.compiled.Picker`) and returns ``(k, last_gamma, df)``,

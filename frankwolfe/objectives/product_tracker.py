@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -43,7 +43,7 @@ from ..errors import NonConvexError, ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES, AtomCache
 from .base import Objective, Tracker, all_finite
 
-__all__ = ["ProductTracker", "SparseProduct", "add_scaled", "line_minimizer",
+__all__ = ["ProductTracker", "SparseProduct", "QuadPoint", "add_scaled", "line_minimizer",
            "check_tracker_options"]
 
 _EPS = np.finfo(float).eps
@@ -114,10 +114,24 @@ def _comb_inplace(p, s, ma, ca, mb, cb):  # pragma: no cover - compiled
         p[i] = s * p[i] + ca * ma[i] + cb * mb[i]
 
 
+class QuadPoint(NamedTuple):
+    """A quadratic tracker's point as its fused moves (:func:`_quad_pair_move`,
+    :func:`~frankwolfe.objectives.quadratic_kernels.quad_sparse_move`) read and write
+    it: the image ``p = Q x``, the flat iterate ``xf`` (a view of ``x``) and the linear
+    term ``c``.  Kept by the tracker while those arrays are the same; the moves change
+    ``p`` and ``xf`` in place."""
+
+    p: np.ndarray
+    xf: np.ndarray
+    c: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def _quad_pair_move(g, p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  # pragma: no cover
+def _quad_pair_move(g, point, s, scale_x, ma, ga, mb, gb, ia, va, ib,
+                    vb):  # pragma: no cover - compiled
     """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms ``a``, ``b``
-    as flat indices and values), rounded as its separate steps round it:
+    as flat indices and values) at its :class:`QuadPoint` ``point`` ``(p, xf, c)``,
+    rounded as its separate steps round it:
     ``p <- s p + ga Q a + gb Q b`` (:func:`_comb_inplace`), the new gradient ``p + c``
     into ``g``, ``x *= s`` (when ``scale_x``) then ``x[ia] += ga va`` and
     ``x[ib] += gb vb`` (:meth:`Direction.apply`), and ``<x, p/2 + c>``
@@ -127,6 +141,7 @@ def _quad_pair_move(g, p, xf, c, s, scale_x, ma, ga, mb, gb, ia, va, ib, vb):  #
     comes from the caller: an array returned by a kernel is boxed through numba's
     pickled type, which cost more than the whole move at n = 20.
     """
+    p, xf, c = point
     n = p.shape[0]
     for i in range(n):
         p[i] = s * p[i] + ga * ma[i] + gb * mb[i]

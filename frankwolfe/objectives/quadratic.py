@@ -19,6 +19,7 @@ from .product_tracker import (
     _UNSET,
     PENDING,
     ProductTracker,
+    QuadPoint,
     SparseProduct,
     StoredProducts,
     _pair_image,
@@ -42,18 +43,20 @@ def _move_entry() -> Any:
     """The compiled function behind :func:`_quad_pair_move` for C-contiguous float64
     arrays (``int64`` indices), floats and a bool, called without numba's dispatch.
 
-    The dispatcher types each of the 14 arguments on every call, about a microsecond,
-    a twentieth of a Frank-Wolfe step at n = 20.  The entry does not check the types:
-    the tracker calls it only with arrays it made itself (its image, point, gradient
-    and cached products are C-contiguous float64 arrays; the objective's ``c``
-    float64) and atoms of at most one entry (any array of one entry is contiguous,
-    and an atom's indices and values are int64 and float64).
+    The dispatcher types each of the 12 arguments (one a :class:`QuadPoint` of three
+    arrays) on every call, about a microsecond, a twentieth of a Frank-Wolfe step at
+    n = 20.  The entry does not check the types: the tracker calls it only with arrays
+    it made itself (its image, point, gradient and cached products are C-contiguous
+    float64 arrays; the objective's ``c`` float64) and atoms of at most one entry (any
+    array of one entry is contiguous, and an atom's indices and values are int64 and
+    float64).
     """
     try:
         from numba import types
 
         f, i = types.float64[::1], types.int64[::1]
-        sig = (f, f, f, f, types.float64, types.boolean, f, types.float64, f, types.float64,
+        point = types.NamedUniTuple(f, 3, QuadPoint)  # three arrays of one type
+        sig = (f, point, types.float64, types.boolean, f, types.float64, f, types.float64,
                i, f, i, f)
         # an attribute of numba's compile results that its types do not declare
         return getattr(_quad_pair_move.overloads[sig], "entry_point", None)
@@ -353,6 +356,7 @@ class QuadraticTracker(ProductTracker):
         #: a row of Q is its product's sorted, unique indices (one vertex: no scratch)
         self._canonical = self._sparse and bool(Q.has_canonical_format)
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None  # zeroed n-vectors
+        self._qpoint: QuadPoint | None = None  # the fused moves' record (_point)
         super().__init__(objective, x, **options)
 
     def _recompute(self) -> None:
@@ -443,6 +447,14 @@ class QuadraticTracker(ProductTracker):
         memo.image = memo.hess = image
         return memo
 
+    def _point(self) -> QuadPoint:
+        """The record of ``Q x``, ``x`` and ``c`` the fused moves take: kept while those
+        arrays are the same (a full evaluation replaces ``Q x``)."""
+        rec = self._qpoint
+        if rec is None or rec.p is not self._p or rec.xf is not self._xf:
+            rec = self._qpoint = QuadPoint(self._p, self._xf, self.objective.c)
+        return rec
+
     def _move_pair(self, direction: Direction, s: float, pa: StoredProducts, ga: float,
                    pb: StoredProducts, gb: float) -> bool:
         # one kernel instead of five numpy and numba calls: on small problems the calls,
@@ -465,7 +477,7 @@ class QuadraticTracker(ProductTracker):
         obj = self.objective
         p = self._p
         g = np.empty(p.shape[0])  # a new gradient array: callers may hold the previous one
-        args = (g, p, self._xf, obj.c, s, x_coef != 0.0, pa[0], ga, pb[0], gb, ia, va, ib, vb)
+        args = (g, self._point(), s, x_coef != 0.0, pa[0], ga, pb[0], gb, ia, va, ib, vb)
         if ia.size <= 1 and ib.size <= 1 and _ENTRY[0] is not None:
             acc, finite = _ENTRY[0](*args)
         else:
@@ -490,17 +502,17 @@ class QuadraticTracker(ProductTracker):
         sa, sb = type(ma) is SparseProduct, type(mb) is SparseProduct
         atoms = [a for _, a in terms]
         if all(a._dense is None for a in atoms):
-            from .quadratic_kernels import quad_sparse_move
+            from .quadratic_kernels import AtomImage, quad_sparse_move
 
             a = atoms[0]
             b = atoms[1] if len(atoms) == 2 else None
             g = np.empty(self._p.shape[0])  # a new array: callers may hold the previous one
             acc, finite = quad_sparse_move(
-                g, self._p, self._xf, obj.c, s, x_coef != 0.0,
-                _NO_DENSE if sa else ma, ma.indices if sa else _NO_INDEX,
-                ma.values if sa else _NO_VALUE, ga,
-                _NO_DENSE if sb else mb, mb.indices if sb else _NO_INDEX,
-                mb.values if sb else _NO_VALUE, gb,
+                g, self._point(), s, x_coef != 0.0,
+                AtomImage(_NO_DENSE, ma.indices, ma.values) if sa else
+                AtomImage(ma, _NO_INDEX, _NO_VALUE), ga,
+                AtomImage(_NO_DENSE, mb.indices, mb.values) if sb else
+                AtomImage(mb, _NO_INDEX, _NO_VALUE), gb,
                 a.indices, a.values,
                 _NO_INDEX if b is None else b.indices, _NO_VALUE if b is None else b.values)
             self._gf = g

@@ -11,12 +11,13 @@ plus the CSR row products that the Python block hooks of
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 __all__ = ["csr_rows_dot", "csr_rows_grad", "csr_rows_combination", "quad_sparse_move",
-           "csr_block_quad", "diag_quadratic_line", "diag_quadratic_update",
+           "AtomImage", "csr_block_quad", "diag_quadratic_line", "diag_quadratic_update",
            "csr_line", "csr_update", "csr_data"]
 
 
@@ -105,12 +106,22 @@ def csr_rows_combination(indptr, indices, data, rows, vals, work, acc, seen):  #
     return idx, out
 
 
+class AtomImage(NamedTuple):
+    """An atom's product ``Q a`` as :func:`quad_sparse_move` reads it: ``dense`` (an
+    n-vector) or, when ``dense`` is empty, the sparse ``(indices, values)``."""
+
+    dense: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def quad_sparse_move(g, p, xf, c, s, scale_x, ma, ma_i, ma_v, ga, mb, mb_i, mb_v, gb,
-                     ia, va, ib, vb):  # pragma: no cover - compiled
-    """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms) where the
-    products ``Q a``, ``Q b`` may be sparse: each is dense ``ma`` (an n-vector) or, when
-    ``ma`` is empty, the sparse ``(ma_i, ma_v)`` (likewise ``b``).
+def quad_sparse_move(g, point, s, scale_x, qa, ga, qb, gb, ia, va, ib,
+                     vb):  # pragma: no cover - compiled
+    """A quadratic tracker's move ``x <- s x + ga a + gb b`` (sparse atoms) at its
+    :class:`~frankwolfe.objectives.product_tracker.QuadPoint` ``point`` ``(p, xf, c)``,
+    where the products ``Q a``, ``Q b`` (:class:`AtomImage` ``qa``, ``qb``) may be
+    sparse.
 
     Rounded as :func:`~frankwolfe.objectives.product_tracker._quad_pair_move`:
     ``p_i <- (s p_i + ga (Q a)_i) + gb (Q b)_i`` (the sparse terms added only where they
@@ -118,6 +129,9 @@ def quad_sparse_move(g, p, xf, c, s, scale_x, ma, ma_i, ma_v, ga, mb, mb_i, mb_v
     step), ``g = p + c``, ``x *= s`` then the atoms added, and ``<x, p/2 + c>`` summed in
     index order.  Returns ``(<x, p/2 + c>, whether g is finite)``.
     """
+    p, xf, c = point
+    ma, ma_i, ma_v = qa
+    mb, mb_i, mb_v = qb
     n = p.shape[0]
     dense_a = ma.shape[0] == n
     dense_b = mb.shape[0] == n

@@ -30,6 +30,8 @@ from ...compiled import (
     order_picker,
     structured_direction,
 )
+from ...compiled.average import NO_AVERAGE, AverageState
+from ...compiled.pass_state import NO_EXTRAS, PassData, PassExtras, PassVectors, StepScratch
 from ...compiled.touched import joint_scratch, no_touched
 from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass
@@ -68,7 +70,8 @@ class CompiledSteps:
         self._bufs = (np.empty(dkern.max_nnz, dtype=np.int64), np.empty(dkern.max_nnz))
         # fused steps (no direction materialized) when both sides support them
         self._fused = fused_driver(dkern, okern) is not None
-        self._h = okern.hessian_diag if self._fused else np.zeros(0)
+        h = okern.hessian_diag  # not None when fused (fused_driver)
+        self._h = h if self._fused and h is not None else np.zeros(0)
         self._sd = dkern.layout if self._fused else structured_direction(0, 0, 0, np.zeros((0, 0)))
         compiled_rule = rule.compiled()
         if compiled_rule is None:
@@ -92,6 +95,10 @@ class CompiledSteps:
         factors = (np.inf, np.inf) if cache is None else cache
         self._cparams = np.array([*factors, np.inf, 0.0]) if lookup else None
         self._cache = cache is not None
+        # the driver's records that stay the same from call to call (.compiled.pass_state)
+        self._data = PassData(dkern.state, okern.data, self._rparams, state.n)
+        self._scratch = StepScratch(*self._bufs, self._sd)
+        self._extras = NO_EXTRAS if self._cparams is None else PassExtras(cparams=self._cparams)
         self._need_sync = True
         # rounds: the coordinates the steps touch, when the objective moves g only where
         # they move x (a diagonal Hessian or separable) and someone reads them (track)
@@ -141,28 +148,28 @@ class CompiledSteps:
         """One call of the driver's ``run_pass``, always with the argument types of this
         run (passes and certificates then share one compilation); ``fork``: on another
         thread's kernel state, moving its share of ``x`` (steps counted from ``k``)."""
-        st, okern = self.state, self.okern
+        st = self.state
         avg = st.avg
         if avg is None:
-            akind, acc, since, astart = 0, np.zeros(0), np.zeros(0, np.int64), 0
+            average = NO_AVERAGE
         else:
-            akind = 1 if avg.kind == "weighted" else 2
-            acc, since, astart = avg.acc, avg.since, avg.start
+            average = AverageState(1 if avg.kind == "weighted" else 2, avg.acc, avg.since,
+                                   avg.start)
         if fork is None:
-            dstate, x, (idx, val), sd = self.dkern.state, st.x, self._bufs, self._sd
+            data, scratch, x = self._data, self._scratch, st.x
+            if data.dstate is not self.dkern.state:  # the domain's prepare replaced it
+                data = self._data = data._replace(dstate=self.dkern.state)
         else:
-            dstate, x, idx, val, sd = fork.state, fork.x, fork.idx, fork.val, fork.sd
-        args = (t0, t1, picker, dstate, okern.data, self._h, x, g, self._rparams,
-                st.k if k is None else k, st.n, akind, acc, since, astart, resync, idx,
-                val, sd, task)
-        run_pass = self._driver
-        if self._cparams is not None:
-            return run_pass(*args, None, self._cparams)
+            data = self._data._replace(dstate=fork.state)
+            scratch, x = StepScratch(fork.idx, fork.val, fork.sd), fork.x
         if self.rounds is None:
-            return run_pass(*args)
-        log = self.touch_log
-        return run_pass(*args, self.rounds.table, None,
-                        self._no_record if log is None else log.record, self._joint)
+            extras = self._extras
+        else:
+            log = self.touch_log
+            extras = PassExtras(self.rounds.table, None,
+                                self._no_record if log is None else log.record, self._joint)
+        return self._driver(t0, t1, st.k if k is None else k, task, resync, picker, data,
+                            PassVectors(x, g, self._h), scratch, average, extras)
 
     def joint_round(self, picker: Picker, m: int) -> float:
         """One joint round of the ``m`` blocks of ``picker`` (mode 0) in one call of the

@@ -55,6 +55,8 @@ import numpy as np
 from numba import njit
 
 from ...compiled import PASS, compiled_driver, fused_driver, order_picker
+from ...compiled.average import NO_AVERAGE
+from ...compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
 from ...compiled.touched import Delta
 from ...errors import ExecutorError
 from ...step_size import ExactStep, StepSize
@@ -143,19 +145,24 @@ class LocalSteps:
         self.idx = np.empty(blocks.max_nnz, dtype=np.int64)
         self.val = np.empty(blocks.max_nnz)
         self.est = np.zeros(self.n_local)  # the block gaps the steps see (not reported)
+        # the driver's records (.compiled.pass_state): the steps move `moved` from `g`
+        self.data = PassData(blocks.state, okern.data, self.rparams, self.n_local)
+        self.vectors = PassVectors(self.moved, self.g, self.h)
+        self.scratch = StepScratch(self.idx, self.val, blocks.layout)
 
     def run(self, which: np.ndarray, point: np.ndarray, k: int
             ) -> tuple[np.ndarray, np.ndarray]:
         """Steps on the blocks ``which`` (local numbers, in this order) from the gradient
         ``point`` (what the piece derives from it current), the run's step count ``k``:
         the sum of their moves of ``x`` as ``(coords, values)``."""
-        b, g, moved = self.blocks, self.g, self.moved
+        g, moved = self.g, self.moved
         g[:] = point
         # the step count in the piece's passes (a rule that counts sees a pass a pass)
         k_local = int(k) * self.n_local // max(self.n, 1)
-        self.driver(0, which.size, order_picker(which, self.est), b.state, self.okern.data,
-                    self.h, moved, g, self.rparams, k_local, self.n_local, 0, np.zeros(0),
-                    np.zeros(0, dtype=np.int64), 0, False, self.idx, self.val, b.layout, PASS)
+        if self.data.dstate is not self.blocks.state:  # the piece replaced its record
+            self.data = self.data._replace(dstate=self.blocks.state)
+        self.driver(0, which.size, k_local, PASS, False, order_picker(which, self.est),
+                    self.data, self.vectors, self.scratch, NO_AVERAGE, NO_EXTRAS)
         coords = np.flatnonzero(moved)
         vals = moved[coords]
         moved[coords] = 0.0
