@@ -36,6 +36,7 @@ from .data.download import DownloadError
 from .data.home import get_data_home
 from .data.sources import (
     DataFile,
+    check_published,
     cmu_house_home,
     conll2000_home,
     fetch_files,
@@ -350,7 +351,9 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
         When ``download_if_missing`` is not a bool.
     ValueError
         When ``network`` is not a plain folder name, a file does not parse, or the
-        flow file does not have one line per link.
+        flow file (read again on each call) is not the published one (its sha256,
+        where one is published), does not end with a line break, or does not have
+        one line per link in the net file's order.
     """
     files = tntp_files(network)
     readers: dict[str, Callable[[Path], Any]] = {"net": read_net, "trips": read_trips,
@@ -360,16 +363,24 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
 
     def check(f: DataFile, tmp: Path) -> None:
         kind = kinds[f.path]
-        readers[kind](tmp)
         if kind == "flow":  # the net comes first: a flow file has a line for each link
-            ends = read_flows(tmp)[0]
             links, _ = read_net(home_now / files["net"].path)
-            if ends.shape[0] != links["init_node"].size:
-                raise ValueError(f"{ends.shape[0]} flow lines for the "
-                                 f"{links['init_node'].size} links of the network")
+            read_flows(tmp, n_links=links["init_node"].size)
+        else:
+            readers[kind](tmp)
 
     home = fetch_files(list(files.values()), data_home, download_if_missing, base_url,
                        "fetch_tntp", check=check)
     net = read_tntp(home / files["net"].path, home / files["trips"].path)
     flow = home / files["flow"].path if "flow" in files else None
-    return net, (read_flows(flow)[1] if flow is not None and flow.is_file() else None)
+    if flow is None or not flow.is_file():
+        return net, None
+    # the copy in the data home is read again each call: one cut short since its
+    # download (or put there by hand) must not hand back a part of the flows
+    check_published(flow, files["flow"].path, "fetch_tntp")
+    ends, volume, _ = read_flows(flow, n_links=net.init_node.size)
+    if not (np.array_equal(ends[:, 0] - 1, net.init_node)
+            and np.array_equal(ends[:, 1] - 1, net.term_node)):
+        raise ValueError(f"fetch_tntp: {flow}: the flow file's links are not in the net "
+                         "file's order")
+    return net, volume

@@ -3,8 +3,9 @@
 An LMO answers with an :class:`Atom`: the vertex as an array (dense, or sparse
 as flat indices and values) together with a hashable ``key``.  Active-set
 methods store atoms by key, so "is this vertex already active?" is a dict
-look-up, not a scan.  A plain array returned by a user's LMO gets a key from
-a digest of its bytes, so equal vectors get equal keys.
+look-up, not a scan.  A plain array returned by a user's LMO is copied (the
+oracle may reuse its buffer) and gets a key from a digest of its nonzero
+entries, so equal vectors get equal keys.
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ class Atom:
     indices, values, shape : optional
         Sparse form: ``values`` at the flat (C-order) positions ``indices``
         of an array of ``shape``.  Give these instead of ``vector``.
+    copy : bool, default True
+        Whether the atom stores copies of the arrays it is given.  ``False`` is for
+        arrays made for this atom alone (an oracle's fresh result): an active set keeps
+        atoms for many iterations, so an atom that shared an oracle's reused buffer
+        would change with every later answer.
+
+    Raises
+    ------
+    TypeError
+        When ``key`` is not hashable (a list, a dict, an array).
 
     Notes
     -----
@@ -73,12 +84,15 @@ class Atom:
         indices: Any = None,
         values: Any = None,
         shape: tuple[int, ...] | int | None = None,
+        copy: bool = True,
     ) -> None:
+        if key is not None:
+            _check_key(key)
         if vector is not None:
             if indices is not None or values is not None:
                 raise ValueError(
                     "Atom: give either `vector` or (`indices`, `values`, `shape`), not both")
-            arr = np.asarray(vector, dtype=float)
+            arr = np.array(vector, dtype=float) if copy else np.asarray(vector, dtype=float)
             if shape is not None and arr.shape != _as_shape(shape):
                 arr = arr.reshape(_as_shape(shape))
             self._dense = arr
@@ -94,6 +108,11 @@ class Atom:
             # once for every oracle, not once more for strided indices
             idx = np.ascontiguousarray(indices, dtype=np.int64)
             val = np.ascontiguousarray(values, dtype=float)
+            if copy:  # only the caller's own arrays: a conversion is already a copy
+                if idx is indices or np.may_share_memory(idx, indices):
+                    idx = idx.copy()
+                if val is values or np.may_share_memory(val, values):
+                    val = val.copy()
             if idx.ndim != 1:
                 idx = idx.ravel()
             if val.ndim != 1:
@@ -122,10 +141,11 @@ class Atom:
 
     @classmethod
     def sparse(
-        cls, indices: Any, values: Any, shape: tuple[int, ...] | int, key: Hashable | None = None
+        cls, indices: Any, values: Any, shape: tuple[int, ...] | int, key: Hashable | None = None,
+        *, copy: bool = True,
     ) -> Atom:
-        """Build a sparse atom from flat indices and values."""
-        return cls(indices=indices, values=values, shape=shape, key=key)
+        """Build a sparse atom from flat indices and values (``copy`` as in :class:`Atom`)."""
+        return cls(indices=indices, values=values, shape=shape, key=key, copy=copy)
 
     @classmethod
     def vertex(cls, index: int, value: float, shape: tuple[int, ...],
@@ -163,16 +183,26 @@ class Atom:
     # -- identity ---------------------------------------------------------
     @property
     def key(self) -> Hashable:
-        """Hashable identity; a digest of the vector when none was given."""
+        """Hashable identity; a digest of the vector when none was given.
+
+        The digest is that of the vector's nonzero entries (flat positions and values):
+        equal vectors get equal keys, whether dense or sparse, with explicit zeros
+        stored or not, and with ``-0.0`` where the other has ``0.0``.
+        """
         if self._key is None:
+            if self._dense is not None:
+                flat = self._dense.reshape(-1)
+                idx = np.flatnonzero(flat)
+                val = flat[idx]
+            else:
+                keep = self.values != 0.0
+                idx, val = self.indices[keep], self.values[keep]
+                order = np.argsort(idx, kind="stable")
+                idx, val = idx[order], val[order]
             h = hashlib.blake2b(digest_size=16)
             h.update(repr(self.shape).encode())
-            if self._dense is not None:
-                h.update(np.ascontiguousarray(self._dense).tobytes())
-            else:
-                order = np.argsort(self.indices, kind="stable")
-                h.update(self.indices[order].tobytes())
-                h.update(self.values[order].tobytes())
+            h.update(idx.astype(np.int64, copy=False).tobytes())
+            h.update(np.ascontiguousarray(val, dtype=float).tobytes())
             self._key = ("vec", h.hexdigest())
         return self._key
 
@@ -234,6 +264,22 @@ class Atom:
         return float(np.dot(self.values, self.values))
 
 
+class UnhashableKeyError(TypeError):
+    """An :class:`Atom` given a ``key`` that is not hashable (so that an LMO's call can
+    add its own name to the message)."""
+
+
+def _check_key(key: object) -> None:
+    """Raise :class:`UnhashableKeyError` naming ``key`` unless it is hashable: active sets
+    store atoms by key, where an unhashable one failed far from its source with Python's
+    bare message."""
+    try:
+        hash(key)
+    except TypeError:
+        raise UnhashableKeyError(f"Atom: `key` must be hashable (a tuple, a string, a number), got "
+                        f"{type(key).__name__} {key!r}") from None
+
+
 def _as_shape(shape: tuple[int, ...] | int) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
@@ -271,10 +317,13 @@ def as_atom(obj: Any, shape: tuple[int, ...], source: object = "LMO") -> Atom:
         coo = obj.tocoo()
         coords = coo.coords if hasattr(coo, "coords") else (coo.row, coo.col)
         flat = np.ravel_multi_index(tuple(np.asarray(c) for c in coords), obj.shape)
+        # tocoo() of a COO answer is the answer itself: its data may be the oracle's buffer
         return Atom.sparse(flat, coo.data, shape)
     if obj is None:
         raise OracleError(f"{source} returned None; extreme_point must return the minimizing point")
-    arr = np.asarray(obj, dtype=float)
+    # a copy: an oracle may answer from a buffer it overwrites on its next call, and the
+    # active-set methods keep atoms across calls
+    arr = np.array(obj, dtype=float)
     if arr.shape != shape:
         raise ShapeError(f"{source} returned an array of shape {arr.shape}, expected {shape}")
-    return Atom(arr)
+    return Atom(arr, copy=False)

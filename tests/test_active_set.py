@@ -265,3 +265,48 @@ def test_foreign_atoms_keep_a_key_that_names_their_vector():
     S.restore_foreign_keys()  # ("e", 1, -1) is taken by the new vertex: the old one keeps
     assert sorted(map(str, S.keys)) == sorted(map(str, [("e", 0, 1), ("e", 1, -1),
                                                         ("x0", ("e", 1, -1))]))
+
+
+def test_equal_vectors_get_equal_keys_whatever_their_zeros():
+    # -0.0 and 0.0, stored zeros or not, dense or sparse: one vector, one key; the
+    # expected equality is the vectors' own (np.array_equal treats -0.0 as 0.0)
+    forms = [
+        Atom(np.array([1.0, 0.0, 0.0])),
+        Atom(np.array([1.0, -0.0, 0.0])),
+        Atom(np.array([1.0, -0.0, -0.0])),
+        Atom.sparse([0], [1.0], 3),
+        Atom.sparse([0, 1], [1.0, -0.0], 3),
+        Atom.sparse([2, 0], [0.0, 1.0], 3),
+    ]
+    assert all(np.array_equal(a.to_dense(), forms[0].to_dense()) for a in forms)
+    assert len({a.key for a in forms}) == 1
+    others = [Atom(np.array([-1.0, 0.0, 0.0])), Atom(np.array([0.0, 1.0, 0.0])),
+              Atom(np.array([1.0, 0.0])), Atom(np.array([[1.0, 0.0, 0.0]]))]
+    assert len({a.key for a in [forms[0], *others]}) == 5
+
+
+def test_an_atom_owns_copies_of_the_callers_arrays():
+    v, idx, val = np.array([0.0, 2.0]), np.array([1], dtype=np.int64), np.array([3.0])
+    dense, sparse = Atom(v), Atom.sparse(idx, val, 2)
+    v[:], idx[:], val[:] = 5.0, 0, -1.0
+    np.testing.assert_array_equal(dense.to_dense(), [0.0, 2.0])
+    np.testing.assert_array_equal(sparse.to_dense(), [0.0, 3.0])
+
+
+def test_an_unhashable_atom_key_is_refused_naming_the_key_and_the_lmo():
+    import frankwolfe as fw
+
+    with pytest.raises(TypeError, match=r"`key` must be hashable .*got list \[0, 1\]"):
+        Atom(np.array([1.0, 0.0]), key=[0, 1])
+
+    class ListKeys(fw.LMO):
+        shape = (2,)
+
+        def extreme_point(self, g):
+            i = int(np.argmin(g))
+            return Atom(np.eye(2)[i], key=["e", i])
+
+    f = fw.QuadraticObjective(np.eye(2), -np.array([0.6, 0.4]))
+    with pytest.raises(TypeError, match=r"ListKeys\(\)\.extreme_point built an atom with an "
+                                        r"unhashable key: .*got list \['e', 0\]"):
+        fw.minimize(f, ListKeys(), method="away", max_iter=50)

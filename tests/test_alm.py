@@ -138,3 +138,28 @@ def test_matrix_sets_without_their_own_shape_take_the_objectives():
     assert res.x.shape == (k, k)
     np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
     assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
+
+
+def test_user_sets_declaring_their_shape_as_an_int_or_a_list():
+    """A user's LMO with ``shape = 3`` or ``shape = [3]`` (read as (3,) everywhere else)
+    failed here: the shapes went into a set (a list is unhashable).  The answer is
+    checked as a point of both sets: the simplex and the unit box."""
+
+    class Simplex(fw.LMO):
+        shape = 3
+
+        def extreme_point(self, g):
+            v = np.zeros(3)
+            v[np.argmin(g)] = 1.0
+            return v
+
+    class UnitBox(fw.LMO):
+        shape = [3]
+
+        def extreme_point(self, g):
+            return np.where(g > 0, 0.0, 1.0)
+
+    res = fw.alternating_linear_minimization(None, [Simplex(), UnitBox()])
+    assert res.x.shape == (3,)
+    assert res.x.sum() == pytest.approx(1.0, abs=1e-6)
+    assert res.x.min() >= -1e-9 and res.x.max() <= 1.0 + 1e-9

@@ -287,3 +287,62 @@ def test_drift_control_resyncs_the_tracker():
     assert variant.counts["n_resyncs"] == 1
     variant.maintain()  # no drift left: no second resync
     assert variant.counts["n_resyncs"] == 1
+
+
+class _BufferSimplex(fw.LMO):
+    """The probability simplex's oracle answering from one buffer it overwrites on every
+    call (an oracle written to avoid allocations)."""
+
+    def __init__(self, n):
+        self.buf = np.zeros(n)
+        self.shape = (n,)
+
+    def extreme_point(self, g):
+        self.buf[:] = 0.0
+        self.buf[np.argmin(g)] = 1.0
+        return self.buf
+
+
+def _simplex_projection(y):
+    """Euclidean projection onto the probability simplex, by the sort-and-threshold closed
+    form (Held, Wolfe and Crowder), written here independently of the library."""
+    u = np.sort(y)[::-1]
+    css = np.cumsum(u) - 1.0
+    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
+    return np.maximum(y - css[rho] / (rho + 1.0), 0.0)
+
+
+@pytest.mark.parametrize("method", ["away", "pairwise", "bpcg", "bcg"])
+def test_an_oracle_reusing_its_output_buffer_keeps_the_active_atoms(method):
+    y = np.array([0.5, 0.3, 0.2, -0.4])
+    f = QuadraticObjective(np.eye(4), -y)            # 1/2 ||x||^2 - <y, x>: projection of y
+    lmo = _BufferSimplex(4)
+    res = minimize(f, lmo, method=method, tol=1e-9, max_iter=2000)
+    np.testing.assert_allclose(res.x, _simplex_projection(y), atol=1e-6)
+    # every stored atom is a distinct vertex, whatever the buffer holds now
+    vertices = {tuple(a.to_dense()) for a, _ in res.active_set}
+    assert len(vertices) == len(res.active_set)
+    assert all(sorted(v) == [0.0, 0.0, 0.0, 1.0] for v in vertices)
+
+
+class _SignedZeroL1(fw.LMO):
+    """The l1 ball of radius 2 written the way a user writes it: its vertices carry
+    ``-0.0`` or ``0.0`` off the chosen coordinate, after the signs of the direction."""
+
+    def __init__(self, n):
+        self.shape = (n,)
+
+    def extreme_point(self, g):
+        i = int(np.argmax(np.abs(g)))
+        return -2.0 * np.sign(g) * (np.arange(g.size) == i)
+
+
+def test_vertices_differing_only_in_signed_zeros_are_one_atom():
+    n = 7
+    y = np.array([0.3, -0.2, 0.25, -0.15, 0.1, -0.05, 0.2])    # inside the ball: x* = y
+    f = QuadraticObjective(np.eye(n), -y)
+    res = minimize(f, _SignedZeroL1(n), method="pairwise", tol=1e-10, max_iter=3000)
+    np.testing.assert_allclose(res.x, y, atol=1e-6)
+    # distinct vertices counted by value (a tuple compares -0.0 equal to 0.0)
+    vertices = {tuple(a.to_dense()) for a, _ in res.active_set}
+    assert len(res.active_set) == len(vertices) <= 2 * n

@@ -542,3 +542,50 @@ def test_set_debug_takes_a_bool_only(flag):
         with fw.debug(flag):
             pass
     assert fw.debug_enabled() == before
+
+
+class _ShapedSimplex(LMO):
+    """The probability simplex's oracle with a ``shape`` as a user may write it."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def extreme_point(self, g):
+        v = np.zeros(g.shape)
+        v.reshape(-1)[np.argmin(g)] = 1.0
+        return v
+
+
+class _IntShapedObjective(fw.Objective):
+    shape = 3
+
+    def value(self, x):
+        return 0.5 * float(np.sum((x - np.array([0.5, 0.3, 0.2])) ** 2))
+
+    def gradient(self, x):
+        return x - np.array([0.5, 0.3, 0.2])
+
+
+@pytest.mark.parametrize("shape", [3, [3], np.int64(3), (3,)])
+@pytest.mark.parametrize("method", ["frank_wolfe", "away"])
+def test_a_user_shape_as_an_int_or_a_list_is_the_vector_shape(shape, method):
+    # as FunctionObjective(shape=3) takes it; the optimum is y, inside the simplex
+    y = np.array([0.5, 0.3, 0.2])
+    res = fw.minimize(quad(y), _ShapedSimplex(shape), method=method, tol=1e-8, max_iter=5000)
+    assert res.x.shape == (3,)
+    np.testing.assert_allclose(res.x, y, atol=1e-3)
+    res = fw.minimize(_IntShapedObjective(), ProbabilitySimplex(), method=method, tol=1e-8,
+                      max_iter=5000)
+    np.testing.assert_allclose(res.x, y, atol=1e-3)
+    prod = fw.ProductDomain([_ShapedSimplex(shape), ProbabilitySimplex(dim=2)])
+    assert prod.dim == 5 and prod.block_shape(0) == (3,)
+
+
+@pytest.mark.parametrize("bad", ["ab", 2.5, -1, [3, "x"], {"n": 3}])
+def test_a_user_shape_that_is_no_shape_is_named(bad):
+    f = quad(np.zeros(3))
+    pattern = r"_ShapedSimplex: `shape` must be a tuple of non-negative integers .* got "
+    with pytest.raises(ShapeError, match=pattern):
+        frank_wolfe(f, _ShapedSimplex(bad), max_iter=5)
+    with pytest.raises(ShapeError, match=pattern):
+        fw.ProductDomain([_ShapedSimplex(bad), ProbabilitySimplex(dim=2)])

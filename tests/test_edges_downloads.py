@@ -349,6 +349,63 @@ def test_truncated_and_garbled_ocr_and_conll_files_are_named(shared_data, tmp_pa
         load_conll2000(data_home=tmp_path / "conll")
 
 
+def test_a_truncated_conll_file_that_still_parses_is_refused(shared_data, tmp_path):
+    """Cut at 93%, train.txt ends in a whole-looking line ('them PRP B-N': a 24th tag)
+    and 8313 of its 8936 sentences; its sha256 is not the published one."""
+    folder = tmp_path / "conll2000"
+    folder.mkdir()
+    train = (shared_data / "conll2000" / "train.txt").read_bytes()
+    (folder / "test.txt").write_bytes((shared_data / "conll2000" / "test.txt").read_bytes())
+    cut = train[: int(len(train) * 0.93)]
+    tags = {ln.split()[2] for ln in cut.decode().splitlines() if len(ln.split()) == 3}
+    full_tags = {ln.split()[2] for ln in train.decode().splitlines() if ln.strip()}
+    assert tags - full_tags  # the cut tag is one CoNLL-2000 does not have: it parses
+    (folder / "train.txt").write_bytes(cut)
+    with pytest.raises(ValueError, match=r"load_conll2000: .*train\.txt has sha256 [0-9a-f]{64}, "
+                                         r"not the published 82033cd7.*: a truncated or "
+                                         r"modified copy \(8313 sentences read, CoNLL-2000's "
+                                         r"train\.txt has 8936\)"):
+        load_conll2000(data_home=tmp_path)
+    # cut at a sentence's end: every line whole, every tag known; still refused
+    (folder / "train.txt").write_bytes(train[: train.index(b"\n\n", len(train) // 2) + 2])
+    with pytest.raises(ValueError, match=r"train\.txt has sha256 .* not the published"):
+        load_conll2000(data_home=tmp_path)
+
+
+def test_a_truncated_tntp_flow_file_is_refused(shared_data, tmp_path):
+    """SiouxFalls_flow.tntp cut at 50%: 39 flows for the 76 links, the last one a cut
+    number; every path that reads it refuses it."""
+    src = shared_data / "tntp" / "SiouxFalls"
+    folder = tmp_path / "tntp" / "SiouxFalls"
+    folder.mkdir(parents=True)
+    for f in src.iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    n_links = read_net(src / "SiouxFalls_net.tntp")[0]["init_node"].size
+    assert n_links == 76
+    flow = folder / "SiouxFalls_flow.tntp"
+    raw = flow.read_bytes()
+    flow.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ValueError, match=r"SiouxFalls_flow\.tntp:40: the last line '13 \\t24 "
+                                         r"\\t111' does not end with a line break"):
+        read_flows(flow)
+    with pytest.raises(ValueError, match=r"fetch_tntp: .*SiouxFalls_flow\.tntp has sha256 "
+                                         r"[0-9a-f]{64}, not the published 5d0b83a2"):
+        fetch.fetch_tntp("SiouxFalls", data_home=tmp_path, download_if_missing=False)
+    from frankwolfe.applications.traffic import load_siouxfalls
+
+    with pytest.raises(ValueError, match=r"load_siouxfalls: .*not the published"):
+        load_siouxfalls(tmp_path)
+    # cut at a line's end: whole lines, 39 of them for 76 links
+    lines = raw.decode().splitlines(keepends=True)
+    flow.write_text("".join(lines[:40]))
+    assert len(read_flows(flow)[2]) == 39
+    with pytest.raises(ValueError, match=r"39 flow lines for the 76 links of the network"):
+        read_flows(flow, n_links=n_links)
+    with pytest.raises(ValueError, match="`n_links` must be a positive integer, got 0"):
+        read_flows(src / "SiouxFalls_flow.tntp", n_links=0)
+    assert read_flows(src / "SiouxFalls_flow.tntp", n_links=76)[1].shape == (76,)
+
+
 def test_only_a_404_status_skips_an_optional_file(server, tmp_path):
     """A missing optional file (404) is skipped; a refused one is an error even when its
     URL happens to contain "404" (the server's port may): the status decides, not the

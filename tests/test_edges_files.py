@@ -180,6 +180,62 @@ def test_saved_file_has_the_usual_permissions(tmp_path):
     assert (tmp_path / "m.npz").stat().st_mode & 0o777 == 0o666 & ~mask
 
 
+def _unwritable_folder(tmp_path):
+    """A folder this process cannot create files in: a read-only one, or /sys for root
+    (whom no permission bit stops)."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    if not os.access(ro, os.W_OK):
+        return ro
+    if os.path.isdir("/sys"):
+        return "/sys"
+    pytest.skip("no folder this process cannot write to")
+
+
+def test_an_unwritable_folder_is_an_error_naming_the_destination(tmp_path):
+    folder = _unwritable_folder(tmp_path)
+    for write in (lambda p: _est(9).save(p), lambda p: _est(9).history_.to_csv(p)):
+        dest = os.path.join(folder, "x.npz")
+        with pytest.raises(PermissionError) as err:
+            write(dest)
+        assert err.value.filename == dest and err.value.errno == errno.EACCES
+        assert ".tmp" not in str(err.value) and repr(dest) in str(err.value)
+    os.chmod(tmp_path / "ro", 0o755)
+
+
+def test_a_rewrite_keeps_the_file_permissions(tmp_path):
+    path = tmp_path / "m.npz"
+    _est(10).save(path)
+    os.chmod(path, 0o600)
+    _est(11).save(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert _w(path).tobytes() == _est(11).w_.tobytes()
+    csv = tmp_path / "h.csv"
+    _est(10).history_.to_csv(csv)
+    os.chmod(csv, 0o640)
+    _est(10).history_.to_csv(csv)
+    assert csv.stat().st_mode & 0o777 == 0o640
+
+
+def test_writing_through_a_symlink_rewrites_its_target(tmp_path):
+    (tmp_path / "store").mkdir()
+    real = tmp_path / "store" / "m.npz"
+    _est(12).save(real)
+    link = tmp_path / "latest.npz"
+    link.symlink_to(real)
+    _est(13).save(link)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert _w(real).tobytes() == _est(13).w_.tobytes()
+    assert _temps(tmp_path) == [] and _temps(tmp_path / "store") == []
+    csv_real = tmp_path / "store" / "h.csv"
+    csv_real.write_text("old\n")
+    (tmp_path / "h.csv").symlink_to(csv_real)
+    _est(13).history_.to_csv(tmp_path / "h.csv")
+    assert (tmp_path / "h.csv").is_symlink()
+    assert csv_real.read_text().splitlines()[0] == ",".join(_COLS)
+
+
 # -- load: damaged and forged files ----------------------------------------------------
 def _members(path):
     with np.load(path, allow_pickle=False) as z:

@@ -161,3 +161,56 @@ def test_instances_without_checksum_are_parsed(shared_data, tmp_path):
     assert _leftovers(cache) == ["qaplib/other12.dat"]
     with pytest.raises(ValueError, match="plain name"):
         fetch.fetch_qaplib("../etc/passwd", data_home=cache)
+
+
+def test_a_killed_fetchs_staging_folder_is_swept_by_the_next_fetch(tmp_path):
+    """A fetch of several files stages them in ``.<set>.staging.<host>.<pid>.*``; a
+    process killed inside leaves it, and the next fetch removes it once that process is
+    gone, never a live fetch's folder (nor another host's before it is an hour old)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from frankwolfe.applications.data.download import staging_folder
+
+    home = tmp_path / "home"
+    child = ("import sys, time; from pathlib import Path\n"
+             "from frankwolfe.applications.data.download import staging_folder\n"
+             "with staging_folder(Path(sys.argv[1]), 'conll2000') as t:\n"
+             "    (t / 'conll2000.zip').write_bytes(b'x' * 1000)\n"
+             "    print(t, flush=True)\n"
+             "    time.sleep(600)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", child, str(home)], stdout=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    try:
+        killed, live = (Path(p.stdout.readline().strip()) for p in procs)
+        assert killed.name.startswith(f".conll2000.staging.{socket.gethostname()}."
+                                      f"{procs[0].pid}.")
+        procs[0].send_signal(signal.SIGKILL)
+        procs[0].wait()
+        assert killed.is_dir()  # a killed process cleans nothing up
+        other = home / ".conll2000.staging.otherhost.1.abc"  # another host's: age decides
+        old = home / ".conll2000.staging.otherhost.2.def"
+        other.mkdir()
+        old.mkdir()
+        os.utime(old, (time.time() - 7200, time.time() - 7200))
+        for name in ("train.txt", "test.txt"):
+            (home / "conll2000").mkdir(exist_ok=True)
+            (home / "conll2000" / name).write_text("Confidence NN B-NP\n\n")
+        assert sources.conll2000_home(home) == home  # present: nothing to download
+        assert not killed.exists() and not old.exists()
+        assert live.is_dir() and other.is_dir()
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    # the live one's process is gone now: the next fetch removes it too
+    assert sources.conll2000_home(home) == home and not live.exists()
+    # a fetch that fails inside its staging folder leaves none
+    with pytest.raises(RuntimeError), staging_folder(home, "cmu_house") as t:
+        (t / "x").write_text("x")
+        raise RuntimeError
+    assert sorted(p.name for p in home.iterdir() if "staging" in p.name) == [other.name]

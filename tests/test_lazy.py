@@ -201,3 +201,47 @@ def test_bcg_takes_descent_steps_without_the_oracle():
     assert res.status == "converged"
     assert res.extra["n_descent_steps"] > 0
     assert res.n_oracle_calls < res.nit / 3
+
+
+def test_cached_lmo_shared_by_threads_stays_consistent():
+    import sys
+    import threading
+
+    inner = ProbabilitySimplex(dim=200)
+    lmo = CachedLMO(ProbabilitySimplex(dim=200), cache_size=4)
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(3000):
+                g = rng.standard_normal(200)
+                v = lmo(g)
+                # the plain oracle's answer, and the best cached vertex is a vertex e_i
+                # whose value is <g, e_i> (the cache may have moved on meanwhile)
+                assert v.key == inner(g).key
+                atom, value = lmo.best_cached(g)
+                i = int(np.flatnonzero(atom.to_dense())[0])
+                assert atom.key == ("e", i) and value == g[i]
+        except BaseException as err:  # reported by the main thread
+            errors.append(err)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=work, args=(s,), daemon=True) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    finally:
+        sys.setswitchinterval(old)
+    assert not any(t.is_alive() for t in threads), "deadlock: a thread is still running"
+    assert not errors, errors[0]
+    assert lmo.n_calls == 4 * 3000
+    keys = list(lmo._order)
+    assert len(keys) == len(lmo) == len(lmo._store) == 4
+    assert set(keys) == set(lmo._store.keys)
+    for key in keys:  # each stored vertex is the one its key names
+        np.testing.assert_array_equal(lmo._store.atom_at(lmo._store.slot(key)).to_dense(),
+                                      np.eye(200)[key[1]])

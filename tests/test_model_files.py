@@ -258,3 +258,30 @@ def test_files_listing_the_removed_client_parameter_load(data, tmp_path):
     _rewrite(old, _members(path), header)
     with pytest.raises(ModelFileError, match="estimator.params.client: must be null"):
         StructuredSVM.load(old)
+
+
+def test_a_model_fitted_with_an_executor_saves_it_as_null_and_loads(data, tmp_path):
+    """``executor`` holds a live object (threads, a Dask client): the file writes null,
+    as for a Generator ``random_state``, and the loaded model predicts identically."""
+    X, Y, Xt, _ = data
+    svm = _fit(X, Y, max_passes=4, batch_size=8, executor=fw.ThreadExecutor(2))
+    path = tmp_path / "m.npz"
+    svm.save(path)
+    header = json.loads(_members(path)["header"].tobytes())
+    assert header["estimator"]["params"]["executor"] is None
+    assert header["estimator"]["params"]["batch_size"] == 8
+    back = StructuredSVM.load(path)
+    assert back.executor is None and back.batch_size == 8
+    assert back.w_.tobytes() == svm.w_.tobytes()
+    assert [p.tobytes() for p in back.predict(Xt)] == [p.tobytes() for p in svm.predict(Xt)]
+    # staleness without batch_size rode on the executor: without it the parameters would
+    # not load, so save refuses and says what to set, writing nothing
+    stale = _fit(X, Y, max_passes=2, staleness=1, executor=fw.ThreadExecutor(2))
+    with pytest.raises(ValueError, match=r"executor=.*ThreadExecutor.* is saved as null .*"
+                                         r"staleness=1.*set batch_size=1"):
+        stale.save(tmp_path / "stale.npz")
+    assert not (tmp_path / "stale.npz").exists()
+    stale.set_params(batch_size=1)
+    stale.save(tmp_path / "stale.npz")
+    again = StructuredSVM.load(tmp_path / "stale.npz")
+    assert [p.tobytes() for p in again.predict(Xt)] == [p.tobytes() for p in stale.predict(Xt)]

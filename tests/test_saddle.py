@@ -656,3 +656,25 @@ def test_backtracking_step_converges_linearly_without_a_diameter():
     # mu = 1 on both sides: gap >= 1/2 |z - z*|^2
     assert np.linalg.norm(np.concatenate([res.x, res.extra["y"]]) - sol) <= \
         np.sqrt(2 * res.gap) + 1e-12
+
+
+def test_a_custom_domain_without_a_shape_is_told_to_give_one():
+    class Simplex(fw.LMO):
+        def extreme_point(self, g):
+            v = np.zeros(g.shape)
+            v[np.argmin(g)] = 1.0
+            return v
+
+    class Game(fw.SaddleObjective):                   # declares no shape_x, shape_y
+        def value(self, x, y):
+            return float(x @ y)
+
+        def gradient_x(self, x, y):
+            return y
+
+        def gradient_y(self, x, y):
+            return x
+
+    with pytest.raises(ShapeError, match=r"pass `x0`, or give `domain_x` a `shape` attribute "
+                                         r"\(`self.shape = \(n,\)`; built-in domains take `dim`\)"):
+        saddle_point_frank_wolfe(Game(), Simplex(), Simplex(), max_iter=5)

@@ -4,7 +4,11 @@ A file is streamed to a temporary name in its target folder (with a tqdm progres
 bar), checked against its sha256 when one is known or by the caller's parser when
 none is, and only then renamed into place (:func:`frankwolfe.compiled.atomic_files.atomic_write`):
 an interrupted, refused or failed download leaves nothing behind, and a killed one
-leaves a ``.part`` file that the next download of the same file sweeps.
+leaves a ``.part`` file that the next download of the same file sweeps.  A data set
+of several files (CoNLL-2000's archive, the CMU house folder) is staged in a folder
+``.<data set>.staging.<host>.<pid>.<random>`` of the data home (:func:`staging_folder`),
+removed when the fetch ends; one left by a killed process is swept by the next fetch
+of the data set once its process is gone (:func:`sweep_staging`).
 
 Every wait is bounded: the connection by ``connect_timeout``, each read by
 ``read_timeout``, and the whole transfer by ``deadline`` (a server trickling two
@@ -20,21 +24,25 @@ add beyond it (its registry, retries, progress) is the few lines here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from frankwolfe.compiled.atomic_files import atomic_write, fsync_folder
+from frankwolfe.compiled.atomic_files import STALE_SECONDS, atomic_write, fsync_folder
 
 from .home import ENV_HOME
 
 __all__ = ["ENV_URL", "DownloadError", "download", "sha256_of", "replace_folder",
-           "DEFAULT_MAX_BYTES", "CONNECT_TIMEOUT", "READ_TIMEOUT", "DEADLINE"]
+           "staging_folder", "sweep_staging", "DEFAULT_MAX_BYTES", "CONNECT_TIMEOUT",
+           "READ_TIMEOUT", "DEADLINE"]
 
 #: a mirror that replaces every origin: ``<mirror>/<data set>/<file>`` (tests, offline sites)
 ENV_URL = "FRANKWOLFE_DATA_URL"
@@ -257,3 +265,62 @@ def replace_folder(tmp: Path, target: Path) -> None:
             folders.add(dst.parent)
     for folder in sorted(folders):  # the renames survive a power cut
         fsync_folder(folder)
+
+
+def _staging_prefix(name: str) -> str:
+    return f".{name}.staging."
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether the process ``pid`` of this host runs (a process of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # none; a number no process has
+        return False
+    except OSError:  # another user's (PermissionError), or no way to ask: kept
+        return True
+    return True
+
+
+def sweep_staging(home: Path, name: str, age: float = STALE_SECONDS) -> None:
+    """Remove the staging folders of the data set ``name`` in ``home`` left by killed
+    fetches: those of this host whose process is gone, and those of another host (a
+    data home on shared storage, where its process cannot be asked) untouched for
+    ``age`` seconds, as the ``.part`` files of
+    :func:`~frankwolfe.compiled.atomic_files.sweep_stale`.  A live fetch's folder is
+    never removed."""
+    prefix = _staging_prefix(name)
+    host = socket.gethostname()
+    now = time.time()
+    try:
+        candidates = [p for p in home.glob(f"{prefix}*") if p.is_dir()]
+    except OSError:
+        return
+    for p in candidates:
+        owner, _, pid = p.name[len(prefix):].rpartition(".")[0].rpartition(".")
+        try:
+            if owner == host and pid.isdigit():
+                stale = not _pid_alive(int(pid))
+            else:
+                stale = now - p.stat().st_mtime > age
+        except OSError:  # gone meanwhile
+            continue
+        if stale:
+            shutil.rmtree(p, ignore_errors=True)  # not ours to remove: left as it is
+
+
+@contextlib.contextmanager
+def staging_folder(home: Path, name: str) -> Iterator[Path]:
+    """A new folder ``.<name>.staging.<host>.<pid>.<random>`` in ``home`` (created) for
+    the files of a fetch until they move into place, removed on the way out; the
+    stale ones of killed fetches are swept first (:func:`sweep_staging`)."""
+    home.mkdir(parents=True, exist_ok=True)
+    sweep_staging(home, name)
+    # the host and the pid name the owner: the next fetch removes the folder once the
+    # owner is gone (a killed process runs no cleanup of its own)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{_staging_prefix(name)}{socket.gethostname()}."
+                                       f"{os.getpid()}.", dir=home))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

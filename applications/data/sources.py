@@ -15,7 +15,6 @@ import functools
 import hashlib
 import os
 import re
-import tempfile
 import warnings
 import zipfile
 import zlib
@@ -26,12 +25,20 @@ from typing import Any
 
 from frankwolfe._numbers import check_flag
 
-from .download import ENV_URL, DownloadError, download, replace_folder, sha256_of
+from .download import (
+    ENV_URL,
+    DownloadError,
+    download,
+    replace_folder,
+    sha256_of,
+    staging_folder,
+    sweep_staging,
+)
 from .home import get_data_home
 
 __all__ = ["SHA256", "UnverifiedDataWarning", "OCR_FILES", "DataFile", "fetch_files", "ocr_home",
            "conll2000_home", "cmu_house_home", "snakes_home", "qaplib_files", "TNTPNetwork",
-           "TNTP_NETWORKS", "tntp_network", "tntp_files", "check_name"]
+           "TNTP_NETWORKS", "tntp_network", "tntp_files", "check_name", "check_published"]
 
 _GH = "https://raw.githubusercontent.com"
 _OCR_URL = f"{_GH}/remilepriol/sdca4crf/HEAD/data/ocr.mat"
@@ -111,6 +118,22 @@ def _find(files: list[DataFile], data_home: Any) -> Path | None:
     return None
 
 
+def check_published(path: Path, key: str, who: str, why: str = "") -> None:
+    """Refuse ``path`` when :data:`SHA256` publishes a digest for ``key`` (its path in
+    the data home) and the file's differs: a truncated or modified copy that may still
+    parse (a cut line that reads as a token, a cut number).  A ``ValueError`` naming
+    the file, both digests and ``why`` (what the loader read of it); nothing is checked
+    where no digest is published."""
+    want = SHA256.get(key)
+    if want is None:
+        return
+    got = sha256_of(path)
+    if got != want:
+        raise ValueError(f"{who}: {path} has sha256 {got}, not the published {want}: a "
+                         f"truncated or modified copy{f' ({why})' if why else ''}; delete "
+                         "it and fetch it again")
+
+
 def check_download_flag(value: Any, who: str) -> bool:
     """``download_if_missing`` as a bool, or a ``TypeError`` naming ``who``: any truthy
     value (``"no"``) downloaded."""
@@ -186,10 +209,11 @@ def conll2000_home(data_home: Any = None, download_if_missing: bool = True,
     download_if_missing = check_download_flag(download_if_missing, "fetch_conll2000")
     files = [DataFile("conll2000/train.txt", _CONLL_ZIP),
              DataFile("conll2000/test.txt", _CONLL_ZIP)]
+    sweep_staging(get_data_home(data_home), "conll2000")  # left by a killed fetch
     home = _find(files, data_home)
     if home is None and _base_url(base_url) is None and download_if_missing:
         home = get_data_home(data_home)
-        with tempfile.TemporaryDirectory(dir=_mkdir(home)) as tmp:
+        with staging_folder(home, "conll2000") as tmp:
             archive = download(_CONLL_ZIP, Path(tmp) / "conll2000.zip", None,
                                max_bytes=_CONLL_MAX_BYTES)
             staged = Path(tmp) / "out"
@@ -238,11 +262,6 @@ def extract_member(z: zipfile.ZipFile, name: str, out: Path, max_bytes: int, ori
     return out
 
 
-def _mkdir(p: Path) -> Path:
-    p.mkdir(parents=True, exist_ok=True)
-    return p
-
-
 def _house_files() -> list[tuple[str, str]]:
     """(path in the data home, path in the origin folder) of the 369 CMU house files."""
     out = [("correct", "correct")]
@@ -265,14 +284,14 @@ def cmu_house_home(data_home: Any = None, download_if_missing: bool = True,
     published SHA256SUMS, and only then move into the data home."""
     download_if_missing = check_download_flag(download_if_missing, "fetch_cmu_house")
     files = [DataFile(f"cmu_house/{p}", f"{_HOUSE_URL}/{o}") for p, o in _house_files()]
+    sweep_staging(get_data_home(data_home), "cmu_house")  # left by a killed fetch
     home = _find(files, data_home)
     if home is None:
         base = _base_url(base_url)
         home = get_data_home(data_home)
         if not download_if_missing:
             fetch_files(files, data_home, False, base_url, "fetch_cmu_house")  # raises
-        with tempfile.TemporaryDirectory(dir=_mkdir(home)) as tmp:
-            staged = Path(tmp)
+        with staging_folder(home, "cmu_house") as staged:
             for f in files:
                 url = f.url if base is None else f"{base}/{f.path}"
                 download(url, staged / f.path, None, progress=False, max_bytes=1 << 20)

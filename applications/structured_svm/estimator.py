@@ -565,7 +565,10 @@ class StructuredSVM(BaseEstimator):
 
         The file holds the parameters, the model's description, ``w_``, ``lam_``
         and ``history_`` (about 40 kB for OCR); ``include_state=True`` adds the
-        dual block state that ``warm_start`` continues from.  Format: see
+        dual block state that ``warm_start`` continues from.  A live object is
+        never saved: ``executor`` is written as null, as is a Generator
+        ``random_state`` (give the loaded model a new executor with
+        ``set_params`` before a refit).  Format: see
         :mod:`frankwolfe.applications.structured_svm.model_io`.  The write is
         atomic: a save that is killed or fails (a full disk) leaves the previous
         file at ``path`` as it was, and two processes saving to one path leave

@@ -155,6 +155,19 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         # a Generator's (or RandomState's, SeedSequence's) state is not a parameter worth
         # a file
         params["random_state"] = None
+    executor = params.get("executor")
+    if executor is not None:
+        # a live object (threads, a Dask client), like a Generator: a file never holds one
+        # (load refuses anything but null); a loaded model predicts without it and a refit
+        # takes a new one through set_params
+        params["executor"] = None
+        try:
+            type(est)(model=est.model, **params)._check(int(est.n_train_))
+        except ValueError as e:  # a file that saves must load
+            raise ValueError(f"StructuredSVM.save: executor={executor!r:.80} is saved as null "
+                             f"(a file never holds a live object) and without it the "
+                             f"parameters are refused ({e}); set batch_size=1 (the round "
+                             f"size the fit ran) before saving") from None
     params = _jsonable(params)
     try:
         json.dumps(params)

@@ -21,6 +21,7 @@ import numpy as np
 from frankwolfe._numbers import is_whole
 
 from ..data.home import ENV_HOME
+from ..data.sources import check_published
 from .network import Network
 
 __all__ = ["read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls"]
@@ -227,14 +228,19 @@ def read_trips(path: str | os.PathLike,
     return demand, meta
 
 
-def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def read_flows(path: str | os.PathLike, n_links: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Read a TNTP flow file (best-known solution).
 
     Parameters
     ----------
     path : str or path-like
         The ``*_flow.tntp`` file: a header line ``From To Volume Cost`` (optional),
-        then one line ``from to volume [cost]`` per link.
+        then one line ``from to volume [cost]`` per link, each ending with a line
+        break.
+    n_links : int, optional
+        The links of the network: a file with another number of flow lines is
+        refused.
 
     Returns
     -------
@@ -248,12 +254,18 @@ def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndar
     Raises
     ------
     ValueError
-        When the file holds no flow line, or a line is not ``from to volume [cost]``
-        (the message names the file, the line and the token).
+        When the file holds no flow line, a line is not ``from to volume [cost]``
+        (the message names the file, the line and the token), the last line does not
+        end with a line break (a truncated file: its last number may be cut), or the
+        flow lines are not ``n_links``.
     """
+    if n_links is not None and not is_whole(n_links, 1):
+        raise ValueError(f"read_flows: `n_links` must be a positive integer, got {n_links!r}")
     rows = []
     header_seen = False
-    for line_no, line in enumerate(_read_text(path).splitlines(), 1):
+    text = _read_text(path)
+    lines = text.splitlines()
+    for line_no, line in enumerate(lines, 1):
         parts = _strip_comment(line).replace(";", " ").split()
         if not parts:
             continue
@@ -270,6 +282,14 @@ def read_flows(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndar
     if not rows:
         raise ValueError(f"{path}: no flow lines ('from to volume cost'): not a TNTP flow "
                          "file")
+    if not text.endswith(("\n", "\r")):
+        # the published files end every line with one: a download or copy cut inside the
+        # last line still parses, its number cut short ("12378.64" of "12378.642039980477")
+        raise ValueError(f"{path}:{len(lines)}: the last line {lines[-1].strip()!r:.80} does "
+                         "not end with a line break: a truncated file")
+    if n_links is not None and len(rows) != n_links:
+        raise ValueError(f"{path}: {len(rows)} flow lines for the {int(n_links)} links of the "
+                         "network: a truncated file, or another network's")
     table = np.array(rows, dtype=float).reshape(-1, 4)
     return table[:, :2].astype(np.int64), table[:, 2].copy(), table[:, 3].copy()
 
@@ -339,6 +359,12 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
     -------
     network : Network
     best_flows : ndarray, shape (76,)
+
+    Raises
+    ------
+    ValueError
+        When a file does not parse, or the flow file is not the published one (its
+        sha256) or does not have a line per link in the net file's order.
     """
     if data_home is None:
         data_home = os.environ.get(ENV_HOME)
@@ -348,7 +374,9 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
     if not folder.is_dir():
         raise FileNotFoundError(f"load_siouxfalls: no folder {folder}")
     net = read_tntp(folder / "SiouxFalls_net.tntp", folder / "SiouxFalls_trips.tntp")
-    ends, volume, _ = read_flows(folder / "SiouxFalls_flow.tntp")
+    flow = folder / "SiouxFalls_flow.tntp"
+    check_published(flow, "tntp/SiouxFalls/SiouxFalls_flow.tntp", "load_siouxfalls")
+    ends, volume, _ = read_flows(flow, n_links=net.init_node.size)
     if not (np.array_equal(ends[:, 0] - 1, net.init_node)
             and np.array_equal(ends[:, 1] - 1, net.term_node)):
         raise ValueError(f"{folder}: the flow file's links are not in the net file's order")

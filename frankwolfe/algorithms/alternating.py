@@ -11,7 +11,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ..lmo.base import LMO
+from ..lmo.base import LMO, declared_shape
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective
 from ..options import RunKeywords, solver
@@ -148,9 +148,10 @@ def alternating_linear_minimization(
     if not (isinstance(penalty, (int, float, np.floating)) and np.isfinite(penalty)
             and penalty > 0):
         raise ValueError(f"`penalty` must be positive and finite, got {penalty!r}")
-    shapes = {c.shape for c in doms if c.shape is not None}
-    if objective is not None and objective.shape is not None:
-        shapes.add(objective.shape)
+    shapes = {s for s in map(declared_shape, doms) if s is not None}
+    own = declared_shape(objective) if objective is not None else None
+    if own is not None:
+        shapes.add(own)
     if x0 is not None:
         shapes.add(np.shape(x0))
     sizes = {int(np.prod(s)) for s in shapes}
@@ -184,8 +185,7 @@ def alternating_linear_minimization(
     res: Result = inner(F, product, start, **options, **run)
     copies = np.asarray(res.x, dtype=float).reshape(k, d)
     mean = copies.mean(axis=0)
-    shape = objective.shape if objective is not None and objective.shape is not None else \
-        next(iter(shapes)) if shapes else (d,)
+    shape = own if own is not None else next(iter(shapes)) if shapes else (d,)
     extra = dict(res.extra, copies=copies,
                  spread=float(np.max(np.linalg.norm(copies - mean, axis=1))),
                  objective_at_mean=None if objective is None else

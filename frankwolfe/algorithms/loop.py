@@ -25,7 +25,7 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, OracleError, ShapeError
-from ..lmo.base import FEASIBILITY_TOL, LMO, feasibility_tolerance, finite_oracle
+from ..lmo.base import FEASIBILITY_TOL, LMO, declared_shape, feasibility_tolerance, finite_oracle
 from ..monitor import Monitor
 from ..objectives.base import Objective, Tracker, all_finite
 from ..objectives.product_tracker import ProductTracker
@@ -101,21 +101,21 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
     Returns the dense start and, when the start is a vertex, its atom (so
     active-set methods can start from a known vertex).
     """
+    lmo_shape, own = declared_shape(lmo), declared_shape(objective)
     if x0 is None:
-        shape = lmo.shape if lmo.shape is not None else objective.shape
+        shape = lmo_shape if lmo_shape is not None else own
         if shape is None:
             raise ShapeError(
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
                 "knows the dimension; pass x0, a FunctionObjective(shape=...), or give the LMO a "
                 "`shape` attribute (`self.shape = (n,)`; built-in domains take `dim`)"
             )
-        own = objective.shape
-        if own is not None and tuple(own) != tuple(shape) and not (
+        if own is not None and own != shape and not (
                 min(len(own), len(shape)) == 1 and math.prod(own) == math.prod(shape)):
             # another matrix of the same entries is another problem; a flat view of the
             # same entries is the same one (an x0 is checked against both below)
-            raise ShapeError(f"the objective's points have shape {tuple(own)} but {lmo!r}'s "
-                             f"have shape {tuple(shape)} (an LMO built without a dim or "
+            raise ShapeError(f"the objective's points have shape {own} but {lmo!r}'s "
+                             f"have shape {shape} (an LMO built without a dim or "
                              "shape takes the objective's)")
         vertex = lmo.initial_point(shape)
         x = np.array(vertex.to_dense(), dtype=float, order="C")
@@ -142,9 +142,9 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
         at = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
         where = ", ".join(map(str, at))
         raise ValueError(f"x0 contains NaN or inf: x0[{where}] = {float(x[at])}")
-    for who, shape in (("the LMO", lmo.shape), ("the objective", objective.shape)):
-        if shape is not None and x.shape != tuple(shape):
-            raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {tuple(shape)}")
+    for who, shape in (("the LMO", lmo_shape), ("the objective", own)):
+        if shape is not None and x.shape != shape:
+            raise ShapeError(f"x0 has shape {x.shape} but {who} expects shape {shape}")
     # raw, not x: a float32 start is allowed its own rounding (feasibility_tolerance)
     lmo.check_feasible(raw, "x0")
     if raw.dtype != x.dtype and feasibility_tolerance(raw) > FEASIBILITY_TOL:

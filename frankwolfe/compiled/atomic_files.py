@@ -10,6 +10,11 @@ write to the same target sweeps once it is an hour old (a younger one may be ano
 process's write in progress).  Concurrent writers each write their own temporary
 file, so the target is always one writer's whole file.
 
+A rewrite keeps what the user set on the old file that a rename would lose: its
+permission bits (a model file kept ``chmod 600`` stays private), and a symbolic link
+at ``path`` (the link's target is rewritten, the link stays).  An error of the write
+itself (a folder that is not writable) names ``path``, not the hidden temporary file.
+
 It lives on the compiled floor, which imports nothing from the rest of the core,
 because the generated driver modules (:mod:`.driver_files`) are written with it; the
 applications' model files and downloads use it too.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -99,7 +105,8 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *,
     suffix : str, default ".tmp"
         Of the temporary file's name (``.<name>.<random><suffix>``).
     file_mode : int, optional
-        Permission bits of the new file; default those ``open`` would give.
+        Permission bits of the new file; default those of the file it replaces, else
+        those ``open`` would give.
     newline : str, optional
         ``open``'s, for text (``""`` for the csv module).
 
@@ -107,26 +114,62 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *,
     ------
     file
         The temporary file, open for writing.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the folder of ``path`` does not exist.
+    OSError
+        Of the write itself (``PermissionError`` for a folder that is not writable),
+        naming ``path``.
     """
-    target = Path(path)
+    # through a symbolic link to the file it names: a rename over the link would
+    # replace the link by a regular file
+    target = Path(os.path.realpath(path))
     if not target.parent.is_dir():  # else mkstemp names its hidden temporary file
         raise FileNotFoundError(f"{os.fspath(path)}: the folder {str(target.parent)!r} does "
                                 "not exist")
+    if file_mode is None:
+        try:  # a rewrite keeps the old file's bits (chmod 600 stays 600)
+            file_mode = stat.S_IMODE(target.stat().st_mode)
+        except OSError:  # no file yet
+            file_mode = _default_mode()
     sweep_stale(target, suffix)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix,
-                                    dir=target.parent)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix,
+                                        dir=target.parent)
+    except OSError as e:
+        raise _naming(e, path) from None
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _default_mode() if file_mode is None else file_mode)
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError as e:  # a full disk: the caller knows the target, not tmp
+                raise _naming(e, path) from None
+        try:
+            os.chmod(tmp, file_mode)
+        except OSError as e:
+            raise _naming(e, path) from None
         if check is not None:
             check(tmp)
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as e:
+            raise _naming(e, path) from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     fsync_folder(target.parent)
+
+
+def _naming(err: OSError, path: str | os.PathLike[str]) -> OSError:
+    """``err`` (same class and errno) naming the user's ``path`` in place of the hidden
+    temporary file, which is removed before the error is seen."""
+    if err.errno is None:  # not the operating system's: no file name to change
+        return err
+    return type(err)(err.errno, f"{err.strerror} (writing through a temporary file in "
+                     f"its folder)", os.fspath(path))

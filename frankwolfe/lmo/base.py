@@ -29,15 +29,16 @@ import numpy as np
 
 from .. import _config
 from .._finite import _SMALL, all_finite
+from .._numbers import is_whole
 from .._sparse import issparse
-from ..atoms import Atom, as_atom
+from ..atoms import Atom, UnhashableKeyError, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
 
 if TYPE_CHECKING:
     from ..active_set import ActiveSet
     from .dual import DualSolution
 
-__all__ = ["LMO", "FEASIBILITY_TOL", "feasibility_tolerance", "answers_atoms",
+__all__ = ["LMO", "FEASIBILITY_TOL", "feasibility_tolerance", "answers_atoms", "declared_shape",
            "finite_oracle"]
 
 #: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
@@ -112,6 +113,37 @@ def answers_atoms(extreme_point: _F) -> _F:
     the usual way)."""
     setattr(extreme_point, "_answers_atoms", True)  # noqa: B010 - a function attribute
     return extreme_point
+
+
+def declared_shape(owner: object, attribute: str = "shape") -> tuple[int, ...] | None:
+    """The shape an LMO or an objective declares (its ``shape`` attribute, or another
+    such as a saddle objective's ``shape_x``), as a tuple of ints, or None.
+
+    The one reading of a shape given by a user's class: an int ``n`` is the vector shape
+    ``(n,)`` (as :class:`~frankwolfe.FunctionObjective` takes it) and a list of whole
+    numbers is its tuple; anything else is refused.
+
+    Raises
+    ------
+    ShapeError
+        When the attribute is neither None, a non-negative whole number nor a sequence
+        of them, naming the class and the value.
+    """
+    value = getattr(owner, attribute, None)
+    if value is None:
+        return None
+    if type(value) is tuple and all(type(s) is int and s >= 0 for s in value):
+        return value  # the usual case: a built-in domain's or a checked shape
+    items = [value] if is_whole(value) else value
+    if not isinstance(items, (str, bytes)):
+        try:
+            dims = list(items)
+        except TypeError:
+            dims = None
+        if dims is not None and all(is_whole(s) for s in dims):
+            return tuple(int(s) for s in dims)
+    raise ShapeError(f"{type(owner).__name__}: `{attribute}` must be a tuple of non-negative "
+                     f"integers (an int n for the vector shape (n,)) or None, got {value!r}")
 
 
 def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
@@ -209,7 +241,11 @@ class LMO(ABC):
         if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
                 and not issparse(direction):
             direction = np.asarray(direction, dtype=float)
-        atom = self.extreme_point(direction)
+        try:
+            atom = self.extreme_point(direction)
+        except UnhashableKeyError as err:
+            raise UnhashableKeyError(f"{self!r}.extreme_point built an atom with an "
+                                     f"unhashable key: {err}") from None
         if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
             atom = as_atom(atom, direction.shape, source=self)          # fast path
         if _config._debug:
@@ -252,9 +288,10 @@ class LMO(ABC):
         """``x`` as a float array for :meth:`violation`; a ``ShapeError`` when the domain
         has a shape and ``x`` another number of entries (it is no point of the domain)."""
         a = np.asarray(x, dtype=float)
-        if self.shape is not None and a.size != math.prod(self.shape):
+        own = declared_shape(self)
+        if own is not None and a.size != math.prod(own):
             raise ShapeError(f"{self!r}.violation: `x` has {a.size} entries, expected "
-                             f"{math.prod(self.shape)} (shape {tuple(self.shape)})")
+                             f"{math.prod(own)} (shape {own})")
         return a
 
     def violation(self, x: np.ndarray) -> float:
@@ -353,7 +390,8 @@ class LMO(ABC):
     def is_feasible(self, x: np.ndarray, tol: float = 1e-9) -> bool:
         """Whether ``x`` lies in the domain up to the relative tolerance ``tol``."""
         x = np.asarray(x, dtype=float)
-        if self.shape is not None and x.shape != self.shape:
+        own = declared_shape(self)
+        if own is not None and x.shape != own:
             return False
         return bool(self.violation(x) <= tol)
 
@@ -366,17 +404,18 @@ class LMO(ABC):
         return self(np.ones(shape))
 
     def _resolve_shape(self, shape: tuple[int, ...] | int | None) -> tuple[int, ...]:
+        own = declared_shape(self)
         if shape is not None:
             shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
-            if self.shape is not None and self.shape != shape:
-                raise ShapeError(f"{self!r} has shape {self.shape}, not {shape}")
+            if own is not None and own != shape:
+                raise ShapeError(f"{self!r} has shape {own}, not {shape}")
             return shape
-        if self.shape is None:
+        if own is None:
             raise ShapeError(
                 f"{self!r} does not know its dimension: pass x0, or give the LMO a `shape` "
                 "attribute (`self.shape = (n,)`; built-in domains take `dim`)"
             )
-        return self.shape
+        return own
 
     def __repr__(self) -> str:
         params = getattr(self, "_repr_params", None)

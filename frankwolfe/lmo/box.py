@@ -186,7 +186,7 @@ class Box(SubsetOracle, LMO):
             s = _select_array(flat, lo, up)
         else:
             s = _select_scalar(flat, float(lo), float(up))
-        return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper))
+        return Atom(s.reshape(direction.shape), key=self._pattern_key(at_upper), copy=False)
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:
         """Dual of ``min <d, x>`` over the box: no rows, the reduced costs are ``d``; O(n).
@@ -318,7 +318,7 @@ class Box(SubsetOracle, LMO):
 
     def _vertex(self, mask: np.ndarray, shape: tuple[int, ...]) -> Atom:
         s = np.where(mask, self._up_flat, self._lo_flat).astype(float)
-        return Atom(s.reshape(shape), key=self._pattern_key(mask))
+        return Atom(s.reshape(shape), key=self._pattern_key(mask), copy=False)
 
     def extreme_point_among(self, direction: np.ndarray, candidates: Any) -> Atom:
         """The best of the sampled vertices ``candidates`` (a ``(p, n)`` boolean array of
@@ -422,11 +422,12 @@ class Hypercube(Box):
         flat = check_direction(self, direction)
         ones = flat < 0
         idx = np.flatnonzero(ones)
-        return Atom.sparse(idx, np.ones(idx.size), direction.shape, key=self._pattern_key(ones))
+        return Atom.sparse(idx, np.ones(idx.size), direction.shape, key=self._pattern_key(ones),
+                           copy=False)
 
     def _vertex(self, mask: np.ndarray, shape: tuple[int, ...]) -> Atom:
         idx = np.flatnonzero(mask)
-        return Atom.sparse(idx, np.ones(idx.size), shape, key=self._pattern_key(mask))
+        return Atom.sparse(idx, np.ones(idx.size), shape, key=self._pattern_key(mask), copy=False)
 
     def _repr_params(self) -> dict[str, Any]:
         return repr_with_dim(self, {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 from .._numbers import is_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
-from .base import LMO
+from .base import LMO, declared_shape
 
 __all__ = ["CachedLMO"]
 
@@ -41,7 +42,9 @@ class CachedLMO(LMO):
     weights unused), so :meth:`best_cached` is one sparse or dense product,
     O(nnz of the cache).
     Everything else (``violation``, ``diameter``, the shape) is the wrapped
-    oracle's.
+    oracle's.  One cache may serve concurrent solves (threads): a lock guards the
+    cache's state (the wrapped oracle is called outside it, so it must be thread-safe
+    itself, as the built-in domains are); a pickled cache gets a new lock.
 
     Examples
     --------
@@ -62,18 +65,23 @@ class CachedLMO(LMO):
                              f"got {cache_size!r}")
         self.lmo = lmo
         self.cache_size = None if cache_size is None else int(cache_size)
-        self.shape = lmo.shape
+        self.shape = declared_shape(lmo)
         self._order: OrderedDict[Hashable, None] = OrderedDict()  # keys, least recent first
         self._store = ActiveSet(keep_x=False)
         self.n_calls = 0  # calls of the wrapped oracle
+        # concurrent solves may share the cache: the key order and the store change
+        # together (a move, an eviction), and a lookup must not see them half done
+        self._lock = threading.Lock()
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
-        atom = self.lmo(direction)
-        self.n_calls += 1
-        self._remember(atom)
+        atom = self.lmo(direction)  # outside the lock: the expensive part, the oracle's own
+        with self._lock:
+            self.n_calls += 1
+            self._remember(atom)
         return atom
 
     def _remember(self, atom: Atom) -> None:
+        """Add ``atom`` (or mark it most recent); the caller holds the lock."""
         key = atom.key
         if key in self._order:
             self._order.move_to_end(key)
@@ -87,21 +95,33 @@ class CachedLMO(LMO):
     def best_cached(self, direction: np.ndarray) -> tuple[Atom | None, float]:
         """The cached vertex minimizing ``<direction, v>`` and its value
         (``(None, inf)`` when the cache is empty)."""
-        if len(self._order) == 0:
-            return None, np.inf
-        scores = self._store.scores(direction)
-        i = int(np.argmin(scores))
-        best = self._store.atom_at(i)
-        self._order.move_to_end(best.key)
-        return best, float(scores[i])
+        with self._lock:
+            if len(self._order) == 0:
+                return None, np.inf
+            scores = self._store.scores(direction)
+            i = int(np.argmin(scores))
+            best = self._store.atom_at(i)
+            self._order.move_to_end(best.key)
+            return best, float(scores[i])
 
     def __len__(self) -> int:
         return len(self._order)
 
     def clear(self) -> None:
         """Forget every cached vertex."""
-        self._order.clear()
-        self._store = ActiveSet(keep_x=False)
+        with self._lock:
+            self._order.clear()
+            self._store = ActiveSet(keep_x=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            state = self.__dict__.copy()
+        del state["_lock"]  # a lock does not pickle
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def violation(self, x: np.ndarray) -> float:
         return self.lmo.violation(x)
@@ -130,7 +150,8 @@ class CachedLMO(LMO):
 
     def initial_point(self, shape: tuple[int, ...] | None = None) -> Atom:
         atom = self.lmo.initial_point(shape)
-        self._remember(atom)
+        with self._lock:
+            self._remember(atom)
         return atom
 
     def _repr_params(self) -> dict[str, Any]:

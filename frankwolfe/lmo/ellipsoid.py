@@ -98,7 +98,7 @@ class Ellipsoid(LMO):
             return Atom(self.center.reshape(direction.shape).copy(), key=("center",))
         w = self._Linv @ (flat / m)  # scaled: no overflow in the norm
         s = self.center - (self.radius / float(np.linalg.norm(w))) * (self._Linv.T @ w)
-        return Atom(s.reshape(direction.shape))
+        return Atom(s.reshape(direction.shape), copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||L^T (x - c)||_2 - radius) / radius``; ``inf`` for non-finite ``x``; O(n^2)."""

@@ -560,7 +560,7 @@ class FlowPolytope(LMO):
             key = tuple(zip(idx.tolist(), np.rint(vals).astype(np.int64).tolist()))
         else:  # round so a vertex met twice gets the same key despite LP rounding
             key = tuple((i, float(f"{v:.12g}")) for i, v in zip(idx.tolist(), vals.tolist()))
-        return Atom.sparse(idx, vals, self.shape, key=key)
+        return Atom.sparse(idx, vals, self.shape, key=key, copy=False)
 
     # -- membership and helpers ---------------------------------------------
     def violation(self, x: np.ndarray) -> float:

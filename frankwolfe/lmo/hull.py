@@ -86,9 +86,9 @@ class ConvexHull(LMO):
             if self._sparse:
                 lo, hi = self.vertices.indptr[i], self.vertices.indptr[i + 1]
                 atom = Atom.sparse(self.vertices.indices[lo:hi], self.vertices.data[lo:hi],
-                                   direction.shape, key=("row", i))
+                                   direction.shape, key=("row", i), copy=False)
             else:
-                atom = Atom(self.vertices[i].reshape(direction.shape), key=("row", i))
+                atom = Atom(self.vertices[i].reshape(direction.shape), key=("row", i), copy=False)
             self._kept[slot] = atom
         return atom
 

@@ -82,7 +82,7 @@ class KSparsePolytope(SubsetOracle, LMO):
             idx = np.arange(n)
         signs = np.where(flat[idx] > 0, -1, 1)
         key = tuple(zip(idx.tolist(), signs.tolist()))
-        return Atom.sparse(idx, self.radius * signs, direction.shape, key=key)
+        return Atom.sparse(idx, self.radius * signs, direction.shape, key=key, copy=False)
 
     # -- subset oracle: sampled vertices as (support, signs) ----------------------
     def n_candidates(self, shape: tuple[int, ...]) -> int:

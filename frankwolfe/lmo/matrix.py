@@ -162,7 +162,7 @@ class Birkhoff(LMO):
         flat = np.arange(n, dtype=np.int64) * n + perm
         # the answer has the direction's shape: (n, n), or (n^2,) for a flat direction
         return Atom.sparse(flat, np.ones(n), tuple(direction.shape),
-                           key=("perm", tuple(perm.tolist())))
+                           key=("perm", tuple(perm.tolist())), copy=False)
 
     def in_face_extreme_point(self, x: np.ndarray, direction: np.ndarray) -> Atom:
         """In-face oracle (:mod:`~frankwolfe.lmo.in_face`): the best permutation inside
@@ -257,7 +257,7 @@ class NuclearNormBall(LMO):
             u, _, vt = out if out is not None else np.linalg.svd(_dense(g),
                                                                   full_matrices=False)
             u1, v1 = u[:, 0], vt[0]
-        return Atom(-self.radius * np.outer(u1, v1))
+        return Atom(-self.radius * np.outer(u1, v1), copy=False)
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``2 * radius`` (exact): ``||X||_F <= ||X||_*``, attained at ``+-radius * u v^T``."""
@@ -322,7 +322,7 @@ class Spectrahedron(LMO):
                 lambda **o: eigsh(sym, k=1, which="SA", v0=_start_vector(n), **o), 1, n)
             _, vecs = out if out is not None else np.linalg.eigh(_dense(sym))
             v = vecs[:, 0]
-        return Atom(self.trace * np.outer(v, v))
+        return Atom(self.trace * np.outer(v, v), copy=False)
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
         """``sqrt(2) * trace`` (exact for ``n >= 2``, attained at ``trace * e_1 e_1^T`` and

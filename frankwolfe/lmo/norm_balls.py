@@ -81,7 +81,7 @@ class KNormBall(LMO):
         pos = flat > 0
         s = np.where(pos, -self.radius / self.k, self.radius / self.k)
         return Atom(s.reshape(direction.shape),
-                    key=("corner", flat.size, np.packbits(pos).tobytes()))
+                    key=("corner", flat.size, np.packbits(pos).tobytes()), copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_(k) - radius) / radius`` with ``||x||_(k)`` the sum of the ``k``
@@ -183,7 +183,8 @@ class OrderedWeightedL1Ball(LMO):
         idx = np.sort(order[:j])
         signs = np.where(flat[idx] > 0, -1, 1).astype(np.int8)
         key = ("owl", idx.tobytes(), signs.tobytes())
-        return Atom.sparse(idx, signs * (self.radius / self._cum[j - 1]), direction.shape, key=key)
+        return Atom.sparse(idx, signs * (self.radius / self._cum[j - 1]), direction.shape, key=key,
+                           copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, sum_i w_i |x|_[i] - radius) / radius``; ``inf`` for non-finite ``x``;
@@ -288,7 +289,7 @@ class GroupL1Ball(LMO):
         if norms[j] == 0.0:
             return Atom.sparse([], [], direction.shape, key=("zero",))
         idx = np.sort(self.groups[j])
-        return Atom.sparse(idx, flat[idx] * (-self.radius / norms[j]), direction.shape)
+        return Atom.sparse(idx, flat[idx] * (-self.radius / norms[j]), direction.shape, copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, sum_g ||x_g||_2 - radius) / radius``; ``inf`` for non-finite ``x``; O(n)."""
@@ -376,7 +377,7 @@ class ScaledL1Ball(LMO):
         s = (lo + up) * 0.5
         sign = -1 if flat[i] > 0 else 1
         s[i] = lo[i] if sign < 0 else up[i]
-        return Atom(s.reshape(direction.shape), key=("diamond", i, sign))
+        return Atom(s.reshape(direction.shape), key=("diamond", i, sign), copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, sum_i |x_i - c_i| / h_i - 1)`` (the gauge's excess); ``inf`` for

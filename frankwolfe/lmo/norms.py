@@ -219,7 +219,7 @@ class L2Ball(LMO):
             return _zero_atom(direction.shape)
         u = flat / m
         u *= -self.radius / float(np.sqrt(np.dot(u, u)))
-        return Atom(u.reshape(direction.shape))
+        return Atom(u.reshape(direction.shape), copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_2 - radius) / radius`` (``inf`` for non-finite ``x``)."""
@@ -300,7 +300,7 @@ class LpBall(LMO):
         total = float(np.dot(w, u))  # sum u^q >= 1 (the max entry is 1)
         w *= -self.radius / total ** (1.0 / self.p)  # ||u||_q^(q-1) = (sum u^q)^(1/p)
         w *= np.sign(flat)
-        return Atom(w.reshape(direction.shape))
+        return Atom(w.reshape(direction.shape), copy=False)
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float | None:
         """``2 * radius * n^max(0, 1/2 - 1/p)`` (exact).

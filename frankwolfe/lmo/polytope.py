@@ -355,7 +355,7 @@ class Polytope(LMO):
         key = ("lp", (np.ldexp(np.round(mant * 2.0**_KEY_BITS), expo) + 0.0).tobytes())
         nz = np.flatnonzero(x)
         if 4 * nz.size <= x.size:
-            return Atom.sparse(nz, x[nz], direction.shape, key=key)
+            return Atom.sparse(nz, x[nz], direction.shape, key=key, copy=False)
         return Atom(x.reshape(direction.shape), key=key)
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:

@@ -12,6 +12,7 @@ the blocks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ..errors import ShapeError
-from .base import LMO
+from .base import LMO, declared_shape
 
 __all__ = ["ProductDomain"]
 
@@ -72,13 +73,14 @@ class ProductDomain(LMO):
         if indices is None:
             starts, pos = [], 0
             for i, b in enumerate(self.blocks):
-                if b.shape is None:
+                b_shape = declared_shape(b)
+                if b_shape is None:
                     raise ShapeError(
                         f"ProductDomain: block {i} ({b!r}) does not know its shape; "
                         "give it a `shape` attribute (`self.shape = (n,)`; built-in domains "
                         "take `dim`) or pass `indices`"
                     )
-                size = int(np.prod(b.shape))
+                size = math.prod(b_shape)
                 starts.append(np.arange(pos, pos + size, dtype=np.int64))
                 pos += size
             self.block_indices: tuple[np.ndarray, ...] = tuple(starts)
@@ -106,10 +108,11 @@ class ProductDomain(LMO):
                     arr = kept[1]
                 if isinstance(ix, np.ndarray) and ix.ndim > 1:
                     self._index_shapes[i] = tuple(int(n) for n in ix.shape)
-                if b.shape is not None and arr.size != int(np.prod(b.shape)):
+                b_shape = declared_shape(b)
+                if b_shape is not None and arr.size != math.prod(b_shape):
                     raise ShapeError(
-                        f"ProductDomain: block {i} has shape {b.shape} "
-                        f"({int(np.prod(b.shape))} coordinates) but {arr.size} indices"
+                        f"ProductDomain: block {i} has shape {b_shape} "
+                        f"({math.prod(b_shape)} coordinates) but {arr.size} indices"
                     )
                 idx_list.append(arr)
             self.block_indices = tuple(idx_list)
@@ -127,9 +130,9 @@ class ProductDomain(LMO):
 
     def block_shape(self, i: int) -> tuple[int, ...]:
         """Shape of block ``i``'s points."""
-        b = self.blocks[i]
-        if b.shape is not None:
-            return b.shape
+        own = declared_shape(self.blocks[i])
+        if own is not None:
+            return own
         shaped = self._index_shapes[i]
         return shaped if shaped is not None else (self.block_indices[i].size,)
 
@@ -157,7 +160,9 @@ class ProductDomain(LMO):
         """The block atom scattered into the common space (a sparse atom)."""
         idx = self.block_indices[i]
         if atom.is_sparse:
-            return Atom.sparse(idx[atom.indices], atom.values, self.dim, key=(i, atom.key))
+            # the block atom's values are shared: atoms are never modified
+            return Atom.sparse(idx[atom.indices], atom.values, self.dim, key=(i, atom.key),
+                               copy=False)
         return Atom.sparse(idx, atom.to_dense().reshape(-1), self.dim, key=(i, atom.key))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
@@ -176,7 +181,7 @@ class ProductDomain(LMO):
                 np.add.at(out, idx[atom.indices], atom.values)
             else:
                 out[idx] += atom.to_dense().reshape(-1)
-        return Atom(out, key=("product", tuple(keys)))
+        return Atom(out, key=("product", tuple(keys)), copy=False)
 
     def split(self, x: np.ndarray) -> list[np.ndarray]:
         """Block parts of ``x`` (meaningful for a Cartesian product)."""

@@ -119,7 +119,7 @@ class UnitSpectrahedron(LMO):
         if not vals[0] < 0:
             return Atom.sparse([], [], shape, key=("zero",))
         v = vecs[:, 0]
-        return Atom(self.radius * np.outer(v, v))
+        return Atom(self.radius * np.outer(v, v), copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of ``max |X - X^T|``, ``tr X - radius`` and ``-lambda_min``, over
@@ -182,7 +182,7 @@ class Fantope(LMO):
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         _, vecs = _smallest_eigs("Fantope", direction, self.shape, self.k, self._arpack)
-        return Atom(vecs @ vecs.T)
+        return Atom(vecs @ vecs.T, copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """Largest of ``max |X - X^T|``, ``|tr X - k| / k``, ``-lambda_min`` and

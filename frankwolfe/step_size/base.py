@@ -21,7 +21,17 @@ def _slack(f: float) -> float:
 
 
 class StepSize(ABC):
-    """A step-size rule."""
+    """A step-size rule.
+
+    Notes
+    -----
+    A rule object holds the state of one run: a run resets it when it starts
+    (:meth:`reset`) and then updates it every step (the adaptive and monotonic rules'
+    estimates, for one).  Runs in turn may reuse one object; runs at the same time
+    (threads) must not share one, or each reads the other's state and their answers
+    change.  Pass the rule's name (``step_size="adaptive"``, a new object per run) or
+    one object per concurrent run.
+    """
 
     #: whether the rule reads ``f`` or ``grad f`` at trial points
     uses_trials: bool = False

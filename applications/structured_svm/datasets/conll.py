@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...data.home import find_folder, get_data_home
-from ...data.sources import check_download_flag, conll2000_home
+from ...data.sources import check_download_flag, check_published, conll2000_home
 
 __all__ = ["load_conll2000", "Conll2000Source", "CONLL_TEMPLATES"]
 
@@ -25,6 +25,8 @@ CONLL_TEMPLATES: tuple[tuple[tuple[str, int], ...], ...] = (
     (("p", 0), ("p", 1), ("p", 2)),
 )
 _MIN_COUNT = 3  # a template value is kept iff it occurs >= 3 times in train
+#: sentences of each file (shared/data/conll2000/SOURCE.md)
+_SENTENCES = {"train.txt": 8936, "test.txt": 2012}
 
 
 def _read(path: Path) -> tuple[list[str], list[str], list[str], np.ndarray]:
@@ -139,6 +141,9 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
     ------
     FileNotFoundError
         Naming the expected files when they are missing.
+    ValueError
+        Naming the file (and the line) when it does not parse, or when its sha256
+        is not the published one (a truncated or modified copy).
     """
     expected = ["train.txt", "test.txt"]
     if check_download_flag(download_if_missing, "load_conll2000"):
@@ -150,6 +155,11 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
                                 f"expected {expected}")
     train = _read(folder / "train.txt")
     test = _read(folder / "test.txt")
+    for name, part in (("train.txt", train), ("test.txt", test)):
+        # a file cut at a line end (or inside a tag: "B-N" read as a 24th tag) parses
+        check_published(folder / name, f"conll2000/{name}", "load_conll2000",
+                        f"{part[3].size} sentences read, CoNLL-2000's {name} has "
+                        f"{_SENTENCES[name]}")
 
     vocab: dict[str, dict[str, int]] = {"w": {}, "p": {}, "y": {}}
     codes = []

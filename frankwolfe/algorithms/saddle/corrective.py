@@ -104,11 +104,11 @@ def _embed(atom: Atom, offset: int, n: int) -> Atom:
     key = ("side", offset, atom.key)
     idx, val = atom.indices, atom.values
     if atom.is_sparse:
-        return Atom.sparse(idx + offset, val, n, key=key)
+        return Atom.sparse(idx + offset, val, n, key=key, copy=False)
     z = np.zeros(n)
     a = atom.to_dense().reshape(-1)
     z[offset: offset + a.size] = a
-    return Atom(z, key=key)
+    return Atom(z, key=key, copy=False)
 
 
 class _SaddleCorrective(_SaddleVariant):

@@ -13,7 +13,7 @@ from ..._numbers import check_flag
 from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...errors import ShapeError
-from ...lmo.base import LMO
+from ...lmo.base import LMO, declared_shape
 from ...lmo.product import ProductDomain
 from ...objectives.saddle import BilinearObjective, SaddleObjective
 from ...options import RunKeywords, RunOptions, solver
@@ -44,7 +44,8 @@ def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
     elif start is not None:
         dense = np.array(start, dtype=float)
     shape = obj_shape
-    for who, s in ((dname, domain.shape), (f"`{name}`", None if dense is None else dense.shape)):
+    for who, s in ((dname, declared_shape(domain)),
+                   (f"`{name}`", None if dense is None else dense.shape)):
         if s is None:
             continue
         if shape is None:
@@ -54,7 +55,8 @@ def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
     if shape is None:
         raise ShapeError(
             f"cannot tell the shape of the `{name[0]}` player: neither the objective, `{dname}` "
-            f"nor `{name}` gives it; pass `{name}` or give the LMO a `dim`"
+            f"nor `{name}` gives it; pass `{name}`, or give `{dname}` a `shape` attribute "
+            "(`self.shape = (n,)`; built-in domains take `dim`)"
         )
     if dense is None:
         dense = np.array(domain.initial_point(shape).to_dense(), dtype=float).reshape(shape)
@@ -223,8 +225,10 @@ def saddle_point_frank_wolfe(
         cvxpy_solver = _check_cvxpy_solver(cvxpy_solver)
     if not isinstance(objective, SaddleObjective):
         raise TypeError(f"objective must be a SaddleObjective, got {type(objective).__name__}")
-    shape_x, x_start = _side(objective.shape_x, domain_x, x0, "x0", "domain_x")
-    shape_y, y_start = _side(objective.shape_y, domain_y, y0, "y0", "domain_y")
+    shape_x, x_start = _side(declared_shape(objective, "shape_x"), domain_x, x0, "x0",
+                             "domain_x")
+    shape_y, y_start = _side(declared_shape(objective, "shape_y"), domain_y, y0, "y0",
+                             "domain_y")
     adapter = _SaddleAdapter(objective, shape_x, shape_y)
     nx = adapter.nx
     joint = ProductDomain([domain_x, domain_y],

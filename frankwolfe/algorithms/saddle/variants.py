@@ -28,8 +28,10 @@ def _pair(sx: Atom, sy: Atom, nx: int, n: int) -> Atom:
     key = ("pair", sx.key, sy.key)
     xi, xv, yi, yv = sx.indices, sx.values, sy.indices, sy.values
     if sx.is_sparse and sy.is_sparse:
-        return Atom.sparse(np.concatenate([xi, yi + nx]), np.concatenate([xv, yv]), n, key=key)
-    return Atom(np.concatenate([sx.to_dense().reshape(-1), sy.to_dense().reshape(-1)]), key=key)
+        return Atom.sparse(np.concatenate([xi, yi + nx]), np.concatenate([xv, yv]), n, key=key,
+                           copy=False)
+    return Atom(np.concatenate([sx.to_dense().reshape(-1), sy.to_dense().reshape(-1)]), key=key,
+                copy=False)
 
 
 class _SaddleVariant(Variant):
