@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ._numbers import check_flag
+import numpy as np
 
 _debug: bool = os.environ.get("FRANKWOLFE_DEBUG", "").lower() not in ("", "0", "false", "no")
 
@@ -32,7 +32,9 @@ def set_debug(flag: bool) -> None:
         checks (the default unless ``FRANKWOLFE_DEBUG`` is set).
     """
     global _debug
-    _debug = check_flag(flag, "set_debug: flag")  # bool("no") is True
+    if not isinstance(flag, (bool, np.bool_)):  # bool("no") is True
+        raise TypeError(f"set_debug: `flag` must be True or False, got {flag!r}")
+    _debug = bool(flag)
 
 
 @contextmanager

@@ -190,18 +190,24 @@ class Atom:
         stored or not, and with ``-0.0`` where the other has ``0.0``.
         """
         if self._key is None:
+            size = math.prod(self.shape)
             if self._dense is not None:
-                flat = self._dense.reshape(-1)
-                idx = np.flatnonzero(flat)
-                val = flat[idx]
+                flat = np.ascontiguousarray(self._dense).reshape(-1)
+                # a vector without zeros (a user's dense answer, typically) is hashed as
+                # it is: its positions are all of them (gathering them cost 5x the hash)
+                full = np.count_nonzero(flat) == size
+                idx = None if full else np.flatnonzero(flat)
+                val = flat if full else flat[idx]
             else:
                 keep = self.values != 0.0
                 idx, val = self.indices[keep], self.values[keep]
                 order = np.argsort(idx, kind="stable")
                 idx, val = idx[order], val[order]
+                if idx.size == size:  # every position (indices unique): as a full vector
+                    idx = None
             h = hashlib.blake2b(digest_size=16)
             h.update(repr(self.shape).encode())
-            h.update(idx.astype(np.int64, copy=False).tobytes())
+            h.update(b"full" if idx is None else idx.astype(np.int64, copy=False).tobytes())
             h.update(np.ascontiguousarray(val, dtype=float).tobytes())
             self._key = ("vec", h.hexdigest())
         return self._key
@@ -266,7 +272,10 @@ class Atom:
 
 class UnhashableKeyError(TypeError):
     """An :class:`Atom` given a ``key`` that is not hashable (so that an LMO's call can
-    add its own name to the message)."""
+    add its own name to the message: ``oracle``, the LMO that built the atom, once
+    named)."""
+
+    oracle: object = None
 
 
 def _check_key(key: object) -> None:

@@ -310,3 +310,19 @@ def test_an_unhashable_atom_key_is_refused_naming_the_key_and_the_lmo():
     with pytest.raises(TypeError, match=r"ListKeys\(\)\.extreme_point built an atom with an "
                                         r"unhashable key: .*got list \['e', 0\]"):
         fw.minimize(f, ListKeys(), method="away", max_iter=50)
+
+
+def test_an_unhashable_key_is_named_once_through_a_wrapping_oracle():
+    """A CachedLMO around the user's oracle: the message names the oracle that built the
+    atom, once (each LMO call wrapped it again)."""
+    import frankwolfe as fw
+
+    class ListKeys(fw.LMO):
+        shape = (2,)
+
+        def extreme_point(self, g):
+            return Atom(np.eye(2)[int(np.argmin(g))], key=["e"])
+
+    with pytest.raises(TypeError, match=r"^ListKeys\(\)\.extreme_point built") as info:
+        fw.CachedLMO(ListKeys())(np.array([1.0, 0.0]))
+    assert str(info.value).count("built an atom") == 1

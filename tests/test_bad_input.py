@@ -535,7 +535,7 @@ def test_float64_feasibility_tolerance_is_unchanged():
 def test_set_debug_takes_a_bool_only(flag):
     """``set_debug("no")`` switched debug mode on (``bool("no")`` is True)."""
     before = fw.debug_enabled()
-    with pytest.raises(TypeError, match=r"`set_debug: flag` must be True or False"):
+    with pytest.raises(TypeError, match=r"set_debug: `flag` must be True or False"):
         fw.set_debug(flag)
     assert fw.debug_enabled() == before
     with pytest.raises(TypeError, match="must be True or False"):

@@ -261,13 +261,9 @@ def _build(path: Any, cls: type, header: dict[str, Any], registry: dict[str, typ
         raise ModelFileError(f"{path}: model.params: {mname}.size_joint_feature is {dim!r:.80}, "
                              "not a positive integer")
     params = header["estimator"]["params"]
-    for k in ("executor", "client"):  # live objects: a file never holds one
-        if params.get(k) is not None:
-            raise ModelFileError(f"{path}: estimator.params.{k}: must be null, got "
-                                 f"{params[k]!r:.80}")
-    # files written before StructuredSVM's `client` went (it was `executor`'s alias) list
-    # it, null: the estimator no longer takes it
-    params = {k: v for k, v in params.items() if k != "client"}
+    if params.get("executor") is not None:  # a live object: a file never holds one
+        raise ModelFileError(f"{path}: estimator.params.executor: must be null, got "
+                             f"{params['executor']!r:.80}")
     try:
         est = cls(model=model, **params)
         lam = est._check(header["fitted"]["n_train_"])  # the estimator's own validation

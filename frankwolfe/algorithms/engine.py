@@ -11,6 +11,7 @@ the closing certificate and the :class:`~frankwolfe.Result`.
 
 from __future__ import annotations
 
+import math
 import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -186,14 +187,15 @@ def _hurried_result(err: KeyboardInterrupt, engine: Engine, monitor: Monitor,
     :attr:`Engine.hurried`); nothing when the engine's state cannot be read or a third
     Ctrl-C lands while it is read."""
     try:
-        result = _stopped(engine, monitor, Status.INTERRUPTED, k,
-                          message="stopped by a second Ctrl-C: the last good iterate, its "
-                                  "gap not certified")
+        result = _stopped(engine, monitor, Status.INTERRUPTED, k, message="")
     except (Exception, KeyboardInterrupt):
         return
+    told = f"gap {result.gap:.3e}" if math.isfinite(result.gap) else "its gap not certified"
+    result.message = (f"stopped by a second Ctrl-C during iteration {k}: the last good "
+                      f"iterate, after {result.nit} iterations, {told}")
     err.result = result  # type: ignore[attr-defined]
-    err.add_note(f"frankwolfe: a second Ctrl-C stopped {monitor.method!r} at iteration {k}; "
-                 "err.result holds the run so far (its last good iterate, uncertified)")
+    err.add_note(f"frankwolfe: a second Ctrl-C stopped {monitor.method!r} during iteration "
+                 f"{k}; err.result holds the run so far (the last good iterate, {told})")
 
 
 def _attach(err: BaseException, method: str, k: int, result: Result | None) -> None:

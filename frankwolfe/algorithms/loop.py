@@ -394,8 +394,14 @@ class _SingleDomainEngine(Engine):
         _, g_loop, v, gap_loop, gx_loop, certified = self._observed()
         if certified and gap_loop == gap:
             gx, gv = float(np.vdot(g, x)), float(v.dot(g))
+            # and no coordinate of the gradient drifted: along v alone, a coordinate at
+            # the bound v shares hides a drift that flips its sign (the true vertex is
+            # then at the other bound)
+            drift = float(np.max(np.abs(g - np.asarray(g_loop).reshape(g.shape)))) \
+                if g.size else 0.0
             if abs(f - fun) <= tracker.rounding * (abs(f) + 1.0) and \
-                    abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + 1.0):
+                    abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + 1.0) and \
+                    drift <= tracker.rounding * (float(np.max(np.abs(g))) + 1.0):
                 return fun, gap
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1

@@ -244,8 +244,12 @@ class LMO(ABC):
         try:
             atom = self.extreme_point(direction)
         except UnhashableKeyError as err:
-            raise UnhashableKeyError(f"{self!r}.extreme_point built an atom with an "
-                                     f"unhashable key: {err}") from None
+            if err.oracle is not None:  # named by the oracle that built it (a wrapped one)
+                raise
+            named = UnhashableKeyError(f"{self!r}.extreme_point built an atom with an "
+                                       f"unhashable key: {err}")
+            named.oracle = self
+            raise named from None
         if not (type(atom) is Atom and atom.shape == direction.shape):  # else as_atom's
             atom = as_atom(atom, direction.shape, source=self)          # fast path
         if _config._debug:

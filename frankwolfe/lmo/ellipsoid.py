@@ -95,7 +95,7 @@ class Ellipsoid(LMO):
         flat = check_direction(self, direction)
         m = float(np.max(np.abs(flat), initial=0.0))
         if m == 0.0:
-            return Atom(self.center.reshape(direction.shape).copy(), key=("center",))
+            return Atom(self.center.reshape(direction.shape).copy(), key=("center",), copy=False)
         w = self._Linv @ (flat / m)  # scaled: no overflow in the norm
         s = self.center - (self.radius / float(np.linalg.norm(w))) * (self._Linv.T @ w)
         return Atom(s.reshape(direction.shape), copy=False)

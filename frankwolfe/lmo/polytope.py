@@ -356,7 +356,7 @@ class Polytope(LMO):
         nz = np.flatnonzero(x)
         if 4 * nz.size <= x.size:
             return Atom.sparse(nz, x[nz], direction.shape, key=key, copy=False)
-        return Atom(x.reshape(direction.shape), key=key)
+        return Atom(x.reshape(direction.shape), key=key, copy=False)  # the LP's fresh answer
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:
         """The LP's duals at the optimum: ``multipliers["ineq"]`` (``<= 0``) for the rows

@@ -163,7 +163,9 @@ class ProductDomain(LMO):
             # the block atom's values are shared: atoms are never modified
             return Atom.sparse(idx[atom.indices], atom.values, self.dim, key=(i, atom.key),
                                copy=False)
-        return Atom.sparse(idx, atom.to_dense().reshape(-1), self.dim, key=(i, atom.key))
+        # the domain's own index array, never modified: shared, as the values above
+        return Atom.sparse(idx, atom.to_dense().reshape(-1), self.dim, key=(i, atom.key),
+                           copy=False)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         direction = np.asarray(direction, dtype=float)
