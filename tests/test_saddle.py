@@ -678,3 +678,31 @@ def test_a_custom_domain_without_a_shape_is_told_to_give_one():
     with pytest.raises(ShapeError, match=r"pass `x0`, or give `domain_x` a `shape` attribute "
                                          r"\(`self.shape = \(n,\)`; built-in domains take `dim`\)"):
         saddle_point_frank_wolfe(Game(), Simplex(), Simplex(), max_iter=5)
+
+
+def test_a_float32_start_is_accepted_within_its_rounding():
+    """The float32 barycenter of a simplex sums to 1 within 3e-8, above the float64
+    tolerance 1e-8: refused as infeasible before.  The game value is checked against
+    scipy's linprog; a float32 start clearly outside is still refused."""
+    from scipy.optimize import linprog
+
+    M = np.array([[1.0, -2.0, 0.5], [-1.0, 1.5, -0.5], [0.3, -0.2, 1.0]])
+    x0 = np.full(3, 1 / 3, dtype=np.float32)
+    assert abs(float(x0.astype(float).sum()) - 1.0) > 1e-8  # the float64 check refused it
+    res = fw.saddle_point_frank_wolfe(fw.BilinearObjective(M), fw.ProbabilitySimplex(dim=3),
+                                      fw.ProbabilitySimplex(dim=3), x0=x0, y0=x0,
+                                      corrective=True, tol=1e-10)
+    # min_x max_y x^T M y: the LP over (x, t) minimizing t with M^T x <= t
+    lp = linprog(np.r_[0, 0, 0, 1.0], A_ub=np.c_[M.T, -np.ones(3)], b_ub=np.zeros(3),
+                 A_eq=[[1, 1, 1, 0]], b_eq=[1], bounds=[(0, None)] * 3 + [(None, None)])
+    value = 0.5 * (res.extra["value_lower"] + res.extra["value_upper"])
+    assert value == pytest.approx(lp.fun, abs=1e-8)
+    # the away-step mode decomposes the start: in its own precision too
+    res = fw.saddle_point_frank_wolfe(fw.BilinearObjective(M), fw.ProbabilitySimplex(dim=3),
+                                      fw.ProbabilitySimplex(dim=3), x0=x0, y0=x0, away=True,
+                                      max_iter=20)
+    assert res.extra["value_lower"] - 1e-9 <= lp.fun <= res.extra["value_upper"] + 1e-9
+    with pytest.raises(fw.InfeasibleError, match="x0"):
+        fw.saddle_point_frank_wolfe(fw.BilinearObjective(M), fw.ProbabilitySimplex(dim=3),
+                                    fw.ProbabilitySimplex(dim=3),
+                                    x0=np.array([0.5, 0.5, 0.01], dtype=np.float32))

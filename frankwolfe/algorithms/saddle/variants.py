@@ -141,7 +141,12 @@ class _SaddleAway(_SaddleVariant):
         self.n_oracle_calls += 1
         if np.linalg.norm(v.to_dense() - part) <= 1e-12 * max(1.0, float(np.linalg.norm(part))):
             return ActiveSet.from_vertex(v, keep_x=False)
-        decomposed = decomposed_start(part, domain, name)
+        # a start given in float32 (say) is decomposed as given: its own rounding is
+        # allowed (feasibility_tolerance), the float64 copy's check would not allow it
+        given = start if isinstance(start, np.ndarray) and start.dtype.kind == "f" and \
+            start.dtype != np.float64 and start.size == part.size else None
+        decomposed = decomposed_start(part if given is None else given.reshape(part.shape),
+                                      domain, name)
         if decomposed is None:
             raise ValueError(
                 f"{name}: the away-step variant needs each start as a convex combination of "
