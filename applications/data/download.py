@@ -312,10 +312,10 @@ def sweep_staging(home: Path, name: str, age: float = STALE_SECONDS) -> None:
 @contextlib.contextmanager
 def staging_folder(home: Path, name: str) -> Iterator[Path]:
     """A new folder ``.<name>.staging.<host>.<pid>.<random>`` in ``home`` (created) for
-    the files of a fetch until they move into place, removed on the way out; the
-    stale ones of killed fetches are swept first (:func:`sweep_staging`)."""
+    the files of a fetch until they move into place, removed on the way out.  The
+    stale ones of killed fetches are the caller's to sweep (:func:`sweep_staging`), on
+    every call, also when nothing is downloaded."""
     home.mkdir(parents=True, exist_ok=True)
-    sweep_staging(home, name)
     # the host and the pid name the owner: the next fetch removes the folder once the
     # owner is gone (a killed process runs no cleanup of its own)
     tmp = Path(tempfile.mkdtemp(prefix=f"{_staging_prefix(name)}{socket.gethostname()}."

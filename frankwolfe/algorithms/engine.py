@@ -187,7 +187,7 @@ def _hurried_result(err: KeyboardInterrupt, engine: Engine, monitor: Monitor,
     :attr:`Engine.hurried`); nothing when the engine's state cannot be read or a third
     Ctrl-C lands while it is read."""
     try:
-        result = _stopped(engine, monitor, Status.INTERRUPTED, k, message="")
+        result = _stopped(engine, monitor, Status.INTERRUPTED, k)
     except (Exception, KeyboardInterrupt):
         return
     told = f"gap {result.gap:.3e}" if math.isfinite(result.gap) else "its gap not certified"

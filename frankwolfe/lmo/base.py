@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from ..active_set import ActiveSet
     from .dual import DualSolution
 
-__all__ = ["LMO", "FEASIBILITY_TOL", "feasibility_tolerance", "answers_atoms", "declared_shape",
-           "finite_oracle"]
+__all__ = ["LMO", "FEASIBILITY_TOL", "feasibility_tolerance", "as_given", "answers_atoms",
+           "declared_shape", "finite_oracle"]
 
 #: Largest relative violation (:meth:`LMO.violation`) accepted for a point a
 #: user hands in (a start ``x0``, a warm-start atom): above it the point is
@@ -83,6 +83,17 @@ def feasibility_tolerance(x: Any) -> float:
 _DEBUG_TOL = 1e-7
 
 _FLOAT = np.dtype(float)
+
+
+def as_given(start: Any, dense: np.ndarray) -> np.ndarray:
+    """``start`` in the precision the user gave it, when that is a float type coarser
+    than float64 (float32) and it holds ``dense``'s entries: the point whose
+    :func:`feasibility_tolerance` allows its own rounding; else ``dense``, its float64
+    form."""
+    if isinstance(start, np.ndarray) and start.dtype.kind == "f" and \
+            start.dtype.itemsize < 8 and start.size == dense.size:
+        return start.reshape(dense.shape)
+    return dense
 
 
 # The direction check's weights: 2^-600, read-only, by size (up to _SMALL entries).  A sum

@@ -13,7 +13,7 @@ from ..._numbers import check_flag
 from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...errors import ShapeError
-from ...lmo.base import LMO, declared_shape
+from ...lmo.base import LMO, as_given, declared_shape
 from ...lmo.product import ProductDomain
 from ...objectives.saddle import BilinearObjective, SaddleObjective
 from ...options import RunKeywords, RunOptions, solver
@@ -235,7 +235,7 @@ def saddle_point_frank_wolfe(
                           indices=[range(nx), range(nx, adapter.n)])
     # in the precision given: a float32 start is allowed its own rounding (the joint
     # start too, when both are given in it)
-    x_given, y_given = _as_given(x0, x_start), _as_given(y0, y_start)
+    x_given, y_given = as_given(x0, x_start), as_given(y0, y_start)
     z0 = np.concatenate([x_given.reshape(-1), y_given.reshape(-1)])
     domain_x.check_feasible(x_given, "`x0`")
     domain_y.check_feasible(y_given, "`y0`")
@@ -276,14 +276,6 @@ def saddle_point_frank_wolfe(
     res.dual_bound = float(res.extra.get("value_lower", -np.inf))
     res.best_gap = res.gap
     return res
-
-
-def _as_given(start: Any, dense: np.ndarray) -> Any:
-    """The start as the user gave it (a float array of another precision keeps it, for
-    :func:`~frankwolfe.lmo.base.feasibility_tolerance`), else its dense float64 form."""
-    if isinstance(start, np.ndarray) and start.dtype.kind == "f" and start.size == dense.size:
-        return start.reshape(dense.shape)
-    return dense
 
 
 def _start_kind(start: Any, domain: LMO, shape: tuple[int, ...]) -> Any:

@@ -11,7 +11,7 @@ from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...direction import Direction
 from ...errors import ShapeError
-from ...lmo.base import LMO
+from ...lmo.base import LMO, as_given
 from ...objectives.base import Tracker
 from ..active_variant import DECOMPOSE_HINT, decomposed_start, drift_options
 from ..loop import Variant
@@ -141,12 +141,8 @@ class _SaddleAway(_SaddleVariant):
         self.n_oracle_calls += 1
         if np.linalg.norm(v.to_dense() - part) <= 1e-12 * max(1.0, float(np.linalg.norm(part))):
             return ActiveSet.from_vertex(v, keep_x=False)
-        # a start given in float32 (say) is decomposed as given: its own rounding is
-        # allowed (feasibility_tolerance), the float64 copy's check would not allow it
-        given = start if isinstance(start, np.ndarray) and start.dtype.kind == "f" and \
-            start.dtype != np.float64 and start.size == part.size else None
-        decomposed = decomposed_start(part if given is None else given.reshape(part.shape),
-                                      domain, name)
+        # a float32 start is decomposed as given: its own rounding is allowed
+        decomposed = decomposed_start(as_given(start, part), domain, name)
         if decomposed is None:
             raise ValueError(
                 f"{name}: the away-step variant needs each start as a convex combination of "
