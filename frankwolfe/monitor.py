@@ -245,7 +245,8 @@ class Monitor:
     time_limit : float or None
         Wall-time budget in seconds.
     callback : callable, optional
-        ``callback(state: IterationState) -> bool | None``; ``False`` (also numpy's) stops.
+        ``callback(state: IterationState) -> bool | None``; returning ``False`` (also
+        numpy's) or raising ``StopIteration`` (scipy's convention) stops.
     verbose : bool or int
         Print a table; an int sets the printing period (``True``: about 20 rows).
     history_every : int
@@ -294,6 +295,8 @@ class Monitor:
         self.max_iter = int(max_iter)
         self.time_limit = None if time_limit is None else as_real(time_limit)
         self.callback = callback
+        #: whether the callback stopped the run by raising StopIteration (the message says so)
+        self.stopped_by_raise = False
         self.history_every = int(history_every)
         if verbose is True:
             self.print_every = max(1, self.max_iter // 20)
@@ -430,7 +433,11 @@ class Monitor:
                                self.converged(gap, self.last_fun if fun is None else fun)):
             return Status.CONVERGED
         if self.callback is not None and state is not None:
-            if says_stop(self.callback(state)):
+            try:
+                stop = says_stop(self.callback(state))
+            except StopIteration:  # scipy's convention (since 1.11) for a callback's stop
+                stop = self.stopped_by_raise = True
+            if stop:
                 return Status.CALLBACK_STOP
         if k >= self.max_iter:
             return Status.MAX_ITER
@@ -464,7 +471,8 @@ class Monitor:
         if status == Status.TIME_LIMIT:
             return f"time_limit={self.time_limit}s reached after {k} iterations; gap {gap:.3e}"
         if status == Status.CALLBACK_STOP:
-            return f"callback returned False at iteration {k}"
+            how = "raised StopIteration" if self.stopped_by_raise else "returned False"
+            return f"callback {how} at iteration {k}"
         if status == Status.INTERRUPTED:
             told = f"gap {gap:.3e}" if math.isfinite(gap) else "gap not certified"
             return f"interrupted (Ctrl-C) after {k} iterations; returning the iterate, {told}"

@@ -51,8 +51,9 @@ time_limit : float, optional
     Wall-time budget in seconds.
 callback : callable, optional
     ``callback(state) -> bool | None`` after each gap computation; return
-    ``False`` (Python's or numpy's) to stop.  ``state`` is an
-    :class:`~frankwolfe.IterationState`.
+    ``False`` (Python's or numpy's) or raise ``StopIteration`` (as in
+    :func:`scipy.optimize.minimize`) to stop with ``status="callback_stop"``.
+    ``state`` is an :class:`~frankwolfe.IterationState`.
 verbose : bool or int, default False
     Print a progress table (an int sets the printing period).
 history_every : int, default 1

@@ -138,6 +138,47 @@ def test_a_callback_answering_numpys_false_stops():
         assert res.status == fw.Status.MAX_ITER and res.nit == 20
 
 
+@pytest.mark.parametrize("method", ["fw", "away", "pairwise", "bpcg", "bcg", "dicg", "rafw",
+                                    "fcfw", "cfw", "bfw", "bcfw"])
+def test_a_callback_raising_stopiteration_stops_as_in_scipy(method):
+    """scipy.optimize.minimize (>= 1.11) stops when a callback raises StopIteration; here
+    the run stops there as a callback answering False does, with the iterate it saw."""
+    import scipy.optimize as so
+
+    y = 0.05 + 0.01 * np.sin(np.arange(20.0))  # the optimum: interior, far from 3 steps
+    seen = []
+
+    def raising(s):
+        seen.append(s.k)
+        if s.k == 3:
+            raise StopIteration
+
+    f = fw.QuadraticObjective(np.eye(20), -y)  # 1/2 ||x - y||^2 - 1/2 ||y||^2
+    x0 = np.zeros(20)
+    x0[0] = 1.0
+    if method == "bcfw":
+        domain = fw.ProductDomain([ProbabilitySimplex(dim=10), ProbabilitySimplex(dim=10)])
+        x0[10] = 1.0
+    else:
+        domain = ProbabilitySimplex()
+    kw = dict(x0=x0, tol=0.0, max_iter=20)
+    if method in ("rafw", "bcfw"):
+        kw["random_state"] = 0
+    res = fw.minimize(f, domain, method, callback=raising, **kw)
+    ref = fw.minimize(f, domain, method, callback=lambda s: not s.k == 3, **kw)
+    assert res.status == fw.Status.CALLBACK_STOP and res.nit == ref.nit == seen[-1] == 3
+    assert "raised StopIteration" in res.message and "returned False" in ref.message
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-15)
+    # the convention followed: scipy returns normally from such a callback
+    out = so.minimize(lambda x: 0.5 * np.sum((x - y) ** 2), x0, jac=lambda x: x - y,
+                      callback=raising_at_once)
+    assert not out.success
+
+
+def raising_at_once(intermediate_result):
+    raise StopIteration
+
+
 def test_history_table_and_verbose_output(capsys, tmp_path, monkeypatch):
     y = np.linspace(-1, 1, 10)
     res = frank_wolfe(distance_objective(y), L1Ball(0.5), step_size="agnostic", tol=0.0,

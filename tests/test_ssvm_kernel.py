@@ -203,6 +203,26 @@ def test_callable_kernel_trains_like_linear(tiny_chain):
         np.testing.assert_allclose(u, v, atol=1e-9)
 
 
+@pytest.mark.parametrize("max_passes, gap_every", [(10, 5), (10, 10), (7, 3), (1, 10), (0, 10)])
+def test_max_passes_counts_certificates_as_structured_svm(max_passes, gap_every):
+    """``max_passes`` means one budget in both estimators: passes of oracle calls, the
+    certificate passes included (counted by hand: n calls a pass)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X, y = list(rng.normal(size=(12, 3))), [int(v) for v in rng.integers(0, 3, 12)]
+    model = MulticlassModel(3, 3)
+    kw = dict(max_passes=max_passes, gap_every=gap_every, tol=0.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        k = KernelStructuredSVM(model, "linear", **kw).fit(X, y)
+        s = StructuredSVM(model, **kw).fit(X, y)
+    calls = k.result_.n_oracle_calls
+    assert calls == s.result_.n_oracle_calls
+    assert calls <= max(max_passes, 1) * len(X)
+    assert calls >= (max_passes - 1) * len(X)
+
+
 def test_enumerate_labellings():
     labs = enumerate_labellings(ChainModel(3, 2), np.zeros((2, 2)))
     assert len(labs) == 9 and len({tuple(y) for y in labs}) == 9

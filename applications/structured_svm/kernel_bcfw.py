@@ -64,6 +64,7 @@ from .models.base import StructuredModel
 from .models.chain import ChainModel
 from .models.multiclass import MulticlassModel
 from .solver_runs import _averaging_kind
+from .solvers._budget import bcfw_step_passes
 
 __all__ = ["JointKernel", "LinearJointKernel", "LabelMatchKernel", "CallableJointKernel",
            "KernelStructuredSVM", "enumerate_labellings"]
@@ -293,8 +294,12 @@ class KernelStructuredSVM(BaseEstimator):
     lam : float, optional
         Regularization, default ``1/n``.
     max_passes : int, default 200
-        Budget of passes; ``fit`` warns with scikit-learn's ``ConvergenceWarning``
-        when it ends the run before ``tol``.
+        Budget of passes of oracle calls, as in :class:`~.StructuredSVM`: block steps
+        and certificate passes together (one every ``gap_every`` passes and a closing
+        one: ``max_passes=10, gap_every=10`` is 9 passes of steps and a certificate).
+        ``max_passes=0`` trains nothing and still certifies the start.  ``fit`` warns
+        with scikit-learn's ``ConvergenceWarning`` when the budget ends the run before
+        ``tol``.
     tol : float, default 1e-3
         Stop at this certified duality gap.
     block_step : {"fw", "pairwise"}, default "fw"
@@ -460,7 +465,8 @@ class KernelStructuredSVM(BaseEstimator):
         averaging = _averaging_kind(self.averaging, "weighted" if default_avg else None)
         res = fw.block_coordinate_frank_wolfe(
             objective, domain, x0, block_order=self.block_order, block_step=self.block_step,
-            max_iter=int(self.max_passes), tol=self.tol, gap_every=int(self.gap_every),
+            max_iter=bcfw_step_passes(int(self.max_passes), int(self.gap_every)),
+            tol=self.tol, gap_every=int(self.gap_every),
             averaging=averaging, certify="average" if averaging else "last",
             random_state=self.random_state)
         alpha = np.asarray(res.x, dtype=float)
