@@ -42,6 +42,7 @@ from .errors import (
     InfeasibleError,
     NonConvexError,
     OracleError,
+    RestrictedGameError,
     ShapeError,
     UnboundedError,
 )
@@ -140,7 +141,7 @@ __all__ = [
     "ExactStep", "Adaptive", "Armijo", "Secant", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
-    "ExecutorError", "UnboundedError",
+    "ExecutorError", "UnboundedError", "RestrictedGameError",
     # executors of mini-batch BCFW
     "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",

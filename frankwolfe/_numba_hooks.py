@@ -225,9 +225,9 @@ def _fast_flag_compare() -> None:
     Typing a call through an ``@overload`` looks its implementation up in a dict keyed on
     the compiler flags in force (``TargetConfig``, 45 options).  numba hashes flags by
     their sorted option names (the same hash for all flags of a class) and compares two
-    by building both dicts of all 45 values, so every lookup ran that comparison:
-    18,000 hashes and 17,000 comparisons in a cold sparse lasso, about 5% of its CPU
-    seconds (benchmarks/README.md, "session 22").  Here the hash is numba's value,
+    by building both dicts of all 45 values, so every lookup ran that comparison, tens of
+    thousands of times in a cold sparse lasso, a visible share of its CPU seconds
+    (benchmarks/README.md, "Measurements behind code choices").  Here the hash is numba's value,
     computed once per class; a comparison looks at the options set on either side (an
     option set on neither is the class's one default object on both sides; a value
     copied from another class's flags under a name this class lacks is not one of its

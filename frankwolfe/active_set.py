@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._numbers import check_flag
 from .atoms import Atom, as_atom
 from .errors import ShapeError
 
@@ -370,7 +371,7 @@ class ActiveSet(AtomStore):
     ) -> None:
         atoms = list(atoms)
         super().__init__()
-        self.keep_x = bool(keep_x)
+        self.keep_x = check_flag(keep_x, "keep_x")
         self._x: np.ndarray | None = None
 
         if not atoms:
@@ -586,13 +587,18 @@ class ActiveSet(AtomStore):
             atom.add_to(self._x, weight)
 
     def remove(self, item: Atom | Hashable) -> float:
-        """Remove an atom without renormalizing; returns its weight."""
+        """Remove an atom without renormalizing the others; returns its weight.  An atom
+        left alone carries all the mass (weight 1), and ``x`` is then that atom."""
         i = self.slot(item)
         w = float(self._w[i])
         atom = self._atoms[i]
         self._remove_slot(i)
         if self._x is not None:
-            atom.add_to(self._x, -w)
+            if self._k == 1:  # the lone atom's weight became 1: x follows it
+                self._x = np.array(self._atoms[0].to_dense(), dtype=float, order="C",
+                                   copy=True)
+            else:
+                atom.add_to(self._x, -w)
         return w
 
     # -- maintenance -------------------------------------------------------

@@ -125,7 +125,10 @@ class Atom:
             if debug_enabled() and idx.size and (
                 idx.min() < 0 or idx.max() >= math.prod(self.shape)
             ):
-                raise ShapeError(f"Atom: sparse index out of range for shape {self.shape}")
+                size = math.prod(self.shape)
+                bad = int(idx[(idx < 0) | (idx >= size)][0])
+                raise ShapeError(f"Atom: sparse index {bad} out of range for shape "
+                                 f"{self.shape} (valid: 0 to {size - 1})")
             # Coalesce duplicates so norms and keys are well defined; strictly
             # increasing indices (the common case) skip the O(nnz log nnz) sort.
             if idx.size > 1 and not np.all(idx[1:] > idx[:-1]):
@@ -194,7 +197,8 @@ class Atom:
             if self._dense is not None:
                 flat = np.ascontiguousarray(self._dense).reshape(-1)
                 # a vector without zeros (a user's dense answer, typically) is hashed as
-                # it is: its positions are all of them (gathering them cost 5x the hash)
+                # it is: its positions are all of them (gathering them costs more than the
+                # hash: benchmarks/README.md, "Measurements behind code choices")
                 full = np.count_nonzero(flat) == size
                 idx = None if full else np.flatnonzero(flat)
                 val = flat if full else flat[idx]

@@ -42,3 +42,9 @@ class NonConvexError(FrankWolfeError, ValueError):
 class ExecutorError(FrankWolfeError, RuntimeError):
     """An executor lost its workers (e.g. the Dask cluster or client went away); the
     solver attaches the result so far (its last good iterate) as ``err.result``."""
+
+
+class RestrictedGameError(FrankWolfeError, RuntimeError):
+    """The solver of a restricted game (HiGHS' linear program, cvxpy's quadratic program)
+    failed, so fully corrective saddle-point Frank-Wolfe cannot take its step; the message
+    names the game's size and the solver."""

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ._numbers import as_real, check_flag, is_whole
+from ._numbers import as_real
+from ._run_checks import check_run_options
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
@@ -268,26 +269,9 @@ class Monitor:
         history_every: int = 1,
         progress: bool = False,
     ) -> None:
-        # a string or None failed the comparisons with its own message (int('a'): "invalid
-        # literal"), which named no argument
-        # (as_real: an int beyond the float range, tol=10**400, is inf, not an OverflowError)
-        if not as_real(tol) >= 0:
-            raise ValueError(f"tol must be a non-negative number, got {tol!r}")
-        if not 0 <= as_real(rtol) < 1:
-            raise ValueError(f"rtol must be a number in [0, 1), got {rtol!r}")
-        if not is_whole(max_iter):
-            raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-        if time_limit is not None and not as_real(time_limit) > 0:
-            raise ValueError(f"time_limit must be positive seconds or None, got {time_limit!r}")
-        check_flag(progress, "progress")
-        if not (isinstance(verbose, (bool, np.bool_)) or (
-                isinstance(verbose, (int, np.integer)) and verbose >= 0)):
-            raise ValueError(f"verbose must be a bool or a non-negative integer (the "
-                             f"printing period), got {verbose!r}")
-        if not is_whole(history_every, 1):  # 2.5 was truncated to 2
-            raise ValueError(f"history_every must be a positive integer, got {history_every!r}")
-        if callback is not None and not callable(callback):
-            raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+        check_run_options(tol=tol, rtol=rtol, max_iter=max_iter, time_limit=time_limit,
+                          callback=callback, verbose=verbose, history_every=history_every,
+                          progress=progress)
         self.method = method
         self.tol = as_real(tol)
         self.rtol = as_real(rtol)

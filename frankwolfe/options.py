@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, ParamSpec, TypedDict, TypeVar
 
+from ._run_checks import check_run_options
 from .monitor import IterationState, Monitor
 
 __all__ = ["RunOptions", "RunKeywords", "solver", "RUN_PARAMETERS_DOC"]
@@ -72,6 +73,11 @@ class RunOptions:
     verbose: bool | int = False
     history_every: int = 1
     progress: bool = False
+
+    def __post_init__(self) -> None:
+        # at construction, with the monitor's messages: RunOptions(tol="a") was accepted
+        # and refused only when a run built its monitor
+        check_run_options(**self.as_kwargs())
 
     def as_kwargs(self) -> dict[str, Any]:
         """The options as keyword arguments (of a loop or a :class:`Monitor`)."""

@@ -6,9 +6,14 @@ import os
 from collections.abc import Callable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .active_set import ActiveSet
 
 __all__ = ["Result", "History", "Status"]
 
@@ -136,7 +141,7 @@ class History:
         """Columns as numpy arrays."""
         return {c: np.asarray(v) for c, v in self._columns().items()}
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> pd.DataFrame:
         """The table as a ``pandas.DataFrame`` (needs pandas: ``frankwolfe[pandas]``)."""
         try:
             import pandas as pd
@@ -230,8 +235,10 @@ class Result(Mapping[str, Any]):
         ``"rafw"``, ``"fcfw"``, ``"compiled_pairwise"``, ``"bcfw"``, ``"cfw"``,
         ``"bfw"``, ``"sfw"``, ``"alm"``, ``"saddle"``); the configuration
         (``blended``, the saddle ``variant``, ...) is in ``extra``.
-    active_set : object, optional
-        Final active set for active-set methods.
+    active_set : ActiveSet, tuple of two ActiveSet, or None
+        The final active set of an active-set method (away, pairwise, BPCG, BCG,
+        fully corrective, RAFW, compiled pairwise); the players' pair for the saddle
+        away-step and corrective modes; None for the others.
     extra : dict
         Method-specific information.
     """
@@ -250,7 +257,7 @@ class Result(Mapping[str, Any]):
     time: float
     history: History
     method: str
-    active_set: Any = None
+    active_set: ActiveSet | tuple[ActiveSet, ActiveSet] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

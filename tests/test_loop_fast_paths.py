@@ -145,7 +145,7 @@ def test_the_kept_atoms_are_bounded(monkeypatch):
         g = np.zeros(10)
         g[i] = -1.0
         assert lmo(g).indices[0] == i
-    assert len(lmo.__dict__["_vertex_cache"][2]) <= 3
+    assert len(lmo._vertices.atoms) <= 3
 
 
 def test_history_rows_by_position_and_by_name_keep_their_order():

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import as_real, is_real
 from ..lmo.base import LMO, declared_shape
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective
+from ..objectives.line import line_minimizer
 from ..options import RunKeywords, solver
 from ..registry import lookup, register
 from ..result import Result
@@ -59,12 +62,13 @@ class _Penalized(Objective):
         return self.f is None
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
-        # f = 0: F is the quadratic spread, exact along any direction
+        # f = 0: F is the quadratic spread, exact along any direction; its curvature sums
+        # non-negative terms, so it is its own rounding scale
         D = self._blocks(direction)
         spread = D - D.mean(axis=0)
         curv = self.penalty * float(np.sum(spread * spread)) / self.k
-        slope = float(np.vdot(gradient, direction))
-        return -slope / curv if curv > 0 else np.inf
+        return line_minimizer(float(np.vdot(gradient, direction)), curv, curv, self.convex,
+                              "alternating_linear_minimization")
 
 
 @register("alm", "alternating_linear_minimization")
@@ -113,8 +117,9 @@ def alternating_linear_minimization(
         oracle call per set), not single steps (see
         :func:`~frankwolfe.block_coordinate_frank_wolfe`).
     method_options : dict, optional
-        More keywords of that method (``block_order``, ``step_size``, ...); for
-        ``"bcfw"`` the default ``block_step`` is ``"pairwise"``.
+        More keywords of that method (``block_order``, ``step_size``, ...; the run
+        keywords are this call's own, refused here); for ``"bcfw"`` the default
+        ``block_step`` is ``"pairwise"``.
     random_state : int, numpy.random.Generator or None, optional
         The randomness of a method that draws (``"bcfw"``'s block order,
         ``"rafw"``); refused for one that draws nothing.
@@ -139,15 +144,25 @@ def alternating_linear_minimization(
     >>> bool(res.extra["spread"] < 1e-4)
     True
     """
+    # a single set is iterable to nothing that tuple() could name (an LMO, a number)
+    if isinstance(domains, (LMO, str, bytes)) or not isinstance(domains, Iterable):
+        raise TypeError(f"alternating_linear_minimization: `domains` must be a sequence of two "
+                        f"or more LMOs, got {domains!r}")
     doms = tuple(domains)
     if len(doms) < 2 or not all(isinstance(c, LMO) for c in doms):
         raise TypeError(f"alternating_linear_minimization: `domains` must be two or more LMOs, "
                         f"got {domains!r}")
+    if method_options is not None and not isinstance(method_options, Mapping):
+        raise TypeError(f"alternating_linear_minimization: `method_options` must be a dict of "
+                        f"keywords or None, got {method_options!r}")
     if objective is not None and not isinstance(objective, Objective):
         raise TypeError(f"objective must be an Objective or None, got {type(objective).__name__}")
-    if not (isinstance(penalty, (int, float, np.floating)) and np.isfinite(penalty)
-            and penalty > 0):
-        raise ValueError(f"`penalty` must be positive and finite, got {penalty!r}")
+    if not is_real(penalty):
+        raise TypeError(f"alternating_linear_minimization: `penalty` must be a real number, "
+                        f"got {penalty!r}")
+    if not (math.isfinite(as_real(penalty)) and penalty > 0):
+        raise ValueError(f"alternating_linear_minimization: `penalty` must be positive and "
+                         f"finite, got {penalty!r}")
     shapes = {s for s in map(declared_shape, doms) if s is not None}
     own = declared_shape(objective) if objective is not None else None
     if own is not None:
@@ -167,8 +182,12 @@ def alternating_linear_minimization(
     product = ProductDomain(doms, [np.arange(i * d, (i + 1) * d).reshape(common)
                                    for i in range(k)])
     start = None if x0 is None else np.tile(np.asarray(x0, dtype=float).reshape(-1), k)
-    F = _Penalized(objective, k, d, float(penalty))
-    options = dict(method_options or {})
+    F = _Penalized(objective, k, d, as_real(penalty))
+    options = dict(method_options) if method_options is not None else {}
+    shared = sorted(set(options) & set(run))
+    if shared:
+        raise ValueError(f"alternating_linear_minimization: give the run keywords {shared} "
+                         "as keywords of this call, not in method_options")
     inner = lookup(method)
     if random_state is not None:
         if "random_state" in options:

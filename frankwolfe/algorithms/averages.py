@@ -15,10 +15,60 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RunningAverage", "ScaledAverage", "WeightedMean", "AVERAGING"]
+__all__ = ["RunningAverage", "ScaledAverage", "WeightedMean", "AVERAGING", "WEIGHTED",
+           "UNIFORM", "TAIL"]
 
+#: iterate ``x_j`` (``x_0`` first) weighted by ``j``
+WEIGHTED = "weighted"
+#: the plain mean of every iterate
+UNIFORM = "uniform"
+#: the 0.5-suffix average by the doubling trick
+TAIL = "tail"
 #: the averaging kinds (``averaging=`` of BCFW, the structured SVM's estimators and SSG)
-AVERAGING = ("weighted", "uniform", "tail")
+AVERAGING = (WEIGHTED, UNIFORM, TAIL)
+
+
+class _Schedule:
+    """The weights of one averaging kind: which share ``rho`` of the average each new
+    iterate takes (``avg <- avg + rho (x - avg)``) and, for :data:`TAIL`, where an epoch
+    starts.  Shared by :class:`RunningAverage` and :class:`ScaledAverage`, which keep
+    the averaged arrays their own ways.
+
+    Parameters
+    ----------
+    kind : {"uniform", "weighted", "tail"}
+        Refused (``ValueError``) unless one of :data:`AVERAGING`.
+    """
+
+    def __init__(self, kind: str) -> None:
+        if kind not in AVERAGING:
+            raise ValueError(f"averaging must be one of {list(AVERAGING)} or None, got {kind!r}")
+        self.kind = kind
+        self.n_cur = 1  # iterates in the current epoch (tail) / in the mean
+        self.n_prev = 0  # iterates in the finished epoch (tail; 0: none yet)
+        self.t = 1      # iterates seen (1-based index of the last one)
+        self.next_epoch = 2
+
+    def advance(self) -> tuple[float, bool]:
+        """Count the next iterate: ``(rho, new_epoch)``, its share of the current average
+        and whether a :data:`TAIL` epoch starts at it (the current average then becomes
+        the previous epoch's and restarts empty: ``rho`` is 1)."""
+        self.t += 1
+        if self.kind == WEIGHTED:
+            return 2.0 / self.t, False  # iterate x_j (x_0 first) gets weight j: rho = 2/(j+1)
+        new_epoch = self.kind == TAIL and self.t == self.next_epoch
+        if new_epoch:
+            self.n_prev, self.n_cur = self.n_cur, 0
+            self.next_epoch *= 2
+        self.n_cur += 1
+        return 1.0 / self.n_cur, new_epoch
+
+    def previous_share(self) -> float:
+        """The finished epoch's share of the reported average (0 but for :data:`TAIL`
+        after its first epoch)."""
+        if self.kind != TAIL or self.n_prev == 0:
+            return 0.0
+        return self.n_prev / (self.n_prev + self.n_cur)
 
 
 class RunningAverage:
@@ -32,38 +82,26 @@ class RunningAverage:
     """
 
     def __init__(self, kind: str, arrays: tuple[np.ndarray, ...]) -> None:
-        if kind not in AVERAGING:
-            raise ValueError(f"averaging must be one of {list(AVERAGING)} or None, got {kind!r}")
+        self.schedule = _Schedule(kind)
         self.kind = kind
         self.cur = tuple(np.array(a, dtype=float) for a in arrays)
         self.prev = tuple(np.zeros_like(a) for a in self.cur)
-        self.n_cur = 1  # iterates in the current epoch (tail) / in the mean
-        self.n_prev = 0
-        self.t = 1      # iterates seen (1-based index of the last one)
-        self.next_epoch = 2
 
     def update(self, arrays: tuple[np.ndarray, ...]) -> None:
         """Add the next iterate."""
-        self.t += 1
-        if self.kind == "weighted":
-            rho = 2.0 / self.t  # iterate x_j (x_0 first) gets weight j: rho = 2/(j+1)
-        else:
-            if self.kind == "tail" and self.t == self.next_epoch:
-                self.prev, self.cur = self.cur, self.prev
-                self.n_prev, self.n_cur = self.n_cur, 0
-                self.next_epoch *= 2
-                for c in self.cur:
-                    c[...] = 0.0
-            self.n_cur += 1
-            rho = 1.0 / self.n_cur
+        rho, new_epoch = self.schedule.advance()
+        if new_epoch:
+            self.prev, self.cur = self.cur, self.prev
+            for c in self.cur:
+                c[...] = 0.0
         for c, a in zip(self.cur, arrays):
             c += rho * (a - c)
 
     def value(self) -> tuple[np.ndarray, ...]:
         """The current average (new arrays for "tail", views otherwise)."""
-        if self.kind != "tail" or self.n_prev == 0:
+        a = self.schedule.previous_share()
+        if a == 0.0:
             return self.cur
-        a = self.n_prev / (self.n_prev + self.n_cur)
         return tuple(a * p + (1.0 - a) * c for p, c in zip(self.prev, self.cur))
 
 
@@ -95,14 +133,12 @@ class ScaledAverage:
     _TINY = 1e-100  # renormalize u before a_u underflows
 
     def __init__(self, kind: str, v: np.ndarray, s: float) -> None:
-        if kind not in AVERAGING:
-            raise ValueError(f"averaging must be one of {list(AVERAGING)} or None, got {kind!r}")
+        self.schedule = _Schedule(kind)
         self.kind = kind
         self.v = v
         self.u = np.zeros_like(v)
         self.a_u, self.a_v = 1.0, float(s)  # abar = a_u u + a_v v = the first iterate
-        self.prev = np.zeros_like(v)  # tail: the finished epoch's mean (n_prev = 0: none yet)
-        self.n_cur, self.n_prev, self.t, self.next_epoch = 1, 0, 1, 2
+        self.prev = np.zeros_like(v)  # tail: the finished epoch's mean (none yet)
 
     def v_changed(self, idx: np.ndarray, delta: np.ndarray) -> None:
         """``v[idx]`` has just been increased by ``delta``: keep the average as it was."""
@@ -121,16 +157,9 @@ class ScaledAverage:
 
     def update(self, s: float) -> None:
         """Add the next iterate ``s * v``."""
-        self.t += 1
-        if self.kind == "weighted":
-            rho = 2.0 / self.t
-        else:
-            if self.kind == "tail" and self.t == self.next_epoch:
-                self.prev = self._current()
-                self.n_prev, self.n_cur = self.n_cur, 0
-                self.next_epoch *= 2
-            self.n_cur += 1
-            rho = 1.0 / self.n_cur
+        rho, new_epoch = self.schedule.advance()
+        if new_epoch:
+            self.prev = self._current()
         if rho >= 1.0:  # the average restarts at this iterate
             self.u[...] = 0.0
             self.a_u, self.a_v = 1.0, s
@@ -147,9 +176,9 @@ class ScaledAverage:
     def value(self) -> np.ndarray:
         """The current average as a new dense array (O(d))."""
         cur = self._current()
-        if self.kind != "tail" or self.n_prev == 0:
+        a = self.schedule.previous_share()
+        if a == 0.0:
             return cur
-        a = self.n_prev / (self.n_prev + self.n_cur)
         return a * self.prev + (1.0 - a) * cur
 
 

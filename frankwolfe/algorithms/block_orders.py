@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import as_real, is_real
 from ..compiled.sum_tree import gap_pick, gap_weight, tree_set
 
 __all__ = ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
-           "make_block_order", "is_stepwise", "checked_pick"]
+           "make_block_order", "check_gap_degree", "is_stepwise", "checked_pick"]
 
 
 # -- the strategies -----------------------------------------------------------------
@@ -60,18 +61,43 @@ class BlockOrder(ABC):
     orders that react to every step, return ``None`` there and implement
     :meth:`next`.  :meth:`start` runs once per run; :meth:`update` and
     :meth:`refresh` tell the order about new block-gap estimates (compiled
-    passes write the estimates array but do not call :meth:`update`).
+    passes write the estimates array but do not call :meth:`update`);
+    :meth:`hold` keeps a block drawn into a mini-batch round out of the rest of
+    the round.
 
     Attributes
     ----------
     name : str
         Short name (used in ``Result.extra["block_order"]``).
+    stepwise : bool
+        Picks block by block (:meth:`pass_order` returns ``None``, :meth:`next`
+        answers); an order that implements :meth:`next` is read as one
+        (:func:`is_stepwise`).
+    draws_by_sum_tree : bool
+        Whether :meth:`next`, :meth:`update` and :meth:`hold` are exactly the
+        operations of the gap-sampling sum tree that :meth:`compiled_tree`
+        returns (``gap_pick`` and ``tree_set`` of
+        :mod:`frankwolfe.compiled.sum_tree` on it, as :class:`GapSampling`'s
+        are): the engine then draws a mini-batch round's blocks in one compiled
+        call instead of asking the order block by block.  ``False`` here,
+        ``True`` on :class:`GapSampling`; a subclass that overrides one of the
+        three methods has it ``False`` unless it declares it again.
     """
 
     name: str = "custom"
     #: picks block by block (:meth:`pass_order` returns ``None``, :meth:`next` answers);
     #: an order that implements :meth:`next` is read as one (:func:`is_stepwise`)
     stepwise: bool = False
+    #: next / update / hold are the sum tree's of :meth:`compiled_tree` (see above)
+    draws_by_sum_tree: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # an override of a draw's operations makes the compiled draws another order's,
+        # unless the subclass says again that they are its own
+        if "draws_by_sum_tree" not in cls.__dict__ and any(
+                m in cls.__dict__ for m in ("next", "update", "hold")):
+            cls.draws_by_sum_tree = False
 
     def start(self, estimates: np.ndarray) -> None:
         """Start a run; ``estimates`` (length ``n``, ``+inf`` for unvisited blocks) is
@@ -95,6 +121,13 @@ class BlockOrder(ABC):
     def refresh(self) -> None:  # noqa: B027 - an optional hook
         """Every estimate was replaced (after a certificate pass)."""
 
+    def hold(self, i: int) -> None:
+        """Hold block ``i`` out of the draws for the rest of a mini-batch round (until its
+        next :meth:`update`); the engine has just set its estimate to 0.  The default
+        tells :meth:`update` so; an order for which a zero gap still weighs (gap
+        sampling at degree 0) overrides it."""
+        self.update(i, 0.0)
+
     def compiled_tree(self) -> tuple[np.ndarray, int, float, np.ndarray] | None:
         """``(tree, size, degree, cursor)`` of a gap-sampling sum tree that compiled
         passes may update in place (see :class:`GapSampling`), or ``None``.  A stepwise
@@ -110,7 +143,7 @@ class UniformSampling(BlockOrder):
 
     name = "uniform"
 
-    def pass_order(self, rng):
+    def pass_order(self, rng: np.random.Generator) -> np.ndarray | None:
         return rng.integers(self.n, size=self.n)
 
 
@@ -119,7 +152,7 @@ class Permutation(BlockOrder):
 
     name = "perm"
 
-    def pass_order(self, rng):
+    def pass_order(self, rng: np.random.Generator) -> np.ndarray | None:
         return rng.permutation(self.n)
 
 
@@ -133,38 +166,44 @@ class GapSampling(BlockOrder):
     Parameters
     ----------
     degree : float, default 1
-        Exponent of the gaps.
+        Exponent of the gaps, a finite number >= 0.
+
+    Raises
+    ------
+    TypeError
+        If ``degree`` is not a real number.
+    ValueError
+        If it is negative or not finite.
     """
 
     name = "gap"
     stepwise = True
+    draws_by_sum_tree = True
 
     def __init__(self, degree: float = 1.0) -> None:
-        if not (np.isfinite(degree) and degree >= 0):
-            raise ValueError(f"gap_degree must be a finite number >= 0, got {degree!r}")
-        self.degree = float(degree)
+        self.degree = check_gap_degree(degree, "degree", "GapSampling")
 
-    def start(self, estimates):
+    def start(self, estimates: np.ndarray) -> None:
         super().start(estimates)
         self.size = 1 << max(0, int(self.n - 1).bit_length())
         self.tree = np.zeros(2 * self.size)
         self.nextu = np.zeros(1, dtype=np.int64)  # first block that may be unvisited
         self.refresh()
 
-    def pass_order(self, rng):
+    def pass_order(self, rng: np.random.Generator) -> np.ndarray | None:
         return None
 
-    def next(self, u):
+    def next(self, u: float) -> int:
         return int(gap_pick(self.tree, self.size, self.est, self.nextu, u, self.n))
 
     def draw(self, rng: np.random.Generator) -> int:
         """The next block, drawing its uniform number from ``rng``."""
         return self.next(rng.random())
 
-    def compiled_tree(self):
+    def compiled_tree(self) -> tuple[np.ndarray, int, float, np.ndarray] | None:
         return self.tree, self.size, self.degree, self.nextu
 
-    def update(self, i, gap):
+    def update(self, i: int, gap: float) -> None:
         self.est[i] = gap
         tree_set(self.tree, self.size, i, gap_weight(gap, self.degree))
 
@@ -176,7 +215,7 @@ class GapSampling(BlockOrder):
         self.est[i] = -0.0
         tree_set(self.tree, self.size, i, 0.0)
 
-    def refresh(self):
+    def refresh(self) -> None:
         est = self.est
         finite = np.isfinite(est)
         g = np.maximum(np.where(finite, est, 0.0), 0.0)
@@ -199,10 +238,10 @@ class MaxGap(BlockOrder):
     name = "max_gap"
     stepwise = True
 
-    def pass_order(self, rng):
+    def pass_order(self, rng: np.random.Generator) -> np.ndarray | None:
         return None
 
-    def next(self, u):
+    def next(self, u: float) -> int:
         return int(np.argmax(self.est))  # +inf (unvisited) first, lowest index first
 
 
@@ -210,9 +249,24 @@ _ORDERS: dict[str, type[BlockOrder]] = {"uniform": UniformSampling, "perm": Perm
                                          "gap": GapSampling, "max_gap": MaxGap}
 
 
+def check_gap_degree(value: Any, name: str, where: str = "") -> float:
+    """``value`` as the float exponent of gap sampling, or a ``TypeError`` naming ``where``
+    and ``name`` unless it is a real number (numpy's too, not a bool), a ``ValueError``
+    unless it is finite and >= 0."""
+    prefix = f"{where}: " if where else ""
+    if not is_real(value):
+        raise TypeError(f"{prefix}`{name}` must be a real number, got {value!r}")
+    degree = as_real(value)
+    if not (np.isfinite(degree) and degree >= 0):
+        raise ValueError(f"{prefix}`{name}` must be a finite number >= 0, got {value!r}")
+    return degree
+
+
 def make_block_order(spec: Any, gap_degree: float = 1.0) -> BlockOrder:
     """A :class:`BlockOrder` from a name (``"uniform"``, ``"perm"``, ``"gap"``,
-    ``"max_gap"``) or an instance (returned as is)."""
+    ``"max_gap"``) or an instance (returned as is); ``gap_degree`` is checked
+    (:func:`check_gap_degree`) whatever the order."""
+    gap_degree = check_gap_degree(gap_degree, "gap_degree")
     if isinstance(spec, BlockOrder):
         return spec
     key = spec.lower() if isinstance(spec, str) else spec

@@ -34,11 +34,37 @@ class BlockStep(ABC):
     ``"away"`` or ``"pairwise"`` (how the active-set weights change), ``row``
     the away atom's row (``-1`` for FW steps), ``d`` the block direction
     (``d_fw`` itself may be returned; the engine scales it in place).
+
+    Attributes
+    ----------
+    name : str
+        Short name (used in ``Result.extra["block_step"]``).
+    uses_active_set : bool
+        Keeps a per-block active set of atoms (and takes drop steps).
+    matches_compiled_pairwise : bool
+        Whether :meth:`direction` is the pairwise step of the domains' compiled
+        kernels (``"pairwise"`` in
+        :attr:`~frankwolfe.compiled.BlockDomainHooks.compiled_features`), as
+        :class:`PairwiseStep`'s is: the compiled pass may then take the steps
+        in the kernels, and the Python pass sums a sparse block's products in
+        the kernels' order (the two engines then take the same steps to the
+        last bit).  ``False`` here, ``True`` on :class:`PairwiseStep`; a
+        subclass that overrides :meth:`direction` has it ``False`` unless it
+        declares it again.
     """
 
     name: str = "custom"
     #: keeps a per-block active set of atoms (and takes drop steps)
     uses_active_set: bool = False
+    #: direction is the compiled kernels' pairwise step (see above)
+    matches_compiled_pairwise: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # a direction of its own is not the compiled kernels' step, unless the subclass
+        # says again that it is
+        if "direction" in cls.__dict__ and "matches_compiled_pairwise" not in cls.__dict__:
+            cls.matches_compiled_pairwise = False
 
     @abstractmethod
     def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
@@ -67,7 +93,9 @@ class FWStep(BlockStep):
 
     name = "fw"
 
-    def direction(self, z, g, d_fw, gap, atoms, weights):
+    def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
+                  atoms: np.ndarray | None, weights: np.ndarray | None
+                  ) -> tuple[str, int, np.ndarray, float]:
         return "fw", -1, d_fw, 1.0
 
 
@@ -78,7 +106,10 @@ class AwayStep(BlockStep):
     name = "away"
     uses_active_set = True
 
-    def direction(self, z, g, d_fw, gap, atoms, weights):
+    def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
+                  atoms: np.ndarray | None, weights: np.ndarray | None
+                  ) -> tuple[str, int, np.ndarray, float]:
+        assert atoms is not None and weights is not None  # uses_active_set: the engine keeps them
         row, away_gap = _away_atom(z, g, atoms, weights)
         w = float(weights[row]) if row >= 0 else 1.0
         if away_gap > gap and w < 1.0:
@@ -92,8 +123,12 @@ class PairwiseStep(BlockStep):
 
     name = "pairwise"
     uses_active_set = True
+    matches_compiled_pairwise = True
 
-    def direction(self, z, g, d_fw, gap, atoms, weights):
+    def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
+                  atoms: np.ndarray | None, weights: np.ndarray | None
+                  ) -> tuple[str, int, np.ndarray, float]:
+        assert atoms is not None and weights is not None  # uses_active_set: the engine keeps them
         row, _ = _away_atom(z, g, atoms, weights)
         if row < 0:
             return "fw", -1, d_fw, 1.0

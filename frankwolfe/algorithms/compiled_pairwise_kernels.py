@@ -61,7 +61,8 @@ class _State(NamedTuple):
     gcount: np.ndarray  # (1,)
     gmat: np.ndarray  # (kmax, kmax) <A e_i, A e_j> of tracked coordinates
     # workspace of the kernels, so that they allocate nothing: each numpy allocation
-    # and array expression compiles helpers of its own on a cold start (issue #22)
+    # and array expression compiles helpers of its own on a cold start
+    # (benchmarks/README.md, "First call")
     fv: np.ndarray  # (_FV, kmax) vectors of a face (rows named _SG, _SC, ...)
     iv: np.ndarray  # (_IV, kmax) integer vectors of a face
     fq: np.ndarray  # (2, kmax, kmax) the face's Gram matrix and its Cholesky factor
@@ -501,7 +502,8 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
     A corrective round minimizes exactly over the face of the active vertices (see
     ``_face_minimizer``) and moves ``x``, ``A x`` and ``g`` there.  (It is written
     here, not as a kernel of its own: numba optimizes a kernel's callees again in each
-    caller, so a level less in the call tree compiles about a second faster.)
+    caller, so a level less in the call tree compiles faster: benchmarks/README.md,
+    "Measurements behind code choices".)
 
     Returns ``(iterations done, status, last step size, steps since the last refresh,
     corrective rounds, f, Frank-Wolfe gap)``, the last two at the point reached;

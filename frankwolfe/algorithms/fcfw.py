@@ -215,7 +215,7 @@ class _BlockCorrective(Variant):
             raise TypeError(_NO_CORRECTIVE.format(name=type(obj).__name__,
                                                   qp="QuadraticObjective (over blocks)"))
         self.qp = (BlockQuadraticQP(quad, tracker.x.size)
-                   if quadratic and self.corrective != "cvxpy" else None)
+                   if quad is not None and self.corrective != "cvxpy" else None)
         self.atoms: list[Atom] = []       # embedded block atoms (flat coordinates)
         self.block_atoms: list[Atom] = []  # the same in block coordinates
         self.blocks: list[int] = []

@@ -16,9 +16,16 @@ them, the inner maximum is dualized (``-mu/2 |w|^2 = min_s -s^T w +
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["solve_matrix_game", "solve_quadratic_game", "gram_factor", "polish_quadratic_game"]
+from ..errors import RestrictedGameError
+from ..objectives.saddle import payoffs_in_range
+
+__all__ = ["solve_matrix_game", "solve_quadratic_game", "gram_factor",
+           "polish_quadratic_game"]
+
 
 #: HiGHS feasibility tolerances: the restricted game's accuracy is the saddle gap's floor
 _LP_TOL = 1e-10
@@ -31,7 +38,7 @@ def _clean(w: np.ndarray) -> np.ndarray:
     w = np.clip(np.asarray(w, dtype=float), 0.0, None)
     s = float(w.sum())
     if not s > 0:  # pragma: no cover - the solvers return a distribution
-        raise RuntimeError("restricted game: the solver returned all-zero weights")
+        raise RestrictedGameError("restricted game: the solver returned all-zero weights")
     return w / s
 
 
@@ -54,11 +61,22 @@ def solve_matrix_game(H: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     v : ndarray, shape (q,)
         Optimal column (maximizing) strategy.
     value : float
-        The game value.
+        The game value (of ``H`` scaled by a power of two where its entries are far from
+        1, :func:`~frankwolfe.objectives.saddle.payoffs_in_range`, and scaled back).
+
+    Raises
+    ------
+    RestrictedGameError
+        When ``H`` is not finite or the linear program fails.
     """
     from scipy.optimize import linprog  # slow to import; only corrective runs need it
 
     p, q = H.shape
+    if not np.all(np.isfinite(H)):
+        raise RestrictedGameError(
+            f"restricted matrix game: the payoffs of the {p} x {q} active vertices are not "
+            "all finite (the entries of M plus the linear terms overflow the float range)")
+    H, exponent = payoffs_in_range(H)
     c = np.zeros(p + 1)
     c[-1] = 1.0
     A_ub = np.empty((q, p + 1))
@@ -73,10 +91,11 @@ def solve_matrix_game(H: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
                                            "dual_feasibility_tolerance": _LP_TOL})
     x, fun = res.x, res.fun
     if res.status != 0 or x is None or fun is None:  # pragma: no cover - feasible, bounded
-        raise RuntimeError(f"restricted matrix game: linprog failed: {res.message}")
+        raise RestrictedGameError(f"restricted matrix game of the {p} x {q} active vertices: "
+                                  f"scipy's linprog (HiGHS) failed: {res.message}")
     u = _clean(x[:p])
     v = _clean(-np.asarray(res.ineqlin.marginals))
-    return u, v, float(fun)
+    return u, v, math.ldexp(float(fun), exponent)
 
 
 def gram_factor(K: np.ndarray) -> np.ndarray:
@@ -118,6 +137,11 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
         The saddle point's weights.
     value : float
         The restricted saddle value.
+
+    Raises
+    ------
+    RestrictedGameError
+        When the cvxpy solver fails or ends without an optimal solution.
     """
     import cvxpy as cp  # heavy import; only the quadratic corrective mode needs it
 
@@ -141,9 +165,17 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
     opts = {}
     if solver == "CLARABEL":
         opts = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}
-    prob.solve(solver=solver, **opts)
+    try:
+        prob.solve(solver=solver, **opts)
+    except cp.error.SolverError as err:
+        raise RestrictedGameError(
+            f"restricted quadratic game of the {p} x {q} active vertices: cvxpy's solver "
+            f"{solver or 'default'} failed ({err}); try another `cvxpy_solver`") from err
     if prob.status not in ("optimal", "optimal_inaccurate") or u.value is None:
-        raise RuntimeError(f"restricted quadratic game: cvxpy status {prob.status!r}")
+        raise RestrictedGameError(
+            f"restricted quadratic game of the {p} x {q} active vertices: cvxpy's solver "
+            f"{solver or 'default'} ended with status {prob.status!r}; try another "
+            "`cvxpy_solver`")
     return _clean(u.value), _clean(con.dual_value), float(prob.value)
 
 

@@ -4,20 +4,21 @@
 from Python (the CPython wrapper, which unboxes every argument, and the C callback):
 a kernel that Python never calls compiles and caches without them.  Each wrapper is an
 LLVM module of its own, optimized with the kernel's code linked in; for the kernels
-under a pass driver they cost 0.3-0.6 CPU-s of a first chain SSVM fit and about 1.5 s
-of a first lasso (benchmarks/README.md, "First call").  Calling such a kernel from
-Python raises ``TypeError``: give it the plain decorator instead.
+under a pass driver they are a noticeable share of a first chain SSVM fit and of a
+first lasso (benchmarks/README.md, "Measurements behind code choices").  Calling such
+a kernel from Python raises ``TypeError``: give it the plain decorator instead.
 
 Nor does an inner kernel's own code need machine code or whole-module optimization:
 numba links each callee's LLVM module into every caller and optimizes the caller's
 module with it (inlining across the kernels), so what an inner kernel's library made of
 itself on its own, a fully optimized module with all its callees linked in and its
 machine code, was never run.  :class:`_InnerLibrary` stops after the per-function
-passes: the caller's one optimization covers the whole stack (a first sparse lasso,
-where each level of the kernel stack optimized its callees again, went from 8.4 to 7.0
-CPU-s), and the cache keeps the kernel as LLVM bitcode for the callers a later process
-compiles.  Where numba's code library lacks the hooks this needs (another numba), inner
-kernels compile as plain ones without entry points.
+passes: the caller's one optimization covers the whole stack (else each level of the
+kernel stack optimizes its callees again, a cost a first sparse lasso pays:
+benchmarks/README.md, "Measurements behind code choices"), and the cache keeps the
+kernel as LLVM bitcode for the callers a later process compiles.  Where numba's code
+library lacks the hooks this needs (another numba), inner kernels compile as plain ones
+without entry points.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from .._numbers import real_array
 from ..atoms import Atom
 from ..errors import ShapeError
 
-__all__ = ["unit_vertex", "decomposed_point", "SLACK_TOL"]
+__all__ = ["VertexCache", "UnitVertices", "decomposed_point", "SLACK_TOL"]
 
 #: a slack weight ``1 - sum(w)`` at or below this is the rounding of the sum, not mass
 #: left inside the domain: :meth:`LMO.decompose` drops it instead of adding two atoms
@@ -30,32 +30,62 @@ SLACK_TOL = 1e-15
 MAX_KEPT = 1024
 
 
-def unit_vertex(lmo: Any, slot: int, index: int, value: float, radius: float,
-                shape: tuple[int, ...], key: Hashable) -> Atom:
-    """The atom ``value * e_index`` (flat ``index``) of ``lmo``, the same object each time.
+class VertexCache:
+    """The vertex atoms ``value * e_i`` an oracle has built for one ``radius`` and one
+    shape of its points.
 
-    Parameters
+    Attributes
     ----------
-    lmo : LMO
-        The oracle that keeps the atoms (in its ``__dict__``).
-    slot : int
-        The atom's place among the oracle's vertices (``i``, or ``-1 - i`` for
-        ``-radius e_i``).
-    index, value, shape, key
-        As :meth:`Atom.vertex`.
     radius : float
-        The oracle's scale: the kept atoms are dropped when it or ``shape`` changed.
+        The oracle's scale when the atoms were built.
+    shape : tuple of int
+        The shape of the atoms.
+    atoms : dict of int to Atom
+        The atoms by slot: ``i`` for ``+radius e_i`` (the simplices' vertices), ``-1 - i``
+        for ``-radius e_i``; at most :data:`MAX_KEPT`.
     """
-    kept = lmo.__dict__.get("_vertex_cache")
-    if kept is None or kept[0] != radius or kept[1] != shape:
-        kept = lmo.__dict__["_vertex_cache"] = (radius, shape, {})
-    atoms: dict[int, Atom] = kept[2]
-    atom = atoms.get(slot)
-    if atom is None:
-        if len(atoms) >= MAX_KEPT:
-            atoms.clear()
-        atom = atoms[slot] = Atom.vertex(index, value, shape, key)
-    return atom
+
+    __slots__ = ("radius", "shape", "atoms")
+
+    def __init__(self, radius: float, shape: tuple[int, ...]) -> None:
+        self.radius = radius
+        self.shape = shape
+        self.atoms: dict[int, Atom] = {}
+
+    def vertex(self, slot: int, index: int, value: float, key: Hashable) -> Atom:
+        """The atom of ``slot``, ``value * e_index`` (flat ``index``, as
+        :meth:`Atom.vertex`), built on first use."""
+        atom = self.atoms.get(slot)
+        if atom is None:
+            if len(self.atoms) >= MAX_KEPT:
+                self.atoms.clear()
+            atom = self.atoms[slot] = Atom.vertex(index, value, self.shape, key)
+        return atom
+
+
+class UnitVertices:
+    """Mixin of the oracles whose vertices are ``+-radius * e_i`` (the simplices, the l1
+    ball): they answer with the same atom object for the same vertex, kept in their own
+    :class:`VertexCache`, created on first use and afresh when ``radius`` or the shape
+    of the points changed."""
+
+    radius: float
+    #: the kept atoms (None until the first answer)
+    _vertices: VertexCache | None = None
+
+    def _unit_vertex(self, slot: int, index: int, value: float, shape: tuple[int, ...],
+                     key: Hashable) -> Atom:
+        """The atom ``value * e_index`` of ``slot`` (see :attr:`VertexCache.atoms`), the
+        same object each time."""
+        cache = self._vertices
+        if cache is not None and cache.radius == self.radius and cache.shape == shape:
+            # a vertex met before (the usual answer) without a second call
+            atom = cache.atoms.get(slot)
+            if atom is not None:
+                return atom
+        else:
+            cache = self._vertices = VertexCache(self.radius, shape)
+        return cache.vertex(slot, index, value, key)
 
 
 def decomposed_point(lmo: Any, x: Any) -> np.ndarray:

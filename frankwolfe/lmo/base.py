@@ -23,13 +23,13 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 
 from .. import _config
 from .._finite import _SMALL, all_finite
-from .._numbers import is_whole
+from .._numbers import is_whole, real_array
 from .._sparse import issparse
 from ..atoms import Atom, UnhashableKeyError, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
@@ -181,9 +181,10 @@ class LMO(ABC):
 
     Attributes
     ----------
-    shape : tuple of int or None
+    shape : tuple of int, int or None
         Shape of the points of ``M`` when the LMO knows it (from a ``dim`` or
-        ``shape`` argument); ``None`` when it is taken from the direction.
+        ``shape`` argument; a user's class may give an int ``n`` for the vector
+        shape ``(n,)``); ``None`` when it is taken from the direction.
     exact : bool
         ``True`` (the default): every answer minimizes, so a Frank-Wolfe gap below
         zero beyond rounding is an error (:class:`~frankwolfe.OracleError`).  ``False``
@@ -193,7 +194,7 @@ class LMO(ABC):
         SVM's ``loss_augmented_bound``).
     """
 
-    shape: tuple[int, ...] | None = None
+    shape: tuple[int, ...] | int | None = None
     exact: bool = True
 
     @abstractmethod
@@ -224,20 +225,62 @@ class LMO(ABC):
         Raises
         ------
         ValueError
-            When ``direction`` has a NaN or infinite entry (named with its index).
+            When ``direction`` has a NaN or infinite entry (named with its index), or
+            complex, text or other non-real entries.
+        ShapeError
+            When ``direction`` has no entries.
         """
         # a float array goes through as is; sparse directions go to oracles that take them
-        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
-                and not issparse(direction):
-            direction = np.asarray(direction, dtype=float)
+        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT):
+            direction = self._as_direction(direction)
         if type(direction) is np.ndarray and direction.ndim == 1 and direction.size <= _SMALL:
             # a scaled sum (see _WEIGHTS) as one dot product, the cheapest numpy call for it
-            w = _WEIGHTS.get(direction.size)
-            if not math.isfinite(direction.dot(_weights(direction.size) if w is None else w)):
+            n = direction.size
+            w = _WEIGHTS.get(n)
+            if w is None:
+                # a size met for the first time: the empty one is refused here, before
+                # any weights are stored for it, so it can never reach the cached path
+                if n == 0:
+                    self._refuse_empty(direction)
+                w = _weights(n)
+            if not math.isfinite(direction.dot(w)):
                 self._refuse_direction(direction)
-        elif not all_finite(np.asarray(direction.data) if issparse(direction) else direction):
-            self._refuse_direction(direction)
+        else:
+            if issparse(direction):
+                if math.prod(direction.shape) == 0:
+                    self._refuse_empty(direction)
+                finite = all_finite(np.asarray(direction.data))
+            else:
+                if direction.size == 0:
+                    self._refuse_empty(direction)
+                finite = all_finite(direction)
+            if not finite:
+                self._refuse_direction(direction)
         return self._answer_finite(direction)
+
+    def _as_direction(self, direction: Any) -> Any:
+        """``direction`` (not a float64 ndarray) as a float array, a scipy.sparse one as
+        it is: a ``ValueError`` naming it when it holds complex numbers (the float cast
+        dropped their imaginary parts with a mere ``ComplexWarning``), text or other
+        objects."""
+        if issparse(direction):
+            if direction.dtype.kind not in "biuf":
+                raise ValueError(f"{self!r}: `direction` must be real, got a scipy.sparse "
+                                 f"{type(direction).__name__} of dtype {direction.dtype}")
+            return direction
+        try:
+            raw = np.asarray(direction)
+        except (TypeError, ValueError):  # ragged nesting: real_array names it
+            raw = None
+        if raw is not None and raw.dtype.kind in "biuf":
+            return raw.astype(float, copy=False)
+        # the repr (a box's holds its bounds) only for what may be refused
+        return real_array(direction, repr(self), "direction")
+
+    def _refuse_empty(self, direction: Any) -> NoReturn:
+        """Raise the ``ShapeError`` for a direction with no entries."""
+        raise ShapeError(f"{self!r}: `direction` must have at least one entry, got shape "
+                         f"{direction.shape}")
 
     def _answer_finite(self, direction: np.ndarray) -> Atom:
         """:meth:`__call__` for a ``direction`` known to be finite: the answer as an
@@ -249,9 +292,8 @@ class LMO(ABC):
         step.  Not for other callers: a non-finite direction here gives an arbitrary
         vertex.  The loop calls an LMO that overrides :meth:`__call__` through it.
         """
-        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT) \
-                and not issparse(direction):
-            direction = np.asarray(direction, dtype=float)
+        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT):
+            direction = self._as_direction(direction)
         try:
             atom = self.extreme_point(direction)
         except UnhashableKeyError as err:

@@ -113,6 +113,8 @@ class Box(SubsetOracle, LMO):
     array([0., 1., 2.])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, lower: Any, upper: Any, dim: int | None = None) -> None:
         name = type(self).__name__
         self._init_bounds(name, lower, upper, dim)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..atoms import Atom
 from ..errors import ShapeError
-from ._checks import check_direction, check_radius
+from ._checks import check_direction, check_finite_entries, check_radius
 from .base import LMO
 
 __all__ = ["Ellipsoid"]
@@ -55,8 +55,7 @@ class Ellipsoid(LMO):
             raise ShapeError(
                 f"Ellipsoid: `A` must be a non-empty square matrix, got shape {M.shape}"
             )
-        if not np.all(np.isfinite(M)):
-            raise ValueError("Ellipsoid: `A` must be finite, got a NaN or inf entry")
+        check_finite_entries("Ellipsoid", "A", M)
         n = M.shape[0]
         asym = float(np.max(np.abs(M - M.T)))
         if asym > 1e-10 * max(1.0, float(np.max(np.abs(M)))):
@@ -84,8 +83,7 @@ class Ellipsoid(LMO):
                 ) from None
             if c.size != n:
                 raise ShapeError(f"Ellipsoid: `center` has {c.size} entries, expected {n}")
-            if not np.all(np.isfinite(c)):
-                raise ValueError("Ellipsoid: `center` must be finite, got a NaN or inf entry")
+            check_finite_entries("Ellipsoid", "center", c)
         self.center = c
         self.radius = check_radius("Ellipsoid", radius)
         self.n = n

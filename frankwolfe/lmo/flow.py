@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .._finite import all_finite
 from .._numbers import is_real, is_whole
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
@@ -254,8 +255,8 @@ class FlowPolytope(LMO):
     # -- construction -----------------------------------------------------
     def _read_graph(self, graph: Any, n_nodes: int | None,
                     capacity: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # a networkx graph means networkx is loaded: an edge list does not import it
-        # (0.12 CPU-s of a first call)
+        # a networkx graph means networkx is loaded: an edge list does not import it, a
+        # cost of a first call (benchmarks/README.md, "Measurements behind code choices")
         nx = sys.modules.get("networkx")
         if nx is not None and isinstance(graph, nx.Graph):
             if not graph.is_directed():
@@ -394,8 +395,11 @@ class FlowPolytope(LMO):
                         f"(one per node), got shape {arr.shape}"
                     )
                 b[:] = arr
-            if not np.all(np.isfinite(b)):
-                raise ValueError("FlowPolytope: `supplies` must be finite")
+            if not all_finite(b):
+                k = int(np.flatnonzero(~np.isfinite(b))[0])
+                at = (f"node {self.nodes[k]!r}" if isinstance(supplies, Mapping)
+                      else f"index {k}")
+                raise ValueError(f"FlowPolytope: `supplies` must be finite, got {b[k]} at {at}")
             total = float(b.sum())
             if abs(total) > 1e-9 * max(1.0, float(np.abs(b).sum())):
                 raise ValueError(
@@ -429,8 +433,9 @@ class FlowPolytope(LMO):
                 f"FlowPolytope: the polytope is unbounded: the self-loop {self.edges[e]!r} has no "
                 "capacity; give it a finite capacity or remove it"
             )
-        # imported here: scipy.sparse.csgraph pulls in scipy.linalg (~0.15 s), which
+        # imported here: scipy.sparse.csgraph pulls in scipy.linalg, slow to import, which
         # `import frankwolfe` should not pay for
+        # (benchmarks/README.md, "Measurements behind code choices")
         from scipy.sparse.csgraph import connected_components
 
         n = self.n_nodes
@@ -480,7 +485,8 @@ class FlowPolytope(LMO):
         # presolve is skipped: on network LPs it costs more than it saves
         # (benchmarks/README.md, "Measurements behind code choices"), and without
         # it the answer is the simplex basis itself, i.e. a vertex
-        # scipy.optimize costs ~0.6 s to import: only LP-solved flow polytopes pay for it
+        # scipy.optimize is slow to import: only LP-solved flow polytopes pay for it
+        # (benchmarks/README.md, "Measurements behind code choices")
         from scipy.optimize import linprog
 
         # scipy-stubs type A_eq and bounds as dense only; HiGHS takes the sparse incidence

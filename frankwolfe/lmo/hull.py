@@ -9,7 +9,7 @@ import numpy as np
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
-from ._checks import check_direction
+from ._checks import check_direction, check_finite_entries
 from .base import LMO
 
 __all__ = ["ConvexHull"]
@@ -53,7 +53,6 @@ class ConvexHull(LMO):
         if issparse(vertices):
             V = sp.csr_array(vertices, dtype=float)
             V.sum_duplicates()
-            values = V.data
             self._sparse = True
         else:
             try:
@@ -62,14 +61,12 @@ class ConvexHull(LMO):
                 raise ValueError(
                     f"ConvexHull: `vertices` must be a numeric (m, n) matrix, got {vertices!r}"
                 ) from None
-            values = V
             self._sparse = False
         if V.ndim != 2 or V.shape[0] == 0 or V.shape[1] == 0:
             raise ShapeError(
                 f"ConvexHull: `vertices` must be a non-empty (m, n) matrix, got shape {V.shape}"
             )
-        if not np.all(np.isfinite(values)):
-            raise ValueError("ConvexHull: `vertices` must be finite, got a NaN or inf entry")
+        check_finite_entries("ConvexHull", "vertices", V)
         self.vertices = V
         self.n = int(V.shape[1])
         self.shape = (self.n,)

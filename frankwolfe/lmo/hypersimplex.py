@@ -92,6 +92,8 @@ class HyperSimplex(LMO):
     array([0., 1., 0., 1.])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, k: int, radius: float = 1.0, dim: int | None = None) -> None:
         name = type(self).__name__
         self.shape = dim_shape(dim, name)

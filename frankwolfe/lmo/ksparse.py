@@ -59,6 +59,8 @@ class KSparsePolytope(SubsetOracle, LMO):
     (((1, 1), (2, -1)), array([ 0.,  3., -3.,  0.]))
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, k: int, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = check_radius("KSparsePolytope", radius)
         self.shape = dim_shape(dim, "KSparsePolytope")
@@ -143,8 +145,9 @@ class KSparsePolytope(SubsetOracle, LMO):
                 f"arrays, got shapes {idx.shape} and {signs.shape}"
             )
         if idx.min() < 0 or idx.max() >= flat.size:
+            bad = idx[(idx < 0) | (idx >= flat.size)][0]
             raise ShapeError(f"{self!r}.extreme_point_among: supports must lie in "
-                             f"[0, {flat.size})")
+                             f"[0, {flat.size}), got {int(bad)}")
         j = int(np.argmin(np.sum(flat[idx] * signs, axis=1)))
         sel, sg = idx[j], signs[j].astype(np.int64)
         key = tuple(zip(sel.tolist(), sg.tolist()))

@@ -66,12 +66,12 @@ class _Arpack:
 
     :meth:`__call__` answers ``call(**options)``, or ``None`` where ARPACK does not
     converge (clustered extreme eigen- or singular values, as near a spectral problem's
-    optimum: 4-51 of 60 random clustered spectra at n = 55-150 failed): the oracle then
-    answers with the dense decomposition, at once up to ``_DENSE_RESCUE`` (cheaper than
-    a longer ARPACK run), beyond it after one more ARPACK run with a larger Krylov space
-    and more iterations.  After a failure up to that size the oracle goes dense at once:
-    near an optimum the clusters stay, and each failed run cost ARPACK's whole
-    iteration budget (0.1 s at n = 60).
+    optimum, where it fails often): the oracle then answers with the dense decomposition,
+    at once up to ``_DENSE_RESCUE`` (cheaper than a longer ARPACK run), beyond it after
+    one more ARPACK run with a larger Krylov space and more iterations.  After a failure
+    up to that size the oracle goes dense at once: near an optimum the clusters stay, and
+    each failed run costs ARPACK's whole iteration budget (benchmarks/README.md,
+    "Measurements behind code choices").
     """
 
     __slots__ = ("failed",)
@@ -133,6 +133,8 @@ class Birkhoff(LMO):
     array([0., 1., 1., 0.])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, n: int | None = None) -> None:
         self.n = None if n is None else check_whole(n, "n", 1, "Birkhoff")
         self.shape = None if self.n is None else (self.n, self.n)
@@ -155,7 +157,8 @@ class Birkhoff(LMO):
     def extreme_point(self, direction: np.ndarray) -> Atom:
         g = _dense(_as_matrix("Birkhoff", self._square(direction), self.shape, square=True))
         n = g.shape[0]
-        # imported here: scipy.optimize costs ~0.6 s to import, and only Birkhoff needs it
+        # imported here: scipy.optimize is slow to import, and only Birkhoff needs it
+        # (benchmarks/README.md, "Measurements behind code choices")
         from scipy.optimize import linear_sum_assignment
 
         _, perm = linear_sum_assignment(g)  # rows come back as 0..n-1
@@ -227,6 +230,8 @@ class NuclearNormBall(LMO):
     called directly (it then always uses ``svds``).
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
         self._arpack = _Arpack()
         self.radius = check_radius("NuclearNormBall", radius)
@@ -296,6 +301,8 @@ class Spectrahedron(LMO):
     :meth:`extreme_point` also accepts a ``scipy.sparse`` direction when
     called directly.
     """
+
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
     def __init__(self, trace: float = 1.0, dim: int | None = None) -> None:
         self._arpack = _Arpack()

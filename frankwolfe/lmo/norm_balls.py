@@ -47,7 +47,9 @@ class KNormBall(LMO):
     Parameters
     ----------
     k : int
-        Positive integer; ``k = 1`` gives the l-infinity ball of radius ``radius``.
+        Positive integer (at most ``dim`` when ``dim`` is given, as for
+        :class:`~frankwolfe.lmo.ksparse.KSparsePolytope`); ``k = 1`` gives the
+        l-infinity ball of radius ``radius``.
     radius : float, default 1.0
         Positive and finite.
     dim : int, optional
@@ -55,7 +57,10 @@ class KNormBall(LMO):
 
     Notes
     -----
-    On a tie the sparse vertex wins; ``g_i = 0`` gives ``+`` in a corner.
+    On a tie the sparse vertex wins; ``g_i = 0`` gives ``+`` in a corner.  When
+    ``dim`` is not given and a direction has ``n <= k`` entries, the corners lie in
+    the l1 ball (their l1 norm is ``n * radius / k``): the ball is ``B_1(radius)``
+    and every answer is a vertex ``+-radius * e_i``.
 
     Examples
     --------
@@ -66,9 +71,11 @@ class KNormBall(LMO):
     array([-0.5,  0.5, -0.5])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, k: int, radius: float = 1.0, dim: int | None = None) -> None:
         self.shape = dim_shape(dim, "KNormBall")
-        self.k = check_k("KNormBall", k, None)
+        self.k = check_k("KNormBall", k, self.shape)
         self.radius = check_radius("KNormBall", radius)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:

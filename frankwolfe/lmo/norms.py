@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import as_real, is_real
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
-from ._vertices import SLACK_TOL, decomposed_point, unit_vertex
+from ._vertices import SLACK_TOL, UnitVertices, decomposed_point
 from .base import LMO, answers_atoms
 from .subset import SubsetOracle, checked_ids
 
@@ -60,7 +61,7 @@ def _argmax_abs(g: np.ndarray) -> int:
 def _zero_atom(shape: tuple[int, ...]) -> Atom:
     return Atom.sparse([], [], shape, key=("zero",))
 
-class L1Ball(SubsetOracle, LMO):
+class L1Ball(UnitVertices, SubsetOracle, LMO):
     """The l1 ball ``{x : ||x||_1 <= radius}``.
 
     Vertices: ``+-radius * e_i`` (key ``("e", i, sign)``).  LMO cost: one
@@ -86,6 +87,8 @@ class L1Ball(SubsetOracle, LMO):
     array([0., 2., 0.])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = check_radius("L1Ball", radius)
         self.shape = dim_shape(dim, "L1Ball")
@@ -99,8 +102,8 @@ class L1Ball(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         i = _argmax_abs(flat)
         sign = -1 if flat[i] > 0 else 1
-        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
-                           direction.shape, ("e", i, sign))
+        return self._unit_vertex(i if sign > 0 else -1 - i, i, sign * self.radius,
+                                 direction.shape, ("e", i, sign))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
         """The best vertex ``+-radius * e_i`` over the coordinates ``ids``; O(len(ids)).
@@ -112,8 +115,8 @@ class L1Ball(SubsetOracle, LMO):
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmax(np.abs(flat[ids]))])
         sign = -1 if flat[i] > 0 else 1
-        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
-                           direction.shape, ("e", i, sign))
+        return self._unit_vertex(i if sign > 0 else -1 - i, i, sign * self.radius,
+                                 direction.shape, ("e", i, sign))
 
     def decompose(self, x: Any) -> ActiveSet:
         """``x`` as ``sum_i (|x_i| / radius) (sign(x_i) radius e_i)`` plus the slack; O(n).
@@ -162,8 +165,8 @@ class L1Ball(SubsetOracle, LMO):
 
     def _signed_vertex(self, i: int, sign: int, shape: tuple[int, ...]) -> Atom:
         """The oracle's atom ``sign * radius * e_i``, as :meth:`extreme_point` builds it."""
-        return unit_vertex(self, i if sign > 0 else -1 - i, i, sign * self.radius, self.radius,
-                           shape, ("e", i, sign))
+        return self._unit_vertex(i if sign > 0 else -1 - i, i, sign * self.radius, shape,
+                                 ("e", i, sign))
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, ||x||_1 - radius) / radius`` (``inf`` for non-finite ``x``)."""
@@ -267,11 +270,13 @@ class LpBall(LMO):
     (array([-0.793701,  0.793701]), 1.0)
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, p: float, radius: float = 1.0, dim: int | None = None) -> None:
-        try:
-            pf = float(p)
-        except (TypeError, ValueError):
-            raise ValueError(f"LpBall: `p` must be a number with 1 < p < inf, got {p!r}") from None
+        p_value = p[()] if isinstance(p, np.ndarray) and p.ndim == 0 else p
+        if not is_real(p_value):  # float() read "2" as 2.0 and True as 1.0
+            raise ValueError(f"LpBall: `p` must be a number with 1 < p < inf, got {p!r}")
+        pf = as_real(p_value)
         if pf == np.inf:
             raise ValueError(
                 f"LpBall: `p` must satisfy 1 < p < inf, got {p!r}; "

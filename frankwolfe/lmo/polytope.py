@@ -20,7 +20,7 @@ import numpy as np
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import InfeasibleError, OracleError, ShapeError, UnboundedError
-from ._checks import check_direction
+from ._checks import check_direction, check_finite_entries
 from .base import LMO
 from .dual import DualSolution, bounds_value
 
@@ -49,7 +49,6 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
         raise ValueError(f"Polytope: `{given}` is given without `{missing}`")
     if issparse(A):
         M = sp.csr_array(A, dtype=float)
-        values = M.data
     else:
         try:
             dense = np.asarray(A, dtype=float)
@@ -58,15 +57,12 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
         if dense.ndim != 2:
             raise ShapeError(f"Polytope: `A_{name}` must be 2-D, got shape {dense.shape}")
         M = sp.csr_array(dense)
-        values = dense
     try:
         rhs = np.asarray(b, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError(f"Polytope: `b_{name}` must be a numeric vector, got {b!r}") from None
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"Polytope: `A_{name}` must be finite, got a NaN or inf entry")
-    if not np.all(np.isfinite(rhs)):
-        raise ValueError(f"Polytope: `b_{name}` must be finite, got a NaN or inf entry")
+    check_finite_entries("Polytope", f"A_{name}", M)  # every non-zero is stored
+    check_finite_entries("Polytope", f"b_{name}", rhs)
     if rhs.size != M.shape[0]:
         raise ShapeError(
             f"Polytope: `A_{name}` has {M.shape[0]} rows but `b_{name}` has {rhs.size} entries"

@@ -35,11 +35,15 @@ class ProductDomain(LMO):
         ``shape`` (vectors or matrices); they are flattened in C order into
         the block's coordinates.
     indices : sequence of array_like of int, slices or ranges, optional
-        Coordinates of each block in the common vector.  When omitted the
+        Coordinates of each block in the common vector (at least one per block,
+        none repeated within a block).  When omitted the
         blocks are laid end to end, which needs every block LMO to know its
         shape (``dim``).  An index array of matrix shape gives a block LMO that
         knows no shape its points' shape (a ``NuclearNormBall()`` block then
-        answers matrices).
+        answers matrices).  The common vector has ``dim`` = the largest index
+        plus one coordinates; one that no block holds is 0 in every point of the
+        domain (the oracle never moves it, and :meth:`violation` counts a
+        non-zero there).
 
     Attributes
     ----------
@@ -81,6 +85,9 @@ class ProductDomain(LMO):
                         "take `dim`) or pass `indices`"
                     )
                 size = math.prod(b_shape)
+                if size == 0:
+                    raise ShapeError(f"ProductDomain: block {i} ({b!r}) has shape {b_shape}, "
+                                     f"no coordinates; an oracle needs at least one")
                 starts.append(np.arange(pos, pos + size, dtype=np.int64))
                 pos += size
             self.block_indices: tuple[np.ndarray, ...] = tuple(starts)
@@ -99,10 +106,15 @@ class ProductDomain(LMO):
                 kept = seen.get(id(ix))
                 if kept is None or kept[0] is not ix:
                     arr = _as_index_array(ix)
-                    if arr.size and arr.min() < 0:
-                        raise ValueError(f"ProductDomain: block {i} has a negative index")
+                    if arr.size == 0:
+                        raise ShapeError(f"ProductDomain: block {i} has no coordinates (an "
+                                         f"empty index set); an oracle needs at least one")
+                    if arr.min() < 0:
+                        raise ValueError(f"ProductDomain: block {i} has a negative index: "
+                                         f"{int(arr[arr < 0][0])}")
                     if not _distinct(arr):
-                        raise ValueError(f"ProductDomain: block {i} repeats a coordinate")
+                        raise ValueError(f"ProductDomain: block {i} repeats a coordinate: "
+                                         f"{_first_repeat(arr)} appears more than once")
                     seen[id(ix)] = (ix, arr)
                 else:
                     arr = kept[1]
@@ -253,6 +265,15 @@ def _as_index_array(ix: Any) -> np.ndarray:
                          f"ranges, got {ix!r} (dtype {arr.dtype})")
     # a copy: the domain must not change when the caller reuses its array
     return arr.astype(np.int64).ravel()
+
+
+def _first_repeat(arr: np.ndarray) -> int:
+    """The first coordinate of ``arr`` (in its order) that an earlier entry already holds;
+    only asked once :func:`_distinct` has found one."""
+    _, first = np.unique(arr, return_index=True)
+    repeat = np.ones(arr.size, dtype=bool)
+    repeat[first] = False
+    return int(arr[np.flatnonzero(repeat)[0]])
 
 
 def _distinct(arr: np.ndarray) -> bool:

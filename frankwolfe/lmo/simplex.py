@@ -10,7 +10,7 @@ import numpy as np
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
-from ._vertices import SLACK_TOL, decomposed_point, unit_vertex
+from ._vertices import SLACK_TOL, UnitVertices, decomposed_point
 from .base import LMO, answers_atoms
 from .dual import DualSolution
 from .in_face import FACE_TOL, forcing_cost, nonneg_step, sum_step
@@ -31,7 +31,7 @@ def _warn_integer_radius(cls: str, radius: Any, dim: Any) -> None:
                       "radius is meant", UserWarning, stacklevel=3)
 
 
-class ProbabilitySimplex(SubsetOracle, LMO):
+class ProbabilitySimplex(UnitVertices, SubsetOracle, LMO):
     """The scaled probability simplex ``{x >= 0, sum(x) = radius}``.
 
     Vertices: ``radius * e_i`` (key ``("e", i)``).  LMO cost: one argmin, O(n).
@@ -55,6 +55,8 @@ class ProbabilitySimplex(SubsetOracle, LMO):
     array([0., 2., 0.])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self.radius = check_radius("ProbabilitySimplex", radius)
         self.shape = dim_shape(dim, "ProbabilitySimplex")
@@ -68,13 +70,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         else:
             flat = check_direction(self, direction)
         i = int(flat.argmin())
-        # unit_vertex's look-up inline for a vertex already built (the usual answer)
-        kept = self.__dict__.get("_vertex_cache")
-        if kept is not None and kept[0] == self.radius and kept[1] == direction.shape:
-            atom = kept[2].get(i)
-            if atom is not None:
-                return atom
-        return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
+        return self._unit_vertex(i, i, self.radius, direction.shape, ("e", i))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
         """The best vertex ``radius * e_i`` over the coordinates ``ids``; O(len(ids)).
@@ -84,7 +80,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         ids = checked_ids(self, flat, ids)
         i = int(ids[np.argmin(flat[ids])])
-        return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
+        return self._unit_vertex(i, i, self.radius, direction.shape, ("e", i))
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:
         """Dual of ``min <d, x>`` over ``{x >= 0, sum(x) = radius}`` (one ``"eq"`` row); O(n).
@@ -137,7 +133,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         ids = np.flatnonzero(flat > 0)
         r = self.radius
         w = flat[ids] / r
-        atoms = [unit_vertex(self, int(i), int(i), r, r, a.shape, ("e", int(i))) for i in ids]
+        atoms = [self._unit_vertex(int(i), int(i), r, a.shape, ("e", int(i))) for i in ids]
         return ActiveSet(atoms, w / w.sum(), keep_x=False)
 
     def violation(self, x: np.ndarray) -> float:
@@ -173,7 +169,7 @@ class ProbabilitySimplex(SubsetOracle, LMO):
         return repr_with_dim(self, {"radius": self.radius})
 
 
-class UnitSimplex(SubsetOracle, LMO):
+class UnitSimplex(UnitVertices, SubsetOracle, LMO):
     """The scaled unit simplex ``{x >= 0, sum(x) <= radius}``.
 
     Vertices: ``0`` (key ``("zero",)``) and ``radius * e_i`` (key ``("e", i)``).
@@ -204,7 +200,7 @@ class UnitSimplex(SubsetOracle, LMO):
         flat = check_direction(self, direction)
         i = int(flat.argmin())
         if flat[i] < 0:
-            return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
+            return self._unit_vertex(i, i, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
     def extreme_point_among(self, direction: np.ndarray, ids: Any) -> Atom:
@@ -217,7 +213,7 @@ class UnitSimplex(SubsetOracle, LMO):
         j = int(np.argmin(flat[ids]))
         i = int(ids[j])
         if flat[i] < 0:
-            return unit_vertex(self, i, i, self.radius, self.radius, direction.shape, ("e", i))
+            return self._unit_vertex(i, i, self.radius, direction.shape, ("e", i))
         return Atom.sparse([], [], direction.shape, key=("zero",))
 
     def dual_solution(self, direction: np.ndarray) -> DualSolution:
@@ -264,7 +260,7 @@ class UnitSimplex(SubsetOracle, LMO):
         flat = a.reshape(-1)
         ids = np.flatnonzero(flat > 0)
         r = self.radius
-        atoms = [unit_vertex(self, int(i), int(i), r, r, a.shape, ("e", int(i))) for i in ids]
+        atoms = [self._unit_vertex(int(i), int(i), r, a.shape, ("e", int(i))) for i in ids]
         w = flat[ids] / r
         slack = 1.0 - float(w.sum())
         if slack > SLACK_TOL or not atoms:

@@ -106,6 +106,8 @@ class UnitSpectrahedron(LMO):
            [0., 0.]])
     """
 
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
+
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
         self._arpack = _Arpack()
         self.radius = check_radius("UnitSpectrahedron", radius)
@@ -171,6 +173,8 @@ class Fantope(LMO):
            [0., 1., 0.],
            [0., 0., 1.]])
     """
+
+    shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
     def __init__(self, k: int, dim: int | None = None) -> None:
         self._arpack = _Arpack()

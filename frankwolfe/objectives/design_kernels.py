@@ -10,8 +10,9 @@ gradient exactly.  They hold no step logic: the core's compiled driver
 
 The kind of ``A`` is the record's type, not a field: a kernel branches on
 ``hasattr(D, "A")``, which numba decides while typing, so each kind compiles its own
-branches only (a first sparse lasso compiled the dense ones too before, and the other
-way round; about 1.3 CPU-s of a first dense run, benchmarks/README.md).  The kernels
+branches only (else a first sparse lasso compiles the dense ones too, and the other way
+round, a visible share of a first run: benchmarks/README.md, "Measurements behind code
+choices").  The kernels
 here are compiled with :func:`~frankwolfe.compiled.inner.inner_kernel`: other kernels
 call them, Python does not.
 """
@@ -198,7 +199,7 @@ def exact_products(D, x, support, k, p, g, seen, res):  # pragma: no cover - com
     ``g = A^T (p - b)``, from scratch; ``seen`` (``(n,)`` booleans) and ``res``
     (``(m,)``) are workspace."""
     # loops, not slices or array expressions: each of those compiles a helper of its
-    # own on a cold start (issue #22)
+    # own on a cold start (benchmarks/README.md, "First call")
     for i in range(D.m):
         p[i] = 0.0
     for j in range(D.n):

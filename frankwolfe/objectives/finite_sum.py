@@ -10,18 +10,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._numbers import real_array
-from .base import Objective
+from .._finite import check_finite
+from .._numbers import check_flag, check_whole, real_array
+from .base import Objective, point_shape
 from .least_squares import sigma_max_squared
 
 __all__ = ["FiniteSum", "FiniteSumObjective", "LinearModelLoss"]
-
-
-def _count(n_samples: Any, who: str) -> int:
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
-            or n_samples < 1:
-        raise ValueError(f"{who}: `n_samples` must be a positive integer, got {n_samples!r}")
-    return int(n_samples)
 
 
 class FiniteSum(Objective):
@@ -92,10 +86,9 @@ class FiniteSumObjective(FiniteSum):
                                 f"got {type(fn).__name__}")
         self._value = batch_value
         self._gradient = batch_gradient
-        self.n_samples = _count(n_samples, "FiniteSumObjective")
-        self.convex = bool(convex)
-        self.shape = (shape,) if isinstance(shape, int) else \
-            (None if shape is None else tuple(shape))
+        self.n_samples = check_whole(n_samples, "n_samples", 1, "FiniteSumObjective")
+        self.convex = check_flag(convex, "convex")
+        self.shape = point_shape("FiniteSumObjective", shape)
 
     def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
         return float(self._value(x, indices))
@@ -137,26 +130,25 @@ class LinearModelLoss(FiniteSum):
                              f"got {loss!r}")
         # real_array: a complex A or y lost its imaginary part with a mere ComplexWarning
         A = real_array(A, "LinearModelLoss", "A", what="a matrix of numbers", sparse=True)
-        sparse = sp.issparse(A)  # a flag, not a TypeGuard: A stays Any for the branches
-        if sparse:
+        if bool(sp.issparse(A)):  # bool(): no TypeGuard, A stays Any for the branches
             A = sp.csr_matrix(A, dtype=float)
-            data = A.data
-        else:
-            data = A
         if A.ndim != 2:
             raise ValueError(f"LinearModelLoss: `A` must be 2-D, got shape {A.shape}")
+        if A.shape[0] == 0:
+            raise ValueError(f"LinearModelLoss: `A` must have at least one row (one per "
+                             f"sample), got shape {A.shape}")
         y = real_array(y, "LinearModelLoss", "y")
         if y.shape != (A.shape[0],):
             raise ValueError(f"LinearModelLoss: `y` must have shape ({A.shape[0]},) to match "
                              f"A's rows, got {y.shape}")
-        if not (np.all(np.isfinite(data)) and np.all(np.isfinite(y))):
-            raise ValueError("LinearModelLoss: `A` and `y` must be finite")
+        check_finite("LinearModelLoss", "A", A)
+        check_finite("LinearModelLoss", "y", y)
         if loss == "logistic" and not np.all(np.abs(y) == 1.0):
             bad = y[np.abs(y) != 1.0][0]
             raise ValueError(f"LinearModelLoss: logistic labels must be -1 or +1, got {bad!r}")
         self.A: np.ndarray | sp.csr_matrix = A
         self.y, self.loss = y, loss
-        self.n_samples = _count(A.shape[0], "LinearModelLoss")
+        self.n_samples = int(A.shape[0])
         self.shape = (A.shape[1],)
         self._smoothness: float | None = None
 

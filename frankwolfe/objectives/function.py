@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real
+from .._numbers import as_real, check_flag
 from ..errors import ShapeError
-from .base import Objective
+from .base import Objective, point_shape
 
 __all__ = ["FunctionObjective"]
 
@@ -68,6 +68,11 @@ class FunctionObjective(Objective):
         if not callable(grad):
             raise TypeError(
                 f"FunctionObjective: `grad` must be callable, got {type(grad).__name__}")
+        for name, hook in (("value_and_gradient", value_and_gradient),
+                           ("exact_step", exact_step)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"FunctionObjective: `{name}` must be callable or None, "
+                                f"got {type(hook).__name__}")
         # as_real: np.isfinite("1") and np.isfinite(10**400) raised numpy's TypeError
         if smoothness is not None and not (math.isfinite(as_real(smoothness))
                                            and smoothness >= 0):
@@ -86,10 +91,9 @@ class FunctionObjective(Objective):
         self._vg = value_and_gradient
         self._exact = exact_step
         self.smoothness = None if smoothness is None else float(smoothness)
-        self.convex = bool(convex)
+        self.convex = check_flag(convex, "convex")
         if shape is not None:
-            self.shape = ((int(shape),) if isinstance(shape, (int, np.integer))
-                          else tuple(int(s) for s in shape))
+            self.shape = point_shape("FunctionObjective", shape)
 
     @staticmethod
     def _scalar(v: Any, x: np.ndarray) -> float:

@@ -16,6 +16,7 @@ from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
 from .base import Objective, Tracker
 from .design_kernels import Design, make_design
+from .line import line_minimizer
 from .product_tracker import (
     PENDING,
     ProductTracker,
@@ -26,7 +27,6 @@ from .product_tracker import (
     _half_sq_dist,
     add_scaled,
     check_tracker_options,
-    line_minimizer,
 )
 from .quadratic import _flat, _point_shape
 

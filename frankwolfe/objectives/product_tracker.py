@@ -39,12 +39,12 @@ from numba import njit
 from .._numbers import check_whole
 from ..atoms import Atom
 from ..direction import Direction
-from ..errors import NonConvexError, ShapeError
+from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES, AtomCache
 from .base import Objective, Tracker, all_finite
+from .line import line_minimizer
 
-__all__ = ["ProductTracker", "SparseProduct", "QuadPoint", "add_scaled", "line_minimizer",
-           "check_tracker_options"]
+__all__ = ["ProductTracker", "SparseProduct", "QuadPoint", "add_scaled", "check_tracker_options"]
 
 _EPS = np.finfo(float).eps
 
@@ -54,55 +54,6 @@ def check_tracker_options(owner: str, cache_bytes: Any, refresh_every: Any) -> t
     truncated 2.5 and raised ``OverflowError`` on inf)."""
     return (check_whole(cache_bytes, "cache_bytes", 0, owner),
             check_whole(refresh_every, "refresh_every", 1, owner))
-
-
-def line_minimizer(slope: float, curvature: float, scale: float, convex: bool, who: str) -> float:
-    """Unclipped minimizer of ``phi(gamma) = slope * gamma + curvature * gamma^2 / 2``.
-
-    Parameters
-    ----------
-    slope : float
-        ``<grad f(x), d>``.
-    curvature : float
-        ``d^T H d``.
-    scale : float
-        Size of the terms summed into ``curvature`` (``|d|^T |H d|``): a
-        curvature within rounding of zero (``|curvature| <= 64 eps scale``)
-        counts as zero.
-    convex : bool
-        Whether the objective is declared convex.
-    who : str
-        Name used in the error message.
-
-    Returns
-    -------
-    float
-        ``-slope / curvature`` for positive curvature.  For zero curvature
-        the line is linear: ``+inf`` when ``slope < 0`` (the caller clips
-        to ``gamma_max``), ``0`` when ``slope == 0``, ``-inf`` when
-        ``slope > 0``.  For negative curvature on a non-convex-declared
-        objective the line is unbounded below: ``+inf`` if ``slope <= 0``,
-        ``-inf`` otherwise (on ``[0, gamma_max]`` a concave line with
-        ``slope < 0`` is minimal at ``gamma_max``).
-
-    Raises
-    ------
-    NonConvexError
-        Negative curvature on an objective declared convex.
-    """
-    if curvature > 64.0 * _EPS * scale:
-        return -slope / curvature
-    if curvature < -64.0 * _EPS * scale:
-        if convex:
-            raise NonConvexError(
-                f"{who}: negative curvature d^T H d = {curvature:.6g} along the search direction "
-                "on an objective declared convex (the Hessian is not positive semidefinite; pass "
-                "convex=False if that is intended)"
-            )
-        return np.inf if slope <= 0 else -np.inf
-    if slope < 0:
-        return np.inf
-    return 0.0 if slope == 0 else -np.inf
 
 
 # Fused kernels for the common directions (at most two atoms: FW, away,

@@ -9,12 +9,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._finite import check_finite
-from .._numbers import as_real, real_array
+from .._numbers import as_real, check_flag, real_array
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import ShapeError
 from .atom_cache import DEFAULT_CACHE_BYTES
-from .base import Objective
+from .base import Objective, point_shape
+from .line import line_minimizer
 from .product_tracker import (
     _UNSET,
     PENDING,
@@ -27,7 +28,6 @@ from .product_tracker import (
     _quad_value,
     _scatter_add,
     check_tracker_options,
-    line_minimizer,
 )
 
 # the second atom of a one-atom direction, for the fused move (never written)
@@ -79,15 +79,12 @@ _NO_DENSE = np.zeros(0)
 
 
 def _point_shape(owner: str, shape: Any, n: int) -> tuple[int, ...]:
-    if shape is None:
+    dims = point_shape(owner, shape)
+    if dims is None:
         return (n,)
-    scalar = bool(np.isscalar(shape))  # a plain bool: no narrowing of `shape` to numpy scalars
-    shape = (int(shape),) if scalar else tuple(int(s) for s in shape)
-    if int(np.prod(shape)) != n:
-        raise ShapeError(
-            f"{owner}: `shape` {shape} has {int(np.prod(shape))} entries, expected {n}"
-        )
-    return shape
+    if math.prod(dims) != n:
+        raise ShapeError(f"{owner}: `shape` {dims} has {math.prod(dims)} entries, expected {n}")
+    return dims
 
 
 def _flat(owner: str, x: np.ndarray, n: int) -> np.ndarray:
@@ -186,7 +183,7 @@ class QuadraticObjective(Objective):
         self.Q = Q
         self.c = c
         self.constant = float(constant)
-        self.convex = bool(convex)
+        self.convex = check_flag(convex, "convex")
         self.n = n
         self.shape = point_shape
         self._smoothness: float | None = None
@@ -248,11 +245,19 @@ class QuadraticObjective(Objective):
         idx = np.asarray(indices, dtype=np.int64)
         Q: Any = self.Q
         if idx.ndim == 1 and bool(sp.issparse(Q)):
-            # numba on the CSR arrays: scipy's row extraction cost about 75 us a call
-            # whatever the rows (63% of a Python block-coordinate pass), the kernel a few
+            # numba on the CSR arrays: scipy's row extraction has a fixed cost a call,
+            # whatever the rows, most of a Python block-coordinate pass; the kernel costs
+            # what the rows hold (benchmarks/README.md, "Measurements behind code choices")
             from .quadratic_kernels import csr_rows_grad
 
-            return csr_rows_grad(Q.indptr, Q.indices, Q.data, idx, xf, self.c)
+            try:
+                return csr_rows_grad(Q.indptr, Q.indices, Q.data, idx, xf, self.c)
+            except IndexError:  # the compiled kernel's message cannot name the index
+                n = self.n
+                bad = int(idx[(idx < -n) | (idx >= n)][0])
+                raise IndexError(f"QuadraticObjective.partial_gradient: index {bad} is out "
+                                 f"of range for {n} coordinates (valid: {-n} to {n - 1})"
+                                 ) from None
         return Q[idx] @ xf + self.c[idx]
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:

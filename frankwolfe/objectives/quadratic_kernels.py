@@ -57,7 +57,8 @@ def csr_rows_grad(indptr, indices, data, rows, x, c):  # pragma: no cover - comp
 
     Each row sums its stored entries in order from ``0.0`` and then adds ``c``: the
     rounding of ``Q[rows] @ x + c[rows]`` in scipy (its CSR product sums a row the same
-    way), without the row extraction's copy, about 75 us a call whatever the rows.
+    way), without the row extraction's copy and its fixed cost a call whatever the rows
+    (benchmarks/README.md, "Measurements behind code choices").
     """
     n = indptr.shape[0] - 1
     out = np.empty(rows.shape[0])

@@ -232,11 +232,10 @@ class BilinearObjective(SaddleObjective):
         product of the change with ``d``; Cauchy-Schwarz), and close to it when the
         coupling ``M`` is weak (equal for ``M = 0`` and ``mu_x = mu_y``); the
         coupling's turn of the gradient makes it larger.
-        A local step from the players' curvature alone cycled on strongly coupled
-        games (coupling of spectral norm 12, ``mu = 1``: SP-AFW's gap stayed above 1
-        for 5000 iterations); from this one it certifies 1e-9 in 1700-2700 iterations,
-        and weakly coupled games keep their linear rate in as many iterations
-        (benchmarks/README.md, ``saddle.py``).
+        A local step from the players' curvature alone cycles on strongly coupled
+        games; from this one SP-AFW converges there, and weakly coupled games keep
+        their linear rate (benchmarks/README.md, ``saddle.py`` and "Measurements behind
+        code choices").
         """
         dx = np.asarray(dx, dtype=float).reshape(-1)
         dy = np.asarray(dy, dtype=float).reshape(-1)
@@ -274,12 +273,39 @@ def _smooth_curvature(sides: Any) -> float | None:
     return total
 
 
+#: Payoffs whose largest magnitude lies within 2**±_LP_RANGE go to HiGHS as they are
+_LP_RANGE = 10
+
+
+def payoffs_in_range(M: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(M * 2**-e, e)``: a finite payoff matrix scaled by a power of two (exactly, no
+    rounding) so that its largest magnitude is in ``[0.5, 1)``, where it is outside
+    ``[2**-10, 2**10]``; ``e = 0`` (``M`` itself) inside it and for a zero matrix.
+
+    A game's value is positively homogeneous (``value(c M) = c value(M)``, with the
+    same optimal strategies), so a linear program on the scaled matrix answers for
+    ``M`` (its value times ``2**e``, :func:`math.ldexp`).  HiGHS refuses matrix entries
+    above 1e15 ("Model error" on a finite ``M`` of 1e308) and drops those below 1e-9 as
+    zero; its tolerances are absolute (1e-10 at the finest), so a matrix of moderate
+    entries is left as it is, to the accuracy it had.
+    """
+    top = float(np.abs(M).max()) if M.size else 0.0
+    if top == 0.0:
+        return M, 0
+    exponent = math.frexp(top)[1]
+    if abs(exponent) <= _LP_RANGE:
+        return M, 0
+    return np.ldexp(M, -exponent), exponent
+
+
 def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
     """Value and optimal strategies of the matrix game ``min_x max_y x^T M y``.
 
     ``x`` and ``y`` range over probability simplices.  Solved exactly (to
     the LP solver's tolerance) with two linear programs in
-    :func:`scipy.optimize.linprog` (HiGHS): one per player.
+    :func:`scipy.optimize.linprog` (HiGHS): one per player.  A matrix of entries far
+    from 1 is first scaled by a power of two (:func:`payoffs_in_range`): the value
+    scales with ``M`` and the optimal strategies do not change.
 
     Parameters
     ----------
@@ -310,6 +336,7 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
         raise ShapeError(f"game_value: `M` must be a non-empty 2-D matrix, got shape {M.shape}")
     if not np.all(np.isfinite(M)):
         raise ValueError("game_value: `M` contains NaN or inf")
+    M, exponent = payoffs_in_range(M)
 
     def solve(P: np.ndarray) -> tuple[float, np.ndarray]:
         # min_p max_j (p^T P)_j  as  min t  s.t.  P^T p <= t 1,  1^T p = 1,  p >= 0
@@ -329,4 +356,4 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
 
     v_row, x = solve(M)
     v_col, y = solve(-M.T)  # max_y min_i (M y)_i = -min_y max_i (-M y)_i
-    return 0.5 * (v_row - v_col), x, y
+    return math.ldexp(0.5 * (v_row - v_col), exponent), x, y

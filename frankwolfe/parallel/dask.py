@@ -112,8 +112,8 @@ def _load_shard(payload: bytes) -> _Shard:
 
 class _ShardActor:
     """A shard held by a Dask actor on its worker: a round is a method call sent straight
-    to that worker (about 2 ms on a local cluster, against 10 ms for a task, which goes
-    through the scheduler and back)."""
+    to that worker, several times faster than a task, which goes through the scheduler
+    and back (benchmarks/README.md, "Measurements behind code choices")."""
 
     def __init__(self, payload: bytes) -> None:
         self.shard = _users(_Shard, payload)
@@ -212,8 +212,9 @@ class DaskExecutor(Executor, RowRounds):
 
     Each shard is a Dask actor (``actors=True``, the default): a round is one
     method call per shard, straight to its worker.  With ``actors=False`` each
-    round submits one task per shard through the scheduler (about 8 ms more
-    per round on a local cluster), and Dask itself re-runs lost tasks.
+    round submits one task per shard through the scheduler (slower per round:
+    benchmarks/README.md, "Measurements behind code choices"), and Dask itself
+    re-runs lost tasks.
 
     Faults: when a worker dies, its shard is rebuilt on another worker (an
     actor is created again from the shard's bytes; a task carries them, so the

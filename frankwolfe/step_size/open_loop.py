@@ -7,11 +7,15 @@ for the compiled drivers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 from .._numbers import is_whole
-from .base import StepSize, _slack
+from ..direction import Direction
+from ..objectives.base import Tracker
+from .base import StepSize, _slack, real_parameter
 
 __all__ = ["OpenLoop", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic"]
 
@@ -35,17 +39,21 @@ class Agnostic(OpenLoop):
     """The open-loop rule ``gamma = ell / (k + ell)`` (``ell = 2``: 2/(k+2)).
 
     Needs no information about the objective; gives the O(1/k) rate.
+
+    Parameters
+    ----------
+    ell : float, default 2.0
+        The constant ``ell``, a finite number > 0 (``1``: ``1 / (k + 1)``).
     """
 
     def __init__(self, ell: float = 2.0) -> None:
-        if ell <= 0:
-            raise ValueError(f"Agnostic: `ell` must be positive, got {ell!r}")
-        self.ell = float(ell)
+        self.ell = real_parameter(ell, "Agnostic", "ell")
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         return min(gamma_max, self.ell / (k + self.ell))
 
-    def compiled(self):
+    def compiled(self) -> tuple[Any, np.ndarray]:
         return _agnostic_kernel, np.array([self.ell])
 
     def __repr__(self) -> str:
@@ -75,11 +83,12 @@ class LogAgnostic(OpenLoop):
     Kerdreux, Pokutta, AISTATS 2023).
     """
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         ell = 2.0 + np.log(k + 1.0)
         return float(min(gamma_max, ell / (k + ell)))
 
-    def compiled(self):
+    def compiled(self) -> tuple[Any, np.ndarray]:
         return _log_agnostic_kernel, np.zeros(1)
 
     def __repr__(self) -> str:
@@ -102,15 +111,13 @@ class NonConvexAgnostic(OpenLoop):
     """
 
     def __init__(self, scale: float = 1.0) -> None:
-        if not (np.isfinite(scale) and scale > 0):
-            raise ValueError(f"NonConvexAgnostic: `scale` must be positive and finite, "
-                             f"got {scale!r}")
-        self.scale = float(scale)
+        self.scale = real_parameter(scale, "NonConvexAgnostic", "scale")
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         return float(min(gamma_max, self.scale / np.sqrt(k + 1.0)))
 
-    def compiled(self):
+    def compiled(self) -> tuple[Any, np.ndarray]:
         return _nonconvex_kernel, np.array([self.scale])
 
     def __repr__(self) -> str:
@@ -155,7 +162,8 @@ class Monotonic(OpenLoop):
         self.halvings = 0
         self.rule.reset()
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         if not slope < 0.0:
             return 0.0
         base = self.rule(k, tracker, direction, slope, gamma_max)

@@ -7,6 +7,8 @@ trial points.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -14,7 +16,7 @@ from .._numbers import as_real, is_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
-from .base import _EPS, StepSize, _slack
+from .base import _EPS, StepSize, _slack, number_parameter, real_parameter
 
 __all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
 
@@ -60,7 +62,8 @@ class ShortStep(StepSize):
                              f"got {smoothness!r}")
         self.smoothness = smoothness
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         L = self.smoothness if self.smoothness is not None else tracker.objective.smoothness
         if L is None:
             raise ValueError(
@@ -85,7 +88,8 @@ class ShortStep(StepSize):
 class ExactStep(StepSize):
     """Exact line search through the objective's closed form, clipped to ``[0, gamma_max]``."""
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         if not tracker.has_exact_step:
             raise ValueError(
                 f"step_size='exact' needs an objective with exact_step(); "
@@ -111,7 +115,7 @@ class ExactStep(StepSize):
             return 0.0
         return float(gamma if gamma < gamma_max else gamma_max)  # min() without the call
 
-    def compiled(self):
+    def compiled(self) -> tuple[Any, np.ndarray]:
         return _exact_kernel, np.zeros(1)
 
 
@@ -146,16 +150,19 @@ class Adaptive(StepSize):
     def __init__(
         self, L0: float | None = None, eta: float = 0.9, tau: float = 2.0, max_backtracks: int = 60
     ) -> None:
-        if not (0 < eta <= 1 and tau > 1):
-            raise ValueError(f"Adaptive: need 0 < eta <= 1 < tau, got eta={eta}, tau={tau}")
-        if L0 is not None and not (np.isfinite(L0) and L0 > 0):
-            raise ValueError(f"Adaptive: `L0` must be positive, got {L0!r}")
+        eta_f = number_parameter(eta, "Adaptive", "eta")
+        tau_f = number_parameter(tau, "Adaptive", "tau")
+        if not (0 < eta_f <= 1 < tau_f < np.inf):  # False for NaN
+            raise ValueError(f"Adaptive: need 0 < eta <= 1 < tau (tau finite), got eta={eta!r}, "
+                             f"tau={tau!r}")
+        if L0 is not None:
+            L0 = real_parameter(L0, "Adaptive", "L0")
         if not is_whole(max_backtracks, 1):
             raise ValueError(f"Adaptive: `max_backtracks` must be a positive integer, "
                              f"got {max_backtracks!r}")
         self.L0 = L0
-        self.eta = float(eta)
-        self.tau = float(tau)
+        self.eta = eta_f
+        self.tau = tau_f
         self.max_backtracks = int(max_backtracks)
         self.L: float | None = L0
 
@@ -171,7 +178,8 @@ class Adaptive(StepSize):
             est = 1.0
         return est
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         if slope >= 0:
             return 0.0
         dd = tracker.direction_sq_norm(direction)
@@ -190,7 +198,7 @@ class Adaptive(StepSize):
             gamma = min(gamma_max, -slope / (M * dd)) if M * dd > 0 else gamma_max
             if -gamma * slope > 1e3 * noise:
                 ft = tracker.trial_value(direction, gamma)
-                accept = ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise
+                accept = bool(ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise)
             else:
                 # The predicted decrease is at the rounding level of f, where
                 # comparing f values says nothing: test the same quadratic
@@ -198,7 +206,7 @@ class Adaptive(StepSize):
                 # <grad f(x + gamma d), d> <= slope + gamma M ||d||^2.
                 gt = direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x)
                 ft = None
-                accept = gt <= slope + gamma * M * dd + 1e-12 * abs(slope)
+                accept = bool(gt <= slope + gamma * M * dd + 1e-12 * abs(slope))
             if accept:
                 self.L = M
                 return float(gamma)
@@ -233,16 +241,20 @@ class Armijo(StepSize):
     uses_trials = True
 
     def __init__(self, c: float = 1e-4, beta: float = 0.5, max_backtracks: int = 60) -> None:
-        if not (0 < c < 1 and 0 < beta < 1):
-            raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c}, beta={beta}")
+        c_f = number_parameter(c, "Armijo", "c")
+        beta_f = number_parameter(beta, "Armijo", "beta")
+        if not (0 < c_f < 1 and 0 < beta_f < 1):  # False for NaN
+            raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c!r}, "
+                             f"beta={beta!r}")
         if not is_whole(max_backtracks, 1):
             raise ValueError(f"Armijo: `max_backtracks` must be a positive integer, "
                              f"got {max_backtracks!r}")
-        self.c = float(c)
-        self.beta = float(beta)
+        self.c = c_f
+        self.beta = beta_f
         self.max_backtracks = int(max_backtracks)
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         if slope >= 0:
             return 0.0
         f0 = tracker.value()
@@ -289,8 +301,7 @@ class Secant(StepSize):
     uses_trials = True
 
     def __init__(self, tol: float = 1e-8, max_iter: int = 50) -> None:
-        if not (np.isfinite(tol) and 0 < tol < 1):
-            raise ValueError(f"Secant: `tol` must be in (0, 1), got {tol!r}")
+        tol = real_parameter(tol, "Secant", "tol", high=1.0)
         if not is_whole(max_iter, 1):
             raise ValueError(f"Secant: `max_iter` must be a positive integer, got {max_iter!r}")
         self.tol = float(tol)
@@ -300,7 +311,8 @@ class Secant(StepSize):
     def reset(self) -> None:
         self.last = None
 
-    def __call__(self, k, tracker, direction, slope, gamma_max):
+    def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
+                 gamma_max: float) -> float:
         if not slope < 0.0 or not gamma_max > 0.0:
             return 0.0
         gamma = self._secant(tracker, direction, slope, gamma_max)

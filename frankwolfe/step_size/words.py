@@ -3,18 +3,16 @@ default (:func:`make_step_size`)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import numpy as np
 
-from .._numbers import is_real
 from ..objectives.base import Objective, Tracker
 from ..objectives.saddle import SaddleObjective
 from .base import StepSize
 from .open_loop import Agnostic, LogAgnostic, Monotonic, NonConvexAgnostic, OpenLoop
-from .saddle import SaddleBacktracking, SaddleStep
+from .saddle import SaddleBacktracking, SaddleStep, curvature_settings
 from .searches import Adaptive, Armijo, ExactStep, Secant, ShortStep
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,10 +98,62 @@ _PLAIN: dict[str, Callable[[], StepSize]] = {
 }
 
 
-def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = None
-            ) -> StepSize:
-    """The rule ``spec`` names in ``context`` (a :class:`StepSize` as is)."""
+#: The contexts of each rule class: those of the words that name it.  A rule of none of
+#: these classes (a user's :class:`StepSize`, an :class:`OpenLoop` of one's own) is
+#: accepted in every context.
+_RULE_CONTEXTS: dict[type[StepSize], frozenset[str]] = {
+    Agnostic: _ALL,
+    LogAgnostic: _ALL,
+    NonConvexAgnostic: _DESCENT,
+    Monotonic: _DESCENT,
+    ShortStep: _DESCENT,
+    ExactStep: _DESCENT,
+    Adaptive: _DESCENT,
+    Armijo: _DESCENT,
+    Secant: _DESCENT,
+    SaddleStep: _SADDLE,
+    SaddleBacktracking: _SADDLE,
+}
+
+
+def _rule_contexts(rule: StepSize) -> frozenset[str]:
+    """The contexts that accept ``rule`` (its nearest class in :data:`_RULE_CONTEXTS`)."""
+    for cls in type(rule).__mro__:
+        found = _RULE_CONTEXTS.get(cls)
+        if found is not None:
+            return found
+    return _ALL
+
+
+def _check_rule(rule: StepSize, context: str, saddle_view: bool) -> None:
+    """Refuse a rule object that ``context`` does not accept, as its word is refused.
+
+    A saddle rule in a minimization failed deep in the run (an ``AttributeError`` on
+    ``objective.saddle``); a line search in a saddle problem ran silently, far from the
+    equilibrium.  ``saddle_view``: the shared loop running saddle-point Frank-Wolfe, whose
+    rule its own context has checked.
+    """
+    contexts = _rule_contexts(rule)
+    if context in contexts or (saddle_view and "saddle" in contexts):
+        return
+    words = [w for w, c in STEP_RULES.items() if context in c]
+    if context == "saddle":
+        raise TypeError(
+            f"step_size={rule!r} is a rule of minimization only (L is not minimized along d: "
+            f"line searches on L do not apply to a saddle problem); choose one of {words}, "
+            "or pass a SaddleStep, a "
+            "SaddleBacktracking or an open-loop rule (Agnostic, LogAgnostic)")
+    raise TypeError(
+        f"step_size={rule!r} is a rule of saddle_point_frank_wolfe only (it reads the saddle "
+        f"objective L(x, y)); choose one of {words} or pass another StepSize")
+
+
+def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = None,
+            *, saddle_view: bool = False) -> StepSize:
+    """The rule ``spec`` names in ``context`` (a :class:`StepSize` as is, once
+    :func:`_check_rule` accepts it there)."""
     if isinstance(spec, StepSize):
+        _check_rule(spec, context, saddle_view)
         return spec
     if not isinstance(spec, str):
         raise TypeError(
@@ -140,7 +190,9 @@ def make_step_size(
     """Turn a method's ``step_size`` argument into a :class:`StepSize`.
 
     ``spec`` is a word of :data:`STEP_RULES` accepted in ``context``, a
-    :class:`StepSize` (returned as is) or ``None`` (the context's default).
+    :class:`StepSize` (returned as is where the context accepts its class: the library's
+    rules are accepted where the words naming them are; any other rule everywhere) or
+    ``None`` (the context's default).
 
     Parameters
     ----------
@@ -182,9 +234,12 @@ def make_step_size(
         it does), ``context`` is not one of the three, the rule does not fit the
         block step or the objective (``"exact"`` without an exact step, ``"short"``
         without a smoothness constant, an open-loop rule for away or pairwise block
-        steps), or ``C`` is not a finite number > 0.
+        steps), ``C`` is not a finite number > 0 or ``nu`` not in ``(0, 1]``.
     TypeError
-        When ``spec`` is neither a string, a :class:`StepSize` nor ``None``, or the
+        When ``spec`` is neither a string, a :class:`StepSize` nor ``None``, a rule
+        object of the library that the context does not accept (a :class:`SaddleStep` or
+        :class:`SaddleBacktracking` outside ``"saddle"``; there, a rule that only its
+        minimization words name, such as :class:`Armijo` or :class:`ExactStep`), or the
         context's required arguments are missing (``objective`` and ``step`` for
         ``"block"``; ``objective`` and ``domains`` for ``"saddle"``; ``tracker`` for the
         default of ``"minimize"``).
@@ -206,7 +261,11 @@ def make_step_size(
         if tracker is None:
             raise TypeError("make_step_size: the default rule needs the tracker")
         return ExactStep() if tracker.has_exact_step else Adaptive()
-    return _lookup(spec, "minimize")
+    # saddle_point_frank_wolfe runs on the shared loop with an objective whose `saddle`
+    # is L, passing the rule its own context chose
+    saddle_view = tracker is not None and isinstance(getattr(tracker.objective, "saddle", None),
+                                                     SaddleObjective)
+    return _lookup(spec, "minimize", saddle_view=saddle_view)
 
 
 def _block_rule(spec: str | StepSize | None, objective: Objective,
@@ -241,8 +300,7 @@ def _block_rule(spec: str | StepSize | None, objective: Objective,
 
 def _saddle_rule(spec: str | StepSize | None, objective: SaddleObjective, C: float | None,
                  nu: float, domains: tuple[LMO, LMO]) -> StepSize:
-    if C is not None and not (is_real(C) and math.isfinite(C) and C > 0):
-        raise ValueError(f"`C` (the curvature constant) must be a finite number > 0, got {C!r}")
+    C, nu = curvature_settings(C, nu, "make_step_size")
     curvature = C if C is not None else objective.curvature_constant(*domains)
     if curvature is not None and not curvature > 0:
         curvature = None  # a zero constant (a pure bilinear game) sets no step length

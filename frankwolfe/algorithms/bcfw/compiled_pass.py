@@ -34,6 +34,7 @@ from ...compiled.average import NO_AVERAGE, AverageState
 from ...compiled.pass_state import NO_EXTRAS, PassData, PassExtras, PassVectors, StepScratch
 from ...compiled.touched import joint_scratch, no_touched
 from ...step_size import ExactStep, StepSize
+from ..averages import WEIGHTED
 from .passes import Budget, Pass
 from .state import BlockState
 
@@ -153,7 +154,7 @@ class CompiledSteps:
         if avg is None:
             average = NO_AVERAGE
         else:
-            average = AverageState(1 if avg.kind == "weighted" else 2, avg.acc, avg.since,
+            average = AverageState(1 if avg.kind == WEIGHTED else 2, avg.acc, avg.since,
                                    avg.start)
         if fork is None:
             data, scratch, x = self._data, self._scratch, st.x

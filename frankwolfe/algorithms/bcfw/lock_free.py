@@ -4,10 +4,11 @@ Wright, NIPS 2011, applied to BCFW: the shared-memory form of the asynchronous p
 BCFW of Wang, Sadhanala, Dai, Neiswanger, Sra and Xing, ICML 2016).
 
 Why: mini-batch rounds ask a round's oracles in parallel but take its block steps one
-after the other on one thread, and on CoNLL-2000 those steps are half of a serial pass,
-so no number of threads makes a pass more than about 2.3x faster (benchmarks/README.md,
-``ssvm_cores.py``).  Here every thread runs the compiled pass's whole block step (oracle,
-line search, move, commit) on its blocks, so the steps scale with the threads too.
+after the other on one thread, and on CoNLL-2000 those steps are a large share of a
+serial pass, which bounds what any number of threads can gain (benchmarks/README.md,
+``ssvm_cores.py`` and "Measurements behind code choices").  Here every thread runs the
+compiled pass's whole block step (oracle, line search, move, commit) on its blocks, so
+the steps scale with the threads too.
 
 What is shared, and how the certificates stay honest:
 
@@ -23,12 +24,12 @@ What is shared, and how the certificates stay honest:
   they land, so its oracle and its line search may be a few concurrent steps stale.  Its
   adds are atomic (:func:`~frankwolfe.compiled.atomic.atomic_add`): plain adds lost
   updates wherever all threads write (the chain SSVM's transition and part-of-speech
-  weights, which nearly every step moves), and on 16 threads the steps that read the
-  damaged gradient stalled CoNLL-2000 at 0.95 x primal after 2000 passes
-  (benchmarks/README.md).  A stale step is still a step toward a vertex of its block
-  with a step size in [0, 1], so it stays feasible; it may raise f a little, which the
-  next steps undo.  As in a serial pass, ``g`` is kept up to date step by step, and
-  recomputed from ``x`` at every certificate.
+  weights, which nearly every step moves), and on many threads the steps that read the
+  damaged gradient stalled CoNLL-2000 short of the optimum (benchmarks/README.md,
+  ``ssvm_cores.py`` and "Measurements behind code choices").  A stale step is still a
+  step toward a vertex of its block with a step size in [0, 1], so it stays feasible; it
+  may raise f a little, which the next steps undo.  As in a serial pass, ``g`` is kept
+  up to date step by step, and recomputed from ``x`` at every certificate.
 * **Certificates** are computed at the folded ``x`` with a fresh gradient, each thread
   asking the oracles of its own blocks: the gaps are certified exactly as in a serial
   run.

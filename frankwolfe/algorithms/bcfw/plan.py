@@ -30,7 +30,7 @@ from ...lmo.simplex import ProbabilitySimplex
 from ...parallel import InProcessRounds, RowRounds
 from ...step_size import ExactStep, StepSize
 from ..block_orders import is_stepwise
-from ..block_steps import BlockStep, FWStep, PairwiseStep
+from ..block_steps import BlockStep, FWStep
 from .compiled_pass import CompiledPass, CompiledSteps
 from .lock_free import LockFreePass, threads_of
 from .passes import Pass
@@ -76,8 +76,7 @@ def _choose(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, cach
     if is_stepwise(order) and order.compiled_tree() is None:
         return None, (f"the block order {order!r} picks block by block in Python "
                       "(orders drawing whole passes and gap sampling are compiled)")
-    pairwise = isinstance(step, PairwiseStep) and \
-        type(step).direction is PairwiseStep.direction
+    pairwise = bool(step.matches_compiled_pairwise)
     fw = type(step).direction is FWStep.direction
     features = dom.compiled_features if isinstance(dom, BlockDomainHooks) else frozenset()
     if not (fw or (pairwise and "pairwise" in features)) or (cache and "cache" not in features):

@@ -92,13 +92,13 @@ class PythonSteps:
         # FWStep without active sets: its direction is d_fw (no call per step)
         self._plain_fw = not (cache or step.uses_active_set) and \
             type(step).direction is FWStep.direction
-        # blocks of sparse atoms sum in the order of the compiled kernels where the domain
-        # has compiled pairwise steps (traffic's origins: the two engines then take the
+        # blocks of sparse atoms sum in the order of the compiled kernels where the step is
+        # theirs and the domain has them (traffic's origins: the two engines then take the
         # same steps to the last bit); elsewhere the old sums, which a dense and a sparse
         # atom table share (the active set's <g, z> made a generic away run on sparse
         # tables stall at gap 0.9 where the dense one converged in 40 passes)
         dom = state.dom
-        self._seq = step.name == "pairwise" and "pairwise" in getattr(
+        self._seq = bool(step.matches_compiled_pairwise) and "pairwise" in getattr(
             dom, "compiled_features", frozenset())
 
     def step(self, i: int, atom: Atom | None = None) -> None:

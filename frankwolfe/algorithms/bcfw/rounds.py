@@ -63,7 +63,7 @@ from ...compiled import Picker, RoundKernels, Snapshots, TouchLog, order_picker
 from ...compiled.sum_tree import gap_pick_round
 from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
-from ..block_orders import GapSampling, checked_pick
+from ..block_orders import checked_pick
 from .compiled_pass import CompiledSteps
 from .passes import Budget, Pass, check_block_gradient, probe_values
 from .state import BlockState, PythonBlocks
@@ -76,15 +76,12 @@ __all__ = ["Schedule", "PythonRounds", "CompiledRounds"]
 Ask = Callable[[list[int]], Callable[[], Any]]
 
 
-def _plain_gap_sampling(state: BlockState) -> GapSampling | None:
-    """The run's order when it is the library's gap sampling, else None (a subclass that
+def _sum_tree(state: BlockState) -> tuple[np.ndarray, int, float, np.ndarray] | None:
+    """The sum tree the run's order draws from, when it declares that its draws are the
+    tree's (:attr:`~frankwolfe.BlockOrder.draws_by_sum_tree`), else None (an order that
     picks, updates or holds out its own way draws in Python, block by block)."""
     order = state.order
-    own = (GapSampling.next, GapSampling.update, GapSampling.hold)
-    if isinstance(order, GapSampling) and (type(order).next, type(order).update,
-                                           type(order).hold) == own:
-        return order
-    return None
+    return order.compiled_tree() if order.draws_by_sum_tree else None
 
 
 class Schedule:
@@ -183,7 +180,8 @@ class Schedule:
         """Count the steps of a round by delay: block steps applied since the point of
         its answer (``lag`` at the round's launch; blocks asked late: at the round).
         Synchronous rounds count nothing (their delays are 0 .. tau - 1 by construction,
-        and :meth:`outputs` reports none): np.add.at cost 0.5 ms a round of 558."""
+        and :meth:`outputs` reports none): np.add.at would cost every round time
+        (benchmarks/README.md, "Measurements behind code choices")."""
         if not self.staleness:
             return
         lags = np.arange(len(batch)) + lag
@@ -205,18 +203,18 @@ class Schedule:
                 yield order[a:a + tau].tolist()
             return
         unif = state.rng.random(state.n)  # one uniform number per step, as the serial pass
-        gs = _plain_gap_sampling(state) if tau > 1 else None
-        if gs is not None:
+        drawn = _sum_tree(state) if tau > 1 else None
+        if drawn is not None:
             # the round's draws in one compiled call: two Python calls a block cost far
             # more, serial time no thread takes over
             # (benchmarks/README.md, "Measurements behind code choices")
-            tree, size, _, nextu = gs.compiled_tree()
+            tree, size, _, nextu = drawn
             for a in range(0, state.n, tau):
                 out = np.empty(min(tau, state.n - a), dtype=np.int64)
-                gap_pick_round(tree, size, gs.est, nextu, unif[a:a + tau], state.n, out)
+                gap_pick_round(tree, size, state.order.est, nextu, unif[a:a + tau], state.n,
+                               out)
                 yield out.tolist()
             return
-        hold = state.order.hold if isinstance(state.order, GapSampling) else None
         for a in range(0, state.n, tau):
             batch = []
             for u in unif[a:a + tau]:
@@ -224,10 +222,7 @@ class Schedule:
                 batch.append(i)
                 if tau > 1:  # hold block i out of the rest of the round
                     state.est[i] = 0.0
-                    if hold is not None:
-                        hold(i)
-                    elif state.order_update is not None:
-                        state.order_update(i, 0.0)
+                    state.order.hold(i)
             yield batch
 
     def answers(self, which: list[int], dirs: list[np.ndarray] | np.ndarray,
@@ -350,8 +345,8 @@ def _certificate_seconds(state: BlockState, probed: float | None) -> float:
     time): the domain's batch oracle's values on a sample of blocks scaled to ``n``
     (:func:`.passes.probe_values`), else the start's oracle calls, one per block.  The
     rounds' own rate says little of a certificate, ``n`` oracle calls dispatched at
-    once (with 2 threads and rounds of 10 it overstated it 10x and the run stopped at a
-    fifth)."""
+    once (it overstated a certificate's cost many times, and a timed run stopped far
+    short of its budget: benchmarks/README.md, "Measurements behind code choices")."""
     if probed is None:
         p = probe_values(state)
         probed = p[0] if p is not None else (state.start_seconds or 0.0)
@@ -362,8 +357,9 @@ def _stop(budget: Budget, done: int) -> bool:
     """Whether rounds stop after ``done`` block steps of the pass: an interrupt, or the
     budget spent.  Until a certificate is timed (the engine certifies the first whole
     pass under a time limit) nothing is kept for it: the rounds' rate says little of a
-    certificate, ``n`` oracle calls dispatched at once (with 2 threads and rounds of 10
-    it overstated it 10x and the run stopped at a fifth)."""
+    certificate, ``n`` oracle calls dispatched at once (it overstated a certificate's
+    cost many times, and a timed run stopped far short of its budget:
+    benchmarks/README.md, "Measurements behind code choices")."""
     return bool(INTERRUPTS.hits) or (budget.limited and budget.spent(done, 0.0))
 
 
@@ -509,9 +505,10 @@ class CompiledRounds(Pass):
         vertices of a 32nd of the blocks (at least 8) stored at the current point, as the
         certificate stores all ``n`` (a round stores its own blocks' before it reads
         them, so the steps are the same), after one untimed block (a first call's cache
-        load), scaled to ``n``.  Keeping nothing overran CoNLL-2000's 3 s by 1.2-1.5 s,
-        its certificate; the domain's batch oracle, as the Python passes ask it, would
-        be built for this alone (1 s there)."""
+        load), scaled to ``n``.  Keeping nothing overran a short time limit on CoNLL-2000
+        by its certificate; the domain's batch oracle, as the Python passes ask it, would
+        be built for this alone, itself costly there (benchmarks/README.md, "Measurements
+        behind code choices")."""
         if self._probed is None:
             st, sched = self.state, self.schedule
             g = self.steps.synced_gradient()

@@ -352,8 +352,6 @@ def block_coordinate_frank_wolfe(
         )
     if atom_storage not in STORAGES:
         raise ValueError(f"atom_storage must be one of {STORAGES}, got {atom_storage!r}")
-    if not (np.isfinite(gap_degree) and gap_degree >= 0):
-        raise ValueError(f"gap_degree must be a finite number >= 0, got {gap_degree!r}")
     rng = as_generator(random_state)
     rule = make_step_size(step_size, context="block", objective=objective, step=step)
     round_step = _check_choice("round_step", round_step,

@@ -141,7 +141,8 @@ class BlockState:
     def block_iterates(self) -> Any:
         """The block points, asked for when the run has ended: views of the block
         iterates ``Z`` (a list, one array per block; nothing writes them then, and
-        copying CoNLL-2000's 560 MB of them took 0.3-0.6 s of a time limit), or, when a
+        a copy of them costs a large data set a share of its time limit:
+        benchmarks/README.md, "Measurements behind code choices"), or, when a
         domain's compiled kernels own them, whatever their ``block_points()`` answers
         (the domain's own representation, which it reads again as a warm start: e.g.
         traffic's origin blocks answer a sparse ``(n_blocks, n_links)`` CSR array, since

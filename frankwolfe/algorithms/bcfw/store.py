@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..averages import WEIGHTED
+
 __all__ = ["BlockAtomStore", "LazyAverage", "SparseRows"]
 
 
@@ -161,8 +163,9 @@ class BlockAtomStore:
         """:meth:`add` of the vector with ``values`` at ``indices`` (a sparse atom): into a
         sparse block's pool without the dense vector when the indices are increasing and
         the values nonzero (what the dense vector's nonzeros would be); else as
-        :meth:`add`.  (On CoNLL-2000 a certificate stores 8936 new atoms: their dense
-        vectors of ~7800 coordinates took 1-1.5 s.)"""
+        :meth:`add`.  (A certificate stores a new atom per block: on CoNLL-2000 their
+        dense vectors took a large share of it; benchmarks/README.md, "Measurements
+        behind code choices".)"""
         if self.sparse[i] and self.weights[i] is not _UNSET:
             idx = np.asarray(indices, dtype=np.int64)
             val = np.asarray(values, dtype=float)
@@ -350,7 +353,7 @@ class LazyAverage:
 
     def _cum(self, t: np.ndarray | int) -> np.ndarray | float:
         """Sum of the weights of iterates ``start .. t-1``."""
-        if self.kind == "weighted":
+        if self.kind == WEIGHTED:
             return t * (t - 1) / 2.0  # weights j for j < t (x_0 gets weight 0)
         return t - self.start
 

@@ -20,6 +20,8 @@ from ...options import RunKeywords, RunOptions, solver
 from ...registry import register
 from ...result import Result
 from ...step_size import StepSize, make_step_size
+from ...step_size.saddle import curvature_settings
+from ..active_variant import drift_options
 from ..fcfw import _check_cvxpy_solver
 from ..loop import run_frank_wolfe
 from .adapter import _SaddleAdapter
@@ -221,6 +223,10 @@ def saddle_point_frank_wolfe(
     (True, True, 5)
     """
     options = RunOptions(**run)  # @solver passes every run keyword
+    # every mode's arguments, whatever the mode reads: nu was checked only by the
+    # curvature rule, resum_every and sparsify_tol only by the away variant
+    C, nu = curvature_settings(C, nu, "saddle_point_frank_wolfe")
+    resum_every, sparsify_tol = drift_options(resum_every, sparsify_tol)
     if cvxpy_solver is not None:  # before any oracle call, whatever the mode
         cvxpy_solver = _check_cvxpy_solver(cvxpy_solver)
     if not isinstance(objective, SaddleObjective):
