@@ -10,7 +10,8 @@ import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
 
-__all__ = ["check_finite_examples", "check_labels", "check_pair", "positional"]
+__all__ = ["check_feature_names", "check_finite_examples", "check_labels", "check_pair",
+           "positional"]
 
 
 def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
@@ -59,6 +60,25 @@ def positional(data: Any) -> Any:
     if issparse(data):
         return data.toarray()
     return data
+
+
+def check_feature_names(estimator: Any, X: Any, reset: bool) -> None:
+    """Record (``reset``) or check the column names of a pandas ``DataFrame`` ``X``, as
+    scikit-learn's own estimators do, before :func:`positional` drops them.
+
+    ``fit`` sets ``feature_names_in_`` when ``X`` is a DataFrame with string column
+    names (and deletes it otherwise); ``predict`` and the scores then refuse a DataFrame
+    whose columns differ or are reordered with scikit-learn's ``ValueError`` ("The
+    feature names should match those that were passed during fit"), and warn when only
+    one of the fit's and this ``X`` has names.  Examples are taken by position, so
+    reordered columns predicted with the wrong weights without a word.  Nothing else of
+    ``X`` is checked (no ``n_features_in_``: a list of examples has no feature count).
+    """
+    # scikit-learn's public entry point; imported here: the loaders import this module
+    # without needing scikit-learn
+    from sklearn.utils.validation import validate_data
+
+    validate_data(estimator, X, reset=reset, skip_check_array=True, ensure_2d=False)
 
 
 def check_finite_examples(X: Sequence[Any], name: str, where: str) -> None:

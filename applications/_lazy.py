@@ -1,7 +1,8 @@
 """Attributes of a package imported on first access (PEP 562).
 
 The scikit-learn estimators inherit ``sklearn.base.BaseEstimator``, so the module
-that defines one imports scikit-learn (about 2 CPU-seconds) when it is imported.
+that defines one imports scikit-learn, slow to import, when it is imported
+(benchmarks/README.md, "Measurements behind code choices").
 A package lists such names in a table ``{name: submodule}`` and answers them from
 its module-level ``__getattr__`` and ``__dir__``: ``import`` of the package stays
 light, and ``from package import Estimator`` pays for scikit-learn then.  The

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from .data.download import DownloadError
 from .data.home import get_data_home
 from .data.sources import (
     DataFile,
+    check_loader_flag,
     check_published,
     cmu_house_home,
     conll2000_home,
@@ -49,12 +50,18 @@ from .matching.qaplib import read_qaplib, read_qaplib_solution
 from .structured_svm.datasets import load_cmu_house, load_conll2000, load_ocr, load_snakes
 from .traffic.tntp import read_flows, read_net, read_tntp, read_trips
 
+if TYPE_CHECKING:
+    from .matching.qaplib import QAPLIBSolution
+    from .structured_svm.datasets import CMUHouse, Snakes
+    from .traffic.network import Network
+
 __all__ = ["fetch_ocr", "fetch_conll2000", "fetch_cmu_house", "fetch_qaplib", "fetch_tntp",
            "fetch_snakes", "DownloadError"]
 
 
 def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
-              download_if_missing: bool = True, base_url: str | None = None) -> Any:
+              download_if_missing: bool = True, base_url: str | None = None
+              ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """The OCR letters (Taskar et al. 2003), downloaded when missing; returns
     :func:`~frankwolfe.applications.structured_svm.load_ocr` ``(split)``.
 
@@ -99,9 +106,46 @@ def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = No
     return load_ocr(split, data_home=ocr_home(data_home, download_if_missing, base_url))
 
 
+@overload
 def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
                     download_if_missing: bool = True, base_url: str | None = None,
-                    return_info: bool = False) -> Any:
+                    return_info: Literal[False] = False
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                               list[np.ndarray]]: ...
+
+
+@overload
+def fetch_conll2000(data_home: str | os.PathLike[str] | None, download_if_missing: bool,
+                    base_url: str | None, return_info: Literal[True]
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                               list[np.ndarray], dict[str, Any]]: ...
+
+
+@overload
+def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
+                    download_if_missing: bool = True, base_url: str | None = None, *,
+                    return_info: Literal[True]
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                               list[np.ndarray], dict[str, Any]]: ...
+
+
+@overload
+def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
+                    download_if_missing: bool = True, base_url: str | None = None,
+                    return_info: bool = False
+                    ) -> (tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                list[np.ndarray]]
+                          | tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                  list[np.ndarray], dict[str, Any]]): ...
+
+
+def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
+                    download_if_missing: bool = True, base_url: str | None = None,
+                    return_info: bool = False
+                    ) -> (tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                list[np.ndarray]]
+                          | tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                  list[np.ndarray], dict[str, Any]]):
     """CoNLL-2000 chunking, downloaded when missing; returns
     :func:`~frankwolfe.applications.structured_svm.load_conll2000`.
 
@@ -143,12 +187,15 @@ def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
     TypeError
         When ``download_if_missing`` is not a bool.
     """
+    # before a download, which a refused flag would have wasted
+    return_info = check_loader_flag(return_info, "return_info", "fetch_conll2000")
     return load_conll2000(data_home=conll2000_home(data_home, download_if_missing, base_url),
                           return_info=return_info)
 
 
 def fetch_cmu_house(data_home: str | os.PathLike[str] | None = None,
-                    download_if_missing: bool = True, base_url: str | None = None) -> Any:
+                    download_if_missing: bool = True, base_url: str | None = None
+                    ) -> CMUHouse:
     """The CMU house sequence (Caetano et al. 2009), downloaded when missing; returns
     :func:`~frankwolfe.applications.structured_svm.load_cmu_house`.
 
@@ -191,7 +238,7 @@ def fetch_cmu_house(data_home: str | os.PathLike[str] | None = None,
 
 
 def fetch_snakes(data_home: str | os.PathLike[str] | None = None,
-                 download_if_missing: bool = True, base_url: str | None = None) -> Any:
+                 download_if_missing: bool = True, base_url: str | None = None) -> Snakes:
     """The Snakes grids (Nowozin et al., *Decision Tree Fields*, ICCV 2011), downloaded
     when missing; returns
     :func:`~frankwolfe.applications.structured_svm.datasets.load_snakes`.
@@ -238,7 +285,7 @@ def fetch_snakes(data_home: str | os.PathLike[str] | None = None,
 
 def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,
                  download_if_missing: bool = True, base_url: str | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, Any]:
+                 ) -> tuple[np.ndarray, np.ndarray, QAPLIBSolution | None]:
     """A QAPLIB instance (Burkard, Karisch & Rendl 1997), downloaded when missing.
 
     Returns ``(A, B, solution)``: the flow and distance matrices and the
@@ -301,7 +348,7 @@ def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,
 
 def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | None = None,
                download_if_missing: bool = True, base_url: str | None = None
-               ) -> tuple[Any, np.ndarray | None]:
+               ) -> tuple[Network, np.ndarray | None]:
     """A network of the TransportationNetworks collection, downloaded when missing.
 
     Returns ``(network, best_flows)``: the

@@ -63,8 +63,11 @@ def normalize_histograms(h: Any) -> np.ndarray:
     if h.ndim < 1:
         raise ShapeError(f"normalize_histograms: `h` must have at least one axis, "
                          f"got shape {h.shape}")
-    if np.any(h < 0) or not np.all(np.isfinite(h)):
-        raise ValueError("normalize_histograms: `h` must hold finite non-negative counts")
+    bad = ~(np.isfinite(h) & (h >= 0))
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"normalize_histograms: `h` must hold finite non-negative counts, "
+                         f"got {float(h[at])!r} at index {at if len(at) > 1 else at[0]}")
     s = h.sum(axis=-1, keepdims=True)
     return np.divide(h, s, out=np.zeros_like(h), where=s > 0)
 

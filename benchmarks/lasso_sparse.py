@@ -180,7 +180,7 @@ def bench_design(design: str, a: argparse.Namespace, baseline: Path | None,
     prob = make_design(design, a.seed, a.quick)
     A, b, radius = prob["A"], prob["b"], prob["radius"]
     ref_tol = max(1e-12, 1e-16 * float(b @ b))
-    ref = solve_lasso(A, b, radius, "compiled", tol=ref_tol, max_iter=100000).x
+    ref = solve_lasso(A, b, radius, "compiled_pairwise", tol=ref_tol, max_iter=100000).x
     alpha = penalty_from_radius(A, b, ref)
     sk_tight = Lasso(alpha=alpha, fit_intercept=False, tol=1e-14, max_iter=10**6).fit(A, b)
     info = {"shape": list(A.shape), "nnz": int(A.nnz) if sp.issparse(A) else int(A.size),

@@ -326,7 +326,7 @@ def test_solve_lasso_rounding_is_not_called_curvature(monkeypatch):
         err.result = run
         raise err
 
-    monkeypatch.setitem(lasso_solve.METHODS, "fw", fake)
+    monkeypatch.setattr(lasso_solve, "resolve_method", lambda method, where="": fake)
     with pytest.raises(NonConvexError, match=r"solve_lasso: rounding errors, not curvature "
                                              r"\(least squares is convex\): with radius=1e\+30") \
             as info:

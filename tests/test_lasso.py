@@ -84,7 +84,7 @@ def test_path_warm_starts_and_matches_cvxpy():
         lasso_path(A, b, radii, "pairwise", warm_start="no")
 
 
-@pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw", "compiled", "auto"])
+@pytest.mark.parametrize("method", ["fw", "away", "rafw", "fcfw", "compiled_pairwise", "auto"])
 def test_sparse_design_matches_dense_via_cvxpy(method):
     rng = np.random.default_rng(2)
     A = sp.random(60, 90, density=0.2, random_state=3, format="csr")
@@ -102,7 +102,7 @@ def test_sparse_design_matches_dense_via_cvxpy(method):
         assert "n_corrective_steps" in res.extra
 
 
-@pytest.mark.parametrize("method", ["pairwise", "fcfw", "compiled"])
+@pytest.mark.parametrize("method", ["pairwise", "fcfw", "compiled_pairwise"])
 def test_sparse_high_dimensional_design_agrees_with_sklearn(method):
     # n >> m, 2% non-zeros with Gaussian values (the benchmark's design, small):
     # the constrained solution at radius ||x_alpha||_1 is scikit-learn's x_alpha
@@ -131,8 +131,8 @@ def test_compiled_path_warm_starts_and_matches_pairwise():
                   data_rvs=rng.standard_normal)
     b = A @ (rng.standard_normal(400) * (rng.random(400) < 0.05)) + 0.01 * rng.standard_normal(100)
     radii = np.linspace(0.5, 3.0, 5)
-    warm = lasso_path(A, b, radii, "compiled", tol=1e-10)
-    cold = lasso_path(A, b, radii, "compiled", tol=1e-10, warm_start=False)
+    warm = lasso_path(A, b, radii, "compiled_pairwise", tol=1e-10)
+    cold = lasso_path(A, b, radii, "compiled_pairwise", tol=1e-10, warm_start=False)
     ref = lasso_path(A, b, radii, "pairwise", tol=1e-10, max_iter=100000)
     assert warm.n_iter[1:].sum() <= cold.n_iter[1:].sum()
     for a, r in zip(warm.results, ref.results):

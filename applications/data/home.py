@@ -26,8 +26,19 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     ``../shared/data`` folder next to a clone of the repository when it existed; that
     fallback moved to the test configuration (``tests/conftest.py`` sets
     ``FRANKWOLFE_DATA`` to it), so a user's run reads no folder the user did not name.
+
+    Raises
+    ------
+    TypeError
+        When ``data_home`` is neither None, a ``str`` nor an ``os.PathLike`` (every
+        loader and fetcher reads its ``data_home`` here).
     """
     if data_home is not None:
+        # pathlib's own "expected str, bytes or os.PathLike object, not int" named no
+        # argument; bytes paths are refused by Path too
+        if not isinstance(data_home, (str, os.PathLike)):
+            raise TypeError(f"`data_home` must be a folder (a str or an os.PathLike) or "
+                            f"None, got {data_home!r} ({type(data_home).__name__})")
         return Path(data_home).expanduser()
     env = os.environ.get(ENV_HOME)
     if env:

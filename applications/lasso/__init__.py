@@ -9,13 +9,15 @@ cached products ``A e_i`` make an iteration O(m + n)) and
 :class:`frankwolfe.L1Ball` (vertices ``+-radius e_i``, so an active set is
 a signed support).
 
-* :func:`solve_lasso` - one problem, any of ``"fw"``, ``"away"``,
-  ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"compiled"`` (the core's compiled
-  pairwise method with corrective rounds,
-  :func:`frankwolfe.compiled_pairwise_frank_wolfe`), or ``"auto"`` (the default:
-  ``"compiled"`` for sparse and dense ``A`` alike, ``"pairwise"`` where the compiled
-  method cannot run: an option it does not take, an intercept's offset, or a warm
-  start of more atoms than its corrective rounds track);
+* :func:`solve_lasso` - one problem, by any method of :func:`frankwolfe.minimize`
+  that runs on an l1 ball, under the core's names (``"fw"``, ``"away"``,
+  ``"pairwise"``, ``"rafw"``, ``"fcfw"``, ``"bcg"``, ``"bpcg"``, ``"cfw"``, ``"bfw"``,
+  ``"compiled_pairwise"``: the core's compiled pairwise method with corrective rounds,
+  :func:`frankwolfe.compiled_pairwise_frank_wolfe`; :func:`lasso_methods` lists them
+  all), or ``"auto"`` (the default: ``"compiled_pairwise"`` for sparse and dense ``A``
+  alike, ``"pairwise"`` where the compiled method cannot run: an option it does not
+  take, an intercept's offset, or a warm start of more atoms than its corrective
+  rounds track);
 * :func:`lasso_path` - a regularization path over radii, each problem warm
   started from the previous solution's active set;
 * :func:`penalty_from_radius`, :func:`radius_from_penalty`, :func:`alpha_max`
@@ -36,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._lazy import load, names
 from .solve import (
-    METHODS,
     LassoPath,
     alpha_max,
+    lasso_methods,
     lasso_path,
     penalty_from_radius,
     radius_from_penalty,
@@ -50,7 +52,7 @@ if TYPE_CHECKING:  # the lazy name below, as type checkers and documentation too
     from .estimator import ConstrainedLasso
 
 __all__ = [
-    "METHODS",
+    "lasso_methods",
     "solve_lasso",
     "lasso_path",
     "LassoPath",

@@ -19,6 +19,6 @@ def lasso() -> None:
     A[rng.random(A.shape) > 0.3] = 0.0
     b = rng.standard_normal(10)
     for design in (A, sp.csr_array(A), sp.csc_array(A)):
-        for method in ("auto", "compiled", "pairwise"):
+        for method in ("auto", "compiled_pairwise", "pairwise"):
             solve_lasso(design, b, 1.0, method=method, max_iter=50)
         lasso_path(design, b, [0.5, 1.0, 2.0], max_iter=50)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -18,7 +18,7 @@ from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
 from .._params import BOOLEAN, RANDOM_STATE, Check, Interval, Options, validate_params
-from .solve import METHODS, solve_lasso
+from .solve import lasso_methods, resolve_method, solve_lasso
 
 __all__ = ["ConstrainedLasso"]
 
@@ -34,7 +34,8 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     radius : float, default 1.0
         The l1 bound on the coefficients.
     method : str, default "auto"
-        See :func:`solve_lasso`.
+        See :func:`solve_lasso`: ``"auto"`` or a core method that runs on the l1 ball,
+        by any of its names (:func:`lasso_methods`).
     tol : float, default 1e-8
         Target Frank-Wolfe gap relative to the loss of the zero coefficients,
         ``1/2 ||y - mean(y)||^2`` (``1/2 ||y||^2`` without an intercept): the fit stops
@@ -74,7 +75,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
 
     _param_checks: dict[str, list[Check]] = {
         "radius": [Interval(Real, 0, None, closed="neither")],
-        "method": [Options(METHODS)],
+        "method": [Options(lasso_methods())],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "fit_intercept": [BOOLEAN],
@@ -98,10 +99,17 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         # the compiled method has no centred sparse design (LeastSquares' offset): with an
         # intercept it refuses a sparse X, and says so
-        tags.input_tags.sparse = not (self.method == "compiled" and self.fit_intercept)
+        tags.input_tags.sparse = not (self._compiled() and self.fit_intercept)
         # the l1 bound caps the fit: with the default radius the R^2 on unscaled data is low
         tags.regressor_tags.poor_score = True
         return tags
+
+    def _compiled(self) -> bool:
+        """Whether ``method`` names the compiled pairwise method (by any of its names)."""
+        try:
+            return resolve_method(self.method) is fw.compiled_pairwise_frank_wolfe
+        except (TypeError, ValueError):  # refused by fit's parameter checks
+            return False
 
     def _validate_X(self, X: Any, y: Any = None, reset: bool = False) -> Any:
         where = "ConstrainedLasso." + ("fit" if reset else "predict")
@@ -109,11 +117,12 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         if y is not None:
             check_finite(where, "y", y)
         kw = {"y": y, "y_numeric": True} if reset else {}
-        if reset and issparse(X) and self.method == "compiled" and self.fit_intercept:
-            raise TypeError("ConstrainedLasso: method='compiled' has no centred sparse "
-                            "design, so a sparse X (an intercept fitted) is not supported "
-                            "there: give fit_intercept=False, or method='auto' (pairwise "
-                            "steps on the centred products)")
+        if reset and issparse(X) and self._compiled() and self.fit_intercept:
+            raise TypeError(f"ConstrainedLasso: method={self.method!r} (the compiled pairwise "
+                            "method) has no centred sparse design, so a sparse X (an "
+                            "intercept fitted) is not supported there: give "
+                            "fit_intercept=False, or method='auto' (pairwise steps on the "
+                            "centred products)")
         try:
             out = validate_data(self, X, reset=reset, accept_sparse=("csr", "csc"),
                                 dtype=np.float64, **kw)
@@ -134,7 +143,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
             out = (out[0], yf)
         return out
 
-    def fit(self, X: Any, y: Any) -> ConstrainedLasso:
+    def fit(self, X: Any, y: Any) -> Self:
         """Fit the coefficients; returns ``self``."""
         validate_params(self, self._param_checks)
         X, y = self._validate_X(X, y, reset=True)
@@ -159,7 +168,8 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         null_loss = 0.5 * float(np.dot(yc, yc))
         target = self.tol * null_loss if null_loss > 0.0 else self.tol
         # only rafw samples (the other solvers take no random_state)
-        seeded = {"random_state": self.random_state} if self.method == "rafw" else {}
+        rafw = resolve_method(self.method) is fw.randomized_away_step_frank_wolfe
+        seeded = {"random_state": self.random_state} if rafw else {}
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=target,
                           max_iter=self.max_iter, objective=objective, **seeded)
         self.result_ = res

@@ -21,9 +21,10 @@ from frankwolfe._numbers import as_real, check_flag, check_whole, real_array
 from frankwolfe.algorithms.compiled_pairwise import FACE_LIMIT
 from frankwolfe.errors import NonConvexError, ShapeError
 from frankwolfe.lmo._checks import check_radius
+from frankwolfe.registry import available_methods, lookup
 
 __all__ = [
-    "METHODS",
+    "lasso_methods",
     "solve_lasso",
     "lasso_path",
     "LassoPath",
@@ -33,32 +34,67 @@ __all__ = [
     "alpha_max",
 ]
 
-#: solver names accepted by :func:`solve_lasso` (aliases map to the same function)
-METHODS = {
-    "fw": fw.frank_wolfe,
-    "frank_wolfe": fw.frank_wolfe,
-    "away": fw.away_step_frank_wolfe,
-    "afw": fw.away_step_frank_wolfe,
-    "pairwise": fw.pairwise_frank_wolfe,
-    "pfw": fw.pairwise_frank_wolfe,
-    "rafw": fw.randomized_away_step_frank_wolfe,
-    "fcfw": fw.fully_corrective_frank_wolfe,
-    "compiled": fw.compiled_pairwise_frank_wolfe,
-    "auto": None,  # chosen per problem by _choose
+#: the lasso's own method name: the compiled pairwise method or the Python one, chosen
+#: per problem (:func:`solve_lasso`); every other name is the core registry's
+AUTO = "auto"
+#: core methods that do not solve ``min 1/2 ||A x - b||^2`` over an l1 ball, and why
+#: (each would refuse the problem in its own words, naming neither the lasso nor
+#: the methods that do)
+_NOT_LASSO = {
+    "bcfw": "needs a product of blocks (ProductDomain)",
+    "alm": "finds a point in the intersection of two or more domains",
+    "saddle": "solves saddle-point problems over a pair of domains",
+    "sfw": "needs a finite-sum objective (mini-batch gradients)",
+    "dicg": "needs a domain with an in-face oracle (simplices, 0/1 polytopes), which the "
+            "l1 ball has not",
 }
+#: methods that take the warm start as an active set (the others as a point of the ball)
+_ACTIVE_SET = ("afw", "pfw", "rafw", "fcfw", "bcg", "bpcg", "compiled_pairwise")
 #: keywords of the compiled method besides the run keywords ("auto" picks it only then)
 _COMPILED_OPTIONS = {"corrective", "refresh_every", "cache_bytes", "tol", "rtol", "max_iter",
                      "time_limit", "callback", "verbose", "history_every", "progress"}
 
 
+def lasso_methods() -> list[str]:
+    """The names ``method=`` accepts in :func:`solve_lasso`, :func:`lasso_path` and
+    :class:`~frankwolfe.applications.lasso.ConstrainedLasso`: ``"auto"`` and every name
+    and alias of :func:`frankwolfe.available_methods` whose method runs on the lasso
+    (all but ``bcfw``, ``alm``, ``saddle``, ``sfw``, ``dicg`` and their aliases)."""
+    refused = {lookup(name) for name in _NOT_LASSO}
+    return sorted({AUTO, *(m for m in available_methods() if lookup(m) not in refused)})
+
+
+def resolve_method(method: Any, where: str = "solve_lasso") -> Any:
+    """The core solver that ``method`` names (as :func:`frankwolfe.minimize` reads it,
+    case aside), or None for ``"auto"``.
+
+    Raises
+    ------
+    TypeError
+        When ``method`` is not a string.
+    ValueError
+        When it names no method, or one that does not run on the lasso (naming why).
+    """
+    if not isinstance(method, str):
+        raise TypeError(f"{where}: `method` must be a method name (a str), got {method!r} "
+                        f"({type(method).__name__})")
+    if method.lower() == AUTO:
+        return None
+    try:
+        solver = lookup(method)
+    except ValueError:
+        raise ValueError(f"{where}: `method` must be one of {lasso_methods()}, got "
+                         f"{method!r}") from None
+    for name, why in _NOT_LASSO.items():
+        if solver is lookup(name):
+            raise ValueError(f"{where}: method={method!r} does not solve the lasso: it "
+                             f"{why}; the lasso's methods are {lasso_methods()}")
+    return solver
+
+
 def _solver(method: str, A: Any = None, options: Any = (), offset: bool = False,
             start_size: int = 0) -> Any:
-    try:
-        solver = METHODS[str(method).lower()]
-    except KeyError:
-        raise ValueError(
-            f"`method` must be one of {sorted(METHODS)}, got {method!r}"
-        ) from None
+    solver = resolve_method(method)
     if solver is None:  # "auto": the compiled method wherever it can run
         # dense too: the Python pairwise steps are faster per iteration there, but on an
         # ill-conditioned design (uncentred or correlated columns) they need thousands of
@@ -137,13 +173,18 @@ def solve_lasso(
     radius : float
         The l1 bound, positive.
     method : str, default "auto"
-        ``"fw"``, ``"away"`` (``"afw"``), ``"pairwise"`` (``"pfw"``),
-        ``"rafw"``, ``"fcfw"``, ``"compiled"``
+        A method of :func:`frankwolfe.minimize` by any of its names
+        (:func:`frankwolfe.available_methods`), meaning what it means there: ``"fw"``,
+        ``"away"`` (``"afw"``), ``"pairwise"`` (``"pfw"``), ``"rafw"``, ``"fcfw"``,
+        ``"bcg"``, ``"bpcg"``, ``"cfw"``, ``"bfw"``, ``"compiled_pairwise"``
         (:func:`frankwolfe.compiled_pairwise_frank_wolfe`: pairwise steps and
-        corrective rounds in numba, the fastest on a sparse ``A``) or
-        ``"auto"``: ``"compiled"`` unless ``options`` holds keywords only the
-        other methods take, ``objective`` has an ``offset``, or ``x0`` has more
-        non-zeros than the compiled method's corrective rounds track
+        corrective rounds in numba, the fastest on a sparse ``A``), ...; the ones that
+        do not solve this problem (``"bcfw"``, ``"alm"``, ``"saddle"``, ``"sfw"``,
+        ``"dicg"``) are refused, naming why (:func:`lasso_methods` lists the
+        accepted names).  Or the lasso's own ``"auto"``: ``"compiled_pairwise"``
+        unless ``options`` holds keywords only the other methods take, ``objective``
+        has an ``offset``, or ``x0`` has more non-zeros than the compiled method's
+        corrective rounds track
         (:data:`frankwolfe.algorithms.compiled_pairwise.FACE_LIMIT`); then
         ``"pairwise"``.
     x0 : ndarray or ActiveSet, optional
@@ -194,13 +235,14 @@ def solve_lasso(
     f = objective if objective is not None else LeastSquares(A, b)
     lmo = L1Ball(radius, dim=n)
     start: Any = x0
+    active = any(solver is lookup(name) for name in _ACTIVE_SET)
     if isinstance(x0, np.ndarray):
-        if solver is fw.frank_wolfe:
+        if not active:
             n1 = float(np.abs(x0).sum())
             start = x0 * (radius / n1) if n1 > radius else x0
         else:
             start = warm_start(x0, radius)
-    elif isinstance(x0, ActiveSet) and solver is fw.frank_wolfe:
+    elif isinstance(x0, ActiveSet) and not active:
         start = x0.copy(keep_x=False).resum()
     try:
         return solver(f, lmo, start, tol=tol, max_iter=max_iter, **options)
@@ -316,7 +358,18 @@ def alpha_max(A: Any, b: Any) -> float:
     """The smallest ``alpha`` for which scikit-learn's ``Lasso(alpha)`` returns 0:
     ``||A^T b||_inf / m``."""
     A, b = _check_problem(A, b, "alpha_max")
+    _check_not_empty(A, "alpha_max")
     return float(np.abs(A.T @ b).max()) / A.shape[0]
+
+
+def _check_not_empty(A: Any, where: str) -> None:
+    """``||A^T r||_inf / m`` needs a row (a division by m) and a column (a maximum)."""
+    if A.shape[0] == 0:
+        raise ValueError(f"{where}: `A` has no rows (shape {A.shape}): the penalty "
+                         f"||A^T r||_inf / m is not defined for m = 0")
+    if A.shape[1] == 0:
+        raise ValueError(f"{where}: `A` has no columns (shape {A.shape}): there is no "
+                         f"coefficient to penalize")
 
 
 def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
@@ -329,6 +382,7 @@ def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
     Accurate to the solution's accuracy (solve with a small ``tol``).
     """
     A, b = _check_problem(A, b, "penalty_from_radius")
+    _check_not_empty(A, "penalty_from_radius")
     x = real_array(x, "penalty_from_radius", "x").reshape(-1)
     if x.shape != (A.shape[1],):
         raise ShapeError(f"penalty_from_radius: `x` has shape {x.shape}, expected "

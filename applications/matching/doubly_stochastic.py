@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from frankwolfe._numbers import check_whole, is_real
 from frankwolfe._random import as_generator
@@ -76,8 +77,11 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
     M = M.astype(float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ShapeError(f"sinkhorn: `M` must be a square matrix, got shape {M.shape}")
-    if not (np.all(np.isfinite(M)) and np.all(M > 0)):
-        raise ValueError("sinkhorn: `M` must have finite, strictly positive entries")
+    bad = ~(np.isfinite(M) & (M > 0))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"sinkhorn: `M` must have finite, strictly positive entries, got "
+                         f"{float(M[i, j])!r} at ({i}, {j})")
     P = M / M.sum(axis=1, keepdims=True)
     for _ in range(int(max_iter)):
         P /= P.sum(axis=0, keepdims=True)
@@ -122,7 +126,7 @@ def random_doubly_stochastic(n: int,
     return 0.5 * (barycenter(n) + K)
 
 
-def project_to_permutation(P: np.ndarray) -> np.ndarray:
+def project_to_permutation(P: ArrayLike) -> np.ndarray:
     """The permutation ``p`` maximizing ``sum_i P[i, p(i)]`` (Hungarian method).
 
     This is the nearest permutation matrix to ``P`` in Frobenius norm.
@@ -153,8 +157,11 @@ def project_to_permutation(P: np.ndarray) -> np.ndarray:
     if P.ndim != 2 or P.shape[0] != P.shape[1]:
         raise ShapeError(f"project_to_permutation: `P` must be a square matrix, got shape "
                          f"{P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("project_to_permutation: `P` contains NaN or inf")
+    bad = ~np.isfinite(P)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"project_to_permutation: `P` contains NaN or inf ({float(P[i, j])!r} at "
+                         f"({i}, {j}))")
     _, col = linear_sum_assignment(P, maximize=True)
     return col.astype(np.int64)
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 from frankwolfe.objectives.base import Objective
+from frankwolfe.objectives.line import line_minimizer
 
 __all__ = ["QAPObjective", "qap_value", "check_qap_matrices", "check_permutation"]
 
 
-def check_qap_matrices(A: np.ndarray, B: np.ndarray,
+def check_qap_matrices(A: ArrayLike, B: ArrayLike,
                        who: str = "QAP") -> tuple[np.ndarray, np.ndarray]:
     """Validate the flow and distance matrices: finite, square, of one size.
 
@@ -44,7 +46,7 @@ def check_qap_matrices(A: np.ndarray, B: np.ndarray,
     return out[0], out[1]
 
 
-def check_permutation(permutation: np.ndarray, n: int, who: str,
+def check_permutation(permutation: ArrayLike, n: int, who: str,
                       name: str = "permutation") -> np.ndarray:
     """``permutation`` as a fresh int64 array, or raise naming ``who`` and ``name``
     unless it is a permutation of ``0..n-1`` (the compiled searches index with it)."""
@@ -61,7 +63,7 @@ def check_permutation(permutation: np.ndarray, n: int, who: str,
     return p
 
 
-def qap_value(A: np.ndarray, B: np.ndarray, permutation: np.ndarray) -> float:
+def qap_value(A: ArrayLike, B: ArrayLike, permutation: ArrayLike) -> float:
     """The QAP objective of a permutation: ``sum_{i,j} A[i, j] * B[p(i), p(j)]``.
 
     The convention of QAPLIB and of ``scipy.optimize.quadratic_assignment``: facility
@@ -127,7 +129,7 @@ class QAPObjective(Objective):
 
     convex = False
 
-    def __init__(self, A: np.ndarray, B: np.ndarray) -> None:
+    def __init__(self, A: ArrayLike, B: ArrayLike) -> None:
         self.A, self.B = check_qap_matrices(A, B, "QAPObjective")
         self.n = self.A.shape[0]
         self.shape = (self.n, self.n)
@@ -160,24 +162,27 @@ class QAPObjective(Objective):
         return float(np.vdot(self.A, d @ self.B @ d.T))
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
-        """Minimizer of the 1-D quadratic ``f(x + t d)`` for ``t >= 0``, unclipped above.
+        """Minimizer of the 1-D quadratic ``f(x + t d)`` over all reals, unclipped.
 
         ``f(x + t d) = f(x) + s t + a t^2`` with slope ``s = <g, d>`` and
-        curvature ``a = <A, D B D^T>``.  With ``a > 0`` the stationary point
-        ``-s / (2a)`` is the minimizer.  With ``a <= 0`` (concave or linear
-        along ``d``) the minimum over an interval ``[0, t_max]`` is at an
-        endpoint, and when ``s < 0`` it is ``t_max``: ``f(t_max) - f(0) =
-        t_max (s + a t_max) < 0``.  We return ``inf`` then, which the step-size
-        rule clips to ``t_max``; with ``s >= 0`` and ``a <= 0`` we return 0
-        (the rule never asks, as ``d`` is then not a descent direction).
+        curvature ``a = <A, D B D^T>`` (:meth:`curvature`), solved by
+        :func:`~frankwolfe.objectives.line.line_minimizer`.  With ``a > 0`` the
+        stationary point ``-s / (2a)`` is the minimizer.  With ``a <= 0``
+        (concave or linear along ``d``, ``a`` within rounding of 0 counting as
+        0) the line is unbounded below or linear: ``inf`` when ``s < 0``, which
+        the step-size rule clips to ``t_max`` (``f(t_max) - f(0) = t_max (s + a
+        t_max) < 0``), ``-inf`` when ``s > 0``; with ``s == 0``, ``inf`` for
+        ``a < 0`` and 0 for ``a == 0``.
         """
         slope = float(np.vdot(gradient, direction))
         a = self.curvature(direction)
-        if a > 0:
-            return -slope / (2.0 * a)
-        if slope < 0 or (slope == 0 and a < 0):
-            return np.inf
-        return 0.0
+        # the rounding guard's scale <|A|, |D| |B| |D|^T> (an extra product) matters only
+        # where a <= 0: a positive curvature is taken as it is
+        scale = 0.0
+        if a <= 0:
+            d = np.abs(np.asarray(direction, dtype=float))
+            scale = 2.0 * float(np.vdot(np.abs(self.A), d @ np.abs(self.B) @ d.T))
+        return line_minimizer(slope, 2.0 * a, scale, self.convex, "QAPObjective")
 
     def hessian_vector_product(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``A V B^T + A^T V B`` (the Hessian is constant)."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from frankwolfe._numbers import check_flag, is_real, is_whole
 from frankwolfe._random import as_generator
@@ -178,8 +179,8 @@ def _relax_and_round(objective: QAPObjective, lmo: Birkhoff, P0: np.ndarray, sta
 
 
 def solve_qap(
-    A: np.ndarray,
-    B: np.ndarray,
+    A: ArrayLike,
+    B: ArrayLike,
     *,
     method: str = "fw",
     P0: str | np.ndarray = "barycenter",
@@ -304,8 +305,11 @@ def solve_qap(
         # no limit: the tabu search that "auto" picks for a time limit would have neither
         # a deadline nor an iteration budget, and never returned
         time_limit = None
-    search = ("2opt" if local_search else "none") if isinstance(local_search, bool) \
-        else local_search
+    search = ("2opt" if local_search else "none") \
+        if isinstance(local_search, (bool, np.bool_)) else local_search
+    if not isinstance(search, str):
+        raise TypeError(f"solve_qap: `local_search` must be one of {_LOCAL_SEARCH} or a bool, "
+                        f"got {local_search!r} ({type(local_search).__name__})")
     if search not in _LOCAL_SEARCH:
         raise ValueError(f"solve_qap: `local_search` must be one of {_LOCAL_SEARCH} or a bool, "
                          f"got {local_search!r}")

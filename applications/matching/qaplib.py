@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from frankwolfe.errors import ShapeError
 
@@ -170,7 +171,7 @@ class QAPLIBSolution(tuple):
         return self[1]
 
 
-def read_qaplib_solution(path: str | os.PathLike, A: np.ndarray, B: np.ndarray, *,
+def read_qaplib_solution(path: str | os.PathLike, A: ArrayLike, B: ArrayLike, *,
                          rtol: float = 1e-9) -> QAPLIBSolution:
     """Read a QAPLIB solution and check its stated objective.
 

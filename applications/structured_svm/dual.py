@@ -39,6 +39,7 @@ from frankwolfe import LMO, Atom, Objective, ProductDomain
 from frankwolfe._numbers import is_whole
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.errors import OracleError, ShapeError
+from frankwolfe.objectives.line import line_minimizer
 from frankwolfe.objectives.quadratic_kernels import diag_quadratic_line, diag_quadratic_update
 
 from ._lam import check_lam
@@ -103,20 +104,17 @@ class SSVMDualObjective(Objective):
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         d = np.asarray(direction, dtype=float)
-        num = -float(np.asarray(gradient) @ d)
-        den = self.lam * float(d[:-1] @ d[:-1])
-        if den > 0:
-            return num / den
-        return np.inf if num > 0 else (0.0 if num == 0 else -np.inf)
+        # the curvature lam ||d_w||^2 sums non-negative terms: it is its own scale
+        curv = self.lam * float(d[:-1] @ d[:-1])
+        return line_minimizer(float(np.asarray(gradient) @ d), curv, curv, self.convex,
+                              "SSVMDualObjective")
 
     def exact_step_block(self, x: np.ndarray, indices: np.ndarray, direction: np.ndarray,
                          partial_gradient: np.ndarray) -> float:
-        num = -float(partial_gradient @ direction)
         dw = direction[indices != self.d]
-        den = self.lam * float(dw @ dw)
-        if den > 0:
-            return num / den
-        return np.inf if num > 0 else (0.0 if num == 0 else -np.inf)
+        curv = self.lam * float(dw @ dw)
+        return line_minimizer(float(partial_gradient @ direction), curv, curv, self.convex,
+                              "SSVMDualObjective")
 
     def compiled_block_objective(self) -> CompiledObjective:
         """Diagonal-quadratic kernels (Hessian ``diag(lam, ..., lam, 0)``) for the core's

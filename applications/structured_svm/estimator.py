@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -19,7 +19,13 @@ from frankwolfe import History, IterationState, Result, RunOptions, Status
 from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.parallel import effective_n_jobs
 
-from .._checks import check_finite_examples, check_labels, check_pair, positional
+from .._checks import (
+    check_feature_names,
+    check_finite_examples,
+    check_labels,
+    check_pair,
+    positional,
+)
 from .._params import (
     ANY,
     BOOLEAN,
@@ -48,7 +54,7 @@ _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "
             "gap", "train_error", "test_error")
 # what a fit sets: a fit that fails with no run so far to keep restores them as they were
 _FIT_ATTRIBUTES = ("lam_", "n_train_", "history_", "w_", "result_", "_eval_time",
-                   "_last_eval")
+                   "_last_eval", "feature_names_in_")
 
 
 class StructuredSVM(BaseEstimator):
@@ -150,10 +156,15 @@ class StructuredSVM(BaseEstimator):
         and the cutting plane start no iteration that would end past it.
         ``result_.time`` is the solver's time (its closing certificate
         included), ``result_.extra["loop_time"]`` the iterations'.
-    random_state : int or numpy.random.Generator, optional
+    random_state : int, sequence of int, numpy.random.Generator, RandomState, \
+SeedSequence or BitGenerator, optional
         Seed of the example draws: the block order of ``"bcfw"`` and
         ``"bcfw_pairwise"`` (gap sampling's draws too), the examples that ``"ssg"`` and
-        ``"online_eg"`` visit (converted by :func:`frankwolfe._random.as_generator`).
+        ``"online_eg"`` visit (converted by :func:`frankwolfe._random.as_generator`).  An
+        int, a sequence of ints or a ``SeedSequence`` gives the same draws at every fit;
+        a ``RandomState`` seeds them with its next draw (one seeded alike gives the same
+        fit); a ``Generator`` (or ``BitGenerator``) is used as it is, its draws
+        continuing from fit to fit.
         ``"fw"``, ``"cutting_plane"`` and ``"dual_extragradient"`` draw nothing: any seed
         gives the same fit.  A fit is reproducible for a fixed seed except with
         ``round_step="lock_free"`` (the threads' steps interleave as the timing falls)
@@ -221,6 +232,11 @@ class StructuredSVM(BaseEstimator):
         Learned weights.
     lam_ : float
         The regularization used.
+    feature_names_in_ : ndarray of str
+        The column names of ``X`` when ``fit`` was given a pandas ``DataFrame`` with
+        string column names (absent otherwise); ``predict``, ``error``, ``score`` and
+        ``primal`` then refuse a DataFrame with other or reordered columns, since the
+        examples are read by position.
     history_ : frankwolfe.History
         Columns ``passes``, ``effective_passes``, ``oracle_calls``, ``rounds``
         (BCFW: rounds of parallel oracle calls so far, one per block step when
@@ -326,11 +342,13 @@ class StructuredSVM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.two_d_array = False  # a list of examples, e.g. ragged sequences
+        # the lock-free threads' steps interleave as the timing falls: no seed fixes a fit
+        tags.non_deterministic = self.round_step == "lock_free"
         return tags
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X: Sequence[Any], Y: Sequence[Any], X_test: Sequence[Any] | None = None,
-            Y_test: Sequence[Any] | None = None) -> StructuredSVM:
+            Y_test: Sequence[Any] | None = None) -> Self:
         """Train on ``(X, Y)``; ``(X_test, Y_test)`` only feed ``history_["test_error"]``.
 
         Labels are integers; float labels that are whole numbers (``2.0``, as read from
@@ -340,6 +358,7 @@ class StructuredSVM(BaseEstimator):
         Returns ``self``.
         """
         started = time.perf_counter()  # the time limit counts the fit's own set-up
+        X_in, X_test_in = X, X_test  # their column names, which positional drops
         X, Y = positional(X), positional(Y)
         X_test, Y_test = positional(X_test), positional(Y_test)
         check_pair(X, Y, "StructuredSVM.fit")
@@ -381,6 +400,9 @@ class StructuredSVM(BaseEstimator):
         self._last_eval: tuple[Any, ...] | None = None
         self._data = (X, Y, X_test, Y_test)
         try:
+            check_feature_names(self, X_in, reset=True)
+            if X_test is not None:
+                check_feature_names(self, X_test_in, reset=False)
             self._fit(X, Y, lam, warm, started)
         except Exception:
             if self.__dict__.get("result_") is before.get("result_"):
@@ -528,9 +550,17 @@ class StructuredSVM(BaseEstimator):
         return self.w_
 
     def predict(self, X: Sequence[Any]) -> list[Any]:
-        """``decode(x, w_)`` for every example (none for no example)."""
+        """``decode(x, w_)`` for every example (none for no example).
+
+        A pandas ``DataFrame`` must have the columns of the one ``fit`` was given, in
+        its order (``feature_names_in_``; scikit-learn's ``ValueError`` otherwise).
+        """
+        self._fitted()
+        check_feature_names(self, X, reset=False)
+        return self._predict(positional(X))
+
+    def _predict(self, X: Sequence[Any]) -> list[Any]:
         w = self._fitted()
-        X = positional(X)
         if len(X) == 0:  # the batch oracles' flattened data need one example
             return []
         check_finite_examples(X, "X", "StructuredSVM.predict")
@@ -538,13 +568,15 @@ class StructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions (the test error of the papers)."""
+        self._fitted()
+        check_feature_names(self, X, reset=False)
         X, Y = positional(X), positional(Y)
         check_pair(X, Y, "StructuredSVM.error")
         Y = check_labels(Y, "Y", "StructuredSVM.error")
         check_true = getattr(self.model, "check_true_labels", None)
         if check_true is not None:
             check_true(X, Y, "StructuredSVM.error")
-        return mean_loss(self.model, Y, self.predict(X))
+        return mean_loss(self.model, Y, self._predict(X))
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """``1 - error(X, Y)`` (higher is better, scikit-learn convention)."""
@@ -553,6 +585,7 @@ class StructuredSVM(BaseEstimator):
     def primal(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """The primal objective of ``w_`` on ``(X, Y)`` at ``lam_`` (a bound: batch_primal)."""
         w = self._fitted()
+        check_feature_names(self, X, reset=False)
         X, Y = positional(X), positional(Y)
         check_pair(X, Y, "StructuredSVM.primal")
         check_finite_examples(X, "X", "StructuredSVM.primal")
@@ -580,7 +613,7 @@ class StructuredSVM(BaseEstimator):
         save_model(self, path, include_state=include_state)
 
     @classmethod
-    def load(cls, path: str | Path, models: Iterable[type] = ()) -> StructuredSVM:
+    def load(cls, path: str | Path, models: Iterable[type] = ()) -> Self:
         """Read a file written by :meth:`save`; runs no code from the file.
 
         Parameters

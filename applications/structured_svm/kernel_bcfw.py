@@ -49,7 +49,7 @@ from frankwolfe._numbers import as_real, check_whole
 from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.errors import ShapeError
 
-from .._checks import check_finite_examples, check_pair, positional
+from .._checks import check_feature_names, check_finite_examples, check_pair, positional
 from .._params import (
     ANY,
     BOOLEAN,
@@ -313,7 +313,8 @@ class KernelStructuredSVM(BaseEstimator):
         or perm sampling, none for pairwise steps or gap sampling.
     gap_every : int, default 10
         Certificate pass every this many passes.
-    random_state : int or numpy.random.Generator, optional
+    random_state : int, sequence of int, numpy.random.Generator, RandomState, \
+SeedSequence or BitGenerator, optional
         Seed of BCFW's block order (the examples each pass visits; gap sampling's draws
         too), converted by :func:`frankwolfe._random.as_generator`: a fit is
         reproducible for a fixed seed.
@@ -340,6 +341,11 @@ class KernelStructuredSVM(BaseEstimator):
         loss-augmented decoding over the enumerated labellings).
     result_ : frankwolfe.Result
         The core result; ``result_.history`` has one row per pass.
+    feature_names_in_ : ndarray of str
+        The column names of ``X`` when ``fit`` was given a pandas ``DataFrame`` with
+        string column names (absent otherwise); ``predict``, ``decision_function``,
+        ``error`` and ``score`` then refuse a DataFrame with other or reordered
+        columns, since the examples are read by position.
 
     Notes
     -----
@@ -410,7 +416,10 @@ class KernelStructuredSVM(BaseEstimator):
         return tags
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> KernelStructuredSVM:
-        """Train on ``(X, Y)``; returns ``self``."""
+        """Train on ``(X, Y)``; returns ``self``.  A pandas ``DataFrame`` ``X`` is read by
+        position; its column names are kept (``feature_names_in_``) and checked by
+        ``predict`` and the scores, as scikit-learn's estimators do."""
+        check_feature_names(self, X, reset=True)
         X, Y = positional(X), positional(Y)
         check_pair(X, Y, "KernelStructuredSVM.fit")
         n = len(X)
@@ -501,10 +510,14 @@ class KernelStructuredSVM(BaseEstimator):
     def _fitted(self) -> None:
         check_is_fitted(self, "dual_coef_")  # NotFittedError (a ValueError and an AttributeError)
 
-    def _scores_many(self, X: Sequence[Any]) -> list[tuple[list[Any], np.ndarray]]:
+    def _scores_many(self, X: Sequence[Any], names_checked: bool = False
+                     ) -> list[tuple[list[Any], np.ndarray]]:
         """Labellings and scores of every ``x``, with one Gram call per chunk of
-        examples (at most about ``_CHUNK`` kernel values at a time)."""
+        examples (at most about ``_CHUNK`` kernel values at a time); ``X``'s column names
+        checked against the fit's unless the caller did (``names_checked``)."""
         self._fitted()
+        if not names_checked:
+            check_feature_names(self, X, reset=False)
         X = positional(X)
         check_finite_examples(X, "X", "KernelStructuredSVM.predict")
         labs = [enumerate_labellings(self.model, x, self.max_labellings) for x in X]
@@ -542,12 +555,14 @@ class KernelStructuredSVM(BaseEstimator):
 
     def error(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Mean task loss of the predictions."""
+        self._fitted()
+        check_feature_names(self, X, reset=False)
         X, Y = positional(X), positional(Y)
         check_pair(X, Y, "KernelStructuredSVM.error")
         check_true = getattr(self.model, "check_true_labels", None)
         if check_true is not None:
             check_true(X, Y, "KernelStructuredSVM.error")
-        P = self.predict(X)
+        P = [labs[int(np.argmax(s))] for labs, s in self._scores_many(X, names_checked=True)]
         return float(np.mean([self.model.loss(y, p) for y, p in zip(Y, P)]))
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:

@@ -234,7 +234,13 @@ def check_schema(path: Any, header: Any, format_name: str, format_version: int,
         if not isinstance(d["params"], dict):
             raise _err(path, f"{part}.params", f"must be a JSON object, got "
                        f"{_short(d['params'])}")
-    fitted = _dict(path, header["fitted"], "fitted", ("lam_", "n_train_"))
+    fitted = _dict(path, header["fitted"], "fitted", ("lam_", "n_train_"),
+                   optional=("feature_names_in_",))
+    names = fitted.get("feature_names_in_")
+    if "feature_names_in_" in fitted and not (
+            isinstance(names, list) and names and all(isinstance(c, str) for c in names)):
+        raise _err(path, "fitted.feature_names_in_", f"must be a non-empty list of strings, "
+                   f"got {_short(names)}")
     lam = fitted["lam_"]
     if (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not math.isfinite(lam)
             or lam <= 0):

@@ -8,7 +8,8 @@ never runs code from the file) with these members:
     ``format_version``, ``library_version``, ``estimator`` (class name and the
     JSON-able constructor parameters), ``model`` (class name and the
     constructor arguments that rebuild it), ``fitted`` (``lam_``,
-    ``n_train_``), ``history_columns``, ``state`` (the layout of the warm-start
+    ``n_train_`` and, for a fit on a pandas ``DataFrame``, ``feature_names_in_``),
+    ``history_columns``, ``state`` (the layout of the warm-start
     state, or null) and ``sha256`` (a digest of every other member).
 ``header_sha256``
     The sha256 of ``header``: with the digests it names, any change to the
@@ -185,7 +186,7 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         "library_version": frankwolfe.__version__,
         "estimator": {"class": type(est).__name__, "params": params},
         "model": {"class": type(est.model).__name__, "params": model_params(est.model)},
-        "fitted": {"lam_": float(est.lam_), "n_train_": int(est.n_train_)},
+        "fitted": _fitted_fields(est),
         "history_columns": list(columns),
         "history_rows": len(est.history_),
         "state": layout,
@@ -276,6 +277,14 @@ def _build(path: Any, cls: type, header: dict[str, Any], registry: dict[str, typ
     return est, int(dim)
 
 
+def _fitted_fields(est: Any) -> dict[str, Any]:
+    fitted: dict[str, Any] = {"lam_": float(est.lam_), "n_train_": int(est.n_train_)}
+    names = getattr(est, "feature_names_in_", None)
+    if names is not None:  # a loaded model checks a DataFrame's columns as the fitted one
+        fitted["feature_names_in_"] = [str(c) for c in names]
+    return fitted
+
+
 def load_model(cls: type, path: str | os.PathLike[str],
                models: Iterable[type] = ()) -> Any:
     """Read a file written by :func:`save_model` into a new ``cls`` estimator.
@@ -350,6 +359,8 @@ def load_model(cls: type, path: str | os.PathLike[str],
     est.w_ = w
     est.lam_ = float(header["fitted"]["lam_"])
     est.n_train_ = header["fitted"]["n_train_"]
+    if "feature_names_in_" in header["fitted"]:
+        est.feature_names_in_ = np.asarray(header["fitted"]["feature_names_in_"], dtype=object)
     est.history_ = History(tuple(columns))
     cols = {c: arrays[f"history/{c}"].tolist() for c in columns}
     for row in zip(*cols.values()):

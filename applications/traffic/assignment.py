@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -15,7 +15,38 @@ from frankwolfe.parallel.threads import effective_n_jobs
 
 from .network import Network
 
-__all__ = ["AllOrNothing"]
+__all__ = ["AllOrNothing", "Graph"]
+
+
+class Graph(NamedTuple):
+    """The graph an :class:`AllOrNothing` searches, as its shortest-path kernels read it.
+
+    The links leaving each node, in compressed-sparse-row form by tail node: the links
+    out of node ``u`` are ``out_link[indptr[u]:indptr[u + 1]]``.  The arrays are the
+    oracle's own, shared and not copied (a city's graph and demand are large): read
+    them, never write to them.  They stay writable because the compiled kernels that
+    read them (the blocks', :mod:`.blocks` and :mod:`.origin_kernels`, and the skims',
+    :mod:`.outputs`) compile once per array type, and a read-only array is another one.
+
+    Attributes
+    ----------
+    indptr : ndarray of int64, shape (n_nodes + 1,)
+        Offsets into ``out_link`` of each node's outgoing links.
+    out_link : ndarray of int64, shape (n_allowed_links,)
+        Link indices grouped by tail node (links banned from the oracle left out).
+    head : ndarray of int64, shape (n_links,)
+        Head node of every link (the network's ``term_node``).
+    tail : ndarray of int64, shape (n_links,)
+        Tail node of every link (the network's ``init_node``).
+    demand : ndarray of float, shape (n_zones, n_zones)
+        The OD demand the oracle loads (the network's ``demand``).
+    """
+
+    indptr: np.ndarray
+    out_link: np.ndarray
+    head: np.ndarray
+    tail: np.ndarray
+    demand: np.ndarray
 
 
 @njit(cache=True, nogil=True)
@@ -163,6 +194,9 @@ class AllOrNothing(LMO):
 
     Attributes
     ----------
+    graph : Graph
+        The graph and demand the oracle searches (its own arrays, not copies; a
+        read-only property of an immutable record).
     origins : ndarray of int
         Zones with demand to other zones.
     last_shortest_path_cost : float
@@ -183,18 +217,25 @@ class AllOrNothing(LMO):
             allowed[np.asarray(banned_links, dtype=np.int64)] = False
             order = order[allowed[order]]
             tails = tails[allowed]
-        self._out_link = np.ascontiguousarray(order, dtype=np.int64)
         counts = np.bincount(tails, minlength=network.n_nodes)
-        self._indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        self._head = np.ascontiguousarray(network.term_node)
-        self._tail = np.ascontiguousarray(network.init_node)
-        self._demand = np.ascontiguousarray(network.demand, dtype=float)
+        self._graph = Graph(
+            indptr=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            out_link=np.ascontiguousarray(order, dtype=np.int64),
+            head=np.ascontiguousarray(network.term_node),
+            tail=np.ascontiguousarray(network.init_node),
+            demand=np.ascontiguousarray(network.demand, dtype=float))
         self._supply = network.net_supply()
         self._scale = max(float(np.abs(network.demand).sum() - np.trace(network.demand)), 1e-300)
         self.origins = network.origins()
         self.n_jobs = effective_n_jobs(n_jobs)
         self._pool: ThreadPoolExecutor | None = None
         self.last_shortest_path_cost = np.nan
+
+    @property
+    def graph(self) -> Graph:
+        """The graph and demand this oracle searches (:class:`Graph`: its own arrays, not
+        copies; read them, never write to them)."""
+        return self._graph
 
     def check_costs(self, costs: np.ndarray) -> np.ndarray:
         """``costs`` as a contiguous float array, checked (shape, finite, non-negative)."""
@@ -209,8 +250,9 @@ class AllOrNothing(LMO):
         return c
 
     def _load(self, c: np.ndarray, origins: np.ndarray, flow: np.ndarray) -> tuple[float, int, int]:
-        return _all_or_nothing(c, self._indptr, self._out_link, self._head, self._tail,
-                               self._demand, origins, self.network.n_nodes,
+        g = self._graph
+        return _all_or_nothing(c, g.indptr, g.out_link, g.head, g.tail,
+                               g.demand, origins, self.network.n_nodes,
                                self.network.first_thru_node, flow)
 
     def assign(self, costs: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, float]:
@@ -242,7 +284,7 @@ class AllOrNothing(LMO):
         if o >= 0:
             raise InfeasibleError(
                 f"AllOrNothing: zone {z + 1} cannot be reached from zone {o + 1} (1-based), "
-                f"which has demand {self._demand[o, z]:g} to it"
+                f"which has demand {self._graph.demand[o, z]:g} to it"
             )
         self.last_shortest_path_cost = float(total)
         return flow, float(total)

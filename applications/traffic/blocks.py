@@ -104,7 +104,7 @@ class OriginFlows(LMO):
         self.origin = int(origin)
         self.shape = (net.n_links,)
         self._scratch = scratch if scratch is not None else _Scratch(net.n_nodes, net.n_links)
-        row = aon._demand[self.origin].copy()
+        row = aon.graph.demand[self.origin].copy()
         row[self.origin] = 0.0
         self.demand = row
 
@@ -113,7 +113,8 @@ class OriginFlows(LMO):
         (links increasing)."""
         a, s = self.aon, self._scratch
         c = a.check_costs(costs)
-        sp, n_used, bad = _origin_tree(c, a._indptr, a._out_link, a._head, a._tail, self.demand,
+        g = a.graph
+        sp, n_used, bad = _origin_tree(c, g.indptr, g.out_link, g.head, g.tail, self.demand,
                                        self.origin, a.network.first_thru_node, s.flow, s.used,
                                        s.dist, s.pred, s.order, s.done, s.load, s.hk, s.hv)
         if bad >= 0:
@@ -143,7 +144,7 @@ class OriginFlows(LMO):
             raise ValueError(f"{type(self).__name__}: {key!r:.60} is not a key of this block "
                              f"({self!r})")
         a = self.aon
-        vals, lost = _tree_loads(links, a._head, a._tail, self.demand, self.origin,
+        vals, lost = _tree_loads(links, a.graph.head, a.graph.tail, self.demand, self.origin,
                                  a.network.n_nodes)
         if lost >= 0:
             raise ValueError(f"{type(self).__name__}: the tree of {key!r:.60} does not lead "

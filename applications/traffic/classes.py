@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_real
+from frankwolfe._numbers import is_real, real_array
 from frankwolfe.errors import FrankWolfeError, InfeasibleError
 
 from .assignment import AllOrNothing
@@ -44,6 +44,15 @@ __all__ = ["DemandClass", "DemandClassError", "ClassSet", "MulticlassBeckmann", 
 class DemandClassError(FrankWolfeError, ValueError):
     """A demand class the network cannot take: bad demand, ``pce``, ``vot``, tolls or
     banned links, or an OD pair its banned links cut off."""
+
+
+def _real_array(value: Any, where: str, name: str) -> np.ndarray:
+    """``value`` as a float array, else a :class:`DemandClassError` naming ``where`` and
+    ``name`` (``np.asarray(..., dtype=float)`` raised numpy's own error on text)."""
+    try:
+        return real_array(value, where, name)
+    except ValueError as err:
+        raise DemandClassError(str(err)) from None
 
 
 @dataclass
@@ -86,7 +95,7 @@ class DemandClass:
             raise DemandClassError(f"DemandClass: `name` must be a non-empty string, got "
                                    f"{self.name!r}")
         who = f"DemandClass {self.name!r}"
-        dem = np.asarray(self.demand, dtype=float)
+        dem = _real_array(self.demand, who, "demand")
         if dem.ndim != 2 or dem.shape[0] != dem.shape[1]:
             raise DemandClassError(f"{who}: `demand` must be a square (zones x zones) matrix, "
                                    f"got shape {dem.shape}")
@@ -98,16 +107,16 @@ class DemandClass:
         self.demand = dem
         for field in ("pce", "vot"):
             value = getattr(self, field)
-            if not (isinstance(value, (int, float, np.number)) and np.isfinite(value)
-                    and value > 0):
+            if not (is_real(value) and np.isfinite(value) and value > 0):
                 raise DemandClassError(f"{who}: `{field}` must be a positive number, got "
                                        f"{value!r}")
             setattr(self, field, float(value))
-        if not np.isfinite(self.toll_factor):
-            raise DemandClassError(f"{who}: `toll_factor` must be finite, got "
+        if not (is_real(self.toll_factor) and np.isfinite(self.toll_factor)):
+            raise DemandClassError(f"{who}: `toll_factor` must be a finite number, got "
                                    f"{self.toll_factor!r}")
+        self.toll_factor = float(self.toll_factor)
         if self.tolls is not None:
-            tolls = np.asarray(self.tolls, dtype=float)
+            tolls = _real_array(self.tolls, who, "tolls")
             if tolls.ndim > 1 or not np.all(np.isfinite(tolls)):
                 raise DemandClassError(f"{who}: `tolls` must be a number or one finite toll "
                                        f"per link, got shape {tolls.shape}")
@@ -117,7 +126,9 @@ class DemandClass:
             if banned.dtype == bool:
                 banned = np.flatnonzero(banned)
             if banned.ndim != 1 or (banned.size and (
-                    banned.dtype.kind not in "iu" and not np.all(banned == np.round(banned)))):
+                    banned.dtype.kind not in "iuf"
+                    or (banned.dtype.kind == "f" and not np.all(np.isfinite(banned)
+                                                                 & (banned == np.round(banned)))))):
                 raise DemandClassError(f"{who}: `banned_links` must be 0-based link indices, "
                                        f"got {self.banned_links!r:.80}")
             self.banned_links = np.unique(banned.astype(np.int64))
@@ -148,7 +159,7 @@ def split_demand(demand: np.ndarray, shares: Mapping[str, float]) -> dict[str, n
     if not np.all(np.isfinite(vals)) or vals.min() < 0 or abs(vals.sum() - 1.0) > 1e-9:
         raise DemandClassError(f"split_demand: `shares` must be non-negative and sum to 1, "
                                f"got {dict(shares)!r}")
-    dem = np.asarray(demand, dtype=float)
+    dem = _real_array(demand, "split_demand", "demand")
     return {name: share * dem for name, share in zip(shares, vals)}
 
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from frankwolfe._numbers import is_real, is_whole
+from frankwolfe._numbers import check_whole, is_real, is_whole, real_array
 from frankwolfe.errors import ShapeError
 
 from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
@@ -16,8 +17,8 @@ from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
 __all__ = ["Network", "bpr_cost"]
 
 
-def bpr_cost(flow: np.ndarray, free_flow_time: np.ndarray, b: np.ndarray,
-             capacity: np.ndarray, power: np.ndarray) -> np.ndarray:
+def bpr_cost(flow: ArrayLike, free_flow_time: ArrayLike, b: ArrayLike,
+             capacity: ArrayLike, power: ArrayLike) -> np.ndarray:
     """BPR travel time ``t0 * (1 + b * (x / c)^p)`` of each link (vectorized).
 
     The five arguments broadcast against each other (a scalar applies to every link).
@@ -59,13 +60,28 @@ def _column(name: str, value: object, n: int, default: float | None = None) -> n
         if default is None:
             raise ValueError(f"Network: `{name}` is required")
         return np.full(n, float(default))
-    arr = np.asarray(value, dtype=float)
+    arr = real_array(value, "Network", name)
     if arr.ndim == 0:
         return np.full(n, float(arr))
     if arr.shape != (n,):
         raise ShapeError(
             f"Network: `{name}` must have shape ({n},) (one per link), got {arr.shape}")
     return arr.copy()
+
+
+def _check_node_indices(name: str, nodes: np.ndarray) -> None:
+    """A ``TypeError`` unless ``nodes`` holds numbers, a ``ValueError`` naming the first
+    entry that is not a whole number (``astype(int64)`` truncated ``1.5`` to 1)."""
+    if nodes.size == 0 or nodes.dtype.kind in "iu":
+        return
+    if nodes.dtype.kind != "f":
+        raise TypeError(f"Network: `{name}` must hold integer node indices, got dtype "
+                        f"{nodes.dtype}")
+    bad = ~(np.isfinite(nodes) & (nodes == np.round(nodes)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"Network: `{name}` must hold integer node indices, got "
+                         f"{float(nodes[i])!r} at position {i}")
 
 
 @dataclass
@@ -135,14 +151,13 @@ class Network:
                 f"Network: `init_node` and `term_node` must be 1-D of equal length, got "
                 f"{tail.shape} and {head.shape}"
             )
-        if tail.size and not (np.issubdtype(tail.dtype, np.integer)
-                              or np.all(tail == np.round(tail))):
-            raise ValueError("Network: `init_node` must hold integer node indices")
+        for name, nodes in (("init_node", tail), ("term_node", head)):
+            _check_node_indices(name, nodes)
         self.init_node = tail.astype(np.int64)
         self.term_node = head.astype(np.int64)
         m = self.n_links
         top = int(max(self.init_node.max(initial=-1), self.term_node.max(initial=-1))) + 1
-        self.n_nodes = int(self.n_nodes) if self.n_nodes else top
+        self.n_nodes = check_whole(self.n_nodes, "n_nodes", least=0, where="Network") or top
         if m and (min(self.init_node.min(), self.term_node.min()) < 0 or top > self.n_nodes):
             raise ValueError(
                 f"Network: node indices must lie in [0, {self.n_nodes}), got range "
@@ -157,7 +172,11 @@ class Network:
         for name in ("free_flow_time", "b", "power", "length", "toll"):
             col = getattr(self, name)
             if not np.all(np.isfinite(col)) or (name != "toll" and col.min(initial=0.0) < 0):
-                raise ValueError(f"Network: `{name}` must be finite and non-negative")
+                ok = np.isfinite(col) if name == "toll" else np.isfinite(col) & (col >= 0)
+                i = int(np.flatnonzero(~ok)[0])
+                what = "finite" if name == "toll" else "finite and non-negative"
+                raise ValueError(f"Network: `{name}` must be {what}, got {float(col[i])!r} on "
+                                 f"link {i}")
         self.vdf = vdf_codes(self.vdf, m)
         check_parameters(self.vdf, self.b, self.power, self.capacity)
         # BPR with an infinite capacity costs t0 at every flow: a constant-cost link (the
@@ -176,7 +195,7 @@ class Network:
         # (BPR at capacity inf: b = 0 keeps its cost t0 there)
         self.b = np.where((self.vdf <= 1) & np.isinf(self.capacity), 0.0, self.b)
         self.capacity = np.where(variable, self.capacity, 1.0)
-        dem = np.asarray(self.demand, dtype=float)
+        dem = real_array(self.demand, "Network", "demand")
         if dem.ndim != 2 or dem.shape[0] != dem.shape[1]:
             raise ShapeError(
                 f"Network: `demand` must be a square (zones x zones) matrix, got {dem.shape}")
@@ -186,7 +205,10 @@ class Network:
                 f"{self.n_nodes} nodes"
             )
         if not np.all(np.isfinite(dem)) or dem.min(initial=0.0) < 0:
-            raise ValueError("Network: `demand` must be finite and non-negative")
+            o, d = (int(k) for k in np.argwhere(~(np.isfinite(dem) & (dem >= 0)))[0])
+            raise ValueError(f"Network: `demand` must be finite and non-negative, got "
+                             f"{float(dem[o, d])!r} at (origin, destination) ({o}, {d}) "
+                             "(0-based)")
         self.demand = dem
         if not is_whole(self.first_thru_node):
             raise ValueError(f"Network: `first_thru_node` must be an integer >= 0 (0-based), "

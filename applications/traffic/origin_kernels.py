@@ -231,7 +231,10 @@ def _direction(st, i, g, want, idx, val):  # pragma: no cover - compiled
                              st.origin[i], conf[_THRU], st.flow, st.used, st.dist, st.pred,
                              st.order, st.done, st.load, st.hk, st.hv)
     if bad >= 0:
-        raise ValueError("origin blocks: a destination with demand cannot be reached")
+        # the zones 1-based, as the Python blocks name them (numba has no f-strings)
+        raise ValueError("origin blocks: zone " + str(bad + 1) + " cannot be reached from "
+                         "zone " + str(st.origin[i] + 1) + " (1-based), which has demand "
+                         "to it (links of infinite or NaN cost count as closed)")
     _sort(st.used[:n])
     score = 0.0
     for j in range(n):
@@ -402,7 +405,7 @@ class _Tables:
 
     def __init__(self, blocks: Any, start: list[list[tuple[np.ndarray, np.ndarray, float]]],
                  cache_size: int, cache: bool) -> None:
-        net, aon = blocks.network, blocks.aon
+        net, graph = blocks.network, blocks.aon.graph
         self.blocks = blocks
         self.n, self.m = n, m = blocks.n_blocks, net.n_links
         #: a tree loads at most one link into each node
@@ -437,7 +440,7 @@ class _Tables:
         conf = np.array([-1, -1, 0, int(cache_size), len(trees), end, 0,
                          int(net.first_thru_node), 0, int(bool(cache)), 0], dtype=np.int64)
         self.state = OriginTables(
-            aon._indptr, aon._out_link, aon._head, aon._tail,
+            graph.indptr, graph.out_link, graph.head, graph.tail,
             np.ascontiguousarray(np.stack([b.demand for b in blocks.blocks])),
             np.array([b.origin for b in blocks.blocks], dtype=np.int64),
             np.zeros(m), np.empty(max(nn, 1), dtype=np.int64), np.empty(nn),

@@ -9,7 +9,7 @@ table is built, and its absence is an :class:`ImportError` that says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
@@ -21,6 +21,9 @@ from .blocks import _Scratch
 from .classes import ClassSet, DemandClass
 from .network import Network
 from .routes import route_flows
+
+if TYPE_CHECKING:  # pandas is optional (frankwolfe[pandas])
+    import pandas as pd
 
 __all__ = ["skims", "select_link"]
 
@@ -63,7 +66,7 @@ def _flows_of(result: Result | np.ndarray, n_links: int) -> np.ndarray:
 
 
 def skims(network: Network, result: Result | np.ndarray,
-          classes: Sequence[DemandClass] | None = None) -> Any:
+          classes: Sequence[DemandClass] | None = None) -> pd.DataFrame:
     """Skims: cost, time, distance and toll of every OD pair's shortest route at the
     final link costs.
 
@@ -119,12 +122,13 @@ def skims(network: Network, result: Result | np.ndarray,
         s = _Scratch(network.n_nodes, m)
         sums = np.empty((4, network.n_nodes))
         no_demand = np.zeros(n_zones)
+        graph = aon.graph
         rows = []
         for o in range(n_zones):
-            _origin_tree(aon.check_costs(cost), aon._indptr, aon._out_link, aon._head,
-                         aon._tail, no_demand, o, network.first_thru_node, s.flow, s.used,
+            _origin_tree(aon.check_costs(cost), graph.indptr, graph.out_link, graph.head,
+                         graph.tail, no_demand, o, network.first_thru_node, s.flow, s.used,
                          s.dist, s.pred, s.order, s.done, s.load, s.hk, s.hv)
-            _tree_sums(s.order, s.done, s.pred, aon._tail, attrs, sums)
+            _tree_sums(s.order, s.done, s.pred, graph.tail, attrs, sums)
             dests = np.array([d for d in range(n_zones) if d != o], dtype=np.int64)
             rows.append(np.column_stack([np.full(dests.size, o), dests, demand[o, dests],
                                          sums[:, dests].T]))
@@ -141,7 +145,7 @@ def skims(network: Network, result: Result | np.ndarray,
 
 
 def select_link(network: Network, result: Result, links: Sequence[int],
-                classes: Sequence[DemandClass] | None = None) -> Any:
+                classes: Sequence[DemandClass] | None = None) -> pd.DataFrame:
     """Select-link analysis: the flow of every OD pair (and class) whose routes use
     any of ``links``.
 

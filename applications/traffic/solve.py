@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 
 from frankwolfe._numbers import is_real
@@ -42,7 +43,7 @@ METHODS: dict[str, Callable[..., Result]] = {
 }
 
 
-def relative_gap(network: Network, flow: np.ndarray) -> float:
+def relative_gap(network: Network, flow: ArrayLike) -> float:
     """The relative gap of the field, ``(sum_a c_a x_a - sum_od d SP) / sum_a c_a x_a``.
 
     ``c`` are the link costs at ``flow`` and ``SP`` the shortest-path costs
@@ -288,6 +289,10 @@ def traffic_assignment(
             raise TypeError(f"traffic_assignment: the stopping test is `rel_gap` (the gap "
                             f"over the total travel time), not `{name}`; got "
                             f"{name}={options[name]!r}")
+    if callback is not None and not callable(callback):
+        # the run calls it through its own stopping test: a bad one failed at iteration 0
+        raise TypeError(f"traffic_assignment: `callback` must be callable, got "
+                        f"{type(callback).__name__}")
     if not isinstance(network, Network):
         raise TypeError(f"traffic_assignment: `network` must be a Network (read_tntp, "
                         f"Network(...)), got {type(network).__name__}")

@@ -87,21 +87,31 @@ def _split_metadata(text: str) -> tuple[dict[str, str], list[str], int]:
 
 
 def _meta_int(meta: dict[str, str], key: str, path: object) -> int | None:
+    """The metadata count ``key`` (``24`` or ``24.0``), else a ``ValueError`` naming the
+    file, the key and the text (``int(float(...))`` truncated ``24.5`` to 24)."""
     if key not in meta or not meta[key]:
         return None
     try:
-        return int(float(meta[key]))
+        v = float(meta[key])
     except ValueError:
-        raise ValueError(f"{path}: metadata <{key}> must be a number, got {meta[key]!r}") from None
+        v = float("nan")
+    if not is_whole(v, 0):
+        raise ValueError(f"{path}: metadata <{key}> must be a non-negative integer, got "
+                         f"{meta[key]!r}")
+    return int(v)
 
 
 def _meta_float(meta: dict[str, str], key: str, path: object) -> float | None:
     if key not in meta or not meta[key]:
         return None
     try:
-        return float(meta[key])
+        v = float(meta[key])
     except ValueError:
-        raise ValueError(f"{path}: metadata <{key}> must be a number, got {meta[key]!r}") from None
+        v = float("nan")
+    if not np.isfinite(v):
+        raise ValueError(f"{path}: metadata <{key}> must be a finite number, got "
+                         f"{meta[key]!r}")
+    return v
 
 
 def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -171,7 +181,7 @@ def read_trips(path: str | os.PathLike,
     if n_zones is not None and not is_whole(n_zones, 1):
         raise ValueError(f"read_trips: `n_zones` must be a positive integer, got {n_zones!r}")
     meta, body, first = _split_metadata(_read_text(path))
-    entries: list[tuple[int, int, float]] = []
+    entries: list[tuple[int, int, float, int]] = []  # origin, destination, trips, line
     origin: int | None = None
     seen_origin = False
     for line_no, raw in enumerate(body, first):
@@ -200,7 +210,7 @@ def read_trips(path: str | os.PathLike,
             if trips < 0:
                 raise ValueError(f"{path}:{line_no}: negative trips in entry {part!r}")
             entries.append((origin, _node(d_str.strip(), path, line_no, "the destination"),
-                            trips))
+                            trips, line_no))
     if not seen_origin:
         # an empty or foreign file read as no demand at all: a "converged" zero assignment
         raise ValueError(f"{path}: no 'Origin' line: not a TNTP trips file (or an empty one)")
@@ -211,7 +221,7 @@ def read_trips(path: str | os.PathLike,
     if n_zones is None:
         n_zones = stated
     if n_zones is None:
-        n_zones = max((max(o, d) for o, d, _ in entries), default=0)
+        n_zones = max((max(o, d) for o, d, _, _ in entries), default=0)
     n_zones = int(n_zones)
     demand = np.zeros((n_zones, n_zones))
     if entries:
@@ -219,7 +229,11 @@ def read_trips(path: str | os.PathLike,
         o = arr[:, 0].astype(np.int64) - 1
         d = arr[:, 1].astype(np.int64) - 1
         if min(o.min(), d.min()) < 0 or max(o.max(), d.max()) >= n_zones:
-            raise ValueError(f"{path}: zone numbers must lie in 1..{n_zones}")
+            k = int(np.flatnonzero((o < 0) | (o >= n_zones) | (d < 0) | (d >= n_zones))[0])
+            org, dest, _, line_no = entries[k]
+            zone, what = (org, "origin") if not 0 <= org - 1 < n_zones else (dest, "destination")
+            raise ValueError(f"{path}:{line_no}: zone numbers must lie in 1..{n_zones}, got "
+                             f"{what} {zone}")
         np.add.at(demand, (o, d), arr[:, 2])
     total = _meta_float(meta, "TOTAL OD FLOW", path)
     if total is not None and not np.isclose(total, demand.sum(), rtol=1e-6, atol=1e-6):
@@ -337,7 +351,9 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     tail = links["init_node"] - 1
     head = links["term_node"] - 1
     if tail.size and min(tail.min(), head.min()) < 0:
-        raise ValueError(f"{net_path}: node numbers must start at 1")
+        k = int(np.flatnonzero((tail < 0) | (head < 0))[0])
+        raise ValueError(f"{net_path}: node numbers must start at 1, got link {k + 1} "
+                         f"(1-based) from node {int(tail[k]) + 1} to node {int(head[k]) + 1}")
     return Network(
         init_node=tail, term_node=head, free_flow_time=links["free_flow_time"],
         capacity=links["capacity"], b=links["b"], power=links["power"], demand=demand,

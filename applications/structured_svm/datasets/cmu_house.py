@@ -108,9 +108,11 @@ def _read_pairs(path: Path) -> np.ndarray:
     except UnicodeDecodeError as e:
         raise ValueError(f"load_cmu_house: {path}: not ASCII text (byte at offset "
                          f"{e.start})") from None
-    for line in text.split("\n"):
+    lines = []  # the line number of each frame, for the messages
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        lines.append(number)
         corner = line.split()[0]
         m = _FRAME_RE.search(corner)
         if m is None:
@@ -121,8 +123,10 @@ def _read_pairs(path: Path) -> np.ndarray:
         raise ValueError(f"load_cmu_house: {path} must hold two lines per pair, got "
                          f"{len(frames)} lines")
     out = np.asarray(frames, dtype=np.int64).reshape(-1, 2)
-    if out.size and (out.min() < 0 or out.max() >= N_FRAMES):
-        raise ValueError(f"load_cmu_house: {path} names frames outside 1..{N_FRAMES}")
+    bad = np.flatnonzero((out < 0) | (out >= N_FRAMES))
+    if bad.size:
+        raise ValueError(f"load_cmu_house: {path} names frames outside 1..{N_FRAMES}: "
+                         f"frame {int(out.flat[bad[0]]) + 1} on line {lines[int(bad[0])]}")
     return out
 
 

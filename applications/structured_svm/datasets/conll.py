@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from ...data.home import find_folder, get_data_home
-from ...data.sources import check_download_flag, check_published, conll2000_home
+from ...data.sources import (
+    check_download_flag,
+    check_loader_flag,
+    check_published,
+    conll2000_home,
+)
 
 __all__ = ["load_conll2000", "Conll2000Source", "CONLL_TEMPLATES"]
 
@@ -100,8 +105,42 @@ def _template_keys(fields: dict[str, np.ndarray], sizes: dict[str, int], shift: 
     return keys
 
 
+@overload
+def load_conll2000(data_home: str | os.PathLike[str] | None = None,
+                   return_info: Literal[False] = False, download_if_missing: bool = False
+                   ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                              list[np.ndarray]]: ...
+
+
+@overload
+def load_conll2000(data_home: str | os.PathLike[str] | None, return_info: Literal[True],
+                   download_if_missing: bool = False
+                   ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                              list[np.ndarray], dict[str, Any]]: ...
+
+
+@overload
+def load_conll2000(data_home: str | os.PathLike[str] | None = None, *,
+                   return_info: Literal[True], download_if_missing: bool = False
+                   ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                              list[np.ndarray], dict[str, Any]]: ...
+
+
+@overload
 def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info: bool = False,
-                   download_if_missing: bool = False) -> Any:
+                   download_if_missing: bool = False
+                   ) -> (tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                               list[np.ndarray]]
+                         | tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                 list[np.ndarray], dict[str, Any]]): ...
+
+
+def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info: bool = False,
+                   download_if_missing: bool = False
+                   ) -> (tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                               list[np.ndarray]]
+                         | tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                 list[np.ndarray], dict[str, Any]]):
     """Load CoNLL-2000 chunking as attribute-id sequences for :class:`ChainModel`.
 
     Features follow the recipe verified against Schmidt's ``coNLL_test.mat``
@@ -146,6 +185,7 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         is not the published one (a truncated or modified copy).
     """
     expected = ["train.txt", "test.txt"]
+    return_info = check_loader_flag(return_info, "return_info", "load_conll2000")
     if check_download_flag(download_if_missing, "load_conll2000"):
         data_home = conll2000_home(data_home)
     folder = find_folder(data_home, "conll2000", expected, "load_conll2000")

@@ -26,12 +26,13 @@ seed that has it (the first ``n`` examples of a 100x corpus are those of a 1x on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from frankwolfe._random import as_generator
 
+from ...data.sources import check_loader_flag
 from ._synthetic_checks import check_counts
 from .conll import CONLL_TEMPLATES, _Shifter
 
@@ -277,8 +278,26 @@ def _corpus(n_samples: int, entropy: int) -> ConllLike:
     return ConllLike(n_samples, random_state=entropy)
 
 
-def make_conll_like(n_samples: int, *,
-                    random_state: Any = None, return_info: bool = False) -> Any:
+@overload
+def make_conll_like(n_samples: int, *, random_state: Any = None,
+                    return_info: Literal[False] = False
+                    ) -> tuple[list[np.ndarray], list[np.ndarray]]: ...
+
+
+@overload
+def make_conll_like(n_samples: int, *, random_state: Any = None, return_info: Literal[True]
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, Any]]: ...
+
+
+@overload
+def make_conll_like(n_samples: int, *, random_state: Any = None, return_info: bool = False
+                    ) -> (tuple[list[np.ndarray], list[np.ndarray]]
+                          | tuple[list[np.ndarray], list[np.ndarray], dict[str, Any]]): ...
+
+
+def make_conll_like(n_samples: int, *, random_state: Any = None, return_info: bool = False
+                    ) -> (tuple[list[np.ndarray], list[np.ndarray]]
+                          | tuple[list[np.ndarray], list[np.ndarray], dict[str, Any]]):
     """A whole synthetic CoNLL-2000-like corpus (:class:`ConllLike`) in memory.
 
     Parameters
@@ -299,6 +318,7 @@ RandomState, optional
     info : dict
         Only when ``return_info`` is True.
     """
+    return_info = check_loader_flag(return_info, "return_info", "make_conll_like")
     corpus = ConllLike(n_samples, random_state=random_state)
     X, y = corpus.examples(0, corpus.n_samples)
     if not return_info:

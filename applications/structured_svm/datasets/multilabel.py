@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
 
@@ -14,10 +14,36 @@ from ._synthetic_checks import check_counts, check_number
 __all__ = ["make_multilabel_tree"]
 
 
+@overload
 def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10, *,
                          noise: float = 0.1, offset: float = 0.5,
                          random_state: int | np.random.Generator | None = None,
-                         return_edges: bool = False) -> Any:
+                         return_edges: Literal[False] = False) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10, *,
+                         noise: float = 0.1, offset: float = 0.5,
+                         random_state: int | np.random.Generator | None = None,
+                         return_edges: Literal[True]
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+@overload
+def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10, *,
+                         noise: float = 0.1, offset: float = 0.5,
+                         random_state: int | np.random.Generator | None = None,
+                         return_edges: bool = False
+                         ) -> (tuple[np.ndarray, np.ndarray]
+                               | tuple[np.ndarray, np.ndarray, np.ndarray]): ...
+
+
+def make_multilabel_tree(n_samples: int, n_labels: int = 8, n_features: int = 10, *,
+                         noise: float = 0.1, offset: float = 0.5,
+                         random_state: int | np.random.Generator | None = None,
+                         return_edges: bool = False
+                         ) -> (tuple[np.ndarray, np.ndarray]
+                               | tuple[np.ndarray, np.ndarray, np.ndarray]):
     """Multi-label data from a label hierarchy: a label can be on only when its parent is.
 
     A random tree over the labels (label 0 is the root; each label ``l >= 1`` hangs

@@ -124,8 +124,11 @@ def _one_hot_colours(image: np.ndarray) -> np.ndarray:
     bits = (np.asarray(image) > 127).astype(np.int64)
     code = bits[..., 0] + 2 * bits[..., 1] + 4 * bits[..., 2]
     out = (code[..., None] == np.array(_COLOUR_CODES)).astype(np.float64)
-    if not np.all(out.sum(axis=-1) == 1):
-        raise ValueError("snakes_examples: an image holds a colour outside the five of Snakes")
+    bad = out.sum(axis=-1) != 1
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"snakes_examples: an image holds a colour outside the five of "
+                         f"Snakes: {np.asarray(image)[at].tolist()} at pixel {at}")
     return out
 
 

@@ -85,8 +85,10 @@ def as_sparse_vector(phi: Any, size: int, name: str = "joint_feature") -> Sparse
                              f"{np.shape(phi)}")
         idx = np.flatnonzero(arr).astype(np.int64)
         return idx, arr[idx]
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        raise ShapeError(f"{name}: index out of range [0, {size})")
+    bad = np.flatnonzero((idx < 0) | (idx >= size))
+    if bad.size:
+        raise ShapeError(f"{name}: index {int(idx[bad[0]])} (entry {int(bad[0])}) out of "
+                         f"range [0, {size})")
     uniq, inv = np.unique(idx, return_inverse=True)
     summed = np.bincount(inv, weights=val, minlength=uniq.size)
     keep = summed != 0

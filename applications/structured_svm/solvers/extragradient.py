@@ -32,9 +32,9 @@ KL.  The default weights (``metric="features"``) are ``c_j = c_w m_j`` with ``m_
 coordinate's root mean square over the true joint features (relative, floored at 0.2,
 :func:`feature_metric`): the coupling's row ``j`` scales with feature ``j``, and a
 frequent feature moved with the step of a rare one is what stops the steps first.  On
-OCR-small (lambda = 0.01, 30 passes) the primal of ``w_bar`` is 0.45 with the defaults,
-0.57 without the feature metric, 0.68 with the uniform centre, against 0.24 for BCFW-wavg
-(0.91 for the Euclidean metric, uniform centre and a fixed 5 % step growth).
+OCR-small the feature metric and the default centre each lower the primal of ``w_bar``
+markedly, though BCFW-wavg still ends lower (benchmarks/README.md, "Measurements behind
+code choices").
 
 Step sizes.  The analysis (Nesterov 2007, as used by Taskar et al.) needs, at every
 iteration, with ``v+`` the next prox point ``T(u_hat, s - eta F(u))``,
@@ -54,8 +54,9 @@ expectations are the images; see :func:`_prox_terms`).  A rejected trial (its tw
 passes of marginals counted, the budget respected) is retried with ``eta / 2``.  An
 accepted step sets the next trial by the share ``rho`` of the bound it used (left side
 over right side): 30 % larger below 0.3, 5 % larger below 0.6, 20 % smaller above (the
-condition binds abruptly: on OCR ``rho`` stays near 0.2 and jumps to 1 within a 10 %
-larger step, so the run grows fast while far from the edge and backs off near it instead
+condition binds abruptly: on OCR ``rho`` stays low until a step just short of the largest
+accepted one, then rises steeply (benchmarks/README.md, "Measurements behind code
+choices"), so the run grows fast while far from the edge and backs off near it instead
 of paying two passes for a rejection).  The first trial is 32 times the safe ``1 / Lip``
 of the weight ``c_w``.
 
@@ -282,7 +283,8 @@ def feature_metric(model: Any, X: Sequence[Any], Y: Sequence[Any],
     A coordinate that is large on many examples moves slowly, a rare one fast (a diagonal
     preconditioner of the coupling, whose ``w`` rows scale with the features); no oracle call.
     ``data``: the chain data of ``(X, Y)``; with attribute-id features the sums run
-    compiled (1 s in Python on CoNLL-2000, the same numbers).
+    compiled (the same numbers as in Python, which is slow on CoNLL-2000:
+    benchmarks/README.md, "Measurements behind code choices").
     """
     if data is not None and data.uses_ids:
         m2 = _id_feature_squares(data.If, data.offsets, data.off, data.Yf, data.K, data.F,

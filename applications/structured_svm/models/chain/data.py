@@ -62,9 +62,12 @@ class ChainData:
                 if np.ndim(y) != 1:
                     raise ShapeError(f"ChainModel: the labelling of example {i} must be 1-D "
                                      f"(one label per position), got shape {np.shape(y)}")
+            sizes = np.fromiter((np.size(y) for y in Y), dtype=np.int64, count=len(Y))
+            if not np.array_equal(sizes, lengths):
+                i = int(np.flatnonzero(sizes != lengths)[0])
+                raise ValueError(f"ChainData: the labelling of example {i} has {int(sizes[i])} "
+                                 f"labels but its sequence {int(lengths[i])} positions")
             Yf = np.concatenate([np.asarray(y, dtype=np.int64).ravel() for y in Y])
-            if Yf.size != self.off[-1]:
-                raise ValueError("ChainData: a labelling's length differs from its sequence's")
             bad = np.flatnonzero((Yf < 0) | (Yf >= model.n_states))
             if bad.size:
                 # the kernels index the true labels' features without bounds checks (a test
@@ -91,8 +94,9 @@ class ChainData:
         pixels): the oracle then sums weight rows without multiplying.
 
         A token's unary scores are then ``sum_p val[p] * Wt[col[p]]`` over its few
-        nonzeros, with ``Wt`` the feature-major ``(F, K)`` weights: a third of the dot
-        products' time on OCR (23% nonzero).
+        nonzeros, with ``Wt`` the feature-major ``(F, K)`` weights: a fraction of the dot
+        products' time on rows as sparse as OCR's (benchmarks/README.md, "Measurements
+        behind code choices").
         """
         if self._csr is None:
             nnz = np.count_nonzero(self.Xf) if self.Xf.size else 0

@@ -9,9 +9,9 @@ convex combination of labellings.  Its image in ``(w, l)`` space is
     w_i = (phi(x_i, y_i) - phi_bar(mu_i, T_i)) / (lam n),   l_i = lbar_i / n,
 
 with ``phi_bar`` the joint feature map applied to marginals (linear in them).
-So the block state costs ``L K + K^2 + 1`` numbers (CoNLL: about 72 MB for all
-blocks, against 0.55 GB for dense vectors over each sentence's support), and
-the block gap needs only the unary scores the oracle computes anyway.
+So the block state costs ``L K + K^2 + 1`` numbers (on CoNLL a fraction of dense
+vectors over each sentence's support: benchmarks/README.md, "Measurements behind code
+choices"), and the block gap needs only the unary scores the oracle computes anyway.
 
 The kernels follow :class:`frankwolfe.compiled.CompiledBlocks`:
 they answer oracle and geometry questions, the core's driver decides the step,
@@ -631,8 +631,9 @@ def _aggregate(state: ChainState, x: np.ndarray) -> None:
     / (lam n)`` summed over the blocks, and ``sum_i lbar_i / n`` in ``x[d]``.
 
     Once per run, so numpy (sums over all tokens at once) rather than a kernel: numba
-    would compile it, and the vertex emitter it calls, on every cold first fit (about
-    1.6 CPU-s).  The true labellings' marginals (the default start) cancel exactly."""
+    would compile it, and the vertex emitter it calls, on every cold first fit
+    (benchmarks/README.md, "Measurements behind code choices").  The true labellings'
+    marginals (the default start) cancel exactly."""
     K, F, d = state.K, state.F, state.d
     off, Yf, mu = state.off, state.Yf, state.mu
     N = int(off[-1])
@@ -670,8 +671,12 @@ def chain_state(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Cha
     """
     data = chain_data(model, X, Y)
     K, F, d = data.K, data.F, data.d
-    if data.Yf.size and (data.Yf.min() < 0 or data.Yf.max() >= K):
-        raise ValueError(f"ChainModel: training labels must lie in [0, {K})")
+    bad = np.flatnonzero((data.Yf < 0) | (data.Yf >= K))
+    if bad.size:
+        i = int(np.searchsorted(data.off, bad[0], side="right")) - 1
+        raise ValueError(f"ChainModel: training labels must lie in [0, {K}), got "
+                         f"{int(data.Yf[bad[0]])} at position {int(bad[0] - data.off[i])} "
+                         f"of example {i}")
     N, n, Lmax = int(data.off[-1]), data.n, data.Lmax
     if warm is None:
         mu = np.zeros((N, K))
@@ -684,7 +689,10 @@ def chain_state(model: Any, X: Any, Y: Any, lam: float, warm: Any = None) -> Cha
     else:
         mu, T, lbar = (np.array(a, dtype=float) for a in warm[1])
         if mu.shape != (N, K) or T.shape != (n, K, K) or lbar.shape != (n,):
-            raise ValueError("chain_blocks: the warm-start marginals do not fit this data set")
+            raise ValueError(f"chain_blocks: the warm-start marginals do not fit this data "
+                             f"set: shapes {mu.shape}, {T.shape}, {lbar.shape}, expected "
+                             f"{(N, K)}, {(n, K, K)}, {(n,)} ({n} sequences, {N} positions, "
+                             f"{K} states)")
     gram, goff = data.gram()
     Tf = T.reshape(n, K * K)  # a view: the block state stays (mu, T, lbar)
     tin = Tf != 0.0

@@ -204,7 +204,8 @@ class ChainBlockVertices:
         lives on ``K`` shifted copies of them, then the shared coordinates and ``l``.
         Found on first use: the rows of compiled rounds (:meth:`rows`, what a cluster
         worker answers) read none, and the whole supports, ``K`` copies each, took
-        more memory than the data (0.53 GB on CoNLL-2000, against 23 MB)."""
+        more memory than the data (benchmarks/README.md, "Measurements behind code
+        choices")."""
         if self._active is None:
             self._active = chain_active_features(self.data)
         return self._active
@@ -379,8 +380,9 @@ def _round_ids(which, If, offsets, off, Yf, gt, s, w, K, augment, labels,
     :class:`ChainBlockVertices`).
 
     The gather reads row views (``G[f]``, ``unary[t]``), as :func:`.viterbi.unary_ids_fm`
-    does: with flat offsets (``gt[f K + c]``) LLVM left the loop over ``c`` scalar and a
-    CoNLL-2000 pass of this kernel took 0.51 CPU-s instead of 0.26 (2026-11-27).
+    does: with flat offsets (``gt[f K + c]``) LLVM left the loop over ``c`` scalar, and
+    the kernel was much slower (benchmarks/README.md, "Measurements behind code
+    choices").
 
     ``w`` may hold only the pair weights (``2K + K^2``, what the Viterbi reads:
     :func:`_split_weights`) or all ``d`` weights: the pair block is its tail."""

@@ -2,9 +2,9 @@
 
 Block ``i`` of the SSVM dual lives on ``feature_support(x_i)``: on CoNLL-2000
 8936 supports of about 7800 coordinates.  One ``np.unique`` per sentence took
-1-5 s of a 3 s ``time_limit`` (issue 23); here the active features of every
-sentence are found with a stamp array and the supports are written into one
-array, the blocks' supports being views of it.
+seconds of a short ``time_limit`` (benchmarks/README.md, "Measurements behind code
+choices"); here the active features of every sentence are found with a stamp array
+and the supports are written into one array, the blocks' supports being views of it.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def _write_supports(act, act_off, K, F, d, append):  # pragma: no cover - compil
 def chain_active_features(data: ChainData) -> tuple[np.ndarray, np.ndarray]:
     """The sorted active unary features of every sequence of ``data``, flat, and their
     offsets: a block's support is ``K`` shifted copies of its active features, then the
-    shared coordinates, so this is the support in less than ``1 / K`` of its memory (on
-    CoNLL-2000 23 MB against 533)."""
+    shared coordinates, so this is the support in less than ``1 / K`` of its memory
+    (benchmarks/README.md, "Measurements behind code choices")."""
     if data.uses_ids:
         return _active_ids(data.If, data.off, data.offsets, data.F)
     return _active_dense(data.Xf, data.off)

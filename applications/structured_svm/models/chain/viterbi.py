@@ -126,7 +126,8 @@ def max_sum(S, L, wp, n_states, new, y):
     (the same sums, so the same values).  Ties go to the lowest state index (strict
     ``>``, states in increasing order).  Only additions and comparisons: fastmath
     cannot change a value here (finite scores), it lets the maxima vectorize; the
-    row views spare the index arithmetic (1.2x on OCR's K = 26).
+    row views spare the index arithmetic (benchmarks/README.md, "Measurements behind
+    code choices").
     """
     K = n_states
     wtr = wp[2 * K:]

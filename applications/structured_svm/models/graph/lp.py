@@ -204,12 +204,10 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     """Solve the local LP relaxation by HiGHS (``scipy.optimize.linprog``, sparse).
 
     Cost: ``"highs"``: ``nK + EK^2`` variables and ``n + 2EK`` equality rows (3
-    non-zeros per edge variable), HiGHS's dual simplex, a few ms for a 4x4 grid, tens of
-    ms for a 50-node grid with 11 states, 8 s for a 64x64 grid with 5 states.
-    ``"pruned"``: TRW-S to convergence (300 iterations at most, O(EK^2) each), then
-    HiGHS on the nodes TRW-S leaves undecided (see the module's docstring): 0.01-1 s
-    on that 64x64 grid.  ``"auto"``:
-    ``"highs"`` up to :data:`PRUNE_ABOVE` variables, ``"pruned"`` above.
+    non-zeros per edge variable), HiGHS's dual simplex.  ``"pruned"``: TRW-S to
+    convergence (300 iterations at most, O(EK^2) each), then HiGHS on the nodes TRW-S
+    leaves undecided (see the module's docstring).  ``"auto"``: ``"highs"`` up to
+    :data:`PRUNE_ABOVE` variables, ``"pruned"`` above (see Notes for times).
     Guarantee: ``bound`` >= the LP's optimum >= the best score >= ``score``; the
     marginals are a point of the local polytope (up to HiGHS's feasibility tolerance)
     whose ``value`` is the LP's optimum (``"highs"``) or within ``tol * (1 +
@@ -236,6 +234,12 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
         When HiGHS does not report an optimum (naming its status and message).
     ValueError
         An unknown ``solver`` or a ``tol`` that is not a number >= 0.
+
+    Notes
+    -----
+    What to expect of one call: ``"highs"`` takes a few ms for a 4x4 grid, tens of ms
+    for a 50-node grid with 11 states and seconds (8 s measured) for a 64x64 grid with
+    5 states, where ``"pruned"`` takes 0.01-1 s.
     """
     if solver not in SOLVERS:
         raise ValueError(f"local_lp: `solver` must be one of {list(SOLVERS)}, got {solver!r}")
