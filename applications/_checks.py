@@ -6,27 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from frankwolfe._finite import first_non_finite
 from frankwolfe._sparse import issparse
 
 __all__ = ["check_feature_names", "check_finite_examples", "check_labels", "check_pair",
            "positional"]
-
-
-def _first_bad(a: Any) -> tuple[tuple[int, ...], Any] | None:
-    if issparse(a):
-        coo = sp.coo_matrix(a)
-        bad = ~np.isfinite(coo.data)
-        if not bad.any():
-            return None
-        k = int(np.argmax(bad))
-        return (int(coo.row[k]), int(coo.col[k])), coo.data[k]
-    bad = ~np.isfinite(a)
-    if not bad.any():
-        return None
-    pos = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), a.shape))
-    return pos, a[pos]
 
 
 def _numeric(x: Any) -> Any:
@@ -96,10 +81,11 @@ def check_finite_examples(X: Sequence[Any], name: str, where: str) -> None:
             if arr.dtype.kind == "c":
                 raise ValueError(f"{where}: {at} has complex values (dtype {arr.dtype}); "
                                  f"features must be real")
-            hit = _first_bad(arr)
+            hit = first_non_finite(arr)
             if hit is not None:
-                raise ValueError(f"{where}: {at} contains {hit[1]} (NaN or inf) at position "
-                                 f"{hit[0]}; features must be finite")
+                pos = hit.index if isinstance(hit.index, tuple) else (hit.index,)
+                raise ValueError(f"{where}: {at} contains {hit.value} (NaN or inf) at "
+                                 f"position {pos}; features must be finite")
 
 
 def check_labels(Y: Any, name: str, where: str) -> Any:

@@ -32,11 +32,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
+from frankwolfe._numbers import check_flag
+
 from .data.download import DownloadError
 from .data.home import get_data_home
 from .data.sources import (
     DataFile,
-    check_loader_flag,
     check_published,
     cmu_house_home,
     conll2000_home,
@@ -188,7 +189,7 @@ def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
         When ``download_if_missing`` is not a bool.
     """
     # before a download, which a refused flag would have wasted
-    return_info = check_loader_flag(return_info, "return_info", "fetch_conll2000")
+    return_info = check_flag(return_info, "return_info", where="fetch_conll2000")
     return load_conll2000(data_home=conll2000_home(data_home, download_if_missing, base_url),
                           return_info=return_info)
 

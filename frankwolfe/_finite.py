@@ -1,14 +1,15 @@
-"""The finiteness check of arrays, shared by the objectives (gradients) and the LMOs
-(directions), which do not import each other."""
+"""The finiteness check of arrays, shared by the objectives (gradients), the LMOs
+(directions, the arrays that define a domain) and the applications, which do not import
+each other: one search for the first NaN or infinite entry, one message."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["all_finite", "check_finite"]
+__all__ = ["all_finite", "check_finite", "first_non_finite", "NonFinite"]
 
 #: below this many entries the entrywise check is the cheaper one (no np.errstate)
 _SMALL = 4096
@@ -36,35 +37,61 @@ def all_finite(a: np.ndarray) -> bool:
     return finite or bool(np.isfinite(a).all())
 
 
-def check_finite(where: str, name: str, a: Any) -> None:
-    """Raise ``ValueError`` when ``a`` (the argument ``name`` of ``where``) has a NaN or
-    infinite entry, naming the first one.
+class NonFinite(NamedTuple):
+    """The first NaN or infinite entry of an array (:func:`first_non_finite`)."""
+
+    #: an int for a vector, a tuple of ints otherwise (a sparse matrix's: the matrix's)
+    index: Any
+    #: the entry, as a Python float (complex for a complex array)
+    value: Any
+    #: how many entries are NaN or infinite in all
+    total: int
+
+
+def first_non_finite(a: Any) -> NonFinite | None:
+    """The first NaN or infinite entry of ``a``, or None when every entry is finite.
 
     ``a`` is a dense or scipy.sparse array (any format), or anything ``np.asarray`` takes
-    (lists, pandas objects, scalars).  What holds no numbers (text, objects, ragged
-    lists) is let through: the caller's own validation names that error.
+    (lists, pandas objects, scalars).  What holds no floating-point numbers (integers,
+    text, objects, ragged lists) gives None: integers are always finite, and the caller's
+    own validation names the rest.  The entrywise search only runs after
+    :func:`all_finite` has found a non-finite entry.
     """
     sparse = hasattr(a, "tocoo") and not isinstance(a, np.ndarray)
     if sparse:
         if getattr(a, "format", None) not in ("csr", "csc", "coo", "bsr"):
             a = a.tocoo()  # dok has no .data, lil's holds lists, dia's holds padding
-        data = a.data
+        data = np.asarray(a.data)
     else:
         try:
             data = np.asarray(a)
         except ValueError:  # a ragged nested list: no single array to check
-            return
-    if data.dtype.kind not in "fc" or all_finite(data):  # integers are always finite
-        return
+            return None
+    if data.dtype.kind not in "fc" or all_finite(data):
+        return None
     if sparse:
-        coo = a.tocoo()
-        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
-        at: Any = tuple(int(c[k]) for c in coo.coords)
+        coo = a.tocoo()  # the matrix's index of an entry of .data (bsr's differs)
+        bad = np.flatnonzero(~np.isfinite(coo.data))
+        # the first in row-major order, as for a dense array (csc stores by columns)
+        k = bad[np.lexsort(tuple(c[bad] for c in reversed(coo.coords)))[0]]
+        at: tuple[int, ...] = tuple(int(c[k]) for c in coo.coords)
         value = coo.data[k]
     else:
-        k = int(np.flatnonzero(~np.isfinite(data.reshape(-1)))[0])
-        at = tuple(int(i) for i in np.unravel_index(k, data.shape))
+        bad = np.flatnonzero(~np.isfinite(data.reshape(-1)))
+        at = tuple(int(i) for i in np.unravel_index(int(bad[0]), data.shape))
         value = data[at]
-    where_at = at[0] if len(at) == 1 else at
-    raise ValueError(f"{where}: `{name}` contains NaN or inf ({value} at index {where_at}); "
-                     f"every entry must be finite")
+    return NonFinite(at[0] if len(at) == 1 else at, value.item(), int(bad.size))
+
+
+def check_finite(where: str, name: str, a: Any) -> None:
+    """Raise ``ValueError`` when ``a`` (the argument ``name`` of ``where``) has a NaN or
+    infinite entry, naming the first one (:func:`first_non_finite`, which says what ``a``
+    may be).
+
+    The check of the arrays that define a problem: an objective's (``Q``, ``A``, ``b``)
+    and a domain's (a polytope's constraints, a hull's vertices, an ellipsoid's matrix).
+    """
+    bad = first_non_finite(a)
+    if bad is not None:
+        raise ValueError(f"{where}: `{name}` contains NaN or inf ({bad.value} at index "
+                         f"{bad.index}); every entry must be finite")

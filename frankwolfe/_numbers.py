@@ -14,7 +14,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-__all__ = ["is_real", "as_real", "is_whole", "check_whole", "check_flag", "real_array"]
+__all__ = ["is_real", "as_real", "check_real", "is_whole", "check_whole", "check_flag",
+           "real_array", "read_shape"]
 
 
 def is_real(value: Any) -> bool:
@@ -33,6 +34,50 @@ def as_real(value: Any) -> float:
         return float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
+
+
+def check_real(value: Any, name: str, where: str = "", *, low: float | None = None,
+               high: float | None = None, low_open: bool = False, high_open: bool = False,
+               finite: bool = True, note: str = "") -> float:
+    """``value`` as a float (an int beyond the float range as an infinity).
+
+    A ``TypeError`` naming ``where`` and ``name`` unless ``value`` is a real number
+    (:func:`is_real`: Python's or numpy's, no bool, no text, no ``None``); a
+    ``ValueError`` when it is NaN or infinite or outside the interval from ``low`` to
+    ``high`` (either may be None, for no bound; each end open or closed).  With
+    ``finite=False`` NaN and infinities are left to the bounds (NaN fails any bound; with
+    none, the caller's own check of several arguments at once sees them).  ``note`` is said
+    after the name (``"the curvature constant"``).
+
+    The one check of a real parameter: ``np.isfinite("1")`` and ``float("1")`` raised or
+    passed text with errors that named no argument, and ``ell <= 0`` let NaN through.
+    """
+    prefix = f"{where}: " if where else ""
+    shown = f"`{name}` ({note})" if note else f"`{name}`"
+    if not is_real(value):
+        raise TypeError(f"{prefix}{shown} must be a real number, got {value!r} "
+                        f"({type(value).__name__})")
+    v = as_real(value)
+    ok = math.isfinite(v) or not finite  # NaN fails any bound
+    if low is not None:
+        ok = ok and (v > low if low_open else v >= low)
+    if high is not None:
+        ok = ok and (v < high if high_open else v <= high)
+    if not ok:
+        number = "a finite number" if finite else "a number"
+        if low is not None and high is not None:
+            want = (f"in {'(' if low_open else '['}{low:g}, {high:g}"
+                    f"{')' if high_open else ']'}")
+        elif low == 0 and low_open and finite:  # as the domains' radii say it
+            want = "positive and finite"
+        elif low is not None:
+            want = f"{number} {'>' if low_open else '>='} {low:g}"
+        elif high is not None:
+            want = f"{number} {'<' if high_open else '<='} {high:g}"
+        else:
+            want = number
+        raise ValueError(f"{prefix}{shown} must be {want}, got {value!r}")
+    return v
 
 
 def is_whole(value: Any, least: int = 0) -> bool:
@@ -71,21 +116,23 @@ def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
 
 
 @overload
-def check_flag(value: Any, name: str) -> bool: ...
+def check_flag(value: Any, name: str, *, where: str = "") -> bool: ...
 
 
 @overload
-def check_flag(value: Any, name: str, optional: bool) -> bool | None: ...
+def check_flag(value: Any, name: str, optional: bool, *, where: str = "") -> bool | None: ...
 
 
-def check_flag(value: Any, name: str, optional: bool = False) -> bool | None:
-    """``value`` as a bool, or a ``TypeError`` naming ``name`` unless it is one (numpy's
-    too; ``None`` where ``optional``): ``"no"`` is true to ``bool()``."""
+def check_flag(value: Any, name: str, optional: bool = False, *,
+               where: str = "") -> bool | None:
+    """``value`` as a bool, or a ``TypeError`` naming ``where`` and ``name`` unless it is
+    one (numpy's too; ``None`` where ``optional``): ``"no"`` is true to ``bool()``."""
     if optional and value is None:
         return None
     if not isinstance(value, (bool, np.bool_)):
         extra = ", or None" if optional else ""
-        raise TypeError(f"`{name}` must be True or False{extra}, got {value!r}")
+        prefix = f"{where}: " if where else ""
+        raise TypeError(f"{prefix}`{name}` must be True or False{extra}, got {value!r}")
     return bool(value)
 
 
@@ -143,3 +190,42 @@ def real_array(value: Any, where: str, name: str, *, bools: bool = True,
         except (TypeError, ValueError):
             pass
     raise ValueError(f"{prefix}`{name}` must be {what}, got {_shown(value)}")
+
+
+def read_shape(value: Any, who: str, attribute: str = "shape", least: int = 0
+               ) -> tuple[int, ...] | None:
+    """A shape given by a user, as a tuple of ints (None as None): an int ``n`` is the
+    vector shape ``(n,)`` and a sequence of whole numbers is its tuple; every dimension
+    at least ``least`` (1 for an objective's ``shape`` argument; a domain's declared
+    ``shape`` may be empty).  ``int()`` of each entry read ``True`` as 1 and ``"5"`` as 5
+    and truncated 2.7 to 2.
+
+    Raises
+    ------
+    TypeError
+        When the value is neither a number nor a sequence of numbers (text, a bool, a
+        mapping's keys), naming ``who``, ``attribute`` and the value.
+    ShapeError
+        When a number in it is not a whole number of at least ``least``.
+    """
+    if value is None:
+        return None
+    if type(value) is tuple and all(type(s) is int and s >= least for s in value):
+        return value  # the usual case: a built-in domain's or a checked shape
+    items = [value] if is_real(value) else value
+    dims: list[Any] | None = None
+    if not isinstance(items, (str, bytes, dict)):
+        try:
+            dims = list(items)
+        except TypeError:
+            pass
+    kind = "non-negative" if least == 0 else ("positive" if least == 1 else f">= {least}")
+    wanted = (f"`{attribute}` must be a tuple of {kind} integers (an int n for the vector "
+              "shape (n,))")
+    if dims is None or not all(is_real(s) for s in dims):
+        raise TypeError(f"{who}: {wanted} or None, got {value!r}")
+    if not all(is_whole(s, least) for s in dims):
+        from .errors import ShapeError  # errors imports nothing; kept off the import path
+
+        raise ShapeError(f"{who}: {wanted}, got {value!r}")
+    return tuple(int(s) for s in dims)

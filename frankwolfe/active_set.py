@@ -371,7 +371,7 @@ class ActiveSet(AtomStore):
     ) -> None:
         atoms = list(atoms)
         super().__init__()
-        self.keep_x = check_flag(keep_x, "keep_x")
+        self.keep_x = check_flag(keep_x, "keep_x", where="ActiveSet")
         self._x: np.ndarray | None = None
 
         if not atoms:

@@ -122,14 +122,7 @@ def _function_objective(fun: Callable[[np.ndarray], Any],
         # raw: FunctionObjective converts them, refusing complex values (float() and
         # np.asarray(..., dtype=float) kept the real part with a mere ComplexWarning)
         pair = _LastPair(fun)
-
-        def value(x: np.ndarray) -> Any:
-            return pair(x)[0]
-
-        def gradient(x: np.ndarray) -> Any:
-            return pair(x)[1]
-
-        return FunctionObjective(value, gradient, value_and_gradient=pair)
+        return FunctionObjective(pair.value, pair.gradient, value_and_gradient=pair)
     if jac is None or jac is False:
         raise TypeError("minimize: a plain function objective needs its gradient: pass "
                         "jac=grad (or jac=True when it returns (f, gradient)); Frank-Wolfe "
@@ -182,29 +175,42 @@ class _LastPair:
     The loop asks for the value and the gradient at a point separately (the value
     first, then the gradient, or both at once); each call ran ``fun`` in full, twice per
     point.  As scipy's ``MemoizeJac`` does, the last point's pair is kept: ``x`` is the
-    same when its shape, dtype and bytes are (a copy is kept, since callers may change
-    their array in place), and the gradient is handed out as a copy, so that nobody's
-    change to it reaches the next answer.
+    same point when it equals the kept copy (a copy, since callers may change their
+    array in place; taken only when ``fun`` runs), and the gradient is handed out as a
+    copy, so that nobody's change to it reaches the next answer.
     """
 
     def __init__(self, fun: Callable[[np.ndarray], Any]) -> None:
         self.fun = fun
-        self._key: tuple[tuple[int, ...], np.dtype[Any], bytes] | None = None
-        self._pair: tuple[Any, Any] = (None, None)
+        self._x: np.ndarray | None = None
+        self._value: Any = None
+        self._gradient: Any = None
+
+    def _at(self, x: Any) -> None:
+        """Run ``fun`` unless ``x`` is the last point."""
+        x = np.asarray(x)
+        last = self._x
+        if (last is not None and last.shape == x.shape and last.dtype == x.dtype
+                and np.array_equal(last, x)):
+            return
+        out = self.fun(x)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(
+                f"minimize: with jac=True `fun` must return the pair (f, gradient), got "
+                f"{_shown(out)} ({type(out).__name__})")
+        self._value = _checked_value(out[0], "`fun` (its f, with jac=True)")
+        gradient = _checked_gradient(out[1], "`fun` (its gradient, with jac=True)")
+        self._gradient = gradient.copy() if isinstance(gradient, np.ndarray) else gradient
+        self._x = x.copy()
+
+    def value(self, x: np.ndarray) -> Any:
+        self._at(x)
+        return self._value
+
+    def gradient(self, x: np.ndarray) -> Any:
+        self._at(x)
+        g = self._gradient
+        return g.copy() if isinstance(g, np.ndarray) else g
 
     def __call__(self, x: np.ndarray) -> tuple[Any, Any]:
-        x = np.asarray(x)
-        key = (x.shape, x.dtype, x.tobytes())
-        if key != self._key:
-            out = self.fun(x)
-            if not isinstance(out, (tuple, list)) or len(out) != 2:
-                raise TypeError(
-                    f"minimize: with jac=True `fun` must return the pair (f, gradient), got "
-                    f"{_shown(out)} ({type(out).__name__})")
-            value = _checked_value(out[0], "`fun` (its f, with jac=True)")
-            gradient = _checked_gradient(out[1], "`fun` (its gradient, with jac=True)")
-            self._pair = (value, gradient.copy() if isinstance(gradient, np.ndarray)
-                          else gradient)
-            self._key = key
-        value, gradient = self._pair
-        return value, (gradient.copy() if isinstance(gradient, np.ndarray) else gradient)
+        return self.value(x), self.gradient(x)

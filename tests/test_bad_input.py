@@ -341,8 +341,9 @@ def test_starts_and_flags_that_numpy_or_bool_would_take_are_named():
             fw.block_coordinate_frank_wolfe(f, prod, **{name: "yes"})
     M = np.arange(12.0).reshape(3, 4)
     for bad in (-1.0, 0.0, np.nan, "1"):
-        with pytest.raises(ValueError, match=r"`C` \(the curvature constant\) must be a "
-                                             r"finite number > 0"):
+        with pytest.raises(TypeError if isinstance(bad, str) else ValueError,
+                           match=r"`C` \(the curvature constant\) must be "
+                                 r"(positive and finite|a real number)"):
             fw.saddle_point_frank_wolfe(fw.BilinearObjective(M), ProbabilitySimplex(dim=3),
                                         ProbabilitySimplex(dim=4), step_size="curvature",
                                         C=bad)
@@ -581,11 +582,26 @@ def test_a_user_shape_as_an_int_or_a_list_is_the_vector_shape(shape, method):
     assert prod.dim == 5 and prod.block_shape(0) == (3,)
 
 
-@pytest.mark.parametrize("bad", ["ab", 2.5, -1, [3, "x"], {"n": 3}])
-def test_a_user_shape_that_is_no_shape_is_named(bad):
+@pytest.mark.parametrize("bad", ["3", True, 2.7, (2.7,), -3])
+def test_objectives_and_domains_read_a_shape_by_one_rule(bad):
+    """An objective's `shape` argument and a domain's declared `shape` are one reading:
+    text and bools a TypeError, numbers that are no whole dimension a ShapeError."""
+    error = TypeError if isinstance(bad, (str, bool)) else ShapeError
+    with pytest.raises(error, match=r"FunctionObjective: `shape` must be a tuple of positive"):
+        fw.FunctionObjective(lambda x: 0.0, lambda x: x, shape=bad)
+    with pytest.raises(error, match=r"_ShapedSimplex: `shape` must be a tuple of non-negative"):
+        fw.ProductDomain([_ShapedSimplex(bad), ProbabilitySimplex(dim=2)])
+    with pytest.raises(ShapeError, match="positive"):
+        fw.FunctionObjective(lambda x: 0.0, lambda x: x, shape=0)
+
+
+@pytest.mark.parametrize("bad, error", [("ab", TypeError), (2.5, ShapeError),
+                                        (-1, ShapeError), ([3, "x"], TypeError),
+                                        ({"n": 3}, TypeError)])
+def test_a_user_shape_that_is_no_shape_is_named(bad, error):
     f = quad(np.zeros(3))
     pattern = r"_ShapedSimplex: `shape` must be a tuple of non-negative integers .* got "
-    with pytest.raises(ShapeError, match=pattern):
+    with pytest.raises(error, match=pattern):
         frank_wolfe(f, _ShapedSimplex(bad), max_iter=5)
-    with pytest.raises(ShapeError, match=pattern):
+    with pytest.raises(error, match=pattern):
         fw.ProductDomain([_ShapedSimplex(bad), ProbabilitySimplex(dim=2)])

@@ -46,6 +46,40 @@ class _RedeclaredPairwise(_ChangedPairwise):
     matches_compiled_pairwise = True
 
 
+def test_a_mixin_s_method_before_the_declaring_base_turns_the_flag_off():
+    """A method taken from a mixin listed before the class that declared the flag is not
+    that class's: the engine must call it (it ran the compiled pairwise steps instead,
+    and the mixin's direction was never called)."""
+
+    calls = []
+
+    class Logging:
+        def direction(self, *args):
+            calls.append(1)
+            return super().direction(*args)
+
+    class LoggedPairwise(Logging, PairwiseStep):
+        pass
+
+    class Holding:
+        def hold(self, i):
+            return super().hold(i)
+
+    class HeldGap(Holding, GapSampling):
+        pass
+
+    class Plain(GapSampling):  # inherits every draw operation: keeps the flag
+        pass
+
+    assert LoggedPairwise.direction is not PairwiseStep.direction
+    assert not LoggedPairwise.matches_compiled_pairwise
+    assert not HeldGap.draws_by_sum_tree and Plain.draws_by_sum_tree
+    net = grid_network(3, 4, 4, seed=3)
+    res = traffic_assignment(net, "bcfw", block_step=LoggedPairwise(), max_iter=3,
+                             compiled=None)
+    assert res.extra["engine"] == "python" and len(calls) > 0
+
+
 def test_the_capabilities_are_declared_on_the_classes():
     assert not BlockStep.matches_compiled_pairwise and PairwiseStep.matches_compiled_pairwise
     assert not fw.FWStep.matches_compiled_pairwise and not fw.AwayStep.matches_compiled_pairwise

@@ -182,24 +182,24 @@ def test_linear_model_loss_names_the_non_finite_entry():
 def test_the_domains_name_the_non_finite_entry():
     A = np.eye(3)
     A[2, 1] = A[1, 2] = np.inf
-    with pytest.raises(ValueError, match=r"Ellipsoid: `A` must be finite, got inf at index "
-                                         r"\(1, 2\)"):
+    with pytest.raises(ValueError, match=r"Ellipsoid: `A` contains NaN or inf \(inf at "
+                                         r"index \(1, 2\)\)"):
         fw.Ellipsoid(A)
-    with pytest.raises(ValueError, match=r"Ellipsoid: `center` must be finite, got nan at "
-                                         r"index 1$"):
+    with pytest.raises(ValueError, match=r"Ellipsoid: `center` contains NaN or inf \(nan "
+                                         r"at index 1\)"):
         fw.Ellipsoid(np.eye(2), center=[0.0, np.nan])
     V = np.array([[0.0, 1.0], [1.0, 0.0], [np.nan, 2.0]])
     for vertices in (V, sp.csr_array(V)):
-        with pytest.raises(ValueError, match=r"ConvexHull: `vertices` must be finite, got nan "
-                                             r"at index \(2, 0\)"):
+        with pytest.raises(ValueError, match=r"ConvexHull: `vertices` contains NaN or inf "
+                                             r"\(nan at index \(2, 0\)\)"):
             fw.ConvexHull(vertices)
     A_ub = np.array([[1.0, 1.0], [1.0, -np.inf]])
     for a in (A_ub, sp.csr_array(A_ub)):
-        with pytest.raises(ValueError, match=r"Polytope: `A_ub` must be finite, got -inf at "
-                                             r"index \(1, 1\)"):
+        with pytest.raises(ValueError, match=r"Polytope: `A_ub` contains NaN or inf \(-inf "
+                                             r"at index \(1, 1\)\)"):
             fw.Polytope(a, [1.0, 1.0], bounds=(0, 1))
-    with pytest.raises(ValueError, match=r"Polytope: `b_ub` must be finite, got nan at "
-                                         r"index 0"):
+    with pytest.raises(ValueError, match=r"Polytope: `b_ub` contains NaN or inf \(nan at "
+                                         r"index 0\)"):
         fw.Polytope(np.eye(2), [np.nan, 1.0], bounds=(0, 1))
 
 

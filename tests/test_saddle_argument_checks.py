@@ -37,7 +37,7 @@ def test_nu_refused_in_every_mode(mode):
         with pytest.raises(ValueError, match=r"saddle_point_frank_wolfe: `nu` must be in "
                                              r"\(0, 1\], got " + re.escape(repr(bad))):
             _run(nu=bad, **_MODES[mode])
-    with pytest.raises(TypeError, match=r"`nu` must be a number, got '1'"):
+    with pytest.raises(TypeError, match=r"`nu` must be a real number, got '1'"):
         _run(nu="1", **_MODES[mode])
 
 
@@ -55,10 +55,14 @@ def test_resum_every_and_sparsify_tol_refused_in_every_mode(mode):
 
 @pytest.mark.parametrize("mode", list(_MODES))
 def test_c_refused_in_every_mode(mode):
-    for bad in (0.0, -1.0, math.nan, "1"):
-        with pytest.raises(ValueError, match=r"`C` \(the curvature constant\) must be a "
-                                             r"finite number > 0"):
+    for bad in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match=r"`C` \(the curvature constant\) must be "
+                                             r"positive and finite"):
             _run(C=bad, **_MODES[mode])
+    # text is no number: a TypeError, as for `nu` (it was a ValueError)
+    with pytest.raises(TypeError, match=r"`C` \(the curvature constant\) must be a real "
+                                        r"number, got '1'"):
+        _run(C="1", **_MODES[mode])
 
 
 def test_refused_before_any_evaluation():

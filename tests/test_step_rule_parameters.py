@@ -66,7 +66,7 @@ def test_out_of_range_refused_by_name(rule, name, bads):
                          ids=[f"{r.__name__}-{n}" for r, n, _ in _OUT_OF_RANGE])
 def test_non_numbers_are_type_errors_by_name(rule, name, _):
     for bad in ("2", None if name not in ("L0", "C") else [1.0], True, 1 + 0j):
-        with pytest.raises(TypeError, match=rf"{rule.__name__}: `{name}` must be a number, "
+        with pytest.raises(TypeError, match=rf"{rule.__name__}: `{name}` must be a real number, "
                                             rf"got {re.escape(repr(bad))}"):
             _build(rule, name, bad)
 

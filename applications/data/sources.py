@@ -134,19 +134,12 @@ def check_published(path: Path, key: str, who: str, why: str = "") -> None:
                          "it and fetch it again")
 
 
-def check_loader_flag(value: Any, name: str, who: str) -> bool:
-    """The flag ``name`` of the loader or fetcher ``who`` as a bool (numpy's too), or a
-    ``TypeError`` naming both and the value: any truthy value (``"no"``, ``"x"``) was
-    taken as True."""
-    try:
-        return check_flag(value, name)
-    except TypeError as err:
-        raise TypeError(f"{who}: {err}") from None
-
-
 def check_download_flag(value: Any, who: str) -> bool:
-    """``download_if_missing`` as a bool (:func:`check_loader_flag`)."""
-    return check_loader_flag(value, "download_if_missing", who)
+    """``download_if_missing`` of the loader or fetcher ``who`` as a bool (numpy's too),
+    or a ``TypeError`` naming both and the value
+    (:func:`~frankwolfe._numbers.check_flag`): any truthy value (``"no"``, ``"x"``) was
+    taken as True."""
+    return check_flag(value, "download_if_missing", where=who)
 
 
 def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool,

@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real, is_real
+from .._numbers import check_real
 from ..compiled.sum_tree import gap_pick, gap_weight, tree_set
+from .capabilities import keep_if_inherited
 
 __all__ = ["BlockOrder", "UniformSampling", "Permutation", "GapSampling", "MaxGap",
            "make_block_order", "check_gap_degree", "is_stepwise", "checked_pick"]
@@ -93,11 +94,9 @@ class BlockOrder(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # an override of a draw's operations makes the compiled draws another order's,
-        # unless the subclass says again that they are its own
-        if "draws_by_sum_tree" not in cls.__dict__ and any(
-                m in cls.__dict__ for m in ("next", "update", "hold")):
-            cls.draws_by_sum_tree = False
+        # other draw operations (its own, or a mixin's) make the compiled draws another
+        # order's, unless the subclass says again that they are its own
+        keep_if_inherited(cls, "draws_by_sum_tree", ("next", "update", "hold"))
 
     def start(self, estimates: np.ndarray) -> None:
         """Start a run; ``estimates`` (length ``n``, ``+inf`` for unvisited blocks) is
@@ -250,16 +249,10 @@ _ORDERS: dict[str, type[BlockOrder]] = {"uniform": UniformSampling, "perm": Perm
 
 
 def check_gap_degree(value: Any, name: str, where: str = "") -> float:
-    """``value`` as the float exponent of gap sampling, or a ``TypeError`` naming ``where``
-    and ``name`` unless it is a real number (numpy's too, not a bool), a ``ValueError``
-    unless it is finite and >= 0."""
-    prefix = f"{where}: " if where else ""
-    if not is_real(value):
-        raise TypeError(f"{prefix}`{name}` must be a real number, got {value!r}")
-    degree = as_real(value)
-    if not (np.isfinite(degree) and degree >= 0):
-        raise ValueError(f"{prefix}`{name}` must be a finite number >= 0, got {value!r}")
-    return degree
+    """``value`` as the float exponent of gap sampling, finite and >= 0
+    (:func:`~frankwolfe._numbers.check_real`: a ``TypeError`` naming ``where`` and
+    ``name`` unless it is a real number, a ``ValueError`` unless it is in range)."""
+    return check_real(value, name, where, low=0.0)
 
 
 def make_block_order(spec: Any, gap_degree: float = 1.0) -> BlockOrder:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives.base import Objective
+from .capabilities import keep_if_inherited
 
 __all__ = ["BlockStep", "FWStep", "AwayStep", "PairwiseStep", "make_block_step", "BlockView",
            "BlockDirection"]
@@ -61,10 +62,9 @@ class BlockStep(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # a direction of its own is not the compiled kernels' step, unless the subclass
-        # says again that it is
-        if "direction" in cls.__dict__ and "matches_compiled_pairwise" not in cls.__dict__:
-            cls.matches_compiled_pairwise = False
+        # another direction (its own, or a mixin's) is not the compiled kernels' step,
+        # unless the subclass says again that it is
+        keep_if_inherited(cls, "matches_compiled_pairwise", ("direction",))
 
     @abstractmethod
     def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,

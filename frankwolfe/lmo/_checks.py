@@ -7,14 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .._finite import all_finite
 from .._numbers import as_real, check_whole
-from .._sparse import issparse
 from ..errors import ShapeError
 from .base import LMO, declared_shape
 
-__all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim", "first_non_finite",
-           "check_finite_entries"]
+__all__ = ["check_radius", "dim_shape", "check_direction", "repr_with_dim"]
 
 
 def check_radius(cls: str, radius: float, name: str = "radius") -> float:
@@ -48,35 +45,6 @@ def check_direction(lmo: LMO, direction: np.ndarray) -> np.ndarray:
             f"expected {int(np.prod(shape))} entries (shape {lmo.shape})"
         )
     return flat
-
-
-def first_non_finite(a: Any) -> tuple[Any, float] | None:
-    """The index (an int for a vector, a tuple of ints otherwise) and value of the first
-    NaN or infinite entry of ``a`` (a float ndarray, or a scipy.sparse array whose index
-    is that of the matrix), or None when every entry is finite.  The entrywise search
-    only runs after :func:`~frankwolfe._finite.all_finite` has found one."""
-    if issparse(a):
-        if all_finite(np.asarray(a.data)):
-            return None
-        coo = a.tocoo()
-        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
-        at: tuple[int, ...] = tuple(int(c[k]) for c in coo.coords)
-        value = float(coo.data[k])
-    else:
-        if all_finite(a):
-            return None
-        k = int(np.flatnonzero(~np.isfinite(a.reshape(-1)))[0])
-        at = tuple(int(i) for i in np.unravel_index(k, a.shape))
-        value = float(a[at])
-    return (at[0] if len(at) == 1 else at), value
-
-
-def check_finite_entries(where: str, name: str, a: Any) -> None:
-    """Raise a ``ValueError`` naming ``where``, ``name`` and the first NaN or infinite
-    entry of ``a`` (see :func:`first_non_finite`) with its index, unless all are finite."""
-    bad = first_non_finite(a)
-    if bad is not None:
-        raise ValueError(f"{where}: `{name}` must be finite, got {bad[1]} at index {bad[0]}")
 
 
 def repr_with_dim(lmo: LMO, params: dict[str, Any]) -> dict[str, Any]:

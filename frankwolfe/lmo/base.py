@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import numpy as np
 
 from .. import _config
-from .._finite import _SMALL, all_finite
-from .._numbers import is_whole, real_array
+from .._finite import _SMALL, all_finite, first_non_finite
+from .._numbers import read_shape, real_array
 from .._sparse import issparse
 from ..atoms import Atom, UnhashableKeyError, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
@@ -128,33 +128,23 @@ def answers_atoms(extreme_point: _F) -> _F:
 
 def declared_shape(owner: object, attribute: str = "shape") -> tuple[int, ...] | None:
     """The shape an LMO or an objective declares (its ``shape`` attribute, or another
-    such as a saddle objective's ``shape_x``), as a tuple of ints, or None.
-
-    The one reading of a shape given by a user's class: an int ``n`` is the vector shape
-    ``(n,)`` (as :class:`~frankwolfe.FunctionObjective` takes it) and a list of whole
-    numbers is its tuple; anything else is refused.
+    such as a saddle objective's ``shape_x``), as a tuple of ints, or None: the one
+    reading of a shape given by a user's class, :func:`~frankwolfe._numbers.read_shape`
+    (an int ``n`` is the vector shape ``(n,)``, a list of whole numbers its tuple).
 
     Raises
     ------
+    TypeError
+        When the attribute is not a number or a sequence of numbers (text, a mapping),
+        naming the class and the value.
     ShapeError
-        When the attribute is neither None, a non-negative whole number nor a sequence
-        of them, naming the class and the value.
+        When a number in it is not a non-negative whole number.
     """
     value = getattr(owner, attribute, None)
-    if value is None:
-        return None
-    if type(value) is tuple and all(type(s) is int and s >= 0 for s in value):
-        return value  # the usual case: a built-in domain's or a checked shape
-    items = [value] if is_whole(value) else value
-    if not isinstance(items, (str, bytes)):
-        try:
-            dims = list(items)
-        except TypeError:
-            dims = None
-        if dims is not None and all(is_whole(s) for s in dims):
-            return tuple(int(s) for s in dims)
-    raise ShapeError(f"{type(owner).__name__}: `{attribute}` must be a tuple of non-negative "
-                     f"integers (an int n for the vector shape (n,)) or None, got {value!r}")
+    if value is None or (type(value) is tuple and all(type(s) is int and s >= 0
+                                                      for s in value)):
+        return value  # the usual case, without a call: a built-in domain's shape
+    return read_shape(value, type(owner).__name__, attribute)
 
 
 def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
@@ -312,23 +302,12 @@ class LMO(ABC):
     def _refuse_direction(self, direction: Any) -> None:
         """Raise the ``ValueError`` for a direction with a NaN or infinite entry (return
         when every entry is finite: a sum of squares that overflowed)."""
-        if issparse(direction):
-            coo = direction.tocoo()
-            bad = np.flatnonzero(~np.isfinite(coo.data))
-            if bad.size == 0:
-                return
-            k = int(bad[0])
-            where, value = tuple(int(c[k]) for c in coo.coords), coo.data[k]
-        else:
-            bad = np.flatnonzero(~np.isfinite(direction.reshape(-1)))
-            if bad.size == 0:
-                return
-            where = tuple(int(i) for i in np.unravel_index(int(bad[0]), direction.shape))
-            value = direction[where]
-        at = where[0] if len(where) == 1 else where
-        raise ValueError(f"{self!r}: `direction` must be finite, got {value} at index {at} "
-                         f"({bad.size} NaN or inf entries in all): no vertex minimizes it "
-                         f"(is the objective's gradient finite?)")
+        bad = first_non_finite(direction)
+        if bad is None:
+            return
+        raise ValueError(f"{self!r}: `direction` must be finite, got {bad.value} at index "
+                         f"{bad.index} ({bad.total} NaN or inf entries in all): no vertex "
+                         f"minimizes it (is the objective's gradient finite?)")
 
     def check_answer(self, atom: Atom) -> None:
         """Raise :class:`OracleError` if ``atom`` is not in the domain."""

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from .._finite import check_finite
 from ..atoms import Atom
 from ..errors import ShapeError
-from ._checks import check_direction, check_finite_entries, check_radius
+from ._checks import check_direction, check_radius
 from .base import LMO
 
 __all__ = ["Ellipsoid"]
@@ -55,7 +56,7 @@ class Ellipsoid(LMO):
             raise ShapeError(
                 f"Ellipsoid: `A` must be a non-empty square matrix, got shape {M.shape}"
             )
-        check_finite_entries("Ellipsoid", "A", M)
+        check_finite("Ellipsoid", "A", M)
         n = M.shape[0]
         asym = float(np.max(np.abs(M - M.T)))
         if asym > 1e-10 * max(1.0, float(np.max(np.abs(M)))):
@@ -83,7 +84,7 @@ class Ellipsoid(LMO):
                 ) from None
             if c.size != n:
                 raise ShapeError(f"Ellipsoid: `center` has {c.size} entries, expected {n}")
-            check_finite_entries("Ellipsoid", "center", c)
+            check_finite("Ellipsoid", "center", c)
         self.center = c
         self.radius = check_radius("Ellipsoid", radius)
         self.n = n

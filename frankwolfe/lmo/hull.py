@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from .._finite import check_finite
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
-from ._checks import check_direction, check_finite_entries
+from ._checks import check_direction
 from .base import LMO
 
 __all__ = ["ConvexHull"]
@@ -66,7 +67,7 @@ class ConvexHull(LMO):
             raise ShapeError(
                 f"ConvexHull: `vertices` must be a non-empty (m, n) matrix, got shape {V.shape}"
             )
-        check_finite_entries("ConvexHull", "vertices", V)
+        check_finite("ConvexHull", "vertices", V)
         self.vertices = V
         self.n = int(V.shape[1])
         self.shape = (self.n,)

@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from .._finite import check_finite
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import InfeasibleError, OracleError, ShapeError, UnboundedError
-from ._checks import check_direction, check_finite_entries
+from ._checks import check_direction
 from .base import LMO
 from .dual import DualSolution, bounds_value
 
@@ -61,8 +62,8 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
         rhs = np.asarray(b, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError(f"Polytope: `b_{name}` must be a numeric vector, got {b!r}") from None
-    check_finite_entries("Polytope", f"A_{name}", M)  # every non-zero is stored
-    check_finite_entries("Polytope", f"b_{name}", rhs)
+    check_finite("Polytope", f"A_{name}", M)  # every non-zero is stored
+    check_finite("Polytope", f"b_{name}", rhs)
     if rhs.size != M.shape[0]:
         raise ShapeError(
             f"Polytope: `A_{name}` has {M.shape[0]} rows but `b_{name}` has {rhs.size} entries"

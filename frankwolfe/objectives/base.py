@@ -24,45 +24,20 @@ from typing import Any
 import numpy as np
 
 from .._finite import all_finite
-from .._numbers import is_real, is_whole
+from .._numbers import read_shape
 from ..direction import Direction
-from ..errors import ShapeError
 
 __all__ = ["Objective", "Tracker", "all_finite", "point_shape"]
 
 
 def point_shape(owner: str, shape: Any) -> tuple[int, ...] | None:
     """The ``shape`` argument of an objective as a tuple of ints (an int ``n`` is the
-    vector shape ``(n,)``), None as None.
+    vector shape ``(n,)``), None as None: :func:`~frankwolfe._numbers.read_shape` with
+    every dimension at least 1 (a ``TypeError`` for text or a bool, a
+    :class:`~frankwolfe.errors.ShapeError` for a number that is not a positive whole
+    number, naming ``owner``)."""
+    return read_shape(shape, owner, least=1)
 
-    ``int()`` of each entry read ``True`` as 1 and ``"5"`` as 5, truncated 2.7 to 2 and
-    let -3 through.
-
-    Raises
-    ------
-    TypeError
-        When ``shape`` is neither a number nor a sequence of numbers (text, a bool),
-        naming ``owner`` and the value.
-    ShapeError
-        When a number in it is not a positive whole number, naming ``owner`` and the
-        value.
-    """
-    if shape is None:
-        return None
-    items = [shape] if is_real(shape) else shape
-    dims: list[Any] | None = None
-    if not isinstance(items, (str, bytes)):
-        try:
-            dims = list(items)
-        except TypeError:
-            pass
-    if dims is None or not all(is_real(s) for s in dims):
-        raise TypeError(f"{owner}: `shape` must be a tuple of positive integers (an int n "
-                        f"for the vector shape (n,)) or None, got {shape!r}")
-    if not all(is_whole(s, 1) for s in dims):
-        raise ShapeError(f"{owner}: `shape` must be a tuple of positive integers (an int n "
-                         f"for the vector shape (n,)), got {shape!r}")
-    return tuple(int(s) for s in dims)
 
 class Objective(ABC):
     """A differentiable objective ``f``.

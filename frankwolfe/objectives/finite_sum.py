@@ -87,7 +87,7 @@ class FiniteSumObjective(FiniteSum):
         self._value = batch_value
         self._gradient = batch_gradient
         self.n_samples = check_whole(n_samples, "n_samples", 1, "FiniteSumObjective")
-        self.convex = check_flag(convex, "convex")
+        self.convex = check_flag(convex, "convex", where="FiniteSumObjective")
         self.shape = point_shape("FiniteSumObjective", shape)
 
     def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:

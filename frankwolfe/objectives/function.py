@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real, check_flag
+from .._numbers import check_flag, check_real
 from ..errors import ShapeError
 from .base import Objective, point_shape
 
@@ -73,12 +72,8 @@ class FunctionObjective(Objective):
             if hook is not None and not callable(hook):
                 raise TypeError(f"FunctionObjective: `{name}` must be callable or None, "
                                 f"got {type(hook).__name__}")
-        # as_real: np.isfinite("1") and np.isfinite(10**400) raised numpy's TypeError
-        if smoothness is not None and not (math.isfinite(as_real(smoothness))
-                                           and smoothness >= 0):
-            raise ValueError(
-                f"FunctionObjective: `smoothness` must be a finite number >= 0, "
-                f"got {smoothness!r}")
+        if smoothness is not None:
+            smoothness = check_real(smoothness, "smoothness", "FunctionObjective", low=0.0)
         if to_cvxpy is not None and not callable(to_cvxpy):
             raise TypeError(f"FunctionObjective: `to_cvxpy` must be callable, got "
                             f"{type(to_cvxpy).__name__}")
@@ -90,8 +85,8 @@ class FunctionObjective(Objective):
         self._grad = grad
         self._vg = value_and_gradient
         self._exact = exact_step
-        self.smoothness = None if smoothness is None else float(smoothness)
-        self.convex = check_flag(convex, "convex")
+        self.smoothness = smoothness
+        self.convex = check_flag(convex, "convex", where="FunctionObjective")
         if shape is not None:
             self.shape = point_shape("FunctionObjective", shape)
 

@@ -183,7 +183,7 @@ class QuadraticObjective(Objective):
         self.Q = Q
         self.c = c
         self.constant = float(constant)
-        self.convex = check_flag(convex, "convex")
+        self.convex = check_flag(convex, "convex", where=name)
         self.n = n
         self.shape = point_shape
         self._smoothness: float | None = None

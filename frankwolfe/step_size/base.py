@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real, is_real
 from ..direction import Direction
 from ..objectives.base import Tracker
 
-__all__ = ["StepSize", "checked_step", "number_parameter", "real_parameter"]
+__all__ = ["StepSize", "checked_step"]
 
 _EPS = np.finfo(float).eps
 
@@ -74,42 +72,6 @@ class StepSize(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
-
-def number_parameter(value: Any, where: str, name: str) -> float:
-    """``value`` as a float (an int beyond the float range as an infinity), or a
-    ``TypeError`` naming ``where`` and ``name`` unless it is a real number (Python's or
-    numpy's, not a bool): text met numpy's or Python's own errors, which named no
-    argument."""
-    if not is_real(value):
-        raise TypeError(f"{where}: `{name}` must be a number, got {value!r} "
-                        f"({type(value).__name__})")
-    return as_real(value)
-
-
-def real_parameter(value: Any, where: str, name: str, *, low: float = 0.0,
-                   high: float = math.inf, low_open: bool = True,
-                   high_open: bool = True) -> float:
-    """``value`` as a float: a ``TypeError`` naming ``where`` and ``name`` unless it is a real
-    number (Python's or numpy's, not a bool), a ``ValueError`` unless it is finite and in
-    the interval from ``low`` to ``high`` (each end open or closed).
-
-    ``ell <= 0`` let NaN and inf through (an ``Agnostic(ell=nan)`` run took full steps
-    and ended far from the optimum); text: :func:`number_parameter`.
-    """
-    v = number_parameter(value, where, name)
-    above = v > low if low_open else v >= low
-    below = v < high if high_open else v <= high
-    if not (math.isfinite(v) and above and below):
-        if math.isinf(high) and low == 0 and low_open:
-            want = "positive and finite"
-        elif math.isinf(high):
-            want = f"a finite number {'>' if low_open else '>='} {low:g}"
-        else:
-            want = (f"in {'(' if low_open else '['}{low:g}, {high:g}"
-                    f"{')' if high_open else ']'}")
-        raise ValueError(f"{where}: `{name}` must be {want}, got {value!r}")
-    return v
 
 
 def checked_step(rule: Any, gamma: float, gamma_max: float, k: Any) -> float:

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .._numbers import is_whole
+from .._numbers import check_real, is_whole
 from ..direction import Direction
 from ..objectives.base import Tracker
-from .base import StepSize, _slack, real_parameter
+from .base import StepSize, _slack
 
 __all__ = ["OpenLoop", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic"]
 
@@ -47,7 +47,7 @@ class Agnostic(OpenLoop):
     """
 
     def __init__(self, ell: float = 2.0) -> None:
-        self.ell = real_parameter(ell, "Agnostic", "ell")
+        self.ell = check_real(ell, "ell", "Agnostic", low=0.0, low_open=True)
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
                  gamma_max: float) -> float:
@@ -111,7 +111,7 @@ class NonConvexAgnostic(OpenLoop):
     """
 
     def __init__(self, scale: float = 1.0) -> None:
-        self.scale = real_parameter(scale, "NonConvexAgnostic", "scale")
+        self.scale = check_real(scale, "scale", "NonConvexAgnostic", low=0.0, low_open=True)
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
                  gamma_max: float) -> float:

@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real
+from .._numbers import check_real
 from ..direction import Direction
 from ..objectives.base import Tracker
-from .base import StepSize, real_parameter
+from .base import StepSize
 
 __all__ = ["SaddleStep", "SaddleBacktracking", "curvature_settings"]
 
 
 def curvature_settings(C: Any, nu: Any, where: str) -> tuple[float | None, float]:
     """The curvature rules' ``C`` (None, or a finite number > 0) and ``nu`` (in ``(0,
-    1]``) as floats, checked: a ``ValueError`` (a ``TypeError`` for an ``nu`` that is no
-    number) naming ``where`` and the argument."""
-    if C is not None and not (math.isfinite(as_real(C)) and C > 0):
-        raise ValueError(f"{where}: `C` (the curvature constant) must be a finite number "
-                         f"> 0, got {C!r}")
-    nu = real_parameter(nu, where, "nu", high=1.0, high_open=False)
-    return (None if C is None else as_real(C)), nu
+    1]``) as floats, checked (:func:`~frankwolfe._numbers.check_real`): a ``TypeError``
+    for what is no real number, a ``ValueError`` for a value out of range, each naming
+    ``where`` and the argument."""
+    C = None if C is None else check_real(C, "C", where, low=0.0, low_open=True,
+                                          note="the curvature constant")
+    return C, check_real(nu, "nu", where, low=0.0, high=1.0, low_open=True)
 
 
 class SaddleStep(StepSize):
@@ -65,8 +63,8 @@ class SaddleStep(StepSize):
     """
 
     def __init__(self, C: float | None, nu: float = 1.0) -> None:
-        self.C = None if C is None else real_parameter(C, "SaddleStep", "C")
-        self.nu = real_parameter(nu, "SaddleStep", "nu", high=1.0, high_open=False)
+        self.C = None if C is None else check_real(C, "C", "SaddleStep", low=0.0, low_open=True)
+        self.nu = check_real(nu, "nu", "SaddleStep", low=0.0, high=1.0, low_open=True)
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
                  gamma_max: float) -> float:
@@ -122,9 +120,10 @@ class SaddleBacktracking(StepSize):
     uses_trials = True
 
     def __init__(self, nu: float = 1.0, shrink: float = 0.9) -> None:
-        self.nu = real_parameter(nu, "SaddleBacktracking", "nu", high=1.0, high_open=False)
-        self.shrink = real_parameter(shrink, "SaddleBacktracking", "shrink", high=1.0,
-                                     high_open=False)
+        self.nu = check_real(nu, "nu", "SaddleBacktracking", low=0.0, high=1.0,
+                             low_open=True)
+        self.shrink = check_real(shrink, "shrink", "SaddleBacktracking", low=0.0, high=1.0,
+                                 low_open=True)
         self.C: float | None = None
 
     def reset(self) -> None:

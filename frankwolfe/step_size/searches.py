@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .._numbers import as_real, is_whole
+from .._numbers import check_real, is_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
-from .base import _EPS, StepSize, _slack, number_parameter, real_parameter
+from .base import _EPS, StepSize, _slack
 
 __all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
 
@@ -55,12 +55,8 @@ class ShortStep(StepSize):
     """
 
     def __init__(self, smoothness: float | None = None) -> None:
-        # as_real: np.isfinite("1") raised numpy's TypeError, naming no argument
-        if smoothness is not None and not (np.isfinite(as_real(smoothness))
-                                           and smoothness >= 0):
-            raise ValueError(f"ShortStep: `smoothness` must be a finite number >= 0, "
-                             f"got {smoothness!r}")
-        self.smoothness = smoothness
+        self.smoothness = (None if smoothness is None
+                           else check_real(smoothness, "smoothness", "ShortStep", low=0.0))
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
                  gamma_max: float) -> float:
@@ -150,13 +146,13 @@ class Adaptive(StepSize):
     def __init__(
         self, L0: float | None = None, eta: float = 0.9, tau: float = 2.0, max_backtracks: int = 60
     ) -> None:
-        eta_f = number_parameter(eta, "Adaptive", "eta")
-        tau_f = number_parameter(tau, "Adaptive", "tau")
+        eta_f = check_real(eta, "eta", "Adaptive", finite=False)
+        tau_f = check_real(tau, "tau", "Adaptive", finite=False)
         if not (0 < eta_f <= 1 < tau_f < np.inf):  # False for NaN
             raise ValueError(f"Adaptive: need 0 < eta <= 1 < tau (tau finite), got eta={eta!r}, "
                              f"tau={tau!r}")
         if L0 is not None:
-            L0 = real_parameter(L0, "Adaptive", "L0")
+            L0 = check_real(L0, "L0", "Adaptive", low=0.0, low_open=True)
         if not is_whole(max_backtracks, 1):
             raise ValueError(f"Adaptive: `max_backtracks` must be a positive integer, "
                              f"got {max_backtracks!r}")
@@ -241,8 +237,8 @@ class Armijo(StepSize):
     uses_trials = True
 
     def __init__(self, c: float = 1e-4, beta: float = 0.5, max_backtracks: int = 60) -> None:
-        c_f = number_parameter(c, "Armijo", "c")
-        beta_f = number_parameter(beta, "Armijo", "beta")
+        c_f = check_real(c, "c", "Armijo", finite=False)
+        beta_f = check_real(beta, "beta", "Armijo", finite=False)
         if not (0 < c_f < 1 and 0 < beta_f < 1):  # False for NaN
             raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c!r}, "
                              f"beta={beta!r}")
@@ -301,7 +297,8 @@ class Secant(StepSize):
     uses_trials = True
 
     def __init__(self, tol: float = 1e-8, max_iter: int = 50) -> None:
-        tol = real_parameter(tol, "Secant", "tol", high=1.0)
+        tol = check_real(tol, "tol", "Secant", low=0.0, high=1.0, low_open=True,
+                         high_open=True)
         if not is_whole(max_iter, 1):
             raise ValueError(f"Secant: `max_iter` must be a positive integer, got {max_iter!r}")
         self.tol = float(tol)

@@ -8,10 +8,11 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from frankwolfe._numbers import check_flag
+
 from ...data.home import find_folder, get_data_home
 from ...data.sources import (
     check_download_flag,
-    check_loader_flag,
     check_published,
     conll2000_home,
 )
@@ -185,7 +186,7 @@ def load_conll2000(data_home: str | os.PathLike[str] | None = None, return_info:
         is not the published one (a truncated or modified copy).
     """
     expected = ["train.txt", "test.txt"]
-    return_info = check_loader_flag(return_info, "return_info", "load_conll2000")
+    return_info = check_flag(return_info, "return_info", where="load_conll2000")
     if check_download_flag(download_if_missing, "load_conll2000"):
         data_home = conll2000_home(data_home)
     folder = find_folder(data_home, "conll2000", expected, "load_conll2000")

@@ -30,9 +30,9 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from frankwolfe._numbers import check_flag
 from frankwolfe._random import as_generator
 
-from ...data.sources import check_loader_flag
 from ._synthetic_checks import check_counts
 from .conll import CONLL_TEMPLATES, _Shifter
 
@@ -318,7 +318,7 @@ RandomState, optional
     info : dict
         Only when ``return_info`` is True.
     """
-    return_info = check_loader_flag(return_info, "return_info", "make_conll_like")
+    return_info = check_flag(return_info, "return_info", where="make_conll_like")
     corpus = ConllLike(n_samples, random_state=random_state)
     X, y = corpus.examples(0, corpus.n_samples)
     if not return_info:
