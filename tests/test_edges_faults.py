@@ -171,6 +171,26 @@ def test_structured_model_exception_is_named():
     assert np.all(np.isfinite(info.value.result.x))
 
 
+def test_an_error_inside_a_registered_role_is_named_by_it():
+    """The driver names the user-facing call that raised: an application's extension
+    point registers its word (``name_role``); the core knows no application's methods."""
+    from frankwolfe.algorithms.engine import _ROLES, name_role
+
+    class Widget:
+        def grad(self, x):
+            raise ArithmeticError("widget broke")
+
+    widget = Widget()
+    name_role(Widget, "widget")
+    try:
+        f = fw.FunctionObjective(lambda x: 0.0, lambda x: widget.grad(x), shape=3)
+        with pytest.raises(ArithmeticError) as info:
+            fw.frank_wolfe(f, fw.ProbabilitySimplex(), max_iter=3)
+        assert "in the widget (Widget)" in info.value.__notes__[0]
+    finally:
+        del _ROLES[Widget]
+
+
 # -- crashes of cfw / bfw / fcfw -------------------------------------------------------------
 
 @pytest.mark.parametrize("method", ["cfw", "bfw"])

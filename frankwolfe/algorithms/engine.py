@@ -23,7 +23,7 @@ from ..errors import ExecutorError, NonConvexError
 from ..monitor import INTERRUPTS, Monitor
 from ..result import Result, Status
 
-__all__ = ["Engine", "Observation", "drive"]
+__all__ = ["Engine", "Observation", "drive", "name_role"]
 
 
 @dataclass(slots=True)
@@ -147,6 +147,20 @@ class _Stall:
                 "method")
 
 
+#: the user-facing classes, beyond LMO and Objective, whose methods an error is named
+#: after (:func:`name_role`): the applications' extension points, which the core does
+#: not import
+_ROLES: dict[type, str] = {}
+
+
+def name_role(cls: type, role: str) -> None:
+    """Name an error raised inside a method of ``cls`` (or of a subclass) as ``the <role>
+    (ClassName)`` in the note the driver adds to it, as it names the LMO, the objective
+    and the callback: for an application's extension point, e.g. the structured SVM's
+    models (``name_role(StructuredModel, "model")``)."""
+    _ROLES[cls] = role
+
+
 def _culprit(err: BaseException) -> str:
     """Which user-facing call raised ``err``: the innermost LMO, objective, model or
     callback among the frames the traceback went through."""
@@ -167,8 +181,10 @@ def _culprit(err: BaseException) -> str:
         elif isinstance(owner, (Objective, Tracker)):
             obj = owner.objective if isinstance(owner, Tracker) else owner
             who = f"the objective ({type(obj).__name__})"
-        elif hasattr(owner, "loss_augmented_decode"):  # a structured model (applications)
-            who = f"the model ({type(owner).__name__})"
+        else:
+            role = next((word for cls, word in _ROLES.items() if isinstance(owner, cls)), None)
+            if role is not None:
+                who = f"the {role} ({type(owner).__name__})"
     return who
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from frankwolfe._sparse import issparse
+from frankwolfe.algorithms.engine import name_role
 from frankwolfe.errors import ShapeError
 
 __all__ = ["StructuredModel", "SparseVector", "as_sparse_vector", "dual_weights",
@@ -257,3 +258,7 @@ class StructuredModel(ABC):
 
     def _repr_params(self) -> dict[str, Any]:
         return {}
+
+
+# an error raised inside a model's method is named "the model (ClassName)" by the driver
+name_role(StructuredModel, "model")
