@@ -15,7 +15,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 __all__ = ["is_real", "as_real", "check_real", "is_whole", "check_whole", "check_flag",
-           "real_array", "read_shape"]
+           "real_array", "read_shape", "kind_of", "brief"]
 
 
 def is_real(value: Any) -> bool:
@@ -229,3 +229,27 @@ def read_shape(value: Any, who: str, attribute: str = "shape", least: int = 0
 
         raise ShapeError(f"{who}: {wanted}, got {value!r}")
     return tuple(int(s) for s in dims)
+
+
+def kind_of(value: Any) -> str:
+    """How a message names a value of the wrong kind: its type's name, or, for a class
+    given where an instance was expected (``ProbabilitySimplex`` for
+    ``ProbabilitySimplex()``), the class with the way to make one."""
+    if isinstance(value, type):
+        return f"the class {value.__name__} (pass an instance: {value.__name__}(...))"
+    return type(value).__name__
+
+
+def brief(value: Any) -> str:
+    """A short repr for a repr's parameter list: arrays of more than 6 entries (and
+    sparse matrices) by shape and dtype, functions by name, long text cut."""
+    if isinstance(value, np.ndarray):
+        if value.size <= 6:
+            return np.array2string(value, separator=", ", threshold=6)
+        return f"<array {value.shape} {value.dtype}>"
+    if hasattr(value, "tocsr") and hasattr(value, "nnz"):  # scipy.sparse
+        return f"<sparse {value.shape} nnz={value.nnz}>"
+    if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
+        return str(value.__name__)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

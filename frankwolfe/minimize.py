@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._numbers import is_real
 from .lmo.base import LMO
 from .objectives.base import Objective
 from .objectives.function import FunctionObjective
@@ -73,6 +74,13 @@ def minimize(objective: Objective | Callable[[np.ndarray], Any], domain: LMO,
     """
     solver = lookup(method)
     _refuse_scipy_keywords(solver, options)
+    if isinstance(domain, np.ndarray) or is_real(domain) or (
+            isinstance(domain, (list, tuple)) and domain
+            and all(is_real(v) for v in domain)):
+        # scipy.optimize.minimize(fun, x0, ...): the start in the domain's place
+        raise TypeError(f"minimize: the second argument is the domain (an LMO, e.g. "
+                        f"fw.ProbabilitySimplex()), got {type(domain).__name__}; a start "
+                        "point goes in the keyword x0=...")
     if not isinstance(objective, Objective) and callable(objective):
         objective = _function_objective(objective, jac)
     elif jac is not None:

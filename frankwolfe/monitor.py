@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numbers import as_real
+from ._numbers import as_real, brief
 from ._run_checks import check_run_options
 from .result import History, Result, Status
 
@@ -210,6 +210,12 @@ class IterationState:
     time: float
     info: dict[str, Any]
 
+    def __repr__(self) -> str:
+        # the arrays by shape: a callback printing its state printed them in full
+        return (f"IterationState(k={self.k}, fun={self.fun:.10g}, gap={self.gap:.3e}, "
+                f"step_size={self.step_size:.3e}, time={self.time:.3g}s, x={brief(self.x)}, "
+                f"gradient={brief(self.gradient)}, info={brief(self.info)})")
+
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
@@ -299,18 +305,24 @@ class Monitor:
         self.bounds = True
         self.last_gap = np.inf
         self._t0 = time.perf_counter()
-        self._bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=self.max_iter, desc=method, leave=False)
+        self._progress = bool(progress)
+        self._bar: Any = None  # a tqdm bar, opened by start()
         self._header_done = False
         self._last_recorded = -1
         self._last_print = self._t0
-        # a verbose run also shows that a first call waits for numba: closed by finish(),
-        # or when the monitor is collected (a run that raised)
-        self._close_echo = _ECHO.open() if self.print_every else None
-        if self._close_echo is not None:
+        self._close_echo: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        """Open the progress bar and the echo of compile notices (a verbose run also
+        shows that a first call waits for numba), when the driver starts the run: a run
+        refused in its set-up (a bad start) leaves neither open behind its exception.
+        Both are closed by :meth:`finish`, or when the monitor is collected."""
+        if self._progress and self._bar is None:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.max_iter, desc=self.method, leave=False)
+        if self.print_every and self._close_echo is None:
+            self._close_echo = _ECHO.open()
             weakref.finalize(self, self._close_echo)
 
     # -- time ---------------------------------------------------------------
@@ -358,7 +370,13 @@ class Monitor:
                 bound = fun - gap
                 if bound > self.dual_bound:  # max() without the call
                     self.dual_bound = bound
-        if (force or k % self.history_every == 0) and k != self._last_recorded:
+        row = force or k % self.history_every == 0
+        if row and k == self._last_recorded:
+            if force:  # the closing certificate at the last iteration's point: its row
+                self.history.pop()  # replaces that iteration's (a certified gap, info)
+            else:
+                row = False
+        if row:
             t = time.perf_counter() - self._t0
             if extra:
                 names = tuple(extra)
@@ -388,11 +406,12 @@ class Monitor:
                    extra: dict[str, Any]) -> None:
         if not self._header_done:
             cols = f"{'iter':>8} {'time(s)':>9} {'f(x)':>16} {'gap':>10} {'step':>10}"
-            extra_cols = "".join(f" {name:>10}" for name in extra)
+            # a column as wide as its name (active_set_size, effective_passes, ...)
+            extra_cols = "".join(f" {name:>{max(10, len(name))}}" for name in extra)
             print(f"{self.method}\n{cols}{extra_cols}", file=sys.stdout)
             self._header_done = True
-        extras = "".join(f" {v:>10.4g}" if isinstance(v, float) else f" {v!s:>10}"
-                         for v in extra.values())
+        extras = "".join(f" {v:>{max(10, len(name))}.4g}" if isinstance(v, float)
+                         else f" {v!s:>{max(10, len(name))}}" for name, v in extra.items())
         print(f"{k:>8d} {self.elapsed():>9.3f} {fun:>16.9g} {gap:>10.3e} {step:>10.3e}{extras}",
               file=sys.stdout, flush=True)
         self._last_print = time.perf_counter()
@@ -450,6 +469,9 @@ class Monitor:
             return (f"{what} {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
                     "iterations")
         if status == Status.MAX_ITER:
+            if math.isnan(gap):
+                return (f"iteration budget max_iter={self.max_iter} spent; the gap at the point "
+                        "returned is not certified")
             return (f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol "
                     f"{self.tol:.3e}")
         if status == Status.TIME_LIMIT:

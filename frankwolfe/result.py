@@ -113,6 +113,13 @@ class History:
         self._width = len(names)
         return self._pending.append
 
+    def pop(self) -> dict[str, Any]:
+        """Remove the last row; returns it as a dict (an ``IndexError`` when empty)."""
+        cols = self._columns()
+        if not cols or not len(next(iter(cols.values()))):
+            raise IndexError("History.pop: the history has no row")
+        return {name: values.pop() for name, values in cols.items()}
+
     def __len__(self) -> int:
         cols = self._columns()
         return len(next(iter(cols.values()))) if cols else 0

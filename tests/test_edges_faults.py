@@ -80,7 +80,10 @@ def _check_note(err: BaseException, call: str, method: str, k: int) -> None:
 def test_callback_exception_names_the_callback_and_keeps_the_run():
     A, b = _least_squares()
 
+    seen = {}
+
     def callback(state):
+        seen[state.k] = (state.x.copy(), state.fun, state.gap)
         if state.k == 5:
             raise ZeroDivisionError("boom")
 
@@ -89,9 +92,11 @@ def test_callback_exception_names_the_callback_and_keeps_the_run():
                        callback=callback, tol=0.0)
     _check_note(info.value, "the callback", "fw", 5)
     res = info.value.result
-    # the last good iterate is x_4 (from before the step of iteration 4): nit counts
-    # its iterations
-    assert res.status == "error" and res.nit == 4
+    # the callback saw x_5 whole and certified (it raised after observing it): that is
+    # the run's last good iterate, not x_4 from before the step that made it
+    assert res.status == "error" and res.nit == 5
+    x5, f5, gap5 = seen[5]
+    assert np.array_equal(res.x, x5) and res.fun == f5 and res.gap == gap5
     assert abs(res.x.sum() - 1) < 1e-12
     assert res.gap == pytest.approx(_simplex_gap(A.T @ (A @ res.x - b), res.x), rel=1e-10)
 

@@ -119,3 +119,33 @@ def test_monitor_rtol_rule_is_relative_to_the_lower_bound():
     assert mon.stop_reason(1, 0.45, fun=1.0) is None       # 0.45 > 0.5 * 0.55
     assert mon.stop_reason(1, 0.30, fun=1.0) == "converged"  # 0.30 <= 0.5 * 0.70
     assert not mon.converged(0.45, 1.0) and mon.converged(0.3, 1.0)
+
+
+@pytest.mark.parametrize("method", ["bpcg", "bcg", "rafw", "fw"])
+def test_the_closing_certificate_is_the_history_s_last_row(method):
+    """A run that stops between certificates certifies its point once more; that row is
+    the history's last (it kept the iteration's NaN gap: a short run plotted nothing)."""
+    import frankwolfe as fw
+
+    rng = np.random.default_rng(0)
+    A, b = rng.normal(size=(40, 30)), rng.normal(size=40)
+    obj = fw.LeastSquares(A, b)
+    kw = {"random_state": 0} if method == "rafw" else {}
+    res = fw.minimize(obj, ProbabilitySimplex(dim=30), method=method, max_iter=50,
+                      tol=1e-12, **kw)
+    g = A.T @ (A @ res.x - b)
+    assert res.gap == pytest.approx(float(g @ res.x - g.min()), rel=1e-9, abs=1e-14)
+    h = res.history
+    assert h["iteration"][-1] == res.nit and len(h) == len(set(h["iteration"]))
+    assert h["gap"][-1] == res.gap and h["fun"][-1] == res.fun
+
+
+def test_a_short_bcfw_run_has_its_certified_gap_in_the_history():
+    import frankwolfe as fw
+
+    dom = fw.ProductDomain([ProbabilitySimplex(dim=5) for _ in range(10)])
+    obj = fw.QuadraticObjective(np.eye(50) + 0.1, np.random.default_rng(0).normal(size=50))
+    res = fw.block_coordinate_frank_wolfe(obj, dom, max_iter=5, random_state=0)
+    h = res.history
+    assert np.isnan(h["gap"][:-1]).all() and h["gap"][-1] == res.gap > 0
+    assert h["effective_passes"][-1] == res.extra["effective_passes"]

@@ -209,16 +209,26 @@ def test_the_lmo_base_class_has_no_marked_extreme_point():
 @pytest.mark.parametrize("n", [30, 1100])  # saved by a copy, then by the moved entries
 @pytest.mark.parametrize("method", [fw.pairwise_frank_wolfe, fw.away_step_frank_wolfe])
 def test_the_last_good_iterate_is_the_one_before_the_failed_step(n, method):
+    """The oracle fails while x_7 is observed, after step 6 moved x: the result is x_6,
+    rebuilt from the moved point (a copy, or the entries the move changed)."""
     f = _quadratic(n, seed=6)
     seen: list[np.ndarray] = []
+    armed = []
+
+    class Failing(fw.ProbabilitySimplex):
+        def extreme_point(self, direction):
+            if armed:
+                raise RuntimeError("stop here")
+            return super().extreme_point(direction)
 
     def callback(state: fw.IterationState) -> None:
         seen.append(state.x.copy())
         if state.k == 6:
-            raise RuntimeError("stop here")
+            armed.append(True)  # the next oracle call, observing x_7, fails
 
     with pytest.raises(RuntimeError, match="stop here") as err:
-        method(f, fw.ProbabilitySimplex(), tol=0.0, max_iter=20, callback=callback)
+        method(f, Failing(), tol=0.0, max_iter=20, callback=callback)
     result = err.value.result  # type: ignore[attr-defined]
-    np.testing.assert_array_equal(result.x, seen[5])
+    assert len(seen) == 7 and result.nit == 6
+    np.testing.assert_array_equal(result.x, seen[6])
     assert not np.array_equal(seen[5], seen[6])

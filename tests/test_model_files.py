@@ -68,6 +68,8 @@ def test_round_trip_is_bit_identical(data, tmp_path):
     assert repr(b.model) == repr(a.model)
     for c in a.history_.columns:
         np.testing.assert_array_equal(b.history_[c], a.history_[c])
+        assert b.history_[c].dtype == a.history_[c].dtype, c  # passes stay integers
+    assert a.history_["passes"].dtype.kind == "i"
     header = json.loads(_members(path)["header"].tobytes())
     assert header["format_version"] == FORMAT_VERSION
     assert header["library_version"] == fw.__version__

@@ -188,7 +188,8 @@ def solve_lasso(
         (:data:`frankwolfe.algorithms.compiled_pairwise.FACE_LIMIT`); then
         ``"pairwise"``.
     x0 : ndarray or ActiveSet, optional
-        Warm start.  An array is converted with :func:`warm_start` for the
+        Warm start.  An array, or an ActiveSet's point (e.g. a previous radius's
+        ``result.active_set``), is converted with :func:`warm_start` for the
         active-set methods (shrunk into the ball if needed); default: the
         vertex ``-radius e_0``.
     tol : float, default 1e-8
@@ -221,8 +222,13 @@ def solve_lasso(
         x0 = real_array(x0, "solve_lasso", "x0")
         if x0.shape != (n,):
             raise ShapeError(f"solve_lasso: `x0` has shape {x0.shape}, expected ({n},)")
-    start_size = (len(x0) if isinstance(x0, ActiveSet) else
-                  int(np.count_nonzero(x0)) if isinstance(x0, np.ndarray) else 0)
+    if isinstance(x0, ActiveSet):
+        # its point, then as an array start: a previous radius's vertices carry keys of
+        # this ball's other vertices, which the compiled method refused
+        x0 = np.asarray(x0.copy(keep_x=False).resum(), dtype=float).reshape(-1)
+        if x0.shape != (n,):
+            raise ShapeError(f"solve_lasso: `x0` has shape {x0.shape}, expected ({n},)")
+    start_size = int(np.count_nonzero(x0)) if isinstance(x0, np.ndarray) else 0
     solver = _solver(method, A, options, getattr(objective, "offset", None) is not None,
                      start_size)
     if objective is not None:
@@ -242,8 +248,6 @@ def solve_lasso(
             start = x0 * (radius / n1) if n1 > radius else x0
         else:
             start = warm_start(x0, radius)
-    elif isinstance(x0, ActiveSet) and not active:
-        start = x0.copy(keep_x=False).resum()
     try:
         return solver(f, lmo, start, tol=tol, max_iter=max_iter, **options)
     except NonConvexError as err:

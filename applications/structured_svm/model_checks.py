@@ -215,7 +215,7 @@ def check_schema(path: Any, header: Any, format_name: str, format_version: int,
     estimator and the arrays are checked by :func:`~.model_io.load_model`)."""
     _dict(path, header, "header", ("format", "format_version", "library_version", "estimator",
                                    "model", "fitted", "history_columns", "state", "sha256"),
-          optional=("history_rows",))
+          optional=("history_rows", "history_integers"))
     if header["format"] != format_name:
         raise _err(path, "format", f"{_short(header['format'])}, expected {format_name!r}")
     written_by = header["library_version"]
@@ -259,6 +259,10 @@ def check_schema(path: Any, header: Any, format_name: str, format_version: int,
                              or not 0 <= rows <= MAX_HISTORY_ROWS):
         raise _err(path, "history_rows", f"must be an integer in [0, {MAX_HISTORY_ROWS}], got "
                    f"{_short(rows)}")
+    ints = header.get("history_integers", [])
+    if not (isinstance(ints, list) and all(isinstance(c, str) and c in cols for c in ints)):
+        raise _err(path, "history_integers", f"must be a list of history columns, got "
+                   f"{_short(ints)}")
     if header["state"] is not None and not isinstance(header["state"], dict):
         raise _err(path, "state", f"must be null or a JSON object, got {_short(header['state'])}")
     digests = header["sha256"]

@@ -9,7 +9,8 @@ never runs code from the file) with these members:
     JSON-able constructor parameters), ``model`` (class name and the
     constructor arguments that rebuild it), ``fitted`` (``lam_``,
     ``n_train_`` and, for a fit on a pandas ``DataFrame``, ``feature_names_in_``),
-    ``history_columns``, ``state`` (the layout of the warm-start
+    ``history_columns`` (with ``history_rows`` and ``history_integers``, the
+    columns stored as int64), ``state`` (the layout of the warm-start
     state, or null) and ``sha256`` (a digest of every other member).
 ``header_sha256``
     The sha256 of ``header``: with the digests it names, any change to the
@@ -177,8 +178,11 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
                         f"parameters: {params!r}") from None
     arrays: dict[str, np.ndarray] = {"w_": np.asarray(est.w_, dtype=np.float64)}
     columns = est.history_.columns
+    # integer columns (passes, oracle calls, rounds) as integers: a load gives them back
+    integers = [c for c in columns if np.asarray(est.history_[c]).dtype.kind in "iu"]
     for c in columns:
-        arrays[f"history/{c}"] = np.asarray(est.history_[c], dtype=np.float64)
+        arrays[f"history/{c}"] = np.asarray(est.history_[c],
+                                            dtype=np.int64 if c in integers else np.float64)
     layout = pack_state(est.warm_state(), arrays) if include_state else None
     header = {
         "format": FORMAT,
@@ -189,6 +193,7 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         "fitted": _fitted_fields(est),
         "history_columns": list(columns),
         "history_rows": len(est.history_),
+        "history_integers": integers,
         "state": layout,
         "sha256": {k: _digest(a) for k, a in arrays.items()},
     }
@@ -330,14 +335,16 @@ def load_model(cls: type, path: str | os.PathLike[str],
         # the fit's own count (max_passes may have been lowered after it); files of
         # earlier versions: one evaluation a pass of the parameters' max_passes
         declared = header.get("history_rows")
+        integers = set(header.get("history_integers", ()))
         rows = None
         for c in columns:
+            kind, dtype = ("i", np.int64) if c in integers else ("f", np.float64)
             if declared is None:
-                a = members.read(f"history/{c}", "f", 8 * _history_cap(est), ndim=1,
-                                 dtype=np.float64)
+                a = members.read(f"history/{c}", kind, 8 * _history_cap(est), ndim=1,
+                                 dtype=dtype)
             else:
-                a = members.read(f"history/{c}", "f", 8 * declared, shape=(declared,),
-                                 dtype=np.float64)
+                a = members.read(f"history/{c}", kind, 8 * declared, shape=(declared,),
+                                 dtype=dtype)
             if rows is not None and a.size != rows:
                 raise ModelFileError(f"{path}: member 'history/{c}': {a.size} rows, the other "
                                      f"columns {rows}")

@@ -185,6 +185,9 @@ class ActiveSetVariant(Variant):
             active.mark_foreign()
         elif x0_atom is not None:
             active = ActiveSet.from_vertex(x0_atom, keep_x=False)
+            # a vertex of another run's domain may carry the key of another vertex here
+            # (the l1 ball's ("e", i, s) at another radius), as a warm ActiveSet's may
+            active.mark_foreign()
         else:
             active = self._start_of(tracker, lmo)
         self.active = active

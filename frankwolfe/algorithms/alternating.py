@@ -12,7 +12,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from .._numbers import as_real, is_real
+from .._numbers import as_real, is_real, kind_of
 from ..lmo.base import LMO, declared_shape
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective
@@ -156,7 +156,7 @@ def alternating_linear_minimization(
         raise TypeError(f"alternating_linear_minimization: `method_options` must be a dict of "
                         f"keywords or None, got {method_options!r}")
     if objective is not None and not isinstance(objective, Objective):
-        raise TypeError(f"objective must be an Objective or None, got {type(objective).__name__}")
+        raise TypeError(f"objective must be an Objective or None, got {kind_of(objective)}")
     if not is_real(penalty):
         raise TypeError(f"alternating_linear_minimization: `penalty` must be a real number, "
                         f"got {penalty!r}")

@@ -68,6 +68,11 @@ class Engine(ABC):
     #: not fail, so ``outputs(error=True)`` may certify the point it returns
     interrupted: bool = False
 
+    #: set by the driver when an exception came after ``observe(k)`` returned and before
+    #: ``advance(k)`` began (the callback's, a stop test's): the engine's point is whole and
+    #: observed, and ``outputs(error=True)`` may return it rather than the one before
+    observed: bool = False
+
     #: set by the driver on a second Ctrl-C: ``outputs(error=True)`` then calls no oracle
     #: (the user asked twice not to wait; the point returned is left uncertified)
     hurried: bool = False
@@ -259,13 +264,15 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     record_row, stop_reason = monitor.record_row, monitor.stop_reason
     nan, inf = np.nan, np.inf
     INTERRUPTS.open()
-    stepping = False
+    stepping = observed = False
+    monitor.start()
     try:
         try:
             while True:
                 obs = observe(k)
                 if isinstance(obs, str):
                     return _stopped(engine, monitor, Status.ERROR, k, message=obs)
+                observed = True
                 certified = obs.certified
                 gap = obs.gap if certified else nan
                 record_row(k, obs.fun, gap, obs.step_size, obs.info)
@@ -297,7 +304,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                         status = Status.TIME_LIMIT
                 if status is not None:
                     break
-                stepping = True
+                stepping, observed = True, False
                 ran = advance(k, monitor)
                 stepping = False
                 k += 1 if ran is None else ran
@@ -325,7 +332,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             # a KeyboardInterrupt not from the flag (a handler of the user's, or one raised
             # by hand) may have cut a step short: the last good iterate, before that step;
             # one in observe(k) left x_k whole (its k iterations are the result's nit)
-            engine.cut_short = stepping
+            engine.cut_short, engine.observed = stepping, observed
             engine.interrupted = True
             if INTERRUPTS.hits < 2:
                 return _stopped(engine, monitor, Status.INTERRUPTED, k)
@@ -335,6 +342,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
             _hurried_result(err, engine, monitor, k)
             raise
         except Exception as err:
+            engine.cut_short, engine.observed = stepping, observed
             try:
                 result: Result | None = _stopped(engine, monitor, Status.ERROR, k,
                                                  message=f"{type(err).__name__}: {err}")

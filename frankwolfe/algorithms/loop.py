@@ -21,6 +21,7 @@ from typing import Any, cast
 import numpy as np
 from scipy.sparse import issparse
 
+from .._numbers import kind_of
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -36,6 +37,15 @@ from ..step_size.base import checked_step
 from .engine import Engine, Observation, drive
 
 __all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
+
+#: the way from a plain function to an objective, for the message that refuses one
+_PLAIN = ("; a plain function f(x) is an objective as FunctionObjective(f, grad), or "
+          "minimize(f, domain, jac=grad)")
+
+
+def _is_function(value: object) -> bool:
+    """A plain callable (a function, a lambda), not a class."""
+    return callable(value) and not isinstance(value, type)
 
 
 class Variant(ABC):
@@ -123,6 +133,13 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
             raise OracleError(f"{lmo!r} answered a starting vertex with NaN or inf entries "
                               "(its initial_point, one oracle call)")
         return x, vertex
+    if isinstance(x0, (ActiveSet, Result)):
+        # the methods that start from an ActiveSet take it before this point
+        what = ("an ActiveSet: this method keeps no active set; start it from the set's "
+                "point, x0=S.x") if isinstance(x0, ActiveSet) else \
+            "a Result: start from its point, x0=res.x (an active-set method also takes " \
+            "x0=res.active_set)"
+        raise TypeError(f"x0 must be an array of the domain's shape or an Atom, got {what}")
     atom = x0 if isinstance(x0, Atom) else None
     if atom is not None:
         x0 = x0.to_dense()
@@ -134,7 +151,7 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
         x = raw if complex_ else np.array(raw, dtype=float, order="C")
     except (TypeError, ValueError) as err:  # numpy's message names no argument
         raise ValueError(f"x0 must be an array of numbers (one array of the domain's shape, "
-                         f"also for a ProductDomain), an Atom or an ActiveSet; got "
+                         f"also for a ProductDomain) or an Atom; got "
                          f"{type(x0).__name__} ({err})") from None
     if complex_:
         raise ValueError("x0 must be real, got complex values")
@@ -418,6 +435,12 @@ class _SingleDomainEngine(Engine):
                    n_function_calls=tracker.n_function_calls, active_set=active, extra=extra)
         if not error:
             return dict(out, x=tracker.snapshot())
+        if self.observed and not self.cut_short and self.step is not None:
+            # stopped after observing x_k (a callback raised): x_k, whole, with its values
+            f, _, _, gap_k, _, certified = self.step
+            seen = tracker.x.copy()
+            gap = gap_k if certified else (np.nan if self.hurried else self._certify_at(seen))
+            return dict(out, x=seen, fun=f, gap=gap)
         if self.last_good is None:
             return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
         x, f, gap = self.last_good
@@ -459,9 +482,10 @@ def run_frank_wolfe(
     """
     options = RunOptions() if options is None else options
     if not isinstance(objective, Objective):
-        raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
+        raise TypeError(f"objective must be an Objective, got {kind_of(objective)}"
+                        f"{_PLAIN if _is_function(objective) else ''}")
     if not isinstance(domain, LMO):
-        raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
+        raise TypeError(f"domain must be an LMO, got {kind_of(domain)}")
     if monitor is None:
         monitor = options.monitor(variant.name)
     x, x0_atom = prepare_start(objective, domain, x0)

@@ -14,6 +14,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from .._numbers import kind_of
 from .._random import as_generator
 from ..atoms import Atom
 from ..lmo.base import LMO
@@ -189,7 +190,7 @@ def stochastic_frank_wolfe(
                         f"gradients), got {type(objective).__name__}; wrap your terms in "
                         "FiniteSumObjective, or use frank_wolfe for a plain objective")
     if not isinstance(domain, LMO):
-        raise TypeError(f"domain must be an LMO, got {type(domain).__name__}")
+        raise TypeError(f"domain must be an LMO, got {kind_of(domain)}")
     if gap_every is not None and (isinstance(gap_every, bool) or int(gap_every) != gap_every
                                   or gap_every < 0):
         raise ValueError(f"gap_every must be a non-negative integer or None, "

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _config
 from .._finite import _SMALL, all_finite, first_non_finite
-from .._numbers import read_shape, real_array
+from .._numbers import brief, read_shape, real_array
 from .._sparse import issparse
 from ..atoms import Atom, UnhashableKeyError, as_atom
 from ..errors import InfeasibleError, OracleError, ShapeError
@@ -455,7 +455,10 @@ class LMO(ABC):
 
     def __repr__(self) -> str:
         params = getattr(self, "_repr_params", None)
-        if params is None:
-            return f"{type(self).__name__}()"
+        if params is None:  # a user's domain: its public attributes, arrays in brief
+            shown = {k: v for k, v in getattr(self, "__dict__", {}).items()
+                     if not k.startswith("_")}
+            inner = ", ".join(f"{k}={brief(v)}" for k, v in shown.items())
+            return f"{type(self).__name__}({inner})"
         inner = ", ".join(f"{k}={v!r}" for k, v in params().items())
         return f"{type(self).__name__}({inner})"

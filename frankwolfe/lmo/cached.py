@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_whole
+from .._numbers import is_whole, kind_of
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from .base import LMO, declared_shape
@@ -59,7 +59,7 @@ class CachedLMO(LMO):
 
     def __init__(self, lmo: LMO, cache_size: int | None = None) -> None:
         if not isinstance(lmo, LMO):
-            raise TypeError(f"CachedLMO: `lmo` must be an LMO, got {type(lmo).__name__}")
+            raise TypeError(f"CachedLMO: `lmo` must be an LMO, got {kind_of(lmo)}")
         if cache_size is not None and not is_whole(cache_size, 1):
             raise ValueError(f"CachedLMO: `cache_size` must be a positive integer or None, "
                              f"got {cache_size!r}")

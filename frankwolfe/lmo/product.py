@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import kind_of
 from ..atoms import Atom
 from ..errors import ShapeError
 from .base import LMO, declared_shape
@@ -73,7 +74,7 @@ class ProductDomain(LMO):
         for i, b in enumerate(self.blocks):
             if not isinstance(b, LMO):
                 raise TypeError(
-                    f"ProductDomain: block {i} is a {type(b).__name__}, expected an LMO")
+                    f"ProductDomain: block {i} must be an LMO, got {kind_of(b)}")
         if indices is None:
             starts, pos = [], 0
             for i, b in enumerate(self.blocks):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import check_flag, check_real
+from .._numbers import brief, check_flag, check_real
 from ..errors import ShapeError
 from .base import Objective, point_shape
 
@@ -99,12 +99,31 @@ class FunctionObjective(Objective):
         try:
             return float(v)
         except TypeError:
+            if isinstance(v, tuple) and len(v) == 2:  # (f, gradient): scipy's jac=True form
+                raise ShapeError(
+                    f"FunctionObjective: `fun` must return a scalar, got a pair (tuple of 2) "
+                    f"at x of shape {np.shape(x)}: a function returning (f, gradient) is "
+                    "minimize(fun, domain, jac=True)'s form") from None
+            try:
+                shape = f" of shape {np.shape(v)}"
+            except ValueError:  # a ragged sequence has none
+                shape = ""
             raise ShapeError(f"FunctionObjective: `fun` must return a scalar, got "
-                             f"{type(v).__name__} of shape {np.shape(v)} at x of shape "
-                             f"{np.shape(x)}") from None
+                             f"{type(v).__name__}{shape} at x of shape {np.shape(x)}") from None
 
     def value(self, x: np.ndarray) -> float:
         return self._scalar(self._fun(x), x)
+
+    def __repr__(self) -> str:
+        parts = [f"fun={brief(self._fun)}", f"grad={brief(self._grad)}"]
+        shape = getattr(self, "shape", None)
+        if shape is not None:
+            parts.append(f"shape={shape!r}")
+        if self.smoothness is not None:
+            parts.append(f"smoothness={self.smoothness!r}")
+        if not self.convex:
+            parts.append("convex=False")
+        return f"FunctionObjective({', '.join(parts)})"
 
     #: whether the functions answered a float32 gradient (single precision: the
     #: methods' rounding allowances follow, see ``Tracker.rounding``)

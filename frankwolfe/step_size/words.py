@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import numpy as np
 
+from .._numbers import kind_of
 from ..objectives.base import Objective, Tracker
 from ..objectives.saddle import SaddleObjective
 from .base import StepSize
@@ -157,7 +158,7 @@ def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = 
         return spec
     if not isinstance(spec, str):
         raise TypeError(
-            f"step_size must be a string, a StepSize or None, got {type(spec).__name__}")
+            f"step_size must be a string, a StepSize or None, got {kind_of(spec)}")
     word = spec.lower()
     contexts = STEP_RULES.get(word)
     if contexts is None or context not in contexts:

@@ -9,7 +9,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ..._numbers import check_flag, is_whole
+from ..._numbers import check_flag, is_whole, kind_of
 from ..._random import as_generator
 from ...lmo.product import ProductDomain
 from ...objectives.base import Objective
@@ -330,7 +330,7 @@ def block_coordinate_frank_wolfe(
     """
     options = RunOptions(**run)  # @solver passes every run keyword
     if not isinstance(objective, Objective):
-        raise TypeError(f"objective must be an Objective, got {type(objective).__name__}")
+        raise TypeError(f"objective must be an Objective, got {kind_of(objective)}")
     if not isinstance(domain, ProductDomain):
         raise TypeError(
             f"domain must be a ProductDomain (blocks with their own oracles), got "

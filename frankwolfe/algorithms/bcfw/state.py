@@ -200,6 +200,15 @@ class BlockState:
                 if _is_active_set(p):
                     self._start_active_set(i, p, Z)
                     continue
+                if isinstance(p, (list, tuple)) and p and all(
+                        isinstance(e, tuple) and len(e) == 2 for e in p):
+                    # (key, weight) pairs, as extra["active_sets"] lists them: keys alone
+                    # do not say which vectors they are
+                    raise TypeError(
+                        f"x0: block {i} is a list of pairs but not (Atom, weight) pairs (got "
+                        f"{type(p[0][0]).__name__} first); a result's extra['active_sets'] "
+                        "holds the atoms' keys only: warm-start from the block points, "
+                        "x0=res.x or res.extra['block_iterates']")
                 given = p  # its own precision: a float32 block is allowed its rounding
                 p = np.asarray(p, dtype=float)
                 if p.size != b.sizes[i]:

@@ -9,7 +9,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ..._numbers import check_flag
+from ..._numbers import check_flag, kind_of
 from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...errors import ShapeError
@@ -35,7 +35,7 @@ def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
           dname: str) -> tuple[tuple[int, ...], np.ndarray]:
     """Shape of one player's point and its dense start (None: a vertex of the domain)."""
     if not isinstance(domain, LMO):
-        raise TypeError(f"`{dname}` must be an LMO, got {type(domain).__name__}")
+        raise TypeError(f"`{dname}` must be an LMO, got {kind_of(domain)}")
     dense = None
     if isinstance(start, ActiveSet):
         if len(start) == 0:

@@ -133,9 +133,12 @@ class _SaddleAway(_SaddleVariant):
             if S.shape != part.shape:
                 raise ShapeError(f"{name}: the warm-start ActiveSet has shape {S.shape}, "
                                  f"expected {part.shape}")
+            S.mark_foreign()  # its keys may name other vertices here (another radius)
             return S
         if isinstance(start, Atom):
-            return ActiveSet.from_vertex(start, keep_x=False)
+            S = ActiveSet.from_vertex(start, keep_x=False)
+            S.mark_foreign()
+            return S
         # a vertex of a simplex or norm ball is the oracle's answer for -x
         v = domain(-part)
         self.n_oracle_calls += 1
