@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 from typing import Any, Literal, overload
 
 import numpy as np
 
 __all__ = ["is_real", "as_real", "check_real", "is_whole", "check_whole", "check_flag",
-           "real_array", "read_shape", "kind_of", "brief"]
+           "real_array", "read_shape", "kind_of", "brief", "close_match"]
 
 
 def is_real(value: Any) -> bool:
@@ -253,3 +254,15 @@ def brief(value: Any) -> str:
         return str(value.__name__)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def close_match(word: Any, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt word close to one of ``choices``, else ``""``:
+    a list of thirty names does not show which one was meant."""
+    if not isinstance(word, str):
+        return ""
+    import difflib  # only on an error path
+
+    found = difflib.get_close_matches(word.lower().replace("-", "_"), list(choices), n=1,
+                                      cutoff=0.75)
+    return f" (did you mean {found[0]!r}?)" if found else ""

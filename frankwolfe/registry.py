@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ._numbers import close_match
+
 __all__ = ["register", "available_methods", "lookup"]
 
 _METHODS: dict[str, Callable[..., Any]] = {}
@@ -78,6 +80,8 @@ def lookup(method: str) -> Callable[..., Any]:
     try:
         return _METHODS[method.lower()]
     except (KeyError, AttributeError):
+        names = available_methods()
         raise ValueError(
-            f"unknown method {method!r}; available: {', '.join(available_methods())}"
+            f"unknown method {method!r}{close_match(method, names)}; available: "
+            f"{', '.join(names)}"
         ) from None

@@ -69,3 +69,23 @@ def test_reprs_a_user_reads_show_parameters_and_summarize_arrays():
     fw.frank_wolfe(fw.QuadraticObjective(np.eye(500), -np.linspace(0, 1, 500)),
                    fw.ProbabilitySimplex(), max_iter=1, callback=lambda s: seen.append(repr(s)))
     assert seen and all(len(r) < 300 and "<array (500,) float64>" in r for r in seen)
+
+
+@pytest.mark.parametrize("call, guess", [
+    (lambda: fw.minimize(Q, fw.ProbabilitySimplex(), "pairwse"), "pairwise"),
+    (lambda: fw.minimize(Q, fw.ProbabilitySimplex(), "frank-wolfe"), "frank_wolfe"),
+    (lambda: fw.frank_wolfe(Q, fw.ProbabilitySimplex(), step_size="exacct"), "exact"),
+    (lambda: fw.block_coordinate_frank_wolfe(Q, fw.ProductDomain([fw.ProbabilitySimplex(dim=3)]),
+                                             block_order="gapp"), "gap"),
+    (lambda: fw.block_coordinate_frank_wolfe(Q, fw.ProductDomain([fw.ProbabilitySimplex(dim=3)]),
+                                             block_step="pairwize"), "pairwise"),
+])
+def test_a_misspelt_choice_gets_the_close_one(call, guess):
+    with pytest.raises(ValueError, match=rf"\(did you mean '{guess}'\?\)"):
+        call()
+
+
+def test_a_word_far_from_every_choice_gets_no_guess():
+    with pytest.raises(ValueError) as info:
+        fw.minimize(Q, fw.ProbabilitySimplex(), "zzz")
+    assert "did you mean" not in str(info.value)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import check_real
+from .._numbers import check_real, close_match
 from ..compiled.sum_tree import gap_pick, gap_weight, tree_set
 from .capabilities import keep_if_inherited
 
@@ -266,5 +266,6 @@ def make_block_order(spec: Any, gap_degree: float = 1.0) -> BlockOrder:
     if key not in _ORDERS:
         raise ValueError(
             f"block_order must be one of {list(_ORDERS)} or a BlockOrder, got {spec!r}"
+            f"{close_match(spec, _ORDERS)}"
         )
     return GapSampling(gap_degree) if key == "gap" else _ORDERS[key]()

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import close_match
 from ..objectives.base import Objective
 from .capabilities import keep_if_inherited
 
@@ -145,7 +146,8 @@ def make_block_step(spec: Any) -> BlockStep:
         return spec
     key = spec.lower() if isinstance(spec, str) else spec
     if key not in _STEPS:
-        raise ValueError(f"block_step must be one of {list(_STEPS)} or a BlockStep, got {spec!r}")
+        raise ValueError(f"block_step must be one of {list(_STEPS)} or a BlockStep, got "
+                         f"{spec!r}{close_match(spec, _STEPS)}")
     return _STEPS[key]()
 
 

@@ -109,6 +109,7 @@ class Box(SubsetOracle, LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Box
     >>> Box([0.0, -1.0, 2.0], [1.0, 1.0, 5.0])(np.array([1.0, -2.0, 0.0])).to_dense()
     array([0., 1., 2.])
     """
@@ -377,6 +378,7 @@ class LinfBall(Box):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import LinfBall
     >>> LinfBall(2.0)(np.array([1.0, -3.0, 0.0])).to_dense()
     array([-2.,  2., -2.])
     """
@@ -412,6 +414,7 @@ class Hypercube(Box):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Hypercube
     >>> a = Hypercube()(np.array([1.0, -2.0, 0.0, -0.5]))
     >>> a.indices, a.to_dense()
     (array([1, 3]), array([0., 1., 0., 1.]))

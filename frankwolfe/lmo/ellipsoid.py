@@ -42,6 +42,7 @@ class Ellipsoid(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Ellipsoid
     >>> E = Ellipsoid(np.diag([1.0, 4.0]), center=[1.0, 0.0])
     >>> E(np.array([0.0, 1.0])).to_dense()
     array([ 1. , -0.5])

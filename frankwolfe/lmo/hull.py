@@ -41,6 +41,7 @@ class ConvexHull(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import ConvexHull
     >>> hull = ConvexHull([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
     >>> a = hull(np.array([1.0, -1.0]))
     >>> a.key, a.to_dense()

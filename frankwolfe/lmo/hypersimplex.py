@@ -87,6 +87,7 @@ class HyperSimplex(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import HyperSimplex
     >>> a = HyperSimplex(2)(np.array([0.3, -1.0, 2.0, -0.5]))
     >>> a.to_dense()
     array([0., 1., 0., 1.])
@@ -198,6 +199,7 @@ class UnitHyperSimplex(HyperSimplex):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import UnitHyperSimplex
     >>> UnitHyperSimplex(2)(np.array([0.3, -1.0, 2.0, 0.0])).to_dense()
     array([0., 1., 0., 0.])
     """

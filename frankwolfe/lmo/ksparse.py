@@ -54,6 +54,7 @@ class KSparsePolytope(SubsetOracle, LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import KSparsePolytope
     >>> a = KSparsePolytope(2, radius=3.0)(np.array([0.1, -5.0, 2.0, 1.0]))
     >>> a.key, a.to_dense()
     (((1, 1), (2, -1)), array([ 0.,  3., -3.,  0.]))

@@ -125,6 +125,7 @@ class Birkhoff(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Birkhoff
     >>> B = Birkhoff()
     >>> B(np.array([[0.0, 1.0], [1.0, 0.0]])).to_dense()
     array([[1., 0.],

@@ -65,6 +65,7 @@ class KNormBall(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import KNormBall
     >>> KNormBall(2)(np.array([3.0, -1.0, 0.5])).to_dense()
     array([-1.,  0.,  0.])
     >>> KNormBall(2)(np.array([1.0, -1.0, 1.0])).to_dense()
@@ -142,6 +143,7 @@ class OrderedWeightedL1Ball(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import OrderedWeightedL1Ball
     >>> owl = OrderedWeightedL1Ball([2.0, 1.0, 1.0])
     >>> owl(np.array([1.0, -3.0, 0.5])).to_dense()
     array([0. , 0.5, 0. ])
@@ -236,6 +238,7 @@ class GroupL1Ball(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import GroupL1Ball
     >>> ball = GroupL1Ball([[0, 1], [2]], radius=5.0)
     >>> ball(np.array([3.0, -4.0, 2.0])).to_dense()
     array([-3.,  4.,  0.])
@@ -343,6 +346,7 @@ class ScaledL1Ball(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import ScaledL1Ball
     >>> d = ScaledL1Ball([-1.0, 0.0], [3.0, 1.0])
     >>> d(np.array([1.0, -1.0])).to_dense()
     array([-1. ,  0.5])

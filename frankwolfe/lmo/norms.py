@@ -83,6 +83,7 @@ class L1Ball(UnitVertices, SubsetOracle, LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import L1Ball
     >>> L1Ball(2.0)(np.array([0.5, -3.0, 1.0])).to_dense()
     array([0., 2., 0.])
     """
@@ -203,6 +204,7 @@ class L2Ball(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import L2Ball
     >>> L2Ball(10.0)(np.array([3.0, -4.0])).to_dense()
     array([-6.,  8.])
     """
@@ -265,6 +267,7 @@ class LpBall(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import LpBall
     >>> s = LpBall(3.0)(np.array([1.0, -1.0])).to_dense()
     >>> np.round(s, 6), round(float(np.sum(np.abs(s) ** 3)), 12)
     (array([-0.793701,  0.793701]), 1.0)

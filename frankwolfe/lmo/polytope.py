@@ -161,6 +161,7 @@ class Polytope(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Polytope
     >>> P = Polytope(A_ub=[[1.0, 1.0]], b_ub=[1.0], bounds=(0, None))  # a triangle
     >>> P(np.array([-1.0, -2.0])).to_dense()
     array([0., 1.])

@@ -51,6 +51,7 @@ class ProbabilitySimplex(UnitVertices, SubsetOracle, LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import ProbabilitySimplex
     >>> ProbabilitySimplex(2.0)(np.array([0.5, -1.0, 3.0])).to_dense()
     array([0., 2., 0.])
     """

@@ -97,6 +97,7 @@ class UnitSpectrahedron(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import UnitSpectrahedron
     >>> U = UnitSpectrahedron(2.0)
     >>> U(np.diag([1.0, -3.0])).to_dense()
     array([[0., 0.],
@@ -168,6 +169,7 @@ class Fantope(LMO):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import Fantope
     >>> Fantope(2)(np.diag([3.0, -1.0, 0.5])).to_dense()
     array([[0., 0., 0.],
            [0., 1., 0.],

@@ -133,6 +133,7 @@ class BilinearObjective(SaddleObjective):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import BilinearObjective
     >>> L = BilinearObjective(np.array([[1.0, -1.0], [-1.0, 1.0]]))
     >>> L.value(np.array([0.5, 0.5]), np.array([1.0, 0.0]))
     0.0
@@ -324,6 +325,7 @@ def game_value(M: Any) -> tuple[float, np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe import game_value
     >>> v, x, y = game_value(np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]]))
     >>> round(v, 12) + 0.0, np.round(x, 6)
     (0.0, array([0.333333, 0.333333, 0.333333]))

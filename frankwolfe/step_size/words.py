@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 import numpy as np
 
-from .._numbers import kind_of
+from .._numbers import close_match, kind_of
 from ..objectives.base import Objective, Tracker
 from ..objectives.saddle import SaddleObjective
 from .base import StepSize
@@ -168,8 +168,9 @@ def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = 
         label = "saddle " if context == "saddle" else ""
         hint = (" (line searches on L do not apply to a saddle problem)"
                 if context == "saddle" else "")
-        raise ValueError(f"unknown {label}step_size {spec!r}; choose one of {words} or pass "
-                         f"a StepSize{hint}{where}")
+        guess = close_match(spec, words) if contexts is None else ""
+        raise ValueError(f"unknown {label}step_size {spec!r}{guess}; choose one of {words} or "
+                         f"pass a StepSize{hint}{where}")
     if word in _PLAIN:
         return _PLAIN[word]()
     if saddle is None:  # pragma: no cover - the saddle context always gives its setting
