@@ -97,7 +97,10 @@ def plot_convergence(
                           "to draw on a log scale (for values of any sign, plot the "
                           "history's columns yourself, or y='primal_gap')", UserWarning,
                           stacklevel=2)
-        ax.semilogy(np.asarray(xs)[keep], ys[keep], label=label)
+        # a run with one value to draw (one certificate, max_iter=0) shows as a marker:
+        # a line of one point is invisible
+        ax.semilogy(np.asarray(xs)[keep], ys[keep], label=label,
+                    marker="o" if int(keep.sum()) == 1 else None)
     ax.set_xlabel(_LABELS.get(x, x))
     ax.set_ylabel(_LABELS.get(y, y))
     if title:

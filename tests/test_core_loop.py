@@ -300,6 +300,12 @@ def test_plot_convergence_writes_png(tmp_path):
                       fw.ProbabilitySimplex(), max_iter=5)
     with pytest.warns(UserWarning, match="no positive finite 'fun' values"):
         plot_convergence(neg, y="fun")
+    # a run with a single gap to draw (max_iter=0) shows a marker, not an invisible line
+    one = frank_wolfe(distance_objective(y), L1Ball(0.5), max_iter=0)
+    line = plot_convergence(one).get_lines()[0]
+    assert len(line.get_xdata()) == 1 and line.get_marker() == "o"
+    many = plot_convergence(runs["exact"]).get_lines()[0]
+    assert many.get_marker() in (None, "None", "")
 
 
 def test_verbose_prints_each_row_once_and_gaps_are_not_negative(capsys):
