@@ -263,9 +263,9 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
     observe, advance = engine.observe, engine.advance
     record_row, stop_reason = monitor.record_row, monitor.stop_reason
     nan, inf = np.nan, np.inf
+    monitor.start()  # before the Ctrl-C handler: a bar that cannot open leaves none behind
     INTERRUPTS.open()
     stepping = observed = False
-    monitor.start()
     try:
         try:
             while True:
