@@ -278,16 +278,6 @@ def test_the_oracle_owns_one_named_vertex_cache(lmo):
     assert any(a is lmo(g) for a in S.atoms)
 
 
-def test_the_vertex_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(_vertices, "MAX_KEPT", 3)
-    lmo = fw.ProbabilitySimplex()
-    for i in range(10):
-        g = np.zeros(10)
-        g[i] = -1.0
-        assert lmo(g).indices[0] == i
-        assert len(lmo._vertices.atoms) <= 3
-
-
 # ------------------------------------------------------------------ 9. k against dim
 def test_knorm_ball_refuses_k_above_dim_as_ksparse_does():
     for cls in (fw.KNormBall, fw.KSparsePolytope):

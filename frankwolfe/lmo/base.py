@@ -253,19 +253,16 @@ class LMO(ABC):
         it is: a ``ValueError`` naming it when it holds complex numbers (the float cast
         dropped their imaginary parts with a mere ``ComplexWarning``), text or other
         objects."""
-        if issparse(direction):
-            if direction.dtype.kind not in "biuf":
-                raise ValueError(f"{self!r}: `direction` must be real, got a scipy.sparse "
-                                 f"{type(direction).__name__} of dtype {direction.dtype}")
-            return direction
-        try:
-            raw = np.asarray(direction)
-        except (TypeError, ValueError):  # ragged nesting: real_array names it
-            raw = None
-        if raw is not None and raw.dtype.kind in "biuf":
-            return raw.astype(float, copy=False)
-        # the repr (a box's holds its bounds) only for what may be refused
-        return real_array(direction, repr(self), "direction")
+        if not issparse(direction):
+            try:
+                raw = np.asarray(direction)
+            except (TypeError, ValueError):  # ragged nesting: real_array names it
+                raw = None
+            if raw is not None and raw.dtype.kind in "biuf":
+                return raw.astype(float, copy=False)
+        # the repr (a box's holds its bounds) only for what may be refused; a sparse
+        # direction is checked real and kept sparse
+        return real_array(direction, repr(self), "direction", sparse=True)
 
     def _refuse_empty(self, direction: Any) -> NoReturn:
         """Raise the ``ShapeError`` for a direction with no entries."""
