@@ -147,7 +147,7 @@ def test_compiled_bcfw_on_a_separable_objective_matches_python_and_cvxpy():
 
 # -- traffic's origin blocks ------------------------------------------------------------
 @pytest.mark.parametrize("options", [{}, {"block_step": "fw"}, {"cache": False},
-                                     {"cache_size": 1}])
+                                     {"cache_size": 1}, {"cache_factor": 0.0}])
 def test_compiled_block_steps_equal_python_on_agrid_network(options):
     net = grid_network(5, 5, 8, seed=2)
     py, cc = _both(net, 40, **options)

@@ -144,7 +144,7 @@ def run_pass(t0, t1, k, task, resync, picker, data, vec, scratch, avg,
         else:
             hit = False
             if CACHE:  # gapBCFW: a stored atom when its gap is large enough
-                th = cparams[0] * est[i]
+                th = cparams[0] * est[i] if cparams[0] > 0.0 else 0.0  # 0 * inf: NaN
                 th2 = cparams[1] * cparams[2] / n
                 nnz, gap, score, hit = lookup(dstate, i, g, th if th >= th2 else th2, k,
                                               WANT, idx, val)

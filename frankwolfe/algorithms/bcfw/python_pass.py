@@ -133,8 +133,9 @@ class PythonSteps:
                 scores = A @ g
                 gz = float(g @ z)
             r = int(np.argmin(scores))
-            if gz - float(scores[r]) >= max(self.cache_factor * st.est[i],
-                                            self.cache_nu * st.G / st.n):
+            # a zero factor drops its term (0 * inf would be NaN while est[i] is unknown)
+            local = self.cache_factor * st.est[i] if self.cache_factor else 0.0
+            if gz - float(scores[r]) >= max(local, self.cache_nu * st.G / st.n):
                 st.hits += 1
                 s_row = r
                 d_fw = A[r] - z
