@@ -102,9 +102,14 @@ def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
 
 def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
                 optional: bool = False) -> int | None:
-    """``value`` as an int, or a ``ValueError`` naming ``where`` and ``name`` unless it is a
-    whole number (:func:`is_whole`; ``None`` where ``optional``) of at least ``least``:
-    ``int()`` truncated ``2.5`` silently and raised its own errors on ``inf``, NaN and text."""
+    """``value`` as an int: ``int()`` truncated ``2.5`` silently and raised its own
+    errors on ``inf``, NaN and text, which named no argument.
+
+    A ``TypeError`` naming ``where`` and ``name`` unless ``value`` is a real number
+    (:func:`is_real`: Python's or numpy's, no bool, no text; ``None`` too where
+    ``optional``), as :func:`check_real`; a ``ValueError`` when it is not a whole number
+    (:func:`is_whole`: ``2.5``, NaN, an infinity; ``3.0`` passes) of at least ``least``.
+    """
     if optional and value is None:
         return None
     if not is_whole(value, least):
@@ -112,6 +117,9 @@ def check_whole(value: Any, name: str, least: int = 1, where: str = "", *,
             least, f"an integer >= {least}")
         extra = " or None" if optional else ""
         prefix = f"{where}: " if where else ""
+        if not is_real(value):
+            raise TypeError(f"{prefix}`{name}` must be {kind}{extra}, got {value!r} "
+                            f"({type(value).__name__})")
         raise ValueError(f"{prefix}`{name}` must be {kind}{extra}, got {value!r}")
     return int(value)
 

@@ -29,7 +29,9 @@ def minimize(objective: Objective | Callable[[np.ndarray], Any], domain: LMO,
         Smooth objective, or (as in :func:`scipy.optimize.minimize`) a plain function
         ``fun(x) -> float`` whose gradient ``jac`` gives: it is wrapped in a
         :class:`~frankwolfe.FunctionObjective` (build that yourself to declare a
-        smoothness constant, an exact line search or a cvxpy expression).
+        smoothness constant, an exact line search or a cvxpy expression).  An answer
+        of one entry (``np.array([f])``, a 1x1 array) is read as that entry, as scipy
+        reads it; more entries are refused (:class:`~frankwolfe.errors.ShapeError`).
     domain : LMO
         The domain, given by its linear minimization oracle.
     method : str, default "fw"

@@ -121,8 +121,8 @@ def test_asynchronous_structured_svm_reaches_the_serial_certified_gap():
 
 def test_bad_staleness_is_named(problem):
     f, dom, _ = problem
-    for bad in (-1, 1.5, "1", True):
-        with pytest.raises(ValueError, match="staleness must be a non-negative integer"):
+    for bad, error in ((-1, ValueError), (1.5, ValueError), ("1", TypeError), (True, TypeError)):
+        with pytest.raises(error, match="staleness must be a non-negative integer"):
             block_coordinate_frank_wolfe(f, dom, batch_size=4, staleness=bad)
     with pytest.raises(ValueError, match=r"staleness=2 runs oracles ahead .* batch_size"):
         block_coordinate_frank_wolfe(f, dom, staleness=2)

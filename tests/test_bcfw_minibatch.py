@@ -190,11 +190,13 @@ def test_bad_mini_batch_input(problem):
     f, dom, _ = problem
     with pytest.raises(ValueError, match="batch_size must be a positive integer, got 0"):
         block_coordinate_frank_wolfe(f, dom, batch_size=0)
-    for bad in (float("nan"), float("inf"), "4", True):  # int()'s own errors, or 1
-        with pytest.raises(ValueError, match=rf"batch_size must be a positive integer, got "
-                                             rf"{bad!r}"):
+    # int()'s own errors, or 1: a wrong value, or a wrong type
+    for bad, error in ((float("nan"), ValueError), (float("inf"), ValueError),
+                       ("4", TypeError), (True, TypeError)):
+        with pytest.raises(error, match=rf"batch_size must be a positive integer, got "
+                                        rf"{bad!r}"):
             block_coordinate_frank_wolfe(f, dom, batch_size=bad)
-    with pytest.raises(ValueError, match="n_jobs must be an integer .* got True"):
+    with pytest.raises(TypeError, match="n_jobs must be an integer .* got True"):
         block_coordinate_frank_wolfe(f, dom, n_jobs=True)  # ran serially
     with pytest.raises(ValueError,
                        match=r"n_jobs must be a positive integer or -1 \(all cores\), got 0"):

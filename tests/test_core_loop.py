@@ -259,12 +259,14 @@ def test_monitor_argument_validation():
         frank_wolfe(obj, ProbabilitySimplex(), max_iter=2.5)
     with pytest.raises(ValueError, match="time_limit must be positive seconds or None, got 0"):
         frank_wolfe(obj, ProbabilitySimplex(), time_limit=0)
-    # of another type: the argument named (int('a') said "invalid literal for int()")
-    for name, bad in (("max_iter", "a"), ("max_iter", None), ("max_iter", float("inf")),
-                      ("tol", "1e-6"), ("rtol", None), ("time_limit", "10"),
-                      ("history_every", "2"), ("verbose", "yes"), ("verbose", -3),
-                      ("verbose", 2.7)):
-        with pytest.raises(ValueError, match=rf"{name} must be .*, got {bad!r}"):
+    # the argument named (int('a') said "invalid literal for int()"): a TypeError for
+    # another type, a ValueError for a number out of range
+    for name, bad, error in (("max_iter", "a", TypeError), ("max_iter", None, TypeError),
+                             ("max_iter", float("inf"), ValueError), ("tol", "1e-6", TypeError),
+                             ("rtol", None, TypeError), ("time_limit", "10", TypeError),
+                             ("history_every", "2", TypeError), ("verbose", "yes", TypeError),
+                             ("verbose", -3, ValueError), ("verbose", 2.7, ValueError)):
+        with pytest.raises(error, match=rf"{name} must be .*, got {bad!r}"):
             frank_wolfe(obj, ProbabilitySimplex(), **{name: bad})
     with pytest.raises(TypeError, match="callback must be callable"):
         frank_wolfe(obj, ProbabilitySimplex(), callback=3)

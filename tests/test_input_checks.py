@@ -94,41 +94,48 @@ def test_compiled_pairwise_takes_huge_ints_as_numbers(problem, kw):
 
 
 # -- 3. integer options -------------------------------------------------------------------
-BAD_WHOLE = [INF, NAN, "abc", np.array([1, 2]), 2.5, True, 0]
+# a wrong value (ValueError) and a wrong type (TypeError: text, an array, a bool), as
+# check_real tells them apart
+BAD_WHOLE = [(INF, ValueError), (NAN, ValueError), ("abc", TypeError),
+             (np.array([1, 2]), TypeError), (2.5, ValueError), (True, TypeError),
+             (0, ValueError)]
 
 
-@pytest.mark.parametrize("bad", BAD_WHOLE)
-def test_frank_wolfe_gap_every(problem, bad):
-    with pytest.raises(ValueError, match=r"frank_wolfe: `gap_every` must be a positive"):
+@pytest.mark.parametrize("bad, error", BAD_WHOLE)
+def test_frank_wolfe_gap_every(problem, bad, error):
+    with pytest.raises(error, match=r"frank_wolfe: `gap_every` must be a positive"):
         fw.frank_wolfe(*problem, momentum=0.5, gap_every=bad)
 
 
-@pytest.mark.parametrize("bad", BAD_WHOLE + [None])
-def test_rafw_gap_every(problem, bad):
-    with pytest.raises(ValueError, match=r"randomized_away_step_frank_wolfe: `gap_every` must"):
+@pytest.mark.parametrize("bad, error", BAD_WHOLE + [(None, TypeError)])
+def test_rafw_gap_every(problem, bad, error):
+    with pytest.raises(error, match=r"randomized_away_step_frank_wolfe: `gap_every` must"):
         fw.randomized_away_step_frank_wolfe(*problem, gap_every=bad)
 
 
-@pytest.mark.parametrize("name, bad", [(n, b) for n in ("refresh_every", "cache_bytes")
-                                       for b in [INF, NAN, "abc", None, np.array([1]), 2.5,
-                                                 True, -1]])
-def test_compiled_pairwise_integer_options(problem, name, bad):
-    with pytest.raises(ValueError, match=rf"compiled_pairwise_frank_wolfe: `{name}` must be"):
+@pytest.mark.parametrize("name, bad, error", [
+    (n, b, e) for n in ("refresh_every", "cache_bytes")
+    for b, e in [(INF, ValueError), (NAN, ValueError), ("abc", TypeError), (None, TypeError),
+                 (np.array([1]), TypeError), (2.5, ValueError), (True, TypeError),
+                 (-1, ValueError)]])
+def test_compiled_pairwise_integer_options(problem, name, bad, error):
+    with pytest.raises(error, match=rf"compiled_pairwise_frank_wolfe: `{name}` must be"):
         fw.compiled_pairwise_frank_wolfe(*problem, **{name: bad})
 
 
-@pytest.mark.parametrize("bad", [INF, NAN, "abc", np.array([1, 2]), 2.5, True, 0])
-def test_fcfw_prune_after(problem, bad):
-    with pytest.raises(ValueError, match=r"fully_corrective_frank_wolfe: `prune_after` must"):
+@pytest.mark.parametrize("bad, error", BAD_WHOLE)
+def test_fcfw_prune_after(problem, bad, error):
+    with pytest.raises(error, match=r"fully_corrective_frank_wolfe: `prune_after` must"):
         fw.fully_corrective_frank_wolfe(*problem, prune_after=bad)
 
 
 @pytest.mark.parametrize("method", [fw.frank_wolfe, fw.away_step_frank_wolfe,
                                     fw.pairwise_frank_wolfe, fw.compiled_pairwise_frank_wolfe,
                                     fw.fully_corrective_frank_wolfe])
-@pytest.mark.parametrize("bad", [2.5, INF, "2", True, 0])
-def test_history_every_must_be_whole(problem, method, bad):
-    with pytest.raises(ValueError, match=r"history_every must be a positive integer"):
+@pytest.mark.parametrize("bad, error", [(2.5, ValueError), (INF, ValueError), ("2", TypeError),
+                                        (True, TypeError), (0, ValueError)])
+def test_history_every_must_be_whole(problem, method, bad, error):
+    with pytest.raises(error, match=r"history_every must be a positive integer"):
         method(*problem, history_every=bad)
 
 
@@ -144,13 +151,14 @@ def test_lazy_tolerance_refuses_bools_and_overflow(problem, method, bad):
         method(*problem, lazy=True, lazy_tolerance=bad)
 
 
-@pytest.mark.parametrize("kw, name", [(dict(cache_bytes=INF), "cache_bytes"),
-                                      (dict(refresh_every=2.5), "refresh_every"),
-                                      (dict(refresh_every="a"), "refresh_every")])
-def test_tracker_options_of_the_objectives(kw, name):
-    with pytest.raises(ValueError, match=rf"LeastSquares: `{name}` must be"):
+@pytest.mark.parametrize("kw, name, error", [
+    (dict(cache_bytes=INF), "cache_bytes", ValueError),
+    (dict(refresh_every=2.5), "refresh_every", ValueError),
+    (dict(refresh_every="a"), "refresh_every", TypeError)])
+def test_tracker_options_of_the_objectives(kw, name, error):
+    with pytest.raises(error, match=rf"LeastSquares: `{name}` must be"):
         fw.LeastSquares(A, B, **kw)
-    with pytest.raises(ValueError, match=rf"QuadraticObjective: `{name}` must be"):
+    with pytest.raises(error, match=rf"QuadraticObjective: `{name}` must be"):
         fw.QuadraticObjective(np.eye(2), **kw)
 
 
@@ -163,9 +171,11 @@ def test_tracker_options_of_the_objectives(kw, name):
     (lambda v: fw.HyperSimplex(v), "HyperSimplex", "k"),
     (lambda v: fw.KNormBall(v, 1.0), "KNormBall", "k"),
 ])
-@pytest.mark.parametrize("bad", [INF, -INF, NAN, 2.5, True, "3"])
-def test_dim_and_k_refused_before_int(make, where, name, bad):
-    with pytest.raises(ValueError, match=rf"{where}: `{name}` must be a positive integer"):
+@pytest.mark.parametrize("bad, error", [(INF, ValueError), (-INF, ValueError),
+                                        (NAN, ValueError), (2.5, ValueError),
+                                        (True, TypeError), ("3", TypeError)])
+def test_dim_and_k_refused_before_int(make, where, name, bad, error):
+    with pytest.raises(error, match=rf"{where}: `{name}` must be a positive integer"):
         make(bad)
 
 
@@ -257,7 +267,7 @@ def test_scaled_l1_ball_bounds_must_be_numbers():
 def test_gap_every_without_momentum_is_refused(problem):
     with pytest.raises(ValueError, match=r"frank_wolfe: `gap_every` applies to `momentum` only"):
         fw.frank_wolfe(*problem, gap_every=3)
-    with pytest.raises(ValueError, match=r"frank_wolfe: `gap_every` must be a positive"):
+    with pytest.raises(TypeError, match=r"frank_wolfe: `gap_every` must be a positive"):
         fw.frank_wolfe(*problem, gap_every="abc")
 
 

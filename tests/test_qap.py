@@ -200,14 +200,16 @@ def test_doubly_stochastic_helpers_refuse_what_they_cannot_answer():
     M = np.array([[1.0, 2.0], [3.0, 4.0]])
     with pytest.warns(RuntimeWarning, match=r"max_iter=1 ended the scaling with column sums"):
         sinkhorn(M, max_iter=1)
-    for kw in ({"max_iter": 0}, {"max_iter": 2.5}, {"max_iter": True}, {"tol": np.nan},
-               {"tol": -1.0}, {"tol": 1 + 2j}):
+    for kw in ({"max_iter": 0}, {"max_iter": 2.5}, {"tol": np.nan}, {"tol": -1.0},
+               {"tol": 1 + 2j}):
         with pytest.raises(ValueError, match=f"sinkhorn: `{next(iter(kw))}` must be"):
             sinkhorn(M, **kw)
-    for n in (0, 2.5, None, True):
-        with pytest.raises(ValueError, match="`n` must be a positive integer"):
+    with pytest.raises(TypeError, match="sinkhorn: `max_iter` must be"):  # a bool: no count
+        sinkhorn(M, max_iter=True)
+    for n, error in ((0, ValueError), (2.5, ValueError), (None, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="`n` must be a positive integer"):
             barycenter(n)
-        with pytest.raises(ValueError, match="`n` must be a positive integer"):
+        with pytest.raises(error, match="`n` must be a positive integer"):
             random_doubly_stochastic(n)
     with pytest.raises(ValueError, match="project_to_permutation: `P` contains NaN"):
         project_to_permutation(np.array([[np.nan, 0.0], [0.0, 1.0]]))

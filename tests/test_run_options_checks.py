@@ -29,7 +29,7 @@ def test_refused_at_construction_as_the_monitor_refuses(name, bad):
 
 
 def test_the_reported_case():
-    with pytest.raises(ValueError, match=r"tol must be a non-negative number, got 'a'"):
+    with pytest.raises(TypeError, match=r"tol must be a non-negative number, got 'a' \(str\)"):
         RunOptions(tol="a", max_iter=-3)
     with pytest.raises(ValueError, match=r"max_iter must be a non-negative integer, got -3"):
         RunOptions(max_iter=-3)

@@ -44,10 +44,11 @@ def test_a_callback_that_cannot_be_called_is_refused_before_the_run(method):
 
 
 # -- n_nodes ----------------------------------------------------------------------------
-@pytest.mark.parametrize("bad", ["a", 30.7, -1, np.nan, True])
-def test_n_nodes_must_be_a_whole_number(bad):
-    with pytest.raises(ValueError, match=r"Network: `n_nodes` must be a non-negative "
-                                         rf"integer, got {bad!r}"):
+@pytest.mark.parametrize("bad, error", [("a", TypeError), (30.7, ValueError), (-1, ValueError),
+                                        (np.nan, ValueError), (True, TypeError)])
+def test_n_nodes_must_be_a_whole_number(bad, error):
+    with pytest.raises(error, match=r"Network: `n_nodes` must be a non-negative "
+                                    rf"integer, got {bad!r}"):
         Network(**_KW, n_nodes=bad)
 
 

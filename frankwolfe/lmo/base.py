@@ -20,6 +20,8 @@ array([-1.,  1.])
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -147,6 +149,26 @@ def declared_shape(owner: object, attribute: str = "shape") -> tuple[int, ...] |
     return read_shape(value, type(owner).__name__, attribute)
 
 
+def _converting(extreme_point: _F) -> _F:
+    """A subclass's ``extreme_point`` that takes an array-like direction (a list, a
+    tuple, an integer array) as :meth:`LMO.__call__` does: the implementations index
+    and reshape ``direction`` as an ndarray, and a list raised an ``AttributeError``
+    that named nothing.  Float arrays (float32 too) and scipy.sparse ones go through
+    as they are, the latter to the oracles that take them."""
+    if getattr(extreme_point, "_converts", False):  # a parent's, assigned in a subclass
+        return extreme_point
+
+    @functools.wraps(extreme_point)
+    def converting(self: LMO, direction: Any) -> Any:
+        if (type(direction) is not np.ndarray or direction.dtype.kind != "f") \
+                and not issparse(direction):
+            direction = self._as_direction(direction)
+        return extreme_point(self, direction)
+
+    converting._converts = True  # type: ignore[attr-defined]
+    return converting  # type: ignore[return-value]
+
+
 def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
     """``lmo`` as the shared loop calls it, with a gradient its tracker has just found
     finite (a run stops on a non-finite gradient before the oracle is asked): without
@@ -187,13 +209,26 @@ class LMO(ABC):
     shape: tuple[int, ...] | int | None = None
     exact: bool = True
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("extreme_point")
+        if inspect.isfunction(own) and not getattr(own, "__isabstractmethod__", False):
+            # users call a domain's extreme_point directly, with lists too
+            cls.extreme_point = _converting(own)  # type: ignore[method-assign]
+
     @abstractmethod
     def extreme_point(self, direction: np.ndarray) -> Any:
         """Return ``argmin_{s in M} <direction, s>``.
 
+        A subclass's implementation is called with an ndarray: a list, a tuple or an
+        array of integers given to it is converted to a float array first, as
+        :meth:`__call__` converts it, and one of text or complex entries refused with a
+        ``ValueError`` naming ``direction`` (a float32 array and a scipy.sparse one go
+        through as they are).
+
         Parameters
         ----------
-        direction : ndarray
+        direction : array_like
             The linear objective (usually a gradient), of the domain's shape.
 
         Returns

@@ -20,7 +20,8 @@ class FunctionObjective(Objective):
     Parameters
     ----------
     fun : callable
-        ``fun(x) -> float``.
+        ``fun(x) -> float``; an answer of one entry (``np.array([f])``, a 1x1
+        array) is read as that entry, as :func:`scipy.optimize.minimize` reads it.
     grad : callable
         ``grad(x) -> ndarray`` of the shape of ``x``.
     value_and_gradient : callable, optional
@@ -92,24 +93,42 @@ class FunctionObjective(Objective):
 
     @staticmethod
     def _scalar(v: Any, x: np.ndarray) -> float:
+        """``fun``'s answer ``v`` as a float: a number, or an array-like of one entry
+        (read as it, as scipy.optimize.minimize reads it with ``np.asarray(v).item()``);
+        a ``TypeError`` for text or None, a ``ValueError`` for a complex value and a
+        :class:`~frankwolfe.errors.ShapeError` for more entries than one."""
         if isinstance(v, complex) or getattr(getattr(v, "dtype", None), "kind", "") == "c":
             # float() raised a TypeError (a Python complex) or kept the real part (numpy's)
             raise ValueError(f"FunctionObjective: `fun` (minimize's `fun`) must return a "
                              f"real number, got the complex {v!r}")
+        if v is None or isinstance(v, (str, bytes)):  # float("3") read text as a number
+            raise TypeError(f"FunctionObjective: `fun` must return a real number, got "
+                            f"{brief(v)} ({type(v).__name__})")
+        if not (isinstance(v, np.ndarray) and v.ndim):  # numpy 1.x's float() of a (1,)
+            try:                                         # array warned, 2.x's raises
+                return float(v)
+            except TypeError:
+                pass
+        if isinstance(v, tuple) and len(v) == 2:  # (f, gradient): scipy's jac=True form
+            raise ShapeError(
+                f"FunctionObjective: `fun` must return a scalar, got a pair (tuple of 2) "
+                f"at x of shape {np.shape(x)}: a function returning (f, gradient) is "
+                "minimize(fun, domain, jac=True)'s form")
         try:
-            return float(v)
-        except TypeError:
-            if isinstance(v, tuple) and len(v) == 2:  # (f, gradient): scipy's jac=True form
-                raise ShapeError(
-                    f"FunctionObjective: `fun` must return a scalar, got a pair (tuple of 2) "
-                    f"at x of shape {np.shape(x)}: a function returning (f, gradient) is "
-                    "minimize(fun, domain, jac=True)'s form") from None
+            raw: np.ndarray | None = np.asarray(v)
+        except (TypeError, ValueError):  # a ragged sequence has no shape
+            raw = None
+        if raw is not None and raw.dtype.kind == "c":  # a list of one complex number
+            raise ValueError(f"FunctionObjective: `fun` (minimize's `fun`) must return a "
+                             f"real number, got the complex {v!r}")
+        if raw is not None and raw.size == 1 and raw.dtype.kind in "biufO":
             try:
-                shape = f" of shape {np.shape(v)}"
-            except ValueError:  # a ragged sequence has none
-                shape = ""
-            raise ShapeError(f"FunctionObjective: `fun` must return a scalar, got "
-                             f"{type(v).__name__}{shape} at x of shape {np.shape(x)}") from None
+                return float(raw.item())
+            except (TypeError, ValueError):  # an object that is no number
+                pass
+        shape = "" if raw is None else f" of shape {raw.shape}"
+        raise ShapeError(f"FunctionObjective: `fun` must return a scalar, got "
+                         f"{type(v).__name__}{shape} at x of shape {np.shape(x)}")
 
     def value(self, x: np.ndarray) -> float:
         return self._scalar(self._fun(x), x)

@@ -9,7 +9,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from ..._numbers import check_flag, is_whole, kind_of
+from ..._numbers import check_flag, check_real, is_real, is_whole, kind_of
 from ..._random import as_generator
 from ...lmo.product import ProductDomain
 from ...objectives.base import Objective
@@ -40,16 +40,35 @@ def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     return key
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if not is_whole(value, 1):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+def _whole(name: str, value: Any, least: int) -> int:
+    """``value`` as an int of at least ``least``: a ``TypeError`` for no real number (text,
+    None, a bool), a ``ValueError`` for a wrong one (``0``, ``2.5``, NaN)."""
+    if not is_whole(value, least):
+        want = "a positive integer" if least == 1 else "a non-negative integer"
+        if not is_real(value):
+            raise TypeError(f"{name} must be {want}, got {value!r} ({type(value).__name__})")
+        raise ValueError(f"{name} must be {want}, got {value!r}")
     return int(value)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    return _whole(name, value, 1)
 
 
 def _nonnegative_int(name: str, value: Any) -> int:
-    if not is_whole(value, 0):
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
+    return _whole(name, value, 0)
+
+
+def _averaging(value: Any) -> str | None:
+    """``averaging`` as its kind: as the structured SVM's estimators read it, True is
+    ``"weighted"`` and False none (numpy's bools too); a word of :data:`AVERAGING` in
+    any case."""
+    if isinstance(value, (bool, np.bool_)):
+        return "weighted" if value else None
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"averaging must be one of {list(_AVERAGING)}, True or False, got "
+                        f"{value!r} ({type(value).__name__})")
+    return _check_choice("averaging", value, _AVERAGING)
 
 
 _RUN_DOC = """\
@@ -90,7 +109,7 @@ def block_coordinate_frank_wolfe(
     block_step: str | BlockStep = "fw",
     step_size: str | StepSize | None = None,
     gap_every: int = 10,
-    averaging: str | None = None,
+    averaging: str | bool | None = None,
     certify: str = "last",
     cache: bool = False,
     cache_size: int = 100,
@@ -159,7 +178,7 @@ def block_coordinate_frank_wolfe(
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates meets ``tol`` (or
         ``rtol``); it counts as one effective pass.
-    averaging : {None, "weighted", "uniform", "tail"}, default None
+    averaging : {None, "weighted", "uniform", "tail"} or bool, default None
         Also keep an average of the iterates: ``"weighted"`` is
         ``xbar <- k/(k+2) xbar + 2/(k+2) x`` per step (BCFW-wavg),
         ``"uniform"`` the plain mean of ``x_0 .. x_K`` (``x_k``: the iterate
@@ -168,14 +187,18 @@ def block_coordinate_frank_wolfe(
         the plain mean of the iterates of passes ``2^(j-1) + 1 .. P`` (after
         pass 1: of ``x_0 .. x_n``), between the last half and the last three
         quarters of the run; ``extra["average_window"]`` names the first and
-        last averaged iterate.  O(|block|) per step.
+        last averaged iterate.  O(|block|) per step.  ``True`` is ``"weighted"``
+        (as the structured SVM's estimators read it) and ``False`` none, as
+        ``None``.
     certify : {"last", "average"}, default "last"
         Which iterate the certificate passes (and ``tol``) are about; that
         iterate is returned as ``x``.
     cache : bool, default False
         gapBCFW oracle cache: reuse the best cached atom of block ``i`` when
         its gap is at least ``max(cache_factor * g_i, cache_nu * G / n)``
-        (``G``: last certified gap), else call the oracle.
+        (``g_i``: the block's latest gap estimate; ``G``: the last certified gap,
+        before the first certificate +inf in the first pass and then the sum of the
+        estimates; a zero factor drops its term), else call the oracle.
     cache_size : int, default 100
         Bound on the inactive cached atoms per block.
     cache_factor, cache_nu : float
@@ -340,16 +363,15 @@ def block_coordinate_frank_wolfe(
     cache = check_flag(cache, "cache")
     order = make_block_order(block_order, gap_degree)
     step = make_block_step(block_step)
-    averaging = _check_choice("averaging", averaging, _AVERAGING)
+    averaging = _averaging(averaging)
     certify = _check_choice("certify", certify, ("last", "average"))
     if certify == "average" and averaging is None:
         raise ValueError("certify='average' needs averaging ('weighted', 'uniform' or 'tail')")
     gap_every = _positive_int("gap_every", gap_every)
     cache_size = _positive_int("cache_size", cache_size)
-    if not (cache_factor >= 0 and cache_nu >= 0):
-        raise ValueError(
-            f"cache_factor and cache_nu must be >= 0, got {cache_factor!r}, {cache_nu!r}"
-        )
+    check_real(cache_factor, "cache_factor", "block_coordinate_frank_wolfe", low=0.0,
+               finite=False)
+    check_real(cache_nu, "cache_nu", "block_coordinate_frank_wolfe", low=0.0, finite=False)
     if atom_storage not in STORAGES:
         raise ValueError(f"atom_storage must be one of {STORAGES}, got {atom_storage!r}")
     rng = as_generator(random_state)
@@ -405,7 +427,7 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
                              "thread's steps ask their oracles)")
         return Schedule(1, make_executor(executor, n_jobs), lock_free=True)
     if isinstance(n_jobs, (bool, np.bool_)):  # True == 1: it ran serially, unasked
-        raise ValueError(f"n_jobs must be an integer (threads) or None, got {n_jobs!r}")
+        raise TypeError(f"n_jobs must be an integer (threads) or None, got {n_jobs!r}")
     if batch_size is None and executor is None and n_jobs in (None, 1):
         if ahead:
             raise ValueError(f"staleness={staleness!r} runs oracles ahead of the steps of "
