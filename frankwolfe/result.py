@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Callable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
@@ -35,8 +36,11 @@ class Status(StrEnum):
 class History:
     """Per-iteration records, stored column-wise.
 
-    ``history["gap"]`` is a numpy array; :meth:`to_dict`, :meth:`to_pandas`
-    and :meth:`to_csv` export the table.
+    ``history["gap"]`` is a numpy array (a column); ``history[-1]`` is a row as a dict
+    ``{column: value}``, as iterating (``for row in history``) gives them (an int,
+    negative from the end; out of range, an ``IndexError``), and ``history[a:b]`` a
+    list of such rows.  :meth:`to_dict`, :meth:`to_pandas` and :meth:`to_csv` export
+    the table.
     """
 
     def __init__(self, columns: tuple[str, ...] = ()) -> None:
@@ -124,11 +128,35 @@ class History:
         cols = self._columns()
         return len(next(iter(cols.values()))) if cols else 0
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        try:
-            return np.asarray(self._columns()[name])
-        except KeyError:
-            raise KeyError(f"history has no column {name!r}; columns: {self.columns}") from None
+    @overload
+    def __getitem__(self, key: str) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, key: str | SupportsIndex | slice
+                    ) -> np.ndarray | dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(key, str):
+            try:
+                return np.asarray(self._columns()[key])
+            except KeyError:
+                raise KeyError(f"history has no column {key!r}; columns: "
+                               f"{self.columns}") from None
+        cols = self._columns()
+        n = len(self)
+        if isinstance(key, slice):
+            return [{c: v[i] for c, v in cols.items()} for i in range(*key.indices(n))]
+        # a bool is an int to operator.index: history[True] read as row 1
+        if isinstance(key, (bool, np.bool_)) or not hasattr(key, "__index__"):
+            raise TypeError(f"history: a key is a column name (str), a row number (int) or "
+                            f"a slice of rows, got {key!r} of type {type(key).__name__}")
+        i = operator.index(key)
+        if not -n <= i < n:
+            raise IndexError(f"history: row {i} out of range for a history of {n} rows")
+        return {c: v[i] for c, v in cols.items()}
 
     def __contains__(self, name: object) -> bool:
         return name in self._cols

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from frankwolfe import History, IterationState, Result, RunOptions, Status
+from frankwolfe._numbers import check_whole
 from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.parallel import effective_n_jobs
 
@@ -54,7 +55,7 @@ _COLUMNS = ("passes", "effective_passes", "oracle_calls", "rounds", "seconds", "
             "gap", "train_error", "test_error")
 # what a fit sets: a fit that fails with no run so far to keep restores them as they were
 _FIT_ATTRIBUTES = ("lam_", "n_train_", "history_", "w_", "result_", "_eval_time",
-                   "_last_eval", "feature_names_in_")
+                   "_last_eval", "feature_names_in_", "_ssg_steps")
 
 
 class StructuredSVM(BaseEstimator):
@@ -182,7 +183,9 @@ SeedSequence or BitGenerator, optional
         Re-fit from the previous solution (dual block state, rescaled to the new
         ``lam``), e.g. along a regularization path.  The state is a dual point of the
         previous training data: on other data (compared by content) the fit starts
-        cold, with a ``UserWarning`` (``"ssg"`` starts from ``w_`` on any data).
+        cold, with a ``UserWarning`` (``"ssg"`` continues from ``w_`` on any data, its
+        step sizes and average where the previous SSG fit stopped; after another
+        solver's fit, which leaves no step count, it starts cold with a warning).
         ``"cutting_plane"``, ``"online_eg"`` and ``"dual_extragradient"`` have no warm
         start: they start from the true labellings (uniform duals), with a
         ``UserWarning``.
@@ -392,6 +395,11 @@ SeedSequence or BitGenerator, optional
                 warnings.warn(f"StructuredSVM: solver={self.solver!r} has no warm start; "
                               "this fit starts cold (the BCFW solvers, batch FW and SSG "
                               "continue from the previous fit)", UserWarning, stacklevel=2)
+            elif self.solver == "ssg" and getattr(self, "_ssg_steps", None) is None:
+                warnings.warn("StructuredSVM: warm_start=True, but solver='ssg' continues "
+                              "only an SSG fit's step schedule, and the previous fit was "
+                              "another solver's (or its file held no warm-start state): "
+                              "this fit starts cold", UserWarning, stacklevel=2)
         before = {k: v for k, v in self.__dict__.items() if k in _FIT_ATTRIBUTES}
         self.lam_ = lam
         self.n_train_ = len(X)
@@ -433,8 +441,8 @@ SeedSequence or BitGenerator, optional
         ``eval_every`` passes, stopping at ``tol``); the last row at the end."""
         # the dual state to continue from (None: a cold start), read by the solver's run
         # and replaced by what its finish returns
-        start = ({"bcfw": getattr(self, "_state", None), "fw": getattr(self, "_fw_x", None)}
-                 if warm else None)
+        start = ({"bcfw": getattr(self, "_state", None), "fw": getattr(self, "_fw_x", None),
+                  "ssg": getattr(self, "_ssg_steps", None)} if warm else None)
         run = SOLVER_RUNS[self.solver](self, X, Y, lam, start)
         n, every = len(X), int(self.eval_every or self.gap_every)
         last = [-1]
@@ -477,6 +485,8 @@ SeedSequence or BitGenerator, optional
                     pass
                 else:
                     self.result_, self.w_ = so_far, w
+                    self._ssg_steps = so_far.extra.get("steps") \
+                        if self.solver == "ssg" else None
             raise
         # in max-oracle calls, as the max_passes budget counts them (batch FW's domain
         # answers one call of the core with n of them; the cutting plane's counts blocks)
@@ -484,6 +494,8 @@ SeedSequence or BitGenerator, optional
         self.result_ = res
         w, dual = run.point(res.x, res.fun, res.extra)
         self.w_ = np.array(w)
+        # SSG's schedule, which its warm start continues (w_ of another solver has none)
+        self._ssg_steps = int(res.extra["steps"]) if self.solver == "ssg" else None
         if run.finish is not None:
             kept = run.finish(res)
             if "bcfw" in kept:
@@ -644,14 +656,16 @@ SeedSequence or BitGenerator, optional
     def warm_state(self) -> dict[str, Any]:
         """What a warm start (``warm_start=True``) continues from, as plain data: under
         ``"bcfw"`` the dual block state of the BCFW solvers (a dict of arrays, or None),
-        under ``"fw"`` batch FW's dual point and its ``lam`` (or None), under ``"data"``
-        the digest of the training set they are dual points of (a ``fit`` on other data
-        starts cold, with a warning).  Model files keep it (:meth:`save` with
-        ``include_state``); :class:`~.LatentSSVM` moves it to each round's hidden
-        labellings."""
+        under ``"fw"`` batch FW's dual point and its ``lam`` (or None), under ``"ssg"``
+        the steps of SSG's schedule that ``w_`` ends (or None: ``w_`` is another
+        solver's), under ``"data"`` the digest of the training set they are dual points
+        of (a ``fit`` on other data starts cold, with a warning).  Model files keep it
+        (:meth:`save` with ``include_state``); :class:`~.LatentSSVM` moves it to each
+        round's hidden labellings."""
         bcfw = getattr(self, "_state", None)
         return {"bcfw": bcfw.to_dict() if bcfw is not None else None,
-                "fw": getattr(self, "_fw_x", None), "data": getattr(self, "_warm_data", None)}
+                "fw": getattr(self, "_fw_x", None), "ssg": getattr(self, "_ssg_steps", None),
+                "data": getattr(self, "_warm_data", None)}
 
     def set_warm_state(self, state: dict[str, Any]) -> None:
         """Continue the next ``fit`` (with ``warm_start=True``) from ``state``, as
@@ -660,14 +674,19 @@ SeedSequence or BitGenerator, optional
         continue from it."""
         bcfw = state.get("bcfw")
         _check_warm_state(bcfw, state.get("fw"), self.model.size_joint_feature + 1)
+        steps = state.get("ssg")
+        steps = None if steps is None else check_whole(steps, "state['ssg']", 0,
+                                                       "StructuredSVM.set_warm_state")
         self._state = DualWarmStart.from_dict(bcfw) if bcfw is not None else None
         self._fw_x = state.get("fw")
+        self._ssg_steps = steps
         self._warm_data = state.get("data")
 
     def _forget_state(self) -> None:
         """No dual state for the next fit: it starts cold."""
         self._state = None
         self._fw_x = None
+        self._ssg_steps = None
 
     def _drop_foreign_state(self) -> None:
         """Forget a dual state computed on other training data than this fit's (its dual

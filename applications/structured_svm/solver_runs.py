@@ -151,13 +151,18 @@ def _run_cutting_plane(svm: Estimator, X: Any, Y: Any, lam: float,
 
 def _run_ssg(svm: Estimator, X: Any, Y: Any, lam: float, warm: dict[str, Any] | None
              ) -> _Run:
-    w0 = svm.w_ if warm is not None else None
+    # a warm start continues an SSG fit's step schedule from w_ (its average, or last
+    # iterate); without its step count (another solver's w_) the first step has size 1
+    # and forgets w_: a cold start
+    steps = warm.get("ssg") if warm is not None else None
+    w0 = svm.w_ if steps is not None else None
 
     def solve(options: RunOptions) -> Result:
         return ssg(svm.model, X, Y, lam, max_passes=int(svm.max_passes),
                    averaging=_averaging_kind(svm.averaging, "weighted"),
                    block_order=svm.block_order or "uniform", w0=w0,
-                   random_state=svm.random_state, run_options=options)
+                   start_step=steps or 0, random_state=svm.random_state,
+                   run_options=options)
 
     return _Run(solve, None, lambda x, fun, info: (x, None),
                 calls=lambda k, info: int(info["oracle_calls"]),

@@ -251,7 +251,8 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
     path : str or path-like
         The ``*_flow.tntp`` file: a header line ``From To Volume Cost`` (optional),
         then one line ``from to volume [cost]`` per link, each ending with a line
-        break.
+        break (the last one may end with TNTP's ``;`` or a ``~`` comment instead, or
+        hold no numbers: then nothing of them is cut).
     n_links : int, optional
         The links of the network: a file with another number of flow lines is
         refused.
@@ -269,9 +270,9 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
     ------
     ValueError
         When the file holds no flow line, a line is not ``from to volume [cost]``
-        (the message names the file, the line and the token), the last line does not
-        end with a line break (a truncated file: its last number may be cut), or the
-        flow lines are not ``n_links``.
+        (the message names the file, the line and the token), the last line's
+        numbers end with neither a line break nor ``;`` or a comment (a truncated
+        file: its last number may be cut), or the flow lines are not ``n_links``.
     """
     if n_links is not None and not is_whole(n_links, 1):
         raise ValueError(f"read_flows: `n_links` must be a positive integer, got {n_links!r}")
@@ -296,11 +297,15 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
     if not rows:
         raise ValueError(f"{path}: no flow lines ('from to volume cost'): not a TNTP flow "
                          "file")
-    if not text.endswith(("\n", "\r")):
+    data, tilde, _ = lines[-1].partition("~")
+    data = data.strip()
+    if not (text.endswith(("\n", "\r")) or tilde or not data or data.endswith(";")):
         # the published files end every line with one: a download or copy cut inside the
-        # last line still parses, its number cut short ("12378.64" of "12378.642039980477")
+        # last line still parses, its number cut short ("12378.64" of "12378.642039980477");
+        # a closing ';' or a comment after the numbers says they are whole
         raise ValueError(f"{path}:{len(lines)}: the last line {lines[-1].strip()!r:.80} does "
-                         "not end with a line break: a truncated file")
+                         "not end with a line break: a truncated file (if the file is "
+                         "whole, end its last line with a line break or ';')")
     if n_links is not None and len(rows) != n_links:
         raise ValueError(f"{path}: {len(rows)} flow lines for the {int(n_links)} links of the "
                          "network: a truncated file, or another network's")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Unpack
@@ -115,7 +116,8 @@ def alternating_linear_minimization(
         The run keywords mean what they mean to that method: with ``"bcfw"``,
         ``max_iter`` (and ``Result.nit``) counts passes, each of ``k`` block steps (one
         oracle call per set), not single steps (see
-        :func:`~frankwolfe.block_coordinate_frank_wolfe`).
+        :func:`~frankwolfe.block_coordinate_frank_wolfe`).  With ``verbose``, a line
+        ``alm: ... run by <method>`` precedes that method's table.
     method_options : dict, optional
         More keywords of that method (``block_order``, ``step_size``, ...; the run
         keywords are this call's own, refused here); for ``"bcfw"`` the default
@@ -201,6 +203,10 @@ def alternating_linear_minimization(
         # block FW steps with an open-loop rule crawl at O(1/k) here; pairwise block steps
         # with a line search converge linearly on these products of polytopes
         options.setdefault("block_step", "pairwise")
+    if run.get("verbose"):
+        # the table below is the inner method's (its name heads it): say whose run it is
+        print(f"alm: alternating linear minimization over {k} sets, run by {method}",
+              file=sys.stdout, flush=True)
     res: Result = inner(F, product, start, **options, **run)
     copies = np.asarray(res.x, dtype=float).reshape(k, d)
     mean = copies.mean(axis=0)

