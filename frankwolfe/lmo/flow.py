@@ -39,6 +39,7 @@ from ..atoms import Atom
 from ..errors import OracleError, ShapeError
 from .base import LMO
 from .polytope import _TOL as _LP_TOL
+from .polytope import _cost_shift
 
 __all__ = ["FlowPolytope"]
 
@@ -495,16 +496,29 @@ class FlowPolytope(LMO):
         # optimal only to 1e-7 gave Frank-Wolfe gaps of -6e-8 near the optimum, and a
         # run "converged" at tol=1e-8 with a true gap of 3e-7
         tight = {"primal_feasibility_tolerance": _LP_TOL, "dual_feasibility_tolerance": _LP_TOL}
+        # HiGHS's tolerances are absolute (below max|cost| ~ 1e-11 every cost counts as
+        # 0 and any vertex passes), and it refuses costs from 1e20 on: the costs go to it
+        # scaled by a power of two into the range Polytope's go in (polytope.py,
+        # _COST_EXPONENT); the flows are the same, the value and the duals scaled back
+        shift = _cost_shift(cost)
+        scaled = np.ldexp(cost, shift)
         # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
         # well-posed network LP (a 7-node instance found by an audit): with presolve the
         # same LP solves (scipy 1.17's HiGHS), or at HiGHS's own tolerances (1.15's); a
         # basic solution comes back either way
         for options in ({"presolve": False, **tight}, {"presolve": True, **tight},
                         {"presolve": False}):
-            res = linprog(cost, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
+            res = linprog(scaled, A_eq=self.incidence, b_eq=self.supplies,  # type: ignore[call-overload]
                           bounds=self._bounds, method="highs-ds", options=options)
             if res.status != 4:
                 break
+        if shift:
+            if res.fun is not None:
+                res.fun = math.ldexp(float(res.fun), -shift)
+            for block in ("eqlin", "ineqlin", "lower", "upper"):
+                part = res.get(block)
+                if part is not None:
+                    part.marginals = np.ldexp(part.marginals, -shift)
         return res
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,28 @@ __all__ = ["ConvexHull"]
 
 #: at most this many row atoms kept per oracle (its answers repeat along a run)
 _MAX_KEPT = 1024
+#: the products ``<v_i, g>`` are computed as they are while a bound on every partial
+#: sum, ``max|g| max_i ||v_i||_1``, lies within ``2**±_RANGE``: far from overflow
+#: (2**1024) and from the subnormals (2**-1022), where the ranking of the rows loses bits
+_RANGE = 900
+
+
+def _l1_exponent(V: Any) -> int:
+    """The binary exponent of ``max_i ||v_i||_1`` over the rows of ``V`` (dense or CSR),
+    computed on ``|V|`` scaled by a power of two so that the sums do not overflow; 0 for
+    a zero matrix."""
+    data = V.data if issparse(V) else V
+    top = float(np.max(np.abs(data), initial=0.0))
+    if top == 0.0:
+        return 0
+    exponent = math.frexp(top)[1]
+    scaled = np.ldexp(np.abs(data), -exponent)
+    if issparse(V):
+        sums = np.add.reduceat(np.append(scaled, 0.0), V.indptr[:-1])
+        sums[np.diff(V.indptr) == 0] = 0.0  # reduceat gives an empty row the next entry
+    else:
+        sums = scaled.sum(axis=1)
+    return exponent + math.frexp(float(sums.max()))[1]
 
 
 class ConvexHull(LMO):
@@ -35,8 +58,11 @@ class ConvexHull(LMO):
 
     Notes
     -----
-    Ties go to the smallest row index.  :meth:`violation` solves an LP (scipy's
-    HiGHS): use it for checks, not in a loop.
+    Ties go to the smallest row index.  Where ``V @ g`` could overflow or reach the
+    subnormals (``max|g| max_i ||v_i||_1`` beyond ``2**±900``) the product is taken
+    with ``g`` scaled by a power of two, so the answer holds for a direction of any
+    scale.  :meth:`violation` solves an LP (scipy's HiGHS): use it for checks, not in
+    a loop.
 
     Examples
     --------
@@ -70,13 +96,27 @@ class ConvexHull(LMO):
             )
         check_finite("ConvexHull", "vertices", V)
         self.vertices = V
+        self._l1_exponent = _l1_exponent(V)
         self.n = int(V.shape[1])
         self.shape = (self.n,)
         self._kept: dict[tuple[int, tuple[int, ...]], Atom] = {}
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
-        i = int(np.argmin(self.vertices @ flat))
+        # V @ g may overflow when max|g| max_i ||v_i||_1 nears 1.8e308 (rows at inf tie,
+        # a row whose partial sums overflow before they cancel ranks last, and numpy
+        # warns) and loses bits in the subnormals: outside the range g is scaled by a
+        # power of two (exact barring subnormals), which keeps the ranking.  The bound
+        # costs one pass over g; an np.errstate around the product and a check of its
+        # values would cost as much
+        exponent = math.frexp(float(np.abs(flat).max()))[1]
+        bound = exponent + self._l1_exponent
+        if -_RANGE <= bound <= _RANGE:
+            i = int(np.argmin(self.vertices @ flat))
+        else:
+            # to a bound of about 1, no further up than keeps max|g| finite
+            shift = min(-bound, 1023 - exponent)
+            i = int(np.argmin(self.vertices @ np.ldexp(flat, shift)))
         slot = (i, direction.shape)
         atom = self._kept.get(slot)
         if atom is None:
@@ -111,6 +151,15 @@ class ConvexHull(LMO):
             return float(np.max(np.abs(V[0] - flat))) / scale
         from scipy.optimize import linprog
 
+        # HiGHS refuses matrix entries above 1e15 and drops those below 1e-9: the LP is
+        # homogeneous in (V, x), so far from 1 it is solved for both scaled by a power of
+        # two (exact barring subnormals) to a largest entry in [0.5, 1), and t is scaled
+        # back; near 1 they go as they are, to the accuracy they had (HiGHS's tolerances
+        # are absolute), as payoff matrices do (objectives.saddle.payoffs_in_range)
+        exponent = math.frexp(max(scale, float(np.max(np.abs(flat)))))[1]
+        if abs(exponent) <= 10:
+            exponent = 0
+        V, flat = np.ldexp(V, -exponent), np.ldexp(flat, -exponent)
         # variables (lam, t): min t s.t. -t <= V^T lam - x <= t, sum lam = 1, lam >= 0
         A_ub = np.block([[V.T, -np.ones((n, 1))], [-V.T, -np.ones((n, 1))]])
         b_ub = np.concatenate([flat, -flat])
@@ -121,7 +170,7 @@ class ConvexHull(LMO):
                       bounds=(0, None), method="highs")
         if res.status != 0 or res.fun is None:  # the LP is feasible and bounded below by 0
             return float("inf")
-        return max(0.0, float(res.fun)) / scale
+        return math.ldexp(max(0.0, float(res.fun)), exponent) / scale
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``2 max_i ||v_i - c||_2`` with ``c`` the mean row: an upper bound, O(m n)

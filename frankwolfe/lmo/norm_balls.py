@@ -283,23 +283,29 @@ class GroupL1Ball(LMO):
         self.radius = check_radius("GroupL1Ball", radius)
         self.shape = (n,)
 
-    def _group_norms(self, flat: np.ndarray) -> np.ndarray:
-        # scaled by the largest entry: squares of huge or tiny entries neither overflow
-        # nor underflow
+    def _scaled_norms(self, flat: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(m, norms)``: ``m = max|flat|`` and the group norms of ``flat / m`` (zeros
+        for ``m = 0``).  Squares of huge or tiny entries would overflow or underflow;
+        those of ``flat / m`` (at most 1) do not, and the norms (at most ``sqrt(n)``)
+        stay finite where ``m`` times them, the true norms, may overflow."""
         m = float(np.max(np.abs(flat), initial=0.0))
         if m == 0.0:
-            return np.zeros(len(self.groups))
+            return m, np.zeros(len(self.groups))
         u = flat[self._perm] / m
-        return m * np.sqrt(np.add.reduceat(u * u, self._starts))
+        return m, np.sqrt(np.add.reduceat(u * u, self._starts))
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flat = check_direction(self, direction)
-        norms = self._group_norms(flat)
+        # the group and the vertex from the scaled norms: the true ones may overflow
+        # (ties at inf, a vertex of inf / inf = NaN or 0)
+        m, norms = self._scaled_norms(flat)
         j = int(np.argmax(norms))
         if norms[j] == 0.0:
             return Atom.sparse([], [], direction.shape, key=("zero",))
         idx = np.sort(self.groups[j])
-        return Atom.sparse(idx, flat[idx] * (-self.radius / norms[j]), direction.shape, copy=False)
+        u = flat[idx] / m
+        u *= -self.radius / float(norms[j])
+        return Atom.sparse(idx, u, direction.shape, copy=False)
 
     def violation(self, x: np.ndarray) -> float:
         """``max(0, sum_g ||x_g||_2 - radius) / radius``; ``inf`` for non-finite ``x``; O(n)."""
@@ -309,7 +315,8 @@ class GroupL1Ball(LMO):
                              f"{self._perm.size}")
         if not np.all(np.isfinite(flat)):
             return float("inf")
-        return _excess(float(self._group_norms(flat).sum()), self.radius)
+        m, norms = self._scaled_norms(flat)
+        return _excess(m * float(norms.sum()), self.radius)
 
     def diameter(self, shape: tuple[int, ...] | None = None) -> float:
         """``2 * radius`` (exact)."""

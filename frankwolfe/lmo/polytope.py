@@ -12,6 +12,7 @@ a Frank-Wolfe run.  Without ``highspy`` each call is a fresh
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -36,6 +37,15 @@ _TOLERANCES = ("primal_feasibility_tolerance", "dual_feasibility_tolerance")
 #: the model's kept settings, and the re-solves that rescue a run stopped "Unknown"
 _SETTINGS: dict[str, Any] = {"presolve": "off", **dict.fromkeys(_TOLERANCES, _TOL)}
 _RESCUES: tuple[dict[str, Any], ...] = ({"presolve": "on"}, dict.fromkeys(_TOLERANCES, 1e-7))
+# HiGHS's tolerances are absolute (1e-10): costs of max|d| <~ 1e-11 all count as 0 and any
+# vertex passes as optimal, and from 1e20 on (its infinite_cost) they are refused.  An
+# LP's vertices are the same for d and c d (c > 0), its duals and value c times those of
+# d, so the costs go to HiGHS scaled by a power of two to a largest entry in
+# [2**9, 2**10): large enough that the tolerance is tight relative to them (scaled to
+# about 1, the vertices near a Frank-Wolfe optimum were optimal to 1e-11 only, and the
+# gaps went negative), far enough from where HiGHS's simplex stops "Not Set" (from about
+# 1e9 on, on an audit's random polytopes)
+_COST_EXPONENT = 10
 # bits of mantissa kept in a vertex's key: equal vertices computed from different
 # bases differ in the last bits only
 _KEY_BITS = 30
@@ -71,6 +81,16 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
     if n is not None and M.shape[1] != n:
         raise ShapeError(f"Polytope: `A_{name}` has {M.shape[1]} columns, expected {n}")
     return M, rhs
+
+
+def _cost_shift(d: np.ndarray) -> int:
+    """The power of two ``k`` that brings ``max|d|`` into ``[2**(_COST_EXPONENT - 1),
+    2**_COST_EXPONENT)``: the LP's costs are ``d * 2**k`` (:func:`numpy.ldexp`, exact
+    barring subnormals); 0 for a zero (or non-finite) ``d``."""
+    top = float(np.max(np.abs(d), initial=0.0))
+    if top == 0.0 or not np.isfinite(top):
+        return 0
+    return _COST_EXPONENT - math.frexp(top)[1]
 
 
 def _bound(value: Any, default: float) -> float:
@@ -152,7 +172,10 @@ class Polytope(LMO):
     -----
     Without ``highspy`` the oracle falls back to ``scipy.optimize.linprog`` (the same
     HiGHS, a cold start per call).  HiGHS runs at its tightest feasibility tolerances
-    (1e-10), so the vertex is optimal to rounding and Frank-Wolfe gaps stay certified.
+    (1e-10), on the direction scaled by a power of two (exactly) to a largest entry in
+    ``[512, 1024)``, so the vertex is optimal to rounding at any scale of the direction
+    (from subnormal to 1e308; the same vertex for ``d`` and ``2**k d``) and Frank-Wolfe
+    gaps stay certified.  The duals are scaled back.
     The dimension ``n`` comes from the matrices or from per-coordinate bounds.  The
     oracle is thread-safe (one lock around the HiGHS model); a pickled polytope
     rebuilds its model on first use.  :meth:`dual_solution` returns the LP's duals
@@ -335,7 +358,9 @@ class Polytope(LMO):
         # this check costs nothing
         if not np.all(np.isfinite(flat)):
             raise ValueError(f"{self!r}: `direction` must be finite, got a NaN or inf entry")
-        status, x, y, rc = self._solve(flat)
+        # the costs scaled into HiGHS's range (_COST_EXPONENT), the duals scaled back
+        shift = _cost_shift(flat)
+        status, x, y, rc = self._solve(np.ldexp(flat, shift))
         if status == "unbounded":
             raise UnboundedError(
                 f"{self!r}: min <d, x> is unbounded for the direction given: the set is not "
@@ -343,7 +368,7 @@ class Polytope(LMO):
             )
         if status == "infeasible":  # the set was non-empty at construction
             raise OracleError(f"{self!r}: HiGHS reports the LP infeasible")
-        return x, y, rc
+        return x, np.ldexp(y, -shift), np.ldexp(rc, -shift)
 
     # -- the oracle -----------------------------------------------------------------
     def extreme_point(self, direction: np.ndarray) -> Atom:
