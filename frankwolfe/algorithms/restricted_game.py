@@ -98,13 +98,22 @@ def solve_matrix_game(H: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return u, v, math.ldexp(float(fun), exponent)
 
 
+def _exponent(top: float) -> int:
+    """``e`` with ``top * 2**-e`` in ``[0.5, 1)``; 0 for a zero or non-finite ``top``."""
+    return math.frexp(top)[1] if top > 0 and math.isfinite(top) else 0
+
+
 def gram_factor(K: np.ndarray) -> np.ndarray:
-    """``R`` with ``R^T R = K`` for a symmetric PSD Gram matrix ``K`` (rank rows only)."""
+    """``R`` with ``R^T R = K`` for a symmetric PSD Gram matrix ``K`` (rank rows only).
+
+    The rank is decided relative to the largest eigenvalue, so the atoms of a domain
+    of any radius keep their quadratic term.
+    """
     K = 0.5 * (K + K.T)
     if np.array_equal(K, np.eye(K.shape[0])):  # distinct simplex vertices
         return K
     lam, V = np.linalg.eigh(K)
-    keep = lam > 1e-12 * max(float(lam.max()), 1.0)
+    keep = lam > 1e-12 * float(lam.max()) if lam.max() > 0 else np.zeros(lam.shape, bool)
     return (V[:, keep] * np.sqrt(lam[keep])).T
 
 
@@ -119,7 +128,11 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
         s.t. H^T u - Ry^T s <= t 1,  u in simplex,
 
     whose inequality multipliers are ``v`` (the inner maximum over ``v``
-    dualized).  Accurate to the conic solver's tolerance (about 1e-9).
+    dualized).  The game is first scaled by the power of two that brings the
+    largest of ``|H|``, ``mu_x |Rx e_i|^2`` and ``mu_y |Ry e_j|^2`` into ``[0.5, 1)``
+    (exact: the saddle point does not change and the value scales back), so the
+    conic solver's tolerances are relative to the game's payoffs; the weights are
+    accurate to about 1e-9 at any scale.
 
     Parameters
     ----------
@@ -136,7 +149,7 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
     u, v : ndarray
         The saddle point's weights.
     value : float
-        The restricted saddle value.
+        The restricted saddle value (in the units of ``H``).
 
     Raises
     ------
@@ -146,18 +159,30 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
     import cvxpy as cp  # heavy import; only the quadratic corrective mode needs it
 
     p, q = H.shape
+    if (mu_x > 0 and Rx is None) or (mu_y > 0 and Ry is None):
+        raise ValueError("solve_quadratic_game: a positive mu needs its Gram factor (Rx, Ry)")
+    # absolute solver tolerances on payoffs of any size: solve the game scaled by a
+    # power of two (no rounding), the same saddle point
+    exponent = _exponent(max(
+        float(np.abs(H).max(initial=0.0)),
+        mu_x * float((Rx * Rx).sum(axis=0).max(initial=0.0)) if mu_x > 0 and Rx is not None
+        else 0.0,
+        mu_y * float((Ry * Ry).sum(axis=0).max(initial=0.0)) if mu_y > 0 and Ry is not None
+        else 0.0))
+    H = np.ldexp(H, -exponent)
+    mu_x, mu_y = math.ldexp(mu_x, -exponent), math.ldexp(mu_y, -exponent)
     u = cp.Variable(p, nonneg=True)
     t = cp.Variable()
     objective = t
     inner = H.T @ u
-    if (mu_x > 0 and Rx is None) or (mu_y > 0 and Ry is None):
-        raise ValueError("solve_quadratic_game: a positive mu needs its Gram factor (Rx, Ry)")
-    if mu_x > 0 and Rx is not None:
-        objective = objective + 0.5 * mu_x * cp.sum_squares(Rx @ u)
-    if mu_y > 0 and Ry is not None:
+    # mu folded into the factors (s = sqrt(mu_y) s'): a large mu on atoms of a small
+    # domain is data of moderate size
+    if mu_x > 0 and Rx is not None and Rx.shape[0]:
+        objective = objective + 0.5 * cp.sum_squares((math.sqrt(mu_x) * Rx) @ u)
+    if mu_y > 0 and Ry is not None and Ry.shape[0]:
         s = cp.Variable(Ry.shape[0])
-        objective = objective + cp.sum_squares(s) / (2.0 * mu_y)
-        inner = inner - Ry.T @ s
+        objective = objective + 0.5 * cp.sum_squares(s)
+        inner = inner - (math.sqrt(mu_y) * Ry).T @ s
     con = inner <= t
     prob = cp.Problem(cp.Minimize(objective), [con, cp.sum(u) == 1])
     if solver is None and "CLARABEL" in cp.installed_solvers():
@@ -176,7 +201,7 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
             f"restricted quadratic game of the {p} x {q} active vertices: cvxpy's solver "
             f"{solver or 'default'} ended with status {prob.status!r}; try another "
             "`cvxpy_solver`")
-    return _clean(u.value), _clean(con.dual_value), float(prob.value)
+    return _clean(u.value), _clean(con.dual_value), math.ldexp(float(prob.value), exponent)
 
 
 def polish_quadratic_game(H: np.ndarray, Kx: np.ndarray, Ky: np.ndarray, mu_x: float,
@@ -193,7 +218,11 @@ def polish_quadratic_game(H: np.ndarray, Kx: np.ndarray, Ky: np.ndarray, mu_x: f
     plus ``1^T u_F = 1^T v_G = 1``.  Solving that system removes the conic
     solver's residue (about 1e-9) and zeroes the weights off the support.
     The answer is returned only if it is a saddle point of the restricted
-    game: non-negative, and no vertex outside the supports does better.
+    game: non-negative, and no vertex outside the supports does better by more
+    than 1e-12 of the largest of ``|H|``, ``mu_x Kx`` and ``mu_y Ky`` (the system
+    is solved on the game scaled by a power of two, as in
+    :func:`solve_quadratic_game`, so the answer does not depend on the payoffs'
+    scale).
 
     Parameters
     ----------
@@ -209,6 +238,11 @@ def polish_quadratic_game(H: np.ndarray, Kx: np.ndarray, Ky: np.ndarray, mu_x: f
     tuple of ndarray or None
         ``(u, v)`` exact up to rounding, or None when the support guess fails.
     """
+    top = max(float(np.abs(H).max(initial=0.0)), mu_x * float(np.abs(Kx).max(initial=0.0)),
+              mu_y * float(np.abs(Ky).max(initial=0.0)))
+    exponent = _exponent(top)
+    H = np.ldexp(H, -exponent)
+    mu_x, mu_y = math.ldexp(mu_x, -exponent), math.ldexp(mu_y, -exponent)
     F = np.flatnonzero(u > _SUPPORT_TOL * u.max())
     G = np.flatnonzero(v > _SUPPORT_TOL * v.max())
     f, g = F.size, G.size
@@ -235,7 +269,7 @@ def polish_quadratic_game(H: np.ndarray, Kx: np.ndarray, Ky: np.ndarray, mu_x: f
     vv[G] = sol[f:f + g]
     gx = H @ vv + mu_x * (Kx @ uu)
     gy = H.T @ uu - mu_y * (Ky @ vv)
-    scale = 1e-12 * (1.0 + float(np.abs(H).max()) + mu_x + mu_y)
+    scale = 1e-12 * math.ldexp(top, -exponent)
     if gx.min() < sol[f + g] - scale or gy.max() > sol[f + g + 1] + scale:
         return None
     return uu, vv

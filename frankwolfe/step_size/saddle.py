@@ -13,6 +13,10 @@ from .base import StepSize
 
 __all__ = ["SaddleStep", "SaddleBacktracking", "curvature_settings"]
 
+# Rounding allowed in the backtracking's curvature test, per unit of the magnitudes
+# (values of L and first-order terms) whose differences make it.
+_SLACK = 64.0 * float(np.finfo(float).eps)
+
 
 def curvature_settings(C: Any, nu: Any, where: str) -> tuple[float | None, float]:
     """The curvature rules' ``C`` (None, or a finite number > 0) and ``nu`` (in ``(0,
@@ -109,12 +113,34 @@ class SaddleBacktracking(StepSize):
     Each trial costs two evaluations of ``L``.  For objectives that know
     their curvature along a direction, ``SaddleStep(C=None)`` needs no trials.
 
+    The test allows for the rounding of the differences that make ``q``,
+    relative to the values of ``L`` and the first-order terms (no absolute
+    floor: a game scaled by a power of two takes the same steps).  Where the
+    values are rounded flat by cancellation of large terms, ``q`` stops
+    shrinking like ``gamma^2``; when a halved trial's ``q`` falls like
+    ``gamma`` or slower, the test cannot tell and the previous trial's step
+    is taken.
+
     Parameters
     ----------
     nu : float, default 1.0
         Damping factor in ``(0, 1]``.
     shrink : float, default 0.9
         Factor in ``(0, 1]`` applied to the estimate at the start of each step.
+
+    Notes
+    -----
+    ``q`` moves one player at a time, so ``C`` is the players' own curvature
+    along ``d``, blind to their coupling (the curvature that
+    ``step_size="local"`` adds, :meth:`~frankwolfe.SaddleObjective.curvature_along`).
+    Where the coupling dominates the strong convex-concavity (outside the
+    regime of Gidel et al.'s linear rate) the steps are too long and SP-AFW
+    cycles: on an 8x7 game with standard normal ``M`` (norm 5.4), linear
+    terms and ``mu_x = 0.5``, ``mu_y = 0.7``, SP-AFW with this rule is still
+    at a gap of about 1 after 3000 iterations, where the local rule reaches
+    1e-9 in 556; with ``M`` scaled by 0.2 this rule reaches 1e-9 in 144.
+    Use ``"local"`` (or ``"curvature"`` with a ``C`` that bounds the coupling)
+    on strongly coupled games.
     """
 
     uses_trials = True
@@ -140,21 +166,36 @@ class SaddleBacktracking(StepSize):
         f0 = tracker.value()
         rx, ry = adapter.split(tracker.gradient())  # (grad_x L, -grad_y L)
         sx, sy = float(np.vdot(rx, dx)), -float(np.vdot(ry, dy))
-        slack = 64.0 * np.finfo(float).eps * (abs(f0) + 1.0)
 
-        def curvature(gamma: float) -> float:
+        def curvature(gamma: float) -> tuple[float, float]:
+            """``q(gamma)`` and the rounding of its differences, in the units of ``L``
+            (no absolute floor: a game scaled by a power of two takes the same steps)."""
             tracker.n_function_calls += 2
-            qx = float(L.value(x + gamma * dx, y)) - f0 - gamma * sx
-            qy = float(L.value(x, y + gamma * dy)) - f0 - gamma * sy
-            return qx - qy
+            fx = float(L.value(x + gamma * dx, y))
+            fy = float(L.value(x, y + gamma * dy))
+            q = (fx - f0 - gamma * sx) - (fy - f0 - gamma * sy)
+            return q, _SLACK * (abs(f0) + abs(fx) + abs(fy) + gamma * (abs(sx) + abs(sy)))
 
         if self.C is None:
-            self.C = max(2.0 * curvature(1.0), 1e-12 * abs(slope))
+            self.C = max(2.0 * curvature(1.0)[0], 1e-12 * abs(slope))
         C = max(self.C * self.shrink, np.finfo(float).tiny)
+        rejected: tuple[float, float, float] | None = None  # the last trial's gamma, C, q
         while True:
             gamma = float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
-            if gamma <= 0.0 or curvature(gamma) <= 0.5 * gamma * gamma * C + slack:
+            if gamma <= 0.0:
                 break
+            q, slack = curvature(gamma)
+            if q <= 0.5 * gamma * gamma * C + slack:
+                break
+            # q of a smooth L falls like gamma^2 as gamma shrinks; one that falls like
+            # gamma or slower is the rounding of values small by cancellation of large
+            # terms, which the slack cannot see: the test cannot tell, so the previous
+            # trial stands
+            if (rejected is not None and gamma < rejected[0]
+                    and q > rejected[2] * (gamma / rejected[0]) ** 1.5):
+                gamma, C = rejected[0], rejected[1]
+                break
+            rejected = (gamma, C, q)
             C *= 2.0
         self.C = C
         return gamma

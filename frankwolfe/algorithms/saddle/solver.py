@@ -143,7 +143,9 @@ def saddle_point_frank_wolfe(
         ``objective.curvature_along(d_x, d_y)`` (each player's curvature,
         and more where the coupling turns the gradient).
         ``"saddle_backtracking"``: ``C`` estimated along the directions taken
-        from values of ``L``, :class:`SaddleBacktracking`.
+        from values of ``L``, :class:`SaddleBacktracking` (the players' own
+        curvature, blind to the coupling: on games whose coupling dominates the
+        ``mu`` terms its steps are too long and SP-AFW cycles; use ``"local"``).
         Line-search rules of minimization (``"exact"``, ``"short"``,
         ``"armijo"``) do not apply: ``L`` is not minimized along ``d``.  The
         default is chosen so that SP-AFW reaches its linear rate on strongly

@@ -17,7 +17,8 @@ from ..active_variant import DECOMPOSE_HINT, decomposed_start, drift_options
 from ..loop import Variant
 from .adapter import _SaddleAdapter
 
-# Relative distance between the tracked z and the active sets' sum above which z is reset.
+# Relative distance between the tracked z and the active sets' sum above which z is reset
+# (relative to z alone: a start near a vertex of a small domain is no vertex).
 _DRIFT_TOL = 1e-12
 # Away steps longer than this re-sum at once (they magnify rounding by gamma).
 _AMPLIFY = 1e3
@@ -124,7 +125,7 @@ class _SaddleAway(_SaddleVariant):
         # a decomposed start is the combination's point (x0 up to rounding, or brought
         # into the domain when it was outside within the tolerance)
         zs = np.concatenate([S.x.reshape(-1) for S in self.active])
-        if float(np.linalg.norm(tracker.x - zs)) > _DRIFT_TOL * max(1.0, float(np.linalg.norm(zs))):
+        if float(np.linalg.norm(tracker.x - zs)) > _DRIFT_TOL * float(np.linalg.norm(zs)):
             tracker.set_point(zs)
 
     def _active_set(self, start: Any, part: np.ndarray, domain: LMO, name: str) -> ActiveSet:
@@ -142,7 +143,7 @@ class _SaddleAway(_SaddleVariant):
         # a vertex of a simplex or norm ball is the oracle's answer for -x
         v = domain(-part)
         self.n_oracle_calls += 1
-        if np.linalg.norm(v.to_dense() - part) <= 1e-12 * max(1.0, float(np.linalg.norm(part))):
+        if np.linalg.norm(v.to_dense() - part) <= _DRIFT_TOL * float(np.linalg.norm(part)):
             return ActiveSet.from_vertex(v, keep_x=False)
         # a float32 start is decomposed as given: its own rounding is allowed
         decomposed = decomposed_start(as_given(start, part), domain, name)
@@ -201,7 +202,7 @@ class _SaddleAway(_SaddleVariant):
             parts.append(S.resum().reshape(-1))
         zs = np.concatenate(parts)
         z = self.tracker.x
-        if float(np.linalg.norm(z - zs)) > _DRIFT_TOL * max(1.0, float(np.linalg.norm(zs))):
+        if float(np.linalg.norm(z - zs)) > _DRIFT_TOL * float(np.linalg.norm(zs)):
             self.tracker.set_point(zs)
             self.counts["n_resyncs"] += 1
 
