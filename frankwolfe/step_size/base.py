@@ -16,8 +16,28 @@ _EPS = np.finfo(float).eps
 
 
 def _slack(f: float) -> float:
-    """Room for rounding when comparing objective values near ``f``."""
-    return 16.0 * _EPS * max(1.0, abs(f))
+    """Room for rounding when comparing objective values near ``f``: 16 ulps of ``|f|``.
+
+    Relative, with no absolute floor: a floor in units of ``f`` (the former
+    ``max(1, |f|)``) exceeded the whole change of ``f`` once ``|f| << 1``, so every trial
+    passed and the rules' iterates changed with the scale of ``f``; relative, ``f``
+    scaled by a power of two gives the same iterates bit for bit.  Values computed with
+    cancellation (``f`` near 0 while its terms are not) round by more than this: the
+    rules for convex objectives then certify their condition through the directional
+    derivative (:func:`_trial_slope`).
+    """
+    return 16.0 * _EPS * abs(f)
+
+
+def _trial_slope(tracker: Tracker, direction: Direction, gamma: float) -> float:
+    """``phi'(gamma) = <grad f(x + gamma d), d>``, the directional derivative at a trial.
+
+    On a convex objective ``phi(gamma) - phi(0) <= gamma phi'(gamma)``, so a bound on
+    ``phi'(gamma)`` bounds the change of ``f`` without subtracting two values of ``f``
+    (whose rounding may exceed the change).  At an accepted trial the tracker keeps the
+    gradient for the next iteration.
+    """
+    return float(direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x))
 
 
 class StepSize(ABC):

@@ -7,6 +7,7 @@ for the compiled drivers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from numba import njit
 from .._numbers import check_real, is_whole
 from ..direction import Direction
 from ..objectives.base import Tracker
-from .base import StepSize, _slack
+from .base import StepSize, _slack, _trial_slope
 
 __all__ = ["OpenLoop", "Agnostic", "LogAgnostic", "NonConvexAgnostic", "Monotonic"]
 
@@ -135,6 +136,15 @@ class Monotonic(OpenLoop):
     not finite counts as an increase.  Each step costs one or more values of ``f``
     (one once ``N`` has settled).
 
+    "Does not increase" allows 16 ulps of rounding relative to ``|f|`` (none absolute,
+    so ``f`` scaled by a power of two gives the same steps).  On an objective declared
+    convex, a finite trial value above that is checked once more through the
+    directional derivative before ``N`` grows: ``<grad f(x + gamma d), d> <= 0`` means
+    ``f`` did not increase (convexity: ``f(x + gamma d) - f(x) <= gamma <grad f(x +
+    gamma d), d>``), and the value's excess was rounding (``f`` near 0 by cancellation
+    of large terms).  That costs a gradient only where ``f`` really increases, and ``N``
+    then grows; an accepted trial's gradient is the next iteration's.
+
     Parameters
     ----------
     rule : OpenLoop, default Agnostic()
@@ -169,12 +179,15 @@ class Monotonic(OpenLoop):
         base = self.rule(k, tracker, direction, slope, gamma_max)
         f0 = tracker.value()
         bound = f0 + _slack(f0)
+        convex = tracker.objective.convex
         while self.halvings <= self.max_halvings:
             gamma = base * 0.5 ** self.halvings
             if gamma <= 0.0:
                 return 0.0
             ft = tracker.trial_value(direction, gamma)
             if ft <= bound:  # False for NaN and inf: outside the domain of f counts as up
+                return float(gamma)
+            if convex and math.isfinite(ft) and _trial_slope(tracker, direction, gamma) <= 0.0:
                 return float(gamma)
             self.halvings += 1
         self.halvings = self.max_halvings

@@ -16,7 +16,7 @@ from .._numbers import check_real, is_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
-from .base import _EPS, StepSize, _slack
+from .base import _EPS, StepSize, _slack, _trial_slope
 
 __all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
 
@@ -127,9 +127,14 @@ class Adaptive(StepSize):
     ulps of ``f``, comparing values of ``f`` is meaningless, so the same
     quadratic bound is tested through the directional derivative at the
     trial point instead; rounding near convergence can then neither inflate
-    ``M`` without bound nor let overlong steps through.  After
-    ``max_backtracks`` failures the last trial step is taken and ``M`` is not
-    stored.
+    ``M`` without bound nor let overlong steps through.  The ulps are relative to
+    ``|f|``, with no absolute floor (``f`` scaled by a power of two gives the same
+    steps).  On an objective declared convex, a failed trial implying a curvature
+    above ``tau M`` is checked against the convexity bound ``f(x + gamma d) - f(x) <=
+    gamma <grad f(x + gamma d), d>``: values above it round by more than the allowance
+    (``f`` near 0 by cancellation of large terms), and the derivative test takes over
+    for the rest of the step.  After ``max_backtracks`` failures the last trial step is
+    taken and ``M`` is not stored.
 
     Parameters
     ----------
@@ -161,9 +166,13 @@ class Adaptive(StepSize):
         self.tau = tau_f
         self.max_backtracks = int(max_backtracks)
         self.L: float | None = L0
+        #: the rounding of f's values seen this run (above the convexity bound), in
+        #: units of f: 0 until a failed trial shows it
+        self.f_rounding = 0.0
 
     def reset(self) -> None:
         self.L = self.L0
+        self.f_rounding = 0.0
 
     def _initial_estimate(self, tracker: Tracker, direction: Direction, dd: float) -> float:
         eps = 1e-3
@@ -184,7 +193,9 @@ class Adaptive(StepSize):
         if self.L is None:
             self.L = self._initial_estimate(tracker, direction, dd)
         f0 = tracker.value()
-        noise = 4.0 * _EPS * max(1.0, abs(f0))
+        noise = max(4.0 * _EPS * abs(f0), self.f_rounding)
+        convex = tracker.objective.convex
+        rounding = False  # whether this step's values of f were seen to be rounding
         # M shrinks by eta on every accepted step (on a linear objective, whose L is 0, on
         # every step): once it underflowed to 0, -slope / (M dd) raised ZeroDivisionError
         # and M *= tau could never grow it again
@@ -192,28 +203,40 @@ class Adaptive(StepSize):
         gamma = 0.0
         for _ in range(self.max_backtracks):
             gamma = min(gamma_max, -slope / (M * dd)) if M * dd > 0 else gamma_max
-            if -gamma * slope > 1e3 * noise:
+            gt = None
+            if not rounding and -gamma * slope > 1e3 * noise:
                 ft = tracker.trial_value(direction, gamma)
-                accept = bool(ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise)
-            else:
-                # The predicted decrease is at the rounding level of f, where
-                # comparing f values says nothing: test the same quadratic
-                # bound through the directional derivative instead,
-                # <grad f(x + gamma d), d> <= slope + gamma M ||d||^2.
-                gt = direction.dot(tracker.trial_gradient(direction, gamma), x=tracker.x)
-                ft = None
-                accept = bool(gt <= slope + gamma * M * dd + 1e-12 * abs(slope))
-            if accept:
+                if ft <= f0 + gamma * slope + 0.5 * gamma * gamma * M * dd + noise:
+                    self.L = M
+                    return float(gamma)
+                # The failed trial measures the curvature along d; jumping to it
+                # (within the usual factor tau) avoids systematically halved steps
+                # on quadratics, where it is exact.
+                implied = 2.0 * (ft - f0 - gamma * slope) / (gamma * gamma * dd)
+                finite = bool(np.isfinite(implied))
+                if convex and finite and implied > self.tau * M:
+                    # f(x + gamma d) - f(x) <= gamma <grad f(x + gamma d), d> on a convex
+                    # f: values above that bound are rounding (f near 0 by cancellation),
+                    # which would inflate M without end; the excess is kept as the noise
+                    # allowance of the later steps
+                    gt = _trial_slope(tracker, direction, gamma)
+                    excess = ft - f0 - gamma * gt
+                    rounding = excess > 0.0
+                    if rounding and excess > self.f_rounding:
+                        self.f_rounding = excess
+                if not rounding:
+                    M = min(self.tau * M, max(implied, 1.01 * M)) if finite else self.tau * M
+                    continue
+            # The predicted decrease is at the rounding level of f, where
+            # comparing f values says nothing: test the same quadratic
+            # bound through the directional derivative instead,
+            # <grad f(x + gamma d), d> <= slope + gamma M ||d||^2.
+            if gt is None:
+                gt = _trial_slope(tracker, direction, gamma)
+            if gt <= slope + gamma * M * dd + 1e-12 * abs(slope):
                 self.L = M
                 return float(gamma)
-            if ft is None:
-                M *= self.tau
-                continue
-            # The failed trial measures the curvature along d; jumping to it
-            # (within the usual factor tau) avoids systematically halved steps
-            # on quadratics, where it is exact.
-            implied = 2.0 * (ft - f0 - gamma * slope) / (gamma * gamma * dd)
-            M = min(self.tau * M, max(implied, 1.01 * M)) if np.isfinite(implied) else self.tau * M
+            M *= self.tau
         return float(gamma)
 
     def __repr__(self) -> str:
@@ -223,6 +246,19 @@ class Adaptive(StepSize):
 class Armijo(StepSize):
     """Backtracking on ``f``: shrink ``gamma`` from ``gamma_max`` by ``beta``
     until ``f(x + gamma d) <= f(x) + c gamma <g, d>``.
+
+    Numerical robustness: a value within 16 ulps (relative to the values compared, none
+    absolute, so ``f`` scaled by a power of two gives the same steps) above the bound
+    cannot tell whether the condition holds.  On an objective declared convex such a
+    trial is decided by the directional derivative, ``<grad f(x + gamma d), d> <= c <g,
+    d>``, which implies the condition (convexity: ``f(x + gamma d) - f(x) <= gamma <grad
+    f(x + gamma d), d>``); on other objectives it passes.  Values whose rounding exceeds the
+    allowance (``f`` near 0 by cancellation of large terms) show, on a convex ``f``, as
+    two failed trials whose secant slopes ``(f(x + gamma d) - f(x)) / gamma`` grow as
+    ``gamma`` shrinks, which convexity forbids; the remaining trials then use the
+    derivative test alone, so rounding can neither reject every step nor let overlong
+    ones through.  The derivative costs a gradient per such trial (none more when the
+    trial is accepted: it is the next iteration's gradient).
 
     Parameters
     ----------
@@ -254,10 +290,31 @@ class Armijo(StepSize):
         if slope >= 0:
             return 0.0
         f0 = tracker.value()
-        slack = _slack(f0)
+        convex = tracker.objective.convex
+        rounding = False  # whether the values of f were seen to be rounding
+        secant = np.inf  # the secant slope of the last failed trial
         gamma = gamma_max
         for _ in range(self.max_backtracks):
-            if tracker.trial_value(direction, gamma) <= f0 + self.c * gamma * slope + slack:
+            if not rounding:
+                bound = f0 + self.c * gamma * slope
+                ft = tracker.trial_value(direction, gamma)
+                if ft <= bound:
+                    return float(gamma)
+                near = ft <= bound + _slack(max(abs(f0), abs(bound)))
+                if not convex:
+                    if near:
+                        return float(gamma)
+                    gamma *= self.beta
+                    continue
+                # a convex f's secant slopes fall as gamma shrinks: a rise is rounding
+                s = (ft - f0) / gamma
+                rounding = s > secant
+                secant = s
+                if not (near or rounding):
+                    gamma *= self.beta
+                    continue
+            # the values cannot tell: the derivative bound implies the condition
+            if _trial_slope(tracker, direction, gamma) <= self.c * slope:
                 return float(gamma)
             gamma *= self.beta
         return 0.0
