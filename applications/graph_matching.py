@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole
 from frankwolfe._random import as_generator
 from frankwolfe.errors import ShapeError
 
@@ -144,9 +144,7 @@ def matching_model(n_features: int, n_landmarks: int) -> MatchingModel:
     Each wrong landmark costs ``recall_cost + precision_cost = 1 / n_landmarks``,
     so the loss of a matching is the fraction of mismatched landmarks.
     """
-    if not is_whole(n_landmarks, 1):
-        raise ValueError(f"matching_model: `n_landmarks` must be a positive integer, "
-                         f"got {n_landmarks!r}")
+    n_landmarks = check_whole(n_landmarks, "n_landmarks", 1, "matching_model")
     c = 0.5 / n_landmarks
     return MatchingModel(n_features, precision_cost=c, recall_cost=c, perfect=True)
 

@@ -142,12 +142,12 @@ def test_a_chain_ssvm_learns_the_tags():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: ConllLike(0), "`n_samples` must be an integer >= 1, got 0"),
+    (lambda: ConllLike(0), "`n_samples` must be a positive integer, got 0"),
     (lambda: ConllLike(5, random_state=-1), "BitGenerator or RandomState, got -1"),
     (lambda: ConllLike(5).examples(3, 2), "start=3, stop=2"),
     (lambda: ConllLike(5).examples(0, 6), "n_samples = 5"),
     (lambda: ConllLike(5).shard(4, 4), "`k` must be < n_shards = 4, got 4"),
-    (lambda: ConllLike(5).shard(0, 0), "`n_shards` must be an integer >= 1, got 0"),
+    (lambda: ConllLike(5).shard(0, 0), "`n_shards` must be a positive integer, got 0"),
 ])
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):

@@ -195,8 +195,11 @@ def test_the_default_deadline_follows_the_slowest_round():
     ex.slowest_round = 20.0
     assert ex._limit() == pytest.approx(fw_dask.SLOW_FACTOR * 20.0, rel=1e-12)
     assert fw.DaskExecutor(client, timeout=7)._limit() == 7.0
-    for bad in (0, -1, float("inf"), float("nan"), "1 s", "5", True):
+    for bad in (0, -1, float("inf"), float("nan")):
         with pytest.raises(ValueError, match=r"timeout must be a positive number of seconds"):
+            fw.DaskExecutor(client, timeout=bad)
+    for bad in ("1 s", "5", True):  # no number
+        with pytest.raises(TypeError, match=r"timeout must be a positive number of seconds"):
             fw.DaskExecutor(client, timeout=bad)
 
 

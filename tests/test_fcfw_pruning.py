@@ -46,8 +46,9 @@ def test_pruned_cutting_plane_reaches_the_optimum(prune_after):
 
 def test_prune_after_must_be_a_positive_integer():
     _, _, _, objective, domain, start = _problem(0.1)
-    for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="prune_after"):
+    for bad, error in ((0, ValueError), (-1, ValueError), (1.5, ValueError),
+                       (True, TypeError)):
+        with pytest.raises(error, match="prune_after"):
             fw.fully_corrective_frank_wolfe(objective, domain, start, blocks=True,
                                             prune_after=bad, max_iter=2)
 

@@ -427,9 +427,13 @@ def test_inference_options_are_checked_when_the_model_is_built() -> None:
     or int()'s error; "auto" passes on only the options of the method it picks."""
     with pytest.raises(ValueError, match=r"inference 'trws' takes no option 'bogus'"):
         GraphCRF(3, 4, inference="trws", inference_options={"bogus": 1})
-    for bad in ({"max_iter": "abc"}, {"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0}):
+    for bad in ({"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0}):
         (name, value), = bad.items()
         with pytest.raises(ValueError, match=rf"inference option '{name}' must be"):
+            GraphCRF(3, 4, inference="trws", inference_options=bad)
+    for bad in ({"max_iter": "abc"}, {"tol": "0.1"}, {"max_iter": True}):
+        (name, value), = bad.items()
+        with pytest.raises(TypeError, match=rf"inference option '{name}' must be"):
             GraphCRF(3, 4, inference="trws", inference_options=bad)
     with pytest.raises(ValueError, match=r"'graph-cut' takes no option 'max_iter'"):
         GraphCRF(3, 4, inference="graph-cut", inference_options={"max_iter": 5})

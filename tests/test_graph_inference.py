@@ -233,7 +233,7 @@ def test_malformed_inputs_are_named() -> None:
         exact_elimination(np.zeros((16, 4)), np.zeros((4, 4)), grid_edges(4, 4), max_table=100)
     with pytest.raises(ValueError, match="exceed max_labellings"):
         exact_enumeration(np.zeros((30, 2)), np.zeros((2, 2)), grid_edges(5, 6))
-    with pytest.raises(ValueError, match="`max_iter` must be an integer >= 1"):
+    with pytest.raises(ValueError, match="`max_iter` must be a positive integer"):
         trws(u, p, [[0, 1]], max_iter=0)
 
 

@@ -254,7 +254,7 @@ def test_generator_follows_its_tree() -> None:
     assert root.score(X0, Y0[:, 0]) == 1.0
     with pytest.raises(ValueError, match="`noise` must be a finite number >= 0"):
         make_multilabel_tree(10, noise=-1.0)
-    with pytest.raises(ValueError, match="`n_labels` must be an integer >= 1"):
+    with pytest.raises(ValueError, match="`n_labels` must be a positive integer"):
         make_multilabel_tree(10, n_labels=0)
 
 
@@ -404,7 +404,7 @@ def test_bad_inputs_are_named() -> None:
         MultiLabelModel(3, 2, edges="chain")
     with pytest.raises(ShapeError, match=r"`edges` must be an integer array of shape"):
         MultiLabelModel(3, 2, edges=[[0.5, 1.0]])
-    with pytest.raises(ValueError, match="`n_labels` must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match="`n_labels` must be a positive integer, got 0"):
         MultiLabelModel(0, 2)
     with pytest.raises(ValueError, match="`inference` must be one of"):
         MultiLabelModel(3, 2, inference="qpbo")

@@ -44,13 +44,16 @@ def test_nu_refused_in_every_mode(mode):
 @pytest.mark.parametrize("mode", list(_MODES))
 def test_resum_every_and_sparsify_tol_refused_in_every_mode(mode):
     for bad in (0, -5, 2.5, math.nan, "2"):
-        with pytest.raises(ValueError, match=r"`resum_every` must be a positive integer, "
-                                             r"got " + re.escape(repr(bad))):
+        with pytest.raises(TypeError if bad == "2" else ValueError,
+                           match=r"`resum_every` must be a positive integer, "
+                                 r"got " + re.escape(repr(bad))):
             _run(resum_every=bad, **_MODES[mode])
     for bad in (-1.0, math.nan, math.inf):
-        with pytest.raises(ValueError, match=r"`sparsify_tol` must be finite and >= 0, "
+        with pytest.raises(ValueError, match=r"`sparsify_tol` must be a finite number >= 0, "
                                              r"got " + re.escape(repr(bad))):
             _run(sparsify_tol=bad, **_MODES[mode])
+    with pytest.raises(TypeError, match=r"`sparsify_tol` must be a real number, got '0'"):
+        _run(sparsify_tol="0", **_MODES[mode])
 
 
 @pytest.mark.parametrize("mode", list(_MODES))

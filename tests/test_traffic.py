@@ -137,8 +137,11 @@ def test_bad_trips_files_and_arguments_are_refused_by_name(small_files, tmp_path
     other.write_text(TRIPS_TEXT.replace("<NUMBER OF ZONES> 3", "<NUMBER OF ZONES> 5"))
     with pytest.raises(ValueError, match=r"<NUMBER OF ZONES> says 5 but 3 zones"):
         read_tntp(net, other)
-    for bad in (2.5, 0, "abc", True):
+    for bad in (2.5, 0):
         with pytest.raises(ValueError, match="read_trips: `n_zones` must be a positive"):
+            read_trips(trips, n_zones=bad)
+    for bad in ("abc", True):  # no number
+        with pytest.raises(TypeError, match="read_trips: `n_zones` must be a positive"):
             read_trips(trips, n_zones=bad)
     for bad in (np.nan, np.inf, 1 + 2j, "abc"):
         with pytest.raises(ValueError, match="Network: `toll_factor` must be a finite number"):
@@ -410,7 +413,8 @@ def test_network_rejects_bad_input():
     with pytest.raises(ValueError, match="unknown method"):
         traffic_assignment(Network(**kw), method="msa")
     for bad in (-1, 2.7, "0"):
-        with pytest.raises(ValueError, match="`first_thru_node` must be an integer >= 0"):
+        with pytest.raises(TypeError if bad == "0" else ValueError,
+                           match="`first_thru_node` must be an integer >= 0"):
             Network(**{**kw, "first_thru_node": bad})
     with pytest.raises(ValueError, match="`rel_gap` must be non-negative, got '1e-4'"):
         traffic_assignment(Network(**kw), rel_gap="1e-4")

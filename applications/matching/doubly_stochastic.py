@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from frankwolfe._numbers import check_whole, is_real
+from frankwolfe._numbers import check_real, check_whole
 from frankwolfe._random import as_generator
 from frankwolfe.errors import InfeasibleError, ShapeError
 from frankwolfe.lmo.base import feasibility_tolerance
@@ -23,9 +23,7 @@ __all__ = [
 
 
 def _check_tol(tol: Any, where: str) -> float:
-    if not (is_real(tol) and 0.0 <= float(tol) < float("inf")):
-        raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
-    return float(tol)
+    return check_real(tol, "tol", where, low=0)
 
 
 def barycenter(n: int) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from frankwolfe._numbers import is_real, is_whole
+from frankwolfe._numbers import check_real, check_whole
 from frankwolfe._random import as_generator
 
 from .objective import check_permutation, check_qap_matrices
@@ -128,10 +128,9 @@ def two_opt(A: np.ndarray, B: np.ndarray, permutation: np.ndarray, *, tol: float
     """
     A, B = check_qap_matrices(A, B, "two_opt")
     p = check_permutation(permutation, A.shape[0], "two_opt")
-    if tol is not None and not (is_real(tol) and tol >= 0):
-        raise ValueError(f"two_opt: `tol` must be a number >= 0 or None, got {tol!r}")
-    if not is_whole(max_swaps):
-        raise ValueError(f"two_opt: `max_swaps` must be an integer >= 0, got {max_swaps!r}")
+    if tol is not None:
+        check_real(tol, "tol", "two_opt", low=0, finite=False)
+    max_swaps = check_whole(max_swaps, "max_swaps", 0, "two_opt")
     if tol is None:
         tol = 1e-12 * (float(np.abs(A).sum()) * float(np.abs(B).max(initial=0.0)) + 1.0)
     # the kernel counts in int64: a larger budget is no budget at all

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from frankwolfe._numbers import check_flag, is_real, is_whole
+from frankwolfe._numbers import check_flag, check_real, check_whole
 from frankwolfe._random import as_generator
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
@@ -292,14 +292,11 @@ def solve_qap(
     if method not in available_methods():
         raise ValueError(f"solve_qap: method {method!r} is not registered in this frankwolfe "
                          f"installation (available: {available_methods()})")
-    if not is_whole(restarts):
-        raise ValueError(f"solve_qap: `restarts` must be an integer >= 0, got {restarts!r}")
-    if not (is_real(tol) and np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"solve_qap: `tol` must be finite and >= 0, got {tol!r}")
-    if not is_whole(max_iter):
-        raise ValueError(f"solve_qap: `max_iter` must be an integer >= 0, got {max_iter!r}")
-    if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
-        raise ValueError(f"solve_qap: `time_limit` must be positive, got {time_limit!r}")
+    check_whole(restarts, "restarts", 0, "solve_qap")
+    check_real(tol, "tol", "solve_qap", low=0)
+    check_whole(max_iter, "max_iter", 0, "solve_qap")
+    if time_limit is not None:
+        check_real(time_limit, "time_limit", "solve_qap", low=0, low_open=True, finite=False)
     check_flag(project_iterates, "project_iterates")
     if time_limit is not None and math.isinf(time_limit):
         # no limit: the tabu search that "auto" picks for a time limit would have neither
@@ -315,8 +312,7 @@ def solve_qap(
                          f"got {local_search!r}")
     if search == "auto":
         search = "tabu" if time_limit is not None else "2opt"
-    if tabu_iter is not None and not is_whole(tabu_iter):
-        raise ValueError(f"solve_qap: `tabu_iter` must be an integer >= 0, got {tabu_iter!r}")
+    check_whole(tabu_iter, "tabu_iter", 0, "solve_qap", optional=True)
     gen = as_generator(random_state)
 
     if isinstance(P0, str):

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.line import line_minimizer
@@ -72,9 +72,7 @@ class SSVMDualObjective(Objective):
 
     def __init__(self, lam: float, d: int) -> None:
         self.lam = check_lam(lam, "SSVMDualObjective")
-        if not is_whole(d, 1):
-            raise ValueError(f"SSVMDualObjective: `d` must be a positive integer, got {d!r}")
-        self.d = int(d)
+        self.d = check_whole(d, "d", 1, "SSVMDualObjective")
         self.shape = (self.d + 1,)
         self.smoothness = self.lam
 

@@ -211,8 +211,12 @@ class Network:
                              "(0-based)")
         self.demand = dem
         if not is_whole(self.first_thru_node):
-            raise ValueError(f"Network: `first_thru_node` must be an integer >= 0 (0-based), "
-                             f"got {self.first_thru_node!r}")
+            # by hand, not check_whole: the message says the node index is 0-based
+            message = (f"Network: `first_thru_node` must be an integer >= 0 (0-based), "
+                       f"got {self.first_thru_node!r}")
+            if not is_real(self.first_thru_node):
+                raise TypeError(f"{message} ({type(self.first_thru_node).__name__})")
+            raise ValueError(message)
         self.first_thru_node = int(self.first_thru_node)
         for name in ("toll_factor", "distance_factor"):
             value = getattr(self, name)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole, is_whole
 
 from ..data.home import ENV_HOME
 from ..data.sources import check_published
@@ -178,8 +178,8 @@ def read_trips(path: str | os.PathLike,
         ``demand[o, d]`` trips from zone ``o + 1`` to zone ``d + 1``.
     metadata : dict of str to str
     """
-    if n_zones is not None and not is_whole(n_zones, 1):
-        raise ValueError(f"read_trips: `n_zones` must be a positive integer, got {n_zones!r}")
+    if n_zones is not None:
+        check_whole(n_zones, "n_zones", 1, "read_trips")
     meta, body, first = _split_metadata(_read_text(path))
     entries: list[tuple[int, int, float, int]] = []  # origin, destination, trips, line
     origin: int | None = None
@@ -274,8 +274,8 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
         numbers end with neither a line break nor ``;`` or a comment (a truncated
         file: its last number may be cut), or the flow lines are not ``n_links``.
     """
-    if n_links is not None and not is_whole(n_links, 1):
-        raise ValueError(f"read_flows: `n_links` must be a positive integer, got {n_links!r}")
+    if n_links is not None:
+        check_whole(n_links, "n_links", 1, "read_flows")
     rows = []
     header_seen = False
     text = _read_text(path)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import as_real, check_flag, is_whole
+from .._numbers import check_flag, check_real, check_whole
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
@@ -45,22 +45,16 @@ DECOMPOSE_HINT = ("Domains with a `decompose` method (ProbabilitySimplex, UnitSi
 
 def drift_options(resum_every: Any, sparsify_tol: Any) -> tuple[int, float]:
     """Validate the drift-control options ``resum_every`` and ``sparsify_tol``."""
-    if not is_whole(resum_every, 1):
-        raise ValueError(f"`resum_every` must be a positive integer, got {resum_every!r}")
-    # as_real: np.isfinite(10**30) raised numpy's TypeError
-    tol = as_real(sparsify_tol)
-    if not (math.isfinite(tol) and tol >= 0):
-        raise ValueError(f"`sparsify_tol` must be finite and >= 0, got {sparsify_tol!r}")
-    return int(resum_every), tol
+    every = check_whole(resum_every, "resum_every", 1)
+    # check_real: np.isfinite(10**30) raised numpy's TypeError
+    return every, check_real(sparsify_tol, "sparsify_tol", low=0)
 
 
 def lazy_options(lazy: Any, lazy_tolerance: Any) -> tuple[bool, float]:
     """Validate ``lazy`` and ``lazy_tolerance`` (the factor ``K >= 1`` of the lazy test)."""
     check_flag(lazy, "lazy")
-    K = as_real(lazy_tolerance)  # no bool (True passed for 1), no 10**30 TypeError
-    if not (math.isfinite(K) and K >= 1):
-        raise ValueError(f"`lazy_tolerance` must be a finite number >= 1, got {lazy_tolerance!r}")
-    return bool(lazy), K
+    # no bool (True passed for 1), no 10**30 TypeError
+    return bool(lazy), check_real(lazy_tolerance, "lazy_tolerance", low=1)
 
 
 def decomposed_start(x: np.ndarray, lmo: LMO, name: str = "x0") -> ActiveSet | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_whole, kind_of
+from .._numbers import check_whole, kind_of
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from .base import LMO, declared_shape
@@ -60,11 +60,8 @@ class CachedLMO(LMO):
     def __init__(self, lmo: LMO, cache_size: int | None = None) -> None:
         if not isinstance(lmo, LMO):
             raise TypeError(f"CachedLMO: `lmo` must be an LMO, got {kind_of(lmo)}")
-        if cache_size is not None and not is_whole(cache_size, 1):
-            raise ValueError(f"CachedLMO: `cache_size` must be a positive integer or None, "
-                             f"got {cache_size!r}")
+        self.cache_size = check_whole(cache_size, "cache_size", 1, "CachedLMO", optional=True)
         self.lmo = lmo
-        self.cache_size = None if cache_size is None else int(cache_size)
         self.shape = declared_shape(lmo)
         self._order: OrderedDict[Hashable, None] = OrderedDict()  # keys, least recent first
         self._store = ActiveSet(keep_x=False)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import is_real, is_whole
+from .._numbers import check_flag, check_whole, is_real
 from ..atoms import Atom
 from ..errors import ExecutorError
 from .base import Executor, RowRounds
@@ -257,20 +257,19 @@ class DaskExecutor(Executor, RowRounds):
         if not _is_client(client):
             raise TypeError(f"client must be a dask.distributed.Client, got "
                             f"{type(client).__name__}")
-        if n_shards is not None and not is_whole(n_shards, 1):
-            raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
-        if not isinstance(actors, (bool, np.bool_)):  # bool("no") is True
-            raise ValueError(f"actors must be True or False, got {actors!r}")
+        if n_shards is not None:
+            n_shards = check_whole(n_shards, "n_shards", 1)
+        actors = check_flag(actors, "actors")  # bool("no") is True
         self.client = client
         self.n_shards = n_shards
-        if not is_whole(retries, 0):
-            raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
-        self.retries = int(retries)
-        self.actors = bool(actors)
+        self.retries = check_whole(retries, "retries", 0)
+        self.actors = actors
         if timeout is not None:
-            if not (is_real(timeout) and 0 < timeout < math.inf):
-                raise ValueError(f"timeout must be a positive number of seconds or None, "
-                                 f"got {timeout!r}")
+            wanted = f"timeout must be a positive number of seconds or None, got {timeout!r}"
+            if not is_real(timeout):
+                raise TypeError(f"{wanted} ({type(timeout).__name__})")
+            if not 0 < timeout < math.inf:
+                raise ValueError(wanted)
             timeout = float(timeout)
         self.timeout = timeout
         self.slowest_round = 0.0  # seconds (wall) of the slowest round after the first

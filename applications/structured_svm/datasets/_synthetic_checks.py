@@ -8,24 +8,23 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_real, check_whole
 
 __all__ = ["check_counts", "check_number", "paint_blocks"]
 
 
 def check_counts(where: str, counts: Iterable[tuple[str, Any, int]]) -> None:
-    """Each ``(name, value, lo)``: an integer (not a bool) ``>= lo``, or a ValueError
-    naming ``where``, the argument and the value."""
+    """Each ``(name, value, lo)``: a whole number ``>= lo`` (:func:`check_whole`), or a
+    TypeError (text, a bool, None) or ValueError (``2.5``, too small) naming ``where``,
+    the argument and the value."""
     for name, v, lo in counts:
-        if not is_whole(v, lo):
-            raise ValueError(f"{where}: `{name}` must be an integer >= {lo}, got {v!r}")
+        check_whole(v, name, lo, where)
 
 
 def check_number(where: str, name: str, v: Any, positive: bool = False) -> None:
-    """A finite number ``>= 0`` (``> 0`` with ``positive``), or a named ValueError."""
-    if not (np.ndim(v) == 0 and np.isfinite(v) and (v > 0 if positive else v >= 0)):
-        raise ValueError(f"{where}: `{name}` must be a finite number "
-                         f"{'> 0' if positive else '>= 0'}, got {v!r}")
+    """A finite number ``>= 0`` (``> 0`` with ``positive``), or a named TypeError (not a
+    real number) or ValueError (:func:`check_real`)."""
+    check_real(v, name, where, low=0, low_open=positive)
 
 
 def paint_blocks(rng: np.random.Generator, lab: np.ndarray, n_blocks: int,

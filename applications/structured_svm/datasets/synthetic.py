@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from frankwolfe._numbers import as_real, is_real, is_whole
+from frankwolfe._numbers import check_real, check_whole, is_real, is_whole
 from frankwolfe._random import as_generator
 
 __all__ = ["make_chain"]
@@ -56,21 +54,21 @@ def make_chain(
         Sequences (float64 ``(L, n_features)`` or int32 ``(L, n_templates)``)
         and int64 labellings.
     """
-    for name, v, lo in (("n_samples", n_samples, 1), ("n_states", n_states, 1),
-                        ("n_features", n_features, 1)):
-        if not is_whole(v, lo):
-            raise ValueError(f"make_chain: `{name}` must be an integer >= {lo}, got {v!r}")
-    if isinstance(length, (str, bytes)) or np.ndim(length) != 1 or len(length) != 2 \
-            or not all(is_whole(v, 1) for v in length) or not length[0] <= length[1]:
-        raise ValueError("make_chain: `length` must be (min, max) whole numbers with "
-                         f"1 <= min <= max, got {length!r}")
+    for name, v in (("n_samples", n_samples), ("n_states", n_states),
+                    ("n_features", n_features)):
+        check_whole(v, name, 1, "make_chain")
+    wanted = ("make_chain: `length` must be (min, max) whole numbers with 1 <= min <= max, "
+              f"got {length!r}")
+    if isinstance(length, (str, bytes)) or np.ndim(length) != 1 \
+            or not all(is_real(v) for v in length):
+        raise TypeError(wanted)
+    if len(length) != 2 or not all(is_whole(v, 1) for v in length) \
+            or not length[0] <= length[1]:
+        raise ValueError(wanted)
     lo_len, hi_len = int(length[0]), int(length[1])
-    if not (is_real(noise) and math.isfinite(as_real(noise)) and noise >= 0):
-        raise ValueError(f"make_chain: `noise` must be a finite real number >= 0, got {noise!r}")
-    noise = float(noise)
-    if n_templates is not None and not is_whole(n_templates, 1):
-        raise ValueError("make_chain: `n_templates` must be a positive integer, "
-                         f"got {n_templates!r}")
+    noise = check_real(noise, "noise", "make_chain", low=0)
+    if n_templates is not None:
+        check_whole(n_templates, "n_templates", 1, "make_chain")
     rng = as_generator(random_state)
     K = int(n_states)
     start = rng.dirichlet(np.ones(K))

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import as_real, check_flag, is_whole
+from frankwolfe._numbers import check_flag, check_real, check_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -47,13 +47,9 @@ class MatchingModel(StructuredModel):
 
     def __init__(self, n_features: int, precision_cost: float = 1.0, recall_cost: float = 1.0,
                  perfect: bool = False) -> None:
-        if isinstance(n_features, bool) or np.ndim(n_features) != 0 \
-                or not is_whole(n_features, 1):
-            raise ValueError("MatchingModel: `n_features` must be a positive integer, "
-                             f"got {n_features!r}")
+        check_whole(n_features, "n_features", 1, "MatchingModel")
         for name, c in (("precision_cost", precision_cost), ("recall_cost", recall_cost)):
-            if not (np.isfinite(as_real(c)) and c >= 0):
-                raise ValueError(f"MatchingModel: `{name}` must be a finite number >= 0, got {c!r}")
+            check_real(c, name, "MatchingModel", low=0)
         self.n_features = int(n_features)
         self.precision_cost = float(precision_cost)
         self.recall_cost = float(recall_cost)

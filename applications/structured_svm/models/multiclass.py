@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole, real_array
+from frankwolfe._numbers import check_whole, real_array
 from frankwolfe._sparse import issparse
 from frankwolfe.errors import ShapeError
 
@@ -34,11 +34,8 @@ class MulticlassModel(StructuredModel):
     """
 
     def __init__(self, n_classes: int, n_features: int) -> None:
-        for name, v, lo in (("n_classes", n_classes, 2), ("n_features", n_features, 1)):
-            if not is_whole(v, lo):
-                raise ValueError(f"MulticlassModel: `{name}` must be an integer >= {lo}, got {v!r}")
-        self.n_classes = int(n_classes)
-        self.n_features = int(n_features)
+        self.n_classes = check_whole(n_classes, "n_classes", 2, "MulticlassModel")
+        self.n_features = check_whole(n_features, "n_features", 1, "MulticlassModel")
         self.size_joint_feature = self.n_classes * self.n_features
 
     def _check_x(self, x: Any) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole
 from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
@@ -39,9 +39,7 @@ _STRUCTURES = ("independent", "full")
 
 
 def _count(v: Any, name: str, lo: int) -> int:
-    if not is_whole(v, lo):
-        raise ValueError(f"MultiLabelModel: `{name}` must be an integer >= {lo}, got {v!r}")
-    return int(v)
+    return check_whole(v, name, lo, "MultiLabelModel")
 
 
 def _label_edges(edges: Any, n_labels: int) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole, is_real, is_whole
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel
@@ -75,16 +75,15 @@ class ChainModel(StructuredModel):
     """
 
     def __init__(self, n_states: int, n_features: int | Sequence[int]) -> None:
-        if not is_whole(n_states, 1):
-            raise ValueError(f"ChainModel: `n_states` must be a positive integer, got {n_states!r}")
-        self.n_states = int(n_states)
+        self.n_states = check_whole(n_states, "n_states", 1, "ChainModel")
         if np.ndim(n_features) == 0:
             scalar: Any = n_features  # a number (np.ndim says so), however it is typed
             if not is_whole(scalar, 1):
-                raise ValueError(
-                    f"ChainModel: `n_features` must be a positive integer or a sequence of "
-                    f"template sizes, got {n_features!r}"
-                )
+                message = (f"ChainModel: `n_features` must be a positive integer or a "
+                           f"sequence of template sizes, got {n_features!r}")
+                if not is_real(scalar):  # text, None, a bool: as check_whole
+                    raise TypeError(f"{message} ({type(scalar).__name__})")
+                raise ValueError(message)
             self.n_features: int | tuple[int, ...] = int(scalar)
             self.template_sizes: np.ndarray | None = None
             self.offsets: np.ndarray | None = None

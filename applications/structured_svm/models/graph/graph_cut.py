@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole
 
 from .energy import check_energy, is_submodular_binary, labelling_score
 
@@ -225,9 +225,7 @@ def alpha_expansion(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     """
     u, p, e = check_energy(unary, pairwise, edges, "alpha_expansion")
     n, K = u.shape
-    if not is_whole(max_sweeps, 1):
-        raise ValueError(f"alpha_expansion: `max_sweeps` must be an integer >= 1, "
-                         f"got {max_sweeps!r}")
+    max_sweeps = check_whole(max_sweeps, "max_sweeps", 1, "alpha_expansion")
     if K == 2 and is_submodular_binary(p):
         return min_cut_binary(u, p, e)
     y = np.argmax(u, axis=1).astype(np.int64)

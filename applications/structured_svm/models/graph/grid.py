@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from frankwolfe._numbers import is_whole
+from frankwolfe._numbers import check_whole
 
 __all__ = ["grid_edges", "GRID_DIRECTIONS"]
 
@@ -26,8 +26,7 @@ def grid_edges(height: int, width: int, neighborhood: int = 4
     directions : ndarray of int64, shape (n_edges,)
     """
     for name, v in (("height", height), ("width", width)):
-        if not is_whole(v, 1):
-            raise ValueError(f"grid_edges: `{name}` must be an integer >= 1, got {v!r}")
+        check_whole(v, name, 1, "grid_edges")
     if neighborhood not in (4, 8):
         raise ValueError(f"grid_edges: `neighborhood` must be 4 or 8, got {neighborhood!r}")
     ids = np.arange(height * width, dtype=np.int64).reshape(height, width)

@@ -23,12 +23,13 @@ Scores are maximized (:mod:`.energy`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import is_real, is_whole
+from frankwolfe._numbers import as_real, is_real, is_whole
 
 from .energy import check_energy, is_forest, is_submodular_binary
 from .exact import exact_elimination, tree_max_product
@@ -106,13 +107,18 @@ def check_options(method: str, options: dict[str, Any], where: str) -> None:
         if kind is None:
             raise ValueError(f"{where}: inference {method!r} takes no option {name!r}; its "
                              f"options: {sorted(known)}")
-        ok = (isinstance(value, str) if kind == "name" else is_whole(value, 1)
-              if kind == "count" else is_real(value) and np.isfinite(value) and value >= 0)
+        typed = isinstance(value, str) if kind == "name" else is_real(value)
+        if kind == "count":
+            ok = typed and is_whole(value, 1)
+        else:
+            ok = typed and (kind == "name" or math.isfinite(as_real(value)) and value >= 0)
         if not ok:
-            want = {"count": "an integer >= 1", "tol": "a finite number >= 0",
+            want = {"count": "a positive integer", "tol": "a finite number >= 0",
                     "name": "a name"}[kind]
-            raise ValueError(f"{where}: inference option {name!r} must be {want}, "
-                             f"got {value!r}")
+            message = f"{where}: inference option {name!r} must be {want}, got {value!r}"
+            if not typed:  # as check_whole and check_real tell a type from a value
+                raise TypeError(f"{message} ({type(value).__name__})")
+            raise ValueError(message)
 
 
 def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",

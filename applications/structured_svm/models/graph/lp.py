@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from frankwolfe._numbers import as_real
+from frankwolfe._numbers import check_real
 from frankwolfe.errors import OracleError
 
 from .energy import check_energy, labelling_score
@@ -243,8 +243,7 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     """
     if solver not in SOLVERS:
         raise ValueError(f"local_lp: `solver` must be one of {list(SOLVERS)}, got {solver!r}")
-    if not (np.isfinite(as_real(tol)) and tol >= 0):
-        raise ValueError(f"local_lp: `tol` must be a finite number >= 0, got {tol!r}")
+    tol = check_real(tol, "tol", "local_lp", low=0)
     u, p, e = check_energy(unary, pairwise, edges, "local_lp")
     n, K = u.shape
     E = e.shape[0]

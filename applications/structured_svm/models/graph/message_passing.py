@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from frankwolfe._numbers import as_real, is_whole
+from frankwolfe._numbers import check_real, check_whole
 
 from .energy import check_energy
 
@@ -256,10 +256,8 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
 def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
          max_iter: int, tol: float, where: str, msg: np.ndarray | None = None
          ) -> MessagePassingResult:
-    if not is_whole(max_iter, 1):
-        raise ValueError(f"{where}: `max_iter` must be an integer >= 1, got {max_iter!r}")
-    if not (np.isfinite(as_real(tol)) and tol >= 0):
-        raise ValueError(f"{where}: `tol` must be a finite number >= 0, got {tol!r}")
+    max_iter = check_whole(max_iter, "max_iter", 1, where)
+    tol = check_real(tol, "tol", where, low=0)
     u, p, e = check_energy(unary, pairwise, edges, where)
     n, K = u.shape
     E = e.shape[0]

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from frankwolfe._numbers import check_flag, is_whole, real_array
+from frankwolfe._numbers import check_flag, check_whole, is_real, is_whole, real_array
 from frankwolfe.errors import ShapeError
 
 from ..base import SparseVector, StructuredModel, as_sparse_vector
@@ -39,9 +39,7 @@ __all__ = ["GraphCRF", "EdgeFeatureGraphCRF"]
 
 
 def _check_count(v: Any, name: str, lo: int, where: str) -> int:
-    if not is_whole(v, lo):
-        raise ValueError(f"{where}: `{name}` must be an integer >= {lo}, got {v!r}")
-    return int(v)
+    return check_whole(v, name, lo, where)
 
 
 def _describe(x: Any) -> str:
@@ -389,6 +387,7 @@ def _feature_indices(value: Any, name: str, where: str) -> list[int]:
                         f"got {value!r}")
     bad = [f for f in value if not is_whole(f)]
     if bad:
-        raise ValueError(f"{where}: `{name}` must hold whole-number indices, got "
-                         f"{bad[0]!r} in {list(value)!r}")
+        error = ValueError if all(is_real(f) for f in bad) else TypeError
+        raise error(f"{where}: `{name}` must hold whole-number indices, got "
+                    f"{bad[0]!r} in {list(value)!r}")
     return [int(f) for f in value]
