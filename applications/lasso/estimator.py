@@ -141,6 +141,10 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
                                  f"numbers), got dtype {out[1].dtype} ({e})") from None
             check_finite(where, "y", yf)  # "nan" and "inf" as text
             out = (out[0], yf)
+        elif reset and out[1].dtype != np.float64:
+            # validate_data converts X only: the mean of a float16 y, and the intercept
+            # from it, were rounded to float16 (scikit-learn's Lasso computes in float64)
+            out = (out[0], out[1].astype(np.float64))
         return out
 
     def fit(self, X: Any, y: Any) -> Self:

@@ -59,13 +59,15 @@ class _ArrayRepr:
 
 def parse_bounds(name: str, lower: Any,
                  upper: Any) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """``lower`` and ``upper`` as float arrays and their common (broadcast) shape, refused
-    with an error naming ``name`` when they are not numeric, do not broadcast, are empty
-    or are not finite (the order of the bounds is the caller's check)."""
-    # no text ("1" was 1.0), no bool, no None (NaN, refused as "not finite")
+    """``lower`` and ``upper`` as float arrays of their own (copies) and their common
+    (broadcast) shape, refused with an error naming ``name`` when they are not numeric, do
+    not broadcast, are empty or are not finite (the order of the bounds is the caller's
+    check)."""
+    # no text ("1" was 1.0), no bool, no None (NaN, refused as "not finite"); copies: a
+    # bound the caller changes later must not move the checked domain
     what = "a number or an array of numbers"
-    lo = real_array(lower, name, "lower", bools=False, what=what)
-    up = real_array(upper, name, "upper", bools=False, what=what)
+    lo = real_array(lower, name, "lower", bools=False, what=what).copy()
+    up = real_array(upper, name, "upper", bools=False, what=what).copy()
     try:
         shape = np.broadcast_shapes(lo.shape, up.shape)
     except ValueError:
@@ -96,7 +98,8 @@ class Box(SubsetOracle, LMO):
     lower, upper : float or array_like
         Finite bounds with ``lower <= upper``; scalars apply to every
         coordinate.  An array fixes the shape of the domain (the two broadcast
-        to a common shape).
+        to a common shape).  Copied: changing the caller's arrays afterwards
+        does not change the box.
     dim : int, optional
         Dimension; with array bounds it must equal their size.
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._finite import check_finite
+from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius
@@ -27,7 +28,8 @@ class Ellipsoid(LMO):
     ----------
     A : array_like, shape (n, n)
         Symmetric positive definite (symmetric to 1e-10 relative; the symmetric part
-        is used).
+        is used).  Dense: its Cholesky factor and that factor's inverse are dense
+        anyway (a scipy.sparse matrix is refused; pass ``A.toarray()``).
     center : array_like, shape (n,), optional
         The centre ``c``; the origin by default.
     radius : float, default 1.0
@@ -49,6 +51,9 @@ class Ellipsoid(LMO):
     """
 
     def __init__(self, A: Any, center: Any = None, radius: float = 1.0) -> None:
+        if issparse(A):  # the Cholesky factor and L^{-1} are dense whatever A is
+            raise ValueError(f"Ellipsoid: `A` must be a dense (n, n) matrix, got a "
+                             f"scipy.sparse {type(A).__name__}; pass A.toarray()")
         try:
             M = np.array(A, dtype=float)
         except (TypeError, ValueError):

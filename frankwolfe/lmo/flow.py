@@ -116,6 +116,25 @@ def _topological_order(indptr: np.ndarray, heads: np.ndarray) -> np.ndarray:
     return order[:hi].copy()
 
 
+def _check_node_indices(pairs: np.ndarray | list[tuple[Any, ...]]) -> None:
+    """A ``ValueError`` naming the first node of the edge list of numbers ``pairs`` that
+    is not a whole number (``astype(int64)`` truncated ``1.5`` to 1)."""
+    bad: Any = None
+    if isinstance(pairs, np.ndarray):
+        if pairs.dtype.kind == "f":
+            wrong = ~(np.isfinite(pairs) & (pairs == np.round(pairs)))
+            if wrong.any():
+                k, j = (int(i) for i in np.argwhere(wrong)[0])
+                bad = (float(pairs[k, j]), k)
+    else:
+        bad = next(((v, k) for k, e in enumerate(pairs) for v in e
+                    if not is_whole(v, -sys.maxsize)), None)
+    if bad is not None:
+        raise ValueError(
+            f"FlowPolytope: node labels that are numbers are node indices and must be whole "
+            f"numbers, got {bad[0]!r} in edge {bad[1]}; give other labels as text")
+
+
 def _is_integral(a: np.ndarray) -> bool:
     a = a[np.isfinite(a)]
     return bool(np.all(a == np.rint(a)))
@@ -148,19 +167,21 @@ class FlowPolytope(LMO):
     Parameters
     ----------
     graph : networkx.DiGraph or sequence of (tail, head) pairs
-        The graph.  In an edge list of integers the nodes are
-        ``0 .. n_nodes - 1``; other hashable labels are numbered in order of
-        first appearance.  Parallel edges are not supported (subdivide one
-        of them).
+        The graph.  In an edge list of numbers the nodes are the integers
+        ``0 .. n_nodes - 1``: the numbers must be whole, and whole-valued
+        floats (an array from ``np.loadtxt`` or pandas) count as integers.
+        Other hashable labels (text, tuples) are numbered in order of first
+        appearance.  Parallel edges are not supported (subdivide one of them).
     n_nodes : int, optional
-        Number of nodes of an integer edge list (default: largest index + 1).
+        Number of nodes of an edge list of numbers (default: largest index + 1).
     source, sink : hashable, optional
         Single-commodity demand: ``value`` units from ``source`` to ``sink``.
     value : float, default 1.0
         Amount of flow from ``source`` to ``sink``.
     supplies : mapping or array_like, optional
         Net supply of each node (node -> supply; missing nodes have 0, or an
-        array in node order), summing to 0.  Give either this or
+        array in the order of :attr:`nodes`: node index order for an edge list
+        of numbers), summing to 0.  Give either this or
         ``source``/``sink``.
     capacity : str, float or array_like, optional
         Upper bounds on the edge flows: an array in edge order, one number
@@ -306,9 +327,10 @@ class FlowPolytope(LMO):
         return tails, heads, self._check_capacity(cap, m)
 
     def _read_edge_list(self, graph: Any, n_nodes: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """Integer node indices 0..n_nodes-1, or arbitrary labels in order of appearance."""
+        """Integer node indices 0..n_nodes-1 (numbers, ``3.0`` too), or other labels in
+        order of appearance."""
         pairs: np.ndarray | list[tuple[Any, ...]]
-        if isinstance(graph, np.ndarray) and np.issubdtype(graph.dtype, np.integer):
+        if isinstance(graph, np.ndarray) and graph.dtype.kind in "iuf":
             pairs = graph
             if pairs.size == 0:
                 pairs = pairs.reshape(0, 2)
@@ -331,10 +353,12 @@ class FlowPolytope(LMO):
                 raise ShapeError(
                     f"FlowPolytope: every edge must be a (tail, head) pair, got {bad!r}"
                 )
-            integer = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                          for e in pairs for v in e)
+            integer = all(is_real(v) for e in pairs for v in e)
         if integer:
-            arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+            # numbers are node indices, whole-valued floats (np.loadtxt, pandas) too: as
+            # labels in order of appearance they put positional supplies on other nodes
+            _check_node_indices(pairs)
+            arr = np.asarray(pairs).astype(np.int64).reshape(-1, 2)
             if arr.size and arr.min() < 0:
                 raise ValueError(f"FlowPolytope: node indices must be >= 0, got {int(arr.min())}")
             top = int(arr.max(initial=-1)) + 1

@@ -79,7 +79,9 @@ class ConvexHull(LMO):
 
         V: Any
         if issparse(vertices):
-            V = sp.csr_array(vertices, dtype=float)
+            # a private copy: in place, sum_duplicates rewrote the arrays the caller
+            # shares (and failed on read-only ones)
+            V = sp.csr_array(vertices, dtype=float, copy=True)
             V.sum_duplicates()
             self._sparse = True
         else:

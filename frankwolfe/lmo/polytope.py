@@ -59,7 +59,10 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
         given, missing = (f"A_{name}", f"b_{name}") if b is None else (f"b_{name}", f"A_{name}")
         raise ValueError(f"Polytope: `{given}` is given without `{missing}`")
     if issparse(A):
-        M = sp.csr_array(A, dtype=float)
+        # a private canonical copy: HiGHS refuses a matrix with repeated entries
+        # ("Empty" model status), and the caller's arrays stay as they are
+        M = sp.csr_array(A, dtype=float, copy=True)
+        M.sum_duplicates()
     else:
         try:
             dense = np.asarray(A, dtype=float)
@@ -69,7 +72,7 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
             raise ShapeError(f"Polytope: `A_{name}` must be 2-D, got shape {dense.shape}")
         M = sp.csr_array(dense)
     try:
-        rhs = np.asarray(b, dtype=float).reshape(-1)
+        rhs = np.array(b, dtype=float).reshape(-1)  # a copy: the caller's b may change
     except (TypeError, ValueError):
         raise ValueError(f"Polytope: `b_{name}` must be a numeric vector, got {b!r}") from None
     check_finite("Polytope", f"A_{name}", M)  # every non-zero is stored
@@ -152,9 +155,10 @@ class Polytope(LMO):
     ----------
     A_ub, b_ub : array_like or scipy.sparse, optional
         Inequalities ``A_ub x <= b_ub`` (``m1 x n`` matrix, ``m1`` vector); both or
-        neither.
+        neither.  Copied (the matrices into canonical CSR form, repeated entries of a
+        sparse matrix summed).
     A_eq, b_eq : array_like or scipy.sparse, optional
-        Equalities ``A_eq x = b_eq``; both or neither.
+        Equalities ``A_eq x = b_eq``; both or neither; copied likewise.
     bounds : pair or sequence of pairs, optional
         As in ``scipy.optimize.linprog``: one ``(min, max)`` pair for every coordinate,
         or one pair per coordinate; ``None`` for no bound.  **The default is no bounds

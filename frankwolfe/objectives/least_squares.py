@@ -48,10 +48,15 @@ class LeastSquares(Objective):
     Parameters
     ----------
     A : ndarray or scipy.sparse matrix, shape (m, n)
-        Design matrix.  Sparse matrices are stored in CSC form (column
-        slices give the products ``A a`` of sparse atoms).
+        Design matrix.  A sparse matrix is copied into canonical CSC form
+        (repeated entries summed, indices sorted; column slices give the
+        products ``A a`` of sparse atoms), so the caller's arrays are never
+        changed, and may be read-only.  A dense float64 ``A`` is used by
+        reference, not copied (it can be the largest object of the problem):
+        changing it in place afterwards leaves the objective inconsistent
+        (``A^T b`` and the smoothness are computed once), so build a new one.
     b : array_like, shape (m,)
-        Targets.
+        Targets (copied).
     shape : tuple of int, optional
         Shape of the points (default ``(n,)``); matrix-shaped points are
         flattened in C order (free for C-contiguous arrays).
@@ -65,7 +70,7 @@ class LeastSquares(Objective):
         Column offsets ``mu`` subtracted from the design inside the products:
         the objective is ``1/2 ||(A - 1 mu^T) x - b||^2`` (``mu`` the column
         means: a centred design, as an intercept needs) without forming
-        ``A - 1 mu^T``, which would be dense for a sparse ``A``.  With an offset
+        ``A - 1 mu^T``, which would be dense for a sparse ``A``; copied.  With an offset
         each iteration recomputes ``A x`` and the gradient (two products with
         ``A``; no incremental tracker, no compiled design).
 
@@ -125,8 +130,11 @@ class LeastSquares(Objective):
         if issparse(A):
             if A.ndim != 2:
                 raise ShapeError(f"{name}: `A` must be a matrix, got shape {A.shape}")
-            A = sp.csc_array(A, dtype=float)
-            A.sum_duplicates()  # canonical CSC: column slices below assume no duplicates
+            # a private copy, canonicalised (column slices below assume no repeated
+            # entries): in place, sum_duplicates rewrote the arrays the caller shares,
+            # and failed on read-only ones
+            A = sp.csc_array(A, dtype=float, copy=True)
+            A.sum_duplicates()
         elif A.ndim != 2:
             raise ShapeError(f"{name}: `A` must be a 2-D matrix, got shape {A.shape}")
         check_finite(name, "A", A)
@@ -140,8 +148,9 @@ class LeastSquares(Objective):
                 f"{name}: `b` has shape {b.shape}, expected ({m},) to match A {A.shape}"
             )
         check_finite(name, "b", b)
+        b = b.copy()  # b.sum() and A^T b are kept: the caller's b may change afterwards
         if offset is not None:
-            offset = real_array(offset, name, "offset")
+            offset = real_array(offset, name, "offset").copy()
             if offset.shape != (n,):
                 raise ShapeError(f"{name}: `offset` has shape {offset.shape}, expected ({n},) "
                                  f"(one per column of A {A.shape})")

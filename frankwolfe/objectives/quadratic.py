@@ -101,9 +101,14 @@ class QuadraticObjective(Objective):
     ----------
     Q : ndarray or scipy.sparse matrix, shape (n, n)
         Symmetric matrix (checked at construction with two random probes,
-        O(nnz(Q))).  Sparse matrices are stored in CSR form.
+        O(nnz(Q))).  A sparse matrix is copied into canonical CSR form
+        (repeated entries summed, indices sorted), so the caller's arrays are
+        never changed, and may be read-only.  A dense float64 ``Q`` is used by
+        reference, not copied (it can be the largest object of the problem):
+        changing it in place afterwards leaves the objective inconsistent
+        (its smoothness is computed once), so build a new one.
     c : array_like, shape (n,), optional
-        Linear term (zero by default).
+        Linear term (zero by default; copied).
     constant : float, default 0.0
     convex : bool, default True
         Declared convexity (Q positive semidefinite).  Not verified up
@@ -158,7 +163,10 @@ class QuadraticObjective(Objective):
         if bool(sp.issparse(Q)):  # bool(): Q stays Any (scipy's stubs lack CSR attributes)
             if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
                 raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
-            Q = sp.csr_array(Q, dtype=float)
+            # a private canonical copy, made once: block passes read sorted rows, and
+            # sorting in place rewrote the caller's arrays (or failed on read-only ones)
+            Q = sp.csr_array(Q, dtype=float, copy=True)
+            Q.sum_duplicates()
         elif Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
             raise ShapeError(f"{name}: `Q` must be a square matrix, got shape {Q.shape}")
         check_finite(name, "Q", Q)
@@ -174,7 +182,7 @@ class QuadraticObjective(Objective):
                 raise ShapeError(
                     f"{name}: `c` has shape {c.shape}, expected ({n},) to match Q {Q.shape}"
                 )
-            c = np.ascontiguousarray(c.reshape(-1))
+            c = c.reshape(-1).copy()  # the caller's c may change after construction
             check_finite(name, "c", c)
         if not math.isfinite(as_real(constant)):  # np.isfinite("1"): numpy's TypeError
             raise ValueError(f"{name}: `constant` must be finite, got {constant!r}")
@@ -294,8 +302,6 @@ class QuadraticObjective(Objective):
             # (benchmarks/README.md, "Measurements behind code choices")
             from .quadratic_kernels import csr_block_quad
 
-            if not Q.has_sorted_indices:
-                Q.sort_indices()
             curv = float(csr_block_quad(Q.indptr, Q.indices, Q.data, idx, v))
             scale = float(csr_block_quad(Q.indptr, Q.indices, np.abs(Q.data), idx,
                                          np.abs(v))) if curv <= 0 else 0.0

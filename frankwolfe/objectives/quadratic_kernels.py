@@ -252,6 +252,7 @@ def csr_data(Q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import scipy.sparse as sp
 
     Q = sp.csr_array(Q)
-    Q.sort_indices()
+    if not Q.has_sorted_indices:  # a sorted copy: Q's arrays may be the caller's
+        Q = Q.sorted_indices()
     return (np.asarray(Q.indptr, dtype=np.int64), np.asarray(Q.indices, dtype=np.int64),
             np.asarray(Q.data, dtype=float))

@@ -114,11 +114,14 @@ class BilinearObjective(SaddleObjective):
     Parameters
     ----------
     M : array_like or scipy.sparse matrix, shape (m, n)
-        Coupling (payoff) matrix; finite.
+        Coupling (payoff) matrix; finite.  A sparse ``M`` is copied into canonical
+        CSR form (repeated entries summed, indices sorted); a dense float64 ``M`` is
+        used by reference, not copied (it can be the largest object of the
+        problem): do not change it in place while the objective is in use.
     a : array_like, shape (m,), optional
-        Linear term in ``x``.
+        Linear term in ``x`` (copied).
     b : array_like, shape (n,), optional
-        Linear term in ``y``.
+        Linear term in ``y`` (copied).
     mu_x, mu_y : float, default 0
         Non-negative quadratic regularization of each player.
 
@@ -145,7 +148,11 @@ class BilinearObjective(SaddleObjective):
         # real_array: a complex M lost its imaginary part with a mere ComplexWarning
         M = real_array(M, "BilinearObjective", "M", what="a matrix of numbers", sparse=True)
         if issparse(M):
-            Ms = sp.csr_array(M, dtype=float)
+            # a private canonical copy: the saddle tracker scatters a CSR row's entries
+            # into a vector at once, which keeps one of two repeated columns only, and a
+            # canonicalisation in place would rewrite the caller's arrays
+            Ms = sp.csr_array(M, dtype=float, copy=True)
+            Ms.sum_duplicates()
             finite = bool(np.all(np.isfinite(Ms.data)))
             self.M = Ms
         else:
@@ -183,7 +190,7 @@ class BilinearObjective(SaddleObjective):
                 f"BilinearObjective: `{name}` has shape {arr.shape}, expected ({size},)")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"BilinearObjective: `{name}` contains NaN or inf")
-        return arr
+        return arr.copy()  # the caller's array may change after construction
 
     def _check(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = np.asarray(x, dtype=float)
