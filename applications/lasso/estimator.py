@@ -177,7 +177,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         res = solve_lasso(Xc, yc, self.radius, self.method, x0, tol=target,
                           max_iter=self.max_iter, objective=objective, **seeded)
         self.result_ = res
-        self.coef_ = np.asarray(res.x, dtype=float)
+        self.coef_ = np.array(res.x, dtype=float)  # its own: result_.x stays the run's
         self.intercept_ = (y_mean - float(x_mean @ self.coef_)) if self.fit_intercept else 0.0
         self.n_iter_ = int(res.nit)
         self.gap_ = float(res.gap)

@@ -354,7 +354,8 @@ def lasso_path(
         coefs[i] = res.x
         results.append(res)
         prev = res
-    return LassoPath(radii, coefs, results)
+    # the path's own radii: the caller's array may be changed after the call
+    return LassoPath(radii.copy(), coefs, results)
 
 
 # -- the penalized lasso ---------------------------------------------------------

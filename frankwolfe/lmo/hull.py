@@ -97,6 +97,10 @@ class ConvexHull(LMO):
                 f"ConvexHull: `vertices` must be a non-empty (m, n) matrix, got shape {V.shape}"
             )
         check_finite("ConvexHull", "vertices", V)
+        # the atoms answered are views of these rows (no copy per call): read-only, so an
+        # in-place change of an answer (or of a result's atom) cannot move the domain
+        for part in (V.data, V.indices, V.indptr) if self._sparse else (V,):
+            part.setflags(write=False)
         self.vertices = V
         self._l1_exponent = _l1_exponent(V)
         self.n = int(V.shape[1])
