@@ -63,6 +63,8 @@ def _move_entry() -> Any:
     except (AttributeError, KeyError, ImportError):  # another numba, or none compiled
         return None
 
+_EPS = np.finfo(float).eps
+
 __all__ = ["QuadraticObjective", "QuadraticTracker"]
 
 #: dense matrices up to this order get all eigenvalues from LAPACK
@@ -93,6 +95,27 @@ def _flat(owner: str, x: np.ndarray, n: int) -> np.ndarray:
         raise ShapeError(f"{owner}: x has shape {x.shape} ({x.size} entries), expected {n} entries")
     return x.reshape(-1)
 
+
+
+def _curvature_scale(Q: Any, d: np.ndarray, Qd: np.ndarray, curv: float, convex: bool
+                     ) -> float:
+    """The size of the terms summed into ``curv = d^T Q d``, for
+    :func:`~.line.line_minimizer`'s "zero to rounding" test (0 when ``curv > 0``).
+
+    ``|d|^T |Q d|`` is taken after the cancellation inside ``Q d``: along a direction
+    near the null space of a positive semidefinite ``Q`` (``A^T A`` with fewer rows than
+    columns) ``Q d`` is itself rounding, and a curvature of -2e-17 was refused as
+    negative.  Where that smaller scale would call the curvature negative on a
+    convex-declared objective, it is measured again as ``|d|^T (|Q| |d|)`` (one more
+    product, only on that path); on other objectives zero and negative curvature give
+    the same step."""
+    if curv > 0:
+        return 0.0
+    ad = np.abs(d)
+    scale = float(np.dot(ad, np.abs(Qd)))
+    if convex and curv < -64.0 * _EPS * scale:
+        scale = float(np.dot(ad, abs(Q) @ ad))
+    return scale
 
 class QuadraticObjective(Objective):
     r"""The quadratic :math:`f(x) = \tfrac12 x^\top Q x + c^\top x + \text{constant}`.
@@ -283,7 +306,7 @@ class QuadraticObjective(Objective):
         g = _flat("QuadraticObjective.exact_step", gradient, self.n)
         Qd = self.Q @ d
         curv = float(np.dot(d, Qd))
-        scale = float(np.dot(np.abs(d), np.abs(Qd))) if curv <= 0 else 0.0
+        scale = _curvature_scale(self.Q, d, Qd, curv, self.convex)
         return float(line_minimizer(float(np.dot(g, d)), curv, scale, self.convex,
                                     "QuadraticObjective"))
 
@@ -309,7 +332,7 @@ class QuadraticObjective(Objective):
             Qb = Q[idx][:, idx] if sparse else Q[np.ix_(idx, idx)]
             Qv = Qb @ v
             curv = float(np.dot(v, Qv))
-            scale = float(np.dot(np.abs(v), np.abs(Qv))) if curv <= 0 else 0.0
+            scale = _curvature_scale(Qb, v, Qv, curv, self.convex)
         return float(line_minimizer(float(np.dot(partial_gradient, v)), curv, scale,
                                     self.convex, "QuadraticObjective"))
 
