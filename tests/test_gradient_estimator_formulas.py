@@ -1,5 +1,5 @@
-"""The gradient estimators against closed-form gradients of a squared-loss linear model
-."""
+"""The gradient estimators against closed-form gradients of a squared-loss linear
+model."""
 import numpy as np
 
 from frankwolfe.algorithms.gradient_estimators import SAG, MiniBatch, Momentum
