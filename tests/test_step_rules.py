@@ -275,9 +275,11 @@ def test_words_and_argument_errors():
     with pytest.raises(ValueError, match="max_halvings"):
         Monotonic(max_halvings=0)
     for rule in (Armijo, Adaptive):
-        for bad in (0, -3, 2.7, float("inf"), "5"):
+        for bad in (0, -3, 2.7, float("inf")):
             with pytest.raises(ValueError, match=f"{rule.__name__}: `max_backtracks`.*{bad!r}"):
                 rule(max_backtracks=bad)
+        with pytest.raises(TypeError, match=f"{rule.__name__}: `max_backtracks`.*'5'"):
+            rule(max_backtracks="5")
         assert rule(max_backtracks=5.0).max_backtracks == 5
 
 

@@ -143,11 +143,17 @@ def test_bad_trips_files_and_arguments_are_refused_by_name(small_files, tmp_path
     for bad in ("abc", True):  # no number
         with pytest.raises(TypeError, match="read_trips: `n_zones` must be a positive"):
             read_trips(trips, n_zones=bad)
-    for bad in (np.nan, np.inf, 1 + 2j, "abc"):
+    for bad in (np.nan, np.inf):
         with pytest.raises(ValueError, match="Network: `toll_factor` must be a finite number"):
             read_tntp(net, trips, toll_factor=bad)
         with pytest.raises(ValueError, match="`distance_factor` must be a finite number"):
             read_tntp(net, trips, distance_factor=bad)
+    for bad in (1 + 2j, "abc", True):  # no real number: a TypeError
+        with pytest.raises(TypeError, match="Network: `toll_factor` must be a real number"):
+            read_tntp(net, trips, toll_factor=bad)
+        with pytest.raises(TypeError, match="Network: `distance_factor` must be a real number"):
+            read_tntp(net, trips, distance_factor=bad)
+    assert read_tntp(net, trips, toll_factor=np.float64(0.5)).toll_factor == 0.5
     network = read_tntp(net, trips)
     for bad in (None, 2.5, str(net)):
         with pytest.raises(TypeError, match="`network` must be a Network"):

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from frankwolfe._numbers import check_whole, is_real, is_whole, real_array
+from frankwolfe._numbers import check_real, check_whole, is_real, is_whole, real_array
 from frankwolfe.errors import ShapeError
 
 from .vdf import check_parameters, link_cost_data, link_costs, vdf_codes
@@ -219,10 +219,7 @@ class Network:
             raise ValueError(message)
         self.first_thru_node = int(self.first_thru_node)
         for name in ("toll_factor", "distance_factor"):
-            value = getattr(self, name)
-            if not (is_real(value) and np.isfinite(float(value))):
-                raise ValueError(f"Network: `{name}` must be a finite number, got {value!r}")
-            setattr(self, name, float(value))
+            setattr(self, name, check_real(getattr(self, name), name, "Network"))
         const = self.toll_factor * self.toll + self.distance_factor * self.length
         negative = np.flatnonzero(self.free_flow_time + const < 0)
         if negative.size:

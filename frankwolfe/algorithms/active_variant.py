@@ -26,7 +26,11 @@ from .loop import Variant
 __all__ = ["ActiveSetVariant", "split_start", "decomposed_start", "drift_options",
            "lazy_options", "DECOMPOSE_HINT"]
 
-# Relative distance between tracker.x and sum w_a a above which the tracker is reset.
+# Relative distance between tracker.x and sum w_a a above which the tracker is reset, and
+# within which an array start is its domain's vertex.  Relative to the terms of the sum
+# (or to the start) with no absolute floor: on a domain of radius 2**-30 a floor of 1
+# took a start 1e-5 (relative) from a vertex for the vertex, and the returned active
+# set then disagreed with the returned x.
 _DRIFT_TOL = 1e-12
 # Away steps longer than this trigger the drift control at once.
 _AMPLIFY = 1e3
@@ -101,8 +105,12 @@ def decomposed_start(x: np.ndarray, lmo: LMO, name: str = "x0") -> ActiveSet | N
 
 def _decompose_tolerance(x: np.ndarray, lmo: LMO) -> float:
     """How far a decomposition's point may be from a start found feasible (see
-    ``_DECOMPOSE_TOL``): the domain's scale is its diameter where it has one."""
-    scale = max(1.0, float(np.abs(x).max(initial=0.0)))
+    ``_DECOMPOSE_TOL``): the domain's scale is its diameter where it has one.
+
+    Relative throughout (no absolute floor): on a domain of radius ``2**-30`` a floor
+    of 1 let a decomposition land anywhere in the domain and beyond.
+    """
+    scale = float(np.abs(x).max(initial=0.0))
     try:
         d = lmo.diameter(x.shape)
     except Exception:  # a user's LMO without one: the point's own scale
@@ -110,8 +118,15 @@ def _decompose_tolerance(x: np.ndarray, lmo: LMO) -> float:
     diameter = float(d) if d is not None else 0.0
     if math.isfinite(diameter):
         scale = max(scale, diameter)
-    return (_DECOMPOSE_TOL * max(1.0, float(np.linalg.norm(x)))
+    return (_DECOMPOSE_TOL * float(np.linalg.norm(x))
             + x.size * FEASIBILITY_TOL * scale)
+
+
+def _terms_scale(S: ActiveSet) -> float:
+    """``sum_a w_a ||a||``: the size of the terms of ``sum w_a a``, to which the rounding
+    of that sum is relative (its own norm may be near zero by cancellation, as for
+    ``e_i`` and ``-e_i`` of the l1 ball, where it would ask for exact sums)."""
+    return float(sum(w * math.sqrt(a.sq_norm()) for a, w in S))
 
 
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:
@@ -193,7 +208,7 @@ class ActiveSetVariant(Variant):
         # counted); another point needs the domain's decompose.
         v = lmo(-x)
         self.n_oracle_calls += 1
-        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
+        if np.linalg.norm(v.to_dense() - x) <= _DRIFT_TOL * float(np.linalg.norm(x)):
             return ActiveSet.from_vertex(v, keep_x=False)
         S = decomposed_start(x, lmo)
         if S is None:
@@ -207,7 +222,7 @@ class ActiveSetVariant(Variant):
         xs = S.x
         # the iterate is the combination's point (x0 up to rounding, or x0 brought
         # into the domain when it was outside within the tolerance)
-        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * max(1.0, float(np.linalg.norm(xs))):
+        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * _terms_scale(S):
             tracker.set_point(xs)
         return S
 
@@ -287,8 +302,7 @@ class ActiveSetVariant(Variant):
         S.sparsify(self.sparsify_tol)
         xs = S.resum()
         x = self.tracker.x
-        scale = max(1.0, float(np.linalg.norm(xs)))
-        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * scale:
+        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * _terms_scale(S):
             self.tracker.set_point(xs)
             self.counts["n_resyncs"] += 1
 

@@ -262,7 +262,7 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
         pairs = [(_vertex_id(atom, signed, r, n, "x0"), 1.0)]
     else:
         v = domain(-x)
-        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * max(1.0, float(np.linalg.norm(x))):
+        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * float(np.linalg.norm(x)):
             pairs = [(_vertex_id(v, signed, r, n, "x0"), 1.0)]
         else:
             # the engine computes x from the weights: the decomposition's point is the start

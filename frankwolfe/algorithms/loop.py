@@ -260,6 +260,11 @@ class _SingleDomainEngine(Engine):
         self.last_good: tuple[np.ndarray | _PointBefore, float, float] | None = None
         self.last_good_k = 0  # the iteration of last_good's point (the result's nit)
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
+        # the largest |f| observed in the run: the scale of the checks' rounding
+        # allowances (in units of f, no absolute floor: at f ~ 2**-40 a floor of 1e-12
+        # let a wrong oracle's negative gap through; f scaled by a power of two runs
+        # the same)
+        self.f_top = 0.0
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
         self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
@@ -278,12 +283,15 @@ class _SingleDomainEngine(Engine):
             keep = "no good iterate exists" if self.last_good is None else \
                 f"returning the last good iterate (iteration {k - 1})"
             return f"the objective's {what} is not finite at {where}; {keep}"
+        if abs(f) > self.f_top:
+            self.f_top = abs(f)
         prev = self.prev_step
         if prev is not None and objective.convex:
             f_prev, change = prev
-            # below the tangent bound by more than rounding (relative 1e-10 of f, 1e-6 of
-            # the predicted change)
-            if f < f_prev + change - (tracker.rounding * (abs(f_prev) + 1.0)
+            # below the tangent bound by more than rounding (relative 1e-10 of f and of the
+            # run's largest f, which covers values near 0 by cancellation; 1e-6 of the
+            # predicted change)
+            if f < f_prev + change - (tracker.rounding * (abs(f_prev) + self.f_top)
                                       + 1e-6 * abs(change)) and self._below_tangent():
                 raise NonConvexError(
                     f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
@@ -323,7 +331,7 @@ class _SingleDomainEngine(Engine):
         f_prev, g_prev = self.objective.value_and_gradient(x_prev)
         f = float(self.objective.value(x))
         change = float(np.vdot(g_prev, x - x_prev))
-        return f < f_prev + change - (self.tracker.rounding * (abs(f_prev) + 1.0)
+        return f < f_prev + change - (self.tracker.rounding * (abs(f_prev) + self.f_top)
                                       + 1e-6 * abs(change))
 
     def _observed(self) -> _Observed:
@@ -337,7 +345,9 @@ class _SingleDomainEngine(Engine):
         its domain), and the gap certifies nothing; a run that went on would stop
         "converged" on it."""
         g_dot_v = g_dot_x - gap
-        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + 1.0)):
+        # relative to the products and to the run's values of f: f and its gradient
+        # scaled by 2**-40 are caught as at scale 1
+        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + self.f_top)):
             return  # rounding (an LP's or an eigensolver's tolerance included)
         raise OracleError(
             f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above <g, x> = "
@@ -416,9 +426,11 @@ class _SingleDomainEngine(Engine):
             # then at the other bound)
             drift = float(np.max(np.abs(g - np.asarray(g_loop).reshape(g.shape)))) \
                 if g.size else 0.0
-            if abs(f - fun) <= tracker.rounding * (abs(f) + 1.0) and \
-                    abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + 1.0) and \
-                    drift <= tracker.rounding * (float(np.max(np.abs(g))) + 1.0):
+            # relative allowances (no floor of 1, which at f ~ 2**-40 accepted any drift)
+            top = max(self.f_top, abs(f))
+            if abs(f - fun) <= tracker.rounding * (abs(f) + top) and \
+                    abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + top) and \
+                    drift <= tracker.rounding * float(np.max(np.abs(g))):
                 return fun, gap
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1

@@ -12,6 +12,7 @@ import numpy as np
 from .._numbers import check_whole, kind_of
 from ..active_set import ActiveSet
 from ..atoms import Atom
+from ..errors import ShapeError
 from .base import LMO, declared_shape
 
 __all__ = ["CachedLMO"]
@@ -41,6 +42,12 @@ class CachedLMO(LMO):
     keys).  They are stored as the rows of an :class:`~frankwolfe.ActiveSet` (its
     weights unused), so :meth:`best_cached` is one sparse or dense product,
     O(nnz of the cache).
+    One cache holds the vertices of one shape: around a domain of no fixed size
+    (``ProbabilitySimplex()`` without ``dim``), a call or a :meth:`best_cached` at
+    another shape than the cached vertices' raises :class:`~frankwolfe.ShapeError`
+    (a vertex key such as ``("e", 0)`` names a vertex of every dimension, so the
+    cache cannot keep two shapes apart); call :meth:`clear` first to reuse it at
+    another size, or wrap the domain in one ``CachedLMO`` per size.
     Everything else (``violation``, ``diameter``, the shape) is the wrapped
     oracle's.  One cache may serve concurrent solves (threads): a lock guards the
     cache's state (the wrapped oracle is called outside it, so it must be thread-safe
@@ -77,8 +84,20 @@ class CachedLMO(LMO):
             self._remember(atom)
         return atom
 
+    def _check_shape(self, shape: tuple[int, ...], what: str) -> None:
+        """A clear error for a shape other than the cached vertices'; the caller holds
+        the lock."""
+        held = self._store.shape if len(self._order) else None
+        if held is not None and tuple(shape) != tuple(held):
+            raise ShapeError(
+                f"CachedLMO: {what} of shape {tuple(shape)}, but the cache holds vertices "
+                f"of shape {tuple(held)}; one cache serves one shape: call clear() before "
+                "reusing it at another size, or use one CachedLMO per size")
+
     def _remember(self, atom: Atom) -> None:
         """Add ``atom`` (or mark it most recent); the caller holds the lock."""
+        # before the key: ("e", 0) is the key of a vertex of every dimension
+        self._check_shape(atom.shape, "a vertex")
         key = atom.key
         if key in self._order:
             self._order.move_to_end(key)
@@ -91,10 +110,18 @@ class CachedLMO(LMO):
 
     def best_cached(self, direction: np.ndarray) -> tuple[Atom | None, float]:
         """The cached vertex minimizing ``<direction, v>`` and its value
-        (``(None, inf)`` when the cache is empty)."""
+        (``(None, inf)`` when the cache is empty).
+
+        Raises
+        ------
+        ShapeError
+            When ``direction``'s shape is not the cached vertices' (see the Notes of
+            :class:`CachedLMO`).
+        """
         with self._lock:
             if len(self._order) == 0:
                 return None, np.inf
+            self._check_shape(np.shape(direction), "a direction")
             scores = self._store.scores(direction)
             i = int(np.argmin(scores))
             best = self._store.atom_at(i)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .._numbers import check_real, is_whole
+from .._numbers import check_real, check_whole
 from ..direction import Direction
 from ..objectives.base import Tracker
 from .base import StepSize, _slack, _trial_slope
@@ -161,11 +161,8 @@ class Monotonic(OpenLoop):
                             f"LogAgnostic, NonConvexAgnostic), got {rule!r}")
         if isinstance(rule, Monotonic):
             raise TypeError("Monotonic: `rule` is already monotonic")
-        if not is_whole(max_halvings, 1):
-            raise ValueError(f"Monotonic: `max_halvings` must be a positive integer, "
-                             f"got {max_halvings!r}")
+        self.max_halvings = check_whole(max_halvings, "max_halvings", 1, "Monotonic")
         self.rule: OpenLoop = Agnostic() if rule is None else rule
-        self.max_halvings = int(max_halvings)
         self.halvings = 0
 
     def reset(self) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .._numbers import check_real, is_whole
+from .._numbers import check_real, check_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
@@ -158,13 +158,10 @@ class Adaptive(StepSize):
                              f"tau={tau!r}")
         if L0 is not None:
             L0 = check_real(L0, "L0", "Adaptive", low=0.0, low_open=True)
-        if not is_whole(max_backtracks, 1):
-            raise ValueError(f"Adaptive: `max_backtracks` must be a positive integer, "
-                             f"got {max_backtracks!r}")
+        self.max_backtracks = check_whole(max_backtracks, "max_backtracks", 1, "Adaptive")
         self.L0 = L0
         self.eta = eta_f
         self.tau = tau_f
-        self.max_backtracks = int(max_backtracks)
         self.L: float | None = L0
         #: the rounding of f's values seen this run (above the convexity bound), in
         #: units of f: 0 until a failed trial shows it
@@ -278,12 +275,9 @@ class Armijo(StepSize):
         if not (0 < c_f < 1 and 0 < beta_f < 1):  # False for NaN
             raise ValueError(f"Armijo: need 0 < c < 1 and 0 < beta < 1, got c={c!r}, "
                              f"beta={beta!r}")
-        if not is_whole(max_backtracks, 1):
-            raise ValueError(f"Armijo: `max_backtracks` must be a positive integer, "
-                             f"got {max_backtracks!r}")
+        self.max_backtracks = check_whole(max_backtracks, "max_backtracks", 1, "Armijo")
         self.c = c_f
         self.beta = beta_f
-        self.max_backtracks = int(max_backtracks)
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
                  gamma_max: float) -> float:
@@ -356,10 +350,8 @@ class Secant(StepSize):
     def __init__(self, tol: float = 1e-8, max_iter: int = 50) -> None:
         tol = check_real(tol, "tol", "Secant", low=0.0, high=1.0, low_open=True,
                          high_open=True)
-        if not is_whole(max_iter, 1):
-            raise ValueError(f"Secant: `max_iter` must be a positive integer, got {max_iter!r}")
+        self.max_iter = check_whole(max_iter, "max_iter", 1, "Secant")
         self.tol = float(tol)
-        self.max_iter = int(max_iter)
         self.last: float | None = None
 
     def reset(self) -> None:
