@@ -105,7 +105,8 @@ def labelling_score(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
 
 
 def is_forest(n_nodes: int, edges: np.ndarray) -> bool:
-    """Whether the graph has no cycle (parallel edges count as one); union-find, O(E α)."""
+    """Whether the graph has no cycle (a repeated pair, in either order, is a cycle:
+    such graphs go to an inference that is exact on them); union-find, O(E α)."""
     parent = list(range(n_nodes))
 
     def root(a: int) -> int:

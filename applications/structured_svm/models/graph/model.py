@@ -207,7 +207,9 @@ class GraphCRF(StructuredModel):
         n, K = t.size, self.n_states
         t = self._check_y(t, n, "y_true")
         a = np.asarray(y)
-        if a.dtype.kind == "f" and a.ndim == 1 and a.size >= n * K and a.size != n:
+        # a relaxed labelling: n x K node marginals, then K x K per edge
+        if a.dtype.kind == "f" and a.ndim == 1 and a.size >= n * K and a.size != n \
+                and (a.size - n * K) % (K * K) == 0:
             hit = a[:n * K].reshape(n, K)[np.arange(n), t]
         else:
             hit = (self._check_y(a, n, "y") == t).astype(np.float64)
