@@ -132,7 +132,8 @@ class StructuredSVM(BaseEstimator):
         a warm start's) and still certifies it: one pass of calls, the one
         exception.  When a budget (``max_passes``, ``time_limit``) ends the run
         before ``tol``, ``fit`` warns with scikit-learn's ``ConvergenceWarning`` (not
-        for ``"ssg"``, which has no certified gap).
+        for ``"ssg"``, which has no certified gap); so does a run that stalls
+        (steps of size 0) above ``tol``, as approximate inference can.
     tol : float, default 0.1
         Stop when the certified duality gap is at most ``tol`` (BCFWstruct's
         ``gap_threshold``).
@@ -434,6 +435,12 @@ SeedSequence or BitGenerator, optional
                 warnings.warn(f"StructuredSVM: the {budget} budget ended the run at duality "
                               f"gap {gap:.3g} > tol={self.tol}; raise {budget} or tol",
                               ConvergenceWarning, stacklevel=2)
+        elif res.status == Status.STALLED and not res.gap <= self.tol:
+            # steps of size 0 with the certified gap above tol: with approximate
+            # inference a decoding short of its maximum gives no ascent
+            warnings.warn(f"StructuredSVM: the run stalled at duality gap {res.gap:.3g} > "
+                          f"tol={self.tol} ({res.message}); with approximate inference "
+                          "try inference='trws' or 'lp'", ConvergenceWarning, stacklevel=2)
         return self
 
     def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
