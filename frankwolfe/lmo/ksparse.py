@@ -22,6 +22,14 @@ from .subset import SubsetOracle, sample_distinct
 __all__ = ["KSparsePolytope"]
 
 
+
+def _own_key(key: object, k: int) -> bool:
+    """Whether ``key`` is one of this polytope's vertex keys, ``k`` ``(index, sign)``
+    pairs: a start held under a key of its own (``("x0", ...)``, a foreign atom) can
+    have ``k`` entries too."""
+    return isinstance(key, tuple) and len(key) == k and all(
+        isinstance(p, tuple) and len(p) == 2 and not isinstance(p[0], str) for p in key)
+
 class KSparsePolytope(SubsetOracle, LMO):
     """The k-sparse polytope ``conv{x : ||x||_0 <= k, ||x||_inf <= radius}``.
 
@@ -109,7 +117,7 @@ class KSparsePolytope(SubsetOracle, LMO):
         n = int(np.prod(shape))
         k = min(self.k, n)
         taken = [np.asarray([2 * i + (sg > 0) for i, sg in a.key], dtype=np.int64).tobytes()
-                 for a in active if isinstance(a.key, tuple) and len(a.key) == k]
+                 for a in active if _own_key(a.key, k)]
         limit = self.n_candidates(shape) - len(taken)
 
         def draw(m: int) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
