@@ -656,7 +656,10 @@ class ActiveSet(AtomStore):
     def check(self, lmo: Any = None, x: np.ndarray | None = None) -> dict[str, float]:
         """Measured invariants: ``min_weight``, ``sum_error``, ``x_error``, ``max_violation``.
 
-        Costs a full re-summation, O(k * nnz); meant for tests and debugging.
+        ``x_error`` is ``||x - sum w_a a||`` relative to ``sum w_a ||a||``, the size of the
+        terms summed (their sum's own norm may vanish by cancellation, as for ``e_i`` and
+        ``-e_i``; inf when every atom is 0 and ``x`` is not): the same at any scale of
+        the atoms.  Costs a full re-summation, O(k * nnz); meant for tests and debugging.
 
         Parameters
         ----------
@@ -669,11 +672,14 @@ class ActiveSet(AtomStore):
         w = self._w[:k]
         ref = self._sum()
         cmp = x if x is not None else (self._x if self._x is not None else ref)
-        scale = max(1.0, float(np.linalg.norm(ref)))
+        # no floor of 1: at atoms of size 2**-30 it read an x wrong by its own size as
+        # an error of 1e-9
+        scale = float(sum(abs(wa) * math.sqrt(a.sq_norm()) for a, wa in zip(self._atoms, w)))
+        err = float(np.linalg.norm(np.asarray(cmp) - ref))
         out = {
             "min_weight": float(w.min()) if k else np.nan,
             "sum_error": abs(float(w.sum()) - 1.0),
-            "x_error": float(np.linalg.norm(np.asarray(cmp) - ref)) / scale,
+            "x_error": err / scale if scale > 0.0 else (0.0 if err == 0.0 else np.inf),
             "max_violation": 0.0,
         }
         if lmo is not None:

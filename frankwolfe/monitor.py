@@ -359,6 +359,13 @@ class Monitor:
         """Note iteration ``k``: update bounds, history, printing and progress."""
         self.record_row(k, fun, gap, step_size, extra, force)
 
+    def settle_dual_bound(self, bound: float) -> None:
+        """Replace the dual bound gathered from the history's rows (the largest
+        ``fun - gap``) by ``bound``: for an engine whose rows carry incrementally updated
+        values that may drift above the exact ones (compiled pairwise), its largest
+        ``f - gap`` over exact values."""
+        self.dual_bound = float(bound)
+
     def record_row(self, k: int, fun: float, gap: float, step_size: float,
                    extra: dict[str, Any], force: bool = False) -> None:
         """:meth:`record` with the extra columns as a dict (the driver's call, once per

@@ -29,9 +29,12 @@ reads fewer entries.
 The active set is kept as weights over vertex indices; Gram columns of heavy
 coordinates (whose product reads more than ``n / 8`` entries of ``A``, e.g.
 every column of a dense ``A``) are cached as dense rows within
-``cache_bytes``.  ``A x`` and the gradient are recomputed exactly every
-``refresh_every`` pairwise steps and after a round that moves many heavy
-coordinates.  The numba kernels are in :mod:`.compiled_pairwise_kernels`; this module
+``cache_bytes``.  ``A x`` and the gradient follow the steps incrementally; they are
+recomputed exactly every ``refresh_every`` iterations, after a round that moves many
+heavy coordinates, before a stop on ``tol`` or ``rtol`` (a gap of the drifted gradient
+there is a claim: the run goes on when the exact one misses) and once at the end, so
+that ``fun``, ``gap`` and the dual bound of the result are exact at the point
+returned.  The numba kernels are in :mod:`.compiled_pairwise_kernels`; this module
 holds the engine the shared driver runs and the public function.
 """
 
@@ -69,6 +72,8 @@ _CHUNK_MAX = 1 << 16
 #: of more active vertices takes plain pairwise steps until it shrinks below it
 FACE_LIMIT = 1024
 _INT64_MAX = int(np.iinfo(np.int64).max)
+# what a chunk recomputes before its steps (the kernel's `refresh`)
+_NONE, _FROM_WEIGHTS, _AT_X = 0, 1, 2
 
 
 def supports_compiled_pairwise(objective: Objective, domain: LMO) -> bool:
@@ -103,13 +108,15 @@ class _CompiledPairwiseEngine(Engine):
 
     times_itself = True  # chunks sized to the time left
 
-    def __init__(self, DR: Any, S: _State, R: Any, signed: bool, radius: float, tol: float,
-                 refresh_every: int, max_iter: int, shape: tuple[int, ...],
+    def __init__(self, DR: Any, S: _State, R: Any, signed: bool, radius: float,
+                 monitor: Monitor, refresh_every: int, shape: tuple[int, ...],
                  corrective: bool) -> None:
         # Python reads the record S; the kernels take the references DR (the design) and R
         self.S, self.DR, self.R = S, DR, R
         self.signed, self.r = signed, radius
-        self.tol, self.refresh_every, self.max_iter = tol, refresh_every, max_iter
+        # the monitor's tol is a float (an int tol=10**30 failed numba's typing)
+        self.monitor, self.tol, self.max_iter = monitor, monitor.tol, monitor.max_iter
+        self.refresh_every = refresh_every
         self.shape = shape
         self.chunk = 8
         self.per_step = 0.0  # seconds per step in the last chunk
@@ -125,23 +132,55 @@ class _CompiledPairwiseEngine(Engine):
         self.last: tuple[float, float] = (np.nan, np.inf)
         self.last_x: np.ndarray | None = None  # the last point with finite f and gap
         self.now = (np.nan, np.inf)  # f and the gap at the current point
-        self._run(0, refresh=True)  # x, A x and g from the weights
+        # whether self.now is exact at S.x (A x and g recomputed since the last move),
+        # not from the incrementally updated A x and gradient
+        self.exact = False
+        # the largest f - gap over exact values: the dual bound (the drifted values of
+        # the history's rows can overshoot f*)
+        self.bound = -np.inf
+        self.refresh_seconds = 0.0  # the last exact recomputation's wall time
+        self._run(0, _FROM_WEIGHTS)  # x, A x and g from the weights
+        if monitor.time_limit is not None:
+            # timed without the first call's loading of the compiled kernels: the chunks
+            # leave this much of the budget to the exact values at the end
+            self._exact()
+        self.counts["n_refreshes"] = 0  # counted from the first step on
 
-    def _run(self, steps: int, refresh: bool) -> tuple[int, int, float, int]:
-        """Up to ``steps`` compiled iterations (after recomputing ``x``, ``A x`` and ``g``
-        when ``refresh``): ``(done, status, last step size, corrective rounds)``;
-        ``self.now`` holds ``f`` and the gap at the point reached."""
-        if refresh:
+    def _run(self, steps: int, refresh: int) -> tuple[int, int, float, int]:
+        """Up to ``steps`` compiled iterations, after recomputing ``x``, ``A x`` and ``g``
+        from the weights (``refresh`` :data:`_FROM_WEIGHTS`) or ``A x`` and ``g`` at ``x``
+        (:data:`_AT_X`): ``(done, status, last step size, corrective rounds)``;
+        ``self.now`` holds ``f`` and the gap at the point reached, ``self.exact`` whether
+        they are exact there."""
+        if refresh == _FROM_WEIGHTS:
             self.since = 0
-        done, status, gamma, self.since, n_corr, f, gap = _run_chunk(
+        done, status, gamma, self.since, n_corr, n_ref, exact, f, gap = _run_chunk(
             self.DR, self.R, self.signed, self.r, self.tol, steps, self.refresh_every,
             self.since, self.corrective, refresh)
+        self.counts["n_refreshes"] += int(n_ref)
         self.now = (float(f), float(gap))
+        self.exact = bool(exact)
+        if self.exact and f - gap > self.bound:
+            self.bound = float(f - gap)
         return int(done), int(status), float(gamma), int(n_corr)
+
+    def _exact(self) -> None:
+        """Recompute ``A x`` and ``g`` at ``x``: ``self.now`` exact there (``x`` kept: the
+        one rebuilt from the weights lies on a grid of the radius times the rounding
+        unit)."""
+        t0 = time.perf_counter()
+        self._run(0, _AT_X)
+        self.refresh_seconds = time.perf_counter() - t0
 
     def observe(self, k: int) -> Observation | str:
         S = self.S
         f, gap = self.now
+        if not self.exact and np.isfinite(f) and np.isfinite(gap) \
+                and self.monitor.converged(gap, f):
+            # a stop on tol (the kernel checks that itself) or rtol is certified by exact
+            # values; when they miss it the run goes on
+            self._exact()
+            f, gap = self.now
         if not (np.isfinite(f) and np.isfinite(gap)):
             keep = "no good iterate exists" if self.last_x is None else \
                 "returning the last good iterate"
@@ -160,6 +199,7 @@ class _CompiledPairwiseEngine(Engine):
         steps = int(min(self.chunk, max(self.max_iter - k, 1)))
         left = monitor.time_left()
         if left is not None and self.per_step > 0.0:
+            left -= self.refresh_seconds  # the exact values at the end (closing)
             # the clock is read between chunks only: a chunk fits in the time left (a
             # step's cost grows with the active set, so its last measure is used); no
             # step starts that would end past the budget
@@ -168,7 +208,7 @@ class _CompiledPairwiseEngine(Engine):
                 return 0
             steps = int(max(1, min(steps, left / self.per_step)))
         t0 = time.perf_counter()
-        done, status, gamma, n_corr = self._run(steps, refresh=False)
+        done, status, gamma, n_corr = self._run(steps, _NONE)
         self.counts["n_corrective_steps"] += n_corr
         elapsed = time.perf_counter() - t0
         self.step_seconds += elapsed
@@ -177,8 +217,7 @@ class _CompiledPairwiseEngine(Engine):
             self.gamma = gamma
         if status == 2 and not self.stalled:
             # the incremental gradient may have drifted: recompute once before giving up
-            self._run(0, refresh=True)
-            self.counts["n_refreshes"] += 1
+            self._run(0, _FROM_WEIGHTS)
             self.stalled = done == 0
         elif status == 2:
             self.stalled = True
@@ -193,6 +232,25 @@ class _CompiledPairwiseEngine(Engine):
 
     def certify(self, last: Observation) -> tuple[float, float]:
         return self.last
+
+    def closing(self, fun: float, gap: float) -> tuple[float, float]:
+        """Exact ``f`` and gap at the point returned: the chunks' values come from the
+        incrementally updated ``A x`` and gradient (exact every ``refresh_every`` steps),
+        whose drift the radius multiplies in the gap.  One recomputation of ``A x`` and
+        ``g`` at ``x`` (``O(nnz(A))``, about one gradient) unless nothing moved since the
+        last; the dual bound is set to the exact values' (the history's rows keep the
+        loop's values)."""
+        if not self.exact:
+            self._exact()
+            f, g = self.now
+            if not (np.isfinite(f) and np.isfinite(g)):
+                return fun, gap
+            self.last = (f, g)
+            fun, gap = f, g
+        # the monitor's bound is the largest f - gap over the history's rows, drifted ones
+        # included; the closing row (exact) is added to this one by the driver
+        self.monitor.settle_dual_bound(self.bound)
+        return fun, gap
 
     def info(self) -> dict[str, Any]:
         return {"active_set_size": int(self.S.n_active[0])}
@@ -213,6 +271,13 @@ class _CompiledPairwiseEngine(Engine):
         return ActiveSet(atoms, w / w.sum(), keep_x=False)
 
     def outputs(self, error: bool) -> dict[str, Any]:
+        f, gap = self.now
+        # stopped between chunks at an observed point (a callback raised, Ctrl-C by a
+        # handler of the user's, a stall): its exact values, as closing()
+        whole = error and not (self.cut_short or self.hurried) \
+            and bool(np.isfinite(f) and np.isfinite(gap))
+        if whole and not self.exact:
+            self._exact()
         c = self.counts
         out: dict[str, Any] = dict(
             n_oracle_calls=c["n_pairwise_steps"] + c["n_corrective_steps"] + 1,
@@ -220,9 +285,10 @@ class _CompiledPairwiseEngine(Engine):
             extra=dict(c, step_seconds=self.step_seconds),
             x=self.S.x.reshape(self.shape).copy())
         if error:
-            out["fun"], out["gap"] = self.last
-            if self.last_x is not None:
+            out["fun"], out["gap"] = self.now if whole else self.last
+            if not whole and self.last_x is not None:
                 out["x"] = self.last_x.reshape(self.shape).copy()
+            self.monitor.settle_dual_bound(self.bound)
         return out
 
 
@@ -335,7 +401,9 @@ def compiled_pairwise_frank_wolfe(
     corrective : bool, default True
         Iterate by corrective rounds (see below); ``False``: plain pairwise steps.
     refresh_every : int, default 1000
-        Recompute ``A x`` and the gradient exactly after this many steps.
+        Recompute ``x`` (from the weights), ``A x`` and the gradient exactly after this
+        many iterations; they are also recomputed (at ``x``) before a stop on the gap
+        and at the end, so the certificate never rests on the drifted ones.
     cache_bytes : int, default 256 MB
         Memory for cached Gram columns ``A^T A e_j`` (``8 n`` bytes each).
 
@@ -344,9 +412,14 @@ def compiled_pairwise_frank_wolfe(
     Result
         ``nit`` counts iterations (rounds and pairwise steps); ``active_set`` the
         final signed support; ``extra`` has ``n_corrective_steps``,
-        ``n_pairwise_steps``, ``n_refreshes`` and ``step_seconds`` (wall time inside
-        the chunks of compiled iterations); the history has one row per chunk, with
-        ``active_set_size``.
+        ``n_pairwise_steps``, ``n_refreshes`` (the exact recomputations of ``A x`` and
+        the gradient after the start: every ``refresh_every`` iterations, after rounds
+        that move many heavy coordinates, before a stop on the gap, on a stall and at
+        the end) and ``step_seconds`` (wall time inside the chunks of compiled
+        iterations); ``fun``, ``gap`` and ``dual_bound`` come from exact values at the
+        points they name; the history has one row per chunk, with
+        ``active_set_size``, and the loop's values (``A x`` and the gradient as updated
+        step by step).
 
     Examples
     --------
@@ -370,8 +443,6 @@ def compiled_pairwise_frank_wolfe(
     cache = check_whole(cache_bytes, "cache_bytes", 0, where)
     monitor = options.monitor("compiled_pairwise")  # checks the run keywords
     DR, S, R = _initial_state(objective, domain, x0, cache)
-    # the monitor's tol is a float (an int tol=10**30 failed numba's typing)
     engine = _CompiledPairwiseEngine(DR, S, R, isinstance(domain, L1Ball), _radius(domain),
-                                     monitor.tol, refresh, monitor.max_iter,
-                                     (int(S.x.size),), corrective)
+                                     monitor, refresh, (int(S.x.size),), corrective)
     return drive(engine, monitor)

@@ -242,6 +242,23 @@ def _refresh(D, S, signed, r):  # pragma: no cover - compiled
     exact_products(D, x, support, k, S.p, S.g, S.seen, S.fm)
 
 
+@inner_kernel
+def _exact_at_x(D, S):  # pragma: no cover - compiled
+    """Recompute ``A x`` and ``g`` exactly at ``x`` as it is.  Unlike ``_refresh``, ``x``
+    is not rebuilt from the weights: at a radius far beyond ``||x*||_1`` (``+-r e_j`` at
+    weights near 1/2) the weights' spacing puts ``x`` on a grid of ``r`` times the
+    rounding unit, and the gap at a point of that grid stayed 40 times above a tol the
+    point ``x`` itself meets (r = 1e4, tol = 1e-9)."""
+    x = S.x
+    k = 0
+    for j in range(x.shape[0]):
+        # the active coordinates, and the rounding residues of vertices that left
+        if x[j] != 0.0:
+            S.supp[k] = j
+            k += 1
+    exact_products(D, x, S.supp, k, S.p, S.g, S.seen, S.fm)
+
+
 # no fastmath here or in the solves: its vectorized loops (with their alias checks,
 # optimized again in every caller) add compilation time to a first sparse lasso and
 # save no measurable time warm (benchmarks/README.md, "Measurements behind code choices")
@@ -497,7 +514,8 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
                refresh):  # pragma: no cover - compiled
     """Up to ``steps`` iterations: corrective rounds (``corrective``) or pairwise steps
     with exact line search, after recomputing ``x``, ``A x`` and ``g`` from the
-    weights when ``refresh`` (see ``_refresh``).
+    weights when ``refresh`` is 1 (see ``_refresh``), ``A x`` and ``g`` at ``x`` when it
+    is 2 (see ``_exact_at_x``).
 
     A corrective round minimizes exactly over the face of the active vertices (see
     ``_face_minimizer``) and moves ``x``, ``A x`` and ``g`` there.  (It is written
@@ -505,13 +523,30 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
     caller, so a level less in the call tree compiles faster: benchmarks/README.md,
     "Measurements behind code choices".)
 
+    A gap at ``tol`` from the incrementally updated gradient is a claim, not a
+    certificate: unless nothing moved since the last refresh, ``A x`` and ``g`` are
+    recomputed at ``x`` and the iterations go on when the exact gap misses ``tol`` (at a
+    large radius the drifted gradient reached gaps of 1e-11 where the exact one was
+    1e-3).
+
     Returns ``(iterations done, status, last step size, steps since the last refresh,
-    corrective rounds, f, Frank-Wolfe gap)``, the last two at the point reached;
-    status 0: all steps done, 1: the Frank-Wolfe gap reached ``tol``, 2: no pair
-    with a negative slope while the gap is above ``tol`` (rounding floor).
+    corrective rounds, refreshes, exact, f, Frank-Wolfe gap)``, the last two at the
+    point reached; ``refreshes`` counts the exact recomputations of ``A x`` and ``g``
+    (``refresh``, every ``refresh_every`` steps, after a round that moved many heavy
+    coordinates, before a status 1); ``exact``: nothing moved since the last one, so
+    ``f`` and the gap are exact at ``x``.  Status 0: all steps done, 1: the exact
+    Frank-Wolfe gap reached ``tol``, 2: no pair with a negative slope while the gap is
+    above ``tol`` (rounding floor).
     """
-    if refresh:
+    n_ref = 0
+    fresh = False  # nothing moved since A x and g were last recomputed
+    if refresh == 1:
         _refresh(D, S, signed, r)
+    elif refresh == 2:
+        _exact_at_x(D, S)
+    if refresh:
+        n_ref += 1
+        fresh = True
     done = 0
     status = 0
     n_corr = 0
@@ -522,8 +557,13 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
         gx, ia, sa = _scan(S, signed, r)
         v, sv = _fw_vertex(S.g, signed, r)
         if gx - sv <= tol:
-            status = 1
-            break
+            if fresh:
+                status = 1
+                break
+            _exact_at_x(D, S)
+            n_ref += 1
+            fresh = True
+            continue
         # a round that left the gap where it was takes a pairwise step next: on a nearly
         # singular face (an l1 ball of radius 1e6 around an optimum of norm 4, +-r e_j
         # both in the face at weights near 1/2, whose spacing bounds how finely x moves)
@@ -572,8 +612,11 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
                         add_column(D, js[u], c, S.p)
                         _add_hess(D, S, js[u], c)
                 _drop_zeros(S)
+                fresh = False
                 if cost >= full:
                     _refresh(D, S, signed, r)
+                    n_ref += 1
+                    fresh = True
                 done += 1
                 n_corr += 1
                 since += 1
@@ -623,9 +666,13 @@ def _run_chunk(D, S, signed, r, tol, steps, refresh_every, since, corrective,
             S.w[S.slot[a]] -= gamma
         done += 1
         since += 1
+        fresh = False
         if since >= refresh_every:
             _refresh(D, S, signed, r)
+            n_ref += 1
+            fresh = True
             since = 0
     gx, ia, sa = _scan(S, signed, r)
     v, sv = _fw_vertex(S.g, signed, r)
-    return done, status, gamma, since, n_corr, half_sq_residual(D, S.p), gx - sv
+    return (done, status, gamma, since, n_corr, n_ref, fresh, half_sq_residual(D, S.p),
+            gx - sv)

@@ -43,7 +43,11 @@ def _hessian_product(tracker: Tracker, v: np.ndarray) -> np.ndarray:
     nv = float(np.linalg.norm(v))
     if nv == 0.0:
         return np.zeros_like(v)
-    eps = 1e-6 * max(1.0, float(np.linalg.norm(tracker.x))) / nv
+    # a step of 1e-6 relative to the larger of x and v (the domain's scale), not to 1:
+    # at radius 2**-30 an absolute 1e-6 stepped a thousand radii away from x, and the
+    # product of a non-quadratic f came out wrong (bi-conjugate FW then missed a tol it
+    # meets at radius 1)
+    eps = 1e-6 * max(float(np.linalg.norm(tracker.x)), nv) / nv
     tracker.n_gradient_calls += 1
     return (np.asarray(obj.gradient(tracker.x + eps * v)) - tracker.gradient()) / eps
 

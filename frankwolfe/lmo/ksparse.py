@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -23,7 +23,7 @@ __all__ = ["KSparsePolytope"]
 
 
 
-def _own_key(key: object, k: int) -> bool:
+def _own_key(key: object, k: int) -> TypeGuard[tuple[tuple[int, int], ...]]:
     """Whether ``key`` is one of this polytope's vertex keys, ``k`` ``(index, sign)``
     pairs: a start held under a key of its own (``("x0", ...)``, a foreign atom) can
     have ``k`` entries too."""
