@@ -292,9 +292,13 @@ def _block_rule(spec: str | StepSize | None, objective: Objective,
                 f"`smoothness` on the objective or pass ShortStep(L); got {L!r}"
             )
     if isinstance(rule, OpenLoop) and step.uses_active_set:
+        # from the word table, so that a rule added there is named here too
+        searches = [w for w, c in STEP_RULES.items()
+                    if "block" in c and w in _PLAIN and not isinstance(_PLAIN[w](), OpenLoop)]
         raise ValueError(
-            f"block_step={step.name!r} needs a line search ('exact', 'short' or 'adaptive'); "
-            "the open-loop step 2n/(k+2n) only suits block_step='fw'"
+            f"block_step={step.name!r} needs a line search (one of {searches}, or a "
+            f"StepSize that is not open-loop), got {rule!r}; open-loop steps only suit "
+            "block_step='fw'"
         )
     rule.reset()
     return rule

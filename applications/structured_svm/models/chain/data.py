@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+import operator
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -127,6 +128,7 @@ class ChainData:
         out.Xf = self.Xf[lo:hi] if self.Xf.size else self.Xf
         out.Yf = self.Yf[lo:hi] if self.Yf.size else self.Yf
         out._gram = None
+        out._csr = None  # the whole set's rows (ptr counts from its first token)
         return out
 
     def gram(self) -> tuple[np.ndarray, np.ndarray]:
@@ -206,16 +208,90 @@ def transition_counts(labels: np.ndarray, off: np.ndarray, K: int) -> np.ndarray
     return np.bincount(labels[inner + 1] * K + labels[inner], minlength=K * K)
 
 
-_CACHE: list = []
+class _Memo(NamedTuple):
+    """A converted data set and what :func:`_unchanged` compares it with."""
+
+    model: Any
+    X: Any
+    Y: Any
+    data: ChainData
+    #: the token rows as ``data`` read them: its own array, or a copy where that array
+    #: is the caller's memory (consecutive views, :func:`_rows`)
+    tokens: np.ndarray
+    #: the examples of ``X`` then, and whether ``data`` reads their memory
+    items: list[Any]
+    aliased: bool
+
+
+#: the last few data sets, newest first
+_CACHE: list[_Memo] = []
+
+
+def _unchanged(memo: _Memo, X: Any, Y: Any) -> bool:
+    """Whether ``(X, Y)`` still hold the values ``memo.data`` was built from.
+
+    The same list may hold other or changed examples by now (``x *= -1``, ``X[:] =
+    X2``): reused, the kernels read the old data set, and a fit certified a gap of a
+    problem the caller no longer has.  Compared value by value with the rows kept: an
+    exact test (a digest could collide, and hashing costs more than comparing), and
+    one pass over the rows, where converting them again checks and copies every
+    example and recomputes what was derived from them (sparse rows, Gram matrices).
+    """
+    data = memo.data
+    try:
+        lengths = np.fromiter((len(x) for x in X), dtype=np.int64, count=len(X))
+        if not np.array_equal(lengths, np.diff(data.off)):
+            return False
+        if memo.aliased and all(map(operator.is_, X, memo.items)):
+            # the same views as then: the rows data reads are the examples' rows now
+            same = np.array_equal(data.If if data.uses_ids else data.Xf, memo.tokens)
+        else:
+            same = _same_rows(X, memo.tokens, data.off)
+        return same and (Y is None or np.array_equal(np.concatenate(Y), data.Yf))
+    except (TypeError, ValueError):  # ragged or odd items: a new ChainData says what is wrong
+        return False
+
+
+#: bytes of the examples' rows that :func:`_same_rows` joins and compares at a time
+_PIECE_BYTES = 1 << 18
+
+
+def _same_rows(X: Any, tokens: np.ndarray, off: np.ndarray) -> bool:
+    """Whether example ``i`` of ``X`` has the rows ``tokens[off[i]:off[i + 1]]``, for
+    every ``i``.
+
+    Compared a few hundred kilobytes of rows at a time: each piece, joined, is still
+    in the cache when it is compared (the whole data set joined at once is written to
+    memory and read back), and the first difference ends the comparison.
+    """
+    n = len(X)
+    step = max(1, _PIECE_BYTES * n // max(tokens.nbytes, 1))
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        if not np.array_equal(np.concatenate(X[a:b]), tokens[off[a]:off[b]]):
+            return False
+    return True
 
 
 def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
-    """:class:`ChainData` of ``(X, Y)``, memoized for the last few data sets (by identity)."""
-    for entry in _CACHE:
-        if entry[0] is model and entry[1] is X and entry[2] is Y:
-            return entry[3]
+    """:class:`ChainData` of ``(X, Y)``, memoized for the last few data sets.
+
+    A data set is found again by the identity of ``model``, ``X`` and ``Y`` and reused
+    while its values are unchanged (:func:`_unchanged`): a fit's evaluations and
+    repeated predictions convert it once, and examples changed in place or replaced
+    are converted anew.
+    """
+    for at, memo in enumerate(_CACHE):
+        if memo.model is model and memo.X is X and memo.Y is Y:
+            if _unchanged(memo, X, Y):
+                return memo.data
+            del _CACHE[at]
+            break
     data = ChainData(model, X, Y)
-    _CACHE.insert(0, (model, X, Y, data))
+    tokens = data.If if data.uses_ids else data.Xf
+    aliased = bool(np.may_share_memory(tokens, X[0]))
+    _CACHE.insert(0, _Memo(model, X, Y, data, tokens.copy() if aliased else tokens, list(X),
+                           aliased))
     del _CACHE[4:]
     return data
 
