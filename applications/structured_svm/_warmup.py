@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["chain", "chain_minibatch"]
+__all__ = ["chain", "chain_minibatch", "multiclass"]
 
 
 def _problems() -> list[tuple[Any, list, list]]:
@@ -54,3 +54,19 @@ def chain_minibatch() -> None:
                           random_state=0).fit(X, Y)
         StructuredSVM(model, max_passes=4, gap_every=2, round_step="lock_free", n_jobs=2,
                       random_state=0).fit(X, Y)
+
+
+def multiclass() -> None:
+    """multiclass structured SVM: fit (compiled BCFW and its pass driver, gap sampling,
+    averaging), predict and score"""
+    from .estimator import StructuredSVM
+    from .models import MulticlassModel
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 4))
+    Y = rng.integers(0, 3, size=12)
+    for kw in ({}, {"block_order": "gap"}):
+        svm = StructuredSVM(MulticlassModel(3, 4), max_passes=4, gap_every=2, eval_every=2,
+                            random_state=0, **kw)
+        svm.fit(X, Y, X_test=X, Y_test=Y)
+        svm.score(X, Y)

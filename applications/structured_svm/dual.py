@@ -23,7 +23,7 @@ Two block representations, one algorithm:
   (:meth:`SSVMDual.compiled_blocks`) that store block ``i`` as per-position
   label marginals plus aggregated transition marginals (the marginal-polytope
   view), so whole passes run in numba and memory follows the tokens, not
-  ``n * d``.
+  ``n * d``; for :class:`~.models.MulticlassModel` as its class weights.
 """
 
 from __future__ import annotations

@@ -192,7 +192,8 @@ SeedSequence or BitGenerator, optional
         ``UserWarning``.
     compiled : bool, default True
         Let the core run whole BCFW passes in numba when the model offers kernels
-        (:class:`~.ChainModel`); False forces the generic Python path.
+        (:class:`~.ChainModel`, :class:`~.MulticlassModel`); False forces the generic
+        Python path.
     batch_size : int, optional
         Mini-batch BCFW (solvers ``"bcfw"``; Wang et al., ICML 2016): each round
         decodes ``batch_size`` examples at the same ``w`` in parallel (``n_jobs``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from frankwolfe.errors import ShapeError
 
 from .base import SparseVector, StructuredModel
 from .chain.forward_backward import Marginals
+from .multiclass_kernels import dense_rows, multiclass_blocks, multiclass_state
 
 __all__ = ["MulticlassModel"]
 
@@ -128,6 +130,33 @@ class MulticlassModel(StructuredModel):
         """The slices of every class restricted to the non-zero features of ``x``."""
         nz = np.flatnonzero(self._check_x(x))
         return (np.arange(self.n_classes)[:, None] * self.n_features + nz[None, :]).ravel()
+
+    # -- fast paths (hooks of StructuredModel) -----------------------------------------
+    def _kernels_apply(self) -> bool:
+        """Whether the compiled kernels reproduce this model: they are written for
+        MulticlassModel's feature map, 0-1 loss and decoders, so a subclass that overrides
+        one of them (class weights, another loss) gets the generic Python paths."""
+        cls = type(self)
+        return all(getattr(cls, name) is getattr(MulticlassModel, name)
+                   for name in ("joint_feature", "joint_feature_sparse", "psi", "loss",
+                                "decode", "loss_augmented_decode", "score"))
+
+    def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
+                             warm: Any = None) -> Any:
+        """Kernels storing block ``i`` as class marginals (see :mod:`.multiclass_kernels`):
+        whole BCFW passes in numba, Frank-Wolfe block steps (pairwise steps, the cache and
+        mini-batch rounds take the generic Python path).  The examples are read as one
+        dense ``(n, n_features)`` array (a sparse ``X`` densified, as the estimator
+        does)."""
+        if not self._kernels_apply():
+            return None
+        Xd = dense_rows(self, X)
+        Yi = np.array([self._check_y(y, f"Y[{i}]") for i, y in enumerate(Y)],
+                      dtype=np.int64).reshape(len(Y))
+        if Yi.size != Xd.shape[0]:
+            raise ShapeError(f"MulticlassModel: X has {Xd.shape[0]} examples but Y has "
+                             f"{Yi.size} labels")
+        return multiclass_blocks(multiclass_state(Xd, Yi, self.n_classes, lam, warm))
 
     def _repr_params(self) -> dict[str, Any]:
         return {"n_classes": self.n_classes, "n_features": self.n_features}
