@@ -226,3 +226,25 @@ def test_bad_labels_and_warm_states_are_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.compiled_dual_blocks(X, [float(v) for v in Y], 0.1)  # whole floats: fine
+
+
+def test_a_subclass_that_preprocesses_features_keeps_the_python_path():
+    """A subclass normalizing x in ``_check_x`` trains on its features, not the raw X: the
+    compiled kernels read X directly, so the model falls back (same weights either way)."""
+    import warnings
+
+    from frankwolfe.applications.structured_svm import MulticlassModel, StructuredSVM
+
+    class Normalized(MulticlassModel):
+        def _check_x(self, x):
+            x = super()._check_x(x)
+            return x / np.linalg.norm(x)
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((60, 5)), rng.integers(0, 3, 60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w = [StructuredSVM(Normalized(3, 5), lam=0.1, max_passes=30, tol=1e-6,
+                           random_state=0, compiled=c).fit(X, Y).w_ for c in (True, False)]
+    assert not Normalized(3, 5)._kernels_apply()
+    np.testing.assert_allclose(w[0], w[1], rtol=0, atol=1e-12)

@@ -135,11 +135,13 @@ class MulticlassModel(StructuredModel):
     def _kernels_apply(self) -> bool:
         """Whether the compiled kernels reproduce this model: they are written for
         MulticlassModel's feature map, 0-1 loss and decoders, so a subclass that overrides
-        one of them (class weights, another loss) gets the generic Python paths."""
+        one of them (class weights, another loss, a preprocessing of the features in
+        ``_check_x``) gets the generic Python paths."""
         cls = type(self)
         return all(getattr(cls, name) is getattr(MulticlassModel, name)
                    for name in ("joint_feature", "joint_feature_sparse", "psi", "loss",
-                                "decode", "loss_augmented_decode", "score"))
+                                "decode", "loss_augmented_decode", "score", "_check_x",
+                                "_scores", "feature_support"))
 
     def compiled_dual_blocks(self, X: Sequence[Any], Y: Sequence[Any], lam: float,
                              warm: Any = None) -> Any:
