@@ -114,8 +114,10 @@ def two_opt(A: np.ndarray, B: np.ndarray, permutation: np.ndarray, *, tol: float
         Starting ``p`` (0-based); not modified.
     tol : float, optional
         An exchange must lower the objective by more than ``tol``; default
-        ``1e-12 * (sum |A| * max |B| + 1)``, above the rounding of a delta,
-        so rounding cannot make the search cycle.
+        ``1e-12 * sum |A| * max |B|``, above the rounding of a delta, so
+        rounding cannot make the search cycle.  It is relative: scaling ``A``
+        or ``B`` scales it alike and leaves the search unchanged (0 when ``A``
+        or ``B`` is zero, where every exchange changes nothing).
     max_swaps : int
         Bound on the number of exchanges.
 
@@ -132,7 +134,9 @@ def two_opt(A: np.ndarray, B: np.ndarray, permutation: np.ndarray, *, tol: float
         check_real(tol, "tol", "two_opt", low=0, finite=False)
     max_swaps = check_whole(max_swaps, "max_swaps", 0, "two_opt")
     if tol is None:
-        tol = 1e-12 * (float(np.abs(A).sum()) * float(np.abs(B).max(initial=0.0)) + 1.0)
+        # relative, with no absolute floor: a floor of 1e-12 outweighed every delta once
+        # A * B was small (at A, B scaled by 2**-30 no exchange passed it)
+        tol = 1e-12 * float(np.abs(A).sum()) * float(np.abs(B).max(initial=0.0))
     # the kernel counts in int64: a larger budget is no budget at all
     n_swaps, _ = _two_opt(A, B, p, float(tol), min(int(max_swaps), np.iinfo(np.int64).max))
     return p, int(n_swaps)

@@ -93,8 +93,14 @@ class Beckmann(Objective):
     def hessian_vector_product(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         h = self.hessian_diagonal(x)
         v = np.asarray(v, dtype=float)
-        # 0 * inf must be 0 here: a link with no direction component adds no curvature
-        return np.where(v != 0.0, h * v, 0.0) if np.isinf(h).any() else h * v
+        if not np.isinf(h).any():
+            return h * v
+        # 0 * inf must be 0 here: a link with no direction component adds no curvature.
+        # Multiplied only where v != 0: h * v everywhere first warned of the 0 * inf it
+        # then discarded (BPR powers below 1, at links without flow)
+        hv = np.zeros(np.broadcast_shapes(h.shape, v.shape))
+        np.multiply(h, v, out=hv, where=v != 0.0)
+        return hv
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         d = np.ascontiguousarray(direction, dtype=float).reshape(-1)

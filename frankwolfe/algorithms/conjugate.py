@@ -52,6 +52,34 @@ def _hessian_product(tracker: Tracker, v: np.ndarray) -> np.ndarray:
     return (np.asarray(obj.gradient(tracker.x + eps * v)) - tracker.gradient()) / eps
 
 
+def _solve_2x2(M: np.ndarray, rhs: np.ndarray) -> tuple[float, float] | None:
+    """``(nu, mu)`` solving ``M (nu, mu) = rhs``, or None when ``M`` is (nearly) singular
+    or not finite.
+
+    ``M`` and ``rhs`` scale with ``f`` (and with the square of the iterates): both are
+    normalised by powers of two, exactly, before the determinant.  From the raw
+    entries it underflowed (``f`` scaled by 2**-560: BFW fell back to CFW at every
+    step) or overflowed (2**500 and above); normalised, power-of-two scalings of ``f``
+    give the same weights bit for bit.
+    """
+    if not (np.isfinite(M).all() and np.isfinite(rhs).all()):
+        return None
+    e_m = int(np.frexp(np.abs(M).max())[1])
+    e_r = int(np.frexp(np.abs(rhs).max())[1])
+    M = np.ldexp(M, -e_m)
+    rhs = np.ldexp(rhs, -e_r)
+    det = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
+    scale = abs(M[0, 0] * M[1, 1]) + abs(M[0, 1] * M[1, 0])
+    if not (scale > 0 and abs(det) > 1e-12 * scale):
+        return None
+    # the solution scales as rhs / M; a weight past the float range is inf, which the
+    # caller refuses (it would leave the Frank-Wolfe vertex no weight)
+    with np.errstate(over="ignore"):
+        nu = np.ldexp((rhs[0] * M[1, 1] - rhs[1] * M[0, 1]) / det, e_r - e_m)
+        mu = np.ldexp((M[0, 0] * rhs[1] - M[1, 0] * rhs[0]) / det, e_r - e_m)
+    return float(nu), float(mu)
+
+
 class _Conjugate(Variant):
     """CFW (``memory=1``) and BFW (``memory=2``) on the shared loop."""
 
@@ -96,11 +124,9 @@ class _Conjugate(Variant):
             # a is parallel to the last one and (a, c) span the last two
             M = np.array([[np.vdot(Ha, a), np.vdot(Ha, c)], [np.vdot(Hc, a), np.vdot(Hc, c)]])
             rhs = -np.array([np.vdot(Ha, u), np.vdot(Hc, u)])
-            det = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
-            scale = abs(M[0, 0] * M[1, 1]) + abs(M[0, 1] * M[1, 0])
-            if scale > 0 and abs(det) > 1e-12 * scale:
-                nu = (rhs[0] * M[1, 1] - rhs[1] * M[0, 1]) / det
-                mu = (M[0, 0] * rhs[1] - M[1, 0] * rhs[0]) / det
+            weights = _solve_2x2(M, rhs)
+            if weights is not None:
+                nu, mu = weights
                 if np.isfinite(nu) and np.isfinite(mu) and nu >= 0.0 and mu >= 0.0:
                     b0 = 1.0 / (1.0 + nu + mu)
                     if b0 >= self.delta:
