@@ -19,6 +19,7 @@ import numpy as np
 from frankwolfe._numbers import check_whole
 
 from .energy import check_energy, is_submodular_binary, labelling_score
+from .message_passing import _potential_scale
 
 __all__ = ["GraphCutResult", "min_cut_binary", "alpha_expansion"]
 
@@ -58,7 +59,10 @@ def _min_cut(n: int, cost1: np.ndarray, edges: np.ndarray, weight: np.ndarray
         tail[k + 1], head[k + 1], cap[k + 1] = edges[e, 1], edges[e, 0], 0.0
         scale = max(scale, weight[e])
         k += 2
-    eps = 1e-12 * (1.0 + scale)
+    # residuals below this are rounding: relative to the largest capacity, as an
+    # absolute floor (1e-12) ignored arcs of capacities of order 2^-36 and below and
+    # returned wrong cuts
+    eps = 1e-12 * scale
     # arcs grouped by tail, pos[j] being arc j's slot: a counting sort, as np.argsort
     # compiled a merge sort, costly on a cold cache
     # (benchmarks/README.md, "Measurements behind code choices")
@@ -232,6 +236,9 @@ def alpha_expansion(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     best = labelling_score(u, p, e, y)
     rows = np.arange(n)
     er = np.arange(e.shape[0])
+    # a move must beat rounding, in units of the largest |potential| (not of 1, which
+    # refused every move of potentials of order 2^-40)
+    unit = _potential_scale(u, p)
     sweeps = 0
     changed = True
     while changed and sweeps < max_sweeps:
@@ -247,6 +254,6 @@ def alpha_expansion(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
             z, _ = _binary_move(-u[rows, y], -u[:, alpha], pe, e)
             cand = np.where(z == 1, alpha, y)
             s = labelling_score(u, p, e, cand)
-            if s > best + 1e-12 * (1.0 + abs(best)):
+            if s > best + 1e-12 * (unit + abs(best)):
                 y, best, changed = cand, s, True
     return GraphCutResult(y, best, False, sweeps)

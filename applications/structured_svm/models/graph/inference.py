@@ -35,7 +35,7 @@ from .energy import check_energy, is_forest, is_submodular_binary
 from .exact import exact_elimination, tree_max_product
 from .graph_cut import alpha_expansion
 from .lp import local_lp
-from .message_passing import max_product, trws
+from .message_passing import _potential_scale, max_product, trws
 
 __all__ = ["METHODS", "InferenceResult", "infer", "choose_method", "check_options"]
 
@@ -161,8 +161,11 @@ def infer(unary: Any, pairwise: Any, edges: Any, method: str = "auto",
     if method == "lp":
         r = local_lp(u, p, e, **options)
         # integral marginals are optimal only where their value reaches the bound (a
-        # pruned LP may stop short of it: see local_lp)
-        exact = not r.fractional and r.bound - r.score <= 1e-7 * (1.0 + abs(r.bound))
+        # pruned LP may stop short of it: see local_lp); the allowance is in units of
+        # the largest |potential|, not of 1, which passed every gap of potentials of
+        # order 2^-30
+        exact = not r.fractional and r.bound - r.score <= 1e-7 * (
+            _potential_scale(u, p) + abs(r.bound))
         return InferenceResult(r.labels, r.score, r.bound, exact, "lp",
                                r.fractional, r.node_marginals, r.edge_marginals)
     if method in ("trws", "max-product"):

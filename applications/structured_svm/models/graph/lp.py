@@ -28,6 +28,7 @@ bound below the optimum (``solver="highs"`` for the exact LP optimum).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,12 @@ __all__ = ["LPResult", "local_lp", "FRACTIONAL_TOL", "PRUNE_ABOVE", "SOLVERS"]
 #: marginals farther than this from 0 or 1 make a solution fractional (HiGHS's default
 #: feasibility tolerance is 1e-7)
 FRACTIONAL_TOL = 1e-6
+# HiGHS's tolerances are absolute (1e-7 by default): with costs of order 2^-30 every
+# labelling passed as optimal.  The LP's solutions are the same for costs c and 2^k c,
+# its optimum 2^k times, so HiGHS gets the costs scaled by a power of two (exactly)
+# to a largest entry in [2**9, 2**10), as frankwolfe.lmo.polytope does: the result is
+# then the same, bit for bit, for potentials scaled by any power of two
+_COST_EXPONENT = 10
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,9 @@ def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | No
     b = np.zeros(n_rows)
     b[:n] = 1.0
     c = -np.concatenate([u.ravel(), p.ravel()])
+    top = float(np.max(np.abs(c), initial=0.0))
+    shift = _COST_EXPONENT - math.frexp(top)[1] if top > 0.0 else 0
+    c = np.ldexp(c, shift)
     bounds: tuple[float | None, float | None] | np.ndarray = (0, None)
     if allowed is not None:
         keep = np.concatenate([allowed.ravel(), (allowed[e[:, 0], :, None]
@@ -136,7 +146,7 @@ def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | No
         raise OracleError(f"local_lp: HiGHS found no optimum (status {res.status}: "
                           f"{res.message})")
     x = np.clip(res.x, 0.0, 1.0)
-    return x[:nv].reshape(n, K), x[nv:].reshape(E, K, K), float(-res.fun)
+    return x[:nv].reshape(n, K), x[nv:].reshape(E, K, K), math.ldexp(-res.fun, -shift)
 
 
 def _indicator(labels: np.ndarray, e: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,21 +163,23 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, tol: float
     ``node`` and ``edge`` a point of the whole local polytope and ``value`` its score,
     the best of TRW-S's labelling and the pruned LPs tried; ``bound`` (TRW-S's) is >=
     the LP's optimum.  It stops at the first within ``tol``."""
-    from .message_passing import trws_reparametrized
+    from .message_passing import _potential_scale, trws_reparametrized
 
     n, K = u.shape
     t, th = trws_reparametrized(u, p, e, _TRWS_ITER, _TRWS_TOL)
     best = (*_indicator(t.labels, e, K), t.score)
     bound = max(t.bound, t.score)
-    if bound - t.score <= tol * (1.0 + abs(bound)):
+    # the largest |potential| as the unit, not 1: the gaps scale with the potentials
+    # (tiny early in training), and a bound near 0 by cancellation keeps an allowance
+    unit = _potential_scale(u, p)
+    if bound - t.score <= tol * (unit + abs(bound)):
         # TRW-S's labelling reaches its bound: an integral optimum of the LP
         return best[0], best[1], bound, best[2]
     slack = th.max(axis=1, keepdims=True) - th
-    # the thresholds follow the potentials' own scale (tiny early in training)
-    scale = max(float(np.abs(u).max()), float(np.abs(p).max()), 1e-300)
     ends = e.T
     for delta in _DELTAS:
-        allowed = slack <= delta * scale
+        # the thresholds follow the potentials' own scale (tiny early in training)
+        allowed = slack <= delta * unit
         free = allowed.sum(axis=1) > 1
         if free.sum() > _MAX_FREE * n:  # about as costly as the whole LP: stop here
             break
@@ -193,7 +205,7 @@ def _pruned(u: np.ndarray, p: np.ndarray, e: np.ndarray, tol: float
         value = float(np.sum(u * node) + np.sum(p * edge))
         if value > best[2]:
             best = (node, edge, value)
-        if bound - best[2] <= tol * (1.0 + abs(bound)):
+        if bound - best[2] <= tol * (unit + abs(bound)):
             break
     bound = max(bound, best[2])  # (rounding: the value of a feasible point is <= LP*)
     return best[0], best[1], bound, best[2]
@@ -210,10 +222,14 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
     :data:`PRUNE_ABOVE` variables, ``"pruned"`` above (see Notes for times).
     Guarantee: ``bound`` >= the LP's optimum >= the best score >= ``score``; the
     marginals are a point of the local polytope (up to HiGHS's feasibility tolerance)
-    whose ``value`` is the LP's optimum (``"highs"``) or within ``tol * (1 +
+    whose ``value`` is the LP's optimum (``"highs"``) or within ``tol * (scale +
     |bound|)`` of ``bound`` where pruning reaches it (``"pruned"``; else ``bound -
-    value`` certifies how far it may be); exact (integral, not ``fractional``) on
-    forests and on submodular binary energies with ``"highs"``.
+    value`` certifies how far it may be), ``scale`` being the largest |potential|;
+    exact (integral, not ``fractional``) on forests and on submodular binary energies
+    with ``"highs"``.  Potentials scaled by a power of two give the same marginals
+    and labelling, and ``bound``, ``score`` and ``value`` scaled exactly (HiGHS gets
+    the costs scaled by a power of two to a largest entry in ``[512, 1024)``, as its
+    tolerances are absolute).
 
     Parameters
     ----------
@@ -221,8 +237,8 @@ def local_lp(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray,
         The energy (see :mod:`.energy`).
     solver : {"auto", "highs", "pruned"}
     tol : float, default 1e-6
-        ``"pruned"``: the certified gap accepted, relative to ``1 + |bound|``, as
-        :func:`.trws`'s ``tol`` (the
+        ``"pruned"``: the certified gap accepted, relative to ``scale + |bound|``
+        (``scale`` the largest |potential|), as :func:`.trws`'s ``tol`` (the
         loss-augmented maxima of a structured SVM are of order 1, so the oracle's
         shortfall is far below BCFW's gaps, and the certificates use ``bound``).
         TRW-S can stall a little above the LP's optimum (a weak-tree-agreement

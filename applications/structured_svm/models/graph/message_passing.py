@@ -31,6 +31,14 @@ from .energy import check_energy
 __all__ = ["MessagePassingResult", "trws", "max_product", "trws_reparametrized"]
 
 
+def _potential_scale(unary: np.ndarray, pairwise: np.ndarray) -> float:
+    """The largest |potential| (0 for none): the unit of the graph methods' tolerances,
+    which must scale with the potentials (scores of potentials of order 2^-30 are as
+    valid as any, and an absolute allowance of order 1e-9 swallows their gaps)."""
+    return max(float(np.max(np.abs(unary), initial=0.0)),
+               float(np.max(np.abs(pairwise), initial=0.0)))
+
+
 @dataclass(frozen=True)
 class MessagePassingResult:
     """What :func:`trws` and :func:`max_product` return.
@@ -47,6 +55,9 @@ class MessagePassingResult:
         Forward-backward iterations run (scipy's name, as :attr:`frankwolfe.Result.nit`).
     converged : bool
         Whether it stopped on ``tol`` (bound stalled or gap closed) before ``max_iter``.
+    certified : bool
+        Whether ``bound - score`` is within rounding of 0 (``labels`` is optimal):
+        at most ``1e-9 * (scale + |score|)``, ``scale`` the largest |potential|.
     """
 
     labels: np.ndarray
@@ -54,11 +65,7 @@ class MessagePassingResult:
     bound: float
     nit: int
     converged: bool
-
-    @property
-    def certified(self) -> bool:
-        """Whether ``bound - score`` is within rounding of 0 (``labels`` is optimal)."""
-        return bool(self.bound - self.score <= 1e-9 * (1.0 + abs(self.score)))
+    certified: bool
 
 
 # One kernel: split in functions (each a compilation of its own, with a fixed cost on a
@@ -72,8 +79,8 @@ class MessagePassingResult:
 
 @nb.njit(cache=True, nogil=True)
 def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: bool,
-                 max_iter: int, tol: float, iw: np.ndarray, first: np.ndarray, chain_w: np.ndarray,
-                 msg: np.ndarray, cvec: np.ndarray, kw: np.ndarray
+                 max_iter: int, tol: float, unit: float, iw: np.ndarray, first: np.ndarray,
+                 chain_w: np.ndarray, msg: np.ndarray, cvec: np.ndarray, kw: np.ndarray
                  ) -> tuple[float, float, int, bool]:  # pragma: no cover
     n, K = unary.shape
     E = edges.shape[0]
@@ -241,13 +248,17 @@ def _pass_kernel(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, rew
         old = bound
         if new_bound < bound:
             bound = new_bound
-        if bound - best <= tol * (1.0 + abs(best)):
+        # ``unit`` (the largest |potential|) rather than 1 next to the magnitudes: the
+        # tests then scale with the potentials (an absolute 1 made every gap of
+        # potentials of order 2^-30 pass at the first iteration), and a score near 0
+        # by cancellation still gets an allowance of the size of its rounding
+        if bound - best <= tol * (unit + abs(best)):
             converged = True
             break
-        if reweight and old - new_bound <= tol * (1.0 + abs(new_bound)) and it > 1:
+        if reweight and old - new_bound <= tol * (unit + abs(new_bound)) and it > 1:
             converged = True
             break
-        if change <= tol:  # a fixed point: further iterations repeat this one
+        if change <= tol * unit:  # a fixed point: further iterations repeat this one
             converged = True
             break
     return best, bound, it, converged
@@ -264,10 +275,13 @@ def _run(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, reweight: b
     iw = np.zeros((9, max(n + 1, 2 * E)), dtype=np.int64)  # rows: see _pass_kernel
     if msg is None:
         msg = np.zeros((E, 2, K))
-    s, b, it, conv = _pass_kernel(u, p, e, reweight, int(max_iter), float(tol), iw,
+    unit = _potential_scale(u, p)
+    s, b, it, conv = _pass_kernel(u, p, e, reweight, int(max_iter), float(tol), unit, iw,
                                   np.zeros(2 * E, dtype=np.bool_), np.empty(n),
                                   msg, np.zeros((E + n, K)), np.empty((3, K)))
-    return MessagePassingResult(iw[5, :n].copy(), float(s), float(b), int(it), bool(conv))
+    certified = b - s <= 1e-9 * (unit + abs(s))
+    return MessagePassingResult(iw[5, :n].copy(), float(s), float(b), int(it), bool(conv),
+                                bool(certified))
 
 
 def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, max_iter: int = 100,
@@ -279,8 +293,11 @@ def trws(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, max_iter: i
     the best score >= ``score`` for any number of iterations; the bound does not
     increase and tends to the local LP's optimum or a weak-tree-agreement point
     (exact on forests at convergence).  Stops when the bound falls by less than
-    ``tol * (1 + |bound|)`` in an iteration or comes within that of ``score``
-    (``certified``), or when no message moves by more than ``tol``.
+    ``tol * (scale + |bound|)`` in an iteration or comes within ``tol * (scale +
+    |score|)`` of ``score``, or when no message moves by more than ``tol * scale``,
+    ``scale`` being the largest |potential|: scaling the potentials by a power of two
+    scales ``score`` and ``bound`` exactly and changes nothing else (barring underflow
+    to subnormals).
     """
     return _run(unary, pairwise, edges, True, max_iter, tol, "trws")
 
@@ -290,8 +307,9 @@ def max_product(unary: np.ndarray, pairwise: np.ndarray, edges: np.ndarray, max_
     """Sequential loopy max-product (belief propagation), compiled.
 
     Cost O(E K^2) per iteration, ``max_iter`` iterations at most (it stops early when
-    no message moves by more than ``tol`` in an iteration or the bound meets the
-    score).  Guarantee: exact on forests once messages have
+    no message moves by more than ``tol * scale`` in an iteration or the bound comes
+    within ``tol * (scale + |score|)`` of the score, ``scale`` being the largest
+    |potential|).  Guarantee: exact on forests once messages have
     crossed the graph (iterations >= the trees' diameter); on loopy graphs none (it
     may oscillate; the best labelling decoded is kept), though ``bound`` (the chain
     bound of its messages, usually far looser than TRW-S's) stays valid.
