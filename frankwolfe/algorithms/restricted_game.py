@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .._scaling import binary_exponent
 from ..errors import RestrictedGameError
 from ..objectives.saddle import payoffs_in_range
 
@@ -98,11 +99,6 @@ def solve_matrix_game(H: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return u, v, math.ldexp(float(fun), exponent)
 
 
-def _exponent(top: float) -> int:
-    """``e`` with ``top * 2**-e`` in ``[0.5, 1)``; 0 for a zero or non-finite ``top``."""
-    return math.frexp(top)[1] if top > 0 and math.isfinite(top) else 0
-
-
 def gram_factor(K: np.ndarray) -> np.ndarray:
     """``R`` with ``R^T R = K`` for a symmetric PSD Gram matrix ``K`` (rank rows only).
 
@@ -163,7 +159,7 @@ def solve_quadratic_game(H: np.ndarray, Rx: np.ndarray | None, Ry: np.ndarray | 
         raise ValueError("solve_quadratic_game: a positive mu needs its Gram factor (Rx, Ry)")
     # absolute solver tolerances on payoffs of any size: solve the game scaled by a
     # power of two (no rounding), the same saddle point
-    exponent = _exponent(max(
+    exponent = binary_exponent(max(
         float(np.abs(H).max(initial=0.0)),
         mu_x * float((Rx * Rx).sum(axis=0).max(initial=0.0)) if mu_x > 0 and Rx is not None
         else 0.0,
@@ -240,7 +236,7 @@ def polish_quadratic_game(H: np.ndarray, Kx: np.ndarray, Ky: np.ndarray, mu_x: f
     """
     top = max(float(np.abs(H).max(initial=0.0)), mu_x * float(np.abs(Kx).max(initial=0.0)),
               mu_y * float(np.abs(Ky).max(initial=0.0)))
-    exponent = _exponent(top)
+    exponent = binary_exponent(top)
     H = np.ldexp(H, -exponent)
     mu_x, mu_y = math.ldexp(mu_x, -exponent), math.ldexp(mu_y, -exponent)
     F = np.flatnonzero(u > _SUPPORT_TOL * u.max())

@@ -35,11 +35,11 @@ from numba import njit
 
 from .._finite import all_finite
 from .._numbers import is_real, is_whole
+from .._scaling import lp_cost_shift
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
 from .base import LMO
 from .polytope import _TOL as _LP_TOL
-from .polytope import _cost_shift
 
 __all__ = ["FlowPolytope"]
 
@@ -530,8 +530,8 @@ class FlowPolytope(LMO):
         # HiGHS's tolerances are absolute (below max|cost| ~ 1e-11 every cost counts as
         # 0 and any vertex passes), and it refuses costs from 1e20 on: the costs go to it
         # scaled by a power of two into the range Polytope's go in (polytope.py,
-        # _COST_EXPONENT); the flows are the same, the value and the duals scaled back
-        shift = _cost_shift(cost)
+        # frankwolfe._scaling); the flows are the same, the value and the duals scaled back
+        shift = lp_cost_shift(cost)
         scaled = np.ldexp(cost, shift)
         # HiGHS's simplex without presolve can stop "Unknown" at these tolerances on a
         # well-posed network LP (a 7-node instance found by an audit): with presolve the

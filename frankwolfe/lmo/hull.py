@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._finite import check_finite
+from .._scaling import binary_exponent
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import ShapeError
@@ -32,14 +33,14 @@ def _l1_exponent(V: Any) -> int:
     top = float(np.max(np.abs(data), initial=0.0))
     if top == 0.0:
         return 0
-    exponent = math.frexp(top)[1]
+    exponent = binary_exponent(top)
     scaled = np.ldexp(np.abs(data), -exponent)
     if issparse(V):
         sums = np.add.reduceat(np.append(scaled, 0.0), V.indptr[:-1])
         sums[np.diff(V.indptr) == 0] = 0.0  # reduceat gives an empty row the next entry
     else:
         sums = scaled.sum(axis=1)
-    return exponent + math.frexp(float(sums.max()))[1]
+    return exponent + binary_exponent(float(sums.max()))
 
 
 class ConvexHull(LMO):
@@ -115,7 +116,7 @@ class ConvexHull(LMO):
         # power of two (exact barring subnormals), which keeps the ranking.  The bound
         # costs one pass over g; an np.errstate around the product and a check of its
         # values would cost as much
-        exponent = math.frexp(float(np.abs(flat).max()))[1]
+        exponent = binary_exponent(float(np.abs(flat).max()))
         bound = exponent + self._l1_exponent
         if -_RANGE <= bound <= _RANGE:
             i = int(np.argmin(self.vertices @ flat))
@@ -162,7 +163,7 @@ class ConvexHull(LMO):
         # two (exact barring subnormals) to a largest entry in [0.5, 1), and t is scaled
         # back; near 1 they go as they are, to the accuracy they had (HiGHS's tolerances
         # are absolute), as payoff matrices do (objectives.saddle.payoffs_in_range)
-        exponent = math.frexp(max(scale, float(np.max(np.abs(flat)))))[1]
+        exponent = binary_exponent(max(scale, float(np.max(np.abs(flat)))))
         if abs(exponent) <= 10:
             exponent = 0
         V, flat = np.ldexp(V, -exponent), np.ldexp(flat, -exponent)

@@ -12,13 +12,13 @@ a Frank-Wolfe run.  Without ``highspy`` each call is a fresh
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
 import numpy as np
 
 from .._finite import check_finite
+from .._scaling import lp_cost_shift
 from .._sparse import issparse
 from ..atoms import Atom
 from ..errors import InfeasibleError, OracleError, ShapeError, UnboundedError
@@ -40,12 +40,9 @@ _RESCUES: tuple[dict[str, Any], ...] = ({"presolve": "on"}, dict.fromkeys(_TOLER
 # HiGHS's tolerances are absolute (1e-10): costs of max|d| <~ 1e-11 all count as 0 and any
 # vertex passes as optimal, and from 1e20 on (its infinite_cost) they are refused.  An
 # LP's vertices are the same for d and c d (c > 0), its duals and value c times those of
-# d, so the costs go to HiGHS scaled by a power of two to a largest entry in
-# [2**9, 2**10): large enough that the tolerance is tight relative to them (scaled to
-# about 1, the vertices near a Frank-Wolfe optimum were optimal to 1e-11 only, and the
-# gaps went negative), far enough from where HiGHS's simplex stops "Not Set" (from about
-# 1e9 on, on an audit's random polytopes)
-_COST_EXPONENT = 10
+# d, so the costs go to HiGHS scaled by a power of two (frankwolfe._scaling.lp_cost_shift:
+# to a largest entry in [2**9, 2**10), far enough from where HiGHS's simplex stops "Not
+# Set", from about 1e9 on an audit's random polytopes)
 # bits of mantissa kept in a vertex's key: equal vertices computed from different
 # bases differ in the last bits only
 _KEY_BITS = 30
@@ -84,16 +81,6 @@ def _matrix(name: str, A: Any, b: Any, n: int | None) -> tuple[Any, np.ndarray]:
     if n is not None and M.shape[1] != n:
         raise ShapeError(f"Polytope: `A_{name}` has {M.shape[1]} columns, expected {n}")
     return M, rhs
-
-
-def _cost_shift(d: np.ndarray) -> int:
-    """The power of two ``k`` that brings ``max|d|`` into ``[2**(_COST_EXPONENT - 1),
-    2**_COST_EXPONENT)``: the LP's costs are ``d * 2**k`` (:func:`numpy.ldexp`, exact
-    barring subnormals); 0 for a zero (or non-finite) ``d``."""
-    top = float(np.max(np.abs(d), initial=0.0))
-    if top == 0.0 or not np.isfinite(top):
-        return 0
-    return _COST_EXPONENT - math.frexp(top)[1]
 
 
 def _bound(value: Any, default: float) -> float:
@@ -362,8 +349,8 @@ class Polytope(LMO):
         # this check costs nothing
         if not np.all(np.isfinite(flat)):
             raise ValueError(f"{self!r}: `direction` must be finite, got a NaN or inf entry")
-        # the costs scaled into HiGHS's range (_COST_EXPONENT), the duals scaled back
-        shift = _cost_shift(flat)
+        # the costs scaled into HiGHS's range (LP_COST_EXPONENT), the duals scaled back
+        shift = lp_cost_shift(flat)
         status, x, y, rc = self._solve(np.ldexp(flat, shift))
         if status == "unbounded":
             raise UnboundedError(

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._numbers import as_real, real_array
+from .._scaling import binary_exponent
 from .._sparse import issparse
 from ..errors import ShapeError
 
@@ -297,10 +298,7 @@ def payoffs_in_range(M: np.ndarray) -> tuple[np.ndarray, int]:
     zero; its tolerances are absolute (1e-10 at the finest), so a matrix of moderate
     entries is left as it is, to the accuracy it had.
     """
-    top = float(np.abs(M).max()) if M.size else 0.0
-    if top == 0.0:
-        return M, 0
-    exponent = math.frexp(top)[1]
+    exponent = binary_exponent(float(np.abs(M).max()) if M.size else 0.0)
     if abs(exponent) <= _LP_RANGE:
         return M, 0
     return np.ldexp(M, -exponent), exponent

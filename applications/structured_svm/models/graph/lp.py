@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from frankwolfe._numbers import check_real
+from frankwolfe._scaling import lp_cost_shift
 from frankwolfe.errors import OracleError
 
 from .energy import check_energy, labelling_score
@@ -46,10 +47,9 @@ __all__ = ["LPResult", "local_lp", "FRACTIONAL_TOL", "PRUNE_ABOVE", "SOLVERS"]
 FRACTIONAL_TOL = 1e-6
 # HiGHS's tolerances are absolute (1e-7 by default): with costs of order 2^-30 every
 # labelling passed as optimal.  The LP's solutions are the same for costs c and 2^k c,
-# its optimum 2^k times, so HiGHS gets the costs scaled by a power of two (exactly)
-# to a largest entry in [2**9, 2**10), as frankwolfe.lmo.polytope does: the result is
-# then the same, bit for bit, for potentials scaled by any power of two
-_COST_EXPONENT = 10
+# its optimum 2^k times, so HiGHS gets the costs scaled by a power of two (exactly), as
+# Polytope's (frankwolfe._scaling.lp_cost_shift): the result is then the same, bit for
+# bit, for potentials scaled by any power of two
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,7 @@ def _highs(u: np.ndarray, p: np.ndarray, e: np.ndarray, allowed: np.ndarray | No
     b = np.zeros(n_rows)
     b[:n] = 1.0
     c = -np.concatenate([u.ravel(), p.ravel()])
-    top = float(np.max(np.abs(c), initial=0.0))
-    shift = _COST_EXPONENT - math.frexp(top)[1] if top > 0.0 else 0
+    shift = lp_cost_shift(c)
     c = np.ldexp(c, shift)
     bounds: tuple[float | None, float | None] | np.ndarray = (0, None)
     if allowed is not None:
