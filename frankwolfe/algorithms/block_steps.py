@@ -31,11 +31,15 @@ class BlockStep(ABC):
     :meth:`direction` sees the block's current point ``z``, its gradient
     ``g``, the Frank-Wolfe direction ``d_fw = s - z`` toward the block's
     vertex ``s`` with its gap ``<g, z - s>``, and (when
-    :attr:`uses_active_set`) the block's stored atoms (rows) with their
-    weights; it returns ``(kind, row, d, gamma_max)``: ``kind`` is ``"fw"``,
-    ``"away"`` or ``"pairwise"`` (how the active-set weights change), ``row``
-    the away atom's row (``-1`` for FW steps), ``d`` the block direction
-    (``d_fw`` itself may be returned; the engine scales it in place).
+    :attr:`uses_active_set`) the block's active atoms (rows) with their
+    weights, all positive: the atoms the block's table keeps at weight 0
+    (dropped ones, cached vertices) are not handed to a step of one's own,
+    so that an argmax over all the rows it gets is an away atom.  It returns
+    ``(kind, row, d, gamma_max)``: ``kind`` is ``"fw"``, ``"away"`` or
+    ``"pairwise"`` (how the active-set weights change), ``row`` the away
+    atom's row among those handed to it (``0 <= row < len(weights)``; ``-1``
+    for FW steps), ``d`` the block direction (``d_fw`` itself may be
+    returned; the engine scales it in place).
 
     Attributes
     ----------
@@ -71,7 +75,39 @@ class BlockStep(ABC):
     def direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
                   atoms: np.ndarray | None, weights: np.ndarray | None
                   ) -> tuple[str, int, np.ndarray, float]:
-        """``(kind, away_row, d, gamma_max)`` of the step of one block."""
+        """``(kind, away_row, d, gamma_max)`` of the step of one block.
+
+        Parameters
+        ----------
+        z : ndarray
+            The block's current point (do not modify it).
+        g : ndarray
+            The gradient's block.
+        d_fw : ndarray
+            ``s - z`` toward the block's Frank-Wolfe vertex ``s``.
+        gap : float
+            ``<g, z - s>``.
+        atoms : ndarray or table of rows, or None
+            With :attr:`uses_active_set`: the block's active atoms, one row each
+            (a dense ``(rows, m)`` array, or for a block of sparse atoms a table
+            that answers ``atoms @ g`` and ``atoms[r]``); ``None`` otherwise.
+            Only atoms of positive weight are handed to a step of one's own
+            (the built-in :class:`AwayStep` and :class:`PairwiseStep` see the
+            whole table and skip the zero rows themselves).
+        weights : ndarray or None
+            Their weights (positive), or ``None``.
+
+        Returns
+        -------
+        kind : {"fw", "away", "pairwise"}
+        away_row : int
+            The away atom's row in ``atoms`` (``-1`` for ``"fw"``).
+        d : ndarray
+            The block direction.
+        gamma_max : float
+            The largest step along ``d`` (``1`` for FW, the away atom's weight
+            for pairwise, ``w / (1 - w)`` for away).
+        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

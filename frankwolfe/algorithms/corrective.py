@@ -5,7 +5,9 @@ weights ``w`` on the probability simplex of the active atoms.  Two solvers:
 
 * :func:`simplex_qp` - an exact primal active-set method for a quadratic in
   the weights, ``1/2 w^T G w + l^T w`` over the simplex.  For quadratic
-  objectives :class:`GramModel` keeps ``G`` and ``l`` from cached per-atom
+  objectives (least squares, or any objective whose ``as_quadratic()``
+  returns a :class:`~frankwolfe.QuadraticObjective`: :func:`gram_model`)
+  :class:`GramModel` keeps ``G`` and ``l`` from cached per-atom
   products (``A a`` for least squares, ``Q a`` for a quadratic form), adding
   one row and column per new atom, so a corrective solve costs O(k^3) for k
   active atoms and no pass over the data.
@@ -26,12 +28,14 @@ from ..atoms import Atom
 from ..compiled import PASS, compiled_driver, order_picker, structured_direction
 from ..compiled.average import NO_AVERAGE
 from ..compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
+from ..errors import ShapeError
 from ..objectives.least_squares import LeastSquares
-from ..objectives.quadratic import QuadraticObjective
+from ..objectives.quadratic import QuadraticObjective, QuadraticTracker
 from ..step_size import ExactStep
 from .working_set import working_set_blocks
 
-__all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "has_gram_structure"]
+__all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "declared_quadratic",
+           "gram_model"]
 
 #: block steps a call of the driver makes at least, by repeating the sweep (few blocks)
 _STEPS_PER_CALL = 256
@@ -212,11 +216,48 @@ def _equality_qp(G: np.ndarray, lin: np.ndarray, F: np.ndarray
     return res[:p], False
 
 
-def has_gram_structure(objective: Any, tracker: Any) -> bool:
-    """Whether corrective solves can use :class:`GramModel` (a quadratic with cached products;
-    a least-squares objective's images ``A a`` also come from the objective itself)."""
-    return isinstance(objective, LeastSquares) or (
-        objective.as_quadratic() is objective and hasattr(tracker, "atom_image"))
+def declared_quadratic(objective: Any, where: str, n: int) -> QuadraticObjective | None:
+    """``objective.as_quadratic()``, checked: a :class:`~frankwolfe.QuadraticObjective`
+    on ``n`` (flat) entries or ``None``; anything else is a ``TypeError`` (another
+    type) or a :class:`~frankwolfe.errors.ShapeError` (another size) naming ``where``
+    (the corrective QPs read ``Q`` and ``c`` from it)."""
+    quad = objective.as_quadratic()
+    if quad is None:
+        return None
+    if not isinstance(quad, QuadraticObjective):
+        raise TypeError(f"{where}: {type(objective).__name__}.as_quadratic() must return a "
+                        f"QuadraticObjective or None, got {type(quad).__name__}")
+    if quad.n != n:
+        raise ShapeError(f"{where}: {type(objective).__name__}.as_quadratic() has n = "
+                         f"{quad.n}, but the iterate has {n} entries")
+    return quad
+
+
+def gram_model(objective: Any, tracker: Any, where: str, max_atoms: int = 1000
+               ) -> GramModel | None:
+    """The :class:`GramModel` of the corrective QP for ``objective``, or ``None`` when it
+    has no quadratic structure.
+
+    A :class:`~frankwolfe.LeastSquares` objective, a
+    :class:`~frankwolfe.QuadraticObjective`, or any objective whose
+    :meth:`~frankwolfe.Objective.as_quadratic` returns an equivalent
+    ``QuadraticObjective`` (the hook, not the type, decides).  The products ``A a``
+    / ``Q a`` come from the run's ``tracker`` when it caches them for that very
+    quadratic; else (a user objective declaring its quadratic, whose tracker knows
+    only values and gradients) from a :class:`~frankwolfe.objectives.quadratic.QuadraticTracker`
+    of the declared quadratic, used for those products alone: the run's values and
+    gradients stay the objective's own.
+    """
+    if isinstance(objective, LeastSquares):
+        return GramModel(objective, tracker, max_atoms)
+    quad = declared_quadratic(objective, where, int(np.asarray(tracker.x).size))
+    if quad is None:
+        return None
+    if quad is not objective or not hasattr(tracker, "atom_image"):
+        tracker = QuadraticTracker(quad, np.asarray(tracker.x).reshape(-1),
+                                   cache_bytes=quad.cache_bytes,
+                                   refresh_every=quad.refresh_every)
+    return GramModel(quad, tracker, max_atoms)
 
 
 class GramModel:

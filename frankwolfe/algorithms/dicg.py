@@ -39,7 +39,8 @@ class _DICG(Variant):
         if not supports_in_face(lmo):
             raise TypeError(
                 f"decomposition_invariant_conditional_gradient needs a domain with an in-face "
-                f"oracle (in_face_extreme_point, max_step: ProbabilitySimplex, UnitSimplex, "
+                f"oracle (an LMO with the methods in_face_extreme_point(x, direction) and "
+                f"max_step(x, direction); built in: ProbabilitySimplex, UnitSimplex, "
                 f"Box/Hypercube, HyperSimplex, UnitHyperSimplex, Birkhoff), got {lmo!r}")
         super().start(tracker, x0_atom, lmo)
         self.phi = np.inf
@@ -112,7 +113,12 @@ def decomposition_invariant_conditional_gradient(
     vertex ``v``, as far as the face allows.  The linear rate of away-step and
     pairwise FW on strongly convex objectives, with no active set to store (its size
     does not grow with the iterations, and ``x`` need not be kept as a combination of
-    vertices).  Domains: :class:`~frankwolfe.ProbabilitySimplex`,
+    vertices).  Domains: any :class:`~frankwolfe.LMO` with the in-face protocol of
+    :mod:`~frankwolfe.lmo.in_face`, the two methods
+    ``in_face_extreme_point(x, direction)`` (the best vertex of the smallest face
+    containing ``x``, an :class:`~frankwolfe.Atom`) and ``max_step(x, direction)``
+    (the largest step that stays in the domain), a user's domain included; built in:
+    :class:`~frankwolfe.ProbabilitySimplex`,
     :class:`~frankwolfe.UnitSimplex`, :class:`~frankwolfe.Box` /
     :class:`~frankwolfe.Hypercube`, :class:`~frankwolfe.HyperSimplex`,
     :class:`~frankwolfe.UnitHyperSimplex`, :class:`~frankwolfe.Birkhoff`.
@@ -128,7 +134,8 @@ def decomposition_invariant_conditional_gradient(
     objective : Objective
         The function to minimize.
     domain : LMO
-        A domain with the in-face protocol.
+        A domain with the in-face protocol (``in_face_extreme_point`` and
+        ``max_step``; see above).
     x0 : ndarray or Atom, optional
         Feasible start (any point of the domain: no decomposition is needed); by
         default a vertex.

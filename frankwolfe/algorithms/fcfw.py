@@ -31,10 +31,10 @@ from ..step_size import StepSize
 from .active_variant import ActiveSetVariant, split_start
 from .corrective import (
     BlockQuadraticQP,
-    GramModel,
     combine_atoms,
     cvxpy_weights,
-    has_gram_structure,
+    declared_quadratic,
+    gram_model,
     simplex_qp,
     stack_atoms,
     table_combine,
@@ -50,6 +50,10 @@ _QP_MAX_ATOMS = 3000
 _CVXPY_ZERO = 1e-9
 
 _CORRECTIVE = ("auto", "qp", "cvxpy")
+
+#: the objectives the internal QP takes (what the refusals below suggest)
+_QP_KINDS = ("LeastSquares or QuadraticObjective, or an objective whose as_quadratic() "
+             "returns its QuadraticObjective")
 
 #: the refusal of an objective with neither corrective solver (checked before any step)
 _NO_CORRECTIVE = (
@@ -79,19 +83,20 @@ class _FullyCorrective(ActiveSetVariant):
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         super().start(tracker, x0_atom, lmo)
         obj = tracker.objective
-        structured = has_gram_structure(obj, tracker)
+        # the hook decides, not the type: a user objective whose as_quadratic() returns
+        # its QuadraticObjective gets the QP (on that quadratic), as over blocks
+        self.model = gram_model(obj, tracker, "fully_corrective_frank_wolfe")
+        structured = self.model is not None
         has_cvxpy = callable(getattr(obj, "to_cvxpy", None))
         if self.corrective == "qp" and not structured:
             raise TypeError(
-                f"corrective='qp' needs a LeastSquares or QuadraticObjective, got "
-                f"{type(obj).__name__}; use corrective='cvxpy' with an objective that "
-                "implements to_cvxpy(x_expression)"
+                f"corrective='qp' needs a LeastSquares objective or one whose as_quadratic() "
+                f"returns a QuadraticObjective, got {type(obj).__name__}; use "
+                "corrective='cvxpy' with an objective that implements to_cvxpy(x_expression)"
             )
         if self.corrective == "cvxpy" or (self.corrective == "auto" and not structured):
             if not has_cvxpy:
-                raise TypeError(_NO_CORRECTIVE.format(
-                    name=type(obj).__name__, qp="LeastSquares or QuadraticObjective"))
-        self.model = GramModel(obj, tracker) if structured else None
+                raise TypeError(_NO_CORRECTIVE.format(name=type(obj).__name__, qp=_QP_KINDS))
 
     def _use_qp(self, k: int) -> bool:
         if self.model is None or self.corrective == "cvxpy":
@@ -203,17 +208,19 @@ class _BlockCorrective(Variant):
         self.domain = lmo
         self.tracker = tracker
         obj = tracker.objective
-        quad = obj.as_quadratic()
+        quad = declared_quadratic(obj, "fully_corrective_frank_wolfe", tracker.x.size)
         quadratic = quad is not None
         if self.corrective == "qp" and not quadratic:
             raise TypeError(
-                f"corrective='qp' over a ProductDomain needs a QuadraticObjective, got "
-                f"{type(obj).__name__}; use corrective='cvxpy' with an objective that "
-                "implements to_cvxpy(x_expression)")
+                f"corrective='qp' over a ProductDomain needs an objective whose "
+                f"as_quadratic() returns a QuadraticObjective, got {type(obj).__name__}; use "
+                "corrective='cvxpy' with an objective that implements to_cvxpy(x_expression)")
         if (self.corrective == "cvxpy" or not quadratic) and not callable(
                 getattr(obj, "to_cvxpy", None)):
-            raise TypeError(_NO_CORRECTIVE.format(name=type(obj).__name__,
-                                                  qp="QuadraticObjective (over blocks)"))
+            raise TypeError(_NO_CORRECTIVE.format(
+                name=type(obj).__name__,
+                qp="QuadraticObjective, or an objective whose as_quadratic() returns one "
+                   "(over blocks)"))
         self.qp = (BlockQuadraticQP(quad, tracker.x.size)
                    if quad is not None and self.corrective != "cvxpy" else None)
         self.atoms: list[Atom] = []       # embedded block atoms (flat coordinates)
@@ -519,7 +526,10 @@ def fully_corrective_frank_wolfe(
     ----------
     objective : Objective
         ``LeastSquares`` or ``QuadraticObjective`` (exact corrective QP from
-        cached per-atom products), or any objective implementing
+        cached per-atom products), any objective whose
+        :meth:`~frankwolfe.Objective.as_quadratic` returns an equivalent
+        ``QuadraticObjective`` (the QP runs on that quadratic; values and
+        gradients stay the objective's own), or any objective implementing
         ``to_cvxpy(x_expression)``.
     domain : LMO
         The domain, given by its linear minimization oracle.
@@ -547,7 +557,8 @@ def fully_corrective_frank_wolfe(
         working set with weight 0 once met.  ``x0`` is then ``None`` (each
         block's answer to the all-ones direction) or a list of one start
         :class:`~frankwolfe.Atom` per block, in block coordinates.  For a
-        :class:`~frankwolfe.QuadraticObjective` the corrective QP is solved by
+        :class:`~frankwolfe.QuadraticObjective` (or an objective whose
+        ``as_quadratic()`` returns one) the corrective QP is solved by
         block-coordinate pairwise Frank-Wolfe with exact steps
         (:class:`~frankwolfe.algorithms.corrective.BlockQuadraticQP`); other
         objectives go through cvxpy with one simplex constraint per block.

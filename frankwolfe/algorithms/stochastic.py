@@ -152,7 +152,10 @@ def stochastic_frank_wolfe(
         GradientEstimator`.
     batch_size : int or callable, optional
         The estimator's batch size or schedule ``k -> b_k`` (default: the
-        estimator's own).
+        estimator's own).  Only with an estimator named by its word: a
+        :class:`~frankwolfe.algorithms.gradient_estimators.GradientEstimator`
+        object takes its batch size in its own constructor, and passing
+        ``batch_size`` beside one is a ``ValueError``.
     step_size : str or OpenLoop, optional
         An open-loop rule; default ``"agnostic"`` (``2/(k+2)``).
     gap_every : int, optional

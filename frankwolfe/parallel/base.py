@@ -3,7 +3,8 @@
 Mini-batch block-coordinate Frank-Wolfe (Wang et al., ICML 2016) asks the
 oracles of ``tau`` blocks at one point; those calls are independent, so an
 executor may run them anywhere.  Every executor answers :meth:`Executor.map`
-(a user's implements :meth:`Executor.start` and :meth:`Executor.map`).
+(a user's implements :meth:`Executor.start` and :meth:`Executor.map`); the blocks of
+one batch need not be distinct (uniform rounds draw with replacement).
 
 Compiled mini-batch rounds need more than atoms, and an executor offers it by
 also deriving from one of two mixins (the solver tests them with
@@ -51,7 +52,13 @@ class Executor(ABC):
     @abstractmethod
     def map(self, which: Sequence[int], directions: Sequence[np.ndarray]) -> list[Atom]:
         """``[blocks[i](d) for i, d in zip(which, directions)]``, in that order (the
-        directions are the block gradients, already shaped as the blocks expect)."""
+        directions are the block gradients, already shaped as the blocks expect).
+
+        ``which`` may name a block more than once: a round of ``block_order="uniform"``
+        draws its blocks with replacement.  Answer every entry, in order (one answer
+        per entry, a repeated block's answers at its same direction); an executor that
+        ships or caches per block must not assume the blocks of a round distinct.
+        """
 
     def map_gradient(self, which: Sequence[int], gradient: np.ndarray) -> list[Atom]:
         """As :meth:`map` with the directions ``gradient[indices[i]]`` (reshaped), for

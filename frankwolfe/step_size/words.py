@@ -126,6 +126,16 @@ def _rule_contexts(rule: StepSize) -> frozenset[str]:
     return _ALL
 
 
+def _not_saddle(rule: StepSize) -> str:
+    """Why the minimization rule ``rule`` is refused in a saddle problem, in the words
+    of its kind (an open-loop schedule is no line search)."""
+    if isinstance(rule, Monotonic):
+        return "it shrinks its steps until f does not increase; L is not minimized along d"
+    if isinstance(rule, OpenLoop):
+        return "an open-loop schedule for non-convex minimization, not a line search"
+    return "a line search or short step on f; L is not minimized along d"
+
+
 def _check_rule(rule: StepSize, context: str, saddle_view: bool) -> None:
     """Refuse a rule object that ``context`` does not accept, as its word is refused.
 
@@ -140,9 +150,8 @@ def _check_rule(rule: StepSize, context: str, saddle_view: bool) -> None:
     words = [w for w, c in STEP_RULES.items() if context in c]
     if context == "saddle":
         raise TypeError(
-            f"step_size={rule!r} is a rule of minimization only (L is not minimized along d: "
-            f"line searches on L do not apply to a saddle problem); choose one of {words}, "
-            "or pass a SaddleStep, a "
+            f"step_size={rule!r} is a rule of minimization only ({_not_saddle(rule)}); "
+            f"choose one of {words}, or pass a SaddleStep, a "
             "SaddleBacktracking or an open-loop rule (Agnostic, LogAgnostic)")
     raise TypeError(
         f"step_size={rule!r} is a rule of saddle_point_frank_wolfe only (it reads the saddle "
@@ -163,14 +172,14 @@ def _lookup(spec: str | StepSize, context: str, saddle: _SaddleSetting | None = 
     contexts = STEP_RULES.get(word)
     if contexts is None or context not in contexts:
         words = [w for w, c in STEP_RULES.items() if context in c]
+        why = (f": {_not_saddle(_PLAIN[word]())}"
+               if context == "saddle" and word in _PLAIN else "")
         where = ("" if contexts is None
-                 else f" ({spec!r} is a rule of {', '.join(sorted(contexts))})")
+                 else f" ({spec!r} is a rule of {', '.join(sorted(contexts))}{why})")
         label = "saddle " if context == "saddle" else ""
-        hint = (" (line searches on L do not apply to a saddle problem)"
-                if context == "saddle" else "")
         guess = close_match(spec, words) if contexts is None else ""
         raise ValueError(f"unknown {label}step_size {spec!r}{guess}; choose one of {words} or "
-                         f"pass a StepSize{hint}{where}")
+                         f"pass a StepSize{where}")
     if word in _PLAIN:
         return _PLAIN[word]()
     if saddle is None:  # pragma: no cover - the saddle context always gives its setting

@@ -21,7 +21,7 @@ from ...monitor import INTERRUPTS, ClockReads
 from ...step_size import StepSize
 from ...step_size.base import checked_step
 from ..block_orders import checked_pick
-from ..block_steps import BlockDirection, BlockStep, BlockView, FWStep
+from ..block_steps import AwayStep, BlockDirection, BlockStep, BlockView, FWStep, PairwiseStep
 from .passes import Budget, Pass, batch_values, check_block_gradient, probe_values
 from .state import BlockState, block_vector
 
@@ -100,6 +100,32 @@ class PythonSteps:
         dom = state.dom
         self._seq = bool(step.matches_compiled_pairwise) and "pairwise" in getattr(
             dom, "compiled_features", frozenset())
+        # the table keeps dropped atoms (weight 0: the oracle cache, and rows a later
+        # vertex reuses); the built-in steps skip them themselves, any other step sees
+        # only the live rows (a naive argmax over all rows picked a dead one: gamma_max
+        # = 0, and the block stalled for good)
+        self._own_rows = type(step).direction in (AwayStep.direction, PairwiseStep.direction)
+
+    def _live_direction(self, z: np.ndarray, g: np.ndarray, d_fw: np.ndarray, gap: float,
+                        A: Any, W: np.ndarray) -> tuple[str, int, np.ndarray, float]:
+        """The user block step's ``direction`` on the rows of positive weight; its
+        away row mapped back to the table's row."""
+        live = np.flatnonzero(W > 0.0)
+        every = live.size == W.size
+        kind, row, d, gmax = self.block_step.direction(
+            z, g, d_fw, gap, A if every else A[live], W if every else W[live])
+        name = type(self.block_step).__name__
+        if kind == "fw":
+            return kind, row, d, gmax
+        if kind not in ("away", "pairwise"):
+            raise ValueError(f"{name}.direction: the step kind must be 'fw', 'away' or "
+                             f"'pairwise', got {kind!r}")
+        # a negative row would index from the end: another atom than the step meant
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) \
+                or not 0 <= row < live.size:
+            raise ValueError(f"{name}.direction: the away row of a {kind!r} step must index "
+                             f"the {live.size} rows it was handed, got {row!r}")
+        return kind, int(row) if every else int(live[row]), d, gmax
 
     def step(self, i: int, atom: Atom | None = None) -> None:
         """Block step ``i``; ``atom``: its oracle's answer when already asked (a mini-batch
@@ -169,7 +195,10 @@ class PythonSteps:
             kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, None, None)
         else:
             A, W = store.rows(i)
-            kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, A, W)
+            if self._own_rows:
+                kind, a_row, d, gmax = self.block_step.direction(z, g, d_fw, gap_i, A, W)
+            else:
+                kind, a_row, d, gmax = self._live_direction(z, g, d_fw, gap_i, A, W)
             if s_row < 0:  # a fresh oracle answer joins the block's table
                 assert atom is not None  # the oracle answered above
                 s_row = store.add(i, atom.key, block_vector(atom, z.size), 0.0, st.k)

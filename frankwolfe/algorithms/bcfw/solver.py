@@ -168,7 +168,8 @@ def block_coordinate_frank_wolfe(
         per-block active set of atoms (keys and weights) and take drop steps.
     step_size : str or StepSize, optional
         A :mod:`frankwolfe.step_size` rule, called on a block view of the
-        iterate (``k`` counts passes: block steps / n).  ``"exact"`` (default
+        iterate (``k`` counts passes: block steps / n, a ``float``; a rule that
+        indexes a table by ``k`` converts it, ``int(k)``).  ``"exact"`` (default
         when the objective offers ``exact_step_block`` or ``exact_step``),
         ``"agnostic"`` (``2 / (k + 2)`` = ``2n / (steps + 2n)``, default
         otherwise for FW steps), ``"short"`` (needs
