@@ -100,15 +100,32 @@ class _Conjugate(Variant):
     # products are np.vdot: points may be matrices (Birkhoff, nuclear-norm ball), where
     # `@` is a matrix product
     def _cfw_weight(self, Ha: np.ndarray, a: np.ndarray, u: np.ndarray) -> float:
-        # alpha makes alpha*a + (1-alpha)*u conjugate to a; clipped so the
-        # new vertex keeps a weight of at least delta
+        """``alpha`` making ``alpha*a + (1-alpha)*u`` conjugate to ``a``, or 0 (a
+        Frank-Wolfe restart) when that ``alpha`` lies outside ``[0, 1 - delta]``.
+
+        Past ``1 - delta`` the paper clips ``alpha`` to ``1 - delta``; this restarts
+        instead.  ``alpha > 1`` whenever ``<Ha, u> > <Ha, a> > 0``: the new vertex
+        reaches further along the last direction (in ``H``'s metric) than the previous
+        conjugate point, and the conjugate point lies outside the segment.  Clipped,
+        the point was the previous one up to ``delta``, along which the last exact line
+        search left no slope: the step's slope was ``delta`` times a Frank-Wolfe step's,
+        its decrease of ``f`` 1.2e-7 times FW's on a 4 x 4 traffic grid (of the order
+        of ``delta**2``), x hardly moved, the same ``alpha > 1`` came back, and CFW
+        crawled (that grid: relative gap 3.0e-3 after 300 iterations, where FW had
+        2.2e-4).
+
+        Inside ``[0, 1 - delta]``, on a quadratic after an exact line search, the
+        conjugate step decreases ``f`` at least as much as the Frank-Wolfe step when
+        neither is cut at ``gamma = 1`` (its slope is ``1 - alpha`` times FW's, its
+        curvature at most ``(1 - alpha)**2`` times FW's).
+        """
         den = float(np.vdot(Ha, u - a))
         if den == 0.0:
             return 0.0
         alpha = float(np.vdot(Ha, u)) / den
-        if not np.isfinite(alpha) or alpha < 0.0:
+        if not (np.isfinite(alpha) and 0.0 <= alpha <= 1.0 - self.delta):
             return 0.0
-        return min(alpha, 1.0 - self.delta)
+        return alpha
 
     def _conjugate_point(self, tracker: Tracker, y: np.ndarray) -> tuple[np.ndarray, str]:
         x = tracker.x
@@ -188,7 +205,11 @@ _COMMON_DOC = """
         are refused: the conjugate directions shrink to nothing under them).
     delta : float, default 1e-4
         The Frank-Wolfe vertex keeps a weight of at least ``delta`` in the
-        conjugate point (the safeguard of Mitradjieva & Lindberg).
+        conjugate point (the safeguard of Mitradjieva & Lindberg).  Where
+        conjugacy would leave it less, the step is a Frank-Wolfe step that
+        restarts the memory (the paper clips the weight to ``delta`` instead:
+        that step was the previous direction up to ``delta`` and hardly
+        decreased ``f``, and the runs crawled).
 
     Returns
     -------
@@ -218,9 +239,9 @@ def _documented(summary: str) -> Callable[[_F], _F]:
 
     The search point is ``s_k = alpha s_{k-1} + (1 - alpha) v_k`` with
     ``alpha`` chosen so that ``s_k - x_k`` is ``H(x_k)``-conjugate to the
-    previous direction; ``alpha`` is clipped to ``[0, 1 - delta]``
-    (``alpha = 0`` is a Frank-Wolfe step).  Cost per iteration: one oracle
-    call, one gradient and one Hessian-vector product.
+    previous direction.  When that ``alpha`` lies outside ``[0, 1 - delta]`` the
+    step is a Frank-Wolfe step (``alpha = 0``), which restarts the memory.  Cost
+    per iteration: one oracle call, one gradient and one Hessian-vector product.
 """)
 def conjugate_frank_wolfe(objective: Objective, domain: LMO,
                           x0: np.ndarray | Atom | None = None, *,
