@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import types
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -169,18 +170,41 @@ def _converting(extreme_point: _F) -> _F:
     return converting  # type: ignore[return-value]
 
 
+# the code of every _converting wrapper: what tells one apart from a function that copied
+# a wrapper's attributes (functools.wraps of a parent's extreme_point, in a subclass)
+_CONVERTING_CODE = next(c for c in _converting.__code__.co_consts
+                        if isinstance(c, types.CodeType) and c.co_name == "converting")
+
+
+def _unconverted(lmo: LMO) -> Callable[[Any], Any]:
+    """``lmo.extreme_point`` without the :func:`_converting` wrapper when it has one (for
+    callers that hand it float ndarrays only); as it is otherwise."""
+    # read through the bound method, not the instance's __dict__ (an instance's own
+    # extreme_point answers here too): reading __dict__ makes CPython build the dict,
+    # which slows every later attribute read of the instance, the oracle's own included
+    bound = lmo.extreme_point
+    func: Any = getattr(bound, "__func__", None)
+    if getattr(func, "__code__", None) is _CONVERTING_CODE and \
+            getattr(bound, "__self__", None) is lmo:
+        return types.MethodType(func.__wrapped__, lmo)
+    return bound
+
+
 def finite_oracle(lmo: LMO) -> Callable[[np.ndarray], Atom]:
     """``lmo`` as the shared loop calls it, with a gradient its tracker has just found
     finite (a run stops on a non-finite gradient before the oracle is asked): without
     :meth:`LMO.__call__`'s finiteness check, and without the answer's conversions when
-    ``extreme_point`` answers atoms (:func:`answers_atoms`).  Decided once per run; an
-    LMO that overrides ``__call__`` is called through it."""
+    ``extreme_point`` answers atoms (:func:`answers_atoms`); the gradient is a float
+    ndarray, which the direction's conversion (:func:`_converting`) passes as it is, so
+    the implementation is called past it.  Decided once per run; an LMO that overrides
+    ``__call__`` is called through it."""
     cls = type(lmo)
     if cls.__call__ is not LMO.__call__:
         return lmo
     if (cls._answer_finite is LMO._answer_finite and not _config._debug
             and getattr(cls.extreme_point, "_answers_atoms", False)):
-        return lmo.extreme_point
+        # the gradient is a float ndarray: the converting wrapper would pass it as it is
+        return _unconverted(lmo)
     return lmo._answer_finite
 
 

@@ -12,7 +12,11 @@ from ..objectives.base import Tracker
 
 __all__ = ["StepSize", "checked_step"]
 
-_EPS = np.finfo(float).eps
+# Python floats, not numpy scalars: the rules' per-trial arithmetic with a numpy scalar
+# costs several times the float's, with the same bits
+_EPS = float(np.finfo(float).eps)
+#: 16 ulps, the unit of :func:`_slack` (hoisted by the loops that compare many trials)
+_SLACK_ULPS = 16.0 * _EPS
 
 
 def _slack(f: float) -> float:
@@ -26,7 +30,7 @@ def _slack(f: float) -> float:
     rules for convex objectives then certify their condition through the directional
     derivative (:func:`_trial_slope`).
     """
-    return 16.0 * _EPS * abs(f)
+    return _SLACK_ULPS * abs(f)
 
 
 def _trial_slope(tracker: Tracker, direction: Direction, gamma: float) -> float:

@@ -16,11 +16,12 @@ from .._numbers import check_real, check_whole
 from ..direction import Direction
 from ..errors import NonConvexError
 from ..objectives.base import Tracker
-from .base import _EPS, StepSize, _slack, _trial_slope
+from .base import _EPS, _SLACK_ULPS, StepSize, _slack, _trial_slope
 
 __all__ = ["ShortStep", "ExactStep", "Adaptive", "Armijo", "Secant"]
 
 _TINY = np.finfo(float).tiny  # the smallest normal float
+_INF = float("inf")
 
 
 @njit(cache=True, nogil=True)
@@ -133,8 +134,11 @@ class Adaptive(StepSize):
     above ``tau M`` is checked against the convexity bound ``f(x + gamma d) - f(x) <=
     gamma <grad f(x + gamma d), d>``: values above it round by more than the allowance
     (``f`` near 0 by cancellation of large terms), and the derivative test takes over
-    for the rest of the step.  After ``max_backtracks`` failures the last trial step is
-    taken and ``M`` is not stored.
+    for the rest of the step.  Only a trial whose rise above the tangent is within the
+    rounding allowed to ``f`` (``Tracker.rounding`` relative to the run's largest
+    ``|f|``, as the loop's tangent check allows) is checked, at the cost of a gradient:
+    a larger rise is taken for curvature.  After ``max_backtracks`` failures the last
+    trial step is taken and ``M`` is not stored.
 
     Parameters
     ----------
@@ -166,10 +170,14 @@ class Adaptive(StepSize):
         #: the rounding of f's values seen this run (above the convexity bound), in
         #: units of f: 0 until a failed trial shows it
         self.f_rounding = 0.0
+        #: the largest |f(x)| seen this run: the size of f's terms when f nears 0 by
+        #: their cancellation, to which the rounding of its values is relative
+        self.f_top = 0.0
 
     def reset(self) -> None:
         self.L = self.L0
         self.f_rounding = 0.0
+        self.f_top = 0.0
 
     def _initial_estimate(self, tracker: Tracker, direction: Direction, dd: float) -> float:
         eps = 1e-3
@@ -190,7 +198,10 @@ class Adaptive(StepSize):
         if self.L is None:
             self.L = self._initial_estimate(tracker, direction, dd)
         f0 = tracker.value()
-        noise = max(4.0 * _EPS * abs(f0), self.f_rounding)
+        af0 = abs(f0)
+        if af0 > self.f_top:
+            self.f_top = af0
+        noise = max(4.0 * _EPS * af0, self.f_rounding)
         convex = tracker.objective.convex
         rounding = False  # whether this step's values of f were seen to be rounding
         # M shrinks by eta on every accepted step (on a linear objective, whose L is 0, on
@@ -209,13 +220,16 @@ class Adaptive(StepSize):
                 # The failed trial measures the curvature along d; jumping to it
                 # (within the usual factor tau) avoids systematically halved steps
                 # on quadratics, where it is exact.
-                implied = 2.0 * (ft - f0 - gamma * slope) / (gamma * gamma * dd)
+                rise = ft - f0 - gamma * slope
+                implied = 2.0 * rise / (gamma * gamma * dd)
                 finite = bool(np.isfinite(implied))
-                if convex and finite and implied > self.tau * M:
+                if convex and finite and implied > self.tau * M and \
+                        self._may_be_rounding(tracker, rise, ft):
                     # f(x + gamma d) - f(x) <= gamma <grad f(x + gamma d), d> on a convex
                     # f: values above that bound are rounding (f near 0 by cancellation),
                     # which would inflate M without end; the excess is kept as the noise
-                    # allowance of the later steps
+                    # allowance of the later steps.  Asked only of a rise that rounding
+                    # could make: it costs a gradient, an iteration's worth on most objectives
                     gt = _trial_slope(tracker, direction, gamma)
                     excess = ft - f0 - gamma * gt
                     rounding = excess > 0.0
@@ -235,6 +249,15 @@ class Adaptive(StepSize):
                 return float(gamma)
             M *= self.tau
         return float(gamma)
+
+    def _may_be_rounding(self, tracker: Tracker, rise: float, ft: float) -> bool:
+        """Whether the rounding of ``f``'s values may have made a failed trial's ``rise``
+        above the tangent: within ``Tracker.rounding`` (the loop's tangent check's
+        allowance) of the run's largest ``|f|``, or of the rounding seen.  Always, for a
+        tracker that declares no rounding (a block step's view)."""
+        allowed = getattr(tracker, "rounding", None)
+        return allowed is None or rise <= max(allowed * (abs(ft) + self.f_top),
+                                              self.f_rounding)
 
     def __repr__(self) -> str:
         return f"Adaptive(L={self.L!r}, eta={self.eta:g}, tau={self.tau:g})"
@@ -284,33 +307,43 @@ class Armijo(StepSize):
         if slope >= 0:
             return 0.0
         f0 = tracker.value()
-        convex = tracker.objective.convex
-        rounding = False  # whether the values of f were seen to be rounding
-        secant = np.inf  # the secant slope of the last failed trial
+        # hoisted out of the trials, which on a cheap objective cost little more than
+        # this arithmetic.  A trial within 16 ulps of max(|f0|, |bound|) above the bound
+        # is near (_slack, inline); as bound <= f0, |bound| > |f0| when bound < -|f0|
+        c, beta, trial_value = self.c, self.beta, tracker.trial_value
+        af0 = abs(f0)
+        slack0 = _SLACK_ULPS * af0
         gamma = gamma_max
+        if not tracker.objective.convex:  # a near trial passes: no derivative to ask
+            for _ in range(self.max_backtracks):
+                bound = f0 + c * gamma * slope
+                ft = trial_value(direction, gamma)
+                if ft <= bound or \
+                        ft <= bound + (_SLACK_ULPS * -bound if bound < -af0 else slack0):
+                    return float(gamma)
+                gamma *= beta
+            return 0.0
+        rounding = False  # whether the values of f were seen to be rounding
+        secant = _INF  # the secant slope of the last failed trial
         for _ in range(self.max_backtracks):
             if not rounding:
-                bound = f0 + self.c * gamma * slope
-                ft = tracker.trial_value(direction, gamma)
+                bound = f0 + c * gamma * slope
+                ft = trial_value(direction, gamma)
                 if ft <= bound:
                     return float(gamma)
-                near = ft <= bound + _slack(max(abs(f0), abs(bound)))
-                if not convex:
-                    if near:
-                        return float(gamma)
-                    gamma *= self.beta
-                    continue
                 # a convex f's secant slopes fall as gamma shrinks: a rise is rounding
                 s = (ft - f0) / gamma
-                rounding = s > secant
-                secant = s
-                if not (near or rounding):
-                    gamma *= self.beta
-                    continue
+                if s > secant:
+                    rounding = True
+                else:
+                    secant = s
+                    if not ft <= bound + (_SLACK_ULPS * -bound if bound < -af0 else slack0):
+                        gamma *= beta
+                        continue
             # the values cannot tell: the derivative bound implies the condition
-            if _trial_slope(tracker, direction, gamma) <= self.c * slope:
+            if _trial_slope(tracker, direction, gamma) <= c * slope:
                 return float(gamma)
-            gamma *= self.beta
+            gamma *= beta
         return 0.0
 
     def __repr__(self) -> str:
