@@ -63,9 +63,10 @@ def multiclass() -> None:
     from .models import MulticlassModel
 
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((12, 4))
-    Y = rng.integers(0, 3, size=12)
-    for kw in ({}, {"block_order": "gap"}):
+    X = list(rng.standard_normal((12, 4)))
+    Y = list(rng.integers(0, 3, size=12))
+    variants: list[dict[str, Any]] = [{}, {"block_order": "gap"}]
+    for kw in variants:
         svm = StructuredSVM(MulticlassModel(3, 4), max_passes=4, gap_every=2, eval_every=2,
                             random_state=0, **kw)
         svm.fit(X, Y, X_test=X, Y_test=Y)
