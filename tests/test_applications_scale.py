@@ -15,9 +15,10 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 import pytest
+from test_conjugate import _Quadratic
 from traffic_networks import grid_network
 
-from frankwolfe import Objective, ProbabilitySimplex, biconjugate_frank_wolfe
+from frankwolfe import ProbabilitySimplex, biconjugate_frank_wolfe
 from frankwolfe.applications.matching import qap_value, solve_qap, two_opt
 from frankwolfe.applications.traffic import Beckmann, Network, traffic_assignment
 
@@ -83,28 +84,6 @@ def test_solve_qap_matches_brute_force_as_well_at_any_scale(seed, n):
         assert qap_value(A, B, rs.permutation) == r1.fun
 
 
-class _Quadratic(Objective):
-    """``c/2 (x - y)^T Q (x - y)`` with an explicit Hessian-vector product."""
-
-    def __init__(self, Q: np.ndarray, y: np.ndarray, c: float) -> None:
-        self.Q, self.y, self.c = Q * c, y, c
-        self.shape = y.shape
-
-    def value(self, x):
-        r = x - self.y
-        return 0.5 * float(r @ self.Q @ r)
-
-    def gradient(self, x):
-        return self.Q @ (x - self.y)
-
-    def exact_step(self, x, direction, gradient):
-        curv = float(direction @ self.Q @ direction)
-        return -float(gradient @ direction) / curv if curv > 0 else np.inf
-
-    def hessian_vector_product(self, x, v):
-        return self.Q @ v
-
-
 def _simplex_qp(n: int = 30) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(7)
     U, _ = np.linalg.qr(rng.standard_normal((n, n)))
@@ -120,10 +99,10 @@ def test_biconjugate_iterates_do_not_depend_on_the_scale_of_f(scale):
     # CFW) and overflowed above 2**500
     Q, y = _simplex_qp()
     dom = ProbabilitySimplex(dim=y.size)
-    r1 = biconjugate_frank_wolfe(_Quadratic(Q, y, 1.0), dom, tol=1e-9, max_iter=2000)
+    r1 = biconjugate_frank_wolfe(_Quadratic(Q, y), dom, tol=1e-9, max_iter=2000)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rs = biconjugate_frank_wolfe(_Quadratic(Q, y, scale), dom, tol=1e-9 * scale,
+        rs = biconjugate_frank_wolfe(_Quadratic(Q * scale, y), dom, tol=1e-9 * scale,
                                      max_iter=2000)
     assert r1.success and r1.extra["n_bfw_steps"] > 10
     assert rs.nit == r1.nit

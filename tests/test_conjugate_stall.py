@@ -17,10 +17,10 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 import pytest
+from test_conjugate import _Quadratic
 from traffic_networks import grid_network
 
 from frankwolfe import (
-    Objective,
     ProbabilitySimplex,
     biconjugate_frank_wolfe,
     conjugate_frank_wolfe,
@@ -28,28 +28,6 @@ from frankwolfe import (
 )
 from frankwolfe.algorithms.conjugate import _Conjugate
 from frankwolfe.applications.traffic import Network, traffic_assignment
-
-
-class _Quadratic(Objective):
-    """``1/2 (x - y)^T Q (x - y)`` with its exact line search and Hessian product."""
-
-    def __init__(self, Q: np.ndarray, y: np.ndarray) -> None:
-        self.Q, self.y = Q, y
-        self.shape = y.shape
-
-    def value(self, x):
-        r = x - self.y
-        return 0.5 * float(r @ self.Q @ r)
-
-    def gradient(self, x):
-        return self.Q @ (x - self.y)
-
-    def exact_step(self, x, direction, gradient):
-        curv = float(direction @ self.Q @ direction)
-        return -float(gradient @ direction) / curv if curv > 0 else np.inf
-
-    def hessian_vector_product(self, x, v):
-        return self.Q @ v
 
 
 def _networkx_relative_gap(net: Network, x: np.ndarray) -> float:
