@@ -653,6 +653,23 @@ class ActiveSet(AtomStore):
                 self._x = self._sum()
         return int(small.size)
 
+    def terms_scale(self) -> float:
+        """``sum_a |w_a| ||a||``: the size of the terms of ``x = sum w_a a``, to which the
+        rounding of that sum is relative.
+
+        Rounding allowances for ``x`` (the drift between a tracked point and the
+        re-summed one, a start's decomposition) are relative to it, not to ``||x||``,
+        which vanishes by cancellation (``e_i`` and ``-e_i`` of the l1 ball with equal
+        weights) while the terms' rounding does not.  O(k) in the number of atoms.
+
+        Returns
+        -------
+        float
+            ``sum_a |w_a| ||a||`` (0 for an empty set).
+        """
+        return float(sum(abs(w) * math.sqrt(a.sq_norm())
+                         for a, w in zip(self._atoms, self._w[:self._k].tolist())))
+
     def check(self, lmo: Any = None, x: np.ndarray | None = None) -> dict[str, float]:
         """Measured invariants: ``min_weight``, ``sum_error``, ``x_error``, ``max_violation``.
 
@@ -674,7 +691,7 @@ class ActiveSet(AtomStore):
         cmp = x if x is not None else (self._x if self._x is not None else ref)
         # no floor of 1: at atoms of size 2**-30 it read an x wrong by its own size as
         # an error of 1e-9
-        scale = float(sum(abs(wa) * math.sqrt(a.sq_norm()) for a, wa in zip(self._atoms, w)))
+        scale = self.terms_scale()
         err = float(np.linalg.norm(np.asarray(cmp) - ref))
         out = {
             "min_weight": float(w.min()) if k else np.nan,

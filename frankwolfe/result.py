@@ -33,6 +33,12 @@ class Status(StrEnum):
     ERROR = "error"
 
 
+def _refused_key(key: object) -> TypeError:
+    """The error for a :class:`History` key that is no column name, row or slice."""
+    return TypeError(f"history: a key is a column name (str), a row number (int) or a "
+                     f"slice of rows, got {key!r} of type {type(key).__name__}")
+
+
 class History:
     """Per-iteration records, stored column-wise.
 
@@ -151,9 +157,11 @@ class History:
             return [{c: v[i] for c, v in cols.items()} for i in range(*key.indices(n))]
         # a bool is an int to operator.index: history[True] read as row 1
         if isinstance(key, (bool, np.bool_)) or not hasattr(key, "__index__"):
-            raise TypeError(f"history: a key is a column name (str), a row number (int) or "
-                            f"a slice of rows, got {key!r} of type {type(key).__name__}")
-        i = operator.index(key)
+            raise _refused_key(key)
+        try:
+            i = operator.index(key)
+        except TypeError:  # an array of one integer has __index__, but refuses it
+            raise _refused_key(key) from None
         if not -n <= i < n:
             raise IndexError(f"history: row {i} out of range for a history of {n} rows")
         return {c: v[i] for c, v in cols.items()}

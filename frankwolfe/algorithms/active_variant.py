@@ -126,13 +126,6 @@ def _decompose_tolerance(x: np.ndarray, lmo: LMO) -> float:
             + x.size * FEASIBILITY_TOL * scale)
 
 
-def _terms_scale(S: ActiveSet) -> float:
-    """``sum_a w_a ||a||``: the size of the terms of ``sum w_a a``, to which the rounding
-    of that sum is relative (its own norm may be near zero by cancellation, as for
-    ``e_i`` and ``-e_i`` of the l1 ball, where it would ask for exact sums)."""
-    return float(sum(w * math.sqrt(a.sq_norm()) for a, w in S))
-
-
 def split_start(x0: Any) -> tuple[ActiveSet | None, Any]:
     """Separate a warm-start :class:`ActiveSet` from the ``x0`` the loop validates."""
     if isinstance(x0, ActiveSet):
@@ -198,9 +191,12 @@ class ActiveSetVariant(Variant):
             active.mark_foreign()
         elif x0_atom is not None:
             active = ActiveSet.from_vertex(x0_atom, keep_x=False)
-            # a vertex of another run's domain may carry the key of another vertex here
-            # (the l1 ball's ("e", i, s) at another radius), as a warm ActiveSet's may
-            active.mark_foreign()
+            if not self.own_start:
+                # a vertex of another run's domain may carry the key of another vertex
+                # here (the l1 ball's ("e", i, s) at another radius), as a warm
+                # ActiveSet's may; the domain's own start keeps its key, which a subset
+                # oracle's candidate_ids reads (and the sampler then skips it)
+                active.mark_foreign()
         else:
             active = self._start_of(tracker, lmo)
         self.active = active
@@ -212,7 +208,8 @@ class ActiveSetVariant(Variant):
         # counted); another point needs the domain's decompose.
         v = lmo(-x)
         self.n_oracle_calls += 1
-        if np.linalg.norm(v.to_dense() - x) <= _DRIFT_TOL * float(np.linalg.norm(x)):
+        # relative to the vertex, the one term of its combination (S.terms_scale())
+        if np.linalg.norm(v.to_dense() - x) <= _DRIFT_TOL * math.sqrt(v.sq_norm()):
             return ActiveSet.from_vertex(v, keep_x=False)
         S = decomposed_start(x, lmo)
         if S is None:
@@ -226,7 +223,7 @@ class ActiveSetVariant(Variant):
         xs = S.x
         # the iterate is the combination's point (x0 up to rounding, or x0 brought
         # into the domain when it was outside within the tolerance)
-        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * _terms_scale(S):
+        if float(np.linalg.norm(x - xs)) > _DRIFT_TOL * S.terms_scale():
             tracker.set_point(xs)
         return S
 
@@ -309,7 +306,7 @@ class ActiveSetVariant(Variant):
         # the usual drift is far within the tolerance of ||xs||, a lower bound of the
         # scale: the pass over the atoms is for drifts that the bound cannot decide
         if drift > _DRIFT_TOL * (_NORM_MARGIN * float(np.linalg.norm(xs))) and \
-                drift > _DRIFT_TOL * _terms_scale(S):
+                drift > _DRIFT_TOL * S.terms_scale():
             self.tracker.set_point(xs)
             self.counts["n_resyncs"] += 1
 

@@ -40,6 +40,7 @@ holds the engine the shared driver runs and the public function.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Unpack
 
@@ -328,7 +329,9 @@ def _initial_state(objective: Any, domain: LMO, x0: Any, cache_bytes: int
         pairs = [(_vertex_id(atom, signed, r, n, "x0"), 1.0)]
     else:
         v = domain(-x)
-        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * float(np.linalg.norm(x)):
+        # relative to the vertex (the one term of its combination), as the active-set
+        # methods' drift checks are relative to their terms (ActiveSet.terms_scale)
+        if np.linalg.norm(v.to_dense() - x) <= 1e-12 * math.sqrt(v.sq_norm()):
             pairs = [(_vertex_id(v, signed, r, n, "x0"), 1.0)]
         else:
             # the engine computes x from the weights: the decomposition's point is the start

@@ -64,6 +64,12 @@ class Variant(ABC):
     #: small problem the calls cost as much as the step)
     plain: bool = False
 
+    #: whether the run starts from the domain's own vertex (``x0=None``: its
+    #: ``initial_point``, which :meth:`start` gets as ``x0_atom``, under a key the domain
+    #: gave); set by the driver before :meth:`start`.  An atom the user passed may come
+    #: from another run's domain, whose keys may name other vertices here
+    own_start: bool = False
+
     def start(self, tracker: Tracker, x0_atom: Atom | None, lmo: LMO) -> None:
         """Set up before the first iteration."""
         self.lmo = lmo
@@ -260,11 +266,6 @@ class _SingleDomainEngine(Engine):
         self.last_good: tuple[np.ndarray | _PointBefore, float, float] | None = None
         self.last_good_k = 0  # the iteration of last_good's point (the result's nit)
         self.prev_step: tuple[float, float] | None = None  # (f, gamma * slope) of the last move
-        # the largest |f| observed in the run: the scale of the checks' rounding
-        # allowances (in units of f, no absolute floor: at f ~ 2**-40 a floor of 1e-12
-        # let a wrong oracle's negative gap through; f scaled by a power of two runs
-        # the same)
-        self.f_top = 0.0
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
         self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
@@ -283,15 +284,20 @@ class _SingleDomainEngine(Engine):
             keep = "no good iterate exists" if self.last_good is None else \
                 f"returning the last good iterate (iteration {k - 1})"
             return f"the objective's {what} is not finite at {where}; {keep}"
-        if abs(f) > self.f_top:
-            self.f_top = abs(f)
+        # the run's largest |f| (the tracker's record, which the line searches read too):
+        # the scale of the checks' rounding allowances (in units of f, no absolute floor:
+        # at f ~ 2**-40 a floor of 1e-12 let a wrong oracle's negative gap through; f
+        # scaled by a power of two runs the same)
+        f_top = tracker.f_top
+        if abs(f) > f_top:  # the call only when it changes (one per iteration otherwise)
+            f_top = tracker.note_value(f)
         prev = self.prev_step
         if prev is not None and objective.convex:
             f_prev, change = prev
             # below the tangent bound by more than rounding (relative 1e-10 of f and of the
             # run's largest f, which covers values near 0 by cancellation; 1e-6 of the
             # predicted change)
-            if f < f_prev + change - (tracker.rounding * (abs(f_prev) + self.f_top)
+            if f < f_prev + change - (tracker.rounding * (abs(f_prev) + f_top)
                                       + 1e-6 * abs(change)) and self._below_tangent():
                 raise NonConvexError(
                     f"negative curvature at iteration {k}: f fell to {f:.12g}, below the tangent "
@@ -313,7 +319,7 @@ class _SingleDomainEngine(Engine):
         if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
         if certified and gap_k < 0.0 and self.exact:
-            self._check_negative_gap(k, f, gap_k, g_dot_x)
+            self._check_negative_gap(k, f, gap_k, g_dot_x, f_top)
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)
 
@@ -331,7 +337,7 @@ class _SingleDomainEngine(Engine):
         f_prev, g_prev = self.objective.value_and_gradient(x_prev)
         f = float(self.objective.value(x))
         change = float(np.vdot(g_prev, x - x_prev))
-        return f < f_prev + change - (self.tracker.rounding * (abs(f_prev) + self.f_top)
+        return f < f_prev + change - (self.tracker.rounding * (abs(f_prev) + self.tracker.f_top)
                                       + 1e-6 * abs(change))
 
     def _observed(self) -> _Observed:
@@ -339,7 +345,8 @@ class _SingleDomainEngine(Engine):
             raise RuntimeError("the engine advanced or certified before its first observe()")
         return self.step
 
-    def _check_negative_gap(self, k: int, f: float, gap: float, g_dot_x: float) -> None:
+    def _check_negative_gap(self, k: int, f: float, gap: float, g_dot_x: float,
+                            f_top: float) -> None:
         """A gap ``<g, x - v>`` below zero by more than rounding: ``v`` is no minimizer
         of ``<g, .>`` over a domain holding ``x`` (a wrong oracle, or an ``x`` outside
         its domain), and the gap certifies nothing; a run that went on would stop
@@ -347,7 +354,7 @@ class _SingleDomainEngine(Engine):
         g_dot_v = g_dot_x - gap
         # relative to the products and to the run's values of f: f and its gradient
         # scaled by 2**-40 are caught as at scale 1
-        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + self.f_top)):
+        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + f_top)):
             return  # rounding (an LP's or an eigensolver's tolerance included)
         raise OracleError(
             f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above <g, x> = "
@@ -427,7 +434,7 @@ class _SingleDomainEngine(Engine):
             drift = float(np.max(np.abs(g - np.asarray(g_loop).reshape(g.shape)))) \
                 if g.size else 0.0
             # relative allowances (no floor of 1, which at f ~ 2**-40 accepted any drift)
-            top = max(self.f_top, abs(f))
+            top = max(tracker.f_top, abs(f))
             if abs(f - fun) <= tracker.rounding * (abs(f) + top) and \
                     abs((gx - gv) - gap) <= tracker.rounding * (abs(gx) + abs(gv) + top) and \
                     drift <= tracker.rounding * float(np.max(np.abs(g))):
@@ -506,6 +513,7 @@ def run_frank_wolfe(
     rule.reset()
     # the starting vertex (no x0) is the oracle's answer to one direction
     variant.n_oracle_calls = 1 if x0 is None else 0
+    variant.own_start = x0 is None
     variant.start(tracker, x0_atom, domain)
     # f - gap bounds f* below only for convex f
     monitor.bounds = bool(getattr(objective, "convex", True))

@@ -155,16 +155,35 @@ def _converting(extreme_point: _F) -> _F:
     tuple, an integer array) as :meth:`LMO.__call__` does: the implementations index
     and reshape ``direction`` as an ndarray, and a list raised an ``AttributeError``
     that named nothing.  Float arrays (float32 too) and scipy.sparse ones go through
-    as they are, the latter to the oracles that take them."""
+    as they are, the latter to the oracles that take them.
+
+    The direction is the implementation's first parameter after ``self``, given by
+    position or by its own name; further parameters (a user's keyword options) pass
+    through as they came."""
     if getattr(extreme_point, "_converts", False):  # a parent's, assigned in a subclass
         return extreme_point
+    params = list(inspect.signature(extreme_point).parameters.values())[1:]
+    first = params[0] if params else None
+    # where the direction comes: by position (args[0]) and / or by its name
+    by_position = first is not None and first.kind in (
+        inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL)
+    name = first.name if first is not None and first.kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) else None
 
     @functools.wraps(extreme_point)
-    def converting(self: LMO, direction: Any) -> Any:
-        if (type(direction) is not np.ndarray or direction.dtype.kind != "f") \
-                and not issparse(direction):
-            direction = self._as_direction(direction)
-        return extreme_point(self, direction)
+    def converting(self: LMO, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            direction = args[0]
+            if by_position and (type(direction) is not np.ndarray
+                                or direction.dtype.kind != "f") and not issparse(direction):
+                args = (self._as_direction(direction), *args[1:])
+        elif name is not None and name in kwargs:
+            direction = kwargs[name]
+            if (type(direction) is not np.ndarray or direction.dtype.kind != "f") \
+                    and not issparse(direction):
+                kwargs[name] = self._as_direction(direction)
+        return extreme_point(self, *args, **kwargs)
 
     converting._converts = True  # type: ignore[attr-defined]
     return converting  # type: ignore[return-value]

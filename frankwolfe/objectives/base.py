@@ -165,6 +165,11 @@ class Tracker:
     #: term (runs of a convex float32 objective ended in NonConvexError)
     rounding = 1e-10
 
+    #: the largest ``|f|`` noted at the run's points (:meth:`note_value`): the size of
+    #: ``f``'s terms when ``f`` nears 0 by their cancellation, to which the rounding of
+    #: its values is relative (the loop's checks and the line searches read it)
+    f_top = 0.0
+
     def __init__(self, objective: Objective, x: np.ndarray) -> None:
         self.objective = objective
         self.x: np.ndarray = np.array(x, dtype=float, order="C", copy=True)
@@ -200,6 +205,31 @@ class Tracker:
             self.n_gradient_calls += 1
             return self._f, self._g
         return self.value(), self._g
+
+    def note_value(self, f: float) -> float:
+        """Note ``f``, a value at one of the run's points, and answer :attr:`f_top`, the
+        largest ``|f|`` noted (this one included).
+
+        ``f`` computed as a difference of large terms (``f`` near 0 while they are not)
+        rounds in units of those terms, not of ``f``: rounding allowances relative to
+        ``f_top`` cover it, with no absolute floor (``f`` scaled by a power of two gives
+        the same allowances, in its units).  The loop notes each iterate's value and the
+        line searches the value they start from, so all read one record of the run.
+
+        Parameters
+        ----------
+        f : float
+            ``f`` at a point of the run; a value that is not finite is not noted.
+
+        Returns
+        -------
+        float
+            :attr:`f_top` after noting ``f``.
+        """
+        a = abs(f)
+        if self.f_top < a < math.inf:  # False for NaN: a value not finite is no scale
+            self.f_top = a
+        return self.f_top
 
     def finite(self, value: float, gradient: np.ndarray) -> bool:
         """Whether ``value`` and ``gradient``, this tracker's ``f(x)`` and ``grad f(x)``

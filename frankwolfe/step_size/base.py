@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -19,18 +20,21 @@ _EPS = float(np.finfo(float).eps)
 _SLACK_ULPS = 16.0 * _EPS
 
 
-def _slack(f: float) -> float:
-    """Room for rounding when comparing objective values near ``f``: 16 ulps of ``|f|``.
+def _slack(top: float) -> float:
+    """Room for rounding when comparing objective values: 16 ulps of ``top``, the run's
+    largest ``|f|`` (:meth:`StepSize._value_top`).
 
     Relative, with no absolute floor: a floor in units of ``f`` (the former
     ``max(1, |f|)``) exceeded the whole change of ``f`` once ``|f| << 1``, so every trial
     passed and the rules' iterates changed with the scale of ``f``; relative, ``f``
-    scaled by a power of two gives the same iterates bit for bit.  Values computed with
-    cancellation (``f`` near 0 while its terms are not) round by more than this: the
-    rules for convex objectives then certify their condition through the directional
-    derivative (:func:`_trial_slope`).
+    scaled by a power of two gives the same iterates bit for bit.  Relative to the
+    run's largest ``|f|``, not to the ``f`` compared: ``f`` near 0 by cancellation of
+    large terms rounds in units of those terms (ulps of ``|f|`` alone failed trials by
+    rounding until runs stalled).  A trial within the slack is decided through the
+    directional derivative (:func:`_trial_slope`), as are, on convex objectives, values
+    that round by more still (terms larger than any ``f`` seen).
     """
-    return _SLACK_ULPS * abs(f)
+    return _SLACK_ULPS * top
 
 
 def _trial_slope(tracker: Tracker, direction: Direction, gamma: float) -> float:
@@ -60,6 +64,10 @@ class StepSize(ABC):
     #: whether the rule reads ``f`` or ``grad f`` at trial points
     uses_trials: bool = False
 
+    #: (id of a tracker-like object without a record of ``|f|``, the largest ``|f|``
+    #: seen at it): :meth:`_value_top`'s own record, for a block step's view
+    _view_top: tuple[int, float] | None = None
+
     @abstractmethod
     def __call__(
         self, k: int, tracker: Tracker, direction: Direction, slope: float, gamma_max: float
@@ -80,8 +88,28 @@ class StepSize(ABC):
             Largest feasible step.
         """
 
-    def reset(self) -> None:  # noqa: B027 - an optional hook: most rules keep no state
+    def reset(self) -> None:
         """Forget state carried between runs (estimates of L)."""
+        self._view_top = None
+
+    def _value_top(self, tracker: Any, f: float) -> float:
+        """``max(|f|, the run's largest |f|)`` for ``f``, a value at the tracked point:
+        the scale of the rounding of ``f``'s values (:func:`_slack`).
+
+        The run's record is the tracker's (:meth:`Tracker.note_value`, which the loop's
+        checks read too); a tracker-like object without one (a block step's view) gets
+        the rule's own, kept while the rule sees that object.
+        """
+        note = getattr(tracker, "note_value", None)
+        if note is not None:
+            return float(note(f))
+        a = abs(f)
+        seen = self._view_top
+        top = seen[1] if seen is not None and seen[0] == id(tracker) else 0.0
+        if top < a < math.inf:  # False for NaN: a value not finite is no scale
+            top = a
+        self._view_top = (id(tracker), top)
+        return top
 
     def compiled(self) -> tuple[Any, np.ndarray] | None:
         """The rule as a numba kernel for compiled drivers, or ``None``.

@@ -136,14 +136,16 @@ class Monotonic(OpenLoop):
     not finite counts as an increase.  Each step costs one or more values of ``f``
     (one once ``N`` has settled).
 
-    "Does not increase" allows 16 ulps of rounding relative to ``|f|`` (none absolute,
-    so ``f`` scaled by a power of two gives the same steps).  On an objective declared
-    convex, a finite trial value above that is checked once more through the
-    directional derivative before ``N`` grows: ``<grad f(x + gamma d), d> <= 0`` means
-    ``f`` did not increase (convexity: ``f(x + gamma d) - f(x) <= gamma <grad f(x +
-    gamma d), d>``), and the value's excess was rounding (``f`` near 0 by cancellation
-    of large terms).  That costs a gradient only where ``f`` really increases, and ``N``
-    then grows; an accepted trial's gradient is the next iteration's.
+    A trial value above ``f(x)`` by at most 16 ulps of the run's largest ``|f|`` (none
+    absolute, so ``f`` scaled by a power of two gives the same steps; ``f`` near 0 by
+    cancellation of large terms rounds in units of those terms) cannot tell whether
+    ``f`` increased: the directional derivative decides, ``<grad f(x + gamma d), d> <=
+    0`` (still descending at the trial) passing it.  On an objective declared convex,
+    any finite trial value above ``f(x)`` is checked so before ``N`` grows: there
+    ``<grad f(x + gamma d), d> <= 0`` means ``f`` did not increase (convexity: ``f(x +
+    gamma d) - f(x) <= gamma <grad f(x + gamma d), d>``), and the value's excess was
+    rounding.  That costs a gradient only for such trials; an accepted trial's gradient
+    is the next iteration's.
 
     Parameters
     ----------
@@ -166,6 +168,7 @@ class Monotonic(OpenLoop):
         self.halvings = 0
 
     def reset(self) -> None:
+        super().reset()
         self.halvings = 0
         self.rule.reset()
 
@@ -175,16 +178,17 @@ class Monotonic(OpenLoop):
             return 0.0
         base = self.rule(k, tracker, direction, slope, gamma_max)
         f0 = tracker.value()
-        bound = f0 + _slack(f0)
+        bound = f0 + _slack(self._value_top(tracker, f0))
         convex = tracker.objective.convex
         while self.halvings <= self.max_halvings:
             gamma = base * 0.5 ** self.halvings
             if gamma <= 0.0:
                 return 0.0
             ft = tracker.trial_value(direction, gamma)
-            if ft <= bound:  # False for NaN and inf: outside the domain of f counts as up
+            if ft <= f0:  # False for NaN and inf: outside the domain of f counts as up
                 return float(gamma)
-            if convex and math.isfinite(ft) and _trial_slope(tracker, direction, gamma) <= 0.0:
+            if (ft <= bound or convex and math.isfinite(ft)) and \
+                    _trial_slope(tracker, direction, gamma) <= 0.0:
                 return float(gamma)
             self.halvings += 1
         self.halvings = self.max_halvings

@@ -128,17 +128,20 @@ class Adaptive(StepSize):
     ulps of ``f``, comparing values of ``f`` is meaningless, so the same
     quadratic bound is tested through the directional derivative at the
     trial point instead; rounding near convergence can then neither inflate
-    ``M`` without bound nor let overlong steps through.  The ulps are relative to
-    ``|f|``, with no absolute floor (``f`` scaled by a power of two gives the same
-    steps).  On an objective declared convex, a failed trial implying a curvature
-    above ``tau M`` is checked against the convexity bound ``f(x + gamma d) - f(x) <=
-    gamma <grad f(x + gamma d), d>``: values above it round by more than the allowance
-    (``f`` near 0 by cancellation of large terms), and the derivative test takes over
-    for the rest of the step.  Only a trial whose rise above the tangent is within the
-    rounding allowed to ``f`` (``Tracker.rounding`` relative to the run's largest
-    ``|f|``, as the loop's tangent check allows) is checked, at the cost of a gradient:
-    a larger rise is taken for curvature.  After ``max_backtracks`` failures the last
-    trial step is taken and ``M`` is not stored.
+    ``M`` without bound nor let overlong steps through.  The ulps are relative, with
+    no absolute floor (``f`` scaled by a power of two gives the same steps): of ``|f|``
+    on an objective declared convex, whose rounding beyond them is measured (below);
+    of the run's largest ``|f|`` on other objectives (``f`` near 0 by cancellation of
+    large terms rounds in units of those terms).  On an objective declared convex, a
+    failed trial implying a curvature above ``tau M`` is checked against the convexity
+    bound ``f(x + gamma d) - f(x) <= gamma <grad f(x + gamma d), d>``: values above it
+    round by more than the allowance (``f`` near 0 by cancellation of large terms), the
+    excess is kept as the allowance of the later steps (``f_rounding``), and the
+    derivative test takes over for the rest of the step.  Only a trial whose rise above
+    the tangent is within the rounding allowed to ``f`` (``Tracker.rounding`` relative
+    to the run's largest ``|f|``, as the loop's tangent check allows) is checked, at the
+    cost of a gradient: a larger rise is taken for curvature.  After ``max_backtracks``
+    failures the last trial step is taken and ``M`` is not stored.
 
     Parameters
     ----------
@@ -170,14 +173,11 @@ class Adaptive(StepSize):
         #: the rounding of f's values seen this run (above the convexity bound), in
         #: units of f: 0 until a failed trial shows it
         self.f_rounding = 0.0
-        #: the largest |f(x)| seen this run: the size of f's terms when f nears 0 by
-        #: their cancellation, to which the rounding of its values is relative
-        self.f_top = 0.0
 
     def reset(self) -> None:
+        super().reset()
         self.L = self.L0
         self.f_rounding = 0.0
-        self.f_top = 0.0
 
     def _initial_estimate(self, tracker: Tracker, direction: Direction, dd: float) -> float:
         eps = 1e-3
@@ -198,11 +198,14 @@ class Adaptive(StepSize):
         if self.L is None:
             self.L = self._initial_estimate(tracker, direction, dd)
         f0 = tracker.value()
-        af0 = abs(f0)
-        if af0 > self.f_top:
-            self.f_top = af0
-        noise = max(4.0 * _EPS * af0, self.f_rounding)
         convex = tracker.objective.convex
+        # the allowance passes trials unchecked, so it is kept small where rounding can
+        # be measured: on a convex f, ulps of f0 and the rounding seen above the
+        # convexity bound (f_rounding); on another f, which has no such bound, ulps of
+        # the run's largest |f| (f near 0 by cancellation of large terms rounds in units
+        # of those terms: ulps of f0 alone failed its trials until BCFW ran out of passes)
+        top = abs(f0) if convex else self._value_top(tracker, f0)
+        noise = max(4.0 * _EPS * top, self.f_rounding)
         rounding = False  # whether this step's values of f were seen to be rounding
         # M shrinks by eta on every accepted step (on a linear objective, whose L is 0, on
         # every step): once it underflowed to 0, -slope / (M dd) raised ZeroDivisionError
@@ -224,7 +227,7 @@ class Adaptive(StepSize):
                 implied = 2.0 * rise / (gamma * gamma * dd)
                 finite = bool(np.isfinite(implied))
                 if convex and finite and implied > self.tau * M and \
-                        self._may_be_rounding(tracker, rise, ft):
+                        self._may_be_rounding(tracker, rise, ft, f0):
                     # f(x + gamma d) - f(x) <= gamma <grad f(x + gamma d), d> on a convex
                     # f: values above that bound are rounding (f near 0 by cancellation),
                     # which would inflate M without end; the excess is kept as the noise
@@ -250,14 +253,18 @@ class Adaptive(StepSize):
             M *= self.tau
         return float(gamma)
 
-    def _may_be_rounding(self, tracker: Tracker, rise: float, ft: float) -> bool:
+    def _may_be_rounding(self, tracker: Tracker, rise: float, ft: float,
+                         f0: float) -> bool:
         """Whether the rounding of ``f``'s values may have made a failed trial's ``rise``
         above the tangent: within ``Tracker.rounding`` (the loop's tangent check's
-        allowance) of the run's largest ``|f|``, or of the rounding seen.  Always, for a
-        tracker that declares no rounding (a block step's view)."""
+        allowance) of the run's largest ``|f|`` (``f0``, the value at ``x``, included),
+        or of the rounding seen.  Always, for a tracker that declares no rounding (a
+        block step's view)."""
         allowed = getattr(tracker, "rounding", None)
-        return allowed is None or rise <= max(allowed * (abs(ft) + self.f_top),
-                                              self.f_rounding)
+        if allowed is None:
+            return True
+        top = self._value_top(tracker, f0)
+        return rise <= max(allowed * (abs(ft) + top), self.f_rounding)
 
     def __repr__(self) -> str:
         return f"Adaptive(L={self.L!r}, eta={self.eta:g}, tau={self.tau:g})"
@@ -267,18 +274,21 @@ class Armijo(StepSize):
     """Backtracking on ``f``: shrink ``gamma`` from ``gamma_max`` by ``beta``
     until ``f(x + gamma d) <= f(x) + c gamma <g, d>``.
 
-    Numerical robustness: a value within 16 ulps (relative to the values compared, none
-    absolute, so ``f`` scaled by a power of two gives the same steps) above the bound
-    cannot tell whether the condition holds.  On an objective declared convex such a
-    trial is decided by the directional derivative, ``<grad f(x + gamma d), d> <= c <g,
-    d>``, which implies the condition (convexity: ``f(x + gamma d) - f(x) <= gamma <grad
-    f(x + gamma d), d>``); on other objectives it passes.  Values whose rounding exceeds the
-    allowance (``f`` near 0 by cancellation of large terms) show, on a convex ``f``, as
-    two failed trials whose secant slopes ``(f(x + gamma d) - f(x)) / gamma`` grow as
-    ``gamma`` shrinks, which convexity forbids; the remaining trials then use the
-    derivative test alone, so rounding can neither reject every step nor let overlong
-    ones through.  The derivative costs a gradient per such trial (none more when the
-    trial is accepted: it is the next iteration's gradient).
+    Numerical robustness: a value within 16 ulps above the bound cannot tell whether
+    the condition holds.  The ulps are those of the run's largest ``|f|`` (and of the
+    bound), none absolute: ``f`` scaled by a power of two gives the same steps, and
+    ``f`` near 0 by cancellation of large terms, which rounds in units of those terms,
+    is covered.  Such a trial is decided by the directional derivative, ``<grad f(x +
+    gamma d), d> <= c <g, d>``: on an objective declared convex it implies the
+    condition (convexity: ``f(x + gamma d) - f(x) <= gamma <grad f(x + gamma d), d>``);
+    on others it says the step stops short of where ``f`` stops falling along ``d``
+    (passing such trials unchecked took overlong steps that stalled away-step FW).
+    Values whose rounding exceeds the allowance show, on a convex ``f``, as two failed
+    trials whose secant slopes ``(f(x + gamma d) - f(x)) / gamma`` grow as ``gamma``
+    shrinks, which convexity forbids; the remaining trials then use the derivative test
+    alone, so rounding can neither reject every step nor let overlong ones through.
+    The derivative costs a gradient per such trial (none more when the trial is
+    accepted: it is the next iteration's gradient).
 
     Parameters
     ----------
@@ -308,18 +318,22 @@ class Armijo(StepSize):
             return 0.0
         f0 = tracker.value()
         # hoisted out of the trials, which on a cheap objective cost little more than
-        # this arithmetic.  A trial within 16 ulps of max(|f0|, |bound|) above the bound
-        # is near (_slack, inline); as bound <= f0, |bound| > |f0| when bound < -|f0|
+        # this arithmetic.  A trial within 16 ulps of max(top, |bound|) above the bound
+        # is near (_slack, inline; top: the run's largest |f|, f0's included); as bound
+        # <= f0, |bound| > top only when bound < -top
         c, beta, trial_value = self.c, self.beta, tracker.trial_value
-        af0 = abs(f0)
-        slack0 = _SLACK_ULPS * af0
+        top = self._value_top(tracker, f0)
+        slack0 = _SLACK_ULPS * top
         gamma = gamma_max
-        if not tracker.objective.convex:  # a near trial passes: no derivative to ask
+        if not tracker.objective.convex:
+            # a near trial is decided by the derivative: passed unchecked, overlong steps
+            # that raised f by rounding's worth stalled away-step FW near its optimum
             for _ in range(self.max_backtracks):
                 bound = f0 + c * gamma * slope
                 ft = trial_value(direction, gamma)
-                if ft <= bound or \
-                        ft <= bound + (_SLACK_ULPS * -bound if bound < -af0 else slack0):
+                if ft <= bound or (
+                        ft <= bound + (_SLACK_ULPS * -bound if bound < -top else slack0)
+                        and _trial_slope(tracker, direction, gamma) <= c * slope):
                     return float(gamma)
                 gamma *= beta
             return 0.0
@@ -337,7 +351,7 @@ class Armijo(StepSize):
                     rounding = True
                 else:
                     secant = s
-                    if not ft <= bound + (_SLACK_ULPS * -bound if bound < -af0 else slack0):
+                    if not ft <= bound + (_SLACK_ULPS * -bound if bound < -top else slack0):
                         gamma *= beta
                         continue
             # the values cannot tell: the derivative bound implies the condition
@@ -388,6 +402,7 @@ class Secant(StepSize):
         self.last: float | None = None
 
     def reset(self) -> None:
+        super().reset()
         self.last = None
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,
@@ -397,7 +412,8 @@ class Secant(StepSize):
         gamma = self._secant(tracker, direction, slope, gamma_max)
         if gamma is not None and not tracker.objective.convex:
             f0 = tracker.value()
-            if not tracker.trial_value(direction, gamma) <= f0 + _slack(f0):
+            if not tracker.trial_value(direction, gamma) <= \
+                    f0 + _slack(self._value_top(tracker, f0)):
                 gamma = None  # a stationary point of phi above phi(0): not a descent step
         if gamma is None:
             gamma = self._golden(tracker, direction, gamma_max)

@@ -3,6 +3,7 @@ with the value bracket, SP-FW and SP-AFW (away steps on both players' active set
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,11 @@ from ..active_variant import DECOMPOSE_HINT, decomposed_start, drift_options
 from ..loop import Variant
 from .adapter import _SaddleAdapter
 
-# Relative distance between the tracked z and the active sets' sum above which z is reset
-# (relative to z alone: a start near a vertex of a small domain is no vertex).
+# Relative distance between the tracked z and the active sets' sum above which z is reset,
+# and within which a start is its domain's vertex: relative to the size of the terms
+# summed (ActiveSet.terms_scale), not to ||z||, which vanishes when e_i and -e_i of an l1
+# ball cancel (every re-sum then reset z); no absolute floor (a start near a vertex of a
+# small domain is no vertex).
 _DRIFT_TOL = 1e-12
 # Away steps longer than this re-sum at once (they magnify rounding by gamma).
 _AMPLIFY = 1e3
@@ -125,7 +129,7 @@ class _SaddleAway(_SaddleVariant):
         # a decomposed start is the combination's point (x0 up to rounding, or brought
         # into the domain when it was outside within the tolerance)
         zs = np.concatenate([S.x.reshape(-1) for S in self.active])
-        if float(np.linalg.norm(tracker.x - zs)) > _DRIFT_TOL * float(np.linalg.norm(zs)):
+        if float(np.linalg.norm(tracker.x - zs)) > _DRIFT_TOL * self._terms_scale():
             tracker.set_point(zs)
 
     def _active_set(self, start: Any, part: np.ndarray, domain: LMO, name: str) -> ActiveSet:
@@ -143,7 +147,8 @@ class _SaddleAway(_SaddleVariant):
         # a vertex of a simplex or norm ball is the oracle's answer for -x
         v = domain(-part)
         self.n_oracle_calls += 1
-        if np.linalg.norm(v.to_dense() - part) <= _DRIFT_TOL * float(np.linalg.norm(part)):
+        # relative to the vertex, the one term of its combination
+        if np.linalg.norm(v.to_dense() - part) <= _DRIFT_TOL * math.sqrt(v.sq_norm()):
             return ActiveSet.from_vertex(v, keep_x=False)
         # a float32 start is decomposed as given: its own rounding is allowed
         decomposed = decomposed_start(as_given(start, part), domain, name)
@@ -202,9 +207,14 @@ class _SaddleAway(_SaddleVariant):
             parts.append(S.resum().reshape(-1))
         zs = np.concatenate(parts)
         z = self.tracker.x
-        if float(np.linalg.norm(z - zs)) > _DRIFT_TOL * float(np.linalg.norm(zs)):
+        if float(np.linalg.norm(z - zs)) > _DRIFT_TOL * self._terms_scale():
             self.tracker.set_point(zs)
             self.counts["n_resyncs"] += 1
+
+    def _terms_scale(self) -> float:
+        """The size of the terms of ``z`` = both players' sums (``ActiveSet.terms_scale``),
+        to which their rounding is relative."""
+        return sum(S.terms_scale() for S in self.active)
 
     def info(self) -> dict[str, Any]:
         out = super().info()
