@@ -21,3 +21,8 @@ def test_whole_float_indices_below_it_are_indices():
     flow = fw.FlowPolytope(np.array([(0.0, 1.0), (1.0, 2.0), (0.0, 2.0)]), source=0, sink=2)
     # the cheaper of the two paths 0 -> 2, by hand
     np.testing.assert_array_equal(flow(np.array([1.0, 1.0, 3.0])).to_dense(), [1.0, 1.0, 0.0])
+
+
+def test_a_huge_negative_index_is_named_as_negative():
+    with pytest.raises(ValueError, match="must be >= 0, got -1152921504606846976"):
+        fw.FlowPolytope([(0, -2 ** 60)], source=0, sink=1)

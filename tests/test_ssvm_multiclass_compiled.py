@@ -219,7 +219,7 @@ def test_bad_labels_and_warm_states_are_refused():
         model.compiled_dual_blocks(X, Y, 0.1, warm=("marginals", (1, 2, 3)))
     with pytest.raises(ValueError, match=r"do not fit this data set: shapes \(3, 4\)"):
         model.compiled_dual_blocks(X, Y, 0.1, warm=(WARM_TAG, (np.zeros((3, 4)), np.zeros(3))))
-    with pytest.raises(ShapeError, match=r"`x` must have shape \(5,\), got \(4,\)"):
+    with pytest.raises(ShapeError, match=r"`X` must have 5 features .*got shape \(40, 4\)"):
         model.compiled_dual_blocks(X[:, :4], Y, 0.1)
     with pytest.raises(ShapeError, match=r"X has 40 examples but Y has 39 labels"):
         model.compiled_dual_blocks(X, Y[:-1], 0.1)
@@ -248,3 +248,11 @@ def test_a_subclass_that_preprocesses_features_keeps_the_python_path():
                            random_state=0, compiled=c).fit(X, Y).w_ for c in (True, False)]
     assert not Normalized(3, 5)._kernels_apply()
     np.testing.assert_allclose(w[0], w[1], rtol=0, atol=1e-12)
+
+
+def test_an_empty_x_of_another_width_is_refused_by_name():
+    from frankwolfe.applications.structured_svm import MulticlassModel
+    from frankwolfe.errors import ShapeError
+
+    with pytest.raises(ShapeError, match=r"`X` must have 4 features .*\(0, 5\)"):
+        MulticlassModel(3, 4).compiled_dual_blocks(np.zeros((0, 5)), [], 0.1)

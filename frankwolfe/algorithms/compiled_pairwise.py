@@ -420,7 +420,9 @@ def compiled_pairwise_frank_wolfe(
         that move many heavy coordinates, before a stop on the gap, on a stall and at
         the end) and ``step_seconds`` (wall time inside the chunks of compiled
         iterations); ``fun``, ``gap`` and ``dual_bound`` come from exact values at the
-        points they name; the history has one row per chunk, with
+        points they name (a run cut short inside a chunk, by a second Ctrl-C or an
+        error, returns the point before that chunk with the values the loop had for it;
+        its ``dual_bound`` is still exact); the history has one row per chunk, with
         ``active_set_size``, and the loop's values (``A x`` and the gradient as updated
         step by step).
 

@@ -22,6 +22,7 @@ from typing import Any, TypeVar, Unpack
 import numpy as np
 
 from .._numbers import as_real
+from .._scaling import binary_exponent
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
@@ -64,8 +65,8 @@ def _solve_2x2(M: np.ndarray, rhs: np.ndarray) -> tuple[float, float] | None:
     """
     if not (np.isfinite(M).all() and np.isfinite(rhs).all()):
         return None
-    e_m = int(np.frexp(np.abs(M).max())[1])
-    e_r = int(np.frexp(np.abs(rhs).max())[1])
+    e_m = binary_exponent(float(np.abs(M).max()))
+    e_r = binary_exponent(float(np.abs(rhs).max()))
     M = np.ldexp(M, -e_m)
     rhs = np.ldexp(rhs, -e_r)
     det = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]

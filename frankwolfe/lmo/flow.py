@@ -135,8 +135,9 @@ def _check_node_indices(pairs: np.ndarray | list[tuple[Any, ...]]) -> None:
             f"numbers, got {bad[0]!r} in edge {bad[1]}; give other labels as text")
     # an index is also the size of the node arrays: one past 2^53 (where floats stop
     # being whole numbers one apart) is no graph, and past 2^63 the cast wrapped around
-    top = max((abs(float(v)) for e in pairs for v in e), default=0.0) \
-        if not isinstance(pairs, np.ndarray) else float(np.abs(pairs).max(initial=0.0))
+    # (a negative index is refused by the caller's check for >= 0)
+    top = max((v for e in pairs for v in e), default=0) \
+        if not isinstance(pairs, np.ndarray) else pairs.max(initial=0).item()
     if top >= 2.0 ** 53:
         raise ValueError(f"FlowPolytope: node indices must be below 2**53, got {top!r}; give "
                          "other labels as text")

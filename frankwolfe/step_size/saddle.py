@@ -153,6 +153,7 @@ class SaddleBacktracking(StepSize):
         self.C: float | None = None
 
     def reset(self) -> None:
+        super().reset()
         self.C = None
 
     def __call__(self, k: int, tracker: Tracker, direction: Direction, slope: float,

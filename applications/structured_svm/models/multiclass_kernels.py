@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from frankwolfe.compiled import CompiledBlocks, StructuredDirection, structured_direction
+from frankwolfe.errors import ShapeError
 
 __all__ = ["MulticlassState", "multiclass_state", "multiclass_blocks", "multiclass_direction",
            "multiclass_oracle", "multiclass_commit", "multiclass_curvature",
@@ -287,8 +288,8 @@ def dense_rows(model: Any, X: Sequence[Any]) -> np.ndarray:
     of vectors, the 1 x F rows of a sparse matrix)."""
     if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf":
         if X.shape[1] != model.n_features:
-            # the same message as the model's per-example check
-            model._check_x(X[0])
+            raise ShapeError(f"{type(model).__name__}: `X` must have {model.n_features} "
+                             f"features (columns), got shape {X.shape}")
         return np.ascontiguousarray(X, dtype=np.float64)
     rows = [model._check_x(x) for x in X]
     return np.ascontiguousarray(np.array(rows, dtype=np.float64).reshape(len(rows),
