@@ -52,7 +52,7 @@ def test_a_warm_pass_after_a_converged_fit_stays_near_its_optimum(averaging):
     svm = StructuredSVM(MulticlassModel(K, D), lam=LAM, solver="ssg", max_passes=300,
                         averaging=averaging, random_state=0).fit(Xl, Yl)
     converged = _primal(svm.w_, X, Y) - p_star
-    assert 0 <= converged < 5e-3
+    assert -1e-6 <= converged < 5e-3  # cvxpy's optimum is accurate to about 1e-8
     assert svm.warm_state()["ssg"] == 300 * 30
     cold = StructuredSVM(MulticlassModel(K, D), lam=LAM, solver="ssg", max_passes=1,
                          averaging=averaging, random_state=0).fit(Xl, Yl)

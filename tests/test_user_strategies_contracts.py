@@ -140,7 +140,7 @@ def test_naive_user_pairwise_step_converges_like_the_built_in_one():
                                           random_state=0)
     assert step.smallest > 0.0
     assert res.status == "converged" and res.gap <= 1e-9
-    assert res.fun - fstar <= 1e-8
+    assert -1e-7 <= res.fun - fstar <= 1e-7  # cvxpy's optimum is accurate to about 1e-8
     assert res.nit == ref.nit  # the same steps: the built-in one skips the dead rows too
     np.testing.assert_allclose(res.x, ref.x, atol=1e-12)
 
@@ -249,7 +249,7 @@ def test_dicg_runs_on_a_user_domain_with_the_in_face_protocol():
                       [x >= 0, cp.sum(x) == 1])
     prob.solve(solver=cp.CLARABEL)
     assert res.status == "converged"
-    assert res.fun - prob.value <= 1e-7
+    assert -1e-7 <= res.fun - prob.value <= 1e-7  # Clarabel's optimum, both ways
 
 
 # -- stochastic FW: batch_size only beside an estimator's word ----------------------------

@@ -63,6 +63,21 @@ class _Schedule:
         self.n_cur += 1
         return 1.0 / self.n_cur, new_epoch
 
+    def resume(self, t: int) -> None:
+        """Count ``t`` iterates seen (the start included), as a schedule that advanced
+        from the first: the next iterate takes the share it takes in a run from the
+        start."""
+        self.t = t
+        if self.kind == UNIFORM:
+            self.n_cur = t
+        elif self.kind == TAIL:
+            # epochs start at iterates 1, 2, 4, ...: the current one at the largest power
+            # of two <= t, the finished one half as long
+            epoch = 1 << (t.bit_length() - 1)
+            self.next_epoch = 2 * epoch
+            self.n_cur = t - epoch + 1
+            self.n_prev = epoch // 2
+
     def previous_share(self) -> float:
         """The finished epoch's share of the reported average (0 but for :data:`TAIL`
         after its first epoch)."""
@@ -169,6 +184,15 @@ class ScaledAverage:
         if self.a_u < self._TINY:
             self.u *= self.a_u
             self.a_u = 1.0
+
+    def resume(self, steps: int) -> None:
+        """Continue a run: the average, holding its first iterate alone, counts as the
+        average of the ``steps + 1`` iterates of ``steps`` steps (every one equal to it),
+        so the next iterate takes the share step ``steps + 1`` takes in a run from the
+        start (a warm start that continues another run's schedule)."""
+        self.schedule.resume(steps + 1)
+        if self.kind == TAIL:  # the finished epoch's mean: the same point
+            self.prev = self._current()
 
     def _current(self) -> np.ndarray:
         return self.a_u * self.u + self.a_v * self.v

@@ -30,7 +30,7 @@ import numpy as np
 from frankwolfe import Result, RunOptions
 from frankwolfe._numbers import check_whole
 from frankwolfe._random import as_generator
-from frankwolfe.algorithms.averages import AVERAGING, TAIL, UNIFORM, ScaledAverage
+from frankwolfe.algorithms.averages import AVERAGING, ScaledAverage
 from frankwolfe.algorithms.block_orders import make_block_order
 from frankwolfe.algorithms.engine import Engine, Observation, drive
 from frankwolfe.monitor import Monitor
@@ -64,7 +64,7 @@ class _SSGEngine(Engine):
         self.s = 1.0  # w = s * v
         self.avg = ScaledAverage(kind, v, self.s) if kind is not None else None
         if self.avg is not None and start_step > 0:
-            _resume_average(self.avg, start_step)
+            self.avg.resume(start_step)
         self.w_view = np.zeros(d)  # s * v, exact on the support the oracle reads
         sample = [model.feature_support(X[i]).size for i in range(min(n, 10))]
         self.gather = float(np.median(sample)) <= d / 4
@@ -231,21 +231,3 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     engine.clock = PassClock(monitor)
     return drive(engine, monitor)
 
-
-def _resume_average(avg: ScaledAverage, steps: int) -> None:
-    """Set ``avg`` (holding the start alone) as if ``steps`` steps had led to it, every
-    iterate so far equal to it: the next iterate takes the share of the average that
-    step ``steps`` takes in a run from step 0."""
-    start = avg.value()
-    sched = avg.schedule
-    sched.t = steps + 1  # iterates so far, the start included (1 at step 0)
-    if avg.kind == UNIFORM:
-        sched.n_cur = sched.t
-    elif avg.kind == TAIL:
-        # epochs start at iterates 1, 2, 4, ...: the current one at the largest power of
-        # two <= t, the finished one (the start's value too) half as long
-        epoch = 1 << (sched.t.bit_length() - 1)
-        sched.next_epoch = 2 * epoch
-        sched.n_cur = sched.t - epoch + 1
-        sched.n_prev = epoch // 2
-        avg.prev = start
