@@ -29,11 +29,12 @@ def line_minimizer(slope: float, curvature: float, scale: float, convex: bool, w
     curvature : float
         ``d^T H d``.
     scale : float
-        Size of the terms summed into ``curvature`` (``|d|^T |H d|``): a
-        curvature within rounding of zero (``|curvature| <= 64 eps scale``)
-        counts as zero.  A caller may pass 0 when ``curvature > 0`` (a
-        positive curvature is then taken as it is, and ``scale`` need not be
-        computed).
+        Size of the terms summed into ``curvature`` (``|d|^T |H d|``, and,
+        where ``H d`` was itself summed from products that cancel, the size
+        of those products, e.g. ``|d|^T |H| |d|``): a curvature within
+        rounding of zero (``|curvature| <= 64 eps scale``) counts as zero.
+        A caller may pass 0 when ``curvature > 0`` (a positive curvature is
+        then taken as it is, and ``scale`` need not be computed).
     convex : bool
         Whether the objective is declared convex.
     who : str

@@ -596,14 +596,37 @@ class QuadraticTracker(ProductTracker):
             return curv, 0.0
         # only near zero does the size of the summed terms matter
         absimg = np.abs(image)
-        scale = abs(xc) * float(np.dot(np.abs(self._xf), absimg)) if xc else 0.0
+        # w = |xc| |x| + sum |c_i| |a_i|, the sizes of the terms summed into d
+        w = abs(xc) * np.abs(self._xf) if xc else np.zeros_like(self._xf)
         for c, a in direction.terms:
             if c:
                 if a.is_sparse:
-                    scale += abs(c) * float(np.dot(np.abs(a.values), absimg[a.indices]))
+                    np.add.at(w, a.indices, abs(c) * np.abs(a.values))
                 else:
-                    scale += abs(c) * float(np.dot(np.abs(a.to_dense().reshape(-1)), absimg))
+                    w += abs(c) * np.abs(a.to_dense().reshape(-1))
+        scale = float(np.dot(w, absimg))
+        if self.objective.convex and curv < -64.0 * _EPS * scale:
+            scale += _image_rounding(self.objective.Q, direction, self._xf, w)
         return curv, scale
+
+
+def _image_rounding(Q: Any, direction: Direction, xf: np.ndarray, w: np.ndarray) -> float:
+    """``|d|^T |Q| w``: the size of the rounding that the image ``Q d`` of ``direction``
+    carries into ``d^T Q d`` when the image is summed as ``xc Q x + sum c_i Q a_i``.
+
+    ``w`` is ``|xc| |x| + sum |c_i| |a_i|``.  Each product ``Q x``, ``Q a_i`` is rounded
+    to a fraction of ``|Q| |x|``, ``|Q| |a_i|``, not of ``|Q d|``.  Along ``s - x`` of
+    the conjugate methods, near the null space of a rank-one ``Q`` with ``s`` next to
+    ``x``, ``Q d`` was 1e-13 but carried the 1e-16 rounding of ``Q s`` and ``Q x``:
+    ``|d|^T |Q d|`` allowed a curvature of -2e-26, and -8e-20 was refused as negative."""
+    d = direction.x_coef * xf if direction.x_coef else np.zeros_like(xf)
+    for c, a in direction.terms:
+        if c:
+            if a.is_sparse:
+                np.add.at(d, a.indices, c * a.values)
+            else:
+                d += c * a.to_dense().reshape(-1)
+    return float(np.dot(np.abs(d), abs(Q) @ w))
 
 
 def _add_product(out: np.ndarray, c: float, prod: Any) -> None:

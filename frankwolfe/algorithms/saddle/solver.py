@@ -190,6 +190,8 @@ def saddle_point_frank_wolfe(
         supports (positive weights) and ``extra`` has ``n_corrective_lp``,
         ``n_corrective_qp``, ``n_polished``, ``n_atoms_added``, ``n_drops``,
         ``n_pinned`` and ``corrective_time`` (seconds in restricted solves).
+        A run stopped by an error (or a second Ctrl-C) carries the run so far
+        as ``err.result``, in the same layout.
 
     Notes
     -----
@@ -277,7 +279,22 @@ def saddle_point_frank_wolfe(
     else:
         rule = _step_rule(step_size, C, nu, objective, domain_x, domain_y)
         variant = _SaddleFW(domain_x, domain_y, adapter)
-    res = run_frank_wolfe(adapter, joint, variant, z0, step_size=rule, options=options)
+    try:
+        res = run_frank_wolfe(adapter, joint, variant, z0, step_size=rule, options=options)
+    except BaseException as err:
+        # the run so far rides on the error (an objective's, an oracle's, a second Ctrl-C):
+        # in the players' layout too, not the joint point z
+        partial = getattr(err, "result", None)
+        if isinstance(partial, Result) and np.size(partial.x) == adapter.n:
+            _players_result(partial, adapter)
+        raise
+    return _players_result(res, adapter)
+
+
+def _players_result(res: Result, adapter: _SaddleAdapter) -> Result:
+    """``res`` of the joint run, changed in place to the players' layout: ``x`` the
+    minimizing player's point, ``extra["y"]`` the maximizing player's, and the saddle
+    bounds as ``dual_bound`` and ``best_gap``."""
     x, y = adapter.split(np.asarray(res.x))
     res.x = np.array(x)
     res.extra["y"] = np.array(y)
