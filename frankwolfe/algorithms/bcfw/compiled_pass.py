@@ -33,6 +33,7 @@ from ...compiled import (
 from ...compiled.average import NO_AVERAGE, AverageState
 from ...compiled.pass_state import NO_EXTRAS, PassData, PassExtras, PassVectors, StepScratch
 from ...compiled.touched import joint_scratch, no_touched
+from ...lmo.product import check_block_gaps
 from ...step_size import ExactStep, StepSize
 from ..averages import WEIGHTED
 from .passes import Budget, Pass
@@ -107,6 +108,7 @@ class CompiledSteps:
         self._local = rounds is not None and (
             self._fused or okern.hessian_diag is not None or okern.search is not None)
         self._no_record = no_touched()
+        self._scratch_est: np.ndarray | None = None  # a certificate's gaps without refresh
 
     def track(self) -> TouchLog | None:
         """Keep the record of the coordinates the round steps touch (:mod:`~frankwolfe.
@@ -191,9 +193,28 @@ class CompiledSteps:
                 self.touch_log.forget()
         return self.g
 
-    def _certifier(self) -> Picker:
-        """The picker of a certificate: it only carries the block-gap estimates."""
-        return order_picker(np.zeros(0, dtype=np.int64), self.state.est)
+    def check_blocks(self, g: np.ndarray, fx: float, total: float, est: np.ndarray) -> None:
+        """Raise :class:`~frankwolfe.OracleError` when a block's gap at ``g`` is negative
+        beyond rounding (:func:`~frankwolfe.lmo.product.check_block_gaps`).  The kernels
+        return the summed gap ``total`` and each block's gap clipped at 0 in ``est``: the
+        difference is the blocks' negative part, which the other blocks' gaps hide in the
+        sum.  Only when it exceeds the smallest allowance a block has (``1e-12`` of the
+        run's values of f) are the blocks whose estimate is 0 asked again, one at a time,
+        for their gap and value: one comparison per certificate otherwise."""
+        st = self.state
+        f_top = st.note_value(fx)
+        if not float(est.sum()) - total > 1e-12 * (abs(fx) + f_top):
+            return
+        which = np.flatnonzero(est == 0.0)
+        dots, scores = np.empty(which.size), np.empty(which.size)
+        unused = np.empty(st.n)
+        for a in range(which.size):
+            picker = order_picker(which[a:a + 1], unused)
+            _, gap, score = self._run(picker, 0, 1, g, False, CERTIFY)
+            dots[a], scores[a] = gap + score, score
+        st.n_oracle += which.size
+        check_block_gaps(st.dom, dots, scores, fx, f_top,
+                         f"the certificate after {st.k} block steps", blocks=which)
 
     def run_fork(self, fork: Fork, picker: Picker, t0: int, t1: int, g: np.ndarray, k: int,
                  task: int) -> tuple[int, float, float]:
@@ -213,11 +234,12 @@ class CompiledSteps:
 
     def certificate(self, x: np.ndarray, refresh: bool,
                     store_vertices: Callable[[np.ndarray], None] | None = None,
-                    sweep: Callable[[np.ndarray, int], tuple[float, float]] | None = None
+                    sweep: Callable[[np.ndarray, int, np.ndarray], tuple[float, float]]
+                    | None = None
                     ) -> tuple[float, float]:
         """``(f, gap)`` at ``x`` through the block kernels (one oracle call per block;
         with round kernels ``store_vertices(g)`` has the round machinery store every
-        block's vertex first; ``sweep(g, task) -> (sum_gap, sum_score)`` asks them
+        block's vertex first; ``sweep(g, task, est) -> (sum_gap, sum_score)`` asks them
         instead of one driver call, e.g. on threads)."""
         st, dkern = self.state, self.dkern
         fx, g = st.f.value_and_gradient(x)
@@ -230,12 +252,24 @@ class CompiledSteps:
                 raise ValueError("CompiledSteps.certificate: with round kernels, "
                                  "store_vertices is needed (the round table's vertices)")
             store_vertices(g)
-        task = CERTIFY_REFRESH if refresh else CERTIFY
-        if sweep is None:
-            _, total, scores = self._run(self._certifier(), 0, 0, g, False, task)
+        # every block's gap lands in an estimate (clipped at 0): the estimates of the run's
+        # blocks with refresh, else a scratch array (the kernels' gaps are then about the
+        # last block iterates, at the certified point's gradient: still >= 0 for any point
+        # of a block domain), which check_blocks reads
+        if refresh:
+            est = st.est
         else:
-            total, scores = sweep(g, task)
+            if self._scratch_est is None:
+                self._scratch_est = np.empty(st.n)
+            est = self._scratch_est
+        if sweep is None:
+            # the picker of a certificate only carries the block-gap estimates
+            picker = order_picker(np.zeros(0, dtype=np.int64), est)
+            _, total, scores = self._run(picker, 0, 0, g, False, CERTIFY_REFRESH)
+        else:
+            total, scores = sweep(g, CERTIFY_REFRESH, est)
         st.n_oracle += st.n
+        self.check_blocks(g, float(fx), float(total), est)
         if refresh:
             self.g = g  # also clears the rounding drift of the tracked gradient
             if self.touch_log is not None:

@@ -180,15 +180,16 @@ class LockFreePass(Pass):
                     ) -> tuple[float, float]:
         return self.steps.certificate(x, refresh, sweep=self._sweep)
 
-    def _sweep(self, g: np.ndarray, task: int) -> tuple[float, float]:
-        """Every block's oracle at ``g``, each thread asking its own blocks'."""
+    def _sweep(self, g: np.ndarray, task: int, est: np.ndarray) -> tuple[float, float]:
+        """Every block's oracle at ``g``, each thread asking its own blocks' (their gaps,
+        clipped at 0, into ``est`` with ``CERTIFY_REFRESH``)."""
         st, steps = self.state, self.steps
 
         def share(j: int) -> tuple[int, float, float]:
             mine = self._owned[j]
             if mine.size == 0:  # more threads than blocks (t1 = t0 would ask every block)
                 return st.k, 0.0, 0.0
-            return steps.run_fork(self._forks[j], order_picker(mine, st.est), 0, mine.size,
+            return steps.run_fork(self._forks[j], order_picker(mine, est), 0, mine.size,
                                   g, st.k, task)
 
         out = self._parallel(share)

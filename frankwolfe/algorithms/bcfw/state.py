@@ -82,6 +82,7 @@ class BlockState:
         self.rng = rng
         self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
         self.G = np.inf  # latest certified global gap (cache threshold)
+        self.f_top = 0.0  # the largest |f| of the certificates (their rounding scale)
         self.k = 0  # block steps done
         self.n_oracle = 0
         self.hits = 0
@@ -105,6 +106,15 @@ class BlockState:
         order.start(self.est)
         # a per-step call that costs more than its work, skipped when it does nothing
         self.order_update = None if type(order).update is BlockOrder.update else order.update
+
+    def note_value(self, f: float) -> float:
+        """Note ``f``, a certificate's value, and answer :attr:`f_top`, the largest
+        finite ``|f|`` so far: with ``|f|``, the scale of the certificates' rounding
+        allowance (see :func:`~frankwolfe.lmo.product.check_block_gaps`)."""
+        a = abs(f)
+        if self.f_top < a < np.inf:  # False for NaN: a value not finite is no scale
+            self.f_top = a
+        return self.f_top
 
     @property
     def store(self) -> BlockAtomStore | None:
