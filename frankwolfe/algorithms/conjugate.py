@@ -26,7 +26,7 @@ from .._scaling import binary_exponent
 from ..atoms import Atom
 from ..direction import Direction
 from ..lmo.base import LMO
-from ..objectives.base import Objective, Tracker
+from ..objectives.base import Objective, Tracker, checked_gradient
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
 from ..result import Result
@@ -50,7 +50,9 @@ def _hessian_product(tracker: Tracker, v: np.ndarray) -> np.ndarray:
     # meets at radius 1)
     eps = 1e-6 * max(float(np.linalg.norm(tracker.x)), nv) / nv
     tracker.n_gradient_calls += 1
-    return (np.asarray(obj.gradient(tracker.x + eps * v)) - tracker.gradient()) / eps
+    # checked as the tracker checks its own: a None gradient failed in the subtraction
+    g = checked_gradient(obj.gradient(tracker.x + eps * v), tracker.x.shape, obj)
+    return (g - tracker.gradient()) / eps
 
 
 def _solve_2x2(M: np.ndarray, rhs: np.ndarray) -> tuple[float, float] | None:

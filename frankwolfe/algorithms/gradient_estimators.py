@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..objectives.base import checked_gradient
 from ..objectives.finite_sum import FiniteSum, LinearModelLoss
 
 __all__ = ["GradientEstimator", "MiniBatch", "Momentum", "SVRF", "SAG", "ESTIMATORS",
@@ -70,6 +71,13 @@ class GradientEstimator(ABC):
     def estimate(self, k: int, x: np.ndarray) -> np.ndarray:
         """The gradient estimate at ``x`` for iteration ``k``."""
 
+    def _batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """The objective's ``batch_gradient(x, indices)``, checked real and of the shape
+        of ``x`` (:func:`~frankwolfe.objectives.base.checked_gradient`): a complex one
+        lost its imaginary part in the estimate, a wrong shape failed in the oracle."""
+        return checked_gradient(self.objective.batch_gradient(x, indices), x.shape,
+                                self.objective, "batch_gradient")
+
     def _batch(self, size: int) -> np.ndarray:
         """The next ``size`` samples by random reshuffling: each epoch visits every
         sample once, in a fresh random order (distinct samples within a batch)."""
@@ -104,7 +112,7 @@ class MiniBatch(GradientEstimator):
             _batch_rule(batch_size, "MiniBatch")
 
     def estimate(self, k: int, x: np.ndarray) -> np.ndarray:
-        return self.objective.batch_gradient(x, self._batch(self.batch_size(k)))
+        return self._batch_gradient(x, self._batch(self.batch_size(k)))
 
 
 class Momentum(GradientEstimator):
@@ -127,7 +135,7 @@ class Momentum(GradientEstimator):
         self.d: np.ndarray | None = None
 
     def estimate(self, k: int, x: np.ndarray) -> np.ndarray:
-        g = self.objective.batch_gradient(x, self._batch(self.batch_size(k)))
+        g = self._batch_gradient(x, self._batch(self.batch_size(k)))
         if self.d is None:
             self.d = g.copy()
         else:
@@ -173,14 +181,14 @@ class SVRF(GradientEstimator):
         f = self.objective
         if self.since < 0 or self.since >= self.period:
             self.w = x.copy()
-            self.mu = f.gradient(self.w)
+            self.mu = checked_gradient(f.gradient(self.w), x.shape, f)
             self.n_sample_gradients += f.n_samples
             self.since = 0
         size = self._batch_size(k) if self._batch_size is not None else self.since + 1
         idx = self._batch(size)
         self.n_sample_gradients += len(idx)  # the batch at the snapshot as well
         self.since += 1
-        return f.batch_gradient(x, idx) - f.batch_gradient(self.w, idx) + self.mu
+        return self._batch_gradient(x, idx) - self._batch_gradient(self.w, idx) + self.mu
 
 
 class SAG(GradientEstimator):

@@ -19,6 +19,7 @@ from .._random import as_generator
 from ..atoms import Atom
 from ..lmo.base import LMO
 from ..monitor import Monitor
+from ..objectives.base import checked_gradient, checked_value
 from ..objectives.finite_sum import FiniteSum
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
@@ -46,7 +47,11 @@ class _StochasticEngine(Engine):
         self.failed: str | None = None  # why the last step was not taken
 
     def _certificate(self) -> tuple[float, float] | str:
-        f, g = self.objective.value_and_gradient(self.x)
+        obj = self.objective
+        f, g = obj.value_and_gradient(self.x)
+        # checked: a complex value reached Result.fun
+        f = checked_value(f, obj, "value_and_gradient")
+        g = checked_gradient(g, self.x.shape, obj, "value_and_gradient")
         self.n_full += 1
         if not (math.isfinite(f) and np.all(np.isfinite(g))):
             return "the objective's value or full gradient is not finite"
@@ -70,7 +75,9 @@ class _StochasticEngine(Engine):
         return Observation(f, gap, True, self.x, step_size=self.gamma)
 
     def advance(self, k: int, monitor: Monitor) -> None:
-        g = self.estimator.estimate(k, self.x)
+        # checked: an estimator of one's own answered anything (None failed in isfinite)
+        g = checked_gradient(self.estimator.estimate(k, self.x), self.x.shape,
+                             type(self.estimator).__name__, "estimate")
         if not np.all(np.isfinite(g)):
             self.failed = f"the gradient estimate is not finite at iteration {k}"
             return

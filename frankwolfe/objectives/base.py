@@ -23,11 +23,129 @@ from typing import Any
 
 import numpy as np
 
-from .._finite import all_finite
-from .._numbers import read_shape
+from .._finite import all_finite, first_non_finite
+from .._numbers import brief, read_shape
 from ..direction import Direction
+from ..errors import FrankWolfeError, ShapeError
 
-__all__ = ["Objective", "Tracker", "all_finite", "point_shape"]
+__all__ = ["Objective", "Tracker", "NonFiniteGradientError", "all_finite", "checked_gradient",
+           "checked_value", "point_shape"]
+
+_FLOAT = np.dtype(float)
+
+
+class NonFiniteGradientError(FrankWolfeError, FloatingPointError):
+    """A gradient read by one of :class:`Objective`'s default methods (the full gradient
+    behind :meth:`Objective.exact_step_block`) holds NaN or inf: the fault is the
+    gradient's, not that of the method that would have used it."""
+
+
+def _source(owner: Any, method: str, what: str) -> str:
+    """``Class.method``, the method that answered ``what`` (``"value"`` or
+    ``"gradient"``): ``owner`` is the objective, or the name to show for it (a str; with
+    an empty ``method``, the whole name).  An objective that keeps :class:`Objective`'s
+    ``value_and_gradient`` answered from its ``value`` or ``gradient``, so that is the
+    one named."""
+    if isinstance(owner, str):
+        return f"{owner}.{method}" if method else owner
+    if method == "value_and_gradient" and \
+            type(owner).value_and_gradient is Objective.value_and_gradient:
+        method = what
+    return f"{type(owner).__name__}.{method}"
+
+
+def checked_value(v: Any, owner: Any, method: str = "value") -> float:
+    """``v``, the answer of ``owner``'s ``method`` for ``f(x)``, as a float.
+
+    ``float()`` kept the real part of a numpy complex with a mere ``ComplexWarning``
+    (and the run went on, on the wrong objective): a complex value is a ``ValueError``,
+    None, text or another object a ``TypeError``, an array of more than one entry a
+    :class:`~frankwolfe.errors.ShapeError`, each naming ``Class.method``.
+
+    Parameters
+    ----------
+    v : object
+        The answer.
+    owner : Objective or str
+        The objective that answered (or the name to show for it).
+    method : str, default "value"
+        The method that answered; ``"value_and_gradient"`` names ``value`` when the
+        objective keeps the default pair.
+
+    Returns
+    -------
+    float
+    """
+    if isinstance(v, float):  # np.float64 too
+        return float(v)
+    if isinstance(v, complex) or getattr(getattr(v, "dtype", None), "kind", "") == "c":
+        raise ValueError(f"{_source(owner, method, 'value')} must return a real number, "
+                         f"got the complex {brief(v)}")
+    if isinstance(v, np.ndarray) and v.size != 1:
+        raise ShapeError(f"{_source(owner, method, 'value')} must return a real number, "
+                         f"got an array of shape {v.shape}")
+    if v is not None and not isinstance(v, (str, bytes)):  # float("3") read text
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{_source(owner, method, 'value')} must return a real number, got "
+                    f"{brief(v)} ({type(v).__name__})")
+
+
+def checked_gradient(g: Any, shape: tuple[int, ...] | None, owner: Any,
+                     method: str = "gradient") -> np.ndarray:
+    """``g``, the answer of ``owner``'s ``method`` for ``grad f(x)``, as a float array of
+    ``shape`` (that of ``x``).
+
+    A float64 array costs a dtype and a shape comparison (no copy).  ``np.asarray(g,
+    dtype=float)`` kept the real part of complex entries with a mere
+    ``ComplexWarning`` and read None as a NaN scalar: complex entries are a
+    ``ValueError``, None, text or objects a ``TypeError`` and another shape a
+    :class:`~frankwolfe.errors.ShapeError`, each naming ``Class.method``.
+
+    Parameters
+    ----------
+    g : object
+        The answer.
+    shape : tuple of int or None
+        The shape of ``x``; None: not checked (the caller checks it).
+    owner : Objective or str
+        The objective that answered (or the name to show for it).
+    method : str, default "gradient"
+        The method that answered; ``"value_and_gradient"`` names ``gradient`` when the
+        objective keeps the default pair.
+
+    Returns
+    -------
+    ndarray
+        ``g`` itself when it is a float64 array, else a float64 copy.
+    """
+    if type(g) is not np.ndarray or g.dtype != _FLOAT:
+        g = _as_gradient(g, owner, method)
+    if shape is not None and g.shape != shape:
+        raise ShapeError(f"{_source(owner, method, 'gradient')}: the gradient has shape "
+                         f"{g.shape} but x has shape {shape}")
+    return g
+
+
+def _as_gradient(g: Any, owner: Any, method: str) -> np.ndarray:
+    """:func:`checked_gradient`'s conversion of an answer that is not a float64 array."""
+    raw: np.ndarray | None = None
+    if g is not None:
+        try:
+            raw = np.asarray(g)
+        except (TypeError, ValueError):  # ragged nesting has no shape
+            pass
+    kind = "" if raw is None else raw.dtype.kind
+    if kind in ("b", "i", "u", "f"):
+        assert raw is not None
+        return raw.astype(float, copy=False)
+    if kind == "c":
+        raise ValueError(f"{_source(owner, method, 'gradient')} must return a real array, "
+                         f"got complex values (dtype {np.asarray(g).dtype})")
+    raise TypeError(f"{_source(owner, method, 'gradient')} must return an array of real "
+                    f"numbers, got {brief(g)} ({type(g).__name__})")
 
 
 def point_shape(owner: str, shape: Any) -> tuple[int, ...] | None:
@@ -97,8 +215,9 @@ class Objective(ABC):
         return type(self).hessian_vector_product is not Objective.hessian_vector_product
 
     def partial_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        """Gradient entries at flat ``indices`` (default: from the full gradient)."""
-        return self.gradient(x).reshape(-1)[indices]
+        """Gradient entries at flat ``indices`` (default: from the full gradient, checked
+        as the tracker checks it: :func:`checked_gradient`)."""
+        return checked_gradient(self.gradient(x), np.shape(x), self).reshape(-1)[indices]
 
     def exact_step_block(self, x: np.ndarray, indices: np.ndarray, direction: np.ndarray,
                          partial_gradient: np.ndarray) -> float:
@@ -111,10 +230,24 @@ class Objective(ABC):
         ``grad f(x)`` at ``indices``.  Override it to cost O(len(indices));
         the default builds the dense direction and calls :meth:`exact_step`
         with the full gradient, O(dim).
+
+        Raises
+        ------
+        NonFiniteGradientError
+            When the default's full gradient holds NaN or inf (an entry outside the
+            block too: :meth:`exact_step` would answer NaN, and be blamed for it).
         """
+        g = checked_gradient(self.gradient(x), np.shape(x), self)
+        if not all_finite(g):
+            bad = first_non_finite(g)
+            assert bad is not None
+            raise NonFiniteGradientError(
+                f"{type(self).__name__}.gradient is not finite (entry {bad.index} is "
+                f"{bad.value}, {bad.total} in all): the exact line search along a block "
+                "reads the full gradient")
         d = np.zeros(x.size)
         d[indices] = direction
-        return self.exact_step(x, d.reshape(x.shape), self.gradient(x))
+        return self.exact_step(x, d.reshape(x.shape), g)
 
     @property
     def has_exact_step_block(self) -> bool:
@@ -152,6 +285,10 @@ class Tracker:
     update their cached products from per-atom products, so an iteration
     after a sparse vertex step costs far less than a full evaluation.
 
+    Every answer of the objective it reads is checked (:func:`checked_value`,
+    :func:`checked_gradient`): a complex value or gradient, a gradient of another shape
+    than ``x`` or None is an error naming the objective's method, at any iteration.
+
     Parameters
     ----------
     objective : Objective
@@ -184,7 +321,7 @@ class Tracker:
     def value(self) -> float:
         """``f(x)`` at the tracked point."""
         if self._f is None:
-            self._f = float(self.objective.value(self.x))
+            self._f = checked_value(self.objective.value(self.x), self.objective)
             self.n_function_calls += 1
         return self._f
 
@@ -201,7 +338,8 @@ class Tracker:
                 self._f, self._g = self._evaluate()
                 return self._f, self._g
             # the value is known from the accepted line-search trial
-            self._g = np.asarray(self.objective.gradient(self.x), dtype=float)
+            self._g = checked_gradient(self.objective.gradient(self.x), self.x.shape,
+                                       self.objective)
             self.n_gradient_calls += 1
             return self._f, self._g
         return self.value(), self._g
@@ -272,12 +410,16 @@ class Tracker:
         return direction.dot(g, gradient_dot_x)
 
     def _evaluate(self) -> tuple[float, np.ndarray]:
-        f, g = self.objective.value_and_gradient(self.x)
+        obj = self.objective
+        f, g = obj.value_and_gradient(self.x)
         self.n_function_calls += 1
         self.n_gradient_calls += 1
-        if getattr(g, "dtype", None) == np.float32 or getattr(self.objective, "single", False):
+        if getattr(g, "dtype", None) == np.float32 or getattr(obj, "single", False):
             self.rounding = 1e-5
-        return float(f), np.asarray(g, dtype=float)
+        # checked at every evaluation, not only at x0: a later wrong answer was accepted
+        # silently or failed far from its cause (the oracle, the active set)
+        return (checked_value(f, obj, "value_and_gradient"),
+                checked_gradient(g, self.x.shape, obj, "value_and_gradient"))
 
     # -- moves ------------------------------------------------------------
     def move(self, direction: Direction, gamma: float) -> None:
@@ -316,7 +458,7 @@ class Tracker:
         """``f(x + gamma d)`` without moving (used by backtracking)."""
         d, gm, xt, f, g = self._trial_point(direction, gamma)
         if f is None:
-            f = float(self.objective.value(xt))
+            f = checked_value(self.objective.value(xt), self.objective)
             self.n_function_calls += 1
             self._trial = (d, gm, xt, f, g)
         return f
@@ -325,7 +467,7 @@ class Tracker:
         """``grad f(x + gamma d)`` without moving."""
         d, gm, xt, f, g = self._trial_point(direction, gamma)
         if g is None:
-            g = np.asarray(self.objective.gradient(xt), dtype=float)
+            g = checked_gradient(self.objective.gradient(xt), xt.shape, self.objective)
             self.n_gradient_calls += 1
             self._trial = (d, gm, xt, f, g)
         return g

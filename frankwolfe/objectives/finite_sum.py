@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from .._finite import check_finite
 from .._numbers import check_flag, check_whole, real_array
-from .base import Objective, point_shape
+from .base import Objective, checked_gradient, checked_value, point_shape
 from .least_squares import sigma_max_squared
 
 __all__ = ["FiniteSum", "FiniteSumObjective", "LinearModelLoss"]
@@ -41,11 +41,14 @@ class FiniteSum(Objective):
         """``(1/|B|) sum_{i in B} f_i(x)``."""
         raise NotImplementedError(f"{type(self).__name__} gives no batch values")
 
+    # checked: a complex batch value or gradient reached Result.fun and the oracle
     def value(self, x: np.ndarray) -> float:
-        return self.batch_value(x, np.arange(self.n_samples))
+        return checked_value(self.batch_value(x, np.arange(self.n_samples)), self,
+                             "batch_value")
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        return self.batch_gradient(x, np.arange(self.n_samples))
+        return checked_gradient(self.batch_gradient(x, np.arange(self.n_samples)),
+                                np.shape(x), self, "batch_gradient")
 
 
 class FiniteSumObjective(FiniteSum):
@@ -91,10 +94,11 @@ class FiniteSumObjective(FiniteSum):
         self.shape = point_shape("FiniteSumObjective", shape)
 
     def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
-        return float(self._value(x, indices))
+        return checked_value(self._value(x, indices), "FiniteSumObjective: `batch_value`", "")
 
     def batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        return np.asarray(self._gradient(x, indices), dtype=float)
+        return checked_gradient(self._gradient(x, indices), np.shape(x),
+                                "FiniteSumObjective: `batch_gradient`", "")
 
 
 def _logistic_derivative(z: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from ...atoms import Atom
 from ...direction import Direction
 from ...errors import ShapeError
-from ...objectives.base import Objective, Tracker
+from ...objectives.base import Objective, Tracker, checked_gradient, checked_value
 from ...objectives.saddle import BilinearObjective, SaddleObjective
 
 # The bilinear tracker recomputes M y and M^T x from scratch every this many moves.
@@ -38,6 +38,13 @@ class _SaddleAdapter(Objective):
         self.nx = int(np.prod(shape_x))
         self.n = self.nx + int(np.prod(shape_y))
         self.shape = (self.n,)
+        # the names of the methods that answer, for the errors: the saddle's own
+        # value_and_gradients when it has one, else value, gradient_x and gradient_y
+        name = type(saddle).__name__
+        if type(saddle).value_and_gradients is SaddleObjective.value_and_gradients:
+            self._names = (f"{name}.value", f"{name}.gradient_x", f"{name}.gradient_y")
+        else:
+            self._names = (f"{name}.value_and_gradients",) * 3
 
     def split(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return z[: self.nx].reshape(self.shape_x), z[self.nx:].reshape(self.shape_y)
@@ -45,8 +52,12 @@ class _SaddleAdapter(Objective):
     def value_and_gradient(self, z: np.ndarray) -> tuple[float, np.ndarray]:
         x, y = self.split(z)
         val, gx, gy = self.saddle.value_and_gradients(x, y)
-        gx = np.asarray(gx, dtype=float)
-        gy = np.asarray(gy, dtype=float)
+        # checked_*: the float casts kept the real part of a complex answer with a mere
+        # ComplexWarning; the shapes are checked below, both at once
+        name_v, name_x, name_y = self._names
+        val = checked_value(val, name_v, "")
+        gx = checked_gradient(gx, None, name_x, "")
+        gy = checked_gradient(gy, None, name_y, "")
         if gx.shape != self.shape_x or gy.shape != self.shape_y:
             raise ShapeError(
                 f"{type(self.saddle).__name__}: gradients have shapes {gx.shape} and {gy.shape}, "
@@ -55,11 +66,11 @@ class _SaddleAdapter(Objective):
         r = np.empty(self.n)
         r[: self.nx] = gx.reshape(-1)
         np.negative(gy.reshape(-1), out=r[self.nx:])
-        return float(val), r
+        return val, r
 
     def value(self, z: np.ndarray) -> float:
         x, y = self.split(z)
-        return float(self.saddle.value(x, y))
+        return checked_value(self.saddle.value(x, y), type(self.saddle).__name__, "value")
 
     def gradient(self, z: np.ndarray) -> np.ndarray:
         return self.value_and_gradient(z)[1]
