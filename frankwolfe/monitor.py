@@ -476,13 +476,10 @@ class Monitor:
             return (f"{what} {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
                     "iterations")
         if status == Status.MAX_ITER:
-            if math.isnan(gap):
-                return (f"iteration budget max_iter={self.max_iter} spent; the gap at the point "
-                        "returned is not certified")
-            return (f"iteration budget max_iter={self.max_iter} spent; gap {gap:.3e} > tol "
-                    f"{self.tol:.3e}")
+            return f"iteration budget max_iter={self.max_iter} spent; {self._against_tol(gap)}"
         if status == Status.TIME_LIMIT:
-            return f"time_limit={self.time_limit}s reached after {k} iterations; gap {gap:.3e}"
+            return (f"time_limit={self.time_limit}s reached after {k} iterations; "
+                    f"{self._against_tol(gap)}")
         if status == Status.CALLBACK_STOP:
             how = "raised StopIteration" if self.stopped_by_raise else "returned False"
             return f"callback {how} at iteration {k}"
@@ -490,6 +487,15 @@ class Monitor:
             told = f"gap {gap:.3e}" if math.isfinite(gap) else "gap not certified"
             return f"interrupted (Ctrl-C) after {k} iterations; returning the iterate, {told}"
         return detail or "error"
+
+    def _against_tol(self, gap: float) -> str:
+        """The gap of a run that a budget ended, compared with ``tol`` as it compares (a
+        gap that meets tol ends a run as converged in the driver; a monitor used on its
+        own may still meet it here)."""
+        if math.isnan(gap):
+            return "the gap at the point returned is not certified"
+        relation = ">" if gap > self.tol else "<="
+        return f"gap {gap:.3e} {relation} tol {self.tol:.3e}"
 
     def finish(self, *, x: np.ndarray, fun: float, gap: float, status: Status, nit: int,
                n_oracle_calls: int, n_gradient_calls: int, n_function_calls: int,
@@ -501,8 +507,10 @@ class Monitor:
         if self._close_echo is not None:
             self._close_echo()
         if gap < 0.0:
-            # rounding (a gap is >= 0; the loop refuses an exact oracle's below it by more):
-            # the result's gap >= 0 and best_gap <= gap, as documented
+            # rounding (a gap is >= 0): the result's gap >= 0 and best_gap <= gap, as
+            # documented.  The engines pass no gap below 0 beyond rounding, which this
+            # would make a certificate of 0: the loop refuses an exact oracle's
+            # (OracleError), and its result after an error takes NaN for one
             gap = 0.0
         if message is None:
             message = self.message(status, nit, gap)

@@ -118,6 +118,10 @@ class Engine(ABC):
         return 0.0
 
 
+#: the stops that a closing certificate meeting tol turns into convergence: those of a
+#: budget or a stall, not the user's (a callback's stop, Ctrl-C)
+_MET_AT_CLOSE = frozenset({Status.STALLED, Status.MAX_ITER, Status.TIME_LIMIT})
+
 #: outer iterations of zero steps, without a smaller certified gap, that end a run as
 #: stalled (a deterministic method then repeats itself; a randomized one has had its
 #: chances)
@@ -198,8 +202,22 @@ def _stopped(engine: Engine, monitor: Monitor, status: Status, k: int,
     """The result of a run that an error or a raised ``KeyboardInterrupt`` stopped in
     iteration ``k``: the engine's last good point, ``nit`` its iterations (the engine's
     ``nit`` when it returns an earlier iterate)."""
-    out = engine.outputs(error=True)
+    out = _error_outputs(engine)
     return monitor.finish(status=status, nit=out.pop("nit", k), message=message, **out)
+
+
+def _error_outputs(engine: Engine) -> dict[str, Any]:
+    """``engine.outputs(error=True)``; where a ``KeyboardInterrupt`` lands in the oracle
+    calls that certify the point returned (an oracle or a handler of the user's raising
+    it again), the outputs as after a second Ctrl-C (:attr:`Engine.hurried`: no oracle
+    called, the point's gap NaN unless certified before), rather than no result."""
+    try:
+        return engine.outputs(error=True)
+    except KeyboardInterrupt:
+        if engine.hurried:
+            raise
+        engine.hurried = True
+        return engine.outputs(error=True)
 
 
 def _hurried_result(err: KeyboardInterrupt, engine: Engine, monitor: Monitor,
@@ -321,9 +339,11 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                     drifted = (f"the loop's incremental values met tol, but the exact gap at "
                                f"the point returned is {gap:.3e} after {k} iterations: "
                                "rounding at this problem's scale")
-            if status == Status.STALLED and monitor.converged(gap, fun):
-                # steps of size 0 between certificates, and the closing one meets tol
-                # (FCFW with blocks_per_step certifies only there): that is convergence
+            if status in _MET_AT_CLOSE and monitor.converged(gap, fun):
+                # the certificate that closes the run (taken there: steps of size 0 or a
+                # budget between certificates; or the exact one after drifted values)
+                # meets tol: converged, whichever rule ended the loop (FCFW with
+                # blocks_per_step certifies only there)
                 status = Status.CONVERGED
         except (NonConvexError, ExecutorError) as err:
             err.result = _stopped(engine, monitor, Status.ERROR, k, message=str(err))

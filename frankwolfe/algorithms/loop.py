@@ -270,14 +270,18 @@ class _SingleDomainEngine(Engine):
         self.step: _Observed | None = None
         self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
         self.exact = getattr(lmo, "exact", True)  # see LMO.exact
+        # f(x0) once evaluated: the result's fun when the first observation fails after it
+        self.f0 = np.nan
 
     def observe(self, k: int) -> Observation | str:
         tracker, objective = self.tracker, self.objective
         f, g = tracker.value_and_gradient()
-        if k == 0 and np.shape(g) != tracker.x.shape:
-            raise ShapeError(
-                f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
-            )
+        if k == 0:
+            self.f0 = f
+            if np.shape(g) != tracker.x.shape:
+                raise ShapeError(
+                    f"the gradient has shape {np.shape(g)} but x has shape {tracker.x.shape}"
+                )
         if not tracker.finite(f, g):
             what = "value" if not math.isfinite(f) else "gradient"
             where = "x0" if k == 0 else f"iteration {k}"
@@ -319,7 +323,7 @@ class _SingleDomainEngine(Engine):
         if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
         if certified and gap_k < 0.0 and self.exact:
-            self._check_negative_gap(k, f, gap_k, g_dot_x, f_top)
+            self._check_negative_gap(f"iteration {k}", f, gap_k, g_dot_x)
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)
 
@@ -345,20 +349,26 @@ class _SingleDomainEngine(Engine):
             raise RuntimeError("the engine advanced or certified before its first observe()")
         return self.step
 
-    def _check_negative_gap(self, k: int, f: float, gap: float, g_dot_x: float,
-                            f_top: float) -> None:
-        """A gap ``<g, x - v>`` below zero by more than rounding: ``v`` is no minimizer
-        of ``<g, .>`` over a domain holding ``x`` (a wrong oracle, or an ``x`` outside
-        its domain), and the gap certifies nothing; a run that went on would stop
-        "converged" on it."""
+    def _below_rounding(self, f: float, gap: float, g_dot_x: float) -> bool:
+        """Whether the gap ``<g, x - v>`` at a point of value ``f`` is below zero by more
+        than rounding: ``v`` is then no minimizer of ``<g, .>`` over a domain holding ``x``
+        (a wrong oracle, or an ``x`` outside its domain), and the gap certifies nothing."""
         g_dot_v = g_dot_x - gap
         # relative to the products and to the run's values of f: f and its gradient
-        # scaled by 2**-40 are caught as at scale 1
-        if gap >= -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + f_top)):
-            return  # rounding (an LP's or an eigensolver's tolerance included)
+        # scaled by 2**-40 are caught as at scale 1; above it, rounding (an LP's or an
+        # eigensolver's tolerance included)
+        return gap < -(1e-6 * (abs(g_dot_x) + abs(g_dot_v))
+                       + 1e-12 * (abs(f) + self.tracker.f_top))
+
+    def _check_negative_gap(self, where: str, f: float, gap: float, g_dot_x: float) -> None:
+        """Refuse a gap below zero by more than rounding (:meth:`_below_rounding`): a run
+        that went on, or returned it, would be "converged" on it."""
+        if not self._below_rounding(f, gap, g_dot_x):
+            return
+        g_dot_v = g_dot_x - gap
         raise OracleError(
             f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above <g, x> = "
-            f"{g_dot_x:.12g} at iteration {k}: not a minimizer of <g, .> over a domain that "
+            f"{g_dot_x:.12g} at {where}: not a minimizer of <g, .> over a domain that "
             f"holds x (the Frank-Wolfe gap {gap:.3g} < 0 certifies nothing).  Either the "
             "oracle does not minimize, or x left its domain (check its violation(), or run "
             "with frankwolfe.set_debug(True))")
@@ -402,6 +412,8 @@ class _SingleDomainEngine(Engine):
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
         gap = g_dot_x - v.dot(g)
+        if gap < 0.0 and self.exact:
+            self._check_negative_gap("the closing certificate", f, gap, g_dot_x)
         self.step = (f, g, v, gap, g_dot_x, True)  # what closing() checks
         return f, gap
 
@@ -441,7 +453,11 @@ class _SingleDomainEngine(Engine):
                 return fun, gap
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
-        return f, float(np.vdot(g, x)) - float(v.dot(g))
+        gx = float(np.vdot(g, x))
+        gap = gx - float(v.dot(g))
+        if gap < 0.0 and self.exact:
+            self._check_negative_gap("the closing certificate", f, gap, gx)
+        return f, gap
 
     def closing_seconds(self) -> float:
         return self.variant.closing_seconds()
@@ -458,29 +474,42 @@ class _SingleDomainEngine(Engine):
             # stopped after observing x_k (a callback raised): x_k, whole, with its values
             f, _, _, gap_k, _, certified = self.step
             seen = tracker.x.copy()
-            gap = gap_k if certified else (np.nan if self.hurried else self._certify_at(seen))
+            gap = gap_k if certified else self._certify_at(seen, f)
             return dict(out, x=seen, fun=f, gap=gap)
         if self.last_good is None:
-            return dict(out, x=tracker.snapshot(), fun=np.nan, gap=np.inf)
+            # the first observation failed (the LMO, or a value not finite at x0): x0,
+            # with f(x0) when it was evaluated
+            x0 = tracker.snapshot()
+            return dict(out, x=x0, fun=self.f0, gap=self._certify_at(x0, self.f0))
         x, f, gap = self.last_good
         x = x.get() if isinstance(x, _PointBefore) else x
         if not math.isfinite(gap):  # taken between certificates: one LMO call certifies it
-            gap = np.nan if self.hurried else self._certify_at(x)
+            gap = self._certify_at(x, f)
         return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
-    def _certify_at(self, x: np.ndarray) -> float:
-        """The Frank-Wolfe gap at ``x`` (NaN when the objective or the LMO cannot answer
-        there: the result then states it uncertified)."""
+    def _certify_at(self, x: np.ndarray, f: float) -> float:
+        """The Frank-Wolfe gap at ``x``, of value ``f``, for the result of a stopped run;
+        NaN (uncertified, as the result then states) after a second Ctrl-C (no oracle
+        called), where ``f`` is not finite, where the objective or the LMO cannot answer
+        at ``x``, or where the answer's gap is below zero beyond rounding (the oracle that
+        may just have failed answered no minimizer: the result's clamp of a gap below 0
+        would have made it a certificate of 0).  A ``KeyboardInterrupt`` goes through: the
+        driver then asks again, as after a second Ctrl-C."""
+        if self.hurried or not math.isfinite(f):
+            return np.nan
         try:
             g = np.asarray(self.objective.gradient(x), dtype=float)
-            if not np.all(np.isfinite(g)):
+            if g.shape != x.shape or not np.all(np.isfinite(g)):
                 return np.nan
             v = self.lmo(g)
             self.variant.n_oracle_calls += 1
-            gap = float(np.vdot(g, x)) - float(v.dot(g))
+            g_dot_x = float(np.vdot(g, x))
+            gap = g_dot_x - float(v.dot(g))
         except Exception:
             return np.nan
-        return gap if math.isfinite(gap) else np.nan
+        if not math.isfinite(gap) or self._below_rounding(f, gap, g_dot_x):
+            return np.nan
+        return gap
 
 
 def run_frank_wolfe(
