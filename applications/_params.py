@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from frankwolfe._random import check_random_state
+
 __all__ = ["InvalidParameterError", "Interval", "Options", "InstanceOf", "BOOLEAN",
            "RANDOM_STATE", "VERBOSE", "ANY", "validate_params"]
 
@@ -99,16 +101,12 @@ class _Named:
     def accepts(self, value: Any) -> bool:
         if self.name == "boolean":
             return isinstance(value, (bool, np.bool_))
-        if self.name == "random_state":  # every form frankwolfe._random.as_generator takes
-            if value is None or isinstance(value, (np.random.RandomState, np.random.Generator,
-                                                   np.random.SeedSequence,
-                                                   np.random.BitGenerator)):
-                return True
-            if isinstance(value, (list, tuple, np.ndarray)):  # a sequence of seeds
-                seeds = np.asarray(value)
-                return (seeds.ndim == 1 and seeds.size > 0
-                        and np.issubdtype(seeds.dtype, np.integer) and bool((seeds >= 0).all()))
-            return isinstance(value, (Integral, np.integer)) and not isinstance(value, bool)
+        if self.name == "random_state":  # the core's one policy (as_generator's)
+            try:
+                check_random_state(value)
+            except (TypeError, ValueError):
+                return False
+            return True
         if self.name == "verbose":
             if isinstance(value, (bool, np.bool_)):
                 return True
@@ -117,8 +115,9 @@ class _Named:
 
     def describe(self) -> str:
         return {"boolean": "an instance of 'bool'",
-                "random_state": "an int, a sequence of ints, a numpy.random.Generator, "
-                                "SeedSequence, BitGenerator, a RandomState or None",
+                "random_state": "a non-negative int, a non-empty sequence of non-negative "
+                                "ints, a numpy.random.Generator, SeedSequence, "
+                                "BitGenerator, a RandomState or None",
                 "verbose": "a bool or a non-negative int"}.get(self.name, "anything")
 
 

@@ -162,15 +162,17 @@ class StructuredSVM(BaseEstimator):
 SeedSequence or BitGenerator, optional
         Seed of the example draws: the block order of ``"bcfw"`` and
         ``"bcfw_pairwise"`` (gap sampling's draws too), the examples that ``"ssg"`` and
-        ``"online_eg"`` visit (converted by :func:`frankwolfe._random.as_generator`).  An
-        int, a sequence of ints or a ``SeedSequence`` gives the same draws at every fit;
+        ``"online_eg"`` visit (converted by :func:`frankwolfe._random.as_generator`).  A
+        non-negative int, a non-empty sequence of them or a ``SeedSequence`` gives the
+        same draws at every fit;
         a ``RandomState`` seeds them with its next draw (one seeded alike gives the same
         fit); a ``Generator`` (or ``BitGenerator``) is used as it is, its draws
         continuing from fit to fit.
         ``"fw"``, ``"cutting_plane"`` and ``"dual_extragradient"`` draw nothing: any seed
-        gives the same fit.  A fit is reproducible for a fixed seed except with
-        ``round_step="lock_free"`` (the threads' steps interleave as the timing falls)
-        and where ``time_limit`` ends it.
+        gives the same fit (a malformed one, a negative int or an empty list included,
+        is refused by ``fit`` whatever the solver).  A fit is reproducible for a fixed
+        seed except with ``round_step="lock_free"`` (the threads' steps interleave as
+        the timing falls) and where ``time_limit`` ends it.
     n_jobs : int, default 1
         Threads for the batch oracle passes (evaluations, batch FW), counted as in
         scikit-learn: -1 all cores, -2 all but one, ...; 0 is refused.
@@ -619,9 +621,11 @@ SeedSequence or BitGenerator, optional
         The file holds the parameters, the model's description, ``w_``, ``lam_``
         and ``history_`` (about 40 kB for OCR); ``include_state=True`` adds the
         dual block state that ``warm_start`` continues from.  A live object is
-        never saved: ``executor`` is written as null, as is a Generator
-        ``random_state`` (give the loaded model a new executor with
-        ``set_params`` before a refit).  Format: see
+        never saved: ``executor`` is written as null (give the loaded model a new
+        executor with ``set_params`` before a refit).  ``random_state`` is kept when
+        it is an int, a sequence of ints or a ``SeedSequence`` (the loaded model
+        draws the same); a ``Generator``, ``RandomState`` or ``BitGenerator`` (a
+        generator's state) is written as null, with a ``UserWarning``.  Format: see
         :mod:`frankwolfe.applications.structured_svm.model_io`.  The write is
         atomic: a save that is killed or fails (a full disk) leaves the previous
         file at ``path`` as it was, and two processes saving to one path leave
@@ -641,7 +645,8 @@ SeedSequence or BitGenerator, optional
         path : path
         models : iterable of classes, optional
             User-defined :class:`StructuredModel` classes the file may name (each
-            implements ``model_params()``); the built-in models are always known.
+            implements ``model_params()``); every model the package ships (the graph
+            CRFs and ``LatentGraphCRF`` included) is always known.
 
         Returns
         -------

@@ -24,9 +24,14 @@ never runs code from the file) with these members:
     Only with ``include_state=True``: the arrays of the dual block state that
     a warm start continues from.
 
-Models are rebuilt from a registry of classes (the built-in models plus the
-ones passed to :func:`load_model` as ``models=``), never from a module path
-read from the file.
+Models are rebuilt from a registry of classes (every model the package ships,
+the graph CRFs included, plus the ones passed to :func:`load_model` as
+``models=``), never from a module path read from the file.
+
+``random_state`` is stored as the parameter: an int, a list of ints, null, or a
+``SeedSequence`` as ``{"SeedSequence": {"entropy", "spawn_key", "pool_size",
+"n_children_spawned"}}`` (a load rebuilds an equal one: the same draws).  A
+``Generator``, ``RandomState`` or ``BitGenerator`` is saved as null, with a warning.
 
 A save is atomic (a temporary file, fsynced, renamed over the target).  A load
 trusts nothing in the file: the checks of :mod:`.model_checks` bound every
@@ -40,6 +45,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,18 +53,38 @@ import numpy as np
 
 import frankwolfe
 from frankwolfe import History
+from frankwolfe._random import check_random_state
 from frankwolfe.compiled.atomic_files import atomic_write
 from frankwolfe.result import out_path
 
 from .model_checks import HEADER_CAP, MAX_DEPTH, Members, ModelFileError, check_schema, json_depth
-from .models import ChainModel, MatchingModel, MulticlassModel, MultiLabelModel, StructuredModel
+from .models import (
+    ChainModel,
+    DirectionalGridCRF,
+    EdgeFeatureGraphCRF,
+    GraphCRF,
+    GridCRF,
+    LatentGraphCRF,
+    MatchingModel,
+    MulticlassModel,
+    MultiLabelModel,
+    StructuredModel,
+)
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model"]
 
 FORMAT = "frankwolfe.StructuredSVM"
 #: the version this library writes; files of a higher version are refused
 FORMAT_VERSION = 1
-_BUILTIN_MODELS = (ChainModel, MulticlassModel, MatchingModel, MultiLabelModel)
+#: every model the package ships: a file of one loads without ``models=``
+_BUILTIN_MODELS = (ChainModel, MulticlassModel, MatchingModel, MultiLabelModel, GraphCRF,
+                   EdgeFeatureGraphCRF, GridCRF, DirectionalGridCRF, LatentGraphCRF)
+#: ``random_state`` objects a file cannot hold (a generator's state is not a parameter):
+#: saved as null, with a warning
+_UNSTORABLE_SEEDS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+_SEED_SEQUENCE_FIELDS = ("entropy", "spawn_key", "pool_size", "n_children_spawned")
+#: numpy's default is 4; a file's larger one is refused before it allocates
+_MAX_POOL_SIZE = 1 << 10
 
 
 def _jsonable(v: Any) -> Any:
@@ -153,9 +179,15 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
     seed = params.get("random_state")
     if isinstance(seed, (list, tuple, np.ndarray)):
         params["random_state"] = [int(v) for v in seed]
-    elif not isinstance(seed, (int, np.integer, type(None))):
-        # a Generator's (or RandomState's, SeedSequence's) state is not a parameter worth
-        # a file
+    elif isinstance(seed, np.random.SeedSequence):
+        # plain entropy: the loaded model draws as the saved one
+        params["random_state"] = {"SeedSequence": _pack_seed_sequence(seed)}
+    elif isinstance(seed, _UNSTORABLE_SEEDS):
+        warnings.warn(f"StructuredSVM.save: random_state={type(seed).__name__}(...) is saved "
+                      "as null (a file holds no generator's state): a refit of the loaded "
+                      "model draws from fresh entropy; give it a seed through set_params, "
+                      "or fit with an int or a SeedSequence to save one", UserWarning,
+                      stacklevel=3)
         params["random_state"] = None
     executor = params.get("executor")
     if executor is not None:
@@ -207,6 +239,49 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         members: dict[str, Any] = arrays  # the stubs read **members as savez's keywords
         np.savez_compressed(fh, **members)
 
+
+
+def _pack_seed_sequence(seed: np.random.SeedSequence) -> dict[str, Any]:
+    """The fields that rebuild ``seed`` (``SeedSequence(**fields)``), as JSON."""
+    entropy: Any = seed.entropy  # an int or a sequence of them (numpy draws a None)
+    return {"entropy": int(entropy) if isinstance(entropy, (int, np.integer))
+            else [int(v) for v in entropy],
+            "spawn_key": [int(v) for v in seed.spawn_key],
+            "pool_size": int(seed.pool_size),
+            "n_children_spawned": int(seed.n_children_spawned)}
+
+
+def _unpack_seed(path: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with a stored ``SeedSequence`` random_state rebuilt, checked."""
+    seed = params.get("random_state")
+    if not isinstance(seed, dict):
+        return params
+    where = f"{path}: estimator.params.random_state"
+    fields = seed.get("SeedSequence") if len(seed) == 1 else None
+    if not isinstance(fields, dict) or set(fields) != set(_SEED_SEQUENCE_FIELDS):
+        raise ModelFileError(f"{where}: an object must be {{\"SeedSequence\": {{"
+                             f"{', '.join(_SEED_SEQUENCE_FIELDS)}}}}}, got {seed!r:.200}")
+    try:
+        entropy, spawn_key = fields["entropy"], fields["spawn_key"]
+        if entropy is None:
+            raise ValueError("its entropy is null: fresh entropy would not be the saved seed")
+        check_random_state(entropy, "entropy")
+        if not isinstance(spawn_key, list):
+            raise TypeError(f"spawn_key must be a list, got {spawn_key!r:.80}")
+        if spawn_key:
+            check_random_state(spawn_key, "spawn_key")
+        for name, cap in (("pool_size", _MAX_POOL_SIZE), ("n_children_spawned", None)):
+            v = fields[name]
+            # pool_size sizes an allocation: bounded, as every member of the file is
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0 or (
+                    cap is not None and v > cap):
+                raise ValueError(f"{name} must be an int in [0, {cap or 'inf'}], got {v!r:.80}")
+        rebuilt = np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key),
+                                         pool_size=fields["pool_size"],
+                                         n_children_spawned=fields["n_children_spawned"])
+    except (TypeError, ValueError) as e:
+        raise ModelFileError(f"{where}: not a SeedSequence ({e})"[:400]) from None
+    return dict(params, random_state=rebuilt)
 
 
 def _history_cap(est: Any) -> int:
@@ -266,7 +341,7 @@ def _build(path: Any, cls: type, header: dict[str, Any], registry: dict[str, typ
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
         raise ModelFileError(f"{path}: model.params: {mname}.size_joint_feature is {dim!r:.80}, "
                              "not a positive integer")
-    params = header["estimator"]["params"]
+    params = _unpack_seed(path, header["estimator"]["params"])
     if params.get("executor") is not None:  # a live object: a file never holds one
         raise ModelFileError(f"{path}: estimator.params.executor: must be null, got "
                              f"{params['executor']!r:.80}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -147,10 +148,16 @@ def _origin_tree(cost, indptr, out_link, head, tail, demand_row, o, first_thru, 
 
 
 @njit(cache=True, nogil=True)
-def _all_or_nothing(cost, indptr, out_link, head, tail, demand, origins, n_nodes, first_thru,
-                    flow):
+def _all_or_nothing(cost, indptr, out_link, head, tail, demand, origins, bounds, n_nodes,
+                    first_thru, flow, buf):
     """Load every OD demand of ``origins`` on a shortest path; return
-    (sum_od d * SP, bad origin, bad dest)."""
+    (sum_od d * SP, bad origin, bad dest).
+
+    The origins go in the chunks ``origins[bounds[k]:bounds[k + 1]]``: each chunk's
+    flows are summed in ``buf`` (the first chunk's in ``flow``) and added to ``flow``,
+    its ``d * SP`` to the total, in chunk order, the order of the threaded
+    :meth:`AllOrNothing.assign`, so that one thread or many give the same bits.
+    """
     m = cost.size
     flow[:] = 0.0
     dist = np.empty(n_nodes)
@@ -162,13 +169,40 @@ def _all_or_nothing(cost, indptr, out_link, head, tail, demand, origins, n_nodes
     hk = np.empty(m + 1)
     hv = np.empty(m + 1, dtype=np.int64)
     total = 0.0
-    for o in origins:
-        sp, _, bad = _origin_tree(cost, indptr, out_link, head, tail, demand[o], o, first_thru,
-                                  flow, used, dist, pred, order, done, load, hk, hv)
-        if bad >= 0:
-            return np.nan, o, bad
-        total += sp
+    for k in range(bounds.size - 1):
+        target = flow if k == 0 else buf
+        if k > 0:
+            buf[:] = 0.0
+        part = 0.0
+        for i in range(bounds[k], bounds[k + 1]):
+            o = origins[i]
+            sp, _, bad = _origin_tree(cost, indptr, out_link, head, tail, demand[o], o,
+                                      first_thru, target, used, dist, pred, order, done, load,
+                                      hk, hv)
+            if bad >= 0:
+                return np.nan, o, bad
+            part += sp
+        if k > 0:
+            for a in range(m):
+                flow[a] += buf[a]
+        total += part
     return total, -1, -1
+
+
+#: the chunks of :meth:`AllOrNothing.assign`: the chunks, not the threads, fix the order
+#: of the sums, so the flows do not depend on ``n_jobs``.  A chunk costs one more pass
+#: over the links (its buffer zeroed and added up), hence at least ``_MIN_CHUNK`` origins
+#: (their shortest-path trees), and at most ``_MAX_CHUNKS`` chunks for the threads
+_MIN_CHUNK = 16
+_MAX_CHUNKS = 64
+
+
+def _chunk_bounds(n_origins: int) -> np.ndarray:
+    """Offsets of the fixed chunks of ``n_origins`` origins (``np.array_split``'s sizes)."""
+    n_chunks = max(1, min(n_origins // _MIN_CHUNK, _MAX_CHUNKS))
+    sizes = np.full(n_chunks, n_origins // n_chunks, dtype=np.int64)
+    sizes[:n_origins % n_chunks] += 1
+    return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
 
 
 class AllOrNothing(LMO):
@@ -187,7 +221,10 @@ class AllOrNothing(LMO):
     network : Network
     n_jobs : int, default 1
         Threads over the origins (the shortest-path kernel releases the GIL); ``-1``
-        all cores, ``-2`` all but one, as in scikit-learn.
+        all cores, ``-2`` all but one, as in scikit-learn.  The origins go in chunks
+        fixed by their number (16 origins a chunk at least, 64 chunks at most: no more
+        threads than chunks work), whose flows are added up in chunk order: the flows
+        and the total are the same bits for every ``n_jobs``.
     banned_links : array of int, optional
         Links no route may use (a demand class's restrictions): they are left out of
         the graph the shortest paths search, so their costs are never read.
@@ -227,6 +264,7 @@ class AllOrNothing(LMO):
         self._supply = network.net_supply()
         self._scale = max(float(np.abs(network.demand).sum() - np.trace(network.demand)), 1e-300)
         self.origins = network.origins()
+        self._bounds = _chunk_bounds(self.origins.size)
         self.n_jobs = effective_n_jobs(n_jobs)
         self._pool: ThreadPoolExecutor | None = None
         self.last_shortest_path_cost = np.nan
@@ -249,14 +287,20 @@ class AllOrNothing(LMO):
             )
         return c
 
-    def _load(self, c: np.ndarray, origins: np.ndarray, flow: np.ndarray) -> tuple[float, int, int]:
+    def _load(self, c: np.ndarray, lo: int, hi: int, flow: np.ndarray,
+              buf: np.ndarray) -> tuple[float, int, int]:
+        """Chunks ``lo:hi`` of the origins (:func:`_all_or_nothing`)."""
         g = self._graph
-        return _all_or_nothing(c, g.indptr, g.out_link, g.head, g.tail,
-                               g.demand, origins, self.network.n_nodes,
-                               self.network.first_thru_node, flow)
+        return _all_or_nothing(c, g.indptr, g.out_link, g.head, g.tail, g.demand,
+                               self.origins, self._bounds[lo:hi + 1], self.network.n_nodes,
+                               self.network.first_thru_node, flow, buf)
 
     def assign(self, costs: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """All-or-nothing link flows for link ``costs``, and ``sum_od d * SP``.
+
+        The flows and the total do not depend on ``n_jobs`` (the same bits): the
+        origins go in chunks fixed by their number alone, whose sums are added in
+        chunk order.
 
         Parameters
         ----------
@@ -267,20 +311,12 @@ class AllOrNothing(LMO):
         """
         c = self.check_costs(costs)
         flow = np.empty(self.shape) if out is None else out
-        jobs = min(self.n_jobs, self.origins.size)
+        n_chunks = self._bounds.size - 1
+        jobs = min(self.n_jobs, n_chunks)
         if jobs <= 1:
-            total, o, z = self._load(c, self.origins, flow)
+            total, o, z = self._load(c, 0, n_chunks, flow, np.empty(self.shape))
         else:
-            # threads over chunks of origins (the kernel releases the GIL), own flow buffers
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.n_jobs)
-            chunks = np.array_split(self.origins, jobs)
-            bufs = [flow] + [np.empty(self.shape) for _ in chunks[1:]]
-            parts = list(self._pool.map(self._load, [c] * jobs, chunks, bufs))
-            for b in bufs[1:]:
-                flow += b
-            total = sum(p[0] for p in parts)
-            o, z = next(((p[1], p[2]) for p in parts if p[1] >= 0), (-1, -1))
+            total, o, z = self._threaded(c, flow, jobs, n_chunks)
         if o >= 0:
             raise InfeasibleError(
                 f"AllOrNothing: zone {z + 1} cannot be reached from zone {o + 1} (1-based), "
@@ -288,6 +324,43 @@ class AllOrNothing(LMO):
             )
         self.last_shortest_path_cost = float(total)
         return flow, float(total)
+
+    def _threaded(self, c: np.ndarray, flow: np.ndarray, jobs: int,
+                  n_chunks: int) -> tuple[float, int, int]:
+        """The chunks on threads (the kernel releases the GIL), reduced in chunk order as
+        :func:`_all_or_nothing` does; at most ``2 * jobs`` chunk buffers at a time."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.n_jobs)
+        pool = self._pool
+        free = [np.empty(self.shape) for _ in range(min(2 * jobs, n_chunks))]
+        pending: deque[tuple[int, np.ndarray, Future[tuple[float, int, int]]]] = deque()
+
+        def submit(k: int) -> None:
+            # the first chunk loads into flow itself, as the one-thread kernel does
+            buf = free.pop()
+            pending.append((k, buf, pool.submit(self._load, c, k, k + 1,
+                                                flow if k == 0 else buf, buf)))
+
+        nxt = 0
+        while nxt < n_chunks and free:
+            submit(nxt)
+            nxt += 1
+        total, bad = 0.0, (-1, -1)
+        while pending:
+            k, buf, fut = pending.popleft()
+            part, o, z = fut.result()
+            if bad[0] < 0:
+                if o >= 0:
+                    bad = (o, z)
+                else:
+                    if k > 0:
+                        flow += buf
+                    total += part
+            free.append(buf)
+            if nxt < n_chunks and bad[0] < 0:
+                submit(nxt)
+                nxt += 1
+        return (np.nan, *bad) if bad[0] >= 0 else (total, -1, -1)
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         flow, _ = self.assign(direction)

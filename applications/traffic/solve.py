@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from scipy import sparse
 
 from frankwolfe._numbers import is_real
-from frankwolfe._random import as_generator
+from frankwolfe._random import check_random_state
 from frankwolfe.algorithms.bcfw import block_coordinate_frank_wolfe
 from frankwolfe.algorithms.conjugate import biconjugate_frank_wolfe, conjugate_frank_wolfe
 from frankwolfe.algorithms.frank_wolfe import frank_wolfe
@@ -43,6 +43,11 @@ METHODS: dict[str, Callable[..., Result]] = {
 }
 
 
+#: relative shortfall of ``<w, x>`` under ``sum_od d_od SP_od(w)`` that :func:`relative_gap`
+#: takes for rounding (published flows are rounded), not for a flow short of the demand
+_GAP_ROUNDING = 1e-3
+
+
 def relative_gap(network: Network, flow: ArrayLike) -> float:
     """The relative gap of the field, ``(sum_a c_a x_a - sum_od d SP) / sum_a c_a x_a``.
 
@@ -60,14 +65,23 @@ def relative_gap(network: Network, flow: ArrayLike) -> float:
     Returns
     -------
     float
-        The relative gap, >= 0 up to rounding (0.0 when the total cost is 0).
+        The relative gap: >= -1e-3 (a negative one is rounding, of the flows or of
+        the sums), 0.0 when the total cost is 0 (costs that are all zero).
 
     Raises
     ------
     ValueError
-        When ``flow`` does not carry the network's demand: flow conservation or
-        non-negativity violated by more than 1% of the demand (rounded published
-        flows pass, zero or scaled flows do not).
+        When ``flow`` cannot carry the network's demand.  Link flows do not say
+        whether they split into the OD demands (no cheap test exists for
+        aggregated flows), so three necessary conditions are checked: flow
+        conservation and non-negativity within 1% of the demand; and, for the
+        costs ``w`` at ``flow`` and at zero flow (free flow), ``sum_a w_a x_a >=
+        sum_od d_od SP_od(w)`` within 0.1% (every OD pair's flow costs at least
+        its shortest path).  Zero flows and flows scaled down (0.5x: their gap read
+        negative) are refused, rounded published flows pass.  Flows carrying more
+        than the demand (scaled up, or with circulations added: on a network whose
+        OD matrix is symmetric, 2x meets node balance) pass, with a gap that counts
+        the excess as cost.
     """
     aon = AllOrNothing(network)
     flow = np.asarray(flow, dtype=float)
@@ -79,10 +93,29 @@ def relative_gap(network: Network, flow: ArrayLike) -> float:
         raise ValueError(f"relative_gap: `flow` does not carry the network's demand (flow "
                          f"conservation or sign violated by {viol:.3g} of the demand, shape "
                          f"{flow.shape}); the relative gap certifies feasible link flows only")
+    # node balance misses what a symmetric demand cancels (zero or scaled flows with it);
+    # a flow that carries the demand costs at least its shortest paths under any costs:
+    # those at the flow (the gap's own) and those at free flow, which the flow does not
+    # move (0.5x: half the free-flow distance the demand must travel)
     costs = network.link_costs(flow)
-    _, sp = aon.assign(costs)
-    tt = float(costs @ flow)
+    tt, sp = _cost_and_shortest(aon, flow, costs, "at `flow`")
+    _cost_and_shortest(aon, flow, network.link_costs(np.zeros(network.n_links)), "at free flow")
     return (tt - sp) / tt if tt > 0 else 0.0
+
+
+def _cost_and_shortest(aon: AllOrNothing, flow: np.ndarray, costs: np.ndarray,
+                       where: str) -> tuple[float, float]:
+    """``<costs, flow>`` and ``sum_od d_od SP_od(costs)``; refuses the first short of the
+    second beyond rounding (:func:`relative_gap`)."""
+    _, least = aon.assign(costs)
+    total = float(costs @ flow)
+    if total < least - _GAP_ROUNDING * abs(least):
+        raise ValueError(
+            f"relative_gap: `flow` does not carry the network's demand: its cost {where}, "
+            f"{total:.6g}, is below the shortest paths' {least:.6g} for the demand (flows "
+            f"short of the demand: zero or scaled down); the relative gap certifies "
+            f"feasible link flows only")
+    return total, float(least)
 
 
 class _DenseRow:
@@ -230,9 +263,12 @@ def traffic_assignment(
         all-or-nothing flows at free-flow costs.
     n_jobs : int, default 1
         Threads for the all-or-nothing assignment of the whole network
-        (shortest paths, parallel over origins).
+        (shortest paths, parallel over origins); the results do not depend on it
+        (:class:`AllOrNothing`: the same bits for every ``n_jobs``).
     random_state : int or numpy.random.Generator, optional
-        Seed of the block order of ``"bcfw"``.
+        Seed of the block order of ``"bcfw"`` (the other methods draw nothing); every
+        method refuses a malformed one before the set-up (as
+        :func:`frankwolfe.block_coordinate_frank_wolfe` would).
     classes : sequence of DemandClass, optional
         A multi-class assignment (:class:`DemandClass`: own demand, ``pce``, ``vot``,
         tolls and banned links; the network's ``demand`` is then not used): the user
@@ -296,8 +332,9 @@ def traffic_assignment(
     if not isinstance(network, Network):
         raise TypeError(f"traffic_assignment: `network` must be a Network (read_tntp, "
                         f"Network(...)), got {type(network).__name__}")
-    if key != "bcfw" and not isinstance(random_state, (type(None), np.random.RandomState)):
-        as_generator(random_state)  # unused but refused by name (a RandomState: one draw)
+    # every method, before a domain is built: the link methods draw nothing (the seed
+    # is unused but refused by name), and bcfw's own refusal came after its set-up
+    check_random_state(random_state, "traffic_assignment: random_state")
     if not (is_real(rel_gap) and rel_gap >= 0):
         raise ValueError(f"traffic_assignment: `rel_gap` must be non-negative, got {rel_gap!r}")
     if time_limit is not None and not (is_real(time_limit) and time_limit > 0):
