@@ -120,6 +120,9 @@ def warm(jobs: Sequence[WarmupJob], progress: bool = True) -> WarmupReport:
     """Run ``jobs`` (debug mode off, as the compiled paths need) and count numba's
     compilations.
 
+    Run it alone, as the command line does: while the jobs run, debug mode is off and
+    their warnings are silenced for the whole process (its threads too).
+
     Parameters
     ----------
     jobs : sequence of WarmupJob
@@ -154,7 +157,9 @@ def warm(jobs: Sequence[WarmupJob], progress: bool = True) -> WarmupReport:
         counter = Counter()
         t0 = time.perf_counter()
         try:
-            # tiny budgets end before convergence: the warnings say nothing here
+            # tiny budgets end before convergence: the warnings say nothing here.  The
+            # jobs' own threads warn too, and the filters are the process's (Python 3.11
+            # has no thread-local ones), as is debug mode: warm runs alone
             with debug(False), event.install_listener("numba:compile", counter), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -40,8 +40,10 @@ class NonConvexError(FrankWolfeError, ValueError):
 
 
 class ExecutorError(FrankWolfeError, RuntimeError):
-    """An executor lost its workers (e.g. the Dask cluster or client went away); the
-    solver attaches the result so far (its last good iterate) as ``err.result``."""
+    """An executor lost its workers (e.g. the Dask cluster or client went away): the
+    solver attaches the result so far (its last good iterate) as ``err.result``; or a
+    run started on an executor that another run holds (:meth:`Executor.claim
+    <frankwolfe.parallel.Executor.claim>`: one run at a time)."""
 
 
 class RestrictedGameError(FrankWolfeError, RuntimeError):

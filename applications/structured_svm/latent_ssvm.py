@@ -221,14 +221,11 @@ class LatentSSVM(BaseEstimator):
             if seeded:
                 params["random_state"] = int(rng.integers(2 ** 31 - 1))
             inner.set_params(**params)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                inner.fit(X, H)
-            for c in caught:  # budget warnings are summed up below; the others go on
-                if issubclass(c.category, ConvergenceWarning):
-                    budget_hit.append(t)
-                else:
-                    warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+            # read from the inner run's result, not from the warnings it raised: catching
+            # them swaps the process's warning state, which fits on other threads share
+            inner.fit(X, H)
+            if _ended_above_tol(inner):  # summed up in one warning below
+                budget_hit.append(t)
             w = np.array(inner.w_)
             gap = float(inner.result_.gap) if inner.solver != "ssg" else np.nan
             objective, H_new = latent_objective(model, X, Y, w, lam)
@@ -260,9 +257,10 @@ class LatentSSVM(BaseEstimator):
             H = H_new
         self.converged_ = stop == "converged"
         if budget_hit and stop != "interrupted":
+            hit_gaps = [round(float(g), 6) for g in self.inner_gaps_[np.array(budget_hit) - 1]]
             warnings.warn(f"LatentSSVM: the inner training of rounds {budget_hit} ended by its "
                           f"budget above base_ssvm.tol={inner.tol} (certified gaps "
-                          f"{[round(g, 6) for g in self.inner_gaps_[np.array(budget_hit) - 1]]})"
+                          f"{hit_gaps})"
                           "; each round's objective may rise by up to its gap; raise "
                           "base_ssvm.max_passes", ConvergenceWarning, stacklevel=2)
         if stop == "interrupted":
@@ -326,6 +324,17 @@ class LatentSSVM(BaseEstimator):
         check_finite_examples(X, "X", "LatentSSVM.objective")
         return latent_objective(self.base_ssvm.model, X, list(check_labels(
             Y, "Y", "LatentSSVM.objective")), w, self.lam_)[0]
+
+
+def _ended_above_tol(inner: StructuredSVM) -> bool:
+    """Whether the inner run ended above ``inner.tol`` by its budget (``max_passes``,
+    ``time_limit``; not for SSG, which certifies no gap) or by a stall: what
+    :meth:`.StructuredSVM.fit` warns of with a ``ConvergenceWarning``."""
+    res = inner.result_
+    if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and inner.solver != "ssg":
+        gap = res.gap if np.isfinite(res.gap) else inner.history_["gap"][-1]
+        return not gap <= inner.tol
+    return res.status == Status.STALLED and not res.gap <= inner.tol
 
 
 def _error(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> float:

@@ -20,6 +20,7 @@ also deriving from one of two mixins (the solver tests them with
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -27,14 +28,72 @@ from typing import Any
 import numpy as np
 
 from ..atoms import Atom
+from ..errors import ExecutorError
 
 __all__ = ["Executor", "InProcessRounds", "RowRounds", "SerialExecutor"]
 
 
+# the check-and-set of claim(): one lock for all executors (a lock held by each would stop
+# deepcopy, which scikit-learn's clone does)
+_HOLD = threading.Lock()
+
+
+def _free() -> None:
+    return None
+
+
+class _Run:
+    """The token of the run that holds an executor.  A copy of the executor (scikit-learn's
+    clone deep-copies it, pickle ships it) is held by no run: the token copies as None."""
+
+    def __reduce__(self) -> tuple:
+        return (_free, ())
+
+    def __deepcopy__(self, memo: Any) -> None:
+        return None
+
+
 class Executor(ABC):
-    """Runs batches of block oracle calls (see the module docstring)."""
+    """Runs batches of block oracle calls (see the module docstring).
+
+    One run at a time: the run's blocks, a pool or a cluster's shards live on the
+    executor from :meth:`start` to :meth:`close`, so a run holds it (:meth:`claim`, the
+    solver's call before :meth:`start`, to :meth:`release`, after :meth:`close` or
+    :meth:`abort`).  Runs one after the other share an executor; a run that starts while
+    another holds it raises :class:`~frankwolfe.errors.ExecutorError`: runs that overlap
+    (threads of one process, a scikit-learn search on threads) need one each.
+    """
 
     name: str = "custom"
+
+    #: the run that holds this executor (:meth:`claim` to :meth:`release`), else None
+    _run: _Run | None = None
+
+    def claim(self) -> None:
+        """Take this executor for one run (called by the solver before :meth:`start`).
+
+        Raises
+        ------
+        ExecutorError
+            When another run holds it: the runs would share its blocks, pool or shards
+            (one run's oracles answered from the other's blocks, or its pool shut down by
+            the other's :meth:`close`).
+        """
+        with _HOLD:
+            busy = self._run is not None
+            if not busy:
+                self._run = _Run()
+        if busy:
+            raise ExecutorError(
+                f"{self!r} is in use by another run (an executor serves one run at a "
+                "time): give each concurrent run its own executor (n_jobs=..., a new "
+                "executor object, or executor=client, which builds a DaskExecutor per run)")
+
+    def release(self) -> None:
+        """Give this executor back after a run's :meth:`close` or :meth:`abort` (called by
+        the solver whatever happened in the run)."""
+        with _HOLD:
+            self._run = None
 
     #: asks for the whole gradient once per round (:meth:`map_gradient`) instead of the
     #: blocks' slices: cheaper to ship when the blocks' coordinates overlap

@@ -12,12 +12,13 @@ steps.  Dask itself is imported only when a cluster is used.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import pickle
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,31 @@ _POLL = 0.5
 # a client that keeps reconnecting to its scheduler this long has lost it (its actors and
 # shards went with it)
 _RECONNECT_GRACE = 5.0
+
+
+# One executor at a time swaps the warnings filters (:func:`_large_task`): two
+# catch_warnings interleaved on two threads restore each other's lists and leave a filter
+# behind for good.
+_FILTERS = threading.Lock()
+
+
+@contextlib.contextmanager
+def _large_task(nbytes: int) -> Iterator[None]:
+    """Around a task that carries ``nbytes`` on purpose (a shard's bytes, a whole point):
+    Dask's "Sending large graph" advice does not apply to it.  The warnings filters are
+    the process's (Python 3.11 has no thread-local ones), so they are touched only for a
+    task that Dask warns of (above its ``distributed.admin.large-graph-warning-threshold``,
+    10 MB by default), under a lock."""
+    import dask
+    from dask.utils import parse_bytes
+
+    key = "distributed.admin.large-graph-warning-threshold"
+    if nbytes <= parse_bytes(dask.config.get(key, "10MB")):
+        yield
+        return
+    with _FILTERS, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        yield
 
 
 class _Deadline(TimeoutError):
@@ -292,7 +318,7 @@ class DaskExecutor(Executor, RowRounds):
         # without indices and shapes only a batch oracle with `shard` can answer (checked
         # when the shards are built)
         super().start(blocks, indices, shapes)
-        self.close()
+        self._drop_shards()  # those of a run that was not closed
         self._oracle = None
         n = len(blocks)
         self._unsteady = None
@@ -362,8 +388,7 @@ class DaskExecutor(Executor, RowRounds):
 
     def _place(self, payload: bytes, worker: str | None) -> Any:
         """The future of a shard built from ``payload`` on ``worker`` (None: anywhere)."""
-        with warnings.catch_warnings():  # the bytes travel in the task on purpose
-            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        with _large_task(len(payload)):  # the bytes travel in the task on purpose
             where = dict(workers=[worker], allow_other_workers=True) if worker else {}
             if self.actors:
                 return self.client.submit(_ShardActor, payload, actor=True, pure=False, **where)
@@ -506,8 +531,7 @@ class DaskExecutor(Executor, RowRounds):
         """Shard ``s``'s part of a round, under way: a call to its actor or a task."""
         if self.actors:
             return self._proxies[s].round(up, local, rows)
-        with warnings.catch_warnings():  # a whole vector travels in its task
-            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        with _large_task(up.nbytes):  # a whole vector travels in its task
             return self.client.submit(_users, _shard_round, self.shards[s], up, local, rows,
                                       pure=False, retries=self.retries)
 
@@ -662,6 +686,9 @@ class DaskExecutor(Executor, RowRounds):
         return sorted(info["workers"])
 
     def close(self) -> None:
+        self._drop_shards()
+
+    def _drop_shards(self) -> None:
         for f in self.shards:
             try:
                 f.release()

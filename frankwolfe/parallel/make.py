@@ -17,8 +17,9 @@ def make_executor(executor: Any = None, n_jobs: int | None = None) -> Executor:
     Parameters
     ----------
     executor : Executor, dask.distributed.Client or None, default None
-        An :class:`Executor` is returned as it is; a ``dask.distributed.Client`` is
-        wrapped in a :class:`DaskExecutor`; ``None`` leaves the choice to ``n_jobs``.
+        An :class:`Executor` is returned as it is (it serves one run at a time: runs
+        that overlap need one each); a ``dask.distributed.Client`` is wrapped in a new
+        :class:`DaskExecutor` per call; ``None`` leaves the choice to ``n_jobs``.
     n_jobs : int or None, default None
         With ``executor=None``: the number of threads, counted as scikit-learn does
         (:func:`effective_n_jobs`: ``-1`` all cores, ``-2`` all but one); ``None`` or

@@ -384,29 +384,40 @@ def block_coordinate_frank_wolfe(
                          f"vertices: it needs block_step='fw', got block_step={block_step!r}")
     schedule = _schedule(batch_size, n_jobs, executor, cache, staleness, round_step,
                          domain.n_blocks)
-    # the clock starts here: set-up and compilation count against time_limit
-    monitor = options.monitor("bcfw")
+    # the run holds the executor until it returns (one run at a time: the blocks, pool or
+    # shards on it are the run's), given back whatever happens
+    held = None if schedule is None else schedule.executor
+    if held is not None:
+        held.claim()
     try:
-        state = BlockState(objective, domain, order, rng,
-                           keep_atoms=cache or step.uses_active_set, cache_size=cache_size,
-                           atom_storage=atom_storage, averaging=averaging)
-        run_pass, reason = make_pass(state, x0, step=step, rule=rule, cache=cache,
-                                     cache_factor=cache_factor, cache_nu=cache_nu,
-                                     schedule=schedule, compiled=compiled)
-        engine = BlockEngine(state, run_pass, reason, certify=certify, gap_every=gap_every,
-                             cache=cache, labels={"block_order": order.name,
-                                                  "block_step": step.name,
-                                                  "step_size": repr(rule)})
-        if compiled and run_pass.name != "compiled":
-            raise ValueError(f"compiled=True but the compiled pass is not available: {reason}")
-        result = drive(engine, monitor)
-    except BaseException:
+        # the clock starts here: set-up and compilation count against time_limit
+        monitor = options.monitor("bcfw")
+        try:
+            state = BlockState(objective, domain, order, rng,
+                               keep_atoms=cache or step.uses_active_set,
+                               cache_size=cache_size, atom_storage=atom_storage,
+                               averaging=averaging)
+            run_pass, reason = make_pass(state, x0, step=step, rule=rule, cache=cache,
+                                         cache_factor=cache_factor, cache_nu=cache_nu,
+                                         schedule=schedule, compiled=compiled)
+            engine = BlockEngine(state, run_pass, reason, certify=certify,
+                                 gap_every=gap_every, cache=cache,
+                                 labels={"block_order": order.name, "block_step": step.name,
+                                         "step_size": repr(rule)})
+            if compiled and run_pass.name != "compiled":
+                raise ValueError(f"compiled=True but the compiled pass is not available: "
+                                 f"{reason}")
+            result = drive(engine, monitor)
+        except BaseException:
+            if schedule is not None:
+                schedule.abort()
+            raise
         if schedule is not None:
-            schedule.abort()
-        raise
-    if schedule is not None:
-        schedule.close()
-    return result
+            schedule.close()
+        return result
+    finally:
+        if held is not None:
+            held.release()
 
 
 def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,

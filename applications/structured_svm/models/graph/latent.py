@@ -24,7 +24,6 @@ Which methods speak of what:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -247,13 +246,14 @@ class LatentGraphCRF(GraphCRF):
         sub = np.zeros(alll.size, dtype=np.int64)
         for c in range(self.n_labels):
             rows = np.flatnonzero(alll == c)
-            m = min(k, rows.size)
+            pts = allf[rows]
+            # no more clusters than distinct points (some sub-states then stay unused):
+            # KMeans warns of fewer distinct clusters otherwise, and catching its warning
+            # swaps the process's warning state, which other threads share
+            m = min(k, np.unique(pts, axis=0).shape[0])
             if m <= 1:
                 continue
-            with warnings.catch_warnings():
-                # fewer distinct points than clusters: some sub-states stay unused
-                warnings.simplefilter("ignore")
-                km = KMeans(n_clusters=m, n_init=3, random_state=seed).fit(allf[rows])
+            km = KMeans(n_clusters=m, n_init=3, random_state=seed).fit(pts)
             sub[rows] = km.labels_
         ends = np.cumsum([f.shape[0] for f in feats])[:-1]
         return [h + s for h, s in zip(H, np.split(sub, ends))]
