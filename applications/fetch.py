@@ -38,6 +38,7 @@ from .data.download import DownloadError
 from .data.home import get_data_home
 from .data.sources import (
     DataFile,
+    check_download_flag,
     check_published,
     cmu_house_home,
     conll2000_home,
@@ -58,6 +59,24 @@ if TYPE_CHECKING:
 
 __all__ = ["fetch_ocr", "fetch_conll2000", "fetch_cmu_house", "fetch_qaplib", "fetch_tntp",
            "fetch_snakes", "DownloadError"]
+
+
+def _check_arguments(who: str, data_home: Any, download_if_missing: Any, base_url: Any
+                     ) -> bool:
+    """Refuse the arguments every fetcher shares before any file is looked for or
+    downloaded (a refused argument found only after a 947 kB download wasted it);
+    returns ``download_if_missing`` as a bool."""
+    get_data_home(data_home)  # its TypeError names `data_home`; reads no file
+    flag = check_download_flag(download_if_missing, who)
+    if base_url is not None:
+        if not isinstance(base_url, str):
+            raise TypeError(f"{who}: `base_url` must be a URL (a str) or None, got "
+                            f"{base_url!r} ({type(base_url).__name__})")
+        # an empty mirror would silently mean the public origin, not $FRANKWOLFE_DATA_URL
+        if not base_url.strip():
+            raise ValueError(f"{who}: `base_url` must be a URL such as "
+                             f"'https://example.org/data', or None, got {base_url!r}")
+    return flag
 
 
 def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
@@ -100,10 +119,19 @@ def fetch_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = No
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str; or ``split`` not a str.
     ValueError
-        When ``split`` is not one of the two.
+        When ``split`` is not one of the two, or ``base_url`` is empty.
     """
+    # load_ocr checks `split` too, but only after ocr_home has downloaded the file
+    if not isinstance(split, str):
+        raise TypeError(f"fetch_ocr: `split` must be 'ocr2' or 'ocr', got {split!r} "
+                        f"({type(split).__name__})")
+    if split not in ("ocr2", "ocr"):
+        raise ValueError(f"fetch_ocr: `split` must be 'ocr2' or 'ocr', got {split!r}")
+    download_if_missing = _check_arguments("fetch_ocr", data_home, download_if_missing,
+                                           base_url)
     return load_ocr(split, data_home=ocr_home(data_home, download_if_missing, base_url))
 
 
@@ -186,10 +214,15 @@ def fetch_conll2000(data_home: str | os.PathLike[str] | None = None,
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str.
+    ValueError
+        When ``base_url`` is empty.
     """
     # before a download, which a refused flag would have wasted
     return_info = check_flag(return_info, "return_info", where="fetch_conll2000")
+    download_if_missing = _check_arguments("fetch_conll2000", data_home, download_if_missing,
+                                           base_url)
     return load_conll2000(data_home=conll2000_home(data_home, download_if_missing, base_url),
                           return_info=return_info)
 
@@ -231,10 +264,13 @@ def fetch_cmu_house(data_home: str | os.PathLike[str] | None = None,
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str.
     ValueError
-        When a file does not have the documented shape.
+        When ``base_url`` is empty, or a file does not have the documented shape.
     """
+    download_if_missing = _check_arguments("fetch_cmu_house", data_home, download_if_missing,
+                                           base_url)
     return load_cmu_house(data_home=cmu_house_home(data_home, download_if_missing, base_url))
 
 
@@ -277,10 +313,14 @@ def fetch_snakes(data_home: str | os.PathLike[str] | None = None,
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str.
     ValueError
-        When the file's content is not the expected 200 + 100 grids.
+        When ``base_url`` is empty, or the file's content is not the expected 200 + 100
+        grids.
     """
+    download_if_missing = _check_arguments("fetch_snakes", data_home, download_if_missing,
+                                           base_url)
     return load_snakes(snakes_home(data_home, download_if_missing, base_url))
 
 
@@ -327,11 +367,18 @@ def fetch_qaplib(name: str, data_home: str | os.PathLike[str] | None = None,
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str; or ``name`` not a str.
     ValueError
-        When ``name`` is not a plain file name, or a file does not parse.
+        When ``name`` is not a plain file name, ``base_url`` is empty, or a file does not
+        parse.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"fetch_qaplib: `name` must be a str such as 'nug12', got {name!r} "
+                        f"({type(name).__name__})")
     files = qaplib_files(name)
+    download_if_missing = _check_arguments("fetch_qaplib", data_home, download_if_missing,
+                                           base_url)
     home_now = get_data_home(data_home)
 
     def check(f: DataFile, tmp: Path) -> None:
@@ -396,14 +443,20 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
         When a download fails, runs past its deadline or size cap, or gives a file
         that does not match its checksum or does not parse.
     TypeError
-        When ``download_if_missing`` is not a bool.
+        When ``download_if_missing`` is not a bool, ``data_home`` neither None, a str
+        nor path-like, or ``base_url`` neither None nor a str; or ``network`` not a str.
     ValueError
-        When ``network`` is not a plain folder name, a file does not parse, or the
-        flow file (read again on each call) is not the published one (its sha256,
-        where one is published), does not end with a line break, or does not have
-        one line per link in the net file's order.
+        When ``network`` is not a plain folder name, ``base_url`` is empty, a file does
+        not parse, or the flow file (read again on each call) is not the published one
+        (its sha256, where one is published), does not end with a line break, or does
+        not have one line per link in the net file's order.
     """
+    if not isinstance(network, str):
+        raise TypeError(f"fetch_tntp: `network` must be a str such as 'SiouxFalls', got "
+                        f"{network!r} ({type(network).__name__})")
     files = tntp_files(network)
+    download_if_missing = _check_arguments("fetch_tntp", data_home, download_if_missing,
+                                           base_url)
     readers: dict[str, Callable[[Path], Any]] = {"net": read_net, "trips": read_trips,
                                                  "flow": read_flows}
     kinds = {f.path: k for k, f in files.items()}

@@ -58,6 +58,23 @@ def normalize_histograms(h: Any) -> np.ndarray:
 
     Normalizing makes landmarks with different numbers of neighbours in range
     comparable (the raw shape contexts of the CMU house frames sum to 20-29).
+
+    Parameters
+    ----------
+    h : array_like of shape (..., n_bins)
+        Finite non-negative counts, one histogram along the last axis.
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``h``
+        Each histogram divided by its sum (zeros where the sum is 0).
+
+    Raises
+    ------
+    ShapeError
+        When ``h`` is a scalar.
+    ValueError
+        When an entry of ``h`` is negative or not finite.
     """
     h = np.asarray(h, dtype=np.float64)
     if h.ndim < 1:
@@ -143,6 +160,26 @@ def matching_model(n_features: int, n_landmarks: int) -> MatchingModel:
 
     Each wrong landmark costs ``recall_cost + precision_cost = 1 / n_landmarks``,
     so the loss of a matching is the fraction of mismatched landmarks.
+
+    Parameters
+    ----------
+    n_features : int
+        Length ``D`` of each edge's feature vector (:func:`node_features`).
+    n_landmarks : int
+        Landmarks per frame (30 in the CMU house frames); at least 1.
+
+    Returns
+    -------
+    MatchingModel
+        ``MatchingModel(n_features, precision_cost=c, recall_cost=c, perfect=True)``
+        with ``c = 0.5 / n_landmarks``.
+
+    Raises
+    ------
+    TypeError
+        When ``n_features`` or ``n_landmarks`` is not a number.
+    ValueError
+        When ``n_features`` or ``n_landmarks`` is not a whole number of at least 1.
     """
     n_landmarks = check_whole(n_landmarks, "n_landmarks", 1, "matching_model")
     c = 0.5 / n_landmarks

@@ -67,6 +67,7 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe.applications.lasso import ConstrainedLasso
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
     >>> est = ConstrainedLasso(radius=1.5, fit_intercept=False).fit(X, X @ [1.0, -0.5])
     >>> np.round(est.coef_, 6), round(est.score(X, X @ [1.0, -0.5]), 6)

@@ -210,6 +210,7 @@ def solve_lasso(
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe.applications.lasso import solve_lasso
     >>> A = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
     >>> res = solve_lasso(A, A @ [1.0, -0.5], radius=1.5, tol=1e-12)
     >>> np.round(res.x, 6)
@@ -319,11 +320,13 @@ def lasso_path(
         As in :func:`solve_lasso`.
     radii : sequence of float
         Positive radii, in the order solved.
-    method, tol, max_iter, **options
+    method, tol, max_iter
         As in :func:`solve_lasso`.
     warm_start : bool, default True
         Warm start from the previous solution (``False``: every problem from
         the default vertex), as the estimators' ``warm_start``.
+    **options
+        As in :func:`solve_lasso`.
 
     Returns
     -------
@@ -361,7 +364,27 @@ def lasso_path(
 # -- the penalized lasso ---------------------------------------------------------
 def alpha_max(A: Any, b: Any) -> float:
     """The smallest ``alpha`` for which scikit-learn's ``Lasso(alpha)`` returns 0:
-    ``||A^T b||_inf / m``."""
+    ``||A^T b||_inf / m``.
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix, shape (m, n)
+        The design matrix, with at least one row and one column.
+    b : array_like, shape (m,)
+        The targets.
+
+    Returns
+    -------
+    float
+        ``||A^T b||_inf / m``.
+
+    Raises
+    ------
+    ShapeError
+        When ``A`` is not 2-D or ``b`` does not have its ``m`` entries.
+    ValueError
+        When ``A`` has no row or no column, or ``A`` or ``b`` is not finite.
+    """
     A, b = _check_problem(A, b, "alpha_max")
     _check_not_empty(A, "alpha_max")
     return float(np.abs(A.T @ b).max()) / A.shape[0]
@@ -385,6 +408,27 @@ def penalty_from_radius(A: Any, b: Any, x: np.ndarray) -> float:
     ``1/(2m) ||A x - b||^2 + alpha ||x||_1`` hold at ``x`` with this alpha
     when ``x`` solves the constrained problem on the boundary of the ball.
     Accurate to the solution's accuracy (solve with a small ``tol``).
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix, shape (m, n)
+        The design matrix, with at least one row and one column.
+    b : array_like, shape (m,)
+        The targets.
+    x : array_like, shape (n,)
+        The constrained solution (e.g. ``solve_lasso(A, b, radius).x``).
+
+    Returns
+    -------
+    float
+        ``||A^T (b - A x)||_inf / m``.
+
+    Raises
+    ------
+    ShapeError
+        When ``A`` is not 2-D, or ``b`` or ``x`` does not have the shape ``A`` gives.
+    ValueError
+        When ``A`` has no row or no column, or ``A``, ``b`` or ``x`` is not finite.
     """
     A, b = _check_problem(A, b, "penalty_from_radius")
     _check_not_empty(A, "penalty_from_radius")
@@ -404,6 +448,37 @@ def radius_from_penalty(A: Any, b: Any, alpha: float, *, tol: float = 1e-12,
 
     Needs scikit-learn.  The constrained problem with this radius has the
     same solution when it is unique.
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse matrix, shape (m, n)
+        The design matrix.
+    b : array_like, shape (m,)
+        The targets.
+    alpha : float
+        The penalty of ``1/(2m) ||A x - b||^2 + alpha ||x||_1``; positive and finite.
+    tol : float, default 1e-12
+        ``Lasso``'s ``tol`` (its duality-gap tolerance); non-negative.
+    max_iter : int, default 100000
+        ``Lasso``'s ``max_iter`` (coordinate-descent epochs); at least 1.
+
+    Returns
+    -------
+    radius : float
+        ``||x_alpha||_1``.
+    x_alpha : ndarray of shape (n,)
+        ``Lasso(alpha).coef_``.
+
+    Raises
+    ------
+    ShapeError
+        When ``A`` is not 2-D or ``b`` does not have its ``m`` entries.
+    ValueError
+        When ``A`` or ``b`` is not finite, ``alpha`` is not a positive finite number,
+        ``tol`` not a non-negative finite one, or ``max_iter`` not a whole number of
+        at least 1.
+    TypeError
+        When ``max_iter`` is not a number.
     """
     from sklearn.linear_model import Lasso
 

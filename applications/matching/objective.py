@@ -93,6 +93,7 @@ def qap_value(A: ArrayLike, B: ArrayLike, permutation: ArrayLike) -> float:
     Examples
     --------
     >>> import numpy as np
+    >>> from frankwolfe.applications.matching import qap_value
     >>> A = np.array([[0, 1], [1, 0]]); B = np.array([[0, 2], [3, 0]])
     >>> qap_value(A, B, [1, 0])
     5.0

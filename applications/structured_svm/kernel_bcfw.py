@@ -339,6 +339,14 @@ SeedSequence or BitGenerator, optional
     primal_, dual_, gap_ : float
         Objective values at the returned ``alpha`` (the primal from exact
         loss-augmented decoding over the enumerated labellings).
+    kernel_ : JointKernel
+        The kernel of the fit: ``kernel`` itself when it is a :class:`JointKernel`,
+        else the :class:`LinearJointKernel` of ``"linear"`` or the
+        :class:`CallableJointKernel` of a function; ``predict`` and
+        ``decision_function`` score with it.
+    lam_ : float
+        The regularization of the fit: ``lam``, or ``1 / n_samples`` when ``lam`` is
+        None.
     result_ : frankwolfe.Result
         The core result; ``result_.history`` has one row per pass.
     feature_names_in_ : ndarray of str

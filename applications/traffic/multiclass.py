@@ -89,6 +89,9 @@ class ClassOriginFlows(LMO):
         The class.
     origin : int
         0-based zone.
+    scratch : _Scratch
+        Work arrays of the shortest-path search, shared by the blocks of one domain
+        (:class:`MulticlassBlocks` makes one for all its blocks).
     """
 
     #: ``(2 * n_links,)``

@@ -113,17 +113,17 @@ class Network:
         NODE`` minus one).
     length, toll : array of float, optional
         Link lengths and tolls (default 0).
-    vdf : str or array, optional
-        The volume-delay function of each link (default BPR everywhere): a kind name
-        for every link, or one name or code (:data:`~.vdf.VDF_KINDS`) per link;
-        ``b`` and ``power`` are its parameters alpha and beta (see :mod:`.vdf`).
-        Stored as the array of codes.
     toll_factor, distance_factor : float, default 0
         Weights of tolls and lengths in the generalized cost.
     name : str
         For display.
     metadata : dict of str to str, optional
         The file's ``<KEY> value`` header lines (TNTP metadata), kept as read.
+    vdf : str or array, optional
+        The volume-delay function of each link (default BPR everywhere): a kind name
+        for every link, or one name or code (:data:`~.vdf.VDF_KINDS`) per link;
+        ``b`` and ``power`` are its parameters alpha and beta (see :mod:`.vdf`).
+        Stored as the array of codes.
     """
 
     init_node: np.ndarray

@@ -65,15 +65,15 @@ class CompiledBlocks:
     curvature : numba function, optional
         ``curvature(state, i, h) -> d^T diag(h) d`` for the direction of the
         last ``direction`` call (computed from the domain's structure).
+    accepts : callable, optional
+        ``accepts(h) -> bool``: whether the fused kernels handle this
+        Hessian diagonal (Python, once; default: any).
     layout : StructuredDirection, optional
         The scratch record ``describe`` writes into (from
         :func:`~frankwolfe.compiled.structured_direction`, sized by the domain).
     moved : numba function, optional
         ``moved(state, sd, g)``: after the driver moved along ``sd``, refresh what
         the domain derives from ``g`` on the direction's support (default: nothing).
-    accepts : callable, optional
-        ``accepts(h) -> bool``: whether the fused kernels handle this
-        Hessian diagonal (Python, once; default: any).
     rounds : RoundKernels, optional
         What mini-batch rounds need to run compiled (the oracles of a round asked
         at one point, in parallel, their block steps then taken by the driver).
@@ -90,24 +90,10 @@ class CompiledBlocks:
         driver calls it before every block step (``threshold`` is ``inf`` or NaN when
         nothing may serve: no cache), so the domain knows the step count of the
         ``direction`` call that may follow.
-    oracle : numba function, optional
-        ``oracle(state, i, g) -> (gap, score)``: what ``direction`` answers when
-        ``want`` is false (the vertex remembered for ``commit`` the same way), as a
-        kernel of its own: the driver calls it wherever it needs no materialized
-        direction (the fused steps, the certificates), so a first run compiles
-        ``direction``'s emission code only for the steps that use it.  Default:
-        ``direction`` with ``want`` false.
     outputs : callable, optional
         ``outputs()``: entries of ``Result.extra`` the domain's kernels keep (Python,
         once at the end), e.g. ``active_sets`` (each block's ``(key, weight)``
         pairs), ``active_set_size``, ``atom_store_bytes``, ``n_drop_steps``.
-    fork : callable, optional
-        ``fork() -> (state, layout)``: kernels' state for another thread, sharing
-        :attr:`state`'s data and block iterates (and what it derives from the
-        gradient) but with scratch of its own, and a :attr:`layout` of its own (the
-        fused kernels').  With it (and the fused kernels) lock-free passes run
-        (``round_step="lock_free"``: threads take block steps on disjoint blocks at
-        once, :mod:`~frankwolfe.algorithms.bcfw.lock_free`).
     prepare : callable, optional
         ``prepare(steps) -> room``: before each call of the driver's pass (Python): a
         domain whose kernels store what they answer makes room for up to ``steps``
@@ -115,6 +101,20 @@ class CompiledBlocks:
         then runs that many and asks again); it may replace :attr:`state` (its
         records hold arrays only, which numba cannot grow).  Certificates store only
         what fits.
+    oracle : numba function, optional
+        ``oracle(state, i, g) -> (gap, score)``: what ``direction`` answers when
+        ``want`` is false (the vertex remembered for ``commit`` the same way), as a
+        kernel of its own: the driver calls it wherever it needs no materialized
+        direction (the fused steps, the certificates), so a first run compiles
+        ``direction``'s emission code only for the steps that use it.  Default:
+        ``direction`` with ``want`` false.
+    fork : callable, optional
+        ``fork() -> (state, layout)``: kernels' state for another thread, sharing
+        :attr:`state`'s data and block iterates (and what it derives from the
+        gradient) but with scratch of its own, and a :attr:`layout` of its own (the
+        fused kernels').  With it (and the fused kernels) lock-free passes run
+        (``round_step="lock_free"``: threads take block steps on disjoint blocks at
+        once, :mod:`~frankwolfe.algorithms.bcfw.lock_free`).
     """
 
     def __init__(self, direction, commit, state, max_nnz, start, block_points=None,

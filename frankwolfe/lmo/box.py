@@ -235,6 +235,7 @@ class Box(SubsetOracle, LMO):
         Examples
         --------
         >>> import numpy as np
+        >>> from frankwolfe import Box
         >>> S = Box(0.0, [1.0, 2.0]).decompose(np.array([0.25, 1.5]))
         >>> [a.to_dense() for a in S.atoms], S.weights
         ([array([0., 0.]), array([0., 2.]), array([1., 2.])], array([0.25, 0.5 , 0.25]))

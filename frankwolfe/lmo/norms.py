@@ -146,6 +146,7 @@ class L1Ball(UnitVertices, SubsetOracle, LMO):
         Examples
         --------
         >>> import numpy as np
+        >>> from frankwolfe import L1Ball
         >>> S = L1Ball(2.0).decompose(np.array([0.5, -1.0, 0.0]))
         >>> S.keys, S.weights
         ([('e', 0, 1), ('e', 1, -1), ('e', 1, 1)], array([0.25 , 0.625, 0.125]))

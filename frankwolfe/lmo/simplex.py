@@ -92,6 +92,7 @@ class ProbabilitySimplex(UnitVertices, SubsetOracle, LMO):
         Examples
         --------
         >>> import numpy as np
+        >>> from frankwolfe import ProbabilitySimplex
         >>> dual = ProbabilitySimplex(2.0).dual_solution(np.array([0.5, -1.0, 3.0]))
         >>> dual.multipliers["eq"], dual.reduced_costs, dual.value
         (array([-1.]), array([1.5, 0. , 4. ]), -2.0)
@@ -125,6 +126,7 @@ class ProbabilitySimplex(UnitVertices, SubsetOracle, LMO):
         Examples
         --------
         >>> import numpy as np
+        >>> from frankwolfe import ProbabilitySimplex
         >>> S = ProbabilitySimplex(2.0).decompose(np.array([0.5, 0.0, 1.5]))
         >>> S.keys, S.weights
         ([('e', 0), ('e', 2)], array([0.25, 0.75]))
@@ -253,6 +255,7 @@ class UnitSimplex(UnitVertices, SubsetOracle, LMO):
         Examples
         --------
         >>> import numpy as np
+        >>> from frankwolfe import UnitSimplex
         >>> S = UnitSimplex(2.0).decompose(np.array([0.5, 0.0, 0.5]))
         >>> S.keys, S.weights
         ([('e', 0), ('e', 2), ('zero',)], array([0.25, 0.25, 0.5 ]))

@@ -107,7 +107,7 @@ RandomState, optional
 
     Examples
     --------
-    >>> from frankwolfe.applications.structured_svm import ChainModel
+    >>> from frankwolfe.applications.structured_svm import ChainModel, ConllLike
     >>> corpus = ConllLike(89_360, random_state=0)       # 10x CoNLL-2000
     >>> X, y = corpus.shard(3, 8)                          # a worker's eighth
     >>> model = ChainModel(corpus.n_states, corpus.feature_sizes)

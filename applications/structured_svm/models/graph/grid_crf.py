@@ -27,9 +27,13 @@ class GridCRF(GraphCRF):
 
     Parameters
     ----------
-    n_states, n_features, inference, class_weight, inference_options
-        As :class:`.GraphCRF`.
+    n_states, n_features
+        As :class:`GraphCRF`.
     neighborhood : {4, 8}, default 4
+        The grid's 4-neighbourhood (right, down) or 8-neighbourhood (also the two
+        diagonals), as :func:`grid_edges`.
+    inference, class_weight, inference_options
+        As :class:`GraphCRF`.
     """
 
     def __init__(self, n_states: int, n_features: int, neighborhood: int = 4,
@@ -90,7 +94,17 @@ class GridCRF(GraphCRF):
 class DirectionalGridCRF(GridCRF):
     """A :class:`GridCRF` with one directed pairwise matrix per edge direction (right,
     down, and with ``neighborhood=8`` the two diagonals): ``d = K*F + D*K*K`` with
-    ``D`` = 2 or 4 directions.  Parameters as :class:`GridCRF`."""
+    ``D`` = 2 or 4 directions.
+
+    Parameters
+    ----------
+    n_states, n_features
+        As :class:`GraphCRF`.
+    neighborhood : {4, 8}, default 4
+        As :class:`GridCRF`: ``D = 2`` directions with 4, ``D = 4`` with 8.
+    inference, class_weight, inference_options
+        As :class:`GraphCRF`.
+    """
 
     def _n_edge_features(self) -> int:
         return 2 if self.neighborhood == 4 else 4

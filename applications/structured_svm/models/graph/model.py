@@ -290,8 +290,8 @@ class GraphCRF(StructuredModel):
         return out
 
     def model_params(self) -> dict[str, Any]:
-        """Constructor arguments (for model files: ``StructuredSVM.load(path,
-        models=[GraphCRF])``)."""
+        """Constructor arguments (for model files: :meth:`.StructuredSVM.load` rebuilds the
+        shipped graph CRFs from them)."""
         return self._repr_params()
 
 
@@ -308,12 +308,16 @@ class EdgeFeatureGraphCRF(GraphCRF):
 
     Parameters
     ----------
-    n_states, n_features, inference, class_weight, inference_options
+    n_states, n_features
         As :class:`GraphCRF`.
     n_edge_features : int
         ``Fe``.
+    inference, class_weight
+        As :class:`GraphCRF`.
     symmetric_edge_features, antisymmetric_edge_features : sequence of int, optional
         Disjoint edge-feature indices.
+    inference_options
+        As :class:`GraphCRF`.
     """
 
     def __init__(self, n_states: int, n_features: int, n_edge_features: int,
