@@ -239,6 +239,12 @@ SeedSequence or BitGenerator, optional
         Learned weights.
     lam_ : float
         The regularization used.
+    n_train_ : int
+        The number of training examples of the fit (``lam`` defaults to
+        ``1 / n_train_``; a warm start checks it).
+    restricted_gaps_ : list of (int, float)
+        ``solver="dual_extragradient"`` only: per evaluation of the primal, the pass
+        and the restricted gap there (see ``solver``).
     feature_names_in_ : ndarray of str
         The column names of ``X`` when ``fit`` was given a pandas ``DataFrame`` with
         string column names (absent otherwise); ``predict``, ``error``, ``score`` and

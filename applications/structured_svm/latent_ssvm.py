@@ -125,6 +125,7 @@ class LatentSSVM(BaseEstimator):
         The certified duality gap of each round's inner run (NaN for SSG, which
         certifies none).
     n_rounds_ : int
+        The CCCP rounds run (inner trainings, each followed by an imputation).
     converged_ : bool
         Whether a stopping rule (``tol`` or unchanged labellings) ended the loop.
     history_ : frankwolfe.History

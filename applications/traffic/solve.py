@@ -250,9 +250,9 @@ def traffic_assignment(
         the certified Frank-Wolfe gap divided by the total travel time.
     max_iter : int, default 10000
         Budget of iterations (``"bcfw"``: passes over the origins).
-    time_limit, callback, verbose, history_every
-        As in :func:`frankwolfe.frank_wolfe`; ``time_limit`` counts from this
-        call's start (the start's all-or-nothing assignment included).
+    time_limit : float, optional
+        As in :func:`frankwolfe.frank_wolfe`, counted from this call's start (the
+        start's all-or-nothing assignment included).
     x0 : ndarray, Result or sequence of ndarray, optional
         Warm start.  Link methods: link flows (or a previous :class:`Result`,
         its ``x``).  ``"bcfw"``: a previous ``"bcfw"`` Result of a network
@@ -269,6 +269,8 @@ def traffic_assignment(
         Seed of the block order of ``"bcfw"`` (the other methods draw nothing); every
         method refuses a malformed one before the set-up (as
         :func:`frankwolfe.block_coordinate_frank_wolfe` would).
+    callback, verbose, history_every
+        As in :func:`frankwolfe.frank_wolfe`.
     classes : sequence of DemandClass, optional
         A multi-class assignment (:class:`DemandClass`: own demand, ``pce``, ``vot``,
         tolls and banned links; the network's ``demand`` is then not used): the user

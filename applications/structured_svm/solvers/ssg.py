@@ -154,9 +154,9 @@ def ssg(model: StructuredModel, X: Sequence[Any], Y: Sequence[Any], lam: float, 
     X, Y : training examples and labellings
     lam : float
         Regularization ``> 0``.
-    max_passes : int
+    max_passes : int, default 50
         Budget of passes of ``n`` steps (one max-oracle call each).
-    averaging : {"weighted", "uniform", "tail"}, bool or None
+    averaging : {"weighted", "uniform", "tail"}, bool or None, default True
         Keep an average of the iterates (returned and shown to the callback):
         ``"weighted"`` (SSG-wavg; also ``True``), ``"uniform"`` (SSG-avg), ``"tail"``
         (SSG-tavg); ``False`` / ``None``: none.
