@@ -29,7 +29,13 @@ def minimize(objective: Objective | Callable[[np.ndarray], Any], domain: LMO,
         Smooth objective, or (as in :func:`scipy.optimize.minimize`) a plain function
         ``fun(x) -> float`` whose gradient ``jac`` gives: it is wrapped in a
         :class:`~frankwolfe.FunctionObjective` (build that yourself to declare a
-        smoothness constant, an exact line search or a cvxpy expression).  An answer
+        smoothness constant, an exact line search or a cvxpy expression).  Such a
+        function is declared convex, FunctionObjective's default: the result's gap,
+        ``dual_bound`` and "converged" certify optimality for a convex ``f`` only (a
+        local minimum of another reads as optimal; a lower bound that its values
+        contradict raises :class:`~frankwolfe.errors.NonConvexError`).  For a
+        non-convex ``f`` pass ``FunctionObjective(fun, jac, convex=False)``: the gap
+        then measures stationarity.  An answer
         of one entry (``np.array([f])``, a 1x1 array) is read as that entry, as scipy
         reads it; more entries are refused (:class:`~frankwolfe.errors.ShapeError`).
     domain : LMO

@@ -21,6 +21,7 @@ import numpy as np
 
 from ._numbers import as_real, brief
 from ._run_checks import check_run_options
+from .errors import NonConvexError
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
@@ -365,6 +366,40 @@ class Monitor:
         values that may drift above the exact ones (compiled pairwise), its largest
         ``f - gap`` over exact values."""
         self.dual_bound = float(bound)
+
+    def check_dual_bound(self, fun: float, gap: float) -> None:
+        """Refuse a dual bound above ``fun``, the value at the point returned, beyond
+        rounding (``gap``: the closing certificate's, counted in the bound).
+
+        For a convex ``f`` every row's ``f_k - gap_k`` is at most ``f* <= fun``: a larger
+        one proves the objective is not convex (or its gradient or the oracle is wrong),
+        and the result's clamp of ``fun - dual_bound`` at 0 would have made it a
+        certificate of 0.  The allowance, ``1e-6`` of ``|fun| + |dual|`` and ``1e-12`` of
+        the run's largest ``|f|``, covers an LP's or an eigensolver's tolerance in the
+        gaps.
+
+        Raises
+        ------
+        NonConvexError
+            Naming the bound and the value.
+        """
+        dual = self.dual_bound
+        if math.isfinite(gap) and math.isfinite(fun) and fun - gap > dual:
+            dual = fun - gap
+        if not (self.bounds and math.isfinite(dual) and math.isfinite(fun)):
+            return
+        top = max(abs(fun), abs(dual))
+        if len(self.history):
+            top = max(top, float(np.nanmax(np.abs(self.history["fun"]), initial=0.0)))
+        if dual - fun <= 1e-6 * (abs(fun) + abs(dual)) + 1e-12 * top:
+            return
+        raise NonConvexError(
+            f"the run's lower bound max_k (f_k - gap_k) = {dual:.10g} is above f = "
+            f"{fun:.10g} at the point returned: for a convex objective every f_k - gap_k "
+            "<= f* <= f, so the objective is not convex (or its gradient or the oracle is "
+            "wrong) and its gaps certify nothing.  Declare it convex=False (a plain "
+            "function given to minimize: FunctionObjective(fun, jac, convex=False)), and "
+            "the gap measures stationarity")
 
     def record_row(self, k: int, fun: float, gap: float, step_size: float,
                    extra: dict[str, Any], force: bool = False) -> None:

@@ -339,6 +339,7 @@ def drive(engine: Engine, monitor: Monitor) -> Result:
                     drifted = (f"the loop's incremental values met tol, but the exact gap at "
                                f"the point returned is {gap:.3e} after {k} iterations: "
                                "rounding at this problem's scale")
+            monitor.check_dual_bound(fun, gap)
             if status in _MET_AT_CLOSE and monitor.converged(gap, fun):
                 # the certificate that closes the run (taken there: steps of size 0 or a
                 # budget between certificates; or the exact one after drifted values)
