@@ -36,7 +36,9 @@ class UnboundedError(OracleError):
 
 
 class NonConvexError(FrankWolfeError, ValueError):
-    """Negative curvature met on an objective declared convex."""
+    """An objective declared convex is not: negative curvature met along a step, or a
+    lower bound ``max_k (f_k - gap_k)`` above the value returned (the run's gaps then
+    certify nothing); the solver attaches the run so far as ``err.result``."""
 
 
 class ExecutorError(FrankWolfeError, RuntimeError):

@@ -37,7 +37,8 @@ class Observation:
     time limit (keeping time for the closing certificate).  ``budget_spent``: the
     engine's own budget, counted in a unit finer than outer iterations (e.g. oracle
     calls, when an iteration costs a varying number of passes over the data), has no
-    room for another outer iteration; the run stops with ``Status.MAX_ITER``.
+    room for another outer iteration; the run stops with ``Status.MAX_ITER`` (or
+    ``Status.CONVERGED`` when the certificate that closes the run meets tol).
     """
 
     fun: float

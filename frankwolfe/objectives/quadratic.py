@@ -626,7 +626,13 @@ def _image_rounding(Q: Any, direction: Direction, xf: np.ndarray, w: np.ndarray)
                 np.add.at(d, a.indices, c * a.values)
             else:
                 d += c * a.to_dense().reshape(-1)
-    return float(np.dot(np.abs(d), abs(Q) @ w))
+    if sp.issparse(Q):
+        return float(np.dot(np.abs(d), abs(Q) @ w))
+    # by rows: |Q| of a dense Q whole was an n x n temporary (800 MB at n = 10^4)
+    total, step = 0.0, max(1, (1 << 22) // max(1, Q.shape[1]))
+    for i in range(0, Q.shape[0], step):
+        total += float(np.dot(np.abs(d[i:i + step]), np.abs(Q[i:i + step]) @ w))
+    return total
 
 
 def _add_product(out: np.ndarray, c: float, prod: Any) -> None:
