@@ -472,12 +472,14 @@ def fetch_tntp(network: str = "SiouxFalls", data_home: str | os.PathLike[str] | 
 
     home = fetch_files(list(files.values()), data_home, download_if_missing, base_url,
                        "fetch_tntp", check=check)
+    # the copies in the data home are read again each call: one cut short since its
+    # download (or put there by hand) must not load as another network
+    for kind in ("net", "trips"):
+        check_published(home / files[kind].path, files[kind].path, "fetch_tntp")
     net = read_tntp(home / files["net"].path, home / files["trips"].path)
     flow = home / files["flow"].path if "flow" in files else None
     if flow is None or not flow.is_file():
         return net, None
-    # the copy in the data home is read again each call: one cut short since its
-    # download (or put there by hand) must not hand back a part of the flows
     check_published(flow, files["flow"].path, "fetch_tntp")
     ends, volume, _ = read_flows(flow, n_links=net.init_node.size)
     if not (np.array_equal(ends[:, 0] - 1, net.init_node)

@@ -22,13 +22,25 @@ def test_missing_trailing_link_columns_are_zero(tmp_path):
         np.testing.assert_array_equal(links[name], [0.0, 0.0], err_msg=name)
 
 
-def test_repeated_od_entries_add_up(tmp_path):
+def test_repeated_od_entries_are_refused(tmp_path):
+    # the format lists each pair once (no published trips file repeats one) and its
+    # readers disagree on a repeat (the collection's own script keeps the last value):
+    # refused, naming the line of the second occurrence
     p = tmp_path / "t_trips.tntp"
-    p.write_text("<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0; 2 : 3.0;\n"
+    p.write_text("<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0;\n 2 : 3.0;\n"
+                 "Origin 2\n 1 : 1.5;\n")
+    with pytest.raises(ValueError, match=r"t_trips\.tntp:5: destination 2 of origin 1 is "
+                                         r"listed a second time \(first on line 4\)"):
+        read_trips(p)
+    p.write_text("<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0;\n"
                  "Origin 2\n 1 : 1.5;\nOrigin 1\n 2 : 2.0;\n")
+    with pytest.raises(ValueError, match=r"t_trips\.tntp:7: a second block of origin 1 "
+                                         r"\(the first is on line 3\)"):
+        read_trips(p)
+    p.write_text("<NUMBER OF ZONES> 2\n<END OF METADATA>\nOrigin 1\n 2 : 5.0;\n"
+                 "Origin 2\n 1 : 1.5;\n")
     demand, _ = read_trips(p)
-    # brute force: the sum of every entry of each pair
-    np.testing.assert_array_equal(demand, [[0.0, 10.0], [1.5, 0.0]])
+    np.testing.assert_array_equal(demand, [[0.0, 5.0], [1.5, 0.0]])
 
 
 def test_a_net_file_without_first_thru_node_routes_through_every_node(tmp_path):

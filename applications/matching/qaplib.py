@@ -24,9 +24,11 @@ class QAPLIBConventionWarning(UserWarning):
 
 
 class _Tokens(list[str]):
-    """The whitespace-separated tokens of a file, with the line of each."""
+    """The whitespace-separated tokens of a file, with the line of each, and whether the
+    file ends with whitespace (a line break) after its last token."""
 
     lines: list[int]
+    closed: bool
 
 
 def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
@@ -43,6 +45,7 @@ def _tokens(path: str | os.PathLike, what: str) -> tuple[Path, _Tokens]:
                          f"{raw[e.start]:#04x} at offset {e.start})") from None
     tokens = _Tokens()
     tokens.lines = []
+    tokens.closed = not text or text[-1].isspace()
     for line_no, line in enumerate(text.splitlines(), 1):
         # commas separate too (some .sln files list the permutation as "7,5,12,...")
         for t in line.replace(",", " ").split():
@@ -119,8 +122,11 @@ def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        When the file is empty, a token is not a number, or the token count
-        is not ``1 + 2 n^2`` (the message gives both counts).
+        When the file is empty, a token is not a number, the token count is not
+        ``1 + 2 n^2`` (the message gives both counts), or the last number is not
+        followed by a line break (or other whitespace): a file cut inside its last
+        number still has ``1 + 2 n^2`` of them (every QAPLIB ``.dat`` ends with a
+        line break).
     """
     path, tokens = _tokens(path, "read_qaplib")
     if not tokens:
@@ -132,6 +138,12 @@ def read_qaplib(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
             f"read_qaplib: {path}: n = {n} needs 1 + 2 n^2 = {expected} numbers, "
             f"found {len(tokens)}"
         )
+    if not tokens.closed:
+        # the count stays 1 + 2 n^2 when the cut falls inside the last number ("36"
+        # read as "3"); the published files end with a line break
+        raise ValueError(f"read_qaplib: {path}:{tokens.lines[-1]}: the last number "
+                         f"{tokens[-1]!r} is not followed by a line break: a truncated file "
+                         "(if the file is whole, end it with a line break)")
     values = _numbers(tokens, path, 1)
     A = values[: n * n].reshape(n, n)
     B = values[n * n:].reshape(n, n)

@@ -110,7 +110,7 @@ class Network:
     first_thru_node : int, default 0
         0-based index of the first node that routes may pass through: zone
         nodes below it are only origins or destinations (TNTP ``FIRST THRU
-        NODE`` minus one).
+        NODE`` minus one); in ``[0, n_nodes)``.
     length, toll : array of float, optional
         Link lengths and tolls (default 0).
     toll_factor, distance_factor : float, default 0
@@ -218,6 +218,12 @@ class Network:
                 raise TypeError(f"{message} ({type(self.first_thru_node).__name__})")
             raise ValueError(message)
         self.first_thru_node = int(self.first_thru_node)
+        if self.n_nodes and self.first_thru_node >= self.n_nodes:
+            # past the last node it forbids every route through a node, a typo's doing
+            # (a TNTP <FIRST THRU NODE> of 99 on 2 nodes was kept)
+            raise ValueError(f"Network: `first_thru_node` must lie in [0, {self.n_nodes}) "
+                             f"(0-based, the network's {self.n_nodes} nodes), got "
+                             f"{self.first_thru_node}")
         for name in ("toll_factor", "distance_factor"):
             setattr(self, name, check_real(getattr(self, name), name, "Network"))
         const = self.toll_factor * self.toll + self.distance_factor * self.length

@@ -28,6 +28,9 @@ __all__ = ["read_net", "read_trips", "read_flows", "read_tntp", "load_siouxfalls
 
 _META = re.compile(r"^\s*<([^>]+)>\s*(.*)$")
 _ORIGIN_LINE = re.compile(r"^\s*Origin\s+(\S+)\s*$", re.IGNORECASE)
+#: the most zones :func:`read_trips` makes a demand matrix for: a dense matrix of this
+#: many zones takes 2 GiB (Austin, of the TNTP collection, has 7388 zones: 0.4 GiB)
+MAX_ZONES = 16384
 
 
 def _read_text(path: str | os.PathLike) -> str:
@@ -130,13 +133,26 @@ def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
         ``link_type``; missing trailing columns are 0.
     metadata : dict of str to str
         The ``<KEY> value`` lines, keys upper-cased.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the line, the key or the token): a link line that is not
+        ``init_node term_node capacity length free_flow_time ...``, a file that holds no
+        link, a ``<NUMBER OF LINKS>`` other than the links read, or a last link line
+        that ends with neither ``;`` nor a line break (a truncated file: its last
+        number may be cut, its last columns lost).
     """
-    meta, body, first = _split_metadata(_read_text(path))
+    text = _read_text(path)
+    meta, body, first = _split_metadata(text)
     rows: list[list[float]] = []
+    last = ""  # the last link line, without its comment
     for line_no, line in enumerate(body, first):
-        line = _strip_comment(line).replace(";", " ").strip()
+        data = _strip_comment(line).strip()
+        line = data.replace(";", " ").strip()
         if not line:
             continue
+        last = data
         tokens = line.split()
         if len(tokens) < 5:
             raise ValueError(
@@ -147,6 +163,19 @@ def read_net(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, 
                 for t, name in zip(tokens[:2], ("init_node", "term_node"))]
         vals += [_number(t, path, line_no, "a link value") for t in tokens[2:]]
         rows.append((vals + [0.0] * 10)[:10])
+    if not rows:
+        # an empty or foreign file read as a network of no link: nothing to assign
+        raise ValueError(f"{path}: the file holds no link line: not a TNTP net file (or an "
+                         "empty one)")
+    lines = text.splitlines()
+    if not (text.endswith(("\n", "\r")) or last.endswith(";") or "~" in lines[-1]
+            or not lines[-1].strip()):
+        # every link line of the format ends with ';' (the published files' too): a
+        # file cut inside its last link still parses, the cut number short and the
+        # columns after it read as 0; a line break after it says the line is whole
+        raise ValueError(f"{path}:{len(lines)}: the last link line {lines[-1].strip()!r:.80} "
+                         "ends with neither ';' nor a line break: a truncated file (if the "
+                         "file is whole, end its last line with ';' or a line break)")
     table = np.array(rows, dtype=float).reshape(-1, 10)
     names = ("init_node", "term_node", "capacity", "length", "free_flow_time", "b", "power",
              "speed", "toll", "link_type")
@@ -177,19 +206,41 @@ def read_trips(path: str | os.PathLike,
     demand : ndarray, shape (n_zones, n_zones)
         ``demand[o, d]`` trips from zone ``o + 1`` to zone ``d + 1``.
     metadata : dict of str to str
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the line, the key or the entry): an entry that is not
+        ``destination : trips;`` or lies outside the zones, a file without an ``Origin``
+        line, an origin whose block appears twice or a destination listed twice in one
+        block (the format lists each pair once: readers of it disagree on a repeat,
+        the collection's own script keeps the last value, a plain sum adds them), a
+        ``<TOTAL OD FLOW>`` other than the entries' sum, a ``<NUMBER OF ZONES>`` other
+        than ``n_zones`` or beyond the largest zone the entries name, or more than
+        :data:`MAX_ZONES` zones (the dense matrix of that many is refused before it is
+        allocated).
     """
     if n_zones is not None:
         check_whole(n_zones, "n_zones", 1, "read_trips")
     meta, body, first = _split_metadata(_read_text(path))
-    entries: list[tuple[int, int, float, int]] = []  # origin, destination, trips, line
+    origins: list[int] = []
+    dests: list[int] = []
+    trips_of: list[float] = []
+    lines_of: list[int] = []
     origin: int | None = None
-    seen_origin = False
+    origin_line: dict[int, int] = {}  # origin -> the line of its block
+    block: dict[int, int] = {}  # destination -> its line, in the current origin's block
     for line_no, raw in enumerate(body, first):
         line = _strip_comment(raw)
         m = _ORIGIN_LINE.match(line)
         if m:
             origin = _node(m.group(1), path, line_no, "the origin")
-            seen_origin = True
+            if origin in origin_line:
+                raise ValueError(f"{path}:{line_no}: a second block of origin {origin} (the "
+                                 f"first is on line {origin_line[origin]}): each origin has "
+                                 "one block")
+            origin_line[origin] = line_no
+            block = {}
             continue
         parts = line.split(";")
         if parts[-1].strip():  # every entry ends with ';': a cut file ends without one
@@ -209,32 +260,56 @@ def read_trips(path: str | os.PathLike,
             trips = _number(val.strip(), path, line_no, f"the trips of entry {part!r}")
             if trips < 0:
                 raise ValueError(f"{path}:{line_no}: negative trips in entry {part!r}")
-            entries.append((origin, _node(d_str.strip(), path, line_no, "the destination"),
-                            trips, line_no))
-    if not seen_origin:
+            dest = _node(d_str.strip(), path, line_no, "the destination")
+            if dest in block:
+                raise ValueError(f"{path}:{line_no}: destination {dest} of origin {origin} "
+                                 f"is listed a second time (first on line {block[dest]}): "
+                                 "each OD pair is listed once")
+            block[dest] = line_no
+            origins.append(origin)
+            dests.append(dest)
+            trips_of.append(trips)
+            lines_of.append(line_no)
+    if not origin_line:
         # an empty or foreign file read as no demand at all: a "converged" zero assignment
         raise ValueError(f"{path}: no 'Origin' line: not a TNTP trips file (or an empty one)")
     stated = _meta_int(meta, "NUMBER OF ZONES", path)
     if n_zones is not None and stated is not None and stated != n_zones:
         raise ValueError(f"{path}: <NUMBER OF ZONES> says {stated} but {int(n_zones)} zones "
                          "were expected (the network's)")
-    if n_zones is None:
-        n_zones = stated
-    if n_zones is None:
-        n_zones = max((max(o, d) for o, d, _, _ in entries), default=0)
+    named = max(max(origin_line), max(dests, default=0))
+    if n_zones is None and stated is not None and stated > named:
+        # the header alone sized the matrix: 10**6 zones for two entries asked 7 TiB
+        raise ValueError(f"{path}: <NUMBER OF ZONES> says {stated} but the entries name "
+                         f"zones up to {named} only (pass `n_zones`, the network's, where "
+                         "the zones after it have no trips)")
+    where, key = f"{path}", "`n_zones`"  # what sized the matrix, for the messages
+    if n_zones is None and stated is not None:
+        n_zones, key = stated, "<NUMBER OF ZONES>"
+    elif n_zones is None:
+        n_zones, key = named, "the largest zone number"
+        where = f"{path}:{origin_line.get(named) or lines_of[dests.index(named)]}"
     n_zones = int(n_zones)
+    o = np.array(origins, dtype=np.int64) - 1
+    d = np.array(dests, dtype=np.int64) - 1
+    outside = (o >= n_zones) | (d >= n_zones)
+    if outside.any():
+        k = int(np.flatnonzero(outside)[0])
+        zone, what = (origins[k], "origin") if o[k] >= n_zones else (dests[k], "destination")
+        raise ValueError(f"{path}:{lines_of[k]}: zone numbers must lie in 1..{n_zones}, got "
+                         f"{what} {zone}")
+    blocks = [(ln, org) for org, ln in origin_line.items() if org > n_zones]
+    if blocks:
+        ln, org = min(blocks)
+        raise ValueError(f"{path}:{ln}: zone numbers must lie in 1..{n_zones}, got origin "
+                         f"{org}")
+    if n_zones > MAX_ZONES:
+        raise ValueError(f"{where}: {key} is {n_zones}: more than MAX_ZONES = {MAX_ZONES} "
+                         f"zones (a dense {n_zones} x {n_zones} demand matrix of "
+                         f"{8 * n_zones**2 / 2**30:.3g} GiB); raise "
+                         "frankwolfe.applications.traffic.tntp.MAX_ZONES if that is meant")
     demand = np.zeros((n_zones, n_zones))
-    if entries:
-        arr = np.array(entries)
-        o = arr[:, 0].astype(np.int64) - 1
-        d = arr[:, 1].astype(np.int64) - 1
-        if min(o.min(), d.min()) < 0 or max(o.max(), d.max()) >= n_zones:
-            k = int(np.flatnonzero((o < 0) | (o >= n_zones) | (d < 0) | (d >= n_zones))[0])
-            org, dest, _, line_no = entries[k]
-            zone, what = (org, "origin") if not 0 <= org - 1 < n_zones else (dest, "destination")
-            raise ValueError(f"{path}:{line_no}: zone numbers must lie in 1..{n_zones}, got "
-                             f"{what} {zone}")
-        np.add.at(demand, (o, d), arr[:, 2])
+    np.add.at(demand, (o, d), np.array(trips_of, dtype=float))
     total = _meta_float(meta, "TOTAL OD FLOW", path)
     if total is not None and not np.isclose(total, demand.sum(), rtol=1e-6, atol=1e-6):
         raise ValueError(
@@ -249,10 +324,11 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
     Parameters
     ----------
     path : str or path-like
-        The ``*_flow.tntp`` file: a header line ``From To Volume Cost`` (optional),
-        then one line ``from to volume [cost]`` per link, each ending with a line
-        break (the last one may end with TNTP's ``;`` or a ``~`` comment instead, or
-        hold no numbers: then nothing of them is cut).
+        The ``*_flow.tntp`` file: a header line ``From To Volume Cost`` (optional: the
+        first line is the header when its first two tokens are not numbers), then one
+        line ``from to volume [cost]`` per link, each ending with a line break (the
+        last one may end with TNTP's ``;`` or a ``~`` comment instead, or hold no
+        numbers: then nothing of them is cut).
     n_links : int, optional
         The links of the network: a file with another number of flow lines is
         refused.
@@ -286,7 +362,9 @@ def read_flows(path: str | os.PathLike, n_links: int | None = None
             continue
         if not header_seen:  # "From To Volume Cost": the first line that is not blank
             header_seen = True
-            if not all(_is_number(p) for p in parts):
+            # a header names its columns: a first data line with a typo in its volume
+            # ("1 2 1O.5 6.0") was taken for one and dropped
+            if not any(_is_number(p) for p in parts[:2]):
                 continue
         if len(parts) < 3:
             raise ValueError(f"{path}:{line_no}: a flow line is 'from to volume [cost]', "
@@ -342,13 +420,34 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     ------
     ValueError
         Naming the file and line, for a malformed or inconsistent file (link counts,
-        zone counts, total flow, node numbers).
+        zone counts, total flow, node numbers); naming the key, for a
+        ``<NUMBER OF ZONES>`` or ``<NUMBER OF NODES>`` beyond the largest node the
+        links use (zones are nodes ``1..z``: a zone or node past them has no link), a
+        ``<NUMBER OF NODES>`` below it, or a ``<FIRST THRU NODE>`` outside
+        ``1..n_nodes`` (TNTP numbers nodes from 1; without the key every node may be
+        passed through, as with 1).
     """
     links, meta = read_net(net_path)
+    top = int(max(links["init_node"].max(), links["term_node"].max()))
     n_zones = _meta_int(meta, "NUMBER OF ZONES", net_path)
-    demand, _ = read_trips(trips_path, n_zones)
     n_nodes = _meta_int(meta, "NUMBER OF NODES", net_path)
-    first_thru = _meta_int(meta, "FIRST THRU NODE", net_path) or 1
+    # the headers size the demand matrix and every per-node array: bound them by the
+    # links read before anything is allocated (10**12 nodes passed here)
+    for key, value in (("NUMBER OF ZONES", n_zones), ("NUMBER OF NODES", n_nodes)):
+        if value is not None and value > top:
+            raise ValueError(f"{net_path}: <{key}> says {value} but the links use nodes up "
+                             f"to {top} only: a node after it would have no link")
+    if n_nodes is not None and n_nodes < top:
+        raise ValueError(f"{net_path}: <NUMBER OF NODES> says {n_nodes} but the links use "
+                         f"node {top}")
+    n_nodes = top if n_nodes is None else n_nodes
+    first_thru = _meta_int(meta, "FIRST THRU NODE", net_path)
+    if first_thru is None:
+        first_thru = 1
+    elif not 1 <= first_thru <= n_nodes:
+        raise ValueError(f"{net_path}: <FIRST THRU NODE> must be a node number in "
+                         f"1..{n_nodes} (the nodes are numbered from 1), got {first_thru}")
+    demand, _ = read_trips(trips_path, n_zones)
     if toll_factor is None:
         toll_factor = _meta_float(meta, "TOLL FACTOR", net_path) or 0.0
     if distance_factor is None:
@@ -362,7 +461,7 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     return Network(
         init_node=tail, term_node=head, free_flow_time=links["free_flow_time"],
         capacity=links["capacity"], b=links["b"], power=links["power"], demand=demand,
-        n_nodes=n_nodes or 0, first_thru_node=first_thru - 1, length=links["length"],
+        n_nodes=n_nodes, first_thru_node=first_thru - 1, length=links["length"],
         toll=links["toll"], toll_factor=toll_factor, distance_factor=distance_factor,
         name=Path(net_path).name.replace("_net.tntp", ""), metadata=meta,
     )
@@ -384,8 +483,9 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
     Raises
     ------
     ValueError
-        When a file does not parse, or the flow file is not the published one (its
-        sha256) or does not have a line per link in the net file's order.
+        When a file does not parse, or a file is not the published one (the sha256 of
+        the net, trips and flow files) or the flow file does not have a line per link
+        in the net file's order.
     """
     if data_home is None:
         data_home = os.environ.get(ENV_HOME)
@@ -395,6 +495,10 @@ def load_siouxfalls(data_home: str | os.PathLike | None = None) -> tuple[Network
     if not folder.is_dir():
         raise FileNotFoundError(f"load_siouxfalls: no folder {folder}")
     net = read_tntp(folder / "SiouxFalls_net.tntp", folder / "SiouxFalls_trips.tntp")
+    # a net or trips file cut at a line end (or with a changed number) still parses
+    for kind in ("net", "trips"):
+        check_published(folder / f"SiouxFalls_{kind}.tntp",
+                        f"tntp/SiouxFalls/SiouxFalls_{kind}.tntp", "load_siouxfalls")
     flow = folder / "SiouxFalls_flow.tntp"
     check_published(flow, "tntp/SiouxFalls/SiouxFalls_flow.tntp", "load_siouxfalls")
     ends, volume, _ = read_flows(flow, n_links=net.init_node.size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from dataclasses import dataclass, field
@@ -83,9 +84,19 @@ class CMUHouse:
 
 
 def _loadtxt(path: Path, dtype: type, ndmin: Literal[1, 2]) -> np.ndarray:
-    """``np.loadtxt`` whose errors name the file (numpy's give the row, column and token)."""
+    """``np.loadtxt`` whose errors name the file (numpy's give the row, column and token),
+    refusing a file whose last number is not followed by a line break."""
     try:
-        a: np.ndarray = np.loadtxt(path, dtype=dtype, ndmin=ndmin)
+        raw = path.read_bytes()
+        if raw and not raw[-1:].isspace():
+            # every file of the set ends with one: a copy cut inside its last number
+            # ("2.546e+002" read as "2.5") keeps its shape
+            last = raw.rsplit(maxsplit=1)[-1].decode("ascii", "replace")
+            line = raw.count(b"\n") + 1
+            raise ValueError(f"the last number {last!r} (line {line}) is "
+                             "not followed by a line break: a truncated file")
+        a: np.ndarray = np.loadtxt(io.StringIO(raw.decode("ascii")), dtype=dtype,
+                                   ndmin=ndmin)
     except FileNotFoundError:
         raise
     except (ValueError, OSError, UnicodeDecodeError) as e:
@@ -101,7 +112,11 @@ def _read_matrix(path: Path, shape: tuple[int, int], dtype: type) -> np.ndarray:
     return a
 
 
-def _read_pairs(path: Path) -> np.ndarray:
+def _read_pairs(path: Path, baseline: int | None = None,
+                split: str | None = None) -> np.ndarray:
+    """The 0-based frame pairs of a pair list; with ``baseline`` and ``split``, refused
+    unless they are the documented ones: ``(f, f + B)`` for the frames ``f`` of that
+    split (``f mod 3`` is 0, 1, 2 for train, validate, test), in frame order."""
     frames = []
     try:
         text = path.read_bytes().decode("ascii")
@@ -127,6 +142,25 @@ def _read_pairs(path: Path) -> np.ndarray:
     if bad.size:
         raise ValueError(f"load_cmu_house: {path} names frames outside 1..{N_FRAMES}: "
                          f"frame {int(out.flat[bad[0]]) + 1} on line {lines[int(bad[0])]}")
+    if baseline is None or split is None:
+        return out
+    off = np.flatnonzero(out[:, 1] - out[:, 0] != baseline)
+    if off.size:
+        k = int(off[0])
+        raise ValueError(f"load_cmu_house: {path}: a pair of baseline {baseline} is frames "
+                         f"(f, f + {baseline}), got frames {out[k, 0] + 1} and {out[k, 1] + 1} "
+                         f"(lines {lines[2 * k]} and {lines[2 * k + 1]})")
+    first = np.arange(N_FRAMES - baseline)
+    want = first[first % 3 == _SPLITS.index(split)]
+    if out.shape[0] != want.size or not np.array_equal(out[:, 0], want):
+        # a list cut at a pair's end, or emptied, still parses
+        k = next((i for i in range(min(out.shape[0], want.size)) if out[i, 0] != want[i]),
+                 min(out.shape[0], want.size))
+        got = f"frame {out[k, 0] + 1}" if k < out.shape[0] else "the end of the file"
+        expected = f"frame {want[k] + 1}" if k < want.size else "no more pairs"
+        raise ValueError(f"load_cmu_house: {path} must list the {want.size} pairs of the "
+                         f"{split} frames (f, f + {baseline}), got {out.shape[0]}: pair "
+                         f"{k + 1} is {got}, expected {expected}")
     return out
 
 
@@ -158,7 +192,11 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
     FileNotFoundError
         Naming the expected files when the folder is not found.
     ValueError
-        When a file does not have the documented shape.
+        Naming the file: when a file does not have the documented shape or content
+        (``correct`` a permutation of ``0..29``, each adjacency a symmetric 0/1
+        matrix, shape contexts counts, each pair list the pairs ``(f, f + B)`` of its
+        split's frames), or a file's last number is not followed by a line break (a
+        truncated file: every file of the set ends with one).
     """
     if check_download_flag(download_if_missing, "load_cmu_house"):
         data_home = cmu_house_home(data_home)
@@ -174,10 +212,31 @@ def load_cmu_house(data_home: str | os.PathLike[str] | None = None,
     if correct.shape != (N_LANDMARKS,):
         raise ValueError(f"load_cmu_house: {folder / 'correct'} must list {N_LANDMARKS} "
                          f"landmarks, got {correct.shape[0]}")
-    pairs = {(b, s): _read_pairs(folder / "pairs" / f"houses{b}_{s}.txt")
+    if not np.array_equal(np.sort(correct), np.arange(N_LANDMARKS)):
+        # a 1-based copy (1..30) matched every landmark to its neighbour
+        k = min(set(range(N_LANDMARKS)) - set(correct.tolist()))
+        raise ValueError(f"load_cmu_house: {folder / 'correct'} must be a permutation of "
+                         f"0..{N_LANDMARKS - 1}, got {correct.tolist()} (landmark {k} is "
+                         "missing)")
+    pairs = {(b, s): _read_pairs(folder / "pairs" / f"houses{b}_{s}.txt", b, s)
              for b in CMU_HOUSE_BASELINES for s in _SPLITS}
     check_finite(f"load_cmu_house: {folder / 'label'}", "landmark coordinates", points)
     check_finite(f"load_cmu_house: {folder / 'scf'}", "shape contexts", scf)
+    negative = np.argwhere(scf < 0)
+    if negative.size:
+        f, k, j = (int(v) for v in negative[0])
+        raise ValueError(f"load_cmu_house: {folder / 'scf' / f'house{f + 1:03d}.scf'}: shape "
+                         f"contexts are counts (>= 0), got {scf[f, k, j]!r} on line {k + 1}, "
+                         f"column {j + 1}")
+    # documented a symmetric 0/1 matrix: -1 or 2 became True, a one-way edge was kept
+    bad = np.argwhere((adj != 0) & (adj != 1) | (adj != adj.transpose(0, 2, 1)))
+    if bad.size:
+        f, k, j = (int(v) for v in bad[0])
+        what = ("must hold 0 or 1" if adj[f, k, j] not in (0, 1) else
+                f"must be symmetric, but entry ({j + 1}, {k + 1}) is {adj[f, j, k]}")
+        raise ValueError(f"load_cmu_house: {folder / 'adj' / f'house{f + 1:03d}.adj'}: the "
+                         f"adjacency {what}, got {adj[f, k, j]} on line {k + 1}, column "
+                         f"{j + 1}")
     adj = adj.astype(bool)
     for arr in (points, scf, adj, correct, *pairs.values()):
         arr.setflags(write=False)  # shared by every pair built from them

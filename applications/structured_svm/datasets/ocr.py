@@ -13,7 +13,7 @@ import numpy as np
 from frankwolfe._finite import check_finite
 
 from ...data.home import find_folder
-from ...data.sources import OCR_FILES, check_download_flag, ocr_home
+from ...data.sources import OCR_FILES, check_download_flag, check_published, ocr_home
 from .array_pickle import load_arrays
 
 __all__ = ["load_ocr"]
@@ -22,6 +22,9 @@ __all__ = ["load_ocr"]
 _FILES = {name: "pickle" if ".pickle" in name else "mat" if name.endswith(".mat") else "raw"
           for name in OCR_FILES}
 _N_PIXELS = 128
+_N_LETTERS = 26
+#: the words of the data set (SOURCE.md of the data: every copy holds them all)
+N_WORDS = 6877
 #: the most a copy of the letters may hold (decompressed): the largest, Taskar's text
 #: file, is 15 MB
 MAX_BYTES = 256 << 20
@@ -58,13 +61,34 @@ def _read_mat(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarra
     from scipy.io import loadmat
 
     m = loadmat(path)
-    y = m["y"].ravel().astype(np.int64)
+    y = m["y"].ravel()
+    fold = m["fold"].ravel()
+    if m["X"].ndim != 2 or not m["X"].shape[0] == y.size == fold.size:
+        raise ValueError(f"load_ocr: {path}: `X`, `y` and `fold` must have a row per letter "
+                         f"(or separator), got shapes {m['X'].shape}, {m['y'].shape} and "
+                         f"{m['fold'].shape}")
+    bad = np.flatnonzero(~np.isin(y, np.arange(_N_LETTERS + 1)))
+    if bad.size:
+        # y == -1 cut a word in two as a separator would; 27 became label 26
+        r = int(bad[0])
+        raise ValueError(f"load_ocr: {path}: `y` must hold 1..{_N_LETTERS} (a letter) or 0 "
+                         f"(a word separator), got {int(y[r])} on row {r} (0-based)")
+    y = y.astype(np.int64)
     letter = y > 0  # y == 0 rows separate words
     # a word starts at a letter row that follows a separator (or the file start)
     prev_sep = np.concatenate([[True], ~letter[:-1]])
     starts_all = letter & prev_sep
     word_start = np.flatnonzero(starts_all[letter])
-    return _split_rows(m["X"][letter], y[letter] - 1, m["fold"].ravel()[letter], word_start)
+    folds = fold[letter]
+    # a word takes its first letter's fold: one of its letters in another fold would
+    # change sides silently
+    word_of = np.cumsum(np.isin(np.arange(folds.size), word_start)) - 1
+    odd = np.flatnonzero(folds != folds[word_start][word_of])
+    if odd.size:
+        r, k = int(np.flatnonzero(letter)[odd[0]]), int(odd[0])
+        raise ValueError(f"load_ocr: {path}: row {r} (0-based) has fold {folds[k].item()!r} "
+                         f"but its word began in fold {folds[word_start][word_of[k]].item()!r}")
+    return _split_rows(m["X"][letter], y[letter] - 1, folds, word_start)
 
 
 def _read_raw(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
@@ -80,6 +104,39 @@ def _read_raw(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarra
 
 
 _READERS = {"pickle": _read_pickle, "mat": _read_mat, "raw": _read_raw}
+
+
+def _check_words(path: Path, pixels: list[np.ndarray], labels: list[np.ndarray],
+                 folds: np.ndarray) -> None:
+    """A ``ValueError`` naming the file, the word and the value unless every word has
+    ``(L, 128)`` pixels, ``L`` labels in ``0..25`` and one fold in ``0..9``: a label
+    of another length, out of range or a fold list of another length loaded, or
+    failed in numpy with no file named."""
+    where = f"load_ocr: {path}"
+    n = len(pixels)
+    if n == 0:
+        raise ValueError(f"{where}: holds no word")
+    if len(labels) != n or np.ndim(folds) != 1 or len(folds) != n:
+        raise ValueError(f"{where}: {n} words but {len(labels)} labellings and "
+                         f"{np.size(folds)} folds: one of each per word")
+    for i, (x, y) in enumerate(zip(pixels, labels)):
+        x = np.asarray(x)
+        if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] != _N_PIXELS:
+            raise ValueError(f"{where}: word {i} (0-based) has pixels of shape {x.shape}, "
+                             f"expected (letters, {_N_PIXELS})")
+        if y.shape != (x.shape[0],):
+            raise ValueError(f"{where}: word {i} (0-based) has {x.shape[0]} letters but "
+                             f"labels of shape {y.shape}")
+        out = (y < 0) | (y >= _N_LETTERS)
+        if out.any():
+            raise ValueError(f"{where}: word {i} (0-based) has label "
+                             f"{int(y[np.flatnonzero(out)[0]])}; labels are 0..25 "
+                             "('a'..'z')")
+    f = np.asarray(folds)
+    bad = np.flatnonzero(~np.isin(f, np.arange(10)))
+    if bad.size:
+        raise ValueError(f"{where}: word {int(bad[0])} (0-based) has fold "
+                         f"{f[bad[0]].item()!r}; folds are 0..9")
 
 
 def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = None,
@@ -118,6 +175,11 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
     ------
     FileNotFoundError
         Naming the expected files when none is found.
+    ValueError
+        Naming the file: when it cannot be read, a word's pixels are not
+        ``(L, 128)``, its labels not ``L`` values in ``0..25`` (``1..26`` and the
+        separator 0 in ``ocr.mat``), the folds not one in ``0..9`` per word, or
+        ``ocr.mat`` is not the published file (its sha256).
     """
     if split not in ("ocr2", "ocr"):
         raise ValueError(f"load_ocr: `split` must be 'ocr2' or 'ocr', got {split!r}")
@@ -136,11 +198,13 @@ def load_ocr(split: str = "ocr2", data_home: str | os.PathLike[str] | None = Non
             raise
         raise ValueError(f"load_ocr: {path}: cannot read it ({type(e).__name__}: {e}); the "
                          "file is truncated, damaged or not the OCR letters") from e
+    _check_words(path, pixels, labels, folds)
+    # a copy with a published digest (Schmidt's ocr.mat) must be that copy: one cut at
+    # a word's end, or with a changed pixel, passes the checks above
+    check_published(path, f"ocr/{path.name}", "load_ocr",
+                    f"{len(pixels)} words read, the OCR letters have {N_WORDS}")
 
     lengths = np.array([p.shape[0] for p in pixels])
-    if pixels[0].shape[1] != _N_PIXELS:
-        raise ValueError(f"load_ocr: {path} holds {pixels[0].shape[1]} pixels per letter, "
-                         "expected 128")
     test_fold = folds == 0
     in_train = ~test_fold if split == "ocr2" else test_fold
     train, test = np.flatnonzero(in_train), np.flatnonzero(~in_train)
