@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._lazy import load, names
+from .._lazy import load as _load
+from .._lazy import names as _names
 from .solve import (
     LassoPath,
     alpha_max,
@@ -68,8 +69,8 @@ _LAZY = {"ConstrainedLasso": ".estimator"}
 
 
 def __getattr__(name: str) -> Any:
-    return load(__name__, _LAZY, name)
+    return _load(__name__, _LAZY, name)
 
 
 def __dir__() -> list[str]:
-    return names(globals(), _LAZY)
+    return _names(globals(), _LAZY)
