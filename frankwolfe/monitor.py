@@ -13,7 +13,9 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +26,8 @@ from ._run_checks import check_run_options
 from .errors import NonConvexError
 from .result import History, Result, Status
 
-__all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop"]
+__all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop", "BudgetWords",
+           "budget_words"]
 
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
@@ -218,6 +221,55 @@ class IterationState:
                 f"gradient={brief(self.gradient)}, info={brief(self.info)})")
 
 
+@dataclass(frozen=True)
+class BudgetWords:
+    """How a caller that sets a run's ``max_iter`` from a budget of its own (an
+    estimator's ``max_passes``) has the run speak of it: the message of a run that
+    spent it, the counts of the other messages, the verbose closing line and the
+    progress bar's total say the caller's budget, not the iterations it maps to.
+
+    Attributes
+    ----------
+    name : str
+        The caller's parameter (``"max_passes"``).
+    total : float
+        Its value: the progress bar's total.
+    unit : str
+        What it counts (``"passes"``).
+    done : callable
+        ``done(k, extra) -> float``: the units spent after iteration ``k``, from the
+        extra columns of that iteration's history row (a ``KeyError`` when they do not
+        tell: the message then counts iterations).
+    closing : callable, optional
+        Given the verbose closing line instead of printing it (a caller that prints rows
+        of its own after the run prints it after them); None: printed.
+    """
+
+    name: str
+    total: float
+    unit: str
+    done: Callable[[int, dict[str, Any]], float]
+    closing: Callable[[str], None] | None = None
+
+
+#: the words of the next monitor made in this context (see :func:`budget_words`)
+_BUDGET_WORDS: ContextVar[list[BudgetWords] | None] = ContextVar("frankwolfe_budget_words",
+                                                                 default=None)
+
+
+@contextmanager
+def budget_words(words: BudgetWords) -> Iterator[None]:
+    """The next :class:`Monitor` made in this context (this thread) speaks of its
+    iteration budget in ``words``: the run the caller starts inside the block, whose
+    monitor is made first; the runs that one starts in turn (corrective subproblems)
+    keep their own words."""
+    token = _BUDGET_WORDS.set([words])
+    try:
+        yield
+    finally:
+        _BUDGET_WORDS.reset(token)
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
@@ -289,12 +341,11 @@ class Monitor:
         #: whether the callback stopped the run by raising StopIteration (the message says so)
         self.stopped_by_raise = False
         self.history_every = int(history_every)
-        if verbose is True:
-            self.print_every = max(1, self.max_iter // 20)
-        elif verbose:
-            self.print_every = int(verbose)
+        # numpy's bools are bools (int(np.True_) is 1: a row per iteration)
+        if isinstance(verbose, (bool, np.bool_)):
+            self.print_every = max(1, self.max_iter // 20) if verbose else 0
         else:
-            self.print_every = 0
+            self.print_every = int(verbose)
         self.history = History(_COLUMNS)
         # the rows' appender, and the extra columns its rows carry
         self._append_row = self.history.row_appender()
@@ -312,6 +363,27 @@ class Monitor:
         self._last_recorded = -1
         self._last_print = self._t0
         self._close_echo: Callable[[], None] | None = None
+        slot = _BUDGET_WORDS.get()
+        #: how the caller names the iteration budget (:func:`budget_words`), or None
+        self.budget: BudgetWords | None = slot.pop() if slot else None
+        self._last_extra: dict[str, Any] = {}  # the last row's extra columns
+
+    def _spent(self, k: int) -> float | None:
+        """The caller's budget units spent after iteration ``k`` (None: no words, or
+        they do not tell)."""
+        if self.budget is None:
+            return None
+        try:
+            return float(self.budget.done(k, self._last_extra))
+        except KeyError:
+            return None
+
+    def _after(self, k: int) -> str:
+        """``after 12 iterations``, or in the caller's units (``after 6 passes``)."""
+        spent = self._spent(k)
+        if spent is None or self.budget is None:
+            return f"after {k} iterations"
+        return f"after {spent:g} {self.budget.unit}"
 
     def start(self) -> None:
         """Open the progress bar and the echo of compile notices (a verbose run also
@@ -321,7 +393,11 @@ class Monitor:
         if self._progress and self._bar is None:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=self.max_iter, desc=self.method, leave=False)
+            if self.budget is None:
+                self._bar = tqdm(total=self.max_iter, desc=self.method, leave=False)
+            else:
+                self._bar = tqdm(total=self.budget.total, desc=self.method, leave=False,
+                                 unit=self.budget.unit)
         if self.print_every and self._close_echo is None:
             self._close_echo = _ECHO.open()
             weakref.finalize(self, self._close_echo)
@@ -406,6 +482,7 @@ class Monitor:
         """:meth:`record` with the extra columns as a dict (the driver's call, once per
         iteration: no keyword packing)."""
         self.last_fun = fun
+        self._last_extra = extra
         if math.isfinite(gap):
             self.last_gap = gap
             if math.isfinite(fun):
@@ -440,9 +517,26 @@ class Monitor:
             self._printed = (k, fun, gap)
             self._print_row(k, fun, gap, step_size, extra)
         if self._bar is not None:
-            self._bar.n = min(k, self.max_iter)
-            self._bar.set_postfix(gap=f"{gap:.2e}", refresh=False)
-            self._bar.update(0)
+            self._update_bar(k, gap)
+
+    def _update_bar(self, k: int, gap: float) -> None:
+        """The bar at iteration ``k``: its count (in the caller's units where it names
+        them), and the gap, or on an iteration without a certificate the last one, said
+        to be so (a gap of NaN said nothing)."""
+        bar = self._bar
+        spent = self._spent(k)
+        if spent is None:
+            bar.n = min(k, self.max_iter)
+        else:
+            spent = min(spent, bar.total)
+            bar.n = int(spent) if float(spent).is_integer() else spent
+        if math.isfinite(gap):
+            bar.set_postfix(gap=f"{gap:.2e}", refresh=False)
+        elif math.isfinite(self.last_gap):
+            bar.set_postfix(last_gap=f"{self.last_gap:.2e}", refresh=False)
+        else:
+            bar.set_postfix(gap="none yet", refresh=False)
+        bar.update(0)
 
     def _print_row(self, k: int, fun: float, gap: float, step: float,
                    extra: dict[str, Any]) -> None:
@@ -507,20 +601,26 @@ class Monitor:
             what = "certified gap" if self.bounds else \
                 "Frank-Wolfe gap (stationarity: f is not convex, no certificate)"
             if gap <= self.tol:
-                return f"{what} {gap:.3e} <= tol {self.tol:.3e} after {k} iterations"
-            return (f"{what} {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) after {k} "
-                    "iterations")
+                return f"{what} {gap:.3e} <= tol {self.tol:.3e} {self._after(k)}"
+            return (f"{what} {gap:.3e} <= rtol {self.rtol:.3e} x (|f| - gap) "
+                    f"{self._after(k)}")
         if status == Status.MAX_ITER:
+            if self.budget is not None:
+                words = self.budget
+                spent = self._spent(k)
+                done = f" ({spent:g} {words.unit} done)" if spent is not None else ""
+                return (f"budget {words.name}={words.total:g} spent{done}; "
+                        f"{self._against_tol(gap)}")
             return f"iteration budget max_iter={self.max_iter} spent; {self._against_tol(gap)}"
         if status == Status.TIME_LIMIT:
-            return (f"time_limit={self.time_limit}s reached after {k} iterations; "
+            return (f"time_limit={self.time_limit}s reached {self._after(k)}; "
                     f"{self._against_tol(gap)}")
         if status == Status.CALLBACK_STOP:
             how = "raised StopIteration" if self.stopped_by_raise else "returned False"
             return f"callback {how} at iteration {k}"
         if status == Status.INTERRUPTED:
             told = f"gap {gap:.3e}" if math.isfinite(gap) else "gap not certified"
-            return f"interrupted (Ctrl-C) after {k} iterations; returning the iterate, {told}"
+            return (f"interrupted (Ctrl-C) {self._after(k)}; returning the iterate, {told}")
         return detail or "error"
 
     def _against_tol(self, gap: float) -> str:
@@ -547,12 +647,22 @@ class Monitor:
             # would make a certificate of 0: the loop refuses an exact oracle's
             # (OracleError), and its result after an error takes NaN for one
             gap = 0.0
+        if extra and self.budget is not None:
+            # the budget's units spent: the closing row's counters, else the result's
+            self._last_extra = {**extra, **self._last_extra}
         if message is None:
             message = self.message(status, nit, gap)
         elif math.isnan(gap) and "certif" not in message:
             message += "; the gap at the point returned is not certified"
         if self.print_every:
-            print(f"{self.method}: {status}: {message}", file=sys.stdout)
+            # the status as the caller names it: its budget, not the iterations' max_iter
+            said = self.budget.name if self.budget is not None and \
+                status == Status.MAX_ITER else status
+            line = f"{self.method}: {said}: {message}"
+            if self.budget is not None and self.budget.closing is not None:
+                self.budget.closing(line)
+            else:
+                print(line, file=sys.stdout)
         dual = self.dual_bound if self.bounds else -np.inf
         # fmin: an uncertified gap (NaN) leaves fun - dual, itself a certificate for x
         best_gap = float(np.fmin(gap, fun - dual)) if np.isfinite(dual) and np.isfinite(fun) \

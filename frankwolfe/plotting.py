@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numbers import as_real
+from ._numbers import check_real
 from .result import Result
 
 __all__ = ["plot_convergence"]
@@ -39,10 +39,16 @@ def plot_convergence(
     x : str, default "iteration"
         A history column for the horizontal axis (``"iteration"``, ``"time"``, ...).
     y : str, default "gap"
-        A history column, or ``"primal_gap"`` for ``f(x) - f_star``.
+        A history column, or ``"primal_gap"`` for ``f(x) - f_star``.  Values of exactly
+        0 (a gap certified to be 0) have no place on a log scale: each is marked with a
+        downward triangle on the bottom edge of the axes, at its ``x``, in its run's
+        colour (the curve itself ends at the last positive value).  Negative and
+        non-finite values are left out; a run with no value to draw is warned of
+        (``UserWarning``).
     f_star : float, optional
         Optimal value for ``y="primal_gap"``; by default the best certified
-        lower bound over the runs (``max dual_bound``).
+        lower bound over the runs (``max dual_bound``).  Refused with another ``y``
+        (it would be ignored).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when omitted.
     title : str, optional
@@ -50,6 +56,18 @@ def plot_convergence(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Raises
+    ------
+    KeyError
+        When a run's history lacks the column ``x`` or ``y`` (``"fun"`` for
+        ``y="primal_gap"``), naming the run; checked before any figure is made.
+    TypeError
+        For ``results``, ``x``, ``y``, ``f_star`` or ``ax`` of the wrong type.
+    ValueError
+        For no results, an ``f_star`` that is not finite or given with a ``y`` other
+        than ``"primal_gap"``, or ``y="primal_gap"`` with no certified bound to take
+        ``f_star`` from.
     """
     try:
         import matplotlib.pyplot as plt
@@ -74,9 +92,22 @@ def plot_convergence(
     if bad:
         raise TypeError(f"plot_convergence: `results[{bad[0]!r}]` must be a Result, got "
                         f"{runs[bad[0]]!r:.80}")
-    if f_star is not None and not np.isfinite(as_real(f_star)):
-        raise ValueError(f"plot_convergence: `f_star` must be a finite real number or None, "
-                         f"got {f_star!r}")
+    for name, value in (("x", x), ("y", y)):
+        if not isinstance(value, str):
+            raise TypeError(f"plot_convergence: `{name}` must be a history column name (str), "
+                            f"got {value!r} ({type(value).__name__})")
+    if f_star is not None:
+        f_star = check_real(f_star, "f_star", "plot_convergence")
+        if y != "primal_gap":
+            raise ValueError(f"plot_convergence: `f_star` serves y='primal_gap' only, got "
+                             f"f_star={f_star!r} with y={y!r}")
+    # every run's columns before a figure is made: a refused call leaves none open
+    for label, res in runs.items():
+        for name, column in (("x", x), ("y", "fun" if y == "primal_gap" else y)):
+            if column not in res.history:
+                raise KeyError(f"plot_convergence: the history of run {label!r} has no "
+                               f"column {column!r} (`{name}`); its columns: "
+                               f"{res.history.columns}")
     if ax is not None and not (hasattr(ax, "semilogy") and hasattr(ax, "legend")):
         raise TypeError(f"plot_convergence: `ax` must be a matplotlib Axes or None, "
                         f"got {ax!r:.80}")
@@ -88,19 +119,26 @@ def plot_convergence(
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     for label, res in runs.items():
-        xs = res.history[x]
+        xs = np.asarray(res.history[x])
         ys = res.history["fun"] - f_star if y == "primal_gap" else res.history[y]
         ys = np.asarray(ys, dtype=float)
         keep = np.isfinite(ys) & (ys > 0)
-        if ys.size and not keep.any():
+        zero = ys == 0
+        if ys.size and not keep.any() and not zero.any():
             warnings.warn(f"plot_convergence: no positive finite {y!r} values in {label!r} "
                           "to draw on a log scale (for values of any sign, plot the "
                           "history's columns yourself, or y='primal_gap')", UserWarning,
                           stacklevel=2)
         # a run with one value to draw (one certificate, max_iter=0) shows as a marker:
         # a line of one point is invisible
-        ax.semilogy(np.asarray(xs)[keep], ys[keep], label=label,
-                    marker="o" if int(keep.sum()) == 1 else None)
+        (line,) = ax.semilogy(xs[keep], ys[keep], label=label,
+                              marker="o" if int(keep.sum()) == 1 else None)
+        if zero.any():
+            # x in data units, y in the axes' (0: the bottom edge): a zero is below
+            # every positive value, which a log scale cannot reach
+            ax.plot(xs[zero], np.zeros(int(zero.sum())), linestyle="none", marker="v",
+                    color=line.get_color(), clip_on=False, transform=ax.get_xaxis_transform(),
+                    label=f"_{label} (0)")
     ax.set_xlabel(_LABELS.get(x, x))
     ax.set_ylabel(_LABELS.get(y, y))
     if title:

@@ -208,7 +208,8 @@ class History:
                 w.writerow([row[c] for c in self.columns])
 
     def __repr__(self) -> str:
-        return f"History({len(self)} rows, columns={self.columns})"
+        n = len(self)
+        return f"History({n} row{'' if n == 1 else 's'}, columns={self.columns})"
 
 
 def out_path(path: Any, where: str) -> str | os.PathLike[str]:

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import quadratic_assignment
+from sklearn.exceptions import ConvergenceWarning
 
 from frankwolfe import available_methods
 from frankwolfe.applications.matching import (
@@ -201,7 +202,7 @@ def test_doubly_stochastic_helpers_refuse_what_they_cannot_answer():
     perms, w = birkhoff_decomposition(np.eye(3, dtype=bool)[[2, 0, 1]])
     assert perms.tolist() == [[2, 0, 1]] and w.tolist() == [1.0]
     M = np.array([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.warns(RuntimeWarning, match=r"max_iter=1 ended the scaling with column sums"):
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 ended the scaling with column sums"):
         sinkhorn(M, max_iter=1)
     for kw in ({"max_iter": 0}, {"max_iter": 2.5}, {"tol": np.nan}, {"tol": -1.0}):
         with pytest.raises(ValueError, match=f"sinkhorn: `{next(iter(kw))}` must be"):

@@ -282,7 +282,7 @@ def test_plot_convergence_arguments(chain):
     if res is not None:
         with pytest.raises(TypeError, match=r"plot_convergence: `ax` must be"):
             plot_convergence(res, ax="a")
-        with pytest.raises(ValueError, match=r"plot_convergence: `f_star` must be"):
+        with pytest.raises(TypeError, match=r"plot_convergence: `f_star` must be"):
             plot_convergence(res, y="primal_gap", f_star="a")
 
 

@@ -58,9 +58,10 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
     tol : float
         Stop when every row and column sum is within ``tol`` of 1.
     max_iter : int
-        Bound on the alternating row/column normalizations; a ``RuntimeWarning``
-        says how far from doubly stochastic the answer is when it ends the scaling
-        before ``tol``.
+        Bound on the alternating row/column normalizations; a ``ConvergenceWarning``
+        (scikit-learn's, as every budget that ends a run before its tolerance in the
+        package) says how far from doubly stochastic the answer is when it ends the
+        scaling before ``tol``.
 
     Returns
     -------
@@ -89,8 +90,11 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
         P /= rows[:, None]
     cols = float(np.abs(P.sum(axis=0) - 1.0).max())
     if cols > tol:  # rows are exact after the last row scaling; columns are not
+        # imported here: scikit-learn is not imported with the application
+        from sklearn.exceptions import ConvergenceWarning
+
         warnings.warn(f"sinkhorn: max_iter={max_iter} ended the scaling with column sums "
-                      f"{cols:.3g} from 1 (tol={tol:g})", RuntimeWarning, stacklevel=2)
+                      f"{cols:.3g} from 1 (tol={tol:g})", ConvergenceWarning, stacklevel=2)
     return P
 
 

@@ -273,6 +273,12 @@ def solve_qap(
     ValueError
         For an unknown ``method`` or ``P0`` string, or bad numbers.
 
+    Warns
+    -----
+    ConvergenceWarning
+        (scikit-learn's, as the package's other estimators' Ctrl-C warnings) When Ctrl-C
+        ended the call: the best permutation so far is returned.
+
     Examples
     --------
     >>> import numpy as np
@@ -375,8 +381,11 @@ def solve_qap(
             if better < fun:
                 fun, perm = better, ts.best_permutation.copy()
         if INTERRUPTS.requested:
+            # imported here: scikit-learn is not imported with the application
+            from sklearn.exceptions import ConvergenceWarning
+
             warnings.warn("solve_qap: interrupted (Ctrl-C); returning the best permutation so "
-                          "far", RuntimeWarning, stacklevel=2)
+                          "far", ConvergenceWarning, stacklevel=2)
         return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
                          nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
                          method=method, local_search=search, tabu_iter=n_tabu)

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from frankwolfe import History, IterationState, Result, RunOptions, Status
 from frankwolfe._numbers import check_whole
 from frankwolfe.algorithms.averages import AVERAGING
+from frankwolfe.monitor import BudgetWords, budget_words
 from frankwolfe.parallel import effective_n_jobs
 
 from .._checks import (
@@ -44,7 +45,7 @@ from .models.base import StructuredModel
 from .oracles import batch_predict, batch_primal, certified_result, evaluation_seconds, mean_loss
 from .solver_runs import SOLVER_RUNS
 
-__all__ = ["StructuredSVM"]
+__all__ = ["StructuredSVM", "FitNotice", "fit_and_notice"]
 
 #: solvers that start cold whatever warm_start says (warned)
 _COLD_SOLVERS = ("cutting_plane", "online_eg", "dual_extragradient")
@@ -179,9 +180,12 @@ SeedSequence or BitGenerator, optional
         With ``batch_size`` (and no ``executor``) also the threads of a round's oracles.
     verbose : bool or int, default False
         As in the core (:class:`~frankwolfe.RunOptions`): print the solver's progress
-        table (an int sets the printing period); also prints each history evaluation.
+        table (an int sets the printing period); also prints each history evaluation,
+        and the closing line after the last of them.  The closing line and
+        ``result_.message`` speak of the budget as ``max_passes`` and count passes (not
+        the solver's iterations that the budget is translated to).
     progress : bool, default False
-        As in the core: show a tqdm progress bar.
+        As in the core: show a tqdm progress bar, counting passes up to ``max_passes``.
     warm_start : bool, default False
         Re-fit from the previous solution (dual block state, rescaled to the new
         ``lam``), e.g. along a regularization path.  The state is a dual point of the
@@ -272,6 +276,11 @@ SeedSequence or BitGenerator, optional
     >>> bool(svm.score(X, Y) > 0.8)
     True
     """
+
+    # what a fit sets beside the attributes of the docstring (fit_and_notice)
+    _data_key: str | None
+    _last_eval: tuple[Any, ...] | None
+    _eval_time: float
 
     _param_checks: dict[str, list[Check]] = {
         "model": [InstanceOf(StructuredModel)],
@@ -370,86 +379,9 @@ SeedSequence or BitGenerator, optional
 
         Returns ``self``.
         """
-        started = time.perf_counter()  # the time limit counts the fit's own set-up
-        X_in, X_test_in = X, X_test  # their column names, which positional drops
-        X, Y = positional(X), positional(Y)
-        X_test, Y_test = positional(X_test), positional(Y_test)
-        check_pair(X, Y, "StructuredSVM.fit")
-        if (X_test is None) != (Y_test is None):
-            raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
-        if X_test is not None and Y_test is not None:
-            check_pair(X_test, Y_test, "StructuredSVM.fit", ("X_test", "Y_test"), empty=True)
-        check_finite_examples(X, "X", "StructuredSVM.fit")
-        Y = check_labels(Y, "Y", "StructuredSVM.fit")
-        if X_test is not None:
-            check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
-            Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
-        lam = self._check(len(X))
-        previous: np.ndarray | None = getattr(self, "w_", None)
-        warm = self.warm_start and previous is not None
-        size = 0 if previous is None else previous.size
-        if warm and size != int(self.model.size_joint_feature):
-            # set_params(model=...) since: the old state has another dimension
-            warnings.warn(f"StructuredSVM: warm_start=True, but the previous fit's weights "
-                          f"have {size} entries and this model's "
-                          f"{int(self.model.size_joint_feature)} (the model changed): this "
-                          "fit starts cold", UserWarning, stacklevel=2)
-            self._forget_state()
-            warm = False
-        # the data's digest (a pass over every example): asked for a warm start, and for
-        # the state a fit leaves (bcfw, fw), not for the other solvers
-        self._data_key: str | None = data_key(X, Y) if warm else None
-        if warm:
-            self._drop_foreign_state()
-            if self.solver in _COLD_SOLVERS:
-                warnings.warn(f"StructuredSVM: solver={self.solver!r} has no warm start; "
-                              "this fit starts cold (the BCFW solvers, batch FW and SSG "
-                              "continue from the previous fit)", UserWarning, stacklevel=2)
-            elif self.solver == "ssg" and getattr(self, "_ssg_steps", None) is None:
-                warnings.warn("StructuredSVM: warm_start=True, but solver='ssg' continues "
-                              "only an SSG fit's step schedule, and the previous fit was "
-                              "another solver's (or its file held no warm-start state): "
-                              "this fit starts cold", UserWarning, stacklevel=2)
-        before = {k: v for k, v in self.__dict__.items() if k in _FIT_ATTRIBUTES}
-        self.lam_ = lam
-        self.n_train_ = len(X)
-        self.history_ = History(_COLUMNS)
-        self._eval_time = 0.0
-        self._last_eval: tuple[Any, ...] | None = None
-        self._data = (X, Y, X_test, Y_test)
-        try:
-            check_feature_names(self, X_in, reset=True)
-            if X_test is not None:
-                check_feature_names(self, X_test_in, reset=False)
-            self._fit(X, Y, lam, warm, started)
-        except Exception:
-            if self.__dict__.get("result_") is before.get("result_"):
-                # no run so far to keep: the previous fit whole, not its weights beside
-                # this fit's lam_, n_train_ and empty history (which save() wrote)
-                for k in _FIT_ATTRIBUTES:
-                    self.__dict__.pop(k, None)
-                self.__dict__.update(before)
-            raise
-        finally:
-            del self._data
-        res = self.result_
-        if res.status == Status.INTERRUPTED:
-            warnings.warn(f"StructuredSVM: interrupted (Ctrl-C) after {res.nit} iterations; "
-                          f"w_ holds the weights so far ({res.message})",
-                          ConvergenceWarning, stacklevel=2)
-        elif res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and self.solver != "ssg":
-            budget = "time_limit" if res.status == Status.TIME_LIMIT else "max_passes"
-            gap = res.gap if np.isfinite(res.gap) else self.history_["gap"][-1]
-            if not gap <= self.tol:
-                warnings.warn(f"StructuredSVM: the {budget} budget ended the run at duality "
-                              f"gap {gap:.3g} > tol={self.tol}; raise {budget} or tol",
-                              ConvergenceWarning, stacklevel=2)
-        elif res.status == Status.STALLED and not res.gap <= self.tol:
-            # steps of size 0 with the certified gap above tol: with approximate
-            # inference a decoding short of its maximum gives no ascent
-            warnings.warn(f"StructuredSVM: the run stalled at duality gap {res.gap:.3g} > "
-                          f"tol={self.tol} ({res.message}); with approximate inference "
-                          "try inference='trws' or 'lp'", ConvergenceWarning, stacklevel=2)
+        notice = fit_and_notice(self, X, Y, X_test, Y_test, stacklevel=2)
+        if notice is not None:
+            warnings.warn(notice.message, ConvergenceWarning, stacklevel=2)
         return self
 
     def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
@@ -488,52 +420,63 @@ SeedSequence or BitGenerator, optional
                              progress=bool(self.progress))
         if run.max_iter is not None:  # None: the own solvers count max_passes themselves
             options = dataclasses.replace(options, max_iter=run.max_iter)
+        # the run speaks of its budget as max_passes, the iteration bound above being the
+        # estimator's translation of it, and its verbose closing line comes after the
+        # estimator's last history row (printed below), not before it
+        closing: list[str] = []
+        words = BudgetWords("max_passes", int(self.max_passes), "passes",
+                            lambda k, extra: run.calls(k, extra) / n, closing.append)
         try:
-            res = run.solve(options)
-        except Exception as err:
-            # the run so far, which the driver attaches (the cluster or client lost, a
-            # model's or a callback's exception): w_ and result_ of this fit
-            so_far = getattr(err, "result", None)
-            if isinstance(so_far, Result):
-                try:
-                    w = np.array(run.point(so_far.x, so_far.fun, so_far.extra)[0])
-                except Exception:
-                    pass
-                else:
-                    self.result_, self.w_ = so_far, w
-                    self._ssg_steps = so_far.extra.get("steps") \
-                        if self.solver == "ssg" else None
-            raise
-        # in max-oracle calls, as the max_passes budget counts them (batch FW's domain
-        # answers one call of the core with n of them; the cutting plane's counts blocks)
-        res.n_oracle_calls = run.calls_end(res)
-        self.result_ = res
-        w, dual = run.point(res.x, res.fun, res.extra)
-        self.w_ = np.array(w)
-        # SSG's schedule, which its warm start continues (w_ of another solver has none)
-        self._ssg_steps = int(res.extra["steps"]) if self.solver == "ssg" else None
-        if run.finish is not None:
-            kept = run.finish(res)
-            if "bcfw" in kept:
-                self._state = kept["bcfw"]
-            if "fw" in kept:
-                self._fw_x = kept["fw"]
-            self._warm_data: str | None = self._data_key or data_key(X, Y)
-        at = run.passes(res.nit)
-        p: float = res.nit / run.cycle if at is None else at
-        if p != last[0]:
-            calls = res.n_oracle_calls
-            self._evaluate(p, calls / n, calls, res.time - self._eval_time, self.w_, dual,
-                           res.extra.get("rounds", res.extra.get("n_block_steps", np.nan)))
-            if run.after_evaluation is not None:
-                run.after_evaluation(p, res.extra)
-        if bounded and dual is not None:  # the last row's primal bound, when at this point
-            ev = self._last_eval
-            if ev is None or not np.array_equal(ev[0], self.w_) or ev[1] != dual:
-                out = batch_primal(self.model, X, Y, self.w_, lam, self.n_jobs)
-                ev = (self.w_, dual, out["primal"], out["certifies"])
-            self.result_ = certified_result(res, ev[2], self.history_["primal"], dual, ev[3],
-                                            self.tol)
+            try:
+                with budget_words(words):
+                    res = run.solve(options)
+            except Exception as err:
+                # the run so far, which the driver attaches (the cluster or client lost, a
+                # model's or a callback's exception): w_ and result_ of this fit
+                so_far = getattr(err, "result", None)
+                if isinstance(so_far, Result):
+                    try:
+                        w = np.array(run.point(so_far.x, so_far.fun, so_far.extra)[0])
+                    except Exception:
+                        pass
+                    else:
+                        self.result_, self.w_ = so_far, w
+                        self._ssg_steps = so_far.extra.get("steps") \
+                            if self.solver == "ssg" else None
+                raise
+            # in max-oracle calls, as the max_passes budget counts them (batch FW's domain
+            # answers one call of the core with n of them; the cutting plane's counts blocks)
+            res.n_oracle_calls = run.calls_end(res)
+            self.result_ = res
+            w, dual = run.point(res.x, res.fun, res.extra)
+            self.w_ = np.array(w)
+            # SSG's schedule, which its warm start continues (w_ of another solver has none)
+            self._ssg_steps = int(res.extra["steps"]) if self.solver == "ssg" else None
+            if run.finish is not None:
+                kept = run.finish(res)
+                if "bcfw" in kept:
+                    self._state = kept["bcfw"]
+                if "fw" in kept:
+                    self._fw_x = kept["fw"]
+                self._warm_data: str | None = self._data_key or data_key(X, Y)
+            at = run.passes(res.nit)
+            p: float = res.nit / run.cycle if at is None else at
+            if p != last[0]:
+                calls = res.n_oracle_calls
+                self._evaluate(p, calls / n, calls, res.time - self._eval_time, self.w_, dual,
+                               res.extra.get("rounds", res.extra.get("n_block_steps", np.nan)))
+                if run.after_evaluation is not None:
+                    run.after_evaluation(p, res.extra)
+            if bounded and dual is not None:  # the last row's primal bound, when at this point
+                ev = self._last_eval
+                if ev is None or not np.array_equal(ev[0], self.w_) or ev[1] != dual:
+                    out = batch_primal(self.model, X, Y, self.w_, lam, self.n_jobs)
+                    ev = (self.w_, dual, out["primal"], out["certifies"])
+                self.result_ = certified_result(res, ev[2], self.history_["primal"], dual, ev[3],
+                                                self.tol)
+        finally:
+            for line in closing:
+                print(line)
 
     def _evaluate(self, p: float, eff: float, calls: int, seconds: float, w: np.ndarray,
                   dual: float | None, rounds: float = np.nan) -> float:
@@ -707,9 +650,10 @@ SeedSequence or BitGenerator, optional
         self._fw_x = None
         self._ssg_steps = None
 
-    def _drop_foreign_state(self) -> None:
+    def _drop_foreign_state(self, stacklevel: int) -> None:
         """Forget a dual state computed on other training data than this fit's (its dual
-        value bounds nothing here, so its gaps would certify nothing): a cold start."""
+        value bounds nothing here, so its gaps would certify nothing): a cold start;
+        the warning is raised ``stacklevel`` frames above the caller."""
         held = getattr(self, "_state", None) is not None or \
             getattr(self, "_fw_x", None) is not None
         if not held or getattr(self, "_warm_data", None) == self._data_key:
@@ -719,13 +663,130 @@ SeedSequence or BitGenerator, optional
                       "the ones the previous fit's dual state belongs to; that state does "
                       "not carry over to other examples, so this fit starts from the true "
                       "labellings (the weights w_ carry over for solver='ssg' only)",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel + 1)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state.pop("_data", None)
         state.pop("_last_eval", None)
         return state
+
+
+@dataclasses.dataclass(frozen=True)
+class FitNotice:
+    """Why a fit ended short of ``tol``: what :meth:`StructuredSVM.fit` warns of with a
+    ``ConvergenceWarning`` (and :class:`~.LatentSSVM` sums up over its rounds).
+
+    Attributes
+    ----------
+    reason : {"max_passes", "time_limit", "stalled", "interrupted"}
+        The budget that ended the run above ``tol``, a stall (steps of size 0) above
+        it, or Ctrl-C.
+    gap : float
+        The certified duality gap at the end (NaN where none is certified).
+    message : str
+        The warning's text.
+    """
+
+    reason: str
+    gap: float
+    message: str
+
+
+def fit_and_notice(svm: StructuredSVM, X: Sequence[Any], Y: Sequence[Any],
+                   X_test: Sequence[Any] | None = None, Y_test: Sequence[Any] | None = None,
+                   *, stacklevel: int = 2) -> FitNotice | None:
+    """Fit ``svm`` as :meth:`StructuredSVM.fit` does, without its closing warning: the
+    notice of a run that ended short of ``tol`` is returned instead (None when it ended
+    at ``tol`` or by the callback), for the caller to warn of or to sum up.
+
+    The warnings of the set-up (a warm start that cannot continue) are raised at
+    ``stacklevel`` as the caller counts it (2: the line that called the caller).
+    """
+    started = time.perf_counter()  # the time limit counts the fit's own set-up
+    X_in, X_test_in = X, X_test  # their column names, which positional drops
+    X, Y = positional(X), positional(Y)
+    X_test, Y_test = positional(X_test), positional(Y_test)
+    check_pair(X, Y, "StructuredSVM.fit")
+    if (X_test is None) != (Y_test is None):
+        raise ValueError("StructuredSVM.fit: give both X_test and Y_test, or neither")
+    if X_test is not None and Y_test is not None:
+        check_pair(X_test, Y_test, "StructuredSVM.fit", ("X_test", "Y_test"), empty=True)
+    check_finite_examples(X, "X", "StructuredSVM.fit")
+    Y = check_labels(Y, "Y", "StructuredSVM.fit")
+    if X_test is not None:
+        check_finite_examples(X_test, "X_test", "StructuredSVM.fit")
+        Y_test = check_labels(Y_test, "Y_test", "StructuredSVM.fit")
+    lam = svm._check(len(X))
+    previous: np.ndarray | None = getattr(svm, "w_", None)
+    warm = svm.warm_start and previous is not None
+    size = 0 if previous is None else previous.size
+    if warm and size != int(svm.model.size_joint_feature):
+        # set_params(model=...) since: the old state has another dimension
+        warnings.warn(f"StructuredSVM: warm_start=True, but the previous fit's weights "
+                      f"have {size} entries and this model's "
+                      f"{int(svm.model.size_joint_feature)} (the model changed): this "
+                      "fit starts cold", UserWarning, stacklevel=stacklevel + 1)
+        svm._forget_state()
+        warm = False
+    # the data's digest (a pass over every example): asked for a warm start, and for
+    # the state a fit leaves (bcfw, fw), not for the other solvers
+    svm._data_key = data_key(X, Y) if warm else None
+    if warm:
+        svm._drop_foreign_state(stacklevel + 1)
+        if svm.solver in _COLD_SOLVERS:
+            warnings.warn(f"StructuredSVM: solver={svm.solver!r} has no warm start; "
+                          "this fit starts cold (the BCFW solvers, batch FW and SSG "
+                          "continue from the previous fit)", UserWarning,
+                          stacklevel=stacklevel + 1)
+        elif svm.solver == "ssg" and getattr(svm, "_ssg_steps", None) is None:
+            warnings.warn("StructuredSVM: warm_start=True, but solver='ssg' continues "
+                          "only an SSG fit's step schedule, and the previous fit was "
+                          "another solver's (or its file held no warm-start state): "
+                          "this fit starts cold", UserWarning, stacklevel=stacklevel + 1)
+    before = {k: v for k, v in svm.__dict__.items() if k in _FIT_ATTRIBUTES}
+    svm.lam_ = lam
+    svm.n_train_ = len(X)
+    svm.history_ = History(_COLUMNS)
+    svm._eval_time = 0.0
+    svm._last_eval = None
+    svm._data = (X, Y, X_test, Y_test)
+    try:
+        check_feature_names(svm, X_in, reset=True)
+        if X_test is not None:
+            check_feature_names(svm, X_test_in, reset=False)
+        svm._fit(X, Y, lam, warm, started)
+    except Exception:
+        if svm.__dict__.get("result_") is before.get("result_"):
+            # no run so far to keep: the previous fit whole, not its weights beside
+            # this fit's lam_, n_train_ and empty history (which save() wrote)
+            for k in _FIT_ATTRIBUTES:
+                svm.__dict__.pop(k, None)
+            svm.__dict__.update(before)
+        raise
+    finally:
+        del svm._data
+    res = svm.result_
+    if res.status == Status.INTERRUPTED:
+        return FitNotice("interrupted", res.gap,
+                         f"StructuredSVM: interrupted (Ctrl-C) after "
+                         f"{res.n_oracle_calls / svm.n_train_:g} passes; w_ holds the "
+                         f"weights so far ({res.message})")
+    if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and svm.solver != "ssg":
+        budget = "time_limit" if res.status == Status.TIME_LIMIT else "max_passes"
+        gap = res.gap if np.isfinite(res.gap) else svm.history_["gap"][-1]
+        if not gap <= svm.tol:
+            return FitNotice(budget, gap,
+                             f"StructuredSVM: the {budget} budget ended the run at duality "
+                             f"gap {gap:.3g} > tol={svm.tol}; raise {budget} or tol")
+    elif res.status == Status.STALLED and not res.gap <= svm.tol:
+        # steps of size 0 with the certified gap above tol: with approximate
+        # inference a decoding short of its maximum gives no ascent
+        return FitNotice("stalled", res.gap,
+                         f"StructuredSVM: the run stalled at duality gap {res.gap:.3g} > "
+                         f"tol={svm.tol} ({res.message}); with approximate inference "
+                         "try inference='trws' or 'lp'")
+    return None
 
 
 def _check_warm_state(bcfw: Any, fw_x: Any, dim: int) -> None:

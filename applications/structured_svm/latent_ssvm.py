@@ -34,7 +34,7 @@ from frankwolfe._random import as_generator
 from .._checks import check_finite_examples, check_labels, check_pair, positional
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
 from ._data_key import data_key
-from .estimator import StructuredSVM
+from .estimator import FitNotice, StructuredSVM, fit_and_notice
 from .models.base import StructuredModel
 
 __all__ = ["LatentSSVM", "latent_objective", "LATENT_METHODS"]
@@ -215,18 +215,19 @@ class LatentSSVM(BaseEstimator):
         objectives, gaps = [objective0], []
         self.history_ = History(_COLUMNS)
         self.lam_ = lam
-        budget_hit: list[int] = []
+        ended_above: dict[int, FitNotice] = {}  # round -> why its inner run ended above tol
         stop = ""  # why the loop ended early: "converged" or "interrupted"
         for t in range(1, int(self.max_rounds) + 1):
             params: dict[str, Any] = {"warm_start": warm_ok and t > 1}
             if seeded:
                 params["random_state"] = int(rng.integers(2 ** 31 - 1))
             inner.set_params(**params)
-            # read from the inner run's result, not from the warnings it raised: catching
-            # them swaps the process's warning state, which fits on other threads share
-            inner.fit(X, H)
-            if _ended_above_tol(inner):  # summed up in one warning below
-                budget_hit.append(t)
+            # the inner run's notice, not a warning: catching warnings swaps the process's
+            # warning state, which fits on other threads share; the rounds' notices are
+            # summed up in one warning below
+            notice = fit_and_notice(inner, X, H, stacklevel=2)
+            if notice is not None and notice.reason != "interrupted":
+                ended_above[t] = notice
             w = np.array(inner.w_)
             gap = float(inner.result_.gap) if inner.solver != "ssg" else np.nan
             objective, H_new = latent_objective(model, X, Y, w, lam)
@@ -257,13 +258,9 @@ class LatentSSVM(BaseEstimator):
                 _shift_warm_state(inner, model, X, H, H_new)
             H = H_new
         self.converged_ = stop == "converged"
-        if budget_hit and stop != "interrupted":
-            hit_gaps = [round(float(g), 6) for g in self.inner_gaps_[np.array(budget_hit) - 1]]
-            warnings.warn(f"LatentSSVM: the inner training of rounds {budget_hit} ended by its "
-                          f"budget above base_ssvm.tol={inner.tol} (certified gaps "
-                          f"{hit_gaps})"
-                          "; each round's objective may rise by up to its gap; raise "
-                          "base_ssvm.max_passes", ConvergenceWarning, stacklevel=2)
+        if ended_above and stop != "interrupted":
+            warnings.warn(_ended_above_message(ended_above, inner.tol),
+                          ConvergenceWarning, stacklevel=2)
         if stop == "interrupted":
             warnings.warn(f"LatentSSVM: interrupted (Ctrl-C) in round {self.n_rounds_}; w_ "
                           "holds that round's weights", ConvergenceWarning, stacklevel=2)
@@ -327,15 +324,24 @@ class LatentSSVM(BaseEstimator):
             Y, "Y", "LatentSSVM.objective")), w, self.lam_)[0]
 
 
-def _ended_above_tol(inner: StructuredSVM) -> bool:
-    """Whether the inner run ended above ``inner.tol`` by its budget (``max_passes``,
-    ``time_limit``; not for SSG, which certifies no gap) or by a stall: what
-    :meth:`.StructuredSVM.fit` warns of with a ``ConvergenceWarning``."""
-    res = inner.result_
-    if res.status in (Status.MAX_ITER, Status.TIME_LIMIT) and inner.solver != "ssg":
-        gap = res.gap if np.isfinite(res.gap) else inner.history_["gap"][-1]
-        return not gap <= inner.tol
-    return res.status == Status.STALLED and not res.gap <= inner.tol
+def _ended_above_message(ended_above: dict[int, FitNotice], tol: float) -> str:
+    """The one warning of the rounds whose inner run ended above ``tol`` (``ended_above``:
+    round -> its inner fit's notice): which rounds, why, with their certified gaps, and
+    which parameter of ``base_ssvm`` to raise."""
+    parts, advice = [], []
+    for reason, name in (("max_passes", "budget"), ("time_limit", "time_limit"),
+                         ("stalled", None)):
+        rounds = [t for t, notice in ended_above.items() if notice.reason == reason]
+        if not rounds:
+            continue
+        hit = [round(float(ended_above[t].gap), 6) for t in rounds]
+        how = f"ended by its {name}" if name else "stalled (steps of size 0)"
+        parts.append(f"the inner training of rounds {rounds} {how} above base_ssvm.tol={tol} "
+                     f"(certified gaps {hit})")
+        advice.append(f"raise base_ssvm.{reason}" if name else
+                      "with approximate inference try inference='trws' or 'lp'")
+    return (f"LatentSSVM: {'; '.join(parts)}; each round's objective may rise by up to its "
+            f"gap; {'; '.join(advice)}")
 
 
 def _error(model: Any, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._finite import check_finite
-from .._numbers import check_flag, check_whole, real_array
+from .._numbers import brief, check_flag, check_whole, real_array
 from .base import Objective, checked_gradient, checked_value, point_shape
 from .least_squares import sigma_max_squared
 
@@ -100,6 +100,16 @@ class FiniteSumObjective(FiniteSum):
         return checked_gradient(self._gradient(x, indices), np.shape(x),
                                 "FiniteSumObjective: `batch_gradient`", "")
 
+    def __repr__(self) -> str:
+        # bounded, as FunctionObjective's: the functions by name, no data
+        parts = [f"batch_value={brief(self._value)}", f"batch_gradient={brief(self._gradient)}",
+                 f"n_samples={self.n_samples}"]
+        if self.shape is not None:
+            parts.append(f"shape={self.shape!r}")
+        if not self.convex:
+            parts.append("convex=False")
+        return f"FiniteSumObjective({', '.join(parts)})"
+
 
 def _logistic_derivative(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     # d/dz log(1 + exp(-y z)) = -y / (1 + exp(y z)), without overflow for large |z|
@@ -186,6 +196,12 @@ class LinearModelLoss(FiniteSum):
             f = float(0.5 * np.mean((z - self.y) ** 2))
             s = z - self.y
         return f, np.asarray(self.A.T @ s).reshape(-1) / self.n_samples
+
+    def __repr__(self) -> str:
+        # the data by size, as LeastSquares' (a repr of A printed it whole)
+        kind = "sparse" if sp.issparse(self.A) else "dense"
+        return (f"LinearModelLoss(n_samples={self.n_samples}, n_features={self.A.shape[1]}, "
+                f"{kind}, loss={self.loss!r})")
 
     @property
     def smoothness(self) -> float:  # type: ignore[override]  # computed on demand

@@ -59,6 +59,11 @@ class StepSize(ABC):
     (threads) must not share one, or each reads the other's state and their answers
     change.  Pass the rule's name (``step_size="adaptive"``, a new object per run) or
     one object per concurrent run.
+
+    ``repr(rule)`` is the constructor's call with all its arguments
+    (``Armijo(c=0.0001, beta=0.5, max_backtracks=60)``), which ``eval`` turns back into
+    the rule; what a run learnt is read from attributes (``Adaptive.L``,
+    ``Monotonic.halvings``, ``SaddleBacktracking.C``).
     """
 
     #: whether the rule reads ``f`` or ``grad f`` at trial points
@@ -122,8 +127,16 @@ class StepSize(ABC):
         """
         return None
 
+    def _params(self) -> dict[str, Any]:
+        """The constructor's arguments, as :meth:`__repr__` shows them (a rule with
+        parameters lists them all, in the constructor's order)."""
+        return {}
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        # the constructor's call, so that eval(repr(rule)) rebuilds the rule; the state
+        # a run learns (estimates of L or C, halving counts) is in attributes of its own
+        args = ", ".join(f"{name}={value!r}" for name, value in self._params().items())
+        return f"{type(self).__name__}({args})"
 
 
 def checked_step(rule: Any, gamma: float, gamma_max: float, k: Any) -> float:

@@ -57,8 +57,8 @@ class Agnostic(OpenLoop):
     def compiled(self) -> tuple[Any, np.ndarray]:
         return _agnostic_kernel, np.array([self.ell])
 
-    def __repr__(self) -> str:
-        return f"Agnostic(ell={self.ell:g})"
+    def _params(self) -> dict[str, Any]:
+        return {"ell": self.ell}
 
 
 
@@ -92,9 +92,6 @@ class LogAgnostic(OpenLoop):
     def compiled(self) -> tuple[Any, np.ndarray]:
         return _log_agnostic_kernel, np.zeros(1)
 
-    def __repr__(self) -> str:
-        return "LogAgnostic()"
-
 
 class NonConvexAgnostic(OpenLoop):
     """The open-loop rule ``gamma = c / sqrt(k + 1)`` for non-convex objectives.
@@ -121,8 +118,8 @@ class NonConvexAgnostic(OpenLoop):
     def compiled(self) -> tuple[Any, np.ndarray]:
         return _nonconvex_kernel, np.array([self.scale])
 
-    def __repr__(self) -> str:
-        return f"NonConvexAgnostic(scale={self.scale:g})"
+    def _params(self) -> dict[str, Any]:
+        return {"scale": self.scale}
 
 
 class Monotonic(OpenLoop):
@@ -165,6 +162,7 @@ class Monotonic(OpenLoop):
             raise TypeError("Monotonic: `rule` is already monotonic")
         self.max_halvings = check_whole(max_halvings, "max_halvings", 1, "Monotonic")
         self.rule: OpenLoop = Agnostic() if rule is None else rule
+        #: the halvings learnt so far this run (``N``), kept for its later steps
         self.halvings = 0
 
     def reset(self) -> None:
@@ -194,5 +192,5 @@ class Monotonic(OpenLoop):
         self.halvings = self.max_halvings
         return 0.0
 
-    def __repr__(self) -> str:
-        return f"Monotonic({self.rule!r}, halvings={self.halvings})"
+    def _params(self) -> dict[str, Any]:
+        return {"rule": self.rule, "max_halvings": self.max_halvings}

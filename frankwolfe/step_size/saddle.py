@@ -87,9 +87,8 @@ class SaddleStep(StepSize):
                 return float(gamma_max)
         return float(min(gamma_max, self.nu * (-slope) / (2.0 * C)))
 
-    def __repr__(self) -> str:
-        C = "None" if self.C is None else f"{self.C:g}"
-        return f"SaddleStep(C={C}, nu={self.nu:g})"
+    def _params(self) -> dict[str, Any]:
+        return {"C": self.C, "nu": self.nu}
 
 
 class SaddleBacktracking(StepSize):
@@ -150,6 +149,8 @@ class SaddleBacktracking(StepSize):
                              low_open=True)
         self.shrink = check_real(shrink, "shrink", "SaddleBacktracking", low=0.0, high=1.0,
                                  low_open=True)
+        #: the estimate of the curvature constant learnt so far this run (None before
+        #: its first step)
         self.C: float | None = None
 
     def reset(self) -> None:
@@ -201,5 +202,5 @@ class SaddleBacktracking(StepSize):
         self.C = C
         return gamma
 
-    def __repr__(self) -> str:
-        return f"SaddleBacktracking(nu={self.nu:g}, C={self.C})"
+    def _params(self) -> dict[str, Any]:
+        return {"nu": self.nu, "shrink": self.shrink}

@@ -78,8 +78,8 @@ class ShortStep(StepSize):
             return float(gamma_max)
         return float(min(gamma_max, -slope / (L * dd)))
 
-    def __repr__(self) -> str:
-        return f"ShortStep(smoothness={self.smoothness!r})"
+    def _params(self) -> dict[str, Any]:
+        return {"smoothness": self.smoothness}
 
 
 class ExactStep(StepSize):
@@ -169,6 +169,7 @@ class Adaptive(StepSize):
         self.L0 = L0
         self.eta = eta_f
         self.tau = tau_f
+        #: the estimate of the smoothness constant learnt so far this run
         self.L: float | None = L0
         #: the rounding of f's values seen this run (above the convexity bound), in
         #: units of f: 0 until a failed trial shows it
@@ -266,8 +267,9 @@ class Adaptive(StepSize):
         top = self._value_top(tracker, f0)
         return rise <= max(allowed * (abs(ft) + top), self.f_rounding)
 
-    def __repr__(self) -> str:
-        return f"Adaptive(L={self.L!r}, eta={self.eta:g}, tau={self.tau:g})"
+    def _params(self) -> dict[str, Any]:
+        return {"L0": self.L0, "eta": self.eta, "tau": self.tau,
+                "max_backtracks": self.max_backtracks}
 
 
 class Armijo(StepSize):
@@ -360,8 +362,8 @@ class Armijo(StepSize):
             gamma *= beta
         return 0.0
 
-    def __repr__(self) -> str:
-        return f"Armijo(c={self.c:g}, beta={self.beta:g})"
+    def _params(self) -> dict[str, Any]:
+        return {"c": self.c, "beta": self.beta, "max_backtracks": self.max_backtracks}
 
 
 _INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0  # 1/golden ratio
@@ -495,6 +497,6 @@ class Secant(StepSize):
             best, fbest = gamma_max, fmax
         return float(best) if fbest < f0 else 0.0
 
-    def __repr__(self) -> str:
-        return f"Secant(tol={self.tol:g}, max_iter={self.max_iter})"
+    def _params(self) -> dict[str, Any]:
+        return {"tol": self.tol, "max_iter": self.max_iter}
 
