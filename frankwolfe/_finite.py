@@ -1,15 +1,19 @@
 """The finiteness check of arrays, shared by the objectives (gradients), the LMOs
 (directions, the arrays that define a domain) and the applications, which do not import
-each other: one search for the first NaN or infinite entry, one message."""
+each other: one search for the first NaN or infinite entry, one message.  Also the
+rounding allowance of a Frank-Wolfe gap below zero (:func:`gap_below_rounding`), shared
+by the product domain's block check and the algorithms' certificates for the same reason:
+one rule, below both."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
-__all__ = ["all_finite", "check_finite", "first_non_finite", "NonFinite"]
+__all__ = ["all_finite", "check_finite", "first_non_finite", "gap_below_rounding",
+           "NonFinite"]
 
 #: below this many entries the entrywise check is the cheaper one (no np.errstate)
 _SMALL = 4096
@@ -95,3 +99,42 @@ def check_finite(where: str, name: str, a: Any) -> None:
     if bad is not None:
         raise ValueError(f"{where}: `{name}` contains NaN or inf ({bad.value} at index "
                          f"{bad.index}); every entry must be finite")
+
+
+@overload
+def gap_below_rounding(gap: float, g_dot_x: float, g_dot_v: float, f: float,
+                       f_top: float) -> bool: ...
+
+
+@overload
+def gap_below_rounding(gap: np.ndarray, g_dot_x: np.ndarray, g_dot_v: np.ndarray, f: float,
+                       f_top: float) -> np.ndarray: ...
+
+
+def gap_below_rounding(gap: Any, g_dot_x: Any, g_dot_v: Any, f: float, f_top: float) -> Any:
+    """Whether a Frank-Wolfe gap ``<g, x> - <g, v>`` is below zero by more than rounding.
+
+    Such a gap certifies nothing: ``v`` is no minimizer of ``<g, .>`` over a domain that
+    holds ``x`` (a wrong oracle, or an ``x`` outside its domain).  The allowance is
+    relative to the products (``1e-6`` of ``|<g, x>| + |<g, v>|``, which covers an LP's or
+    an eigensolver's tolerance) and to the run's values of ``f`` (``1e-12`` of
+    ``|f| + f_top``), with no absolute floor: ``f`` and its gradient scaled by ``2**-40``
+    are judged as at scale 1.
+
+    Parameters
+    ----------
+    gap, g_dot_x, g_dot_v : float or ndarray
+        The gap and the two products it is the difference of (``gap`` as the caller
+        computed it); arrays are judged entrywise, one entry per block of a product.
+    f : float
+        The objective's value at ``x``.
+    f_top : float
+        The run's largest finite ``|f|`` so far.
+
+    Returns
+    -------
+    bool or ndarray of bool
+        True where the gap is below the allowance; NaN compares False (a gap that is not
+        finite is not this rule's to judge).
+    """
+    return gap < -(1e-6 * (abs(g_dot_x) + abs(g_dot_v)) + 1e-12 * (abs(f) + f_top))

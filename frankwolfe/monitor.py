@@ -27,7 +27,7 @@ from .errors import NonConvexError
 from .result import History, Result, Status
 
 __all__ = ["Monitor", "IterationState", "INTERRUPTS", "ClockReads", "says_stop", "BudgetWords",
-           "budget_words"]
+           "budget_words", "gives_bounds"]
 
 #: a verbose run prints a row at least this often (seconds), whatever its period
 _PRINT_SECONDS = 10.0
@@ -219,6 +219,16 @@ class IterationState:
         return (f"IterationState(k={self.k}, fun={self.fun:.10g}, gap={self.gap:.3e}, "
                 f"step_size={self.step_size:.3e}, time={self.time:.3g}s, x={brief(self.x)}, "
                 f"gradient={brief(self.gradient)}, info={brief(self.info)})")
+
+
+def gives_bounds(objective: Any, domain: Any) -> bool:
+    """Whether a run's ``f_k - gap_k`` bound ``f*`` below (:attr:`Monitor.bounds`): a
+    convex objective, and oracles that minimize (:attr:`LMO.exact
+    <frankwolfe.LMO.exact>`: the domain's own declaration and, for a product, every
+    block's).  An inexact oracle's gaps are estimates: its bounds may exceed ``f*``."""
+    if not getattr(objective, "convex", True) or not getattr(domain, "exact", True):
+        return False
+    return all(getattr(b, "exact", True) for b in getattr(domain, "blocks", ()))
 
 
 @dataclass(frozen=True)

@@ -51,3 +51,45 @@ def test_a_convex_run_keeps_its_bound_below_its_value(method):
     assert res.success
     assert res.dual_bound <= f_star + 1e-12 * (1 + abs(f_star))
     assert f_star - 1e-12 * (1 + abs(f_star)) <= res.fun <= f_star + res.best_gap + 1e-12
+
+
+class _Sampled(fw.ProbabilitySimplex):
+    """The best of 3 random vertices: an oracle that may miss the minimum, declared so."""
+
+    exact = False
+
+    def __init__(self, dim: int, seed: int) -> None:
+        super().__init__(dim=dim)
+        self.n = dim
+        self.rng = np.random.default_rng(seed)
+
+    def extreme_point(self, g):
+        keep = np.isin(np.arange(self.n), self.rng.choice(self.n, 3, replace=False))
+        return super().extreme_point(np.where(keep, g, 1e300))
+
+
+def test_an_inexact_oracle_gives_no_bound_and_no_false_error():
+    """Its gaps are estimates (LMO.exact): f_k - gap_k may exceed f*, which proves
+    nothing about convexity; the result reports no dual bound."""
+    n = 50
+    b = np.random.default_rng(0).random(n)
+    b /= b.sum()
+    res = fw.minimize(lambda x: 0.5 * np.sum((x - b) ** 2), _Sampled(n, 1), x0=np.eye(n)[0],
+                      jac=lambda x: x - b, max_iter=200)
+    assert res.dual_bound == -np.inf
+    # the projection of b (in the simplex) is b itself: f* = 0
+    assert 0.0 <= res.fun <= 0.5 * np.sum((np.eye(n)[0] - b) ** 2)
+
+
+def test_inexact_block_oracles_give_no_bound_and_no_false_block_error():
+    n = 20
+    b = np.random.default_rng(0).random(2 * n)
+    b[:n] /= b[:n].sum()
+    b[n:] /= b[n:].sum()
+    dom = fw.ProductDomain([_Sampled(n, 1), _Sampled(n, 2)])
+    f = fw.FunctionObjective(lambda x: 0.5 * np.sum((x - b) ** 2), lambda x: x - b)
+    x0 = np.concatenate([np.eye(n)[0], np.eye(n)[0]])
+    res = fw.block_coordinate_frank_wolfe(f, dom, x0, max_iter=50, gap_every=1,
+                                          random_state=0)
+    assert res.dual_bound == -np.inf
+    assert 0.0 <= res.fun <= f.value(x0)

@@ -128,17 +128,21 @@ def certified_result(res: Result, primal: float, primals: np.ndarray, dual: floa
              for k, v in res.extra.items()}
     # the solver's message quotes its own gap (and the tol it ran at): reworded
     status, k = res.status, res.nit
-    if status in (Status.CONVERGED, Status.CALLBACK_STOP) and gap <= tol:
+    # a budget's stop at a certified gap within tol converged, as the core's closing
+    # certificate decides (the solver's own gap said nothing here)
+    if status in (Status.CONVERGED, Status.CALLBACK_STOP, Status.MAX_ITER,
+                  Status.TIME_LIMIT) and gap <= tol:
         status, reason = Status.CONVERGED, f"converged after {k} iterations"
     elif status == Status.CONVERGED:
         status = Status.STALLED
         reason = (f"stalled after {k} iterations: the solver's decodings gave no ascent "
                   "direction")
+    elif status in (Status.MAX_ITER, Status.TIME_LIMIT, Status.INTERRUPTED):
+        # the run's own words for its stop (the estimator's budget in passes), without
+        # the solver's gap, which the certified one replaces
+        reason = res.message.split(";")[0]
     else:
-        reason = {Status.MAX_ITER: f"iteration budget spent after {k} iterations",
-                  Status.TIME_LIMIT: f"time limit reached after {k} iterations",
-                  Status.INTERRUPTED: f"interrupted (Ctrl-C) after {k} iterations; returning "
-                                      "the iterate"}.get(status, res.message)
+        reason = res.message
     message = (f"{reason}; certified gap {gap:.3e} {'<=' if gap <= tol else '>'} tol "
                f"{tol:.3e}, from the inference's bounds ({certifies})")
     return dataclasses.replace(

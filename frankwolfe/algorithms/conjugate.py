@@ -25,6 +25,7 @@ from .._numbers import as_real
 from .._scaling import binary_exponent
 from ..atoms import Atom
 from ..direction import Direction
+from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..objectives.base import Objective, Tracker, checked_gradient
 from ..options import RunKeywords, RunOptions, solver
@@ -40,7 +41,13 @@ def _hessian_product(tracker: Tracker, v: np.ndarray) -> np.ndarray:
     """``H(x) v``: the objective's hook, else a forward difference of gradients."""
     obj = tracker.objective
     if obj.has_hessian_vector_product:
-        return np.asarray(obj.hessian_vector_product(tracker.x, v), dtype=float)
+        # checked as a gradient: a complex answer was cut to its real part, None read as NaN
+        hv = checked_gradient(obj.hessian_vector_product(tracker.x, v), None, obj,
+                              "hessian_vector_product")
+        if hv.shape != tracker.x.shape:
+            raise ShapeError(f"{type(obj).__name__}.hessian_vector_product: the product has "
+                             f"shape {hv.shape} but x has shape {tracker.x.shape}")
+        return hv
     nv = float(np.linalg.norm(v))
     if nv == 0.0:
         return np.zeros_like(v)

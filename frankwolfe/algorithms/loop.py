@@ -21,14 +21,16 @@ from typing import Any, cast
 import numpy as np
 from scipy.sparse import issparse
 
+from .._finite import gap_below_rounding
 from .._numbers import kind_of
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, OracleError, ShapeError
 from ..lmo.base import FEASIBILITY_TOL, LMO, declared_shape, feasibility_tolerance, finite_oracle
-from ..monitor import Monitor
-from ..objectives.base import Objective, Tracker, all_finite
+from ..lmo.product import ProductDomain
+from ..monitor import Monitor, gives_bounds
+from ..objectives.base import Objective, Tracker, all_finite, checked_gradient
 from ..objectives.product_tracker import ProductTracker
 from ..options import RunOptions
 from ..result import Result
@@ -36,7 +38,7 @@ from ..step_size import StepSize, make_step_size
 from ..step_size.base import checked_step
 from .engine import Engine, Observation, drive
 
-__all__ = ["Variant", "run_frank_wolfe", "prepare_start"]
+__all__ = ["GapCheck", "Variant", "run_frank_wolfe", "prepare_start"]
 
 #: the way from a plain function to an objective, for the message that refuses one
 _PLAIN = ("; a plain function f(x) is an objective as FunctionObjective(f, grad), or "
@@ -251,6 +253,50 @@ class _PointBefore:
 _Observed = tuple[float, np.ndarray, Atom, float, float, bool]
 
 
+class GapCheck:
+    """The checks of a certificate ``<g, x> - <g, v>`` that ``lmo`` answered, shared by
+    the engines that certify with one oracle call (the loop, stochastic FW).
+
+    A gap below zero beyond rounding (:func:`~frankwolfe._finite.gap_below_rounding`)
+    from an exact oracle is :class:`~frankwolfe.OracleError`: ``v`` is no minimizer over
+    a domain that holds ``x``, and a run that went on, or returned the gap, would be
+    "converged" on it.  On a Cartesian :class:`~frankwolfe.ProductDomain` of exact
+    oracles every block's gap is checked too (:meth:`ProductDomain.check_gaps
+    <frankwolfe.ProductDomain.check_gaps>`): the summed gap hides a block oracle that
+    does not minimize behind the other blocks' gaps.  A Minkowski sum's points do not
+    determine their block parts, and are checked whole only.
+
+    Parameters
+    ----------
+    lmo : LMO
+        The run's domain.
+    """
+
+    def __init__(self, lmo: LMO) -> None:
+        self.lmo = lmo
+        self.exact: bool = bool(getattr(lmo, "exact", True))  # see LMO.exact
+        self.blocks: ProductDomain | None = lmo if (
+            isinstance(lmo, ProductDomain) and lmo.disjoint and self.exact
+            and all(getattr(b, "exact", True) for b in lmo.blocks)) else None
+
+    def __call__(self, where: str, f: float, f_top: float, g: np.ndarray, x: np.ndarray,
+                 v: Atom, gap: float, g_dot_x: float) -> None:
+        """Raise :class:`~frankwolfe.OracleError` when the gap ``gap = g_dot_x - <g, v>``
+        at ``x`` (of value ``f``; ``f_top`` the run's largest ``|f|``), or a block's, is
+        below zero beyond rounding; ``where`` (``"iteration 12"``) goes in the message."""
+        if gap < 0.0 and self.exact:
+            g_dot_v = g_dot_x - gap
+            if gap_below_rounding(gap, g_dot_x, g_dot_v, f, f_top):
+                raise OracleError(
+                    f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above "
+                    f"<g, x> = {g_dot_x:.12g} at {where}: not a minimizer of <g, .> over a "
+                    f"domain that holds x (the Frank-Wolfe gap {gap:.3g} < 0 certifies "
+                    "nothing).  Either the oracle does not minimize, or x left its domain "
+                    "(check its violation(), or run with frankwolfe.set_debug(True))")
+        if self.blocks is not None:
+            self.blocks.check_gaps(g, x, v, f, f_top, where)
+
+
 class _SingleDomainEngine(Engine):
     """One Frank-Wolfe step per outer iteration (the variant supplies the direction)."""
 
@@ -269,7 +315,11 @@ class _SingleDomainEngine(Engine):
         # what observe() found for advance(): (f, g, v, gap, g_dot_x, certified)
         self.step: _Observed | None = None
         self.oracle = finite_oracle(lmo)  # plain variants' (decided once per run)
-        self.exact = getattr(lmo, "exact", True)  # see LMO.exact
+        self.check = GapCheck(lmo)
+        # whether a certificate needs the check's call: a gap below 0 from an exact
+        # oracle, or any gap on a Cartesian product (the call only then, on small problems
+        # it costs as much as the step)
+        self.exact, self.blockwise = self.check.exact, self.check.blocks is not None
         # f(x0) once evaluated: the result's fun when the first observation fails after it
         self.f0 = np.nan
 
@@ -322,8 +372,8 @@ class _SingleDomainEngine(Engine):
             info = variant.info()
         if not math.isfinite(gap_k):
             return f"the LMO returned a non-finite point at iteration {k}"
-        if certified and gap_k < 0.0 and self.exact:
-            self._check_negative_gap(f"iteration {k}", f, gap_k, g_dot_x)
+        if certified and (self.blockwise or gap_k < 0.0 and self.exact):
+            self.check(f"iteration {k}", f, f_top, g, tracker.x, v, gap_k, g_dot_x)
         self.step = (f, g, v, gap_k, g_dot_x, certified)
         return Observation(f, gap_k, certified, tracker.x, g, self.gamma, info)
 
@@ -348,30 +398,6 @@ class _SingleDomainEngine(Engine):
         if self.step is None:
             raise RuntimeError("the engine advanced or certified before its first observe()")
         return self.step
-
-    def _below_rounding(self, f: float, gap: float, g_dot_x: float) -> bool:
-        """Whether the gap ``<g, x - v>`` at a point of value ``f`` is below zero by more
-        than rounding: ``v`` is then no minimizer of ``<g, .>`` over a domain holding ``x``
-        (a wrong oracle, or an ``x`` outside its domain), and the gap certifies nothing."""
-        g_dot_v = g_dot_x - gap
-        # relative to the products and to the run's values of f: f and its gradient
-        # scaled by 2**-40 are caught as at scale 1; above it, rounding (an LP's or an
-        # eigensolver's tolerance included)
-        return gap < -(1e-6 * (abs(g_dot_x) + abs(g_dot_v))
-                       + 1e-12 * (abs(f) + self.tracker.f_top))
-
-    def _check_negative_gap(self, where: str, f: float, gap: float, g_dot_x: float) -> None:
-        """Refuse a gap below zero by more than rounding (:meth:`_below_rounding`): a run
-        that went on, or returned it, would be "converged" on it."""
-        if not self._below_rounding(f, gap, g_dot_x):
-            return
-        g_dot_v = g_dot_x - gap
-        raise OracleError(
-            f"{self.lmo!r} answered a vertex v with <g, v> = {g_dot_v:.12g} above <g, x> = "
-            f"{g_dot_x:.12g} at {where}: not a minimizer of <g, .> over a domain that "
-            f"holds x (the Frank-Wolfe gap {gap:.3g} < 0 certifies nothing).  Either the "
-            "oracle does not minimize, or x left its domain (check its violation(), or run "
-            "with frankwolfe.set_debug(True))")
 
     def advance(self, k: int, monitor: Monitor) -> None:
         tracker, variant = self.tracker, self.variant
@@ -412,8 +438,8 @@ class _SingleDomainEngine(Engine):
         v = self.lmo(g)
         self.variant.n_oracle_calls += 1
         gap = g_dot_x - v.dot(g)
-        if gap < 0.0 and self.exact:
-            self._check_negative_gap("the closing certificate", f, gap, g_dot_x)
+        self.check("the closing certificate", f, self.tracker.f_top, g, self.tracker.x, v,
+                   gap, g_dot_x)
         self.step = (f, g, v, gap, g_dot_x, True)  # what closing() checks
         return f, gap
 
@@ -455,8 +481,7 @@ class _SingleDomainEngine(Engine):
         self.variant.n_oracle_calls += 1
         gx = float(np.vdot(g, x))
         gap = gx - float(v.dot(g))
-        if gap < 0.0 and self.exact:
-            self._check_negative_gap("the closing certificate", f, gap, gx)
+        self.check("the closing certificate", f, self.tracker.f_top, g, x, v, gap, gx)
         return f, gap
 
     def closing_seconds(self) -> float:
@@ -491,23 +516,28 @@ class _SingleDomainEngine(Engine):
         """The Frank-Wolfe gap at ``x``, of value ``f``, for the result of a stopped run;
         NaN (uncertified, as the result then states) after a second Ctrl-C (no oracle
         called), where ``f`` is not finite, where the objective or the LMO cannot answer
-        at ``x``, or where the answer's gap is below zero beyond rounding (the oracle that
-        may just have failed answered no minimizer: the result's clamp of a gap below 0
-        would have made it a certificate of 0).  A ``KeyboardInterrupt`` goes through: the
-        driver then asks again, as after a second Ctrl-C."""
+        at ``x``, or where the answer's gap, or on a Cartesian product a block's, is below
+        zero beyond rounding (the oracle that may just have failed answered no minimizer:
+        the result's clamp of a gap below 0 would have made it a certificate of 0).  A
+        ``KeyboardInterrupt`` goes through: the driver then asks again, as after a second
+        Ctrl-C."""
         if self.hurried or not math.isfinite(f):
             return np.nan
         try:
-            g = np.asarray(self.objective.gradient(x), dtype=float)
-            if g.shape != x.shape or not np.all(np.isfinite(g)):
+            g = checked_gradient(self.objective.gradient(x), x.shape, self.objective)
+            if not np.all(np.isfinite(g)):
                 return np.nan
             v = self.lmo(g)
             self.variant.n_oracle_calls += 1
             g_dot_x = float(np.vdot(g, x))
             gap = g_dot_x - float(v.dot(g))
+            # below zero beyond rounding, whatever the oracle's exact says: no certificate
+            if not math.isfinite(gap) or gap_below_rounding(gap, g_dot_x, g_dot_x - gap, f,
+                                                            self.tracker.f_top):
+                return np.nan
+            # a block's gap below zero beyond rounding (OracleError): NaN as well
+            self.check("the result", f, self.tracker.f_top, g, x, v, gap, g_dot_x)
         except Exception:
-            return np.nan
-        if not math.isfinite(gap) or self._below_rounding(f, gap, g_dot_x):
             return np.nan
         return gap
 
@@ -544,6 +574,5 @@ def run_frank_wolfe(
     variant.n_oracle_calls = 1 if x0 is None else 0
     variant.own_start = x0 is None
     variant.start(tracker, x0_atom, domain)
-    # f - gap bounds f* below only for convex f
-    monitor.bounds = bool(getattr(objective, "convex", True))
+    monitor.bounds = gives_bounds(objective, domain)
     return drive(_SingleDomainEngine(objective, domain, variant, tracker, rule), monitor)

@@ -18,7 +18,7 @@ from .._numbers import kind_of
 from .._random import as_generator
 from ..atoms import Atom
 from ..lmo.base import LMO
-from ..monitor import Monitor
+from ..monitor import Monitor, gives_bounds
 from ..objectives.base import checked_gradient, checked_value
 from ..objectives.finite_sum import FiniteSum
 from ..options import RunKeywords, RunOptions, solver
@@ -28,7 +28,7 @@ from ..step_size import Agnostic, Monotonic, OpenLoop, StepSize, make_step_size
 from ..step_size.base import checked_step
 from .engine import Engine, Observation, drive
 from .gradient_estimators import BatchSize, GradientEstimator, certify_now, make_estimator
-from .loop import prepare_start
+from .loop import GapCheck, prepare_start
 
 __all__ = ["stochastic_frank_wolfe"]
 
@@ -45,19 +45,41 @@ class _StochasticEngine(Engine):
         self.last_good: tuple[np.ndarray, float, float] | None = None
         self.last_good_k = 0  # the iteration of last_good's point (the result's nit)
         self.failed: str | None = None  # why the last step was not taken
+        self.check = GapCheck(lmo)
+        self.f_top = 0.0  # the certificates' largest finite |f| (their rounding scale)
+        # f(x0) once evaluated: the result's fun when the first certificate fails after it
+        self.f0 = np.nan
+        # f at the point of the latest certificate, once evaluated (NaN before): the
+        # closing certificate's fun when its gap fails
+        self.f_cert = np.nan
 
-    def _certificate(self) -> tuple[float, float] | str:
+    def _certificate(self, where: str) -> tuple[float, float] | str:
+        """``(f, gap)`` at ``x`` on the full gradient, or why there is none; ``where``
+        (``"iteration 12"``) names the certificate in an OracleError."""
         obj = self.objective
+        self.f_cert = np.nan
         f, g = obj.value_and_gradient(self.x)
         # checked: a complex value reached Result.fun
         f = checked_value(f, obj, "value_and_gradient")
         g = checked_gradient(g, self.x.shape, obj, "value_and_gradient")
         self.n_full += 1
+        self.f_cert = f
+        if self.n_full == 1:
+            self.f0 = f
         if not (math.isfinite(f) and np.all(np.isfinite(g))):
             return "the objective's value or full gradient is not finite"
+        if self.f_top < abs(f):
+            self.f_top = abs(f)
         v = self.lmo(g)
         self.n_oracle_calls += 1
-        return f, float(np.vdot(g, self.x) - v.dot(g))
+        g_dot_x = float(np.vdot(g, self.x))
+        gap = g_dot_x - v.dot(g)
+        if not math.isfinite(gap):
+            return "the LMO returned a non-finite point"
+        # a gap, or a block's on a Cartesian product, below zero beyond rounding certifies
+        # nothing (the oracle does not minimize): OracleError, not "converged"
+        self.check(where, f, self.f_top, g, self.x, v, gap, g_dot_x)
+        return f, gap
 
     def observe(self, k: int) -> Observation | str:
         if self.failed is not None:
@@ -66,7 +88,7 @@ class _StochasticEngine(Engine):
             return f"{self.failed}; {keep}"
         if not certify_now(k, self.every):
             return Observation(np.nan, np.nan, False, self.x, step_size=self.gamma)
-        cert = self._certificate()
+        cert = self._certificate(f"iteration {k}")
         if isinstance(cert, str):
             return f"{cert} at iteration {k}"
         f, gap = cert
@@ -90,8 +112,9 @@ class _StochasticEngine(Engine):
         v.add_to(self.x, gamma)
 
     def certify(self, last: Observation) -> tuple[float, float]:
-        cert = self._certificate()
-        return (np.nan, np.inf) if isinstance(cert, str) else cert
+        cert = self._certificate("the closing certificate")
+        # no certificate: f at x when it was evaluated, the gap NaN (uncertified)
+        return (self.f_cert, np.nan) if isinstance(cert, str) else cert
 
     def outputs(self, error: bool) -> dict[str, Any]:
         n = self.objective.n_samples
@@ -103,7 +126,9 @@ class _StochasticEngine(Engine):
         if not error:
             return dict(out, x=self.x.copy())
         if self.last_good is None:
-            return dict(out, x=self.x.copy(), fun=np.nan, gap=np.inf)
+            # the first certificate failed (its LMO, or a value not finite at x0): x0,
+            # uncertified, with f(x0) when it was evaluated
+            return dict(out, x=self.x.copy(), fun=self.f0, gap=np.nan)
         x, f, gap = self.last_good
         return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
@@ -210,4 +235,6 @@ def stochastic_frank_wolfe(
     x, _ = prepare_start(objective, domain, x0)
     est.start(objective, x, as_generator(random_state))
     engine = _StochasticEngine(objective, domain, est, rule, x, gap_every)
-    return drive(engine, options.monitor("sfw"))
+    monitor = options.monitor("sfw")
+    monitor.bounds = gives_bounds(objective, domain)
+    return drive(engine, monitor)

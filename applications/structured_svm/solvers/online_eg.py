@@ -288,6 +288,9 @@ def online_eg(model: Any, X: Sequence[Any], Y: Sequence[Any], lam: float, *,
     # the clock starts before the set-up (the flattened data, the first marginals): it
     # counts against time_limit
     monitor = budget_options(run_options, max_passes, "online_eg").monitor("online_eg")
+    # approximate inference may miss the maximum: its gaps then bound nothing (the
+    # estimator certifies with loss_augmented_bound)
+    monitor.bounds = not hasattr(model, "loss_augmented_bound")
     engine = _OnlineEGEngine(model, X, Y, float(lam), eta0, block_order, rng, max_passes)
     engine.clock = PassClock(monitor)
     engine.clock.reserve = engine.image_seconds

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from ...monitor import INTERRUPTS, Monitor
+from ...objectives.base import NonFiniteGradientError, checked_value
 from ..engine import Engine, Observation
-from .passes import Budget, NonFiniteGradient, Pass
+from .passes import Budget, Pass
 from .state import BlockState
 
 __all__ = ["BlockEngine"]
@@ -61,7 +62,7 @@ class BlockEngine(Engine):
         self._pass_seconds: float | None = None  # the last whole pass
         # no certificate before the first pass (it would cost a pass and would replace the
         # "unvisited" estimates that gap sampling sweeps first)
-        self.fx = float(state.f.value(self.certified_point()))
+        self.fx = checked_value(state.f.value(self.certified_point()), state.f)
         self.gap = np.inf
         self.certified = False
         # the point at the start of the current pass, (x, f, gap, certified): what an
@@ -130,8 +131,10 @@ class BlockEngine(Engine):
         tic = time.perf_counter()
         try:
             df = self.run_pass.run(st.pass_order(), budget)
-        except NonFiniteGradient as err:
-            # observe() ends the run; the error's result is the pass's start (self.good)
+        except NonFiniteGradientError as err:
+            # a block gradient, or the full one a default exact_step_block reads, not
+            # finite: observe() ends the run; the error's result is the pass's start
+            # (self.good)
             self.bad, self.fx, self._bad_message = True, np.nan, f"{err} at pass {p}"
             return
         if df != 0.0 and st.last_gamma == 0.0:
@@ -162,7 +165,7 @@ class BlockEngine(Engine):
         else:
             # the compiled passes report the exact change of f at the last iterate
             self.fx = (self.fx + df if self.run_pass.exact_df and self.certify_kind == "last"
-                       else float(st.f.value(self.certified_point())))
+                       else checked_value(st.f.value(self.certified_point()), st.f))
             self.certified = False
 
     def certify(self, last: Observation) -> tuple[float, float]:
@@ -209,7 +212,10 @@ class BlockEngine(Engine):
         the pass when the pass ended on a non-finite value or was cut short (its gap
         certified with one oracle call per block if it was not), else the current one
         (its gap not certified: the oracles may be what failed; certified where a
-        ``KeyboardInterrupt`` stopped the run, as the other methods' are)."""
+        ``KeyboardInterrupt`` stopped the run, as the other methods' are).  Each read
+        here is guarded against a ``KeyboardInterrupt`` too (an objective or an oracle
+        raising it again, also on the driver's hurried retry): ``fun`` or ``gap`` is then
+        NaN rather than no result."""
         good = self.good
         if good is None or not (self.bad or self.cut_short):
             if good is not None and np.array_equal(good[0], x) and good[3]:
@@ -217,15 +223,15 @@ class BlockEngine(Engine):
             if self.interrupted and not self.hurried:
                 try:
                     fun, gap = self.run_pass.certificate(x, refresh=False)
-                except Exception:
+                except (Exception, KeyboardInterrupt):
                     fun = gap = np.nan
                 if np.isfinite(fun) and np.isfinite(gap):
                     return dict(fun=fun, gap=gap)
             if good is not None and np.array_equal(good[0], x):
                 return dict(fun=good[1], gap=np.nan)
             try:
-                fun = float(self.state.f.value(x))
-            except Exception:
+                fun = checked_value(self.state.f.value(x), self.state.f)
+            except (Exception, KeyboardInterrupt):
                 fun = np.nan
             return dict(fun=fun, gap=np.nan)
         x, fun, gap, certified = good
@@ -234,7 +240,7 @@ class BlockEngine(Engine):
         elif not certified:
             try:
                 fun, gap = self.run_pass.certificate(x, refresh=False)
-            except Exception:
+            except (Exception, KeyboardInterrupt):
                 gap = np.nan
             if not (np.isfinite(fun) and np.isfinite(gap)):
                 fun, gap = good[1], np.nan

@@ -14,9 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import ShapeError
 from ...monitor import Monitor
+from ...objectives.base import NonFiniteGradientError, checked_gradient, checked_value
 
-__all__ = ["Budget", "Pass", "batch_values", "probe_values"]
+__all__ = ["Budget", "Pass", "batch_values", "block_gradient", "full_gradient",
+           "probe_values", "value_and_full_gradient"]
 
 
 #: block steps a pass makes before its rate estimates the closing certificate
@@ -88,7 +91,7 @@ def probe_values(state: Any) -> tuple[float, list[int], np.ndarray] | None:
     if values is None:
         return None
     tic = time.perf_counter()
-    g = np.asarray(state.f.gradient(state.x), dtype=float).reshape(-1)
+    g = full_gradient(state.f, state.x)
     which = list(range(min(max(8, state.n // 32), state.n)))
     untimed = time.perf_counter()
     values(which[:1], g)  # a first call's cache load or compilation, not to be scaled
@@ -99,18 +102,50 @@ def probe_values(state: Any) -> tuple[float, list[int], np.ndarray] | None:
     return (mid - tic) + (end - mid) * state.n / len(which), which, g
 
 
-class NonFiniteGradient(ArithmeticError):
-    """A block gradient holds NaN or inf: the engine ends the run with ``Status.ERROR`` at
-    the point the pass started from (the oracle would refuse the direction, and the
-    error would leave with the point that produced it)."""
+def full_gradient(f: Any, x: np.ndarray, copy: bool = False) -> np.ndarray:
+    """``f.gradient(x)`` checked as the tracker checks it
+    (:func:`~frankwolfe.objectives.base.checked_gradient`: a complex answer is a
+    ``ValueError``, None a ``TypeError``, another shape than ``x``'s a
+    :class:`~frankwolfe.errors.ShapeError`); ``copy``: a fresh array, for a caller that
+    writes into it (the objective's own array otherwise, when it is a float64 one)."""
+    g = checked_gradient(f.gradient(x), x.shape, f)
+    return np.array(g) if copy else g
+
+
+def value_and_full_gradient(f: Any, x: np.ndarray, copy: bool = False
+                            ) -> tuple[float, np.ndarray]:
+    """``f.value_and_gradient(x)`` checked (:func:`full_gradient`'s checks, and
+    :func:`~frankwolfe.objectives.base.checked_value`'s on the value)."""
+    fx, g = f.value_and_gradient(x)
+    fx = checked_value(fx, f, "value_and_gradient")
+    g = checked_gradient(g, x.shape, f, "value_and_gradient")
+    return fx, (np.array(g) if copy else g)
+
+
+def block_gradient(f: Any, x: np.ndarray, indices: np.ndarray, copy: bool = False
+                   ) -> np.ndarray:
+    """``f.partial_gradient(x, indices)``, checked as :func:`full_gradient`'s answer is
+    (an overridden ``partial_gradient`` answers the user's own arrays): a float64 array
+    of ``indices``' shape costs two comparisons."""
+    g = f.partial_gradient(x, indices)
+    if type(g) is not np.ndarray or g.dtype != np.float64:
+        g = checked_gradient(g, None, f, "partial_gradient")
+    if g.shape != indices.shape:
+        raise ShapeError(f"{type(f).__name__}.partial_gradient: the gradient at "
+                         f"{indices.size} indices has shape {g.shape}, not "
+                         f"{indices.shape}")
+    return g.copy() if copy else g
 
 
 def check_block_gradient(g: np.ndarray, i: int) -> None:
-    """Raise :class:`NonFiniteGradient` unless block ``i``'s gradient ``g`` is finite (a
-    sum: no array of flags per block step; an overflowing sum is checked entry by
-    entry)."""
+    """Raise :class:`~frankwolfe.objectives.base.NonFiniteGradientError` unless block
+    ``i``'s gradient ``g`` is finite (a sum: no array of flags per block step; an
+    overflowing sum is checked entry by entry).  The engine then ends the run with
+    ``Status.ERROR`` at the point the pass started from (the oracle would refuse the
+    direction, and the error would leave with the point that produced it), as for the
+    full gradient that a default ``exact_step_block`` finds not finite."""
     if not math.isfinite(float(g.sum())) and not np.isfinite(g).all():
-        raise NonFiniteGradient(f"the objective's gradient is not finite in block {i}")
+        raise NonFiniteGradientError(f"the objective's gradient is not finite in block {i}")
 
 
 class Pass(ABC):

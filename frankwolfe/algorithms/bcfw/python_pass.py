@@ -23,7 +23,16 @@ from ...step_size import StepSize
 from ...step_size.base import checked_step
 from ..block_orders import checked_pick
 from ..block_steps import AwayStep, BlockDirection, BlockStep, BlockView, FWStep, PairwiseStep
-from .passes import Budget, Pass, batch_values, check_block_gradient, probe_values
+from .passes import (
+    Budget,
+    Pass,
+    batch_values,
+    block_gradient,
+    check_block_gradient,
+    full_gradient,
+    probe_values,
+    value_and_full_gradient,
+)
 from .state import BlockState, block_vector
 
 __all__ = ["PythonSteps", "PythonPass"]
@@ -135,9 +144,7 @@ class PythonSteps:
         f, x, store = st.f, st.x, self.store
         ix, sel = self.idx[i], self.sel[i]
         z = self.Z[self.off[i]:self.off[i + 1]]
-        g = f.partial_gradient(x, ix)
-        if type(g) is not np.ndarray or g.dtype != np.float64 or g.ndim != 1:
-            g = np.asarray(g, dtype=float).reshape(-1)
+        g = block_gradient(f, x, ix)
         check_block_gradient(g, i)
 
         # a block of sparse atoms sums <g, z> and the scores over its atoms, in the order
@@ -268,7 +275,7 @@ class PythonSteps:
             union, pos = np.unique(cols, return_inverse=True)
         D: np.ndarray = np.bincount(pos, minlength=union.size,
                                     weights=np.concatenate(dirs) if len(blocks) > 1 else dirs[0])
-        g = np.asarray(f.partial_gradient(x, union), dtype=float).reshape(-1)
+        g = block_gradient(f, x, union)
         check_block_gradient(g, blocks[0])
         # each block's gap at this point: its estimate for the orders that read them
         at = 0
@@ -305,8 +312,7 @@ class PythonSteps:
         ``refresh`` (``x`` is the last iterate) the block-gap estimates are replaced by
         the exact block gaps and, with ``keep``, the answers join the cache."""
         st, b, Z = self.state, self.blocks, self.Z
-        fx, g = st.f.value_and_gradient(x)
-        g = np.asarray(g, dtype=float).reshape(-1)
+        fx, g = value_and_full_gradient(st.f, x)
         total = float(g @ x)
         gaps = np.empty(st.n)
         scores = np.empty(st.n)
@@ -366,9 +372,9 @@ class PythonSteps:
         # every block's gap >= 0 up to rounding: the sum hides a block oracle that does not
         # minimize behind the other blocks' gaps (a Minkowski sum's average, whose block
         # parts are not kept, is not checked)
-        if not refresh and st.dom.disjoint:
+        if st.exact and not refresh and st.dom.disjoint:
             dots = st.dom.block_dots(g, x)
-        if refresh or st.dom.disjoint:
+        if st.exact and (refresh or st.dom.disjoint):
             check_block_gaps(st.dom, dots, scores, float(fx), st.note_value(float(fx)),
                              f"the certificate after {st.k} block steps")
         if refresh:
@@ -409,7 +415,7 @@ class PythonPass(Pass):
                 self._probed = seconds + (time.perf_counter() - tic) * st.n / len(which)
                 return self._probed
             tic = time.perf_counter()
-            g = np.asarray(st.f.gradient(st.x), dtype=float).reshape(-1)
+            g = full_gradient(st.f, st.x)
             batch = st.batch_oracle()
             which = list(range(min(8, st.n)))
             mid = time.perf_counter()

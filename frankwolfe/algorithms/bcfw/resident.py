@@ -59,8 +59,9 @@ from ...compiled.average import NO_AVERAGE
 from ...compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
 from ...compiled.touched import Delta
 from ...errors import ExecutorError
+from ...objectives.base import checked_value
 from ...step_size import ExactStep, StepSize
-from .passes import Budget, Pass
+from .passes import Budget, Pass, full_gradient, value_and_full_gradient
 from .rounds import Schedule, _stop
 from .state import BlockState
 
@@ -332,7 +333,7 @@ class ResidentRounds(Pass):
         for s, _, (coords, vals) in self._call(everything, self._start, fresh=True):
             self.sums[s, coords] += vals
             state.x[coords] += vals
-        self.g = np.array(state.f.gradient(state.x), dtype=float).reshape(-1)
+        self.g = full_gradient(state.f, state.x, copy=True)
 
     def _call(self, which: np.ndarray, call: tuple, fresh: bool = False
               ) -> list[tuple[int, np.ndarray, Any]]:
@@ -357,7 +358,7 @@ class ResidentRounds(Pass):
             ((_, _, (coords, vals)),) = self._call(blocks, self._start, fresh=True)
             self.sums[s, coords] += vals
             x[coords] += vals
-        self.g = np.array(self.state.f.gradient(x), dtype=float).reshape(-1)
+        self.g = full_gradient(self.state.f, x, copy=True)
         self._delta = None
         self.resets += len(lost)
 
@@ -437,10 +438,9 @@ class ResidentRounds(Pass):
         st = self.state
         if x is not st.x and not np.array_equal(x, st.x):
             # the blocks the workers hold are those of the last iterate alone
-            return float(st.f.value(x)), np.nan
+            return checked_value(st.f.value(x), st.f), np.nan
         kept, resets = self.g, self.resets
-        fx, g = st.f.value_and_gradient(x)
-        self.g = np.array(g, dtype=float).reshape(-1)
+        fx, self.g = value_and_full_gradient(st.f, x, copy=True)
         self._delta = None  # the certificate's gradient: all coordinates compared
         everything = np.arange(st.n, dtype=np.int64)
         tic = time.perf_counter()
@@ -450,7 +450,7 @@ class ResidentRounds(Pass):
         self._unapplied.clear()
         self._gammas.clear()
         if self.resets != resets:  # shards restarted: x moved, the gaps are at its gradient
-            fx = st.f.value(st.x)
+            fx = checked_value(st.f.value(st.x), st.f)
         g = self.g
         total = sum(float(a[0]) for _, _, a in answers)
         scores = sum(float(a[1]) for _, _, a in answers)

@@ -65,7 +65,14 @@ from ...monitor import INTERRUPTS
 from ...parallel import Executor, InProcessRounds, RowRounds, SerialExecutor
 from ..block_orders import checked_pick
 from .compiled_pass import CompiledSteps
-from .passes import Budget, Pass, check_block_gradient, probe_values
+from .passes import (
+    Budget,
+    Pass,
+    block_gradient,
+    check_block_gradient,
+    full_gradient,
+    probe_values,
+)
 from .state import BlockState, PythonBlocks
 
 __all__ = ["Schedule", "PythonRounds", "CompiledRounds"]
@@ -405,16 +412,11 @@ class PythonRounds(Pass):
 
         def ask(batch: list[int]) -> Callable[[], list[Atom]]:
             if whole:  # one vector per round for the executor to ship
-                dirs: Any = np.asarray(f.gradient(x), dtype=float).reshape(-1)
-                if own:
-                    dirs = dirs.copy()
+                dirs: Any = full_gradient(f, x, copy=own)
             else:
                 dirs = []
                 for i in batch:
-                    g = f.partial_gradient(x, idx[i])
-                    if own or type(g) is not np.ndarray or g.dtype != np.float64 \
-                            or g.ndim != 1:
-                        g = np.array(g, dtype=float).reshape(-1)
+                    g = block_gradient(f, x, idx[i], copy=own)
                     check_block_gradient(g, i)
                     dirs.append(self._direction(g, i))
             return lambda: sched.answers(batch, dirs)

@@ -12,6 +12,7 @@ import numpy as np
 from ..._numbers import check_flag, check_real, is_real, is_whole, kind_of
 from ..._random import as_generator
 from ...lmo.product import ProductDomain
+from ...monitor import gives_bounds
 from ...objectives.base import Objective
 from ...options import RunKeywords, RunOptions, solver
 from ...parallel import Executor, make_executor
@@ -392,6 +393,7 @@ def block_coordinate_frank_wolfe(
     try:
         # the clock starts here: set-up and compilation count against time_limit
         monitor = options.monitor("bcfw")
+        monitor.bounds = gives_bounds(objective, domain)
         try:
             state = BlockState(objective, domain, order, rng,
                                keep_atoms=cache or step.uses_active_set,
