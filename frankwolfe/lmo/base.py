@@ -498,8 +498,10 @@ class LMO(ABC):
         """
         return None
 
-    def is_feasible(self, x: np.ndarray, tol: float = 1e-9) -> bool:
-        """Whether ``x`` lies in the domain up to the relative tolerance ``tol``."""
+    def is_feasible(self, x: np.ndarray, tol: float = FEASIBILITY_TOL) -> bool:
+        """Whether ``x`` lies in the domain up to the relative tolerance ``tol`` (by
+        default :data:`FEASIBILITY_TOL`, the one :meth:`check_feasible` accepts a start
+        within)."""
         x = np.asarray(x, dtype=float)
         own = declared_shape(self)
         if own is not None and x.shape != own:
