@@ -132,7 +132,8 @@ def ours(A: np.ndarray, B: np.ndarray, T: float, seed: int) -> tuple[float, floa
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", type=Path, default=HERE.parents[1] / "shared" / "data" / "qaplib")
+    home = Path(os.environ.get("FRANKWOLFE_DATA", HERE.parents[1] / "shared" / "data"))
+    p.add_argument("--data", type=Path, default=home / "qaplib")
     p.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.25, 1.0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true")
