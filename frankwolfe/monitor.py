@@ -223,12 +223,10 @@ class IterationState:
 
 def gives_bounds(objective: Any, domain: Any) -> bool:
     """Whether a run's ``f_k - gap_k`` bound ``f*`` below (:attr:`Monitor.bounds`): a
-    convex objective, and oracles that minimize (:attr:`LMO.exact
-    <frankwolfe.LMO.exact>`: the domain's own declaration and, for a product, every
-    block's).  An inexact oracle's gaps are estimates: its bounds may exceed ``f*``."""
-    if not getattr(objective, "convex", True) or not getattr(domain, "exact", True):
-        return False
-    return all(getattr(b, "exact", True) for b in getattr(domain, "blocks", ()))
+    convex objective, and an oracle that minimizes (:attr:`LMO.exact
+    <frankwolfe.LMO.exact>`; a product's is its blocks').  An inexact oracle's gaps
+    are estimates: its bounds may exceed ``f*``."""
+    return bool(getattr(objective, "convex", True)) and bool(getattr(domain, "exact", True))
 
 
 @dataclass(frozen=True)

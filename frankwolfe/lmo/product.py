@@ -119,6 +119,8 @@ class ProductDomain(LMO):
                 f"{type(blocks).__name__}; the blocks go in one list: "
                 f"ProductDomain([block_0, block_1, ...])")
         self.blocks: tuple[LMO, ...] = tuple(blocks)
+        #: the product minimizes exactly when every block does (LMO.exact)
+        self.exact = all(bool(getattr(b, "exact", True)) for b in self.blocks)
         # a block's points' shape from a matrix-shaped index array (see block_shape)
         self._index_shapes: list[tuple[int, ...] | None] = [None] * len(self.blocks)
         if not self.blocks:

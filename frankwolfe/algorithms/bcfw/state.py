@@ -78,10 +78,9 @@ class BlockState:
         self.f = objective
         self.dom = domain
         self.n = n = domain.n_blocks
-        #: whether every block oracle minimizes (LMO.exact, the product's and each
-        #: block's): an inexact one's block gaps are estimates, which may be negative
-        self.exact = bool(getattr(domain, "exact", True)) and all(
-            bool(getattr(b, "exact", True)) for b in domain.blocks)
+        #: whether the block oracles minimize (LMO.exact; a product's is its blocks'): an
+        #: inexact one's block gaps are estimates, which may be negative
+        self.exact = bool(getattr(domain, "exact", True))
         self.order = order
         self.rng = rng
         self.est = np.full(n, np.inf)  # latest block-gap estimates (+inf: unvisited)
