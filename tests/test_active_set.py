@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import frankwolfe.active_set as active_set_module
+import frankwolfe.atom_store as active_set_module
 from frankwolfe import ActiveSet, Atom, ShapeError
 
 

@@ -19,10 +19,8 @@ from frankwolfe.applications.structured_svm import (
     StructuredSVM,
     make_chain,
 )
-from frankwolfe.applications.structured_svm.models.chain.dual_kernels import (
-    _aggregate,
-    chain_state,
-)
+from frankwolfe.applications.structured_svm.models.chain.dual_kernels import chain_state
+from frankwolfe.applications.structured_svm.models.chain.dual_state import _aggregate
 from frankwolfe.compiled.sum_tree import gap_draws, tree_set
 
 tiny_chain = _tiny_chain  # the fixture: eight short chains and cvxpy's optimum

@@ -14,7 +14,7 @@ import pytest
 
 import frankwolfe as fw
 from frankwolfe.applications import graph_matching, lasso, structured_svm, traffic
-from frankwolfe.applications.structured_svm import estimator as ssvm_estimator
+from frankwolfe.applications.structured_svm import fitting as ssvm_estimator
 from frankwolfe.applications.traffic import multiclass
 from frankwolfe.compiled import protocol
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .data import ChainData, chain_data
-from .dual_kernels import _unary_ids
+from .dual_oracle import _unary_ids
 from .forward_backward import chain_marginals
 from .model import ChainModel
 from .viterbi import unary_dense

@@ -17,7 +17,8 @@ import numpy as np
 from frankwolfe.compiled import resident_kernels
 from frankwolfe.compiled.touched import joint_scratch
 
-from .dual_kernels import _aggregate, chain_blocks, chain_state, chain_sync
+from .dual_kernels import chain_blocks, chain_state, chain_sync
+from .dual_state import _aggregate
 from .rounds import chain_rounds
 
 __all__ = ["ChainResidentBlocks", "ChainResidentPiece"]

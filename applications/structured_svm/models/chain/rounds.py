@@ -17,7 +17,9 @@ from frankwolfe.compiled import CompiledBlocks, RoundKernels, inner_kernel
 from ..base import dual_scale, dual_weights
 from .batch import batch_dense
 from .data import ChainData
-from .dual_kernels import ChainState, _add_pair_scores, _emit, chain_moved_at
+from .dual_oracle import _add_pair_scores, _emit
+from .dual_state import ChainState
+from .dual_step import chain_moved_at
 from .supports import chain_active_features
 from .viterbi import (
     add_hamming,
