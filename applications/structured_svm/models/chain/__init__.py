@@ -4,8 +4,9 @@
 * :mod:`.forward_backward` -- sum-product marginals (numba);
 * :mod:`.data` -- :class:`~.data.ChainData`, a data set flattened into token arrays;
 * :mod:`.batch` -- batch oracles over a data set (threads over examples);
-* :mod:`.dual_kernels` -- compiled block kernels of the SSVM dual (the core's compiled
-  BCFW passes);
+* :mod:`.dual_state`, :mod:`.dual_oracle`, :mod:`.dual_step` -- the SSVM dual's block
+  record, its oracle kernels and its step kernels (numba), which :mod:`.dual_kernels`
+  binds into the core's compiled BCFW passes;
 * :mod:`.rounds` -- batch block oracles: compiled mini-batch rounds, cluster shards;
 * :mod:`.model` -- :class:`ChainModel`, which hands out the fast paths above;
 * :mod:`.expectation` -- compiled pieces of the expectation solvers (online EG, dual
