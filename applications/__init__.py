@@ -14,3 +14,8 @@ if __name__ != "frankwolfe.applications":
         f"package of its own",
         name=__name__,
     )
+
+from frankwolfe._warnings import skip_folder
+
+# warnings raised here point at the user's line, past the applications' frames too
+skip_folder(__file__)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ._numbers import check_real
+from ._warnings import warn_user
 from .result import Result
 
 __all__ = ["plot_convergence"]
@@ -125,10 +125,9 @@ def plot_convergence(
         keep = np.isfinite(ys) & (ys > 0)
         zero = ys == 0
         if ys.size and not keep.any() and not zero.any():
-            warnings.warn(f"plot_convergence: no positive finite {y!r} values in {label!r} "
+            warn_user(f"plot_convergence: no positive finite {y!r} values in {label!r} "
                           "to draw on a log scale (for values of any sign, plot the "
-                          "history's columns yourself, or y='primal_gap')", UserWarning,
-                          stacklevel=2)
+                          "history's columns yourself, or y='primal_gap')", UserWarning)
         # a run with one value to draw (one certificate, max_iter=0) shows as a marker:
         # a line of one point is invisible
         (line,) = ax.semilogy(xs[keep], ys[keep], label=label,

@@ -15,7 +15,6 @@ import functools
 import hashlib
 import os
 import re
-import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from frankwolfe._numbers import check_flag
+from frankwolfe._warnings import warn_user
 
 from .download import (
     ENV_URL,
@@ -176,9 +176,9 @@ def fetch_files(files: list[DataFile], data_home: Any, download_if_missing: bool
                 continue
             raise DownloadError(f"{who}: {e}", status=e.status) from e
         if f.path not in SHA256:  # never trusted silently: say so, with what to pin
-            warnings.warn(f"{who}: {f.path} has no published sha256; it was kept because it "
+            warn_user(f"{who}: {f.path} has no published sha256; it was kept because it "
                           f"parses, unverified (from {url}; its sha256 is "
-                          f"{sha256_of(target)})", UnverifiedDataWarning, stacklevel=3)
+                          f"{sha256_of(target)})", UnverifiedDataWarning)
     return home
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 from typing import Any, Self
 
@@ -15,6 +14,7 @@ import frankwolfe as fw
 from frankwolfe import LeastSquares
 from frankwolfe._finite import check_finite
 from frankwolfe._sparse import issparse
+from frankwolfe._warnings import warn_user
 from frankwolfe.errors import ShapeError
 
 from .._params import BOOLEAN, RANDOM_STATE, Check, Interval, Options, validate_params
@@ -183,15 +183,15 @@ class ConstrainedLasso(RegressorMixin, BaseEstimator):
         self.n_iter_ = int(res.nit)
         self.gap_ = float(res.gap)
         if res.status == fw.Status.INTERRUPTED:
-            warnings.warn(f"ConstrainedLasso: interrupted (Ctrl-C) after {res.nit} iterations "
+            warn_user(f"ConstrainedLasso: interrupted (Ctrl-C) after {res.nit} iterations "
                           f"at gap {self.gap_:.3g}; coef_ holds the coefficients so far",
-                          ConvergenceWarning, stacklevel=2)
+                          ConvergenceWarning)
         elif res.status == fw.Status.MAX_ITER:
             null = "1/2 ||y - mean(y)||^2" if self.fit_intercept else "1/2 ||y||^2"
-            warnings.warn(f"ConstrainedLasso: max_iter={self.max_iter} ended the run at gap "
+            warn_user(f"ConstrainedLasso: max_iter={self.max_iter} ended the run at gap "
                           f"{self.gap_:.3g} > tol * {null} = {target:.3g} "
                           f"(tol={self.tol}); raise max_iter or tol",
-                          ConvergenceWarning, stacklevel=2)
+                          ConvergenceWarning)
         return self
 
     def predict(self, X: Any) -> np.ndarray:

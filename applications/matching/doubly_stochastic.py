@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -10,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from frankwolfe._numbers import check_real, check_whole
 from frankwolfe._random import as_generator
+from frankwolfe._warnings import warn_user
 from frankwolfe.errors import InfeasibleError, ShapeError
 from frankwolfe.lmo.base import feasibility_tolerance
 
@@ -93,8 +93,8 @@ def sinkhorn(M: np.ndarray, *, tol: float = 1e-13, max_iter: int = 100_000) -> n
         # imported here: scikit-learn is not imported with the application
         from sklearn.exceptions import ConvergenceWarning
 
-        warnings.warn(f"sinkhorn: max_iter={max_iter} ended the scaling with column sums "
-                      f"{cols:.3g} from 1 (tol={tol:g})", ConvergenceWarning, stacklevel=2)
+        warn_user(f"sinkhorn: max_iter={max_iter} ended the scaling with column sums "
+                      f"{cols:.3g} from 1 (tol={tol:g})", ConvergenceWarning)
     return P
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +13,7 @@ from numpy.typing import ArrayLike
 
 from frankwolfe._numbers import check_flag, check_real, check_whole
 from frankwolfe._random import as_generator
+from frankwolfe._warnings import warn_user
 from frankwolfe.active_set import ActiveSet
 from frankwolfe.atoms import Atom
 from frankwolfe.lmo.base import FEASIBILITY_TOL, feasibility_tolerance
@@ -384,8 +384,8 @@ def solve_qap(
             # imported here: scikit-learn is not imported with the application
             from sklearn.exceptions import ConvergenceWarning
 
-            warnings.warn("solve_qap: interrupted (Ctrl-C); returning the best permutation so "
-                          "far", ConvergenceWarning, stacklevel=2)
+            warn_user("solve_qap: interrupted (Ctrl-C); returning the best permutation so "
+                          "far", ConvergenceWarning)
         return QAPResult(permutation=perm, fun=fun, x=best[2], relaxed_fun=best[3], runs=runs,
                          nit=sum(r.nit for r in runs), time=time.perf_counter() - t_start,
                          method=method, local_search=search, tabu_iter=n_tabu)

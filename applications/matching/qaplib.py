@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from frankwolfe._warnings import warn_user
 from frankwolfe.errors import ShapeError
 
 from .objective import check_qap_matrices, qap_value
@@ -248,9 +248,9 @@ def read_qaplib_solution(path: str | os.PathLike, A: ArrayLike, B: ArrayLike, *,
             tried.append(f"{label}: {value:.12g}")
             if abs(value - stated) <= rtol * max(1.0, abs(stated)):
                 if label != "1-based":
-                    warnings.warn(
+                    warn_user(
                         f"read_qaplib_solution: {path}: the permutation matches the stated "
-                        f"objective only read as {label}", QAPLIBConventionWarning, stacklevel=2)
+                        f"objective only read as {label}", QAPLIBConventionWarning)
                 return QAPLIBSolution(stated, perm, label)
     if not tried:
         raise ValueError(f"read_qaplib_solution: {path}: {raw.tolist()} is not a permutation "

@@ -29,7 +29,6 @@ Two block representations, one algorithm:
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +36,7 @@ import numpy as np
 
 from frankwolfe import LMO, Atom, Objective, ProductDomain
 from frankwolfe._numbers import check_whole
+from frankwolfe._warnings import warn_user
 from frankwolfe.compiled import BlockDomainHooks, CompiledObjective
 from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.line import line_minimizer
@@ -442,10 +442,10 @@ class SSVMDual(ProductDomain, BlockDomainHooks):
         if warm is not None and warm.points is not None:
             return warm.points
         if warm is not None and warm.compiled is not None:
-            warnings.warn("SSVMDual: the warm-start state is the compiled kernels' (label "
+            warn_user("SSVMDual: the warm-start state is the compiled kernels' (label "
                           "marginals), which this run's generic block steps cannot read "
                           "(compiled=False, or a solver without the kernels): it starts from "
-                          "the true labellings", UserWarning, stacklevel=2)
+                          "the true labellings", UserWarning)
         return np.zeros(sum(ix.size for ix in self.block_indices))
 
     def set_warm_start(self, state: DualWarmStart | None) -> None:

@@ -32,7 +32,6 @@ Gram matrix over the ``N`` (example, labelling) pairs is held densely
 from __future__ import annotations
 
 import itertools
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from numbers import Integral, Real
@@ -46,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import frankwolfe as fw
 from frankwolfe._numbers import as_real, check_whole
+from frankwolfe._warnings import warn_user
 from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.errors import ShapeError
 
@@ -509,9 +509,9 @@ SeedSequence or BitGenerator, optional
         # the gap is certified only every gap_every passes: a budget that ends the run
         # between two certificates may leave the closing one within tol
         if res.status == fw.Status.MAX_ITER and not res.gap <= self.tol:
-            warnings.warn(f"KernelStructuredSVM: the max_passes budget ended the run at duality "
+            warn_user(f"KernelStructuredSVM: the max_passes budget ended the run at duality "
                           f"gap {res.gap:.3g} > tol={self.tol}; raise max_passes or tol",
-                          ConvergenceWarning, stacklevel=2)
+                          ConvergenceWarning)
         return self
 
     # -- prediction -----------------------------------------------------------------

@@ -18,7 +18,6 @@ default), continued from the previous round's dual state.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -30,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from frankwolfe import History, Status
 from frankwolfe._random import as_generator
+from frankwolfe._warnings import warn_user
 
 from .._checks import check_finite_examples, check_labels, check_pair, positional
 from .._params import BOOLEAN, RANDOM_STATE, VERBOSE, Check, InstanceOf, Interval, validate_params
@@ -259,16 +259,15 @@ class LatentSSVM(BaseEstimator):
             H = H_new
         self.converged_ = stop == "converged"
         if ended_above and stop != "interrupted":
-            warnings.warn(_ended_above_message(ended_above, inner.tol),
-                          ConvergenceWarning, stacklevel=2)
+            warn_user(_ended_above_message(ended_above, inner.tol),
+                          ConvergenceWarning)
         if stop == "interrupted":
-            warnings.warn(f"LatentSSVM: interrupted (Ctrl-C) in round {self.n_rounds_}; w_ "
-                          "holds that round's weights", ConvergenceWarning, stacklevel=2)
+            warn_user(f"LatentSSVM: interrupted (Ctrl-C) in round {self.n_rounds_}; w_ "
+                          "holds that round's weights", ConvergenceWarning)
         elif not stop:
-            warnings.warn(f"LatentSSVM: max_rounds={self.max_rounds} ended CCCP with the last "
+            warn_user(f"LatentSSVM: max_rounds={self.max_rounds} ended CCCP with the last "
                           f"round lowering the objective by {objectives[-2] - objectives[-1]:.3g}"
-                          f" > tol={self.tol}; raise max_rounds or tol", ConvergenceWarning,
-                          stacklevel=2)
+                          f" > tol={self.tol}; raise max_rounds or tol", ConvergenceWarning)
         return self
 
     def _publish(self, w: np.ndarray, inner: StructuredSVM, H: list[np.ndarray],

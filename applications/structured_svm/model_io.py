@@ -45,7 +45,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -54,6 +53,7 @@ import numpy as np
 import frankwolfe
 from frankwolfe import History
 from frankwolfe._random import check_random_state
+from frankwolfe._warnings import warn_user
 from frankwolfe.compiled.atomic_files import atomic_write
 from frankwolfe.result import out_path
 
@@ -183,11 +183,10 @@ def save_model(est: Any, path: str | os.PathLike[str], include_state: bool = Fal
         # plain entropy: the loaded model draws as the saved one
         params["random_state"] = {"SeedSequence": _pack_seed_sequence(seed)}
     elif isinstance(seed, _UNSTORABLE_SEEDS):
-        warnings.warn(f"StructuredSVM.save: random_state={type(seed).__name__}(...) is saved "
+        warn_user(f"StructuredSVM.save: random_state={type(seed).__name__}(...) is saved "
                       "as null (a file holds no generator's state): a refit of the loaded "
                       "model draws from fresh entropy; give it a seed through set_params, "
-                      "or fit with an int or a SeedSequence to save one", UserWarning,
-                      stacklevel=3)
+                      "or fit with an int or a SeedSequence to save one", UserWarning)
         params["random_state"] = None
     executor = params.get("executor")
     if executor is not None:

@@ -7,13 +7,13 @@ import dataclasses
 import inspect
 import math
 import sys
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Unpack
 
 import numpy as np
 
 from .._numbers import as_real, is_real, kind_of
+from .._warnings import warn_user
 from ..lmo.base import LMO, declared_shape
 from ..lmo.product import ProductDomain
 from ..objectives.base import Objective
@@ -224,8 +224,8 @@ def alternating_linear_minimization(
         if extra["empty"]:
             message = (f"{message}; the sets do not intersect: the spread term is at least "
                        f"{lower:.3g} > 0 everywhere (certified)")
-            warnings.warn(f"alternating_linear_minimization: the sets do not intersect (the "
+            warn_user(f"alternating_linear_minimization: the sets do not intersect (the "
                           f"spread term is at least {lower:.3g} everywhere); x is the mean of "
-                          "the nearest copies", UserWarning, stacklevel=3)
+                          "the nearest copies", UserWarning)
     return dataclasses.replace(res, x=mean.reshape(shape), extra=extra, message=message,
                                method="alm")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
+from .._warnings import warn_user
 from ..active_set import ActiveSet
 from ..atoms import Atom
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
@@ -25,10 +25,10 @@ def _warn_integer_radius(cls: str, radius: Any, dim: Any) -> None:
     (a different problem, solved without any error)."""
     if (dim is None and isinstance(radius, (int, np.integer)) and not isinstance(radius, bool)
             and radius >= 2):
-        warnings.warn(f"{cls}({radius}): the first argument is the radius (the coordinates "
+        warn_user(f"{cls}({radius}): the first argument is the radius (the coordinates "
                       f"sum to {radius}); the simplex of dimension {radius} is "
                       f"{cls}(dim={radius}).  A float radius ({float(radius)}) says the "
-                      "radius is meant", UserWarning, stacklevel=3)
+                      "radius is meant", UserWarning)
 
 
 class ProbabilitySimplex(UnitVertices, SubsetOracle, LMO):

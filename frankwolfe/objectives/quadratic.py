@@ -626,7 +626,7 @@ def _image_rounding(Q: Any, direction: Direction, xf: np.ndarray, w: np.ndarray)
                 np.add.at(d, a.indices, c * a.values)
             else:
                 d += c * a.to_dense().reshape(-1)
-    if sp.issparse(Q):
+    if bool(sp.issparse(Q)):  # bool(): Q stays Any (scipy's stubs lack abs of a matrix)
         return float(np.dot(np.abs(d), abs(Q) @ w))
     # by rows: |Q| of a dense Q whole was an n x n temporary (800 MB at n = 10^4)
     total, step = 0.0, max(1, (1 << 22) // max(1, Q.shape[1]))

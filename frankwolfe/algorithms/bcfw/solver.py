@@ -3,7 +3,6 @@ the pass (:mod:`.plan`) and the engine, and hands them to the shared driver."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any, Unpack
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from ..._numbers import check_flag, check_real, is_real, is_whole, kind_of
 from ..._random import as_generator
+from ..._warnings import warn_user
 from ...lmo.product import ProductDomain
 from ...monitor import gives_bounds
 from ...objectives.base import Objective
@@ -458,10 +458,10 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
     if batch_size is None and not ahead and executor is None and getattr(ex, "n_jobs", 1) > 1:
         # rounds of one block, none ahead: one oracle at a time on a pool of threads,
         # slower than the serial pass it replaced
-        warnings.warn(f"block_coordinate_frank_wolfe: n_jobs={n_jobs!r} but rounds of one "
+        warn_user(f"block_coordinate_frank_wolfe: n_jobs={n_jobs!r} but rounds of one "
                       "block (no batch_size) and none ahead (staleness=0) run one oracle "
                       "at a time; give batch_size (the number of threads or more), "
-                      "staleness, or round_step='lock_free'", UserWarning, stacklevel=3)
+                      "staleness, or round_step='lock_free'", UserWarning)
     if cache:
         raise ValueError("cache=True does not combine with mini-batches (batch_size, n_jobs or "
                          "executor): a round asks its oracles before any cached atom is scored")
