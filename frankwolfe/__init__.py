@@ -41,6 +41,7 @@ from .errors import (
     FrankWolfeError,
     InfeasibleError,
     NonConvexError,
+    NonFiniteGradientError,
     OracleError,
     RestrictedGameError,
     ShapeError,
@@ -141,7 +142,7 @@ __all__ = [
     "ExactStep", "Adaptive", "Armijo", "Secant", "step_size",
     # errors and debugging
     "FrankWolfeError", "ShapeError", "InfeasibleError", "OracleError", "NonConvexError",
-    "ExecutorError", "UnboundedError", "RestrictedGameError",
+    "ExecutorError", "UnboundedError", "RestrictedGameError", "NonFiniteGradientError",
     # executors of mini-batch BCFW
     "Executor", "SerialExecutor", "ThreadExecutor", "DaskExecutor",
     "debug", "debug_enabled", "set_debug",

@@ -41,6 +41,13 @@ class NonConvexError(FrankWolfeError, ValueError):
     certify nothing); the solver attaches the run so far as ``err.result``."""
 
 
+class NonFiniteGradientError(FrankWolfeError, FloatingPointError):
+    """A gradient holds NaN or inf where a method reads it whole (the full gradient behind
+    :meth:`Objective.exact_step_block <frankwolfe.Objective.exact_step_block>`): the
+    fault is the gradient's, not that of the method that would have used it.  A run
+    that meets one ends with ``status="error"`` and its last good iterate."""
+
+
 class ExecutorError(FrankWolfeError, RuntimeError):
     """An executor lost its workers (e.g. the Dask cluster or client went away): the
     solver attaches the result so far (its last good iterate) as ``err.result``; or a

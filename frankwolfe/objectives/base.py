@@ -26,18 +26,12 @@ import numpy as np
 from .._finite import all_finite, first_non_finite
 from .._numbers import brief, read_shape
 from ..direction import Direction
-from ..errors import FrankWolfeError, ShapeError
+from ..errors import NonFiniteGradientError, ShapeError
 
 __all__ = ["Objective", "Tracker", "NonFiniteGradientError", "all_finite", "checked_gradient",
            "checked_value", "point_shape"]
 
 _FLOAT = np.dtype(float)
-
-
-class NonFiniteGradientError(FrankWolfeError, FloatingPointError):
-    """A gradient read by one of :class:`Objective`'s default methods (the full gradient
-    behind :meth:`Objective.exact_step_block`) holds NaN or inf: the fault is the
-    gradient's, not that of the method that would have used it."""
 
 
 def _source(owner: Any, method: str, what: str) -> str:
