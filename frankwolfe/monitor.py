@@ -222,10 +222,22 @@ class IterationState:
 
 
 def gives_bounds(objective: Any, domain: Any) -> bool:
-    """Whether a run's ``f_k - gap_k`` bound ``f*`` below (:attr:`Monitor.bounds`): a
-    convex objective, and an oracle that minimizes (:attr:`LMO.exact
-    <frankwolfe.LMO.exact>`; a product's is its blocks').  An inexact oracle's gaps
-    are estimates: its bounds may exceed ``f*``."""
+    """Whether a run's ``f_k - gap_k`` bound ``f*`` below (:attr:`Monitor.bounds`).
+
+    Parameters
+    ----------
+    objective : Objective
+        Its ``convex`` declaration (default True) is read.
+    domain : LMO
+        Its :attr:`LMO.exact <frankwolfe.LMO.exact>` is read (a product's is its
+        blocks').
+
+    Returns
+    -------
+    bool
+        A convex objective and an oracle that minimizes: an inexact oracle's gaps are
+        estimates, and its bounds may exceed ``f*``.
+    """
     return bool(getattr(objective, "convex", True)) and bool(getattr(domain, "exact", True))
 
 
@@ -270,7 +282,18 @@ def budget_words(words: BudgetWords) -> Iterator[None]:
     """The next :class:`Monitor` made in this context (this thread) speaks of its
     iteration budget in ``words``: the run the caller starts inside the block, whose
     monitor is made first; the runs that one starts in turn (corrective subproblems)
-    keep their own words."""
+    keep their own words.
+
+    Parameters
+    ----------
+    words : BudgetWords
+        The caller's budget, its unit and how to count it.
+
+    Yields
+    ------
+    None
+        Inside the block, the next monitor made takes ``words``.
+    """
     token = _BUDGET_WORDS.set([words])
     try:
         yield

@@ -17,3 +17,12 @@ def test_what_check_feasible_accepts_is_feasible():
     far = np.array([0.5, 0.5 + 5e-8])
     assert not d.is_feasible(far)
     assert d.violation(far) > FEASIBILITY_TOL
+
+
+def test_a_float32_start_accepted_is_feasible():
+    S = fw.ProbabilitySimplex(dim=3)
+    x = np.full(3, 1 / 3, dtype=np.float32)  # off by 2.98e-8: its own rounding
+    S.check_feasible(x)
+    assert S.violation(x) > FEASIBILITY_TOL
+    assert S.is_feasible(x)
+    assert not S.is_feasible(x, tol=FEASIBILITY_TOL)

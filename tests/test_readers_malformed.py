@@ -68,9 +68,14 @@ def test_load_siouxfalls_checks_the_published_net_and_trips_files(shared_data, t
 def test_read_trips_refuses_a_zone_count_before_allocating(tmp_path, monkeypatch):
     p = tmp_path / "t_trips.tntp"
     p.write_text("<NUMBER OF ZONES> 1000000\n<END OF METADATA>\nOrigin 1\n 2 : 5.0;\n")
-    with pytest.raises(ValueError, match=r"t_trips\.tntp: <NUMBER OF ZONES> says 1000000 but "
-                                         r"the entries name zones up to 2 only"):
+    with pytest.raises(ValueError, match=r"t_trips\.tntp: <NUMBER OF ZONES> is 1000000: more "
+                                         r"than MAX_ZONES = 16384"):
         read_trips(p)
+    # zones past the last one named have no trips: legal, the header sizes the matrix
+    p.write_text("<NUMBER OF ZONES> 3\n<END OF METADATA>\nOrigin 1\n 2 : 5.0;\n"
+                 "Origin 2\n 1 : 0.0;\n")
+    demand, _ = read_trips(p)
+    assert demand.shape == (3, 3) and demand[0, 1] == 5.0 and demand.sum() == 5.0
     monkeypatch.setattr(tntp, "MAX_ZONES", 10)  # the test's cap, not 16384
     p.write_text("<END OF METADATA>\nOrigin 11\n 2 : 5.0;\n")
     with pytest.raises(ValueError, match=r"t_trips\.tntp:2: the largest zone number is 11: "
@@ -216,9 +221,12 @@ def _net_pair(tmp_path, meta):
 
 @pytest.mark.parametrize("meta, match", [
     ("<NUMBER OF NODES> 1000000000000\n",
-     r"<NUMBER OF NODES> says 1000000000000 but the links use nodes up to 2 only"),
+     r"<NUMBER OF NODES> says 1000000000000: more than 16777216 and than the largest node "
+     r"the links use \(2\)"),
     ("<NUMBER OF NODES> 1\n", r"<NUMBER OF NODES> says 1 but the links use node 2"),
-    ("<NUMBER OF ZONES> 5\n", r"<NUMBER OF ZONES> says 5 but the links use nodes up to 2"),
+    ("<NUMBER OF ZONES> 100000\n", r"<NUMBER OF ZONES> says 100000: more than 16384"),
+    ("<NUMBER OF NODES> 3\n<NUMBER OF ZONES> 5\n",
+     r"<NUMBER OF ZONES> says 5 but <NUMBER OF NODES> 3: zones are the nodes 1\.\.z"),
     ("<FIRST THRU NODE> 99\n", r"<FIRST THRU NODE> must be a node number in 1\.\.2 .*got 99"),
     ("<FIRST THRU NODE> 0\n", r"<FIRST THRU NODE> must be a node number in 1\.\.2 .*got 0"),
 ])
@@ -233,6 +241,8 @@ def test_read_tntp_keeps_whole_headers(tmp_path):
     got = read_tntp(net, trips)
     assert (got.n_nodes, got.first_thru_node) == (2, 1)  # TNTP's node 2, 0-based 1
     assert read_tntp(*_net_pair(tmp_path, "")).first_thru_node == 0
+    # an isolated node past those the links use is legal
+    assert read_tntp(*_net_pair(tmp_path, "<NUMBER OF NODES> 4\n")).n_nodes == 4
 
 
 def test_network_first_thru_node_lies_among_the_nodes():

@@ -31,6 +31,9 @@ _ORIGIN_LINE = re.compile(r"^\s*Origin\s+(\S+)\s*$", re.IGNORECASE)
 #: the most zones :func:`read_trips` makes a demand matrix for: a dense matrix of this
 #: many zones takes 2 GiB (Austin, of the TNTP collection, has 7388 zones: 0.4 GiB)
 MAX_ZONES = 16384
+#: the most nodes :func:`read_tntp` makes per-node arrays for, beyond those the links use
+#: (a header of 10**12 nodes asked 7 TiB; the largest TNTP networks have ~10**5 nodes)
+MAX_NODES = 1 << 24
 
 
 def _read_text(path: str | os.PathLike) -> str:
@@ -277,12 +280,9 @@ def read_trips(path: str | os.PathLike,
     if n_zones is not None and stated is not None and stated != n_zones:
         raise ValueError(f"{path}: <NUMBER OF ZONES> says {stated} but {int(n_zones)} zones "
                          "were expected (the network's)")
+    # zones past the last one named are legal (no trips): the header sizes the matrix,
+    # bounded by MAX_ZONES below before it is allocated
     named = max(max(origin_line), max(dests, default=0))
-    if n_zones is None and stated is not None and stated > named:
-        # the header alone sized the matrix: 10**6 zones for two entries asked 7 TiB
-        raise ValueError(f"{path}: <NUMBER OF ZONES> says {stated} but the entries name "
-                         f"zones up to {named} only (pass `n_zones`, the network's, where "
-                         "the zones after it have no trips)")
     where, key = f"{path}", "`n_zones`"  # what sized the matrix, for the messages
     if n_zones is None and stated is not None:
         n_zones, key = stated, "<NUMBER OF ZONES>"
@@ -421,9 +421,10 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     ValueError
         Naming the file and line, for a malformed or inconsistent file (link counts,
         zone counts, total flow, node numbers); naming the key, for a
-        ``<NUMBER OF ZONES>`` or ``<NUMBER OF NODES>`` beyond the largest node the
-        links use (zones are nodes ``1..z``: a zone or node past them has no link), a
-        ``<NUMBER OF NODES>`` below it, or a ``<FIRST THRU NODE>`` outside
+        ``<NUMBER OF ZONES>`` above :data:`MAX_ZONES` or a ``<NUMBER OF NODES>`` above
+        :data:`MAX_NODES` (and above the largest node the links use: nodes past them
+        are legal, isolated), zones more than nodes, a ``<NUMBER OF NODES>`` below the
+        largest node used, or a ``<FIRST THRU NODE>`` outside
         ``1..n_nodes`` (TNTP numbers nodes from 1; without the key every node may be
         passed through, as with 1).
     """
@@ -431,12 +432,19 @@ def read_tntp(net_path: str | os.PathLike, trips_path: str | os.PathLike, *,
     top = int(max(links["init_node"].max(), links["term_node"].max()))
     n_zones = _meta_int(meta, "NUMBER OF ZONES", net_path)
     n_nodes = _meta_int(meta, "NUMBER OF NODES", net_path)
-    # the headers size the demand matrix and every per-node array: bound them by the
-    # links read before anything is allocated (10**12 nodes passed here)
-    for key, value in (("NUMBER OF ZONES", n_zones), ("NUMBER OF NODES", n_nodes)):
-        if value is not None and value > top:
-            raise ValueError(f"{net_path}: <{key}> says {value} but the links use nodes up "
-                             f"to {top} only: a node after it would have no link")
+    # the headers size the demand matrix and every per-node array: bounded before
+    # anything is allocated (10**12 nodes passed here); nodes past those the links use
+    # are legal (isolated nodes, zones without links)
+    for key, value, cap in (("NUMBER OF ZONES", n_zones, MAX_ZONES),
+                            ("NUMBER OF NODES", n_nodes, MAX_NODES)):
+        if value is not None and value > max(top, cap):
+            raise ValueError(f"{net_path}: <{key}> says {value}: more than {cap} and than "
+                             f"the largest node the links use ({top}); raise "
+                             f"frankwolfe.applications.traffic.tntp.MAX_"
+                             f"{'ZONES' if cap == MAX_ZONES else 'NODES'} if that is meant")
+    if n_zones is not None and n_nodes is not None and n_zones > n_nodes:
+        raise ValueError(f"{net_path}: <NUMBER OF ZONES> says {n_zones} but <NUMBER OF "
+                         f"NODES> {n_nodes}: zones are the nodes 1..z")
     if n_nodes is not None and n_nodes < top:
         raise ValueError(f"{net_path}: <NUMBER OF NODES> says {n_nodes} but the links use "
                          f"node {top}")

@@ -275,9 +275,9 @@ class GapCheck:
     def __init__(self, lmo: LMO) -> None:
         self.lmo = lmo
         self.exact: bool = bool(getattr(lmo, "exact", True))  # see LMO.exact
+        # a product is exact when its blocks are (ProductDomain.exact)
         self.blocks: ProductDomain | None = lmo if (
-            isinstance(lmo, ProductDomain) and lmo.disjoint and self.exact
-            and all(getattr(b, "exact", True) for b in lmo.blocks)) else None
+            isinstance(lmo, ProductDomain) and lmo.disjoint and self.exact) else None
 
     def __call__(self, where: str, f: float, f_top: float, g: np.ndarray, x: np.ndarray,
                  v: Atom, gap: float, g_dot_x: float) -> None:

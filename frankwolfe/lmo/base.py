@@ -498,10 +498,13 @@ class LMO(ABC):
         """
         return None
 
-    def is_feasible(self, x: np.ndarray, tol: float = FEASIBILITY_TOL) -> bool:
+    def is_feasible(self, x: np.ndarray, tol: float | None = None) -> bool:
         """Whether ``x`` lies in the domain up to the relative tolerance ``tol`` (by
-        default :data:`FEASIBILITY_TOL`, the one :meth:`check_feasible` accepts a start
-        within)."""
+        default :func:`feasibility_tolerance` of ``x``, the one :meth:`check_feasible`
+        accepts a start within: :data:`FEASIBILITY_TOL`, or its float type's rounding
+        for float32)."""
+        if tol is None:
+            tol = feasibility_tolerance(x)
         x = np.asarray(x, dtype=float)
         own = declared_shape(self)
         if own is not None and x.shape != own:

@@ -199,9 +199,23 @@ class ProductDomain(LMO):
 
     def block_dots(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``<a_i, b_i>`` for every block ``i`` of two points of the common space: their
-        products summed over each block's coordinates (O(dim), one vectorised pass).  On
-        a Cartesian product they are the blocks' terms of ``<a, b>``; on a Minkowski sum a
-        point does not determine its block parts, and ``ValueError`` is raised."""
+        products summed over each block's coordinates (O(dim), one vectorised pass).
+
+        Parameters
+        ----------
+        a, b : ndarray
+            Two points (or a gradient and a point) of the common space, ``dim`` entries.
+
+        Returns
+        -------
+        ndarray, shape (n_blocks,)
+            The blocks' terms of ``<a, b>``.
+
+        Raises
+        ------
+        ValueError
+            On a Minkowski sum, where a point does not determine its block parts.
+        """
         if not self.disjoint:
             raise ValueError("ProductDomain.block_dots: a point of a Minkowski sum does not "
                              "determine its block parts")
