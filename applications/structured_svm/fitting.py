@@ -28,6 +28,7 @@ from .._checks import (
     positional,
 )
 from ._data_key import data_key
+from .models.chain.data import chain_data_scope
 from .oracles import batch_predict, batch_primal, certified_result, evaluation_seconds, mean_loss
 from .solver_runs import SOLVER_RUNS
 
@@ -128,7 +129,11 @@ def fit_and_notice(svm: Estimator, X: Sequence[Any], Y: Sequence[Any],
         check_feature_names(svm, X_in, reset=True)
         if X_test is not None:
             check_feature_names(svm, X_test_in, reset=False)
-        svm._fit(X, Y, lam, warm, started)
+        # the fit's conversions of its data sets (the chain model's flat token arrays:
+        # training, then every evaluation) are shared within it and dropped with it: kept
+        # beyond, they held the model, the examples and copies of their rows alive
+        with chain_data_scope():
+            svm._fit(X, Y, lam, warm, started)
     except Exception:
         if svm.__dict__.get("result_") is before.get("result_"):
             # no run so far to keep: the previous fit whole, not its weights beside

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import operator
+import weakref
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -12,7 +15,8 @@ from numba import njit
 
 from frankwolfe.errors import ShapeError
 
-__all__ = ["ChainData", "chain_data", "token_feature_sums", "transition_counts"]
+__all__ = ["ChainData", "chain_data", "chain_data_scope", "token_feature_sums",
+           "transition_counts"]
 
 
 class ChainData:
@@ -87,6 +91,22 @@ class ChainData:
         self.d = model.size_joint_feature
         self._gram: tuple[np.ndarray, np.ndarray] | None = None
         self._csr: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # set when the rows, read in place from the caller's examples, may have changed
+        # since the sparse rows and Gram matrices were derived from them (see _recheck)
+        self._stale = False
+
+    def _recheck(self) -> None:
+        """Keep the sparse rows and Gram matrices only where the rows are still those
+        they came from: the sparse rows say so exactly (:func:`_csr_holds`: one pass
+        over the rows, where a copy of them to compare with doubled the data set's
+        memory); without them nothing does, and both are computed again.  Checked when
+        they are asked for, not at every reuse of the data set (an evaluation's
+        decodings read the dense rows alone)."""
+        csr = self._csr
+        if csr is None or not csr[0].size or not _csr_holds(self.Xf, csr):
+            self._csr = None
+            self._gram = None
+        self._stale = False
 
     def token_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The dense token rows as sparse rows ``(ptr, col, val)`` (computed once), or
@@ -99,6 +119,8 @@ class ChainData:
         products' time on rows as sparse as OCR's (benchmarks/README.md, "Measurements
         behind code choices").
         """
+        if self._stale:
+            self._recheck()
         if self._csr is None:
             nnz = np.count_nonzero(self.Xf) if self.Xf.size else 0
             if self.uses_ids or nnz > self.Xf.size // 2:
@@ -129,10 +151,13 @@ class ChainData:
         out.Yf = self.Yf[lo:hi] if self.Yf.size else self.Yf
         out._gram = None
         out._csr = None  # the whole set's rows (ptr counts from its first token)
+        out._stale = False  # nothing derived yet
         return out
 
     def gram(self) -> tuple[np.ndarray, np.ndarray]:
         """Token Gram matrices of all sequences, flat, and their offsets (computed once)."""
+        if self._stale:
+            self._recheck()
         if self._gram is None:
             L = np.diff(self.off)
             goff = np.concatenate(([0], np.cumsum(L * L))).astype(np.int64)
@@ -209,47 +234,137 @@ def transition_counts(labels: np.ndarray, off: np.ndarray, K: int) -> np.ndarray
 
 
 class _Memo(NamedTuple):
-    """A converted data set and what :func:`_unchanged` compares it with."""
+    """A converted data set and what :func:`_unchanged` compares it with.
+
+    No strong reference to the caller's objects: the model by a weak reference, the
+    lists ``X`` and ``Y`` by their ids (a list cannot be referenced weakly; an id
+    reused by another list is harmless, as the values decide), the examples (where
+    ``data`` reads their memory) by weak references.  Once the caller drops them,
+    nothing here keeps them alive but ``data`` itself (the caller's rows, where it
+    reads them in place).
+    """
 
     model: Any
-    X: Any
-    Y: Any
+    x_id: int
+    y_id: int
     data: ChainData
-    #: the token rows as ``data`` read them: its own array, or a copy where that array
-    #: is the caller's memory (consecutive views, :func:`_rows`)
-    tokens: np.ndarray
-    #: the examples of ``X`` then, and whether ``data`` reads their memory
-    items: list[Any]
+    #: whether ``data`` reads the examples' memory (else it has rows of its own)
     aliased: bool
+    #: weak references to the examples of ``X`` then, where ``data`` reads their memory
+    #: (empty otherwise, or where an example cannot be referenced weakly)
+    items: tuple[Any, ...]
 
 
-#: the last few data sets, newest first
-_CACHE: list[_Memo] = []
+#: the memos of the open scopes (:func:`chain_data_scope`), innermost last: each a list
+#: of this context's data sets since the scope opened (each thread, each task has its
+#: own context, so concurrent fits keep theirs apart)
+_SCOPES: ContextVar[tuple[list[_Memo], ...]] = ContextVar("chain_data_scopes", default=())
+
+#: the most data sets a scope keeps (the most recently used)
+_SCOPE_SIZE = 4
+
+#: the one data set kept outside every scope (the last converted there), dropped when
+#: its model is freed
+_LAST: list[_Memo] = []
+
+
+@contextlib.contextmanager
+def chain_data_scope() -> Iterator[None]:
+    """Keep the data sets that :func:`chain_data` converts within the block, and drop
+    them at its end.
+
+    A fit opens one (:func:`~...fitting.fit_and_notice`): its training, its per-pass
+    evaluations on the training and test sets and its time estimates convert each data
+    set once, and nothing of the fit's data (nor the model) outlives it.  Outside every
+    scope :func:`chain_data` keeps one data set, the last.
+    """
+    token = _SCOPES.set((*_SCOPES.get(), []))
+    try:
+        yield
+    finally:
+        _SCOPES.reset(token)
+
+
+def _forget(ref: Any) -> None:
+    """Drop the data set kept outside the scopes when its model is freed (the callback
+    of the memo's weak reference)."""
+    if _LAST and _LAST[0].model is ref:
+        _LAST.clear()
+
+
+def _model_ref(model: Any) -> Any:
+    """A weak reference to ``model`` that forgets its data set when it is freed; a
+    strong one (a function returning it) for a model that cannot be referenced weakly
+    (``__slots__`` without ``__weakref__``)."""
+    try:
+        return weakref.ref(model, _forget)
+    except TypeError:
+        return lambda: model
 
 
 def _unchanged(memo: _Memo, X: Any, Y: Any) -> bool:
-    """Whether ``(X, Y)`` still hold the values ``memo.data`` was built from.
+    """Whether ``(X, Y)`` hold the values ``memo.data`` was built from (``Y`` None: the
+    examples alone), and everything ``memo.data`` derived from its rows is still theirs.
 
     The same list may hold other or changed examples by now (``x *= -1``, ``X[:] =
     X2``): reused, the kernels read the old data set, and a fit certified a gap of a
-    problem the caller no longer has.  Compared value by value with the rows kept: an
-    exact test (a digest could collide, and hashing costs more than comparing), and
-    one pass over the rows, where converting them again checks and copies every
-    example and recomputes what was derived from them (sparse rows, Gram matrices).
+    problem the caller no longer has.  Exact tests throughout (a digest could collide):
+
+    * ``data`` with rows of its own: compared value by value with the examples (one
+      pass over the rows, where converting them again checks and copies every example
+      and recomputes what was derived from them);
+    * ``data`` reading the examples' memory (consecutive views of one array, as the
+      data loaders return them): the same views as then hold the rows ``data`` reads,
+      so only what was checked or derived from them can be stale: the attribute ids'
+      range is checked again, and the sparse rows and Gram matrices are checked when
+      next asked for (:meth:`ChainData._recheck`).  A copy of the rows to compare with
+      doubled the memory of every such data set.
     """
     data = memo.data
     try:
-        lengths = np.fromiter((len(x) for x in X), dtype=np.int64, count=len(X))
+        lengths = np.fromiter(map(len, X), dtype=np.int64, count=len(X))
         if not np.array_equal(lengths, np.diff(data.off)):
             return False
-        if memo.aliased and all(map(operator.is_, X, memo.items)):
-            # the same views as then: the rows data reads are the examples' rows now
-            same = np.array_equal(data.If if data.uses_ids else data.Xf, memo.tokens)
-        else:
-            same = _same_rows(X, memo.tokens, data.off)
-        return same and (Y is None or np.array_equal(np.concatenate(Y), data.Yf))
+        if Y is not None:
+            if data.Yf.size == 0:
+                return False  # converted without labels
+            # each labelling as long as its sequence (the same labels joined may be split
+            # otherwise) and 1-D (2-D ones join to another shape than Yf's)
+            if not np.array_equal(np.fromiter(map(len, Y), dtype=np.int64, count=len(Y)),
+                                  lengths):
+                return False  # a new ChainData says what is wrong
+            if not np.array_equal(np.concatenate(Y), data.Yf):
+                return False
+        rows = data.If if data.uses_ids else data.Xf
+        if not memo.aliased:
+            return _same_rows(X, rows, data.off)
+        same_views = len(memo.items) == len(X) and all(
+            ref() is x for ref, x in zip(memo.items, X))
+        if not same_views and not _same_rows(X, rows, data.off):
+            return False
     except (TypeError, ValueError):  # ragged or odd items: a new ChainData says what is wrong
         return False
+    # the kernels index the weights by id without bounds checks: checked now (sizes in
+    # the ids' type, which holds them: no conversion of every id to compare)
+    if data.uses_ids and (np.min(data.If) < 0 or np.greater(
+            data.If, data.sizes.astype(data.If.dtype)).any()):
+        return False  # a new ChainData names the id out of range
+    data._stale = True
+    return True
+
+
+def _csr_holds(Xf: np.ndarray, csr: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
+    """Whether the dense rows ``Xf`` are exactly the sparse rows ``csr`` (``(ptr, col,
+    val)`` of :meth:`ChainData.token_csr`, ``val`` empty for ones): as many nonzeros,
+    each at a listed position with its listed value (the positions are distinct, so no
+    other entry is nonzero)."""
+    ptr, col, val = csr
+    if np.count_nonzero(Xf) != col.size:
+        return False
+    at = np.repeat(np.arange(Xf.shape[0], dtype=np.int64), np.diff(ptr)) * Xf.shape[1]
+    at += col
+    now = Xf.ravel().take(at)
+    return bool(np.all(now == 1.0) if val.size == 0 else np.array_equal(now, val))
 
 
 #: bytes of the examples' rows that :func:`_same_rows` joins and compares at a time
@@ -274,25 +389,47 @@ def _same_rows(X: Any, tokens: np.ndarray, off: np.ndarray) -> bool:
 
 
 def chain_data(model: Any, X: Any, Y: Any = None) -> ChainData:
-    """:class:`ChainData` of ``(X, Y)``, memoized for the last few data sets.
+    """:class:`ChainData` of ``(X, Y)``, memoized within a scope and for the last data set
+    outside them.
 
-    A data set is found again by the identity of ``model``, ``X`` and ``Y`` and reused
-    while its values are unchanged (:func:`_unchanged`): a fit's evaluations and
-    repeated predictions convert it once, and examples changed in place or replaced
-    are converted anew.
+    A data set is found again by the identity of ``model``, ``X`` and ``Y`` (without
+    ``Y``: a conversion of ``X`` with or without labels) and reused while its values are
+    unchanged (:func:`_unchanged`): a fit's evaluations and repeated predictions convert
+    it once, and examples changed in place or replaced are converted anew.
+
+    Within a :func:`chain_data_scope` (a fit) the data sets of the scope (the last four
+    used) are kept until it closes; outside every scope only the last one, and only
+    while its model lives.
+    No memo keeps the caller's model, lists or examples alive.
     """
-    for at, memo in enumerate(_CACHE):
-        if memo.model is model and memo.X is X and memo.Y is Y:
+    scopes = _SCOPES.get()
+    memos = scopes[-1] if scopes else _LAST
+    x_id, y_id = id(X), id(Y)
+    for memo in list(memos):
+        if memo.model() is model and memo.x_id == x_id and (Y is None or memo.y_id == y_id):
             if _unchanged(memo, X, Y):
+                if scopes and memos[-1] is not memo:  # the most recently used last
+                    memos[:] = [m for m in memos if m is not memo] + [memo]
                 return memo.data
-            del _CACHE[at]
             break
     data = ChainData(model, X, Y)
     tokens = data.If if data.uses_ids else data.Xf
     aliased = bool(np.may_share_memory(tokens, X[0]))
-    _CACHE.insert(0, _Memo(model, X, Y, data, tokens.copy() if aliased else tokens, list(X),
-                           aliased))
-    del _CACHE[4:]
+    try:
+        items = tuple(weakref.ref(x) for x in X) if aliased else ()
+    except TypeError:  # never the same views then: compared value by value
+        items = ()
+    memo = _Memo(_model_ref(model), x_id, y_id, data, aliased, items)
+    if scopes:
+        # this data set's earlier conversion (changed since, or without the labels
+        # that this one has) goes
+        memos[:] = [m for m in memos if not (m.model() is model and m.x_id == x_id)]
+        memos.append(memo)
+        # a fit has two data sets (training, test); more are lists made within it (a
+        # callback's predictions), which would otherwise pile up until the scope closes
+        del memos[:-_SCOPE_SIZE]
+    else:
+        _LAST[:] = [memo]
     return data
 
 
