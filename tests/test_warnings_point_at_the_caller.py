@@ -42,3 +42,17 @@ def test_alm_warning_points_here_through_minimize_and_directly():
 def test_simplex_radius_warning_points_here():
     w = _caught(lambda: fw.ProbabilitySimplex(3))
     assert w and _here(w) == []
+
+
+def test_structured_svm_warnings_point_here():
+    from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
+
+    X, Y = make_chain(20, n_states=3, n_features=4, random_state=0)
+    svm = StructuredSVM(ChainModel(3, 4), max_passes=2, tol=1e-12, random_state=0)
+    w = _caught(lambda: svm.fit(X, Y))  # the budget ends the run above tol
+    assert any("max_passes" in str(x.message) for x in w)
+    svm.set_params(warm_start=True)
+    X2, Y2 = make_chain(20, n_states=3, n_features=4, random_state=1)
+    w += _caught(lambda: svm.fit(X2, Y2))  # other data: the dual state does not carry over
+    assert any("differ" in str(x.message) for x in w)
+    assert _here(w) == []

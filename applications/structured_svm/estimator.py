@@ -7,7 +7,6 @@ are in :mod:`.fitting`.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
@@ -19,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from frankwolfe._numbers import check_whole
+from frankwolfe._warnings import warn_user
 from frankwolfe.algorithms.averages import AVERAGING
 from frankwolfe.parallel import effective_n_jobs
 
@@ -372,9 +372,9 @@ SeedSequence or BitGenerator, optional
 
         Returns ``self``.
         """
-        notice = fit_and_notice(self, X, Y, X_test, Y_test, stacklevel=2)
+        notice = fit_and_notice(self, X, Y, X_test, Y_test)
         if notice is not None:
-            warnings.warn(notice.message, ConvergenceWarning, stacklevel=2)
+            warn_user(notice.message, ConvergenceWarning)
         return self
 
     def _fit(self, X: Any, Y: Any, lam: float, warm: bool, started: float) -> None:
@@ -534,20 +534,20 @@ SeedSequence or BitGenerator, optional
         self._fw_x = None
         self._ssg_steps = None
 
-    def _drop_foreign_state(self, stacklevel: int) -> None:
+    def _drop_foreign_state(self) -> None:
         """Forget a dual state computed on other training data than this fit's (its dual
-        value bounds nothing here, so its gaps would certify nothing): a cold start;
-        the warning is raised ``stacklevel`` frames above the caller."""
+        value bounds nothing here, so its gaps would certify nothing): a cold start,
+        with a warning at the user's line."""
         held = getattr(self, "_state", None) is not None or \
             getattr(self, "_fw_x", None) is not None
         if not held or getattr(self, "_warm_data", None) == self._data_key:
             return
         self._forget_state()
-        warnings.warn("StructuredSVM: warm_start=True, but these training data differ from "
+        warn_user("StructuredSVM: warm_start=True, but these training data differ from "
                       "the ones the previous fit's dual state belongs to; that state does "
                       "not carry over to other examples, so this fit starts from the true "
                       "labellings (the weights w_ carry over for solver='ssg' only)",
-                      UserWarning, stacklevel=stacklevel + 1)
+                      UserWarning)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()

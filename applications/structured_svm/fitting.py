@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from frankwolfe import History, IterationState, Result, RunOptions, Status
+from frankwolfe._warnings import warn_user
 from frankwolfe.monitor import BudgetWords, budget_words
 
 from .._checks import (
@@ -69,13 +69,13 @@ class FitNotice:
 
 def fit_and_notice(svm: Estimator, X: Sequence[Any], Y: Sequence[Any],
                    X_test: Sequence[Any] | None = None, Y_test: Sequence[Any] | None = None,
-                   *, stacklevel: int = 2) -> FitNotice | None:
+                   ) -> FitNotice | None:
     """Fit ``svm`` as :meth:`~.estimator.StructuredSVM.fit` does, without its closing warning: the
     notice of a run that ended short of ``tol`` is returned instead (None when it ended
     at ``tol`` or by the callback), for the caller to warn of or to sum up.
 
-    The warnings of the set-up (a warm start that cannot continue) are raised at
-    ``stacklevel`` as the caller counts it (2: the line that called the caller).
+    The warnings of the set-up (a warm start that cannot continue) point at the user's
+    line (:func:`frankwolfe._warnings.warn_user`).
     """
     started = time.perf_counter()  # the time limit counts the fit's own set-up
     X_in, X_test_in = X, X_test  # their column names, which positional drops
@@ -97,27 +97,26 @@ def fit_and_notice(svm: Estimator, X: Sequence[Any], Y: Sequence[Any],
     size = 0 if previous is None else previous.size
     if warm and size != int(svm.model.size_joint_feature):
         # set_params(model=...) since: the old state has another dimension
-        warnings.warn(f"StructuredSVM: warm_start=True, but the previous fit's weights "
+        warn_user(f"StructuredSVM: warm_start=True, but the previous fit's weights "
                       f"have {size} entries and this model's "
                       f"{int(svm.model.size_joint_feature)} (the model changed): this "
-                      "fit starts cold", UserWarning, stacklevel=stacklevel + 1)
+                      "fit starts cold", UserWarning)
         svm._forget_state()
         warm = False
     # the data's digest (a pass over every example): asked for a warm start, and for
     # the state a fit leaves (bcfw, fw), not for the other solvers
     svm._data_key = data_key(X, Y) if warm else None
     if warm:
-        svm._drop_foreign_state(stacklevel + 1)
+        svm._drop_foreign_state()
         if svm.solver in _COLD_SOLVERS:
-            warnings.warn(f"StructuredSVM: solver={svm.solver!r} has no warm start; "
+            warn_user(f"StructuredSVM: solver={svm.solver!r} has no warm start; "
                           "this fit starts cold (the BCFW solvers, batch FW and SSG "
-                          "continue from the previous fit)", UserWarning,
-                          stacklevel=stacklevel + 1)
+                          "continue from the previous fit)", UserWarning)
         elif svm.solver == "ssg" and getattr(svm, "_ssg_steps", None) is None:
-            warnings.warn("StructuredSVM: warm_start=True, but solver='ssg' continues "
+            warn_user("StructuredSVM: warm_start=True, but solver='ssg' continues "
                           "only an SSG fit's step schedule, and the previous fit was "
                           "another solver's (or its file held no warm-start state): "
-                          "this fit starts cold", UserWarning, stacklevel=stacklevel + 1)
+                          "this fit starts cold", UserWarning)
     before = {k: v for k, v in svm.__dict__.items() if k in _FIT_ATTRIBUTES}
     svm.lam_ = lam
     svm.n_train_ = len(X)

@@ -225,7 +225,7 @@ class LatentSSVM(BaseEstimator):
             # the inner run's notice, not a warning: catching warnings swaps the process's
             # warning state, which fits on other threads share; the rounds' notices are
             # summed up in one warning below
-            notice = fit_and_notice(inner, X, H, stacklevel=2)
+            notice = fit_and_notice(inner, X, H)
             if notice is not None and notice.reason != "interrupted":
                 ended_above[t] = notice
             w = np.array(inner.w_)
