@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 import pytest
+from wrong_oracles import X0, B, Worst
+from wrong_oracles import Dist as _Dist
 
 import frankwolfe as fw
 import frankwolfe.algorithms.loop as loop_module
@@ -29,29 +31,9 @@ from frankwolfe.algorithms.bcfw import passes
 from frankwolfe.errors import OracleError, ShapeError
 from frankwolfe.objectives.base import NonFiniteGradientError
 
-B = np.array([0.9, 0.6, -0.2, 0.3, -0.4, 0.8])
-X0 = np.r_[1.0, 0, 0, 1, 0, 0]
 
-
-class _Dist(fw.Objective):
-    """``1/2 ||x - B||^2``: gradient ``x - B``."""
-
-    def value(self, x):
-        return 0.5 * float((x - B) @ (x - B))
-
-    def gradient(self, x):
-        return x - B
-
-
-class _Worst(fw.LMO):
-    """The probability simplex's worst vertex: the maximizer of ``<g, .>``."""
-
-    shape = (3,)
-
-    def extreme_point(self, g):
-        v = np.zeros(3)
-        v[np.argmax(g)] = 1.0
-        return v
+class _Worst(Worst):
+    """The worst-vertex oracle, named as the messages below expect."""
 
 
 class _Switch(fw.LMO):

@@ -11,35 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from wrong_oracles import X0, B, Worst
+from wrong_oracles import Dist as _Dist
 
 import frankwolfe as fw
 from frankwolfe.compiled import BlockDomainHooks, CompiledBlocks
 from frankwolfe.compiled.simplex import SimplexState
 from frankwolfe.lmo.product import check_block_gaps
 
-B = np.array([0.9, 0.6, -0.2, 0.3, -0.4, 0.8])
-X0 = np.r_[1.0, 0, 0, 1, 0, 0]
 
-
-class _Dist(fw.Objective):
-    """``1/2 ||x - B||^2``: gradient ``x - B``."""
-
-    def value(self, x):
-        return 0.5 * float((x - B) @ (x - B))
-
-    def gradient(self, x):
-        return x - B
-
-
-class _Worst(fw.LMO):
-    """The probability simplex's worst vertex: the maximizer of ``<g, .>``."""
-
-    shape = (3,)
-
-    def extreme_point(self, g):
-        v = np.zeros(3)
-        v[np.argmax(g)] = 1.0
-        return v
+class _Worst(Worst):
+    """The worst-vertex oracle, named as the messages below expect."""
 
 
 def _true_gap(x):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._numbers import brief, check_flag, check_real
 from ..errors import ShapeError
-from .base import Objective, point_shape
+from .base import Objective, checked_gradient, point_shape
 
 __all__ = ["FunctionObjective"]
 
@@ -158,17 +158,10 @@ class FunctionObjective(Objective):
         return self.value(x), self.gradient(x)
 
     def _as_gradient(self, g: Any) -> np.ndarray:
-        dtype = getattr(g, "dtype", None)
-        if dtype is None:  # a list: numpy's error for complex entries named no argument
-            g = np.asarray(g)
-            dtype = g.dtype
-        if dtype == np.float32:
+        if getattr(g, "dtype", None) == np.float32:
             self.single = True
-        elif getattr(dtype, "kind", "") == "c":
-            # the float cast kept the real part with a mere ComplexWarning
-            raise ValueError("FunctionObjective: `grad` (minimize's `jac`) must return a "
-                             f"real array, got complex values (dtype {dtype})")
-        return np.asarray(g, dtype=float)
+        # the shape is the tracker's to check (x's); complex entries, None or text here
+        return checked_gradient(g, None, "FunctionObjective: `grad` (minimize's `jac`)", "")
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         if self._exact is None:
