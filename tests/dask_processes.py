@@ -36,6 +36,57 @@ def _address(path: Path, scheduler: subprocess.Popen, timeout: float) -> str:
     raise TimeoutError(f"dask scheduler wrote no address to {path} in {timeout:.0f} s")
 
 
+def _quiet() -> dict[str, Any]:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    return dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _dask() -> str:
+    return str(Path(sys.executable).parent / "dask")
+
+
+def start_worker(address: str, name: str) -> subprocess.Popen:
+    """A single-thread `dask worker` process named ``name`` without a nanny (killed, it
+    stays dead), joining the scheduler at ``address``."""
+    return subprocess.Popen([_dask(), "worker", address, "--host", "127.0.0.1",
+                             "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                             "--memory-limit", "0", "--name", name], **_quiet())
+
+
+def worker_name(worker: subprocess.Popen) -> str:
+    args = list(worker.args)
+    return str(args[args.index("--name") + 1])
+
+
+def live_workers(client: Any, workers: list[subprocess.Popen], n_workers: int,
+                 timeout: float = 60.0) -> list[subprocess.Popen]:
+    """The processes of ``workers`` (those of :func:`dask_processes`) still running,
+    ``n_workers`` of them: workers started in their place where some were killed
+    (appended to ``workers``, which the clean-up stops), once the scheduler lists
+    exactly those (the dead ones removed, the new ones joined), within ``timeout``."""
+    live = [w for w in workers if w.poll() is None]
+    if len(live) > n_workers:
+        raise ValueError(f"{len(live)} workers alive, {n_workers} asked")
+    address = client.scheduler.address
+    while len(live) < n_workers:
+        worker = start_worker(address, f"w{len(workers)}")
+        workers.append(worker)
+        live.append(worker)
+    names = {worker_name(w) for w in live}
+    deadline = time.monotonic() + timeout
+    while True:
+        held = {info.get("name") for info in client.scheduler_info()["workers"].values()}
+        if held == names:
+            return live
+        dead = [worker_name(w) for w in live if w.poll() is not None]
+        if dead:
+            raise RuntimeError(f"dask worker {dead} exited before joining")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the scheduler lists workers {sorted(map(str, held))}, not "
+                               f"{sorted(names)}, after {timeout:.0f} s")
+        time.sleep(0.05)
+
+
 @contextmanager
 def dask_processes(n_workers: int = 2, timeout: float = 60.0
                    ) -> Iterator[tuple[Any, subprocess.Popen, list[subprocess.Popen]]]:
@@ -44,22 +95,16 @@ def dask_processes(n_workers: int = 2, timeout: float = 60.0
     stays dead), every wait within ``timeout`` seconds; all of them are stopped on exit."""
     import distributed
 
-    dask = str(Path(sys.executable).parent / "dask")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with TemporaryDirectory(prefix="fw-dask-") as tmp:
         file = Path(tmp) / "scheduler.json"
-        scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard", "--scheduler-file", str(file)],
-                                     **quiet)
+        scheduler = subprocess.Popen([_dask(), "scheduler", "--host", "127.0.0.1", "--port",
+                                      "0", "--no-dashboard", "--scheduler-file", str(file)],
+                                     **_quiet())
         workers: list[subprocess.Popen] = []
         client = None
         try:
             addr = _address(file, scheduler, timeout)
-            workers = [subprocess.Popen([dask, "worker", addr, "--host", "127.0.0.1",
-                                         "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                         "--memory-limit", "0", "--name", f"w{k}"], **quiet)
-                       for k in range(n_workers)]
+            workers = [start_worker(addr, f"w{k}") for k in range(n_workers)]
             client = distributed.Client(addr, timeout=f"{timeout:.0f}s")
             client.wait_for_workers(n_workers, timeout=timeout)
             yield client, scheduler, workers

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import ExitStack
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from dask_processes import dask_processes
+from dask_processes import dask_processes, live_workers
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
@@ -24,10 +25,43 @@ distributed = pytest.importorskip("distributed")
 N_EX = 60
 
 
-def _cluster(n_workers: int = 2):
-    """``(client, scheduler process, worker processes)`` on 127.0.0.1, workers without
-    nannies (a killed worker stays dead), every wait within 30 s."""
-    return dask_processes(n_workers, timeout=30)
+class _Cluster:
+    """The module's `dask scheduler` and single `dask worker` process on 127.0.0.1
+    (workers without nannies: a killed worker stays dead; every wait within 30 s): each
+    test loses a part of it, and the next test gets the parts it needs, started again
+    (a worker, or the whole cluster after a killed scheduler) instead of a cluster of
+    its own."""
+
+    def __init__(self) -> None:
+        self.stack = ExitStack()
+        self.procs = None
+
+    def __call__(self):
+        """``(client, scheduler process, [the live worker])``"""
+        if self.procs is not None and self.procs[1].poll() is not None:  # scheduler killed
+            self.close()
+        if self.procs is None:
+            self.procs = self.stack.enter_context(dask_processes(1, timeout=30))
+        client, scheduler, workers = self.procs
+        return client, scheduler, live_workers(client, workers, 1, timeout=30)
+
+    def close(self) -> None:
+        self.procs = None
+        self.stack.close()
+
+
+@pytest.fixture(scope="module")
+def _processes():
+    cluster = _Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture
+def cluster(_processes):
+    return _processes()
 
 
 @pytest.fixture(scope="module")
@@ -70,32 +104,12 @@ def _check_last_good(svm, err, chain, passes):
     np.testing.assert_array_equal(svm.w_, res.x[:-1])
 
 
-def test_scheduler_killed_during_a_cluster_fit_is_an_executor_error(chain):
-    """Killing the scheduler used to hang the fit (a wait without a deadline)."""
-    X, Y = chain
-    with _cluster(1) as (client, scheduler, _):  # the scheduler's loss: one worker will do
-        svm = _svm(client)
-        svm.at = 3
-
-        lost = []  # when the cluster was lost: the deadline counts from there
-
-        def fail():
-            scheduler.kill()
-            scheduler.wait(timeout=10)
-            lost.append(time.perf_counter())
-
-        svm.fail = fail
-        with pytest.raises(fw.ExecutorError, match="lost") as info:
-            svm.fit(X, Y)
-        assert time.perf_counter() - lost[0] < 20.0
-    _check_last_good(svm, info.value, chain, 3)
-
-
-def test_client_closed_from_another_thread_during_a_fit_is_an_executor_error(chain):
+def test_client_closed_from_another_thread_during_a_fit_is_an_executor_error(cluster, chain):
     """The client closed while a round is under way (no FuturesCancelledError, no
     "IOLoop is closed")."""
     X, Y = chain
-    with _cluster(1) as (client, _, _):  # the client's loss: one worker will do
+    # the client's loss: one worker will do; a client of its own (the cluster lives on)
+    with distributed.Client(cluster[0].scheduler.address, timeout="30s") as client:
         svm = _svm(client)
         svm.at = 2
         svm.fail = lambda: threading.Timer(0.01, client.close).start()
@@ -106,25 +120,46 @@ def test_client_closed_from_another_thread_during_a_fit_is_an_executor_error(cha
     np.testing.assert_array_equal(svm.w_, res.x[:-1])
 
 
-def test_every_worker_killed_is_an_executor_error(chain):
+def test_every_worker_killed_is_an_executor_error(cluster, chain):
     X, Y = chain
-    with _cluster() as (client, _, workers):
-        svm = _svm(client)
-        svm.at = 2
+    client, _, workers = cluster  # every worker: the cluster's one
+    svm = _svm(client)
+    svm.at = 2
 
-        lost = []  # when the cluster was lost: the deadline counts from there
+    lost = []  # when the cluster was lost: the deadline counts from there
 
-        def fail():
-            for w in workers:
-                w.kill()
-                w.wait(timeout=10)
-            lost.append(time.perf_counter())
+    def fail():
+        for w in workers:
+            w.kill()
+            w.wait(timeout=10)
+        lost.append(time.perf_counter())
 
-        svm.fail = fail
-        with pytest.raises(fw.ExecutorError, match="no workers left") as info:
-            svm.fit(X, Y)
-        assert time.perf_counter() - lost[0] < 20.0
+    svm.fail = fail
+    with pytest.raises(fw.ExecutorError, match="no workers left") as info:
+        svm.fit(X, Y)
+    assert time.perf_counter() - lost[0] < 20.0
     _check_last_good(svm, info.value, chain, 2)
+
+
+def test_scheduler_killed_during_a_cluster_fit_is_an_executor_error(cluster, chain):
+    """Killing the scheduler used to hang the fit (a wait without a deadline)."""
+    X, Y = chain
+    client, scheduler, _ = cluster  # the scheduler's loss: one worker will do
+    svm = _svm(client)
+    svm.at = 3
+
+    lost = []  # when the cluster was lost: the deadline counts from there
+
+    def fail():
+        scheduler.kill()
+        scheduler.wait(timeout=10)
+        lost.append(time.perf_counter())
+
+    svm.fail = fail
+    with pytest.raises(fw.ExecutorError, match="lost") as info:
+        svm.fit(X, Y)
+    assert time.perf_counter() - lost[0] < 20.0
+    _check_last_good(svm, info.value, chain, 3)
 
 
 _RELEASE = threading.Event()  # set: the hanging oracle returns

@@ -178,6 +178,9 @@ def test_ctrl_c_during_structured_svm_fit_keeps_the_weights(tmp_path, solver):
     assert len(out["warned"]) == 1 and "w_ holds the weights so far" in out["warned"][0]
 
 
+# covered by test_second_ctrl_c_keeps_the_last_good_iterate_uncertified (FW, two Ctrl-Cs:
+# the run raises KeyboardInterrupt, else that child prints no result)
+@pytest.mark.slow
 def test_second_ctrl_c_aborts_at_once(tmp_path):
     body = _FRANK_WOLFE.replace("time.sleep(0.002)", "time.sleep(0.5)")
     done = _run(body, tmp_path, signals=2)
@@ -208,6 +211,9 @@ except KeyboardInterrupt:
 """
 
 
+# covered by test_second_ctrl_c_with_oracle_threads_in_flight_keeps_the_last_good_iterate
+# (the same child and the same `seconds < 30` check, with the result checked too)
+@pytest.mark.slow
 def test_second_ctrl_c_does_not_wait_for_the_oracle_threads(tmp_path):
     """Threads' oracle chunks in flight (hung here for 60 s): a second Ctrl-C raises at
     once instead of waiting for them to end (the pool was shut down with wait=True)."""

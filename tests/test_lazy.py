@@ -62,8 +62,16 @@ _METHODS = {
 }
 
 
-@pytest.mark.parametrize("seed", range(20))
-@pytest.mark.parametrize("method", sorted(_METHODS))
+# lazified vanilla FW on the larger Birkhoff polytopes (seeds 3, 12, 15, 18), the longest
+# runs of the file: slow; fw-0, fw-6 and fw-9 check the same on Birkhoff polytopes in
+# the default run
+_FW_SLOW_SEEDS = (3, 12, 15, 18)
+
+
+@pytest.mark.parametrize("method, seed", [
+    pytest.param(method, seed, marks=pytest.mark.slow) if method == "fw"
+    and seed in _FW_SLOW_SEEDS else (method, seed)
+    for method in sorted(_METHODS) for seed in range(20)])
 def test_lazy_methods_reach_the_cvxpy_optimum(seed, method):
     rng = np.random.default_rng(seed)
     dom, d, cons = _domain(("birkhoff", "simplex", "l1")[seed % 3], rng)
@@ -158,10 +166,10 @@ def test_cached_lmo_keeps_the_most_recent_vertices():
 
 def test_lazy_fw_calls_the_oracle_far_less():
     rng = np.random.default_rng(4)
-    Q, c = _qp(rng, 64)
+    Q, c = _qp(rng, 25)
     f = QuadraticObjective(Q, c)
-    plain = frank_wolfe(f, Birkhoff(8), tol=1e-4, max_iter=50000)
-    lazy = frank_wolfe(f, CachedLMO(Birkhoff(8)), lazy=True, tol=1e-4, max_iter=50000)
+    plain = frank_wolfe(f, Birkhoff(5), tol=1e-4, max_iter=50000)  # 4109 calls, lazy 19
+    lazy = frank_wolfe(f, CachedLMO(Birkhoff(5)), lazy=True, tol=1e-4, max_iter=50000)
     assert plain.status == lazy.status == "converged"
     assert lazy.n_oracle_calls < plain.n_oracle_calls / 3
 
@@ -214,7 +222,7 @@ def test_cached_lmo_shared_by_threads_stays_consistent():
     def work(seed):
         rng = np.random.default_rng(seed)
         try:
-            for _ in range(3000):
+            for _ in range(1000):  # 3 of 3 runs without the lock failed at 1000
                 g = rng.standard_normal(200)
                 v = lmo(g)
                 # the plain oracle's answer, and the best cached vertex is a vertex e_i
@@ -238,7 +246,7 @@ def test_cached_lmo_shared_by_threads_stays_consistent():
         sys.setswitchinterval(old)
     assert not any(t.is_alive() for t in threads), "deadlock: a thread is still running"
     assert not errors, errors[0]
-    assert lmo.n_calls == 4 * 3000
+    assert lmo.n_calls == 4 * 1000
     keys = list(lmo._order)
     assert len(keys) == len(lmo) == len(lmo._store) == 4
     assert set(keys) == set(lmo._store.keys)

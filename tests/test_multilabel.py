@@ -329,9 +329,11 @@ def test_lp_training_certifies_the_relaxed_problem() -> None:
 
 
 def test_tree_interactions_beat_independent_labels() -> None:
-    X, Y = make_multilabel_tree(500, 6, 6, random_state=0)
+    # 150 training examples: the tree still wins by 0.13, and
+    # with its edge features zeroed it ties the independent labels
+    X, Y = make_multilabel_tree(350, 6, 6, random_state=0)
     X = np.c_[X, np.ones(len(X))]
-    tr, te = slice(0, 300), slice(300, 500)
+    tr, te = slice(0, 150), slice(150, 350)
     losses = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

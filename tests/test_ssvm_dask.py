@@ -4,11 +4,9 @@ killed mid-run."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
-from dask_processes import dask_processes
+from dask_processes import dask_processes, live_workers
 
 import frankwolfe as fw
 from frankwolfe.applications.structured_svm import ChainModel, StructuredSVM, make_chain
@@ -19,19 +17,22 @@ distributed = pytest.importorskip("distributed")
 N_EX = 60
 
 
-@contextmanager
-def _cluster():
-    """``(client, worker processes)``: a `dask scheduler` and two `dask worker` processes
-    on 127.0.0.1; the workers run without nannies, so killing one is a lost worker (no
-    restart)."""
+@pytest.fixture(scope="module")
+def _processes():
+    """A `dask scheduler` and `dask worker` processes on 127.0.0.1 for the whole module:
+    ``(client, every worker process started)``; the workers run without nannies, so
+    killing one is a lost worker (no restart)."""
     with dask_processes(2) as (client, _, workers):
         yield client, workers
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with _cluster() as c:
-        yield c
+@pytest.fixture
+def cluster(_processes):
+    """``(client, worker processes)``: the module's cluster with two live workers, a
+    worker that an earlier test killed replaced by a new process (one process start
+    instead of a cluster's three), once the scheduler lists exactly these two."""
+    client, started = _processes
+    return client, live_workers(client, started, 2)
 
 
 @pytest.fixture(scope="module")
@@ -198,36 +199,6 @@ def test_a_resident_dual_names_what_it_cannot_do(cluster):
                                                        fw.DaskExecutor(client), **bad})
     with pytest.raises(ValueError, match="resident=True needs a ChainModel"):
         SSVMDual.from_source(model, corpus, 0.1, resident=True, compiled=False)
-
-
-@pytest.mark.parametrize("round_step", ["joint", "local"])
-def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified(
-        round_step):
-    """A worker killed after pass 2 takes its blocks' iterates with it: the shard is
-    rebuilt on the other worker at its initial blocks, its contribution to x is taken
-    out, and the run goes on; its certified bracket still holds the optimum."""
-    model, corpus, kw, ref = _resident_problem()
-    kw = {**kw, "max_iter": 6, "gap_every": 3}
-    with fw.debug(False):  # (the reference: joint rounds in this process)
-        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
-        ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
-                                              executor=fw.SerialExecutor(), **kw)
-    kw["round_step"] = round_step
-    with _cluster() as (client, workers):
-        def kill(state):
-            if state.k == 2:
-                workers[1].kill()
-                workers[1].wait(timeout=30)
-
-        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
-        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
-                                              executor=fw.DaskExecutor(client), callback=kill,
-                                              **kw)
-        assert workers[1].poll() is not None
-    assert res.nit == 6 and res.extra["resident_restarts"] >= 1
-    # x is the sum of the blocks the workers hold, the lost ones restarted included
-    assert res.extra["resident_drift"] <= 1e-12
-    _brackets_meet(res, ref)
 
 
 @pytest.mark.parametrize("ids, actors", [(False, True), (True, True), (True, False)])
@@ -487,75 +458,6 @@ def test_lost_client_raises_with_the_last_good_iterate(staleness):
     np.testing.assert_array_equal(res.x, ref.x)
 
 
-def test_killed_worker_run_completes_with_the_same_gap(chain):
-    """One of the two workers killed after pass 2.  A cluster of its own: the module's
-    serves the other tests in whatever order the test workers take them (pytest-xdist's
-    worksteal ran resident rounds after this test on a one-worker module cluster)."""
-    X, Y = chain
-    dom = SSVMDual(ChainModel(3, 4), X, Y, 1.0 / N_EX, compiled=False)
-    f = dom.dual_objective()
-    kw = dict(batch_size=20, max_iter=12, tol=0.0, gap_every=4, random_state=3)
-    ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
-    with _cluster() as (client, workers):
-        def kill(state):
-            if state.k == 2:
-                workers[1].kill()
-                workers[1].wait(timeout=30)
-
-        ex = fw.DaskExecutor(client)
-        res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
-        assert workers[1].poll() is not None and len(client.scheduler_info()["workers"]) == 1
-    assert res.nit == 12 and res.extra["n_block_steps"] == ref.extra["n_block_steps"]
-    assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
-    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
-    # The first round sends each shard the whole point and the shard rebuilt on the
-    # surviving worker asks for it again: at least 3.  When the scheduler notices the dead
-    # worker only after a round task was sent, Dask reruns that task on a freshly rebuilt
-    # copy, which asks once more, so the exact count depends on timing (the protocol itself
-    # is pinned by test_point_updates_rebuild_the_clients_vector_bit_for_bit); most rounds
-    # still send updates only.
-    assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
-
-
-@pytest.mark.parametrize("actors, staleness", [
-    # compiled rounds' actor rebuilt after a kill: a cluster start and its kernels (about
-    # 20 CPU-s of CI's budget); an actor rebuilt after a kill stays in the default run
-    # (test_killed_worker_run_completes_with_the_same_gap, the Python engine)
-    pytest.param(True, 0, marks=pytest.mark.slow), (False, 0),
-    # a third cluster start (about 20 s of a CI worker): asynchronous rounds through the
-    # cluster are checked in the default run by the test above, without a kill
-    pytest.param(True, 1, marks=pytest.mark.slow)])
-def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(actors, staleness):
-    """Compiled rounds through a cluster (the workers send table rows) lose a worker after
-    pass 2: its shard is rebuilt on the other worker (an actor created again, or Dask
-    re-running the shard's task), which gets the whole point, and the run ends with the
-    iterates and certified gaps of compiled rounds in this process."""
-    from test_bcfw_fused import _chain  # 25 chains with attribute ids
-
-    model, X, Y = _chain(True)
-    dom = SSVMDual(model, X, Y, 0.05)
-    f = dom.dual_objective()
-    kw = dict(batch_size=6, max_iter=10, tol=0.0, gap_every=3, random_state=4,
-              staleness=staleness)
-    with fw.debug(False):  # the compiled engine does not run in debug mode
-        ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
-        with _cluster() as (client, workers):
-            def kill(state):
-                if state.k == 2:
-                    workers[1].kill()
-                    workers[1].wait(timeout=30)
-
-            ex = fw.DaskExecutor(client, actors=actors)
-            res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
-            assert workers[1].poll() is not None
-            assert len(client.scheduler_info()["workers"]) == 1
-    assert ref.extra["engine"] == res.extra["engine"] == "compiled"
-    assert res.nit == 10 and res.extra["rounds"] == ref.extra["rounds"]
-    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
-    assert ex.whole_updates >= 3  # both shards at the start, the rebuilt one again
-
-
 def test_atoms_from_the_cluster_answer_dot_and_add_to_as_the_serial_ones(cluster):
     """The executor's public ``map_gradient`` returns atoms a caller can use: those
     rebuilt from a worker's packed answer once lacked the vertex slot ``dot`` and
@@ -580,3 +482,110 @@ def test_atoms_from_the_cluster_answer_dot_and_add_to_as_the_serial_ones(cluster
         out = np.zeros(part.size)
         a.add_to(out, 2.0)
         np.testing.assert_array_equal(out, 2.0 * b.to_dense())
+
+
+# the tests that kill a worker come last in the module (the module's cluster replaces
+# the killed worker for the next test); local rounds first, on the two workers that
+# the tests above have already loaded the local rounds' kernels on
+@pytest.mark.parametrize("round_step", ["local", "joint"])
+def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified(
+        cluster, round_step):
+    """A worker killed after pass 2 takes its blocks' iterates with it: the shard is
+    rebuilt on the other worker at its initial blocks, its contribution to x is taken
+    out, and the run goes on; its certified bracket still holds the optimum."""
+    client, workers = cluster
+    model, corpus, kw, ref = _resident_problem()
+    kw = {**kw, "max_iter": 6, "gap_every": 3}
+    with fw.debug(False):  # (the reference: joint rounds in this process)
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
+                                              executor=fw.SerialExecutor(), **kw)
+    kw["round_step"] = round_step
+
+    def kill(state):
+        if state.k == 2:
+            workers[1].kill()
+            workers[1].wait(timeout=30)
+
+    dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+    res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
+                                          executor=fw.DaskExecutor(client), callback=kill,
+                                          **kw)
+    assert workers[1].poll() is not None
+    assert res.nit == 6 and res.extra["resident_restarts"] >= 1
+    # x is the sum of the blocks the workers hold, the lost ones restarted included
+    assert res.extra["resident_drift"] <= 1e-12
+    _brackets_meet(res, ref)
+
+
+def test_killed_worker_run_completes_with_the_same_gap(cluster, chain):
+    """One of the two workers killed after pass 2.  (The ``cluster`` fixture starts a
+    worker in its place for the module's next test: pytest-xdist's worksteal takes the
+    tests in any order, and once ran resident rounds after this test on a one-worker
+    cluster.)"""
+    client, workers = cluster
+    X, Y = chain
+    dom = SSVMDual(ChainModel(3, 4), X, Y, 1.0 / N_EX, compiled=False)
+    f = dom.dual_objective()
+    kw = dict(batch_size=20, max_iter=12, tol=0.0, gap_every=4, random_state=3)
+    ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+
+    def kill(state):
+        if state.k == 2:
+            workers[1].kill()
+            workers[1].wait(timeout=30)
+
+    ex = fw.DaskExecutor(client)
+    res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
+    assert workers[1].poll() is not None and len(client.scheduler_info()["workers"]) == 1
+    assert res.nit == 12 and res.extra["n_block_steps"] == ref.extra["n_block_steps"]
+    assert res.gap == pytest.approx(ref.gap, rel=1e-9, abs=1e-12)
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    # The first round sends each shard the whole point and the shard rebuilt on the
+    # surviving worker asks for it again: at least 3.  When the scheduler notices the dead
+    # worker only after a round task was sent, Dask reruns that task on a freshly rebuilt
+    # copy, which asks once more, so the exact count depends on timing (the protocol itself
+    # is pinned by test_point_updates_rebuild_the_clients_vector_bit_for_bit); most rounds
+    # still send updates only.
+    assert 3 <= ex.whole_updates <= res.extra["rounds"] // 4
+
+
+@pytest.mark.parametrize("actors, staleness", [
+    # compiled rounds' actor rebuilt after a kill: a worker start and its kernels; an
+    # actor rebuilt after a kill stays in the default run
+    # (test_killed_worker_run_completes_with_the_same_gap, the Python engine)
+    pytest.param(True, 0, marks=pytest.mark.slow), (False, 0),
+    # a third killed worker (a worker start and its kernels): asynchronous rounds through
+    # the cluster are checked in the default run by the test above, without a kill
+    pytest.param(True, 1, marks=pytest.mark.slow)])
+def test_killed_worker_compiled_rounds_complete_with_the_same_iterates(cluster, actors,
+                                                                      staleness):
+    """Compiled rounds through a cluster (the workers send table rows) lose a worker after
+    pass 2: its shard is rebuilt on the other worker (an actor created again, or Dask
+    re-running the shard's task), which gets the whole point, and the run ends with the
+    iterates and certified gaps of compiled rounds in this process."""
+    from test_bcfw_fused import _chain  # 25 chains with attribute ids
+
+    client, workers = cluster
+    model, X, Y = _chain(True)
+    dom = SSVMDual(model, X, Y, 0.05)
+    f = dom.dual_objective()
+    kw = dict(batch_size=6, max_iter=10, tol=0.0, gap_every=3, random_state=4,
+              staleness=staleness)
+    with fw.debug(False):  # the compiled engine does not run in debug mode
+        ref = fw.block_coordinate_frank_wolfe(f, dom, executor=fw.SerialExecutor(), **kw)
+
+        def kill(state):
+            if state.k == 2:
+                workers[1].kill()
+                workers[1].wait(timeout=30)
+
+        ex = fw.DaskExecutor(client, actors=actors)
+        res = fw.block_coordinate_frank_wolfe(f, dom, executor=ex, callback=kill, **kw)
+        assert workers[1].poll() is not None
+        assert len(client.scheduler_info()["workers"]) == 1
+    assert ref.extra["engine"] == res.extra["engine"] == "compiled"
+    assert res.nit == 10 and res.extra["rounds"] == ref.extra["rounds"]
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.history["gap"], ref.history["gap"], rtol=0, atol=1e-12)
+    assert ex.whole_updates >= 3  # both shards at the start, the rebuilt one again
