@@ -120,46 +120,46 @@ def test_client_closed_from_another_thread_during_a_fit_is_an_executor_error(clu
     np.testing.assert_array_equal(svm.w_, res.x[:-1])
 
 
-def test_every_worker_killed_is_an_executor_error(cluster, chain):
+def _fit_losing(chain, client, at, kill, match):
+    """A fit through ``client`` whose pass ``at`` runs ``kill()`` (the cluster's processes
+    killed): an ExecutorError matching ``match`` within 20 s of the loss, with the last
+    good iterate."""
     X, Y = chain
-    client, _, workers = cluster  # every worker: the cluster's one
     svm = _svm(client)
-    svm.at = 2
-
+    svm.at = at
     lost = []  # when the cluster was lost: the deadline counts from there
 
     def fail():
-        for w in workers:
-            w.kill()
-            w.wait(timeout=10)
+        kill()
         lost.append(time.perf_counter())
 
     svm.fail = fail
-    with pytest.raises(fw.ExecutorError, match="no workers left") as info:
+    with pytest.raises(fw.ExecutorError, match=match) as info:
         svm.fit(X, Y)
     assert time.perf_counter() - lost[0] < 20.0
-    _check_last_good(svm, info.value, chain, 2)
+    _check_last_good(svm, info.value, chain, at)
+
+
+def test_every_worker_killed_is_an_executor_error(cluster, chain):
+    client, _, workers = cluster  # every worker: the cluster's one
+
+    def kill():
+        for w in workers:
+            w.kill()
+            w.wait(timeout=10)
+
+    _fit_losing(chain, client, 2, kill, "no workers left")
 
 
 def test_scheduler_killed_during_a_cluster_fit_is_an_executor_error(cluster, chain):
     """Killing the scheduler used to hang the fit (a wait without a deadline)."""
-    X, Y = chain
     client, scheduler, _ = cluster  # the scheduler's loss: one worker will do
-    svm = _svm(client)
-    svm.at = 3
 
-    lost = []  # when the cluster was lost: the deadline counts from there
-
-    def fail():
+    def kill():
         scheduler.kill()
         scheduler.wait(timeout=10)
-        lost.append(time.perf_counter())
 
-    svm.fail = fail
-    with pytest.raises(fw.ExecutorError, match="lost") as info:
-        svm.fit(X, Y)
-    assert time.perf_counter() - lost[0] < 20.0
-    _check_last_good(svm, info.value, chain, 3)
+    _fit_losing(chain, client, 3, kill, "lost")
 
 
 _RELEASE = threading.Event()  # set: the hanging oracle returns
