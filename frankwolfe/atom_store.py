@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from .atoms import Atom
 from .errors import ShapeError
 
-__all__ = ["AtomStore"]
+__all__ = ["AtomStore", "row_room"]
 
 # Sparse storage is compacted when dead entries exceed both this and the live count.
 _MIN_COMPACT = 1024
@@ -220,20 +220,10 @@ class AtomStore:
             self._start = _grow(self._start, 2 * k)
             self._stop = _grow(self._stop, 2 * k)
         if self._mode == "dense":
-            if self._rows.shape[0] == 0:
-                self._rows = np.zeros((8, self._n))
-            if k == self._rows.shape[0]:
-                rows = np.zeros((2 * k, self._n))
-                rows[:k] = self._rows[:k]
-                self._rows = rows
+            self._rows = row_room(self._rows, k, self._n)
             self._rows[k] = atom.to_dense().reshape(-1)
         else:
-            if atom.is_sparse:
-                idx, val = atom.indices, atom.values
-            else:
-                dense = atom.to_dense().reshape(-1)
-                idx = np.flatnonzero(dense)
-                val = dense[idx]
+            idx, val = atom.nonzeros()
             m, nnz = self._used, idx.size
             if m + nnz > self._idx.size:
                 cap = max(2 * (m + nnz), 64)
@@ -314,6 +304,18 @@ class AtomStore:
 
     def _slot_popped(self) -> None:
         """Hook: the last slot was removed."""
+
+
+def row_room(rows: np.ndarray, k: int, width: int) -> np.ndarray:
+    """``rows`` (its first ``k`` rows in use) with room for row ``k``: 8 rows of
+    ``width`` at first, twice as many as in use when full (the first ``k`` copied)."""
+    if rows.shape[0] == 0:
+        return np.zeros((8, width))
+    if k < rows.shape[0]:
+        return rows
+    grown = np.zeros((2 * k, width))
+    grown[:k] = rows[:k]
+    return grown
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:

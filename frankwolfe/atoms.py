@@ -245,6 +245,15 @@ class Atom:
         out.reshape(-1)[self.indices] = self.values
         return out
 
+    def nonzeros(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(flat indices, values)`` of the atom's entries: the stored ones of a sparse
+        atom, the nonzero ones of a dense atom."""
+        if self._dense is None:
+            return self.indices, self.values
+        flat = self._dense.reshape(-1)
+        idx = np.flatnonzero(flat)
+        return idx, flat[idx]
+
     def dot(self, g: np.ndarray) -> float:
         """Inner product ``<g, atom>`` (Frobenius for matrices), O(nnz)."""
         at = self._at

@@ -1,5 +1,6 @@
 """Shared by the tests of the LMO family (issue #24): the two-sided comparison, cvxpy's
-solver settings, a reference ``min <d, x>`` compiled once, a random polytope."""
+solver settings, a reference ``min <d, x>`` compiled once, a random polytope; the
+Euclidean projection onto the simplex, the closed form many tests compare with."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ import scipy.sparse as sp
 LP_TOL = 1e-7  # HiGHS's LP optimum against the oracle's
 CONE_TOL = 1e-6  # Clarabel's interior point on SOCPs and SDPs
 CLARABEL = dict(solver=cp.CLARABEL)  # its default tolerances (1e-8): tighter ones end "inaccurate"
+
+
+def project_simplex(y: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Euclidean projection onto the simplex ``{x >= 0, sum x = radius}`` by sorting
+    (Duchi et al. 2008): a closed form independent of the library."""
+    u = np.sort(y)[::-1]
+    css = np.cumsum(u) - radius
+    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
+    return np.maximum(y - css[rho] / (rho + 1.0), 0.0)
 
 
 def close(a: float, b: float, tol: float) -> bool:

@@ -326,3 +326,14 @@ def test_an_unhashable_key_is_named_once_through_a_wrapping_oracle():
     with pytest.raises(TypeError, match=r"^ListKeys\(\)\.extreme_point built") as info:
         fw.CachedLMO(ListKeys())(np.array([1.0, 0.0]))
     assert str(info.value).count("built an atom") == 1
+
+
+def test_atom_nonzeros_are_the_dense_arrays_nonzeros():
+    rng = np.random.default_rng(0)
+    d = rng.standard_normal((3, 4))
+    d[d < 0.3] = 0.0
+    flat = np.flatnonzero(d)  # numpy's own answer
+    for atom in (Atom(d), Atom.sparse(flat, d.reshape(-1)[flat], d.shape)):
+        idx, val = atom.nonzeros()
+        np.testing.assert_array_equal(idx, flat)
+        np.testing.assert_array_equal(val, d.reshape(-1)[flat])

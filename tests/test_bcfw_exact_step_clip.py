@@ -1,6 +1,7 @@
 """Clipping of line searches to gamma_max."""
 import numpy as np
 import pytest
+from lmo_reference import project_simplex
 
 import frankwolfe as fw
 from frankwolfe import (
@@ -12,14 +13,6 @@ from frankwolfe import (
     Secant,
     block_coordinate_frank_wolfe,
 )
-
-
-def _project_simplex(y):
-    """Euclidean projection onto the probability simplex (sort-based closed form)."""
-    u = np.sort(y)[::-1]
-    css = np.cumsum(u) - 1.0
-    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
-    return np.maximum(y - css[rho] / (rho + 1.0), 0.0)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -35,7 +28,7 @@ def test_bcfw_exact_step_is_clipped_to_the_block(compiled):
                                            max_iter=200, compiled=compiled)
     if compiled:
         assert res.extra["engine"] == "compiled"
-    ref = np.concatenate([_project_simplex(y[:3]), _project_simplex(y[3:])])
+    ref = np.concatenate([project_simplex(y[:3]), project_simplex(y[3:])])
     assert np.all(res.x >= -1e-12)
     assert np.allclose(res.x.reshape(2, 3).sum(axis=1), 1.0, atol=1e-12)
     assert np.allclose(res.x, ref, atol=1e-8)

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 import pytest
+from lmo_reference import project_simplex
 from wrong_oracles import X0, B, Worst
 from wrong_oracles import Dist as _Dist
 
@@ -58,14 +59,6 @@ def _true_gaps(x, b=B, w=None):
     ``f = 1/2 sum_j w_j (x_j - b_j)^2``."""
     g = (x - b) * (1.0 if w is None else w)
     return (float(g[:3] @ x[:3] - g[:3].min()), float(g[3:] @ x[3:] - g[3:].min()))
-
-
-def _project_simplex(y):
-    """Euclidean projection onto the probability simplex (sort and threshold)."""
-    u = np.sort(y)[::-1]
-    css = np.cumsum(u) - 1.0
-    rho = np.flatnonzero(u - css / np.arange(1, y.size + 1) > 0)[-1]
-    return np.maximum(y - css[rho] / (rho + 1), 0.0)
 
 
 # -- item 1: one rounding allowance --------------------------------------------------
@@ -166,7 +159,7 @@ def test_correct_block_oracles_still_converge_to_the_projection(method):
     res = fw.minimize(quad, dom, method=method, tol=1e-10, max_iter=5000,
                       step_size="exact")
     assert res.status == fw.Status.CONVERGED
-    ref = np.r_[_project_simplex(B[:3]), _project_simplex(B[3:])]
+    ref = np.r_[project_simplex(B[:3]), project_simplex(B[3:])]
     np.testing.assert_allclose(res.x, ref, atol=1e-6)
     assert abs(sum(_true_gaps(res.x)) - res.gap) <= 1e-12
 
@@ -405,4 +398,4 @@ def test_conjugate_real_hessian_product_still_meets_the_projection():
     dom = fw.ProbabilitySimplex(dim=6)
     res = fw.minimize(_HVP(lambda v: np.array(v, dtype=float)), dom, method="bfw",
                       tol=1e-10, max_iter=2000, step_size="adaptive")
-    np.testing.assert_allclose(res.x, _project_simplex(B), atol=1e-5)
+    np.testing.assert_allclose(res.x, project_simplex(B), atol=1e-5)

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lmo_reference import project_simplex
 
 import frankwolfe as fw
 from frankwolfe import FunctionObjective, L1Ball, ProbabilitySimplex, UnitSimplex, frank_wolfe
-
-
-def project_simplex(y: np.ndarray, radius: float = 1.0) -> np.ndarray:
-    """Euclidean projection onto the simplex by sorting (Duchi et al. 2008)."""
-    u = np.sort(y)[::-1]
-    css = np.cumsum(u) - radius
-    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
-    theta = css[rho] / (rho + 1.0)
-    return np.maximum(y - theta, 0.0)
 
 
 def distance_objective(y: np.ndarray, exact: bool = True) -> FunctionObjective:
@@ -121,7 +113,6 @@ def test_callback_can_stop_and_sees_read_only_state():
     assert res.status == fw.Status.CALLBACK_STOP
     assert res.nit == 3 and [s[0] for s in seen] == [0, 1, 2, 3]
     assert res.x[0] != 123.0
-
 
 
 def test_a_callback_answering_numpys_false_stops():

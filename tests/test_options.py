@@ -9,6 +9,7 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
+from lmo_reference import project_simplex
 
 import frankwolfe as fw
 from frankwolfe import (
@@ -155,13 +156,6 @@ def test_unknown_keyword_is_a_type_error():
 
 
 # -- relative stopping rule ---------------------------------------------------------------
-
-def project_simplex(y: np.ndarray) -> np.ndarray:
-    """Euclidean projection onto the probability simplex by sorting (independent reference)."""
-    u = np.sort(y)[::-1]
-    css = np.cumsum(u) - 1.0
-    rho = np.nonzero(u - css / np.arange(1, y.size + 1) > 0)[0][-1]
-    return np.maximum(y - css[rho] / (rho + 1.0), 0.0)
 
 
 def test_rtol_stops_with_a_certified_relative_error_on_a_large_objective():

@@ -1,5 +1,6 @@
 """The restricted-game solvers against closed forms."""
 import numpy as np
+from lmo_reference import project_simplex
 
 from frankwolfe.algorithms.restricted_game import (
     gram_factor,
@@ -8,20 +9,13 @@ from frankwolfe.algorithms.restricted_game import (
 )
 
 
-def _project_simplex(v):
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1
-    r = np.flatnonzero(u - css / np.arange(1, v.size + 1) > 0)[-1]
-    return np.maximum(v - css[r] / (r + 1), 0.0)
-
-
 def test_quadratic_game_with_a_fixed_row_player_is_a_simplex_projection():
     # p = 1: v = argmax h.v - mu/2 |v|^2 on the simplex = projection of h / mu
     h = np.array([0.3, 0.1, -0.2, 0.25])
     for mu in (0.5, 2.0):
         u, v, _ = solve_quadratic_game(h[None, :], None, np.eye(4), 0.0, mu)
         assert np.allclose(u, [1.0])
-        assert np.allclose(v, _project_simplex(h / mu), atol=1e-7)
+        assert np.allclose(v, project_simplex(h / mu), atol=1e-7)
 
 
 def test_polish_rejects_a_support_that_misses_a_better_column():

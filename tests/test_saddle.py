@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lmo_reference import project_simplex
 
 import frankwolfe as fw
 from frankwolfe import (
@@ -501,19 +502,12 @@ def test_fictitious_rule_is_fictitious_play():
 
 # -- default step on strongly convex-concave games (issue 12, item 5) -----------------------
 
-def _project_simplex(v):
-    """Euclidean projection onto the probability simplex by sorting (Duchi et al. 2008)."""
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1.0
-    rho = np.nonzero(u - css / np.arange(1, v.size + 1) > 0)[0][-1]
-    return np.maximum(v - css[rho] / (rho + 1.0), 0.0)
-
 
 def _regularized_game_gap(M, mu, x, y):
     """``max_y' L(x, y') - min_x' L(x', y)`` for ``L = x'My + mu/2 |x|^2 - mu/2 |y|^2`` on
     simplices, from the closed-form best replies (projections), not from the solver."""
-    yb = _project_simplex(M.T @ x / mu)
-    xb = _project_simplex(-(M @ y) / mu)
+    yb = project_simplex(M.T @ x / mu)
+    xb = project_simplex(-(M @ y) / mu)
     up = x @ M @ yb + 0.5 * mu * (x @ x - yb @ yb)
     lo = xb @ M @ y + 0.5 * mu * (xb @ xb - y @ y)
     return up - lo

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from .._sparse import issparse
+from ..atom_store import row_room
 from ..atoms import Atom
 from ..compiled import PASS, compiled_driver, order_picker, structured_direction
 from ..compiled.average import NO_AVERAGE
@@ -309,18 +310,9 @@ class GramModel:
         else:  # least squares on an offset design (a plain tracker): (A - 1 mu^T) a
             img = self.objective.residual(atom.to_dense()) + self.objective.b
         k = len(self.atoms)
-        if self.images.shape[0] == 0:
-            self.images = np.zeros((8, img.size))
-        if k == self.images.shape[0]:
-            grown = np.zeros((2 * k, img.size))
-            grown[:k] = self.images[:k]
-            self.images = grown
-            G = np.zeros((2 * k, 2 * k))
-            G[:k, :k] = self.G[:k, :k]
-            self.G = G
-            self.lin = np.concatenate([self.lin[:k], np.zeros(k)])
-        elif self.G.shape[0] < self.images.shape[0]:
-            cap = self.images.shape[0]
+        self.images = row_room(self.images, k, img.size)
+        cap = self.images.shape[0]
+        if self.G.shape[0] < cap:  # G and lin follow the images' room
             G = np.zeros((cap, cap))
             G[:k, :k] = self.G[:k, :k]
             self.G = G
@@ -376,12 +368,7 @@ def cvxpy_weights(objective: Any, atoms: Sequence[Atom], shape: tuple[int, ...],
     n = int(np.prod(shape))
     rows, cols, vals = [], [], []
     for j, a in enumerate(atoms):
-        if a.is_sparse:
-            idx, val = a.indices, a.values
-        else:
-            dense = a.to_dense().reshape(-1)
-            idx = np.flatnonzero(dense)
-            val = dense[idx]
+        idx, val = a.nonzeros()
         rows.append(idx)
         cols.append(np.full(idx.size, j))
         vals.append(val)
