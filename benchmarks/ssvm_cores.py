@@ -11,11 +11,15 @@ Two parts, each a list of rows run in this process one after the other:
   LocalClusters of 1, 2, 4, 8, 14 worker processes of one thread each (``--workers``,
   at ``--dask-tau``; the shards are actors, compiled rounds with the workers answering
   table rows).  Rows alternate over ``--repeats``; each keeps its fastest, and every
-  repeat is saved.
+  repeat is saved.  ``--resident-workers``: lock-free passes on LocalClusters of that
+  many workers over resident blocks (``SSVMDual.from_source(Conll2000Source(), ...,
+  resident=True)``: each worker reads the corpus and keeps its range; the gradient and
+  ``x`` in shared memory).
 * ``gap``: time to a certified gap of ``--target`` x primal (a certificate every
   ``--gap-every`` passes, counted as a pass) for serial BCFW, lock-free passes on each
   of ``--gap-lock-free`` threads, ``--gap-threads`` threads (asynchronous with
-  ``--gap-staleness``) and ``--gap-workers`` workers at ``--gap-tau`` (0: no such row),
+  ``--gap-staleness``), ``--gap-workers`` workers at ``--gap-tau`` (0: no such row) and
+  lock-free passes on resident blocks on each of ``--gap-resident-workers`` workers,
   each after a one-pass warm-up and stopped at the target or after ``--gap-limit``
   seconds (``--gap-serial-limit`` for the serial row; under 10 s skips it: a row
   measured earlier in the same session can stand for it); the certificate trace of
@@ -95,6 +99,29 @@ def _lock_free(threads: int) -> dict:
     return {"round_step": "lock_free", "n_jobs": threads}
 
 
+def _resident(client) -> tuple[Any, Any, dict]:
+    """A resident dual of CoNLL-2000 (each worker reads the corpus and keeps its range),
+    its objective and the arguments of lock-free passes on ``client``'s workers."""
+    from frankwolfe.applications.structured_svm import (
+        ChainModel,
+        Conll2000Source,
+        SSVMDual,
+    )
+
+    corpus = Conll2000Source()
+    model = ChainModel(corpus.n_states, corpus.feature_sizes)
+    dom = SSVMDual.from_source(model, corpus, 1.0 / len(corpus), resident=True)
+    return dom, dom.dual_objective(), {"round_step": "lock_free", "averaging": None,
+                                       "executor": fw.DaskExecutor(client)}
+
+
+def _resident_pass(client) -> dict:
+    """The second of three lock-free passes on ``client``'s workers over resident blocks
+    (a fresh run: the blocks start again)."""
+    dom, f, kw = _resident(client)
+    return _serial_pass(f, dom, **kw)
+
+
 class Run:
     """The rows of one run, their deadline and the JSON they are written to."""
 
@@ -117,7 +144,7 @@ class Run:
 
 def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: list[int],
               repeats: int, dask_taus: list[str], staleness: list[int],
-              lock_free: list[int]) -> None:
+              lock_free: list[int], resident: list[int] | None = None) -> None:
     n = dom.n
     table = run.data["pass"]
 
@@ -169,6 +196,15 @@ def pass_rows(run: Run, f, dom, taus: list[str], threads: list[int], workers: li
                 for _ in range(repeats):
                     record(f"tau={tau_arg} workers={W}",
                            _steady_pass(f, dom, tau, _TimedDask(client), block_order=ORDER))
+    for W in resident or []:
+        if run.left() < 60:
+            run.data["skipped"].append(f"pass: {W} resident workers")
+            continue
+        with _cluster(W) as client:
+            run.note(f"cluster of {W} up")
+            _resident_pass(client)  # warm-up: the workers' kernels loaded
+            for _ in range(repeats):
+                record(f"lock-free resident workers={W}", _resident_pass(client))
 
 
 @contextmanager
@@ -216,7 +252,8 @@ def _to_gap(f, dom, kw: dict, executor, seconds: float, target: float,
 
 def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target: float,
              gap_every: int, limit: float, staleness: int = 0,
-             lock_free: list[int] | None = None, serial_limit: float | None = None) -> None:
+             lock_free: list[int] | None = None, serial_limit: float | None = None,
+             resident: list[int] | None = None) -> None:
     tau = _tau(tau_arg, dom.n)
     rows: list[tuple[str, dict, int | None]] = [("serial BCFW", {}, None)]
     rows += [(f"lock-free threads={J}", _lock_free(J), None) for J in lock_free or []]
@@ -226,6 +263,8 @@ def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target:
                      {"batch_size": tau, "n_jobs": threads, "staleness": staleness}, None))
     if workers > 0:
         rows.append((f"tau={tau_arg} workers={workers}", {"batch_size": tau}, workers))
+    rows += [(f"lock-free resident workers={W}", {"resident": True}, W)
+             for W in resident or []]
     for label, kw, W in rows:
         own = serial_limit if label == "serial BCFW" and serial_limit else limit
         seconds = min(own, run.left() - (20 if W else 5))
@@ -233,7 +272,17 @@ def gap_rows(run: Run, f, dom, tau_arg: str, threads: int, workers: int, target:
             run.data["skipped"].append(f"gap: {label}")
             run.note(f"gap {label}: skipped ({seconds:.0f} s left for it)")
             continue
-        if W:
+        if W and kw.get("resident"):
+            with _cluster(W) as client:
+                # the workers' kernels loaded before the clock, on a run of its own
+                rdom, rf, rkw = _resident(client)
+                fw.block_coordinate_frank_wolfe(rf, rdom, max_iter=1, tol=0.0,
+                                                gap_every=10**6, block_order=ORDER,
+                                                random_state=0, **rkw)
+                rdom, rf, rkw = _resident(client)
+                ex = rkw.pop("executor")
+                row = _to_gap(rf, rdom, rkw, ex, seconds, target, gap_every)
+        elif W:
             with _cluster(W) as client:
                 # the shards built and the workers' kernels loaded before the clock
                 fw.block_coordinate_frank_wolfe(f, dom, batch_size=tau, max_iter=1, tol=0.0,
@@ -315,6 +364,10 @@ def main() -> None:
                     help="threads of lock-free pass rows (round_step='lock_free')")
     ap.add_argument("--gap-lock-free", nargs="*", type=int, default=[],
                     help="threads of lock-free gap rows")
+    ap.add_argument("--resident-workers", nargs="*", type=int, default=[],
+                    help="pass rows: lock-free passes on resident blocks on W workers")
+    ap.add_argument("--gap-resident-workers", nargs="*", type=int, default=[],
+                    help="gap rows: lock-free passes on resident blocks on W workers")
     ap.add_argument("--gap-limit", type=float, default=120.0, help="seconds per gap row")
     ap.add_argument("--gap-serial-limit", type=float, default=None,
                     help="seconds of the serial gap row (default: --gap-limit)")
@@ -338,11 +391,11 @@ def main() -> None:
     run.note(f"CoNLL loaded: n={dom.n}, d={dom.dim}")
     if "pass" in a.part:
         pass_rows(run, f, dom, a.tau, a.threads, a.workers, a.repeats, a.dask_tau or a.tau,
-                  a.staleness, a.lock_free)
+                  a.staleness, a.lock_free, a.resident_workers)
     if "gap" in a.part:
         gap_rows(run, f, dom, a.gap_tau, a.gap_threads, a.gap_workers, a.target,
                  a.gap_every, a.gap_limit, a.gap_staleness, a.gap_lock_free,
-                 a.gap_serial_limit)
+                 a.gap_serial_limit, a.gap_resident_workers)
     meta["load_after"] = os.getloadavg()
     run.save()
     run.note(f"written {a.out}")

@@ -10,7 +10,10 @@ Rows, one after the other in this process:
   :class:`Conll2000Source`: each worker reads the corpus and keeps its range) on a
   ``LocalCluster`` of ``W`` worker processes of one thread, local rounds of ``--tau``
   blocks (``n``: one round a pass), ``perm`` order;
-* ``joint W tau``: the same cluster, joint rounds of each ``--joint-tau``.
+* ``joint W tau``: the same cluster, joint rounds of each ``--joint-tau``;
+* ``lock-free W order`` (``--lock-free`` and its block orders): the same cluster,
+  lock-free passes on the resident blocks (``round_step="lock_free"``: the workers step
+  together on one gradient in shared memory).
 
 Each row: one warm-up fit of one pass (the workers compile), then ``--passes`` passes
 without certificates (seconds per pass: the median of the passes after the first), then
@@ -108,6 +111,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--tau", nargs="*", default=["n"], help="local rounds' batch sizes")
     ap.add_argument("--joint-tau", nargs="*", default=[], help="joint rounds' batch sizes")
+    ap.add_argument("--lock-free", nargs="*", default=[],
+                    help="rows of lock-free passes on each cluster: their block orders")
     ap.add_argument("--serial", nargs="*", default=["gap", "perm"],
                     help="serial BCFW rows: their block orders")
     ap.add_argument("--passes", type=int, default=5,
@@ -141,9 +146,12 @@ def main() -> None:
                     for t in a.tau]
             rows += [(f"joint {W} tau={t}", {"batch_size": _tau(t, n), "round_step": "joint"})
                      for t in a.joint_tau]
+            rows += [(f"lock-free {W} {order}", {"round_step": "lock_free",
+                                                  "block_order": order})
+                     for order in a.lock_free]
             for label, kw in rows:
                 dom = SSVMDual.from_source(model, corpus, lam, resident=True)
-                kw = {**kw, "block_order": "perm", "averaging": None,
+                kw = {"block_order": "perm", **kw, "averaging": None,
                       "executor": fw.DaskExecutor(client)}
                 tic = time.perf_counter()
                 data["rows"].append(_row(label, dom.dual_objective(), dom, kw, a))

@@ -235,3 +235,32 @@ def test_a_certificate_runs_when_the_estimates_meet_tol(tol):
     if tol == 0.088:
         assert certified.size >= 2  # a certificate that did not stop the run
 
+
+
+def test_shard_draws_give_each_shard_its_quota_from_its_own_gaps():
+    """Lock-free passes on resident blocks draw per shard: as many picks as the shard
+    has blocks, its unvisited blocks first in index order, then in proportion to
+    ``max(g, 0) ** degree`` (counted over many draws against those probabilities),
+    uniformly where every gap is 0."""
+    from frankwolfe.algorithms.bcfw.resident_lock_free import shard_draws
+
+    est = np.array([np.inf, 0.1, np.inf, 0.3, 0.0, 0.0, 0.0, -0.0])
+    cuts = np.array([0, 4, 8])
+    rng = np.random.default_rng(0)
+    counts = np.zeros(8)
+    reps = 4000
+    for _ in range(reps):
+        out = shard_draws(est, 1.0, cuts, rng)
+        assert out.size == 8
+        np.testing.assert_array_equal(out[:2], [0, 2])  # the unvisited, in index order
+        assert set(out[2:4]) <= {1, 3} and set(out[4:]) <= {4, 5, 6, 7}
+        counts += np.bincount(out, minlength=8)
+    p3 = counts[3] / (2 * reps)  # 0.3 / (0.1 + 0.3); binomial sd about 0.005
+    assert abs(p3 - 0.75) < 0.03
+    np.testing.assert_allclose(counts[4:] / (4 * reps), 0.25, atol=0.03)
+    # degree 0: every visited block weighs 1, a zero gap included
+    out = np.concatenate([shard_draws(est, 0.0, cuts, rng)[2:4] for _ in range(reps)])
+    assert abs(np.mean(out == 1) - 0.5) < 0.03
+    # one shard: the whole pass; a shard of no block gives nothing
+    assert shard_draws(np.full(3, np.inf), 1.0, np.array([0, 3]), rng).tolist() == [0, 1, 2]
+    assert shard_draws(est, 1.0, np.array([0, 0, 8]), rng).size == 8

@@ -82,3 +82,42 @@ def test_local_rounds_need_the_kernels_at_the_start_and_resident_blocks():
                                          "workers"):
         fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom, batch_size=4, n_jobs=2,
                                         round_step="local")
+
+
+def test_a_shards_certificate_by_the_driver_is_its_pieces_and_gives_every_block_gap():
+    """With shared arrays a shard certifies through the pass driver (which also writes
+    each block's gap for gap sampling); its sums are those of the piece's own certificate
+    kernels at the same point, and each block gap is that block's alone (the sum)."""
+    from frankwolfe.algorithms.bcfw.resident import LocalSteps
+    from frankwolfe.parallel.shared_arrays import SharedArrays
+
+    shard, g, size = _shard()
+    shard.resident(("local", 1, {}, 0), np.arange(18, dtype=np.int64), g)
+    shard.resident(("gaps", {1: 1.0}, False), None, g)  # moved blocks: nonzero gaps
+    piece = shard.piece
+    want = piece.gaps(g)
+    shared = SharedArrays({"g": ((size,), np.float64), "x": ((size,), np.float64),
+                           **piece.shared_fields()})
+    arrays = shared.arrays
+    piece.share({name: arrays[name] for name in piece.shared_fields()})
+    okern = shard._spec[0]
+    steps = LocalSteps(piece.compiled_blocks(), okern, ExactStep(), 30, piece.size,
+                       shared=arrays["g"])
+    arrays["g"][:] = g
+    piece.follow(arrays["g"], None)
+    total, scores = steps.certify(arrays["g"])
+    np.testing.assert_allclose([total, scores], want, rtol=1e-12, atol=1e-15)
+    assert steps.est.shape == (18,) and steps.est.min() >= 0.0 and steps.est.max() > 0.0
+    np.testing.assert_allclose(steps.est.sum(), total, rtol=1e-12, atol=1e-15)
+    shared.close()
+
+
+def test_an_empty_point_needs_the_shared_arrays():
+    """An empty point stands for the shared gradient: a shard started without shared
+    arrays refuses it (its kernels would read past an empty vector), whatever the call."""
+    shard, g, size = _shard()
+    for call in [("sync",), ("total",), ("gaps", {}, False), ("lock_free", 0)]:
+        with pytest.raises(ValueError, match="started without shared arrays"):
+            shard.resident(call, np.arange(3, dtype=np.int64), np.zeros(0))
+    with pytest.raises(ValueError, match="needs the shared arrays at the start"):
+        shard.resident(("lock_free", 0), np.arange(3, dtype=np.int64), g)

@@ -99,6 +99,13 @@ def _resident_problem():
     return model, corpus, kw, ref
 
 
+def _gap_here(dom, x):
+    """The Frank-Wolfe gap at ``x`` by the in-process dual's own LMO of the whole sum (an
+    independent certificate for runs whose oracles ran on the workers)."""
+    g = np.asarray(dom.dual_objective().gradient(x), dtype=float)
+    return float(g @ x) - dom.extreme_point(g).dot(g)
+
+
 def _brackets_meet(a, b):
     """Two certified runs of one problem: each ``[f - gap, f]`` holds the optimum."""
     assert a.gap >= -1e-12 and b.gap >= -1e-12  # certified gaps, up to rounding
@@ -181,6 +188,57 @@ def test_resident_local_rounds_descend_and_reach_the_serial_bracket(cluster, tau
     _brackets_meet(res, ref)
 
 
+def test_resident_lock_free_passes_on_one_shard_are_serial_bcfw(cluster):
+    """Lock-free passes (round_step="lock_free") on resident blocks, one shard: its
+    worker's steps, at the gradient in shared memory, are serial BCFW's in this process
+    (same order, the exact line search), so the iterates and certificates agree up to
+    rounding; x, which the worker adds its moves to, is the sum of its block
+    iterates."""
+    client, _ = cluster
+    model, corpus, _, _ = _resident_problem()
+    kw = dict(block_order="perm", max_iter=4, tol=0.0, gap_every=2, random_state=3,
+              averaging=None)
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        serial = fw.block_coordinate_frank_wolfe(here.dual_objective(), here, **kw)
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
+                                              round_step="lock_free",
+                                              executor=fw.DaskExecutor(client, n_shards=1),
+                                              **kw)
+    assert serial.extra["engine"] == "compiled"
+    assert res.extra["round_step"] == "lock_free" and "lock-free" in res.extra["engine_reason"]
+    assert res.extra["resident_drift"] <= 1e-12 and res.extra["rounds"] == 4
+    scale = np.abs(serial.x).max()
+    np.testing.assert_allclose(res.x, serial.x, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(res.history["gap"], serial.history["gap"], rtol=1e-9,
+                               atol=1e-15)
+
+
+def test_resident_lock_free_passes_on_two_shards_reach_the_serial_bracket(cluster):
+    """Two workers step at once on one gradient in shared memory: f falls well below
+    its value after the first pass, x stays the sum of the workers' block iterates, f
+    is f at x, and the certified bracket meets that of serial BCFW."""
+    client, _ = cluster
+    model, corpus, _, _ = _resident_problem()
+    kw = dict(block_order="perm", tol=0.0, random_state=1, averaging=None)
+    with fw.debug(False):
+        here = SSVMDual.from_source(model, corpus, 1.0 / 60)
+        f = here.dual_objective()
+        ref = fw.block_coordinate_frank_wolfe(f, here, max_iter=60, gap_every=10, **kw)
+        dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom, max_iter=12,
+                                              gap_every=4, round_step="lock_free",
+                                              executor=fw.DaskExecutor(client), **kw)
+    assert res.extra["n_shards"] == 2 and res.extra["resident_restarts"] == 0
+    assert res.extra["resident_drift"] <= 1e-12 and res.extra["n_block_steps"] == 12 * 60
+    fun = np.asarray(res.history["fun"], dtype=float)
+    assert fun[-1] < 0.7 * fun[1] < 0.0
+    np.testing.assert_allclose(res.fun, f.value(res.x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(res.gap, _gap_here(here, res.x), rtol=1e-9, atol=1e-15)
+    _brackets_meet(res, ref)
+
+
 def test_a_resident_dual_names_what_it_cannot_do(cluster):
     client, _ = cluster
     model, corpus, kw, _ = _resident_problem()
@@ -193,7 +251,8 @@ def test_a_resident_dual_names_what_it_cannot_do(cluster):
                          (dict(averaging="weighted"), "averaging=None"),
                          (dict(staleness=1), "staleness=0"),
                          (dict(round_step="local", step_size="agnostic"),
-                          "exact line search")]:
+                          "exact line search"),
+                         (dict(round_step="lock_free", batch_size=None), "debug mode")]:
         with pytest.raises(ValueError, match=message):
             fw.block_coordinate_frank_wolfe(f, dom, **{**kw, "executor":
                                                        fw.DaskExecutor(client), **bad})
@@ -487,7 +546,7 @@ def test_atoms_from_the_cluster_answer_dot_and_add_to_as_the_serial_ones(cluster
 # the tests that kill a worker come last in the module (the module's cluster replaces
 # the killed worker for the next test); local rounds first, on the two workers that
 # the tests above have already loaded the local rounds' kernels on
-@pytest.mark.parametrize("round_step", ["local", "joint"])
+@pytest.mark.parametrize("round_step", ["local", "joint", "lock_free"])
 def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certified(
         cluster, round_step):
     """A worker killed after pass 2 takes its blocks' iterates with it: the shard is
@@ -501,6 +560,8 @@ def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certif
         ref = fw.block_coordinate_frank_wolfe(here.dual_objective(), here,
                                               executor=fw.SerialExecutor(), **kw)
     kw["round_step"] = round_step
+    if round_step == "lock_free":  # a pass: one call per worker, no rounds
+        del kw["batch_size"]
 
     def kill(state):
         if state.k == 2:
@@ -508,13 +569,16 @@ def test_a_resident_shard_lost_with_its_worker_restarts_and_the_run_stays_certif
             workers[1].wait(timeout=30)
 
     dom = SSVMDual.from_source(model, corpus, 1.0 / 60, resident=True)
-    res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
-                                          executor=fw.DaskExecutor(client), callback=kill,
-                                          **kw)
+    with fw.debug(round_step != "lock_free"):  # lock-free passes run compiled only
+        res = fw.block_coordinate_frank_wolfe(dom.dual_objective(), dom,
+                                              executor=fw.DaskExecutor(client),
+                                              callback=kill, **kw)
     assert workers[1].poll() is not None
     assert res.nit == 6 and res.extra["resident_restarts"] >= 1
     # x is the sum of the blocks the workers hold, the lost ones restarted included
     assert res.extra["resident_drift"] <= 1e-12
+    # and the certificate, asked of the workers after the restart, is this process's
+    np.testing.assert_allclose(res.gap, _gap_here(here, res.x), rtol=1e-9, atol=1e-15)
     _brackets_meet(res, ref)
 
 

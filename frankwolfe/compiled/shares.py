@@ -1,10 +1,13 @@
-"""What lock-free passes fold after their threads: the threads' private shares of ``x``."""
+"""What lock-free passes fold after their threads: the threads' private shares of ``x``
+(and, across processes, a worker's share into the shared ``x``)."""
 
 from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["fold_shares"]
+from .atomic import atomic_add
+
+__all__ = ["fold_share_atomic", "fold_shares"]
 
 
 @njit(cache=True, nogil=True)
@@ -19,3 +22,14 @@ def fold_shares(x, shares, lo, hi):  # pragma: no cover - compiled
             if v != 0.0:
                 x[p] += v
                 row[p] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def fold_share_atomic(x, share):  # pragma: no cover - compiled
+    """``x += share`` with atomic adds (other processes fold theirs into ``x`` at the same
+    time), ``share`` then zero; its zero coordinates are skipped."""
+    for p in range(share.size):
+        v = share[p]
+        if v != 0.0:
+            atomic_add(x, p, v)
+            share[p] = 0.0

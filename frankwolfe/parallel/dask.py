@@ -363,6 +363,11 @@ class DaskExecutor(Executor, RowRounds):
         """The blocks of shard ``s``."""
         return np.arange(self._cuts[s], self._cuts[s + 1], dtype=np.int64)
 
+    def shard_cuts(self) -> np.ndarray:
+        """Where the shards' block ranges start, then the number of blocks: shard ``s``
+        holds blocks ``cuts[s] .. cuts[s + 1] - 1``."""
+        return self._cuts.copy()
+
     def _ask(self, which, gradient, rows: bool | tuple, delta: Any = None
              ) -> list[tuple[np.ndarray, tuple]]:
         """One round on the shards owning blocks ``which``: per shard, the positions of its

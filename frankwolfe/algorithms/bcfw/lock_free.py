@@ -84,7 +84,10 @@ class LockFreePass(Pass):
     def __init__(self, state: BlockState, steps: CompiledSteps, executor: Executor) -> None:
         if not isinstance(executor, InProcessRounds):
             raise ValueError(f"round_step='lock_free' runs on threads of this process (n_jobs "
-                             f"or a ThreadExecutor), got executor={executor!r}")
+                             f"or a ThreadExecutor), or on the workers of a DaskExecutor "
+                             f"for blocks kept on them (a domain with resident_blocks(), "
+                             f"e.g. SSVMDual.from_source(..., resident=True)), got "
+                             f"executor={executor!r}")
         self.state, self.steps, self.executor = state, steps, executor
         executor.start((), None, None)
         self.n_jobs = P = threads_of(executor)

@@ -36,6 +36,7 @@ from .lock_free import LockFreePass, threads_of
 from .passes import Pass
 from .python_pass import PythonPass, PythonSteps
 from .resident import ResidentRounds
+from .resident_lock_free import ResidentLockFree
 from .rounds import CompiledRounds, PythonRounds, Schedule
 from .state import BlockState
 
@@ -135,12 +136,14 @@ def _domain_kernels(dom: BlockDomainHooks, x0: Any, state: BlockState, cache: bo
 
 def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule: StepSize,
               cache: bool, schedule: Schedule | None) -> ResidentRounds:
-    """Resident joint or local rounds, the only ways to run a domain whose blocks live on
-    the workers; a ValueError naming what the run asks for that they do not do."""
+    """Resident joint or local rounds or lock-free passes, the only ways to run a domain
+    whose blocks live on the workers; a ValueError naming what the run asks for that
+    they do not do."""
     where = f"{type(state.dom).__name__}'s blocks live on the workers (resident_blocks)"
-    if schedule is None or not (schedule.joint or schedule.local):
-        raise ValueError(f"{where}: runs take joint or local rounds; pass "
-                         "round_step='joint' or 'local' and a batch_size > 1")
+    if schedule is None or not (schedule.joint or schedule.local or schedule.lock_free):
+        raise ValueError(f"{where}: runs take joint or local rounds or lock-free passes; "
+                         "pass round_step='joint' or 'local' and a batch_size > 1, or "
+                         "round_step='lock_free'")
     if not callable(getattr(schedule.executor, "resident", None)):
         raise ValueError(f"{where}: they need an executor that reaches them "
                          f"(DaskExecutor), got {schedule.executor!r}")
@@ -152,9 +155,10 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
                          "must be None")
     if type(step).direction is not FWStep.direction or cache:
         raise ValueError(f"{where}: they take Frank-Wolfe block steps without the cache")
-    if is_stepwise(state.order):
-        raise ValueError(f"{where}: they need a block order that draws whole passes (not "
-                         f"{state.order!r})")
+    if is_stepwise(state.order) and not (schedule.lock_free and
+                                         state.order.compiled_tree() is not None):
+        raise ValueError(f"{where}: they need a block order that draws whole passes (or "
+                         f"gap sampling, for lock-free passes), not {state.order!r}")
     if state.avg is not None:
         raise ValueError(f"{where}: averaging is not available (the certificate of an "
                          "average needs the averaged block iterates); pass averaging=None")
@@ -171,6 +175,11 @@ def _resident(state: BlockState, pieces: Any, x0: Any, *, step: BlockStep, rule:
     if okern is None or okern.hessian_diag is None:
         raise ValueError(f"{where}: the objective must be a quadratic with a diagonal "
                          "Hessian (compiled_block_objective().hessian_diag)")
+    if schedule.lock_free:
+        if debug_enabled():
+            raise ValueError(f"{where}: lock-free passes run compiled; debug mode checks "
+                             "every oracle answer in Python (frankwolfe.debug(False))")
+        return ResidentLockFree(state, pieces, rule, okern, schedule)
     return ResidentRounds(state, pieces, rule, okern, schedule)
 
 
@@ -223,6 +232,9 @@ def make_pass(state: BlockState, x0: Any, *, step: BlockStep, rule: StepSize, ca
     if pieces is not None:
         resident = _resident(state, pieces, x0, step=step, rule=rule, cache=cache,
                              schedule=schedule)
+        if isinstance(resident, ResidentLockFree):
+            return resident, ("resident lock-free passes (the domain's blocks live on the "
+                              "workers, their gradient in shared memory)")
         kind = "local" if resident.local else "joint"
         return resident, f"resident {kind} rounds (the domain's blocks live on the workers)"
     if schedule is not None and schedule.lock_free:

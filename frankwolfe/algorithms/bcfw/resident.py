@@ -54,12 +54,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ...compiled import PASS, compiled_driver, fused_driver, order_picker
+from ...compiled import CERTIFY_REFRESH, PASS, compiled_driver, fused_driver, order_picker
 from ...compiled.average import NO_AVERAGE
 from ...compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
+from ...compiled.shares import fold_share_atomic
 from ...compiled.touched import Delta
 from ...errors import ExecutorError
 from ...objectives.base import checked_value
+from ...parallel.shared_arrays import SharedSpec, attach
 from ...step_size import ExactStep, StepSize
 from .passes import Budget, Pass, full_gradient, value_and_full_gradient
 from .rounds import Schedule, _stop
@@ -125,10 +127,14 @@ class LocalSteps:
         The local model's curvature factor: the steps see ``f`` with its Hessian times
         ``sigma`` along their moves (CoCoA+'s ``sigma'``; the number of shards makes
         their moves safe to add).
+    shared : ndarray, optional
+        The gradient that the steps of other processes move at the same time (lock-free
+        passes on resident blocks, :mod:`.resident_lock_free`): the steps read and move
+        it, their adds atomic, instead of a copy of the point.
     """
 
     def __init__(self, blocks: Any, okern: Any, rule: StepSize, n: int, n_local: int,
-                 sigma: float = 1.0) -> None:
+                 sigma: float = 1.0, shared: np.ndarray | None = None) -> None:
         if fused_driver(blocks, okern) is None:
             raise ValueError("round_step='local' needs the domain's fused kernels for the "
                              "objective's Hessian diagonal")
@@ -137,12 +143,13 @@ class LocalSteps:
             raise ValueError(f"step_size={rule!r} has no compiled form")
         kernel, self.rparams = compiled
         self.driver = compiled_driver(blocks, okern, kernel, fused=True,
-                                      exact=isinstance(rule, ExactStep))
+                                      exact=isinstance(rule, ExactStep),
+                                      shared=shared is not None)
         self.blocks, self.okern = blocks, okern
         self.n, self.n_local = int(n), int(n_local)
         self.h = okern.hessian_diag * float(sigma)
         self.moved = np.zeros(self.h.size)  # the steps' moves of x, zero between calls
-        self.g = np.empty(self.h.size)
+        self.g = np.empty(self.h.size) if shared is None else shared
         self.idx = np.empty(blocks.max_nnz, dtype=np.int64)
         self.val = np.empty(blocks.max_nnz)
         self.est = np.zeros(self.n_local)  # the block gaps the steps see (not reported)
@@ -150,34 +157,67 @@ class LocalSteps:
         self.data = PassData(blocks.state, okern.data, self.rparams, self.n_local)
         self.vectors = PassVectors(self.moved, self.g, self.h)
         self.scratch = StepScratch(self.idx, self.val, blocks.layout)
+        #: what the driver returned last: (steps taken, last step size, change of f)
+        self.last = (0, np.nan, 0.0)
 
-    def run(self, which: np.ndarray, point: np.ndarray, k: int
-            ) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, which: np.ndarray, point: np.ndarray, k: int,
+            fold: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Steps on the blocks ``which`` (local numbers, in this order) from the gradient
-        ``point`` (what the piece derives from it current), the run's step count ``k``:
-        the sum of their moves of ``x`` as ``(coords, values)``."""
+        ``point`` (what the piece derives from it current; the shared gradient itself
+        for lock-free steps), the run's step count ``k``: the sum of their moves of
+        ``x`` as ``(coords, values)``; with ``fold`` (the shared ``x``) the moves are
+        added to it instead, atomically, and nothing is returned (empty arrays)."""
         g, moved = self.g, self.moved
-        g[:] = point
+        if point is not g:
+            g[:] = point
         # the step count in the piece's passes (a rule that counts sees a pass a pass)
         k_local = int(k) * self.n_local // max(self.n, 1)
         if self.data.dstate is not self.blocks.state:  # the piece replaced its record
             self.data = self.data._replace(dstate=self.blocks.state)
-        self.driver(0, which.size, k_local, PASS, False, order_picker(which, self.est),
-                    self.data, self.vectors, self.scratch, NO_AVERAGE, NO_EXTRAS)
+        k1, gamma, df = self.driver(0, which.size, k_local, PASS, False,
+                                    order_picker(which, self.est), self.data, self.vectors,
+                                    self.scratch, NO_AVERAGE, NO_EXTRAS)
+        self.last = (int(k1) - k_local, float(gamma), float(df))
+        if fold is not None:
+            fold_share_atomic(fold, moved)
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         coords = np.flatnonzero(moved)
         vals = moved[coords]
         moved[coords] = 0.0
         return coords, vals
+
+    def add(self, coords: np.ndarray, vals: np.ndarray, into: np.ndarray) -> None:
+        """``into[coords] += vals`` with atomic adds (other processes add to ``into`` at
+        the same time; each coordinate listed once)."""
+        self.moved[coords] = vals
+        fold_share_atomic(into, self.moved)
+
+    def certify(self, point: np.ndarray) -> tuple[float, float]:
+        """Every block's gap at the gradient ``point``, by the driver's certificate (each
+        into :attr:`est`, clipped at 0): ``(sum of block gaps, sum of vertex scores)``."""
+        g = self.g
+        if point is not g:
+            g[:] = point
+        if self.data.dstate is not self.blocks.state:
+            self.data = self.data._replace(dstate=self.blocks.state)
+        every = np.arange(self.n_local, dtype=np.int64)
+        _, total, scores = self.driver(0, every.size, 0, CERTIFY_REFRESH, False,
+                                       order_picker(every, self.est), self.data,
+                                       self.vectors, self.scratch, NO_AVERAGE, NO_EXTRAS)
+        return float(total), float(scores)
 
 
 class ResidentShard:
     """A worker's share of resident blocks: the domain's piece (its block iterates and
     kernels) behind the core's calls, ``resident(call, local, point)``:
 
-    * ``("start", h, spec)``: the piece starts at its initial blocks (``h``: the
-      Hessian's diagonal, for its directions; ``spec``: ``None``, or for local rounds
-      the arguments of :class:`LocalSteps` but the piece's, ``(okern, rule, n,
-      sigma)``); its blocks' sum ``sum_i A_i z_i`` as ``(coords, values)``;
+    * ``("start", h, spec[, shared])``: the piece starts at its initial blocks (``h``:
+      the Hessian's diagonal, for its directions; ``spec``: ``None``, or for local
+      rounds the arguments of :class:`LocalSteps` but the piece's, ``(okern, rule, n,
+      sigma)``; ``shared``: for lock-free passes ``(SharedSpec, okern, rule, n)``, the
+      point's arrays in shared memory that the piece maps, its kernels then deriving
+      from them in the arrays its ``shared_fields()`` lists); its blocks' sum ``sum_i
+      A_i z_i`` as ``(coords, values)``;
     * ``("joint", round, steps)``: the summed direction of blocks ``local`` at their
       oracle answers at ``point``, as ``(coords, values)``, each coordinate once;
     * ``("local", round, steps, k)``: serial BCFW steps on blocks ``local`` (in that
@@ -185,7 +225,20 @@ class ResidentShard:
       of their moves, as ``(coords, values)``;
     * ``("gaps", steps, held)``: ``(sum of block gaps, sum of vertex scores)`` at
       ``point``, and with ``held`` the blocks' sum after the steps, ``(gaps, scores,
-      coords, values)``: one call per shard for a certificate and its check.
+      coords, values)`` (with shared arrays ``(gaps, scores, block gaps)``, the blocks'
+      sum added to the shared array ``held``): one call per shard for a certificate and
+      its check;
+    * ``("lock_free", k)``: serial BCFW steps on blocks ``local`` (in that order) at the
+      shared gradient, moving it as other shards do (:mod:`.resident_lock_free`), the
+      blocks moved at once and their moves added to the shared ``x`` at the end;
+      ``(steps, last step size, change of f, gaps)``, ``gaps`` the block gaps the
+      steps found, one per block of ``local`` (the last of a block asked twice);
+    * ``("sync",)``: what the piece derives from the shared gradient, rebuilt whole
+      (one shard's call serves all: the derived arrays are shared too);
+    * ``("total",)``: the piece's sum ``sum_i A_i z_i`` as ``(coords, values)``.
+
+    With shared arrays an empty ``point`` stands for the shared gradient (nothing
+    travels).
 
     ``steps`` (round -> step size): the steps the core took that some shard has not
     applied; this shard applies the one of the round its blocks last moved in, once (a
@@ -209,22 +262,45 @@ class ResidentShard:
         self._pending: tuple[int, np.ndarray, bool] | None = None
         self._spec: tuple | None = None
         self._local: LocalSteps | None = None
+        self._lock_free: LocalSteps | None = None  # the steps at the shared gradient
+        # the shared arrays: g, x (the steps add their moves), held (the sum of the
+        # block iterates, for a certificate's check) and what the piece derives
+        self._arrays: dict[str, np.ndarray] = {}
 
     def __reduce__(self) -> Any:
         return ResidentShard, (self.piece,)
 
     def follow(self, point: np.ndarray, changed: Any = None) -> None:
-        self.piece.follow(point, changed)
+        if point.size:  # empty: the shared gradient, which the steps keep derived
+            self.piece.follow(point, changed)
 
     def resident(self, call: tuple, local: np.ndarray, point: np.ndarray) -> Any:
         kind = call[0]
         if kind == "start":
             self.piece.start(call[1])
             self._spec = call[2] if len(call) > 2 else None
+            self._lock_free = None
+            if len(call) > 3 and call[3] is not None:
+                self._lock_free = self._attach(*call[3])
+            point = self._point(point)
             self._started, self._pending = True, None
             return self.piece.total(point.size)
         if not self._started:
             return "reset"
+        point = self._point(point)
+        if kind == "lock_free":
+            steps = self._lock_free
+            if steps is None:
+                raise ValueError("ResidentShard: a lock-free pass needs the shared arrays "
+                                 "at the start")
+            which = np.asarray(local, dtype=np.int64)
+            steps.run(which, point, int(call[1]), fold=self._arrays["x"])
+            return (*steps.last, steps.est[which])
+        if kind == "sync":
+            self.piece.follow(point, None)
+            return 0  # (None would ask for the whole point)
+        if kind == "total":
+            return self.piece.total(point.size)
         if kind == "joint":
             _, rid, steps = call
             self._settle(steps)
@@ -242,9 +318,35 @@ class ResidentShard:
         if kind == "gaps":
             _, steps, held = call
             self._settle(steps)
+            lf = self._lock_free
+            if lf is not None:  # the block gaps too, for the estimates
+                gaps = lf.certify(point)
+                if not held:
+                    return gaps
+                # the blocks' sum into the shared array, not through the client
+                coords, vals = self.piece.total(point.size)
+                lf.add(coords, vals, self._arrays["held"])
+                return (*gaps, lf.est.copy())
             gaps = self.piece.gaps(point)
             return (*gaps, *self.piece.total(point.size)) if held else gaps
         raise ValueError(f"ResidentShard: unknown call {kind!r}")
+
+    def _point(self, point: np.ndarray) -> np.ndarray:
+        """The point of a call: an empty one stands for the shared gradient."""
+        if point.size:
+            return point
+        if self._lock_free is None:
+            raise ValueError("ResidentShard: an empty point stands for the shared gradient, "
+                             "and this shard was started without shared arrays")
+        return self._lock_free.g
+
+    def _attach(self, spec: SharedSpec, okern: Any, rule: StepSize, n: int) -> LocalSteps:
+        """The piece's kernels over the shared arrays, and its steps at the shared
+        gradient."""
+        self._arrays = arrays = attach(spec)
+        self.piece.share({name: arrays[name] for name in self.piece.shared_fields()})
+        return LocalSteps(self.piece.compiled_blocks(), okern, rule, n, self.piece.size,
+                          shared=arrays["g"])
 
     def _local_steps(self, which: np.ndarray, point: np.ndarray, k: int
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -296,6 +398,7 @@ class ResidentRounds(Pass):
 
     name = "resident"
     exact_df = True
+    keeps_sums = True  # each shard's sum of its block iterates, to take out when it is lost
 
     def __init__(self, state: BlockState, pieces: Any, rule: StepSize, okern: Any,
                  schedule: Schedule) -> None:
@@ -312,12 +415,9 @@ class ResidentRounds(Pass):
         if not ex.use_batch_oracle(_Shards(pieces)):
             raise RuntimeError(f"{ex!r} declined the resident blocks")
         m = int(ex.owner.max()) + 1 if state.n else 0
-        # what a shard's local steps run on, sent with its start: they see f's curvature
-        # times the number of shards (CoCoA+'s safe sigma' for adding the shards' moves;
-        # the line search then shortens their sum less, benchmarks/README.md)
-        self._start = ("start", self.h,
-                       (okern, rule, state.n, float(max(m, 1))) if self.local else None)
-        self.sums = np.zeros((m, state.x.size))  # each shard's sum_i A_i z_i
+        self._start = self._start_call(okern, rule, m)
+        # each shard's sum_i A_i z_i (lock-free passes find x again from the shards)
+        self.sums = np.zeros((m, state.x.size) if self.keeps_sums else (0, 0))
         self._acc = np.zeros(state.x.size)  # a round's summed direction, zero between
         self._mark = np.zeros(state.x.size, dtype=bool)  # and its support
         self._token = next(_TOKENS)
@@ -331,9 +431,18 @@ class ResidentRounds(Pass):
         self.g = np.zeros(state.x.size)
         everything = np.arange(state.n, dtype=np.int64)
         for s, _, (coords, vals) in self._call(everything, self._start, fresh=True):
-            self.sums[s, coords] += vals
+            if self.keeps_sums:
+                self.sums[s, coords] += vals
             state.x[coords] += vals
         self.g = full_gradient(state.f, state.x, copy=True)
+
+    def _start_call(self, okern: Any, rule: StepSize, m: int) -> tuple:
+        """The call that starts a shard (ResidentShard), for ``m`` shards."""
+        # what a shard's local steps run on: they see f's curvature times the number of
+        # shards (CoCoA+'s safe sigma' for adding the shards' moves; the line search then
+        # shortens their sum less, benchmarks/README.md)
+        return ("start", self.h,
+                (okern, rule, self.state.n, float(max(m, 1))) if self.local else None)
 
     def _call(self, which: np.ndarray, call: tuple, fresh: bool = False
               ) -> list[tuple[int, np.ndarray, Any]]:
@@ -428,6 +537,15 @@ class ResidentRounds(Pass):
         st.k += m
         return df
 
+    def _held(self, answers: list[tuple[int, np.ndarray, Any]]) -> np.ndarray:
+        """The sum of the block iterates the shards hold, from the answers of a
+        certificate of the last iterate (the block-gap estimates keep the last
+        certificate's here)."""
+        held = np.zeros(self.state.x.size)
+        for _, _, a in answers:
+            held[a[2]] += a[3]
+        return held
+
     def _steps(self) -> dict[int, float]:
         """The step sizes of the rounds some shard has not applied yet (each shard applies
         its own when a call reaches it; a shard may sit out rounds)."""
@@ -458,10 +576,7 @@ class ResidentRounds(Pass):
         if refresh:
             st.G = max(total, 0.0)
             # x against the shards' own sums of their block iterates
-            held = np.zeros(st.x.size)
-            for _, _, (_, _, coords, vals) in answers:
-                held[coords] += vals
-            self.drift = float(np.max(np.abs(st.x - held), initial=0.0))
+            self.drift = float(np.max(np.abs(st.x - self._held(answers)), initial=0.0))
         elif self.resets == resets:
             self.g, self._delta = kept, None
         return float(fx), float(g @ st.x) - scores

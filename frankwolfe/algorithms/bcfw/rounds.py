@@ -115,6 +115,8 @@ class Schedule:
         # delays[j]: block steps taken j steps after the point of their oracle answer
         self.delays = np.zeros((self.staleness + 1) * self.tau, dtype=np.int64)
         self._ahead: ThreadPoolExecutor | None = None
+        #: what the run's pass holds outside this process (its close() at the end)
+        self.resources: list[Any] = []
         # asynchronous rounds' launch points: copies kept current at what was touched
         self._snapshots = Snapshots()
 
@@ -335,7 +337,12 @@ class Schedule:
         if self._ahead is not None:
             self._ahead.shutdown(wait=True)
             self._ahead = None
+        self._release()
         self.executor.close()
+
+    def _release(self) -> None:
+        while self.resources:
+            self.resources.pop().close()
 
     def abort(self) -> None:
         """As :meth:`close`, without waiting for the oracle calls in flight (the run left
@@ -343,6 +350,7 @@ class Schedule:
         if self._ahead is not None:
             self._ahead.shutdown(wait=False, cancel_futures=True)
             self._ahead = None
+        self._release()
         self.executor.abort()
 
 

@@ -299,7 +299,12 @@ def block_coordinate_frank_wolfe(
         read a gradient a few concurrent steps stale.  Needs the compiled fused kernels
         with the domain's ``fork`` (the chain SSVM dual), an order that draws whole
         passes or gap sampling (drawn at each pass's start), and no averaging; the
-        history then has ``step_seconds`` and ``fold_seconds``.  ``"local"``: for blocks
+        history then has ``step_seconds`` and ``fold_seconds``.  For blocks kept on the
+        workers (``SSVMDual.from_source(..., resident=True)``) on a
+        :class:`~frankwolfe.DaskExecutor` whose workers share the client's machine,
+        the workers take the lock-free steps, each on its range of blocks, against a
+        gradient and an ``x`` in shared memory
+        (:mod:`frankwolfe.algorithms.bcfw.resident_lock_free`).  ``"local"``: for blocks
         kept on the workers (a domain with ``resident_blocks()``, e.g.
         ``SSVMDual.from_source(..., resident=True)``, on a
         :class:`~frankwolfe.DaskExecutor`, ``step_size="exact"``): each worker takes

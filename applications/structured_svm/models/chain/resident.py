@@ -83,6 +83,24 @@ class ChainResidentPiece:
         """The chain's kernels over the piece's examples and iterates (fused)."""
         return self._parts()["blocks"]
 
+    def shared_fields(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """What the kernels derive from the point, as ``name -> (shape, dtype)``: the
+        arrays every piece of a run must share when their steps move one point
+        together (the feature-major copy of the unary gradient and its flag)."""
+        st = self._parts()["state"]
+        return {"gT": (st.gT.shape, st.gT.dtype), "mode": (st.mode.shape, st.mode.dtype)}
+
+    def share(self, arrays: dict[str, np.ndarray]) -> None:
+        """The kernels rebuilt over ``arrays`` (as :meth:`shared_fields` lists them) for
+        what they derive from the point; the examples and block iterates stay."""
+        parts = self._parts()
+        state = parts["state"]._replace(gT=arrays["gT"], mode=arrays["mode"])
+        blocks = chain_blocks(state)
+        blocks.rounds = chain_rounds(blocks, state)
+        parts.update(state=state, blocks=blocks, ref=blocks.state, rounds=blocks.rounds,
+                     kernels=resident_kernels(blocks))
+        self._synced = False
+
     def _iterates(self) -> tuple[np.ndarray, ...]:
         st = self._parts()["state"]
         return st.mu, st.T, st.lbar  # marginals, pair marginals, losses: linear in z_i

@@ -1,0 +1,82 @@
+"""Arrays that the processes of one machine map together
+(:mod:`frankwolfe.parallel.shared_arrays`), and the atomic fold of a share into them
+from several processes at once (what lock-free passes on resident blocks rely on)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+
+import numpy as np
+import pytest
+
+from frankwolfe.compiled.shares import fold_share_atomic
+from frankwolfe.parallel.shared_arrays import SharedArrays, SharedSpec, attach
+
+ADDS = 400  # folds per process: lost updates would show in a few
+
+
+def _fold_many(spec: SharedSpec, start, stop) -> None:  # a spawned process
+    x = attach(spec)["x"]
+    share = np.zeros(x.size)
+    for _ in range(ADDS):
+        share[:] = 1.0
+        fold_share_atomic(x, share)
+    done = attach(spec)["done"]
+    done[start:stop] = 1
+
+
+def test_processes_folding_at_once_lose_no_add():
+    """Two spawned processes each fold a share of ones into the same coordinates ADDS
+    times: every coordinate ends at exactly 2 ADDS (sums of small integers are exact)."""
+    shared = SharedArrays({"x": ((64,), np.float64), "done": ((2,), np.int64)})
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_fold_many, args=(shared.spec(), j, j + 1)) for j in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    np.testing.assert_array_equal(shared.arrays["done"], [1, 1])
+    np.testing.assert_array_equal(shared.arrays["x"], np.full(64, 2.0 * ADDS))
+    shared.close()
+
+
+def test_attached_arrays_are_the_owners_and_close_removes_them():
+    shared = SharedArrays({"g": ((5,), np.float64), "mode": ((1,), np.int64)})
+    spec = shared.spec()
+    assert set(spec.names) == {"g", "mode"}
+    np.testing.assert_array_equal(shared.arrays["g"], 0.0)  # zero-filled
+    other = attach(spec)
+    assert other["g"].dtype == np.float64 and other["mode"].dtype == np.int64
+    assert other["g"].shape == (5,) and type(other["g"]) is np.ndarray
+    other["g"][2] = 7.5
+    assert shared.arrays["g"][2] == 7.5  # one memory, not a copy
+    shared.close()
+    assert not os.path.exists(spec.directory)
+    assert other["g"][2] == 7.5  # a mapping outlives the files
+    with pytest.raises(ValueError, match="not reachable from this process"):
+        attach(spec)
+
+
+def test_attach_refuses_arrays_of_another_owner():
+    """A worker on another machine finds no such directory, or one with another token:
+    a clear error, never arrays nobody else writes."""
+    shared = SharedArrays({"g": ((3,), np.float64)})
+    forged = shared.spec()._replace(token="0" * 32)
+    with pytest.raises(ValueError, match="on the machine of the process that made them"):
+        attach(forged)
+    missing = shared.spec()._replace(directory=shared.directory + "-elsewhere")
+    with pytest.raises(ValueError, match="not reachable"):
+        attach(missing)
+    shared.close()
+
+
+def test_collected_arrays_remove_their_files():
+    shared = SharedArrays({"g": ((3,), np.float64)})
+    where = shared.directory
+    del shared
+    import gc
+
+    gc.collect()
+    assert not os.path.exists(where)
