@@ -13,32 +13,49 @@ import pytest
 from frankwolfe.compiled.shares import fold_share_atomic
 from frankwolfe.parallel.shared_arrays import SharedArrays, SharedSpec, attach
 
-ADDS = 400  # folds per process: lost updates would show in a few
+ADDS = 300  # folds per process, each of SIZE adds: lost updates would show in a few
+SIZE = 4096
 
 
-def _fold_many(spec: SharedSpec, start, stop) -> None:  # a spawned process
-    x = attach(spec)["x"]
+def _fold_many(spec: SharedSpec, j: int) -> None:  # a spawned process
+    import time
+
+    arrays = attach(spec)
+    x, flags = arrays["x"], arrays["flags"]
     share = np.zeros(x.size)
+    fold_share_atomic(x[:0], share[:0])  # compiled (or loaded) before the start line
+    flags[j] = 1
+    deadline = time.monotonic() + 120
+    while flags[2] == 0:  # both start together: their folds overlap
+        if time.monotonic() > deadline:
+            raise TimeoutError("no start signal")
     for _ in range(ADDS):
         share[:] = 1.0
         fold_share_atomic(x, share)
-    done = attach(spec)["done"]
-    done[start:stop] = 1
+    flags[3 + j] = 1
 
 
 def test_processes_folding_at_once_lose_no_add():
-    """Two spawned processes each fold a share of ones into the same coordinates ADDS
-    times: every coordinate ends at exactly 2 ADDS (sums of small integers are exact)."""
-    shared = SharedArrays({"x": ((64,), np.float64), "done": ((2,), np.int64)})
+    """Two spawned processes, started together, each fold a share of ones into the same
+    coordinates ADDS times: every coordinate ends at exactly 2 ADDS (sums of small
+    integers are exact)."""
+    import time
+
+    shared = SharedArrays({"x": ((SIZE,), np.float64), "flags": ((5,), np.int64)})
+    flags = shared.arrays["flags"]
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_fold_many, args=(shared.spec(), j, j + 1)) for j in range(2)]
+    procs = [ctx.Process(target=_fold_many, args=(shared.spec(), j)) for j in range(2)]
     for p in procs:
         p.start()
+    deadline = time.monotonic() + 120
+    while not (flags[0] and flags[1]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    flags[2] = 1
     for p in procs:
         p.join(timeout=120)
     assert [p.exitcode for p in procs] == [0, 0]
-    np.testing.assert_array_equal(shared.arrays["done"], [1, 1])
-    np.testing.assert_array_equal(shared.arrays["x"], np.full(64, 2.0 * ADDS))
+    np.testing.assert_array_equal(flags[3:], [1, 1])
+    np.testing.assert_array_equal(shared.arrays["x"], np.full(SIZE, 2.0 * ADDS))
     shared.close()
 
 

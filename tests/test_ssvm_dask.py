@@ -216,12 +216,13 @@ def test_resident_lock_free_passes_on_one_shard_are_serial_bcfw(cluster):
 
 
 def test_resident_lock_free_passes_on_two_shards_reach_the_serial_bracket(cluster):
-    """Two workers step at once on one gradient in shared memory: f falls well below
-    its value after the first pass, x stays the sum of the workers' block iterates, f
-    is f at x, and the certified bracket meets that of serial BCFW."""
+    """Two workers step at once on one gradient in shared memory, gap sampling drawing
+    each one's blocks: f falls well below its value after the first pass, x stays the
+    sum of the workers' block iterates, f is f at x, the gap is the one this process's
+    LMO certifies at x, and the certified bracket meets that of serial BCFW."""
     client, _ = cluster
     model, corpus, _, _ = _resident_problem()
-    kw = dict(block_order="perm", tol=0.0, random_state=1, averaging=None)
+    kw = dict(block_order="gap", tol=0.0, random_state=1, averaging=None)
     with fw.debug(False):
         here = SSVMDual.from_source(model, corpus, 1.0 / 60)
         f = here.dual_objective()
@@ -232,6 +233,10 @@ def test_resident_lock_free_passes_on_two_shards_reach_the_serial_bracket(cluste
                                               executor=fw.DaskExecutor(client), **kw)
     assert res.extra["n_shards"] == 2 and res.extra["resident_restarts"] == 0
     assert res.extra["resident_drift"] <= 1e-12 and res.extra["n_block_steps"] == 12 * 60
+    # the estimates: the last certificate's exact block gaps, each >= 0, summing to it
+    est = res.extra["block_gaps"]
+    assert est.min() >= 0.0 and np.isfinite(est).all()
+    np.testing.assert_allclose(est.sum(), res.gap, rtol=1e-9, atol=1e-15)
     fun = np.asarray(res.history["fun"], dtype=float)
     assert fun[-1] < 0.7 * fun[1] < 0.0
     np.testing.assert_allclose(res.fun, f.value(res.x), rtol=1e-12, atol=1e-15)

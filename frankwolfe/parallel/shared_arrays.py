@@ -51,6 +51,19 @@ def _home(nbytes: int) -> str | None:
     return None
 
 
+def _reserve(path: str) -> None:
+    """The file's pages taken now where the system can (``posix_fallocate``): a file in
+    memory created sparse could meet a full file system at a later write, which kills
+    the writing process (SIGBUS) instead of raising."""
+    fallocate = getattr(os, "posix_fallocate", None)
+    if fallocate is None:
+        return
+    with open(path, "r+b") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size:
+            fallocate(fh.fileno(), 0, size)
+
+
 class SharedArrays:
     """Zero-filled arrays in files that other processes of this machine map
     (:func:`attach`), removed by :meth:`close` or when this object is collected.
@@ -81,8 +94,10 @@ class SharedArrays:
         self.token = secrets.token_hex(16)
         self.arrays: dict[str, np.ndarray] = {}
         for name, (shape, dt) in fields.items():
-            mm = np.lib.format.open_memmap(os.path.join(self.directory, f"{name}.npy"),
-                                           mode="w+", dtype=np.dtype(dt), shape=tuple(shape))
+            path = os.path.join(self.directory, f"{name}.npy")
+            mm = np.lib.format.open_memmap(path, mode="w+", dtype=np.dtype(dt),
+                                           shape=tuple(shape))
+            _reserve(path)
             self.arrays[name] = mm.view(np.ndarray)  # numba takes plain arrays
         with open(os.path.join(self.directory, _TOKEN), "w") as fh:
             fh.write(self.token)

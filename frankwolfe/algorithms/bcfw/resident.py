@@ -136,8 +136,9 @@ class LocalSteps:
     def __init__(self, blocks: Any, okern: Any, rule: StepSize, n: int, n_local: int,
                  sigma: float = 1.0, shared: np.ndarray | None = None) -> None:
         if fused_driver(blocks, okern) is None:
-            raise ValueError("round_step='local' needs the domain's fused kernels for the "
-                             "objective's Hessian diagonal")
+            raise ValueError("round_step='local' and 'lock_free' on resident blocks need "
+                             "the domain's fused kernels for the objective's Hessian "
+                             "diagonal")
         compiled = rule.compiled()
         if compiled is None:
             raise ValueError(f"step_size={rule!r} has no compiled form")
@@ -233,8 +234,10 @@ class ResidentShard:
       blocks moved at once and their moves added to the shared ``x`` at the end;
       ``(steps, last step size, change of f, gaps)``, ``gaps`` the block gaps the
       steps found, one per block of ``local`` (the last of a block asked twice);
-    * ``("sync",)``: what the piece derives from the shared gradient, rebuilt whole
-      (one shard's call serves all: the derived arrays are shared too);
+    * ``("sync",)``: what the piece derives from the shared gradient, rebuilt whole;
+    * ``("attach", shared)``: the shared arrays of ``shared`` (as in the start) mapped
+      instead of those of before, the blocks kept (after a fault the client makes new
+      ones, so that a worker taken for lost writes only to the old);
     * ``("total",)``: the piece's sum ``sum_i A_i z_i`` as ``(coords, values)``.
 
     With shared arrays an empty ``point`` stands for the shared gradient (nothing
@@ -299,6 +302,9 @@ class ResidentShard:
         if kind == "sync":
             self.piece.follow(point, None)
             return 0  # (None would ask for the whole point)
+        if kind == "attach":
+            self._lock_free = self._attach(*call[1])
+            return 0
         if kind == "total":
             return self.piece.total(point.size)
         if kind == "joint":
@@ -345,8 +351,12 @@ class ResidentShard:
         gradient."""
         self._arrays = arrays = attach(spec)
         self.piece.share({name: arrays[name] for name in self.piece.shared_fields()})
-        return LocalSteps(self.piece.compiled_blocks(), okern, rule, n, self.piece.size,
-                          shared=arrays["g"])
+        steps = LocalSteps(self.piece.compiled_blocks(), okern, rule, n, self.piece.size,
+                           shared=arrays["g"])
+        # the driver compiled (or loaded) now, within the start's deadline, not in the
+        # first pass's
+        steps.run(np.zeros(0, dtype=np.int64), steps.g, 0)
+        return steps
 
     def _local_steps(self, which: np.ndarray, point: np.ndarray, k: int
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -24,8 +24,10 @@ What is shared, and why the certificates stay honest:
   feature-major copy, the arrays its pieces' ``shared_fields()`` list) are in the
   shared files: a step reads the other workers' steps as they land, so its oracle may
   be a few concurrent steps stale; its line search reads the slope at the current
-  ``g`` just before the move, as on threads.  The derived arrays are rebuilt from
-  ``g`` by one shard (``("sync",)``) whenever the client writes a fresh gradient.
+  ``g`` just before the move, as on threads.  The derived arrays are written without
+  atomics (a value another worker overwrote with an older one stays until the next
+  sync); every shard rebuilds them from ``g`` (``("sync",)``) whenever the client
+  writes a fresh gradient, before any certificate reads them.
 * **``x``** is shared too: each worker moves a private share during its pass and adds
   it to ``x`` at the end (atomic adds: the workers end at about the same time), so
   nothing the size of the point travels and the client folds nothing.  After a pass
@@ -38,10 +40,11 @@ What is shared, and why the certificates stay honest:
 
 Faults: a worker lost mid-pass takes its blocks' iterates with it (and its share, or
 part of it, if it was folding); the other shards' moves of the pass are kept.  The
-lost shard is rebuilt at its initial blocks, ``x`` is summed again from every shard's
-block iterates (one call; the client keeps no per-shard sums, whose memory would grow
-with the workers), and the gradient is recomputed from ``x``, which also drops the
-lost steps' adds to the shared ``g``.  A pass is the unit of work: a time limit or
+lost shard is rebuilt at its initial blocks, every shard maps fresh files (a worker
+the cluster took for lost but that still runs writes only to the old ones), ``x`` is
+summed again from every shard's block iterates (one call; the client keeps no
+per-shard sums, whose memory would grow with the workers), and the gradient is
+recomputed from ``x``.  A pass is the unit of work: a time limit or
 Ctrl-C is seen between passes.
 
 Needs every worker on the client's machine (the files are local; a worker elsewhere
@@ -111,50 +114,84 @@ class ResidentLockFree(ResidentRounds):
         self.shared: SharedArrays | None = None
         self.passes = 0
         self.lost = 0  # shards lost in a pass (their steps of that pass dropped)
+        self._kernels = (okern, rule)
         super().__init__(state, pieces, rule, okern, schedule)
         self._x[:] = state.x
         state.x = self._x  # the workers add their moves to it
 
     def _start_call(self, okern: Any, rule: StepSize, m: int) -> tuple:
-        # the arrays every shard maps: the gradient and what the pieces derive from it
-        # (their shapes from a piece of one block: they do not depend on the blocks)
-        fields = self._pieces.shard(range(0, 1)).shared_fields()
+        return ("start", self.h, None, self._new_arrays())
+
+    def _new_arrays(self) -> tuple:
+        """Fresh shared files (those of before closed): the gradient, ``x``, the
+        certificates' sum of the block iterates and what the pieces derive from the
+        point; what a shard's start or attach call carries to map them."""
         d = self.state.x.size
-        # (held: the workers' sums of their block iterates, for a certificate's check)
+        if self.shared is not None:
+            self.schedule.resources.remove(self.shared)
+            self.shared.close()
         self.shared = SharedArrays({"g": ((d,), np.float64), "x": ((d,), np.float64),
-                                    "held": ((d,), np.float64), **fields})
+                                    "held": ((d,), np.float64),
+                                    **self._pieces.shared_fields()})
         self.schedule.resources.append(self.shared)
         arrays = self.shared.arrays
         self._g, self._x, self._sum = arrays["g"], arrays["x"], arrays["held"]
-        return ("start", self.h, None, (self.shared.spec(), okern, rule, self.state.n))
+        okern, rule = self._kernels
+        return (self.shared.spec(), okern, rule, self.state.n)
+
+    def _every_shard(self) -> np.ndarray:
+        """A block of each shard (a call on them reaches every shard once)."""
+        return self.ex.shard_cuts()[:-1]
 
     def _call(self, which: np.ndarray, call: tuple, fresh: bool = False
               ) -> list[tuple[int, np.ndarray, Any]]:
-        if call[0] != "start" and self.g is not self._g:
+        for _ in range(getattr(self.ex, "retries", 2) + 2):
+            if call[0] == "start" or self.g is self._g:
+                break
             # a fresh gradient (a certificate's, a restart's): into the shared file, and
-            # what the pieces derive from it rebuilt once (their arrays are shared too)
+            # each piece's feature-major copy rebuilt from it before any reads it
             self._g[:] = self.g
             self.g = self._g
-            self.ex.resident(self.ex.shard_blocks(0)[:1], _SHARED, ("sync",))
+            answers = self.ex.resident(self._every_shard(), _SHARED, ("sync",))
+            lost = [s for s, _, a in answers if isinstance(a, str)]
+            if lost:  # rebuilt: restarted, with a new gradient to sync
+                self._restart(lost)
+        else:
+            raise ExecutorError(f"{self.ex!r}: resident shards were rebuilt in every try of "
+                                "a sync")
+        if call[0] == "gaps" and call[2]:
+            self._sum[:] = 0.0  # (a try after a fault adds the sums again)
         return self.ex.resident(which, _SHARED, call, None)
 
     def _restart(self, lost: list[int]) -> None:
         """Shards rebuilt with their initial blocks, and ``x`` summed again from every
-        shard's block iterates; the gradient follows."""
-        st, everything = self.state, np.arange(self.state.n, dtype=np.int64)
+        shard's block iterates; the gradient follows.  All shards map fresh files: a
+        worker taken for lost that still runs (a false alarm of the cluster's) writes
+        only to the files of before."""
+        st = self.state
+        cuts = self.ex.shard_cuts()
         for _ in range(getattr(self.ex, "retries", 2) + 2):
             self.resets += len(lost)
+            self._start = ("start", self.h, None, self._new_arrays())
             for s in lost:
-                self._call(self.ex.shard_blocks(s), self._start)
-            answers = self._call(everything, ("total",))
+                self.ex.resident(self.ex.shard_blocks(s), _SHARED, self._start, None)
+                st.est[cuts[s]:cuts[s + 1]] = np.inf  # unvisited again
+            alive = [s for s in range(cuts.size - 1) if s not in lost]
+            if alive:
+                answers = self.ex.resident(cuts[alive], _SHARED,
+                                           ("attach", self._start[3]), None)
+                lost = [s for s, _, a in answers if isinstance(a, str)]
+                if lost:
+                    continue
+            answers = self.ex.resident(self._every_shard(), _SHARED, ("total",), None)
             lost = [s for s, _, a in answers if isinstance(a, str)]
             if not lost:
                 break
         else:
             raise ExecutorError(f"{self.ex!r}: resident shards were rebuilt in every try of "
                                 "a restart")
-        x = st.x
-        x[:] = 0.0
+        st.order.refresh()
+        x = st.x = self._x
         for _, _, (coords, vals) in answers:
             _add_scaled(x, np.asarray(coords, dtype=np.int64), np.asarray(vals, dtype=float),
                         1.0)

@@ -438,8 +438,9 @@ def _schedule(batch_size: Any, n_jobs: Any, executor: Any, cache: bool,
     ahead = _nonnegative_int("staleness", staleness)
     if round_step == "lock_free":
         if batch_size not in (None, 1) or ahead:
-            raise ValueError(f"round_step='lock_free' takes no rounds: give n_jobs or a "
-                             f"ThreadExecutor, not batch_size={batch_size!r} or "
+            raise ValueError(f"round_step='lock_free' takes no rounds: give n_jobs, a "
+                             f"ThreadExecutor or (for blocks kept on the workers) a "
+                             f"DaskExecutor, not batch_size={batch_size!r} or "
                              f"staleness={staleness!r}")
         if cache:
             raise ValueError("cache=True does not combine with round_step='lock_free' (each "

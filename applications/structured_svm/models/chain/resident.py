@@ -24,12 +24,26 @@ from .rounds import chain_rounds
 __all__ = ["ChainResidentBlocks", "ChainResidentPiece"]
 
 
+def _shared_fields(model: Any) -> dict[str, tuple[tuple[int, ...], Any]]:
+    # the feature-major copy of the unary gradient, K x F whatever a piece's rows
+    return {"gT": ((model.n_states * model.n_unary,), np.float64)}
+
+
 class ChainResidentBlocks:
     """What :meth:`~...dual.SSVMDual.resident_blocks` gives the core: the blocks of
     ``len(source)`` examples, cut into :class:`ChainResidentPiece` by range."""
 
     def __init__(self, model: Any, source: Any, lam: float, n: int) -> None:
         self.model, self.source, self.lam, self.n = model, source, float(lam), int(n)
+
+    def shared_fields(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """What the pieces' kernels derive from the point, as ``name -> (shape,
+        dtype)``: the arrays the pieces of a run share when their steps move one point
+        together (lock-free passes), the same for every piece: the feature-major copy
+        of the unary gradient.  Its flag stays each piece's: whether a piece keeps the
+        copy depends on its rows (ids and sparse rows do, dense rows do not), and a
+        piece reads it only after its own sync."""
+        return _shared_fields(self.model)
 
     def shard(self, blocks: range) -> ChainResidentPiece:
         if blocks.step != 1 or not 0 <= blocks.start <= blocks.stop <= self.n:
@@ -84,17 +98,24 @@ class ChainResidentPiece:
         return self._parts()["blocks"]
 
     def shared_fields(self) -> dict[str, tuple[tuple[int, ...], Any]]:
-        """What the kernels derive from the point, as ``name -> (shape, dtype)``: the
-        arrays every piece of a run must share when their steps move one point
-        together (the feature-major copy of the unary gradient and its flag)."""
-        st = self._parts()["state"]
-        return {"gT": (st.gT.shape, st.gT.dtype), "mode": (st.mode.shape, st.mode.dtype)}
+        """What the kernels derive from the point (:meth:`ChainResidentBlocks.
+        shared_fields`, the same for every piece)."""
+        model = self._recipe[0]
+        return _shared_fields(model)
 
     def share(self, arrays: dict[str, np.ndarray]) -> None:
         """The kernels rebuilt over ``arrays`` (as :meth:`shared_fields` lists them) for
-        what they derive from the point; the examples and block iterates stay."""
+        what they derive from the point; the examples and block iterates stay.  A piece
+        whose rows need no feature-major copy (dense rows more than half full) keeps
+        none: its flag stays its own, so its steps never write the shared copy."""
         parts = self._parts()
-        state = parts["state"]._replace(gT=arrays["gT"], mode=arrays["mode"])
+        state = parts["state"]
+        gT = arrays["gT"]
+        if state.gT.size:  # ids or sparse rows: the copy the steps keep is the shared one
+            if gT.shape != state.gT.shape:
+                raise ValueError(f"ChainResidentPiece.share: the shared gT has shape "
+                                 f"{gT.shape}, this piece's kernels need {state.gT.shape}")
+            state = state._replace(gT=gT)
         blocks = chain_blocks(state)
         blocks.rounds = chain_rounds(blocks, state)
         parts.update(state=state, blocks=blocks, ref=blocks.state, rounds=blocks.rounds,
