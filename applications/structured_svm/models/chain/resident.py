@@ -116,6 +116,7 @@ class ChainResidentPiece:
                 raise ValueError(f"ChainResidentPiece.share: the shared gT has shape "
                                  f"{gT.shape}, this piece's kernels need {state.gT.shape}")
             state = state._replace(gT=gT)
+        state.mode[0] = 0  # the new copy is not synced: g read directly until it is
         blocks = chain_blocks(state)
         blocks.rounds = chain_rounds(blocks, state)
         parts.update(state=state, blocks=blocks, ref=blocks.state, rounds=blocks.rounds,
