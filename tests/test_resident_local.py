@@ -121,3 +121,78 @@ def test_an_empty_point_needs_the_shared_arrays():
             shard.resident(call, np.arange(3, dtype=np.int64), np.zeros(0))
     with pytest.raises(ValueError, match="needs the shared arrays at the start"):
         shard.resident(("lock_free", 0), np.arange(3, dtype=np.int64), g)
+
+
+class _MixedRows:
+    """An example source whose first half has sparse token rows (a quarter of the
+    features on) and whose second half has dense ones: the chain's pieces lay them out
+    differently (sparse rows keep a feature-major copy of the gradient, dense rows do
+    not)."""
+
+    def __init__(self, n):
+        from frankwolfe.applications.structured_svm import make_chain
+
+        self.X, self.Y = make_chain(n, n_states=3, n_features=8, random_state=4)
+        rng = np.random.default_rng(5)
+        for i, x in enumerate(self.X):
+            x[:] = np.abs(x) + 0.5  # every feature on
+            if i < n // 2:
+                x *= rng.random(x.shape) < 0.25  # a quarter on
+
+    def __len__(self):
+        return len(self.X)
+
+    def examples(self, start, stop):
+        return self.X[start:stop], self.Y[start:stop]
+
+
+def test_pieces_of_mixed_row_layouts_share_one_gradient_and_certify_exactly():
+    """Lock-free steps of two shards in one process over shared arrays, one with sparse
+    rows (which keeps the shared feature-major copy) and one with dense rows (which
+    does not): after their passes, x is the sum of their block iterates and the
+    certificate they give at a fresh gradient is the one this process's own LMO gives
+    at x (an independent computation)."""
+    from frankwolfe.parallel.shared_arrays import SharedArrays
+
+    n = 16
+    source = _MixedRows(n)
+    model = ChainModel(3, 8)
+    dom = SSVMDual.from_source(model, source, 1.0 / n, resident=True)
+    here = SSVMDual.from_source(model, source, 1.0 / n)
+    f = here.dual_objective()
+    okern = f.compiled_block_objective()
+    blocks = dom.resident_blocks()
+    d = okern.hessian_diag.size
+    shared = SharedArrays({"g": ((d,), np.float64), "x": ((d,), np.float64),
+                           "held": ((d,), np.float64), **blocks.shared_fields()})
+    a = shared.arrays
+    start = ("start", okern.hessian_diag, None, (shared.spec(), okern, ExactStep(), n))
+    shards = [ResidentShard(blocks.shard(range(0, 8))), ResidentShard(blocks.shard(range(8, 16)))]
+    empty = np.zeros(0)
+    for sh in shards:
+        coords, vals = sh.resident(start, None, empty)
+        a["x"][coords] += vals
+    layouts = [sh.piece._parts()["state"].gT.size for sh in shards]
+    assert layouts[0] == 3 * 8 and layouts[1] == 0  # sparse keeps the copy, dense not
+
+    def fresh_gradient():
+        a["g"][:] = f.gradient(a["x"])
+        for sh in shards:
+            sh.resident(("sync",), None, empty)
+
+    rng = np.random.default_rng(0)
+    for p in range(3):
+        fresh_gradient()
+        for sh in shards:  # each one's pass moves the shared g, the other reads it
+            sh.resident(("lock_free", p * n), rng.permutation(8), empty)
+    fresh_gradient()
+    a["held"][:] = 0.0
+    answers = [sh.resident(("gaps", {}, True), None, empty) for sh in shards]
+    np.testing.assert_allclose(a["held"], a["x"], rtol=0, atol=1e-13)
+    gap = float(a["g"] @ a["x"]) - sum(ans[1] for ans in answers)
+    g = np.asarray(f.gradient(a["x"]), dtype=float)
+    want = float(g @ a["x"]) - here.extreme_point(g).dot(g)
+    assert want > 1e-6  # a point short of the optimum: the check is not 0 = 0
+    np.testing.assert_allclose(gap, want, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(sum(ans[0] for ans in answers), want, rtol=1e-9, atol=1e-15)
+    shared.close()
