@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..compiled.atomic_files import atomic_write
+
 __all__ = ["SharedArrays", "SharedSpec", "attach"]
 
 _MEMORY_DIR = "/dev/shm"
@@ -99,7 +101,8 @@ class SharedArrays:
                                            shape=tuple(shape))
             _reserve(path)
             self.arrays[name] = mm.view(np.ndarray)  # numba takes plain arrays
-        with open(os.path.join(self.directory, _TOKEN), "w") as fh:
+        # last, and whole or not at all: a process that reads the token finds every array
+        with atomic_write(os.path.join(self.directory, _TOKEN), "w") as fh:
             fh.write(self.token)
 
     def spec(self) -> SharedSpec:

@@ -168,13 +168,10 @@ class LocalSteps:
         for lock-free steps), the run's step count ``k``: the sum of their moves of
         ``x`` as ``(coords, values)``; with ``fold`` (the shared ``x``) the moves are
         added to it instead, atomically, and nothing is returned (empty arrays)."""
-        g, moved = self.g, self.moved
-        if point is not g:
-            g[:] = point
+        moved = self.moved
+        self._at(point)
         # the step count in the piece's passes (a rule that counts sees a pass a pass)
         k_local = int(k) * self.n_local // max(self.n, 1)
-        if self.data.dstate is not self.blocks.state:  # the piece replaced its record
-            self.data = self.data._replace(dstate=self.blocks.state)
         k1, gamma, df = self.driver(0, which.size, k_local, PASS, False,
                                     order_picker(which, self.est), self.data, self.vectors,
                                     self.scratch, NO_AVERAGE, NO_EXTRAS)
@@ -187,6 +184,14 @@ class LocalSteps:
         moved[coords] = 0.0
         return coords, vals
 
+    def _at(self, point: np.ndarray) -> None:
+        """The driver's gradient at ``point`` (itself when shared) and its record of the
+        piece current (the piece may have replaced it)."""
+        if point is not self.g:
+            self.g[:] = point
+        if self.data.dstate is not self.blocks.state:
+            self.data = self.data._replace(dstate=self.blocks.state)
+
     def add(self, coords: np.ndarray, vals: np.ndarray, into: np.ndarray) -> None:
         """``into[coords] += vals`` with atomic adds (other processes add to ``into`` at
         the same time; each coordinate listed once)."""
@@ -196,11 +201,7 @@ class LocalSteps:
     def certify(self, point: np.ndarray) -> tuple[float, float]:
         """Every block's gap at the gradient ``point``, by the driver's certificate (each
         into :attr:`est`, clipped at 0): ``(sum of block gaps, sum of vertex scores)``."""
-        g = self.g
-        if point is not g:
-            g[:] = point
-        if self.data.dstate is not self.blocks.state:
-            self.data = self.data._replace(dstate=self.blocks.state)
+        self._at(point)
         every = np.arange(self.n_local, dtype=np.int64)
         _, total, scores = self.driver(0, every.size, 0, CERTIFY_REFRESH, False,
                                        order_picker(every, self.est), self.data,
