@@ -97,3 +97,61 @@ def test_collected_arrays_remove_their_files():
 
     gc.collect()
     assert not os.path.exists(where)
+
+
+def _own_and_die(conn) -> None:  # a spawned process, killed by its parent
+    import time
+
+    shared = SharedArrays({"x": ((1000,), np.float64)})
+    conn.send(shared.directory)
+    time.sleep(120)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
+def test_the_arrays_of_a_killed_owner_are_removed_by_the_next_owner():
+    """An owner killed outright (SIGKILL) removes nothing; the next SharedArrays of this
+    user removes its directory, and leaves those of owners that still run."""
+    import signal
+
+    ctx = mp.get_context("spawn")
+    mine, theirs = ctx.Pipe()
+    proc = ctx.Process(target=_own_and_die, args=(theirs,))
+    proc.start()
+    try:
+        assert mine.poll(120), "the owner process made no arrays"
+        orphan = mine.recv()
+        alive = SharedArrays({"y": ((3,), np.float64)})  # its owner (this process) runs
+        assert os.path.isdir(orphan)  # the other owner still runs: left alone
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.join(timeout=60)
+    assert os.path.isdir(orphan)  # SIGKILL: no finalizer ran
+    later = SharedArrays({"z": ((3,), np.float64)})
+    assert not os.path.exists(orphan)
+    assert os.path.isdir(alive.directory) and os.path.isdir(later.directory)
+    alive.close()
+    later.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"),
+                    reason="process start times are read from /proc")
+def test_sweep_leaves_directories_without_an_owner_file_and_of_running_owners(tmp_path):
+    from frankwolfe.parallel.shared_arrays import sweep_orphans
+
+    making = tmp_path / "frankwolfe-shared-making"  # no owner file yet
+    making.mkdir()
+    running = tmp_path / "frankwolfe-shared-running"
+    running.mkdir()
+    (running / "owner").write_text(f"{os.getpid()} ")  # start time unknown: kept
+    other = tmp_path / "unrelated"
+    other.mkdir()
+    (other / "owner").write_text("999999999 1")
+    gone = tmp_path / "frankwolfe-shared-gone"
+    gone.mkdir()
+    (gone / "owner").write_text("999999999 1")  # no such process
+    reused = tmp_path / "frankwolfe-shared-reused"
+    reused.mkdir()
+    (reused / "owner").write_text(f"{os.getpid()} 1")  # this pid, another start: gone
+    removed = sweep_orphans(str(tmp_path))
+    assert sorted(removed) == sorted([str(gone), str(reused)])
+    assert making.is_dir() and running.is_dir() and other.is_dir()

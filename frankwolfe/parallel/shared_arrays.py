@@ -13,6 +13,11 @@ The owner (:class:`SharedArrays`) writes a random token beside the arrays; a pro
 that attaches (:func:`attach`) checks it, so a worker on another machine, where the
 directory does not exist or holds other files, gets a clear error instead of arrays
 nobody else writes.
+
+An owner killed outright (SIGKILL, the machine's out-of-memory killer) removes nothing,
+and files in memory hold their memory until the machine restarts.  So the owner also
+writes its process id and start time, and every new :class:`SharedArrays` removes the
+directories of this user whose owner no longer runs (:func:`sweep_orphans`).
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ import numpy as np
 
 from ..compiled.atomic_files import atomic_write
 
-__all__ = ["SharedArrays", "SharedSpec", "attach"]
+__all__ = ["SharedArrays", "SharedSpec", "attach", "sweep_orphans"]
 
 _MEMORY_DIR = "/dev/shm"
 _TOKEN = "token"
+_OWNER = "owner"
+_PREFIX = "frankwolfe-shared-"
 
 
 class SharedSpec(NamedTuple):
@@ -66,6 +73,67 @@ def _reserve(path: str) -> None:
             fallocate(fh.fileno(), 0, size)
 
 
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (its start time in clock ticks since boot, from
+    ``/proc``; ``""`` where there is no ``/proc``), or None when no such process runs.
+    With the pid it names one process: a pid used again later has another start time."""
+    stat = b""
+    if os.path.exists("/proc/self/stat"):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            pass
+    if stat:
+        # the fields after the command (in parentheses, which may hold spaces); the
+        # start time is field 22 of the whole line
+        return stat[stat.rindex(b")") + 2:].split()[19].decode()
+    if os.name != "posix":  # (os.kill(pid, 0) ends the process on Windows)
+        return ""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return ""
+
+
+def sweep_orphans(root: str | None = None) -> list[str]:
+    """Remove the shared-array directories under ``root`` (default: both places
+    :class:`SharedArrays` puts them, ``/dev/shm`` and the temporary directory) that
+    belong to this user and whose owner process no longer runs; the directories removed.
+    A directory without an owner file (one being made) is left alone."""
+    if root is None:
+        roots = [_MEMORY_DIR] if _home(0) else []
+        return [p for r in roots + [tempfile.gettempdir()] for p in sweep_orphans(r)]
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for entry in entries:
+        if not entry.name.startswith(_PREFIX):
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or (
+                    uid is not None and entry.stat(follow_symlinks=False).st_uid != uid):
+                continue
+            with open(os.path.join(entry.path, _OWNER)) as fh:
+                pid_text, started = (fh.read().split() + ["", ""])[:2]
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        now = _started(pid)
+        if now is None or (now and started and now != started):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
+
+
 class SharedArrays:
     """Zero-filled arrays in files that other processes of this machine map
     (:func:`attach`), removed by :meth:`close` or when this object is collected.
@@ -85,9 +153,13 @@ class SharedArrays:
     def __init__(self, fields: dict[str, tuple[tuple[int, ...], np.dtype | type]]) -> None:
         nbytes = sum(int(np.prod(shape)) * np.dtype(dt).itemsize
                      for shape, dt in fields.values())
+        sweep_orphans()  # first: an orphan's pages count against the room measured
         root = _home(nbytes)
-        self.directory = tempfile.mkdtemp(prefix="frankwolfe-shared-", dir=root)
+        self.directory = tempfile.mkdtemp(prefix=_PREFIX, dir=root)
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.directory, True)
+        pid = os.getpid()
+        with atomic_write(os.path.join(self.directory, _OWNER), "w") as fh:
+            fh.write(f"{pid} {_started(pid) or ''}")
         free = shutil.disk_usage(self.directory).free
         if free < 2 * nbytes:
             self.close()
