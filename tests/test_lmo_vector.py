@@ -462,7 +462,11 @@ def test_box_with_matrix_bounds() -> None:
     assert box.shape == (2, 3)
     g = np.array([[1.0, -1.0, 0.0], [-2.0, 3.0, 1.0]])
     assert np.array_equal(box(g).to_dense(), np.where(g < 0, 1.0, lo))
-    assert box.is_feasible(np.zeros((2, 3))) and not box.is_feasible(np.zeros(6))
+    assert box.is_feasible(np.zeros((2, 3))) and not box.is_feasible(np.zeros(5))
+    # six entries in another shape are taken flat, as the oracle takes directions (and
+    # answers a flat direction with a flat point)
+    assert box.is_feasible(np.zeros(6)) and box.is_feasible(box(g.ravel()).to_dense())
+    assert not box.is_feasible(np.full(6, 2.0))
 
 
 @pytest.mark.parametrize("lmo", [L2Ball(dim=3), LpBall(3, dim=3), LinfBall(dim=3),

@@ -154,8 +154,9 @@ def _converting(extreme_point: _F) -> _F:
     """A subclass's ``extreme_point`` that takes an array-like direction (a list, a
     tuple, an integer array) as :meth:`LMO.__call__` does: the implementations index
     and reshape ``direction`` as an ndarray, and a list raised an ``AttributeError``
-    that named nothing.  Float arrays (float32 too) and scipy.sparse ones go through
-    as they are, the latter to the oracles that take them.
+    that named nothing.  Float arrays (float32 too) go through as they are, and
+    scipy.sparse ones to the oracles that take them (:attr:`LMO.sparse_directions`;
+    the others get them dense).
 
     The direction is the implementation's first parameter after ``self``, given by
     position or by its own name; further parameters (a user's keyword options) pass
@@ -176,17 +177,35 @@ def _converting(extreme_point: _F) -> _F:
         if args:
             direction = args[0]
             if by_position and (type(direction) is not np.ndarray
-                                or direction.dtype.kind != "f") and not issparse(direction):
+                                or direction.dtype.kind != "f") and not (
+                    self.sparse_directions and issparse(direction)):
                 args = (self._as_direction(direction), *args[1:])
         elif name is not None and name in kwargs:
             direction = kwargs[name]
             if (type(direction) is not np.ndarray or direction.dtype.kind != "f") \
-                    and not issparse(direction):
+                    and not (self.sparse_directions and issparse(direction)):
                 kwargs[name] = self._as_direction(direction)
         return extreme_point(self, *args, **kwargs)
 
     converting._converts = True  # type: ignore[attr-defined]
     return converting  # type: ignore[return-value]
+
+
+def _finite_dual(dual_solution: _F) -> _F:
+    """A subclass's ``dual_solution`` that refuses a direction with a NaN or infinite
+    entry, as :meth:`LMO.__call__` does (``ValueError`` naming the first one)."""
+
+    @functools.wraps(dual_solution)
+    def checked(self: LMO, direction: Any, *args: Any, **kwargs: Any) -> Any:
+        if not (type(direction) is np.ndarray and direction.dtype == _FLOAT):
+            direction = self._as_direction(direction)
+        data = direction.data if issparse(direction) else direction
+        if not all_finite(np.asarray(data)):
+            self._refuse_direction(direction)
+        return dual_solution(self, direction, *args, **kwargs)
+
+    checked._checks_finite = True  # type: ignore[attr-defined]
+    return checked  # type: ignore[return-value]
 
 
 # the code of every _converting wrapper: what tells one apart from a function that copied
@@ -247,10 +266,15 @@ class LMO(ABC):
         then take such an answer as a step of size 0, and their gaps are estimates,
         not certificates; the caller certifies the result another way (the structured
         SVM's ``loss_augmented_bound``).
+    sparse_directions : bool
+        ``True`` for an oracle whose :meth:`extreme_point` takes scipy.sparse directions
+        as they are (the matrix domains' eigen- and singular-vector solvers); ``False``
+        (the default) gives it a sparse direction as a dense array.
     """
 
     shape: tuple[int, ...] | int | None = None
     exact: bool = True
+    sparse_directions: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -258,6 +282,10 @@ class LMO(ABC):
         if inspect.isfunction(own) and not getattr(own, "__isabstractmethod__", False):
             # users call a domain's extreme_point directly, with lists too
             cls.extreme_point = _converting(own)  # type: ignore[method-assign]
+        dual = cls.__dict__.get("dual_solution")
+        if inspect.isfunction(dual) and not getattr(dual, "_checks_finite", False):
+            # a certificate's value from a NaN direction would be a number, not a bound
+            cls.dual_solution = _finite_dual(dual)  # type: ignore[method-assign]
 
     @abstractmethod
     def extreme_point(self, direction: np.ndarray) -> Any:
@@ -328,9 +356,9 @@ class LMO(ABC):
 
     def _as_direction(self, direction: Any) -> Any:
         """``direction`` (not a float64 ndarray) as a float array, a scipy.sparse one as
-        it is: a ``ValueError`` naming it when it holds complex numbers (the float cast
-        dropped their imaginary parts with a mere ``ComplexWarning``), text or other
-        objects."""
+        it is for an oracle that takes it (:attr:`sparse_directions`), else dense: a
+        ``ValueError`` naming it when it holds complex numbers (the float cast dropped
+        their imaginary parts with a mere ``ComplexWarning``), text or other objects."""
         if not issparse(direction):
             try:
                 raw = np.asarray(direction)
@@ -339,8 +367,11 @@ class LMO(ABC):
             if raw is not None and raw.dtype.kind in "biuf":
                 return raw.astype(float, copy=False)
         # the repr (a box's holds its bounds) only for what may be refused; a sparse
-        # direction is checked real and kept sparse
-        return real_array(direction, repr(self), "direction", sparse=True)
+        # direction is checked real, and kept sparse for an oracle that takes it
+        checked = real_array(direction, repr(self), "direction", sparse=True)
+        if issparse(checked) and not self.sparse_directions:
+            return np.asarray(checked.toarray(), dtype=float)
+        return checked
 
     def _refuse_empty(self, direction: Any) -> NoReturn:
         """Raise the ``ShapeError`` for a direction with no entries."""
@@ -502,12 +533,16 @@ class LMO(ABC):
         """Whether ``x`` lies in the domain up to the relative tolerance ``tol`` (by
         default :func:`feasibility_tolerance` of ``x``, the one :meth:`check_feasible`
         accepts a start within: :data:`FEASIBILITY_TOL`, or its float type's rounding
-        for float32)."""
+        for float32).  A domain of a known shape takes an ``x`` with as many entries in
+        another shape flat, as its oracle takes directions; ``False`` for another number
+        of entries."""
         if tol is None:
             tol = feasibility_tolerance(x)
         x = np.asarray(x, dtype=float)
         own = declared_shape(self)
-        if own is not None and x.shape != own:
+        # as many entries as the domain's points: the oracle answers a direction of any
+        # shape with that many entries (taken flat) in the direction's shape
+        if own is not None and x.size != math.prod(own):
             return False
         return bool(self.violation(x) <= tol)
 

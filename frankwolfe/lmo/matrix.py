@@ -54,7 +54,22 @@ def _as_matrix(cls: str, direction: Any, shape: tuple[int, ...] | None,
     data = direction.data if issparse(direction) else direction
     if not np.all(np.isfinite(data)):
         raise ValueError(f"{cls}: `direction` contains NaN or inf")
+    top = float(np.abs(data).max(initial=0.0))
+    if top > 0.0 and not _SAFE[0] <= top <= _SAFE[1]:
+        # by a power of two (exact; the minimizers are the same): the decompositions'
+        # sums of products overflow or vanish far from 1 (ARPACK then fails or answers
+        # a wrong vector)
+        shift = -math.frexp(top)[1]
+        if issparse(direction):
+            direction = direction.copy()
+            direction.data = np.ldexp(direction.data, shift)
+        else:
+            direction = np.ldexp(direction, shift)
     return direction
+
+
+#: the range of a direction's largest entry that the decompositions take as it is
+_SAFE = (2.0 ** -64, 2.0 ** 64)
 
 
 def _dense(x: Any) -> np.ndarray:
@@ -80,14 +95,14 @@ class _Arpack:
         self.failed = False
 
     def __call__(self, call: Callable[..., Any], k: int, size: int) -> Any | None:
-        from scipy.sparse.linalg import ArpackNoConvergence
+        from scipy.sparse.linalg import ArpackError, ArpackNoConvergence
 
         small = size <= _DENSE_RESCUE
         if small and self.failed:
             return None
         try:
             return call()
-        except ArpackNoConvergence:
+        except (ArpackNoConvergence, ArpackError):  # (an Arnoldi basis it cannot build)
             pass
         ncv = min(size - 1, max(2 * k + 1, 64))  # k < ncv < size (svds), <= size (eigsh)
         if small or ncv <= k:
@@ -95,7 +110,7 @@ class _Arpack:
             return None
         try:
             return call(ncv=ncv, maxiter=100 * size)
-        except ArpackNoConvergence:
+        except (ArpackNoConvergence, ArpackError):
             return None
 
 
@@ -133,6 +148,8 @@ class Birkhoff(LMO):
     >>> B(np.array([1.0, 0.0, 0.0, 1.0])).to_dense()
     array([0., 1., 1., 0.])
     """
+
+    sparse_directions = True  # (its solvers take a scipy.sparse direction as it is)
 
     shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
@@ -231,6 +248,8 @@ class NuclearNormBall(LMO):
     called directly (it then always uses ``svds``).
     """
 
+    sparse_directions = True  # (its solvers take a scipy.sparse direction as it is)
+
     shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
     def __init__(self, radius: float = 1.0, shape: tuple[int, int] | None = None) -> None:
@@ -302,6 +321,8 @@ class Spectrahedron(LMO):
     :meth:`extreme_point` also accepts a ``scipy.sparse`` direction when
     called directly.
     """
+
+    sparse_directions = True  # (its solvers take a scipy.sparse direction as it is)
 
     shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 

@@ -8,6 +8,7 @@ costs O(n) or O(n log n).  The Euclidean ball, lp balls and the plain l1 ball ar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -401,9 +402,10 @@ class ScaledL1Ball(LMO):
         """``max(0, sum_i |x_i - c_i| / h_i - 1)`` (the gauge's excess); ``inf`` for
         non-finite ``x``; O(n)."""
         flat = np.asarray(x, dtype=float).reshape(-1)
-        if self.shape is not None and flat.size != self._lo.size:
-            raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected "
-                             f"{self._lo.size}")
+        n = self._lo.size if self.shape is None or self._lo.size > 1 else \
+            math.prod(self.shape)  # scalar bounds with `dim`: the dimension's entries
+        if self.shape is not None and flat.size != n:
+            raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected {n}")
         lo, up = self._arrays(flat.size)
         gauge = float(np.sum(np.abs(2.0 * flat - lo - up) / (up - lo)))
         return _excess(gauge, 1.0)

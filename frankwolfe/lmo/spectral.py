@@ -107,6 +107,8 @@ class UnitSpectrahedron(LMO):
            [0., 0.]])
     """
 
+    sparse_directions = True  # (its solvers take a scipy.sparse direction as it is)
+
     shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
     def __init__(self, radius: float = 1.0, dim: int | None = None) -> None:
@@ -175,6 +177,8 @@ class Fantope(LMO):
            [0., 1., 0.],
            [0., 0., 1.]])
     """
+
+    sparse_directions = True  # (its solvers take a scipy.sparse direction as it is)
 
     shape: tuple[int, ...] | None  # __init__ sets a tuple (or None), never an int n
 
