@@ -115,7 +115,8 @@ class StructuredSVM(BaseEstimator):
         cutting plane certify with the oracle calls of their steps), retried or
         rejected steps.  The history evaluations (``eval_every``) are not counted.
         (The core's :func:`~frankwolfe.block_coordinate_frank_wolfe` counts in its
-        ``max_iter`` passes of block steps only, its certificate passes on top.)
+        ``max_iter`` passes of block steps and the certificates its block-gap
+        estimates ask for, its scheduled certificate passes on top.)
         The run ends within the budget: BCFW takes the most passes of block steps
         whose certificates fit with them (``max_passes=10, gap_every=10``: 9 passes
         of steps and one certificate; oracle-cache hits of ``"bcfw_pairwise"`` call

@@ -55,6 +55,15 @@ class BlockEngine(Engine):
         self.gap_every = gap_every
         self.cache = cache
         self.passes = 0
+        # certificates the estimates asked for (not the scheduled ones): each a pass of
+        # oracle calls, counted against max_iter with the passes of block steps
+        self.asked = 0
+        self._max_iter: float = np.inf
+        # passes before the estimates may ask again: after one that did not confirm, the
+        # wait doubles (the estimates are about the last iterate's steps, so with an
+        # average certified they meet tol pass after pass, each asking a whole pass)
+        self._wait = 0
+        self._next_wait = 1
         # time limit: a pass stops early enough for the closing certificate, whose cost is
         # the last certificate's (before one, n block steps at the measured rate)
         self.time_up = False
@@ -107,7 +116,9 @@ class BlockEngine(Engine):
         return Observation(fx, gap, certified, self.certified_point(), None, st.last_gamma,
                            self.info(), {"n_block_steps": st.k, "oracle_calls": st.n_oracle,
                                          **self.run_pass.info()},
-                           self.time_up)
+                           self.time_up,
+                           budget_spent=self.asked > 0 and
+                           self.passes + self.asked >= self._max_iter)
 
     def advance(self, p: int, monitor: Monitor) -> None:
         st = self.state
@@ -153,15 +164,23 @@ class BlockEngine(Engine):
             s = float(st.est.sum())
             if np.isfinite(s):
                 st.G = s
-        heuristic = monitor.converged(float(st.est.sum()), self.fx)  # cheap sign of convergence
+        self._max_iter = monitor.max_iter
+        scheduled = (p + 1) % self.gap_every == 0
+        self._wait = max(0, self._wait - 1)
+        # a cheap sign of convergence, not asked again at once when it was wrong
+        heuristic = self._wait == 0 and monitor.converged(float(st.est.sum()), self.fx)
         # under a time limit the first whole pass ends with a certificate: its time is
         # then what the passes keep for the closing one (estimates from block steps are
         # far off: cache hits, rounds' dispatch)
         # (benchmarks/README.md, "Measurements behind code choices")
         first = (self._reserve is None and monitor.time_limit is not None and not budget.up)
-        if (p + 1) % self.gap_every == 0 or heuristic or first:
+        if scheduled or heuristic or first:
             self.fx, self.gap = self.certificate()
             self.certified = True
+            if not scheduled:
+                self.asked += 1
+                if heuristic and not monitor.converged(self.gap, self.fx):
+                    self._wait, self._next_wait = self._next_wait, 2 * self._next_wait
         else:
             # the compiled passes report the exact change of f at the last iterate
             self.fx = (self.fx + df if self.run_pass.exact_df and self.certify_kind == "last"

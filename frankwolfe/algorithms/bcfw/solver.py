@@ -76,9 +76,12 @@ _RUN_DOC = """\
 max_iter : int, default 100
     Budget of passes (the outer iterations of BCFW); a pass is ``n``
     block steps, and ``Result.nit`` counts passes.  The certificate passes
-    (``gap_every``) come on top, counted in ``extra["effective_passes"]``;
-    the structured SVM's ``StructuredSVM(max_passes=)`` counts them within
-    its budget instead.
+    every ``gap_every`` passes come on top, counted in
+    ``extra["effective_passes"]``; a certificate the block-gap estimates ask
+    for between them (``gap_every``) is a pass of the budget, so that
+    ``max_iter`` bounds the passes of oracle calls apart from the scheduled
+    certificates.  The structured SVM's ``StructuredSVM(max_passes=)``
+    counts every certificate within its budget.
 time_limit : float, optional
     Wall-time budget in seconds, counted from the call: validation, set-up
     (the start point, the compiled kernels and their numba compilation on
@@ -179,7 +182,12 @@ def block_coordinate_frank_wolfe(
     gap_every : int, default 10
         A certificate pass (one oracle call per block) every this many passes,
         and whenever the sum of the block-gap estimates meets ``tol`` (or
-        ``rtol``); it counts as one effective pass.
+        ``rtol``); it counts as one effective pass (one asked for by the
+        estimates, also as one of ``max_iter``'s).  When such a certificate
+        does not confirm ``tol``, the estimates ask again only after 1, 2, 4,
+        ... passes: they are the block gaps of the steps, which can meet
+        ``tol`` pass after pass while the certified point (an average, or
+        the last iterate between its steps) does not.
     averaging : {None, "weighted", "uniform", "tail"} or bool, default None
         Also keep an average of the iterates: ``"weighted"`` is
         ``xbar <- k/(k+2) xbar + 2/(k+2) x`` per step (BCFW-wavg),
