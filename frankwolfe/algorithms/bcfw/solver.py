@@ -257,7 +257,9 @@ def block_coordinate_frank_wolfe(
         block steps one after the other, each with its line search at the
         current iterate; certificate passes ask all oracles through the same
         executor.  ``1`` is serial BCFW iterate for iterate (same seed, same
-        steps).  Rounds run compiled when the domain's compiled kernels offer
+        steps); a ``batch_size`` above the number of blocks ``n`` is taken as ``n``
+        (a round is at most a pass; ``extra["batch_size"]`` gives the one that ran).
+        Rounds run compiled when the domain's compiled kernels offer
         round kernels (:class:`~frankwolfe.compiled.RoundKernels`;
         the chain SSVM dual does) and the executor runs in this process: the
         oracles of a round in one call per thread, its block steps in one call
