@@ -671,8 +671,8 @@ def test_a_custom_domain_without_a_shape_is_told_to_give_one():
         def gradient_y(self, x, y):
             return x
 
-    with pytest.raises(ShapeError, match=r"pass `x0`, or give `domain_x` a `shape` attribute "
-                                         r"\(`self.shape = \(n,\)`; built-in domains take `dim`\)"):
+    with pytest.raises(ShapeError, match=r"pass `x0`, or for `domain_x`: give it a `shape` "
+                                         r"attribute \(`self.shape = \(n,\)`\)"):
         saddle_point_frank_wolfe(Game(), Simplex(), Simplex(), max_iter=5)
 
 

@@ -206,7 +206,9 @@ class LatentSSVM(BaseEstimator):
         rng = as_generator(self.random_state)
         inner = clone(self.base_ssvm)
         seeded = inner.random_state is None
-        lam = 1.0 / len(X) if inner.lam is None else float(inner.lam)
+        # the inner estimator's own checks before its lam is read: float() of a bad lam
+        # raised Python's conversion error, naming no parameter
+        lam = inner._check(len(X))
         warm_ok = self.warm_rounds and inner.solver in _WARM_SOLVERS
 
         started = time.perf_counter()

@@ -70,6 +70,10 @@ def relative_gap(network: Network, flow: ArrayLike) -> float:
 
     Raises
     ------
+    TypeError
+        When ``flow`` is not an array of numbers (text).
+    ShapeError
+        When ``flow`` does not have shape ``(n_links,)``, one volume per link.
     ValueError
         When ``flow`` cannot carry the network's demand.  Link flows do not say
         whether they split into the OD demands (no cheap test exists for
@@ -84,7 +88,17 @@ def relative_gap(network: Network, flow: ArrayLike) -> float:
         the excess as cost.
     """
     aon = AllOrNothing(network)
-    flow = np.asarray(flow, dtype=float)
+    try:
+        flow = np.asarray(flow, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"relative_gap: `flow` must be link flows (an array of numbers), "
+                        f"got {flow!r:.80}") from None
+    # before the demand test: a vector of another length failed it by an infinite
+    # violation, which named neither its length nor the network's number of links
+    if flow.shape != (network.n_links,):
+        raise ShapeError(f"relative_gap: `flow` must hold one volume per link, shape "
+                         f"({network.n_links},) for the network's {network.n_links} links, "
+                         f"got shape {flow.shape}")
     # the gap compares the flows' cost with the shortest paths' for the same demand: of
     # flows that do not carry that demand it certifies nothing (zero flows gave 0.0);
     # published flows are rounded (SiouxFalls' best-known: 2.8e-4), hence 1%

@@ -27,7 +27,14 @@ from ..active_set import ActiveSet
 from ..atoms import Atom
 from ..direction import Direction
 from ..errors import NonConvexError, OracleError, ShapeError
-from ..lmo.base import FEASIBILITY_TOL, LMO, declared_shape, feasibility_tolerance, finite_oracle
+from ..lmo.base import (
+    FEASIBILITY_TOL,
+    LMO,
+    declared_shape,
+    feasibility_tolerance,
+    finite_oracle,
+    size_advice,
+)
 from ..lmo.product import ProductDomain
 from ..monitor import Monitor, gives_bounds
 from ..objectives.base import Objective, Tracker, all_finite, checked_gradient
@@ -125,8 +132,8 @@ def prepare_start(objective: Objective, lmo: LMO, x0: Any) -> tuple[np.ndarray, 
         if shape is None:
             raise ShapeError(
                 f"cannot choose a starting vertex: neither {lmo!r} nor {type(objective).__name__} "
-                "knows the dimension; pass x0, a FunctionObjective(shape=...), or give the LMO a "
-                "`shape` attribute (`self.shape = (n,)`; built-in domains take `dim`)"
+                f"knows the dimension; pass x0, a FunctionObjective(shape=...), or "
+                f"{size_advice(lmo)}"
             )
         if own is not None and own != shape and not (
                 min(len(own), len(shape)) == 1 and math.prod(own) == math.prod(shape)):

@@ -563,8 +563,7 @@ class LMO(ABC):
             return shape
         if own is None:
             raise ShapeError(
-                f"{self!r} does not know its dimension: pass x0, or give the LMO a `shape` "
-                "attribute (`self.shape = (n,)`; built-in domains take `dim`)"
+                f"{self!r} does not know its dimension: pass x0, or {size_advice(self)}"
             )
         return own
 
@@ -577,3 +576,37 @@ class LMO(ABC):
             return f"{type(self).__name__}({inner})"
         inner = ", ".join(f"{k}={v!r}" for k, v in params().items())
         return f"{type(self).__name__}({inner})"
+
+
+#: the size keywords of the built-in domains, each with the value it takes
+_SIZE_KEYWORDS = {"dim": "dim=n", "n": "n=n", "shape": "shape=(m, n)"}
+
+
+def size_advice(block: LMO) -> str:
+    """How to give ``block`` a shape, for the error of a block that lacks one.
+
+    The built-in domains do not share one size keyword (``dim``; ``n`` for Birkhoff;
+    ``shape`` for the nuclear-norm ball), and advice naming ``dim`` for all of them sent
+    ``Birkhoff(dim=3)`` into a ``TypeError``: the keyword is read off the class's own
+    signature.  A user's class is told to set a ``shape`` attribute.
+
+    Parameters
+    ----------
+    block : LMO
+        The block without a declared shape.
+
+    Returns
+    -------
+    str
+        The advice, a clause of the error message.
+    """
+    cls = type(block)
+    if cls.__module__.startswith("frankwolfe."):
+        try:
+            params = set(inspect.signature(cls).parameters)
+        except (TypeError, ValueError):  # a signature inspect cannot read
+            params = set()
+        for keyword, example in _SIZE_KEYWORDS.items():
+            if keyword in params:
+                return f"build it with its size ({cls.__name__}({example}))"
+    return "give it a `shape` attribute (`self.shape = (n,)`)"

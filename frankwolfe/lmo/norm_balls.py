@@ -17,7 +17,7 @@ import numpy as np
 from ..atoms import Atom
 from ..errors import ShapeError
 from ._checks import check_direction, check_radius, dim_shape, repr_with_dim
-from .base import LMO
+from .base import LMO, declared_shape
 from .box import _ArrayRepr, parse_bounds
 from .hypersimplex import check_k
 
@@ -402,9 +402,10 @@ class ScaledL1Ball(LMO):
         """``max(0, sum_i |x_i - c_i| / h_i - 1)`` (the gauge's excess); ``inf`` for
         non-finite ``x``; O(n)."""
         flat = np.asarray(x, dtype=float).reshape(-1)
-        n = self._lo.size if self.shape is None or self._lo.size > 1 else \
-            math.prod(self.shape)  # scalar bounds with `dim`: the dimension's entries
-        if self.shape is not None and flat.size != n:
+        own = declared_shape(self)
+        # scalar bounds with `dim`: the dimension's entries
+        n = self._lo.size if own is None or self._lo.size > 1 else math.prod(own)
+        if own is not None and flat.size != n:
             raise ShapeError(f"{self!r}.violation: `x` has {flat.size} entries, expected {n}")
         lo, up = self._arrays(flat.size)
         gauge = float(np.sum(np.abs(2.0 * flat - lo - up) / (up - lo)))

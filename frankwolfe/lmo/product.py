@@ -22,7 +22,7 @@ from .._finite import gap_below_rounding
 from .._numbers import kind_of
 from ..atoms import Atom
 from ..errors import OracleError, ShapeError
-from .base import LMO, declared_shape
+from .base import LMO, declared_shape, size_advice
 
 __all__ = ["ProductDomain", "check_block_gaps"]
 
@@ -136,8 +136,7 @@ class ProductDomain(LMO):
                 if b_shape is None:
                     raise ShapeError(
                         f"ProductDomain: block {i} ({b!r}) does not know its shape; "
-                        "give it a `shape` attribute (`self.shape = (n,)`; built-in domains "
-                        "take `dim`) or pass `indices`"
+                        f"{size_advice(b)}, or pass `indices`"
                     )
                 size = math.prod(b_shape)
                 if size == 0:

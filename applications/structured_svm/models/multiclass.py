@@ -55,11 +55,41 @@ class MulticlassModel(StructuredModel):
         return x
 
     def _check_y(self, y: Any, name: str) -> int:
-        if isinstance(y, bool) or np.ndim(y) != 0 or int(y) != y or not 0 <= y < self.n_classes:
+        if isinstance(y, np.ndarray) and y.ndim == 0:
+            y = y[()]  # a label read through np.asarray: its scalar
+        # the type before int(): int() of text or None raised Python's own conversion
+        # error, naming neither the model nor the label; the range before int() keeps
+        # NaN and inf out of it too
+        if (not isinstance(y, (int, float, np.integer, np.floating)) or isinstance(y, bool)
+                or not 0 <= y < self.n_classes or int(y) != y):
             raise ValueError(
                 f"MulticlassModel: `{name}` must be an integer in [0, {self.n_classes}), got {y!r}"
             )
         return int(y)
+
+    def check_labellings(self, Y: Sequence[Any]) -> None:
+        """Refuse labels that are not class indices (text, ``None``, ``1.5``, out of
+        range), naming ``Y[i]``.
+
+        Parameters
+        ----------
+        Y : sequence
+            The training labels, one per example.
+
+        Raises
+        ------
+        ValueError
+            For the first label that is not an integer in ``[0, n_classes)``.
+        """
+        if isinstance(Y, np.ndarray) and Y.ndim == 1 and Y.dtype.kind in "iu":
+            # one vectorized range test instead of a Python loop over every label
+            bad = (Y < 0) | (Y >= self.n_classes)
+            if not bad.any():
+                return
+            i = int(np.argmax(bad))
+            self._check_y(Y[i].item(), f"Y[{i}]")
+        for i, y in enumerate(Y):
+            self._check_y(y, f"Y[{i}]")
 
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:
         """``x`` placed in the slice of class ``y`` of a length-d vector."""

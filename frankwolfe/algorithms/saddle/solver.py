@@ -13,7 +13,7 @@ from ..._numbers import check_flag, kind_of
 from ...active_set import ActiveSet
 from ...atoms import Atom
 from ...errors import ShapeError
-from ...lmo.base import LMO, as_given, declared_shape
+from ...lmo.base import LMO, as_given, declared_shape, size_advice
 from ...lmo.product import ProductDomain
 from ...objectives.saddle import BilinearObjective, SaddleObjective
 from ...options import RunKeywords, RunOptions, solver
@@ -57,8 +57,7 @@ def _side(obj_shape: tuple[int, ...] | None, domain: LMO, start: Any, name: str,
     if shape is None:
         raise ShapeError(
             f"cannot tell the shape of the `{name[0]}` player: neither the objective, `{dname}` "
-            f"nor `{name}` gives it; pass `{name}`, or give `{dname}` a `shape` attribute "
-            "(`self.shape = (n,)`; built-in domains take `dim`)"
+            f"nor `{name}` gives it; pass `{name}`, or for `{dname}`: {size_advice(domain)}"
         )
     if dense is None:
         dense = np.array(domain.initial_point(shape).to_dense(), dtype=float).reshape(shape)
