@@ -22,7 +22,7 @@ from numba import njit
 from frankwolfe.atoms import Atom
 from frankwolfe.compiled import BlockDomainHooks, CompiledBlocks
 from frankwolfe.errors import InfeasibleError
-from frankwolfe.lmo.base import LMO
+from frankwolfe.lmo.base import FEASIBILITY_TOL, LMO
 from frankwolfe.lmo.product import ProductDomain
 
 from .assignment import AllOrNothing, _origin_tree
@@ -56,6 +56,130 @@ def _tree_loads(links, head, tail, demand_row, origin, n_nodes):
                 val[j] += q
                 v = tail[links[j]]
     return val, -1
+
+
+@njit(cache=True, nogil=True)
+def _peel_tree(r, in_ptr, in_link, tail, demand_row, origin, floor, limit, pred, state, seq,
+               load):
+    """Take one tree off ``r``, the remaining flows of one origin (or OD pair): the tree
+    reaches every destination of ``demand_row`` by, at each node, the incoming link with
+    the most remaining flow; ``lam``, at most ``limit``, is the largest weight with
+    ``r - lam * loads >= 0``, and ``r`` loses ``lam * loads`` (the tightest link goes to
+    zero).  A cycle met on the way back from a destination carries a circulation, which
+    is cancelled (its smallest flow taken off its links).  Writes the tree's nodes to
+    ``seq`` (a node's parent first) and their incoming links to ``pred``; returns
+    ``(n_nodes_in_tree, lam, -1)``, or ``(0, 0.0, node)`` for a node the remaining flows
+    do not reach (flows above ``floor`` count)."""
+    state[:] = 0
+    state[origin] = 2
+    n_seq = 0
+    for d in range(demand_row.size):
+        if d == origin or not demand_row[d] > 0.0:
+            continue
+        first = n_seq
+        v = d
+        while state[v] != 2:
+            if state[v] == 1:
+                # back to a node of this walk: the links from it round to it are a cycle
+                p = first
+                while seq[p] != v:
+                    p += 1
+                low = r[pred[seq[p]]]
+                for k in range(p + 1, n_seq):
+                    low = min(low, r[pred[seq[k]]])
+                for k in range(p, n_seq):
+                    a = pred[seq[k]]
+                    r[a] = r[a] - low if r[a] - low > floor else 0.0
+                for k in range(first, n_seq):
+                    state[seq[k]] = 0
+                n_seq = first
+                v = d
+                continue
+            state[v] = 1
+            seq[n_seq] = v
+            n_seq += 1
+            best = -1
+            most = floor
+            for e in range(in_ptr[v], in_ptr[v + 1]):
+                a = in_link[e]
+                if r[a] > most:
+                    most = r[a]
+                    best = a
+            if best < 0:
+                return 0, 0.0, v
+            pred[v] = best
+            v = tail[best]
+        # this walk's nodes, parents first
+        i, j = first, n_seq - 1
+        while i < j:
+            seq[i], seq[j] = seq[j], seq[i]
+            i += 1
+            j -= 1
+        for k in range(first, n_seq):
+            state[seq[k]] = 2
+    for k in range(n_seq):
+        v = seq[k]
+        load[v] = demand_row[v] if v < demand_row.size else 0.0
+    lam = limit
+    for k in range(n_seq - 1, -1, -1):  # children first: every node's load is its subtree's
+        v = seq[k]
+        a = pred[v]
+        u = tail[a]
+        if u != origin:
+            load[u] += load[v]
+        lam = min(lam, r[a] / load[v])
+    for k in range(n_seq):
+        v = seq[k]
+        a = pred[v]
+        r[a] = r[a] - lam * load[v]
+        if r[a] <= floor:
+            r[a] = 0.0
+        load[v] = 0.0
+    return n_seq, lam, -1
+
+
+class TreesOfFlows(list):
+    """A warm start of origin (or OD) blocks given as flows, turned into trees (or
+    paths) and weights (:meth:`AssignmentBlocks.trees_of_flows`): a list of block
+    starts, each an active set or, where the flows did not split, the flows."""
+
+
+#: a tree's weight below which a split of flows drops it (the atom tables' threshold)
+_MIN_WEIGHT = 1e-15
+
+
+def _split_flows(block: OriginFlows, z: np.ndarray, in_ptr: np.ndarray, in_link: np.ndarray,
+                 tail: np.ndarray, work: tuple[np.ndarray, ...]
+                 ) -> list[tuple[Atom, float]] | None:
+    """``block``'s flows ``z`` as ``(tree atom, weight)`` pairs (weights summing to 1), or
+    None when they are not a flow of its demand or do not split into its trees
+    (:meth:`AssignmentBlocks.trees_of_flows`)."""
+    if z.shape != block.shape or not np.all(np.isfinite(z)) or \
+            not block.violation(z) <= FEASIBILITY_TOL:
+        return None
+    pred, state, seq, load = work
+    r = np.maximum(z, 0.0)
+    floor = 1e-12 * float(block.demand.sum())
+    remaining = 1.0
+    found: dict[tuple, float] = {}
+    for _ in range(int(np.count_nonzero(r)) + 1):  # every tree empties a link
+        if remaining <= 1e-12:
+            break
+        k, lam, lost = _peel_tree(r, in_ptr, in_link, tail, block.demand, block.origin,
+                                  floor, remaining, pred, state, seq, load)
+        if lost >= 0 or not lam > 0.0:
+            break
+        key = block.key(np.sort(pred[seq[:k]]))
+        found[key] = found.get(key, 0.0) + lam
+        remaining -= lam
+    if not found or remaining > 1e-6:
+        return None
+    w = np.array(list(found.values()))
+    w /= w.sum()
+    keep = w >= _MIN_WEIGHT
+    w = w[keep] / w[keep].sum()
+    return [(block.atom(key), float(wk))
+            for key, wk in zip((k for k, t in zip(found, keep) if t), w)]
 
 
 class _Scratch:
@@ -264,6 +388,35 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
         costs = self.network.link_costs(np.zeros(self.network.n_links))
         return [[(b.extreme_point(costs), 1.0)] for b in self.blocks]
 
+    def trees_of_flows(self, points: Any) -> TreesOfFlows:
+        """Block starts given as flows (one link-flow vector per block, anything
+        ``np.asarray`` makes one of) as trees and weights: each block's active set.
+
+        Started from its flows as one point, a block keeps that point as a pseudo-atom
+        of its active set, a mixture of trees that its pairwise steps can only shrink
+        as a whole (it kept nearly all its weight, and a warm start took many times the
+        passes of a cold one; CHANGELOG).  The flows split into trees greedily: at
+        every node the incoming link with the most remaining flow, the largest weight
+        of that tree the flows allow, and again on what remains (each tree empties a
+        link; circulations are cancelled).  The start is then ``sum_t w_t tree_t``, the
+        flows up to rounding.  A block whose flows are not a flow of its demand (within
+        the feasibility tolerance) or do not split stays as given (the solver checks it as before).
+        """
+        net = self.network
+        n = net.n_nodes
+        counts = np.bincount(net.term_node, minlength=n)
+        in_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        in_link = np.argsort(net.term_node, kind="stable").astype(np.int64)
+        tail = self.aon.graph.tail
+        work = (np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.int8),
+                np.empty(n, dtype=np.int64), np.zeros(n))
+        out = TreesOfFlows()
+        for b, p in zip(self.blocks, points):
+            z = np.asarray(p, dtype=float).reshape(-1)
+            trees = _split_flows(b, z, in_ptr, in_link, tail, work)
+            out.append(p if trees is None else trees)
+        return out
+
     #: origin blocks run pairwise block steps and the cache compiled (:mod:`.origin_kernels`)
     compiled_features = frozenset({"pairwise", "cache"})
 
@@ -274,7 +427,7 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
         ``cache_size`` inactive trees per block (``cache``: the run uses them as
         gapBCFW's cache); ``None`` for OD blocks and for starts given as flows (the
         Python block steps run)."""
-        if self.by != "origin":
+        if self.by != "origin" or isinstance(x0, TreesOfFlows):
             return None
         from .origin_kernels import origin_kernels, start_trees
 
