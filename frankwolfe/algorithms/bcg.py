@@ -48,14 +48,34 @@ class _Blended(ActiveSetVariant):
         shift = diff - diff.mean()
         # scaled to max |shift| = 1: the slope -sum(shift^2) / max|shift| then shrinks like
         # the local gap, not its square, and stays above rounding down to gaps of ~1e-15
-        shift /= np.abs(shift).max()
-        w = S.weights
+        top = float(np.abs(shift).max())
+        if not 0.0 < top < np.inf:
+            # every active score equal (a zero direction: x is optimal on its face, and
+            # 0 / 0 made the whole shift NaN), or not finite
+            return self._no_descent(v)
+        shift /= top
         down = shift > 0
+        if not down.any():
+            # positive entries below the rounding of the mean (subnormal score
+            # differences) or underflowed in the scaling: no weight would decrease
+            return self._no_descent(v)
+        w = S.weights
         ratios = w[down] / shift[down]
         j = int(np.flatnonzero(down)[np.argmin(ratios)])
         gamma_max = float(ratios.min())
         terms = tuple((-float(s), S.atom_at(i)) for i, s in enumerate(shift) if s != 0.0)
         return Direction(0.0, terms), gamma_max, ("descent", shift, j, gamma_max)
+
+    def _no_descent(self, v: Atom) -> tuple[Direction, float, Any]:
+        """The Frank-Wolfe step to ``v`` where the active set offers no simplex descent.
+
+        The paper's step when the face's own gap does not pass the lazy test.  The face
+        gives no progress, so the next iteration asks the oracle: a lazy ``v`` is the
+        best active atom, no certificate, and with ``phi <= 0`` (gaps that rounded to 0 at
+        ``tol=0``) the lazy test would otherwise pass on every later iteration.
+        """
+        self.force_oracle = True
+        return self.fw_step(v)
 
     def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
         if gamma == 0.0:

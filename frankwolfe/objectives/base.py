@@ -310,6 +310,14 @@ class Tracker:
         self._trial: tuple[Any, float, np.ndarray, float | None, np.ndarray | None] | None = None
         self.n_function_calls = 0
         self.n_gradient_calls = 0
+        # a user's objective may answer one array it writes at each call (numpy's out=):
+        # the gradient held here would change under the next trial's; the package's own
+        # objectives answer fresh arrays
+        self._own = not type(objective).__module__.startswith("frankwolfe.")
+
+    def _held(self, g: np.ndarray) -> np.ndarray:
+        """``g`` as the tracker keeps it: a copy of a user's objective's array."""
+        return g.copy() if self._own else g
 
     # -- evaluation -------------------------------------------------------
     def value(self) -> float:
@@ -332,8 +340,8 @@ class Tracker:
                 self._f, self._g = self._evaluate()
                 return self._f, self._g
             # the value is known from the accepted line-search trial
-            self._g = checked_gradient(self.objective.gradient(self.x), self.x.shape,
-                                       self.objective)
+            self._g = self._held(checked_gradient(self.objective.gradient(self.x),
+                                                  self.x.shape, self.objective))
             self.n_gradient_calls += 1
             return self._f, self._g
         return self.value(), self._g
@@ -413,7 +421,7 @@ class Tracker:
         # checked at every evaluation, not only at x0: a later wrong answer was accepted
         # silently or failed far from its cause (the oracle, the active set)
         return (checked_value(f, obj, "value_and_gradient"),
-                checked_gradient(g, self.x.shape, obj, "value_and_gradient"))
+                self._held(checked_gradient(g, self.x.shape, obj, "value_and_gradient")))
 
     # -- moves ------------------------------------------------------------
     def move(self, direction: Direction, gamma: float) -> None:
@@ -461,7 +469,8 @@ class Tracker:
         """``grad f(x + gamma d)`` without moving."""
         d, gm, xt, f, g = self._trial_point(direction, gamma)
         if g is None:
-            g = checked_gradient(self.objective.gradient(xt), xt.shape, self.objective)
+            g = self._held(checked_gradient(self.objective.gradient(xt), xt.shape,
+                                            self.objective))
             self.n_gradient_calls += 1
             self._trial = (d, gm, xt, f, g)
         return g

@@ -161,7 +161,12 @@ class FunctionObjective(Objective):
         if getattr(g, "dtype", None) == np.float32:
             self.single = True
         # the shape is the tracker's to check (x's); complex entries, None or text here
-        return checked_gradient(g, None, "FunctionObjective: `grad` (minimize's `jac`)", "")
+        out = checked_gradient(g, None, "FunctionObjective: `grad` (minimize's `jac`)", "")
+        # a function that writes into one output array and returns it each time (numpy's
+        # out=) would overwrite the gradient the run holds at its next call: the
+        # bi-conjugate methods' product of two gradients then came out 0, and a false
+        # "converged" with it
+        return out.copy() if out is g else out
 
     def exact_step(self, x: np.ndarray, direction: np.ndarray, gradient: np.ndarray) -> float:
         if self._exact is None:
