@@ -36,12 +36,14 @@ __all__ = ["randomized_away_step_frank_wolfe"]
 #: a fraction's sample may cost at most this many full oracle calls an iteration
 _MAX_SAMPLE_CALLS = 64
 
+#: the default ``subsample``: a tenth of the candidates, or of a full call's work
+_DEFAULT_FRACTION = 0.1
 
-def _sample_size(subsample: Any, n: int, cand_cost: int = 1, full_cost: int | None = None
-                 ) -> int:
-    """Number of candidates drawn per iteration from ``subsample`` (count or fraction of
-    the ``n`` candidates; ``n`` may be a huge Python int for sampled vertex sets, each
-    candidate costing ``cand_cost`` coordinates against ``full_cost`` for a full call)."""
+
+def _check_subsample(subsample: Any) -> None:
+    """Refuse a ``subsample`` that is neither None, a count >= 1 nor a fraction in (0, 1]."""
+    if subsample is None:
+        return
     if isinstance(subsample, (bool, np.bool_)) or not isinstance(subsample, numbers.Real):
         raise ValueError(
             f"`subsample` must be a count (int >= 1) or a fraction in (0, 1], got {subsample!r}"
@@ -50,17 +52,46 @@ def _sample_size(subsample: Any, n: int, cand_cost: int = 1, full_cost: int | No
         if subsample < 1:
             raise ValueError(f"`subsample` must be a count >= 1 or a fraction in (0, 1], "
                              f"got {subsample!r}")
-        return int(min(subsample, n))
-    s = float(subsample)
-    if not (0.0 < s <= 1.0):
+        return
+    if not (0.0 < float(subsample) <= 1.0):
         raise ValueError(
             f"`subsample` as a float is a fraction and must lie in (0, 1], got {subsample!r}"
         )
+
+
+def _fraction_size(s: float, n: int, cand_cost: int, full_cost: int | None) -> int | None:
+    """Candidates in a fraction ``s`` of the ``n``, or None where that sample would cost
+    more than :data:`_MAX_SAMPLE_CALLS` full oracle calls."""
     size = max(1, min(n, int(np.ceil(s * n)))) if n <= 1 << 40 else None
     # a box's 2^k vertices (sampled candidates, each as dear as a full call): a fraction
     # of them made 1e5 full calls' work an iteration at k = 20, 27 GiB of draws at 30
     if size is None or (full_cost is not None
                         and size * cand_cost > _MAX_SAMPLE_CALLS * max(1, full_cost)):
+        return None
+    return size
+
+
+def _sample_size(subsample: Any, n: int, cand_cost: int = 1, full_cost: int | None = None
+                 ) -> int:
+    """Number of candidates drawn per iteration from ``subsample`` (count, fraction of
+    the ``n`` candidates, or None for the default; ``n`` may be a huge Python int for
+    sampled vertex sets, each candidate costing ``cand_cost`` coordinates against
+    ``full_cost`` for a full call)."""
+    _check_subsample(subsample)
+    if subsample is None:
+        size = _fraction_size(_DEFAULT_FRACTION, n, cand_cost, full_cost)
+        if size is not None:
+            return size
+        # the default must run on every domain, where a tenth of the vertices is refused
+        # (a box past 9 coordinates, most k-sparse polytopes): a tenth of a full call's
+        # work is what the default costs on the simplex, and keeps the draw small where
+        # a vertex costs O(n) to draw (the k-sparse polytope with k^2 > n)
+        per_call = max(1, full_cost if full_cost is not None else n)
+        return int(min(n, max(1, -(-per_call // (10 * max(1, cand_cost))))))
+    if isinstance(subsample, (int, np.integer)):
+        return int(min(subsample, n))
+    size = _fraction_size(float(subsample), n, cand_cost, full_cost)
+    if size is None:
         raise ValueError(
             f"`subsample`={subsample!r} is a fraction of the {n:.3g} vertices of this domain, "
             f"far too many to sample a fraction of (more work an iteration than "
@@ -177,7 +208,7 @@ def randomized_away_step_frank_wolfe(
     domain: LMO,
     x0: np.ndarray | Atom | ActiveSet | None = None,
     *,
-    subsample: int | float = 0.1,
+    subsample: int | float | None = None,
     gap_every: int = 20,
     random_state: int | np.random.Generator | None = None,
     step_size: str | StepSize | None = None,
@@ -207,11 +238,16 @@ def randomized_away_step_frank_wolfe(
         ``KSparsePolytope``).
     x0 : Atom, ActiveSet or ndarray, optional
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
-    subsample : int or float, default 0.1
+    subsample : int, float or None, default None
         Candidates drawn per iteration: a count (int) or a fraction of the
         candidates (float in (0, 1]; for domains with indexable candidates, not
         for the ``2^n`` vertices of a box: a fraction whose sample would cost more
-        than 64 full oracle calls an iteration is refused).
+        than 64 full oracle calls an iteration is refused).  None, the default,
+        is the fraction 0.1 where that is not refused (the simplices, the l1
+        ball, boxes of at most 9 free coordinates, small k-sparse polytopes; the
+        same draws as ``subsample=0.1``), and elsewhere the count worth a tenth
+        of a full oracle call, at least 1: one vertex of a box,
+        ``ceil(n / (10 k))`` vertices of the k-sparse polytope in ``R^n``.
     gap_every : int, default 20
         Period of the full oracle call.  Only those iterations report a
         (certified) gap, so the run can stop only there; the other rows of
@@ -251,7 +287,7 @@ def randomized_away_step_frank_wolfe(
     """
     options = RunOptions(**run)  # @solver passes every run keyword
     rng = as_generator(random_state)
-    _sample_size(subsample, 1)  # validate before any work
+    _check_subsample(subsample)  # before any work
     warm, start = split_start(x0)
     variant = _RandomizedAway(warm, resum_every, sparsify_tol, subsample, gap_every, rng)
     return run_frank_wolfe(objective, domain, variant, start, step_size=step_size,
