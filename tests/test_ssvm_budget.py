@@ -26,11 +26,9 @@ from frankwolfe.applications.structured_svm import estimator as estimator_module
 from frankwolfe.applications.structured_svm.models.chain import expectation as _expectation
 
 
-class _Counted(ChainModel):
-    """A chain model whose every max-oracle call goes through the counted Python method."""
-
-    calls = 0
-    counting = True
+class _CountedDecodes:
+    """A model's every max-oracle call through the counted Python method (its compiled
+    and batched paths off), counted in ``_Counted.calls``."""
 
     def loss_augmented_decode(self, x, y_true, w):
         if _Counted.counting:
@@ -42,6 +40,13 @@ class _Counted(ChainModel):
 
     def compiled_dual_blocks(self, *args, **kwargs):
         return None
+
+
+class _Counted(_CountedDecodes, ChainModel):
+    """A chain model whose every max-oracle call is counted."""
+
+    calls = 0
+    counting = True
 
 
 @pytest.fixture
@@ -123,20 +128,9 @@ def test_max_passes_counts_forward_backward_calls(monkeypatch):
     assert np.all(np.diff(svm.history_["oracle_calls"]) > 0)
 
 
-class _CountedMulticlass(MulticlassModel):
-    """A multiclass model whose every max-oracle call goes through the counted method
-    (its certificates follow the core's gap, which the block-gap estimates guide)."""
-
-    def loss_augmented_decode(self, x, y_true, w):
-        if _Counted.counting:
-            _Counted.calls += 1
-        return super().loss_augmented_decode(x, y_true, w)
-
-    def batch_oracles(self, X, Y=None):
-        return None
-
-    def compiled_dual_blocks(self, *args, **kwargs):
-        return None
+class _CountedMulticlass(_CountedDecodes, MulticlassModel):
+    """A multiclass model whose every max-oracle call is counted (its certificates follow
+    the core's gap, which the block-gap estimates guide)."""
 
 
 @pytest.mark.parametrize("solver", ["bcfw", "bcfw_pairwise"])
