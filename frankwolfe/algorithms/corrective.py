@@ -16,7 +16,7 @@ weights ``w`` on the probability simplex of the active atoms.  Two solvers:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from ..atoms import Atom
 from ..compiled import PASS, compiled_driver, order_picker, structured_direction
 from ..compiled.average import NO_AVERAGE
 from ..compiled.pass_state import NO_EXTRAS, PassData, PassVectors, StepScratch
-from ..errors import ShapeError
+from ..errors import NonConvexError, ShapeError
 from ..objectives.least_squares import LeastSquares
 from ..objectives.quadratic import QuadraticObjective, QuadraticTracker
 from ..step_size import ExactStep
@@ -42,6 +42,8 @@ __all__ = ["simplex_qp", "GramModel", "BlockQuadraticQP", "cvxpy_weights", "decl
 _STEPS_PER_CALL = 256
 #: sweeps over the blocks holding most of the gap between two full sweeps
 _PARTIAL_SWEEPS = 8
+#: curvature below -_NEGATIVE times the size of its terms is no rounding (line_minimizer's)
+_NEGATIVE = 64.0 * np.finfo(float).eps
 
 
 def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
@@ -75,7 +77,30 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
         The minimizer; weights outside the support are exactly zero.
     n_iter : int
         Active-set iterations done.
+
+    Raises
+    ------
+    NonConvexError
+        Negative curvature ``d^T G d < 0`` beyond rounding on the hull of the support
+        of ``w0`` or of one grown from it: its stationary point is no minimizer.
     """
+    return _simplex_qp(G, lin, w0, max_iter, _refuse, False)
+
+
+def _refuse(u: np.ndarray, curv: float) -> bool:
+    raise NonConvexError(f"simplex_qp: negative curvature d^T G d = {curv:.6g} along a "
+                         "direction of the simplex: `G` is not positive semidefinite")
+
+
+def _simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None,
+                max_iter: int | None, negative: Callable[[np.ndarray, float], bool] | None,
+                start_checked: bool) -> tuple[np.ndarray, int]:
+    """:func:`simplex_qp` calling ``negative(u, curv)`` on a direction ``u`` where ``G``
+    curves down: it raises, or returns whether to take it as it is (pairwise descent
+    steps finish) or as rounding (``None``: ``G`` a Gram matrix, unchecked).
+    ``start_checked``: the support of ``w0`` is known free of negative curvature.  A face
+    grown by one coordinate has at most one negative eigenvalue (interlacing), of the
+    sign of ``d^T G d`` along the step to its stationary point: no factorization."""
     G = np.asarray(G, dtype=float)
     lin = np.asarray(lin, dtype=float)
     k = lin.size
@@ -95,10 +120,21 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
     n_iter = 0
     converged = False
     polish_cap = 200000
-    while n_iter < cap:
+    checked = free.copy()  # the last face known free of negative curvature
+    concave = negative is not None and not start_checked and _is_concave(
+        G, np.flatnonzero(free), negative)  # True: pairwise descent steps finish
+    size = int(np.count_nonzero(free))  # of the last face solved on: larger after an addition
+    while n_iter < cap and not concave:
         n_iter += 1
         F = np.flatnonzero(free)
         z, bounded = _equality_qp(G, lin, F)
+        if F.size > size and negative is not None:
+            # drops need no check (faces of a checked face), nor unbounded directions
+            if bounded and _is_concave(G, F, negative, z - w[F]):
+                concave = True
+                break
+            checked = free.copy()
+        size = F.size
         if bounded and np.all(z >= 0):
             w[:] = 0.0
             w[F] = z
@@ -144,7 +180,42 @@ def simplex_qp(G: np.ndarray, lin: np.ndarray, w0: np.ndarray | None = None, *,
         w[w < 0] = 0.0
         w /= w.sum()
         n_iter += extra
+        # pairwise steps may leave the checked face for the next solve's start face
+        if negative is not None and not concave and np.any((w > 0) & ~checked):
+            _is_concave(G, np.flatnonzero(w > 0), negative)
     return w, n_iter
+
+
+def _is_concave(G: np.ndarray, F: np.ndarray, negative: Callable[[np.ndarray, float], bool],
+                d: np.ndarray | None = None) -> bool:
+    """Whether ``G`` curves down beyond rounding along ``d`` (on the rows ``F``), or, with
+    ``d`` None, on the hull of the face ``F``, and ``negative`` takes it as it is (it may
+    raise).  A face's reduced Hessian on ``e_i - e_last`` is factorized by Cholesky, and
+    decomposed into eigenvalues only where that fails (semidefinite or indefinite)."""
+    if d is None:
+        if F.size <= 1:
+            return False
+        A, last = F[:-1], F[-1]
+        col = G[A, last]
+        R = G[np.ix_(A, A)] - col[:, None] - col[None, :] + G[last, last]
+        try:
+            np.linalg.cholesky(R)
+            return False
+        except np.linalg.LinAlgError:
+            lam, vec = np.linalg.eigh(R)
+        if lam[0] >= -_NEGATIVE * F.size * float(np.abs(R).max()):
+            return False
+        d = np.append(vec[:, 0], -vec[:, 0].sum())
+    u = np.zeros(G.shape[0])
+    u[F] = d
+    Gu = G @ u
+    curv = float(u @ Gu)
+    au = np.abs(u)
+    # |u|^T |G| |u| only where |u|^T |G u| calls it negative (G u may have cancelled)
+    if curv >= -_NEGATIVE * float(au @ np.abs(Gu)) or \
+            curv >= -_NEGATIVE * F.size ** 0.5 * float(au @ (np.abs(G) @ au)):
+        return False
+    return negative(u, curv)
 
 
 @njit(cache=True, nogil=True)

@@ -15,6 +15,7 @@ its arguments and picks one of them.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,14 +27,16 @@ from ..errors import ShapeError
 from ..lmo.base import LMO
 from ..lmo.product import ProductDomain
 from ..objectives.base import Tracker
+from ..objectives.line import line_minimizer
+from ..objectives.quadratic import _curvature_scale
 from .active_variant import ActiveSetVariant
 from .corrective import (
     BlockQuadraticQP,
+    _simplex_qp,
     combine_atoms,
     cvxpy_weights,
     declared_quadratic,
     gram_model,
-    simplex_qp,
     stack_atoms,
     table_combine,
     table_dots,
@@ -85,6 +88,10 @@ class _FullyCorrective(ActiveSetVariant):
         # its QuadraticObjective gets the QP (on that quadratic), as over blocks
         self.model = gram_model(obj, tracker, "fully_corrective_frank_wolfe")
         structured = self.model is not None
+        # keys of the face the last QP solve ended on, checked free of negative curvature
+        # there: the next solve starts on it (or on a face of it) and skips that check
+        self._checked: set[Any] = set()
+        self._concave = False  # a solve met negative curvature (an objective not convex)
         has_cvxpy = callable(getattr(obj, "to_cvxpy", None))
         if self.corrective == "qp" and not structured:
             raise TypeError(
@@ -116,7 +123,14 @@ class _FullyCorrective(ActiveSetVariant):
         if self.model is not None and self._use_qp(len(atoms)):
             rows = self.model.indices(atoms)
             G, lin = self.model.submodel(rows)
-            w, it = simplex_qp(G, lin, w0)
+            negative = self._curvature_rule(atoms)
+            checked = self._checked
+            start_checked = all(atoms[i].key in checked for i in np.flatnonzero(w0 > 0))
+            self._concave = False
+            w, it = _simplex_qp(G, lin, w0, None, negative, start_checked)
+            if negative is not None:
+                self._checked = (set() if self._concave
+                                 else {atoms[i].key for i in np.flatnonzero(w > 0)})
             self.counts["n_corrective_qp"] += 1
             self.counts["n_qp_iterations"] += it
         else:
@@ -132,6 +146,37 @@ class _FullyCorrective(ActiveSetVariant):
         keep = np.flatnonzero(w > 0)
         terms = tuple((float(w[i]), atoms[i]) for i in keep)
         return Direction(-1.0, terms), 1.0, ("corrective", atoms, w0, w)
+
+    def _curvature_rule(self, atoms: list[Atom]) -> Callable[[np.ndarray, float], bool] | None:
+        """What the corrective QP does with negative curvature along a direction ``u`` of
+        the weights of ``atoms`` (see :func:`~.corrective._simplex_qp`).
+
+        Its minimizer is exact only where ``f`` is convex on the hull: the stationary
+        point of an indefinite face is a saddle or a maximum, where the gap would
+        certify a lower bound above ``f*``.  On an objective declared convex the
+        curvature is measured again along ``sum u_i a_i`` with the objective's own ``Q``
+        and refused as the line searches refuse it (``G``'s entries carry the rounding
+        of the products ``<a_i, Q a_j>``); on another the QP descends to a local
+        minimum."""
+        model = self.model
+        if model is None or model.least_squares:  # a Gram matrix of images: semidefinite
+            return None
+        obj = self.tracker.objective
+        if not obj.convex:
+            def descend(u: np.ndarray, curv: float) -> bool:
+                self._concave = True
+                return True
+            return descend
+        Q, n, who = model.objective.Q, self.tracker.x.size, type(obj).__name__
+
+        def refuse(u: np.ndarray, curv: float) -> bool:
+            d = combine_atoms(atoms, u, n)
+            Qd = np.asarray(Q @ d, dtype=float).reshape(-1)
+            c = float(d @ Qd)
+            line_minimizer(0.0, c, _curvature_scale(Q, d, Qd, c, True), True, who)
+            return False  # rounding of G's products after all
+
+        return refuse
 
     def after_step(self, direction: Direction, gamma: float, info: Any) -> None:
         if info[0] != "corrective":
