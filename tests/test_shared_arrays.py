@@ -135,23 +135,32 @@ def test_the_arrays_of_a_killed_owner_are_removed_by_the_next_owner():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"),
                     reason="process start times are read from /proc")
-def test_sweep_leaves_directories_without_an_owner_file_and_of_running_owners(tmp_path):
-    from frankwolfe.parallel.shared_arrays import sweep_orphans
+def test_sweep_removes_only_this_machines_directories_of_owners_gone(tmp_path):
+    from frankwolfe.parallel.shared_arrays import _machine, sweep_orphans
 
-    making = tmp_path / "frankwolfe-shared-making"  # no owner file yet
-    making.mkdir()
-    running = tmp_path / "frankwolfe-shared-running"
-    running.mkdir()
-    (running / "owner").write_text(f"{os.getpid()} ")  # start time unknown: kept
-    other = tmp_path / "unrelated"
-    other.mkdir()
-    (other / "owner").write_text("999999999 1")
-    gone = tmp_path / "frankwolfe-shared-gone"
-    gone.mkdir()
-    (gone / "owner").write_text("999999999 1")  # no such process
-    reused = tmp_path / "frankwolfe-shared-reused"
-    reused.mkdir()
-    (reused / "owner").write_text(f"{os.getpid()} 1")  # this pid, another start: gone
+    here = _machine()
+    if "?" in here.split():
+        pytest.skip("this machine's boot id or process namespace cannot be read")
+
+    def owned(name: str, text: str):
+        d = tmp_path / name
+        d.mkdir()
+        if text is not None:
+            (d / "owner").write_text(text)
+        return d
+
+    making = owned("frankwolfe-shared-making", None)  # no owner file yet
+    with open(f"/proc/{os.getpid()}/stat", "rb") as fh:
+        stat = fh.read()
+    start = stat[stat.rindex(b")") + 2:].split()[19].decode()
+    running = owned("frankwolfe-shared-running", f"{os.getpid()} {start} {here}")
+    other = owned("unrelated", f"999999999 1 {here}")
+    gone = owned("frankwolfe-shared-gone", f"999999999 1 {here}")  # no such process
+    reused = owned("frankwolfe-shared-reused", f"{os.getpid()} 1 {here}")  # another start
+    # another machine's (a network file system) or container's: its pids are not ours
+    elsewhere = owned("frankwolfe-shared-elsewhere", "999999999 1 otherhost boot 4026531836")
+    unmarked = owned("frankwolfe-shared-unmarked", "999999999 1")  # no machine recorded
     removed = sweep_orphans(str(tmp_path))
     assert sorted(removed) == sorted([str(gone), str(reused)])
-    assert making.is_dir() and running.is_dir() and other.is_dir()
+    for kept in (making, running, other, elsewhere, unmarked):
+        assert kept.is_dir()

@@ -139,7 +139,7 @@ def test_certificates_the_estimates_ask_for_are_within_max_passes(solver,
     """With ``tol > 0`` the block-gap estimates ask for certificates between the scheduled
     ones (with BCFW's default average certified, about the last iterate's steps: they
     met tol pass after pass while the average's gap did not); each is a pass of oracle
-    calls, which ran the fit 31 % past its budget."""
+    calls, which ran the fit past its budget."""
     from sklearn.datasets import make_classification
 
     X, y = make_classification(80, 5, n_informative=4, n_redundant=0, n_classes=3,

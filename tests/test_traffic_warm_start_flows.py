@@ -37,9 +37,8 @@ def _start_point(active_set, m):
 
 def test_warm_start_from_block_iterates_needs_fewer_passes_than_cold(shared_data):
     """The docs' example: 1e-6, then 1e-8 from its block iterates (sparse, and as a list
-    of dense rows).  Measured (seeds 0..2): 260, 285, 130 passes warm against 380, 465,
-    290 cold (before the fix 7,125, 7,585, 3,240); capped at the cold run's passes, so
-    that a slow warm start fails fast."""
+    of dense rows); capped at the cold run's passes, so that a slow warm start fails
+    fast (the figures are in the CHANGELOG)."""
     net, _ = load_siouxfalls(shared_data)
     warm_total = cold_total = 0
     for seed in range(3):

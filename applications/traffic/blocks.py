@@ -399,8 +399,10 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
         every node the incoming link with the most remaining flow, the largest weight
         of that tree the flows allow, and again on what remains (each tree empties a
         link; circulations are cancelled).  The start is then ``sum_t w_t tree_t``, the
-        flows up to rounding.  A block whose flows are not a flow of its demand (within
-        the feasibility tolerance) or do not split stays as given (the solver checks it as before).
+        flows up to rounding and to at most ``1e-6`` of the block's demand left unsplit
+        (the weights are scaled to sum to 1).  A block whose flows are not a flow of
+        its demand (within the feasibility tolerance) or do not split stays as given
+        (the solver checks it as before).
         """
         net = self.network
         n = net.n_nodes

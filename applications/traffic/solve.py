@@ -209,7 +209,7 @@ def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[An
         )
     if isinstance(domain, AssignmentBlocks):
         # as trees (paths) and weights: a start of flows kept as one pseudo-atom per block
-        # stayed nearly whole, and 1e-8 took ~16x the passes of a cold start
+        # stayed nearly whole under the pairwise steps (CHANGELOG)
         return domain.trees_of_flows(points)
     return points
 

@@ -57,12 +57,10 @@ def _hessian_product(tracker: Tracker, v: np.ndarray) -> np.ndarray:
     # meets at radius 1)
     eps = 1e-6 * max(float(np.linalg.norm(tracker.x)), nv) / nv
     tracker.n_gradient_calls += 1
-    # held aside first: an objective that returns one array it writes each time would
-    # overwrite it with the second gradient (a product of 0)
-    g0 = tracker.gradient().copy()
     # checked as the tracker checks its own: a None gradient failed in the subtraction
+    # (the tracker holds a copy of a gradient that a user's objective may write again)
     g = checked_gradient(obj.gradient(tracker.x + eps * v), tracker.x.shape, obj)
-    return (g - g0) / eps
+    return (g - tracker.gradient()) / eps
 
 
 def _solve_2x2(M: np.ndarray, rhs: np.ndarray) -> tuple[float, float] | None:

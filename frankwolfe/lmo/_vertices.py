@@ -60,10 +60,6 @@ class VertexCache:
             if len(self.atoms) >= MAX_KEPT:
                 self.atoms.clear()
             atom = self.atoms[slot] = Atom.vertex(index, value, self.shape, key)
-            # shared by every answer of this vertex: a caller's write must not change the
-            # next answer (and the atom's kept (index, value) would no longer match)
-            atom.indices.flags.writeable = False
-            atom.values.flags.writeable = False
         return atom
 
 

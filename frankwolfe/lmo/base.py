@@ -294,8 +294,8 @@ class LMO(ABC):
         A subclass's implementation is called with an ndarray: a list, a tuple or an
         array of integers given to it is converted to a float array first, as
         :meth:`__call__` converts it, and one of text or complex entries refused with a
-        ``ValueError`` naming ``direction`` (a float32 array and a scipy.sparse one go
-        through as they are).
+        ``ValueError`` naming ``direction`` (a float32 array goes through as it is, a
+        scipy.sparse one too where :attr:`sparse_directions` says so, else dense).
 
         Parameters
         ----------
@@ -542,8 +542,10 @@ class LMO(ABC):
         own = declared_shape(self)
         # as many entries as the domain's points: the oracle answers a direction of any
         # shape with that many entries (taken flat) in the direction's shape
-        if own is not None and x.size != math.prod(own):
-            return False
+        if own is not None and x.shape != own:
+            if x.size != math.prod(own):
+                return False
+            x = x.reshape(own)
         return bool(self.violation(x) <= tol)
 
     def initial_point(self, shape: tuple[int, ...] | None = None) -> Atom:
@@ -603,10 +605,13 @@ def size_advice(block: LMO) -> str:
     cls = type(block)
     if cls.__module__.startswith("frankwolfe."):
         try:
-            params = set(inspect.signature(cls).parameters)
+            params = dict(inspect.signature(cls).parameters)
         except (TypeError, ValueError):  # a signature inspect cannot read
-            params = set()
+            params = {}
+        required = any(p.default is inspect.Parameter.empty and p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params.values())
         for keyword, example in _SIZE_KEYWORDS.items():
             if keyword in params:
-                return f"build it with its size ({cls.__name__}({example}))"
+                args = f"..., {example}" if required else example
+                return f"build it with its size ({cls.__name__}({args}))"
     return "give it a `shape` attribute (`self.shape = (n,)`)"

@@ -77,6 +77,11 @@ class CachedLMO(LMO):
         # together (a move, an eviction), and a lookup must not see them half done
         self._lock = threading.Lock()
 
+    @property
+    def sparse_directions(self) -> bool:  # type: ignore[override]
+        """The wrapped oracle's: a sparse direction reaches it as that oracle takes it."""
+        return bool(getattr(self.lmo, "sparse_directions", False))
+
     def extreme_point(self, direction: np.ndarray) -> Atom:
         atom = self.lmo(direction)  # outside the lock: the expensive part, the oracle's own
         with self._lock:

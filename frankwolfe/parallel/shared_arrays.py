@@ -16,8 +16,11 @@ nobody else writes.
 
 An owner killed outright (SIGKILL, the machine's out-of-memory killer) removes nothing,
 and files in memory hold their memory until the machine restarts.  So the owner also
-writes its process id and start time, and every new :class:`SharedArrays` removes the
-directories of this user whose owner no longer runs (:func:`sweep_orphans`).
+writes who it is (its process id and start time, and the machine: host name, boot and
+process-id namespace), and every new :class:`SharedArrays` removes the directories of
+this user whose owner no longer runs (:func:`sweep_orphans`); a directory of another
+machine or container (a temporary directory on a network file system, a ``/dev/shm``
+shared between containers) is never judged by this one's processes.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import socket
 import tempfile
 import weakref
 from typing import NamedTuple
@@ -101,6 +105,23 @@ def _started(pid: int) -> str | None:
     return ""
 
 
+def _machine() -> str:
+    """This process's machine, as an owner file records it: host name, boot id and
+    process-id namespace (``"?"`` for what cannot be read); a process id names a process
+    only among those sharing all three."""
+    parts = [socket.gethostname() or "?"]
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            parts.append(fh.read().strip() or "?")
+    except OSError:
+        parts.append("?")
+    try:
+        parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
+    except OSError:
+        parts.append("?")
+    return " ".join(p.replace(" ", "_") for p in parts)
+
+
 def sweep_orphans(root: str | None = None) -> list[str]:
     """Remove the shared-array directories under ``root`` (default: both places
     :class:`SharedArrays` puts them, ``/dev/shm`` and the temporary directory) that
@@ -115,6 +136,9 @@ def sweep_orphans(root: str | None = None) -> list[str]:
     except OSError:
         return removed
     uid = os.getuid() if hasattr(os, "getuid") else None
+    here = _machine()
+    if "?" in here.split():  # this machine not told apart from another: judge nothing
+        return removed
     for entry in entries:
         if not entry.name.startswith(_PREFIX):
             continue
@@ -123,12 +147,14 @@ def sweep_orphans(root: str | None = None) -> list[str]:
                     uid is not None and entry.stat(follow_symlinks=False).st_uid != uid):
                 continue
             with open(os.path.join(entry.path, _OWNER)) as fh:
-                pid_text, started = (fh.read().split() + ["", ""])[:2]
-            pid = int(pid_text)
-        except (OSError, ValueError):
+                fields = fh.read().split()
+            pid, started, machine = int(fields[0]), fields[1], " ".join(fields[2:])
+        except (OSError, ValueError, IndexError):
+            continue
+        if machine != here:  # another machine's, or one that recorded no start time
             continue
         now = _started(pid)
-        if now is None or (now and started and now != started):
+        if now is None or (now and now != started):
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)
     return removed
@@ -159,7 +185,7 @@ class SharedArrays:
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.directory, True)
         pid = os.getpid()
         with atomic_write(os.path.join(self.directory, _OWNER), "w") as fh:
-            fh.write(f"{pid} {_started(pid) or ''}")
+            fh.write(f"{pid} {_started(pid) or '-'} {_machine()}")
         free = shutil.disk_usage(self.directory).free
         if free < 2 * nbytes:
             self.close()

@@ -55,8 +55,9 @@ class BlockEngine(Engine):
         self.gap_every = gap_every
         self.cache = cache
         self.passes = 0
-        # certificates the estimates asked for (not the scheduled ones): each a pass of
-        # oracle calls, counted against max_iter with the passes of block steps
+        # certificates not scheduled (asked for by the estimates, or the first under a
+        # time limit): each a pass of oracle calls, counted against max_iter with the
+        # passes of block steps
         self.asked = 0
         self._max_iter: float = np.inf
         # passes before the estimates may ask again: after one that did not confirm, the

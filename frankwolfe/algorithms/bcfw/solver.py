@@ -77,8 +77,9 @@ max_iter : int, default 100
     Budget of passes (the outer iterations of BCFW); a pass is ``n``
     block steps, and ``Result.nit`` counts passes.  The certificate passes
     every ``gap_every`` passes come on top, counted in
-    ``extra["effective_passes"]``; a certificate the block-gap estimates ask
-    for between them (``gap_every``) is a pass of the budget, so that
+    ``extra["effective_passes"]``; a certificate between them (one the
+    block-gap estimates ask for, ``gap_every``, or the first under a
+    ``time_limit``) is a pass of the budget, so that
     ``max_iter`` bounds the passes of oracle calls apart from the scheduled
     certificates.  The structured SVM's ``StructuredSVM(max_passes=)``
     counts every certificate within its budget.
