@@ -140,8 +140,9 @@ def _peel_tree(r, in_ptr, in_link, tail, demand_row, origin, floor, limit, pred,
 
 class TreesOfFlows(list):
     """A warm start of origin (or OD) blocks given as flows, turned into trees (or
-    paths) and weights (:meth:`AssignmentBlocks.trees_of_flows`): a list of block
-    starts, each an active set or, where the flows did not split, the flows."""
+    paths) and weights (:meth:`AssignmentBlocks.trees_of_flows`,
+    :meth:`~.multiclass.MulticlassBlocks.trees_of_flows`): a list of block starts, each
+    an active set or, where the flows did not split, the flows."""
 
 
 #: a tree's weight below which a split of flows drops it (the atom tables' threshold)
@@ -150,10 +151,11 @@ _MIN_WEIGHT = 1e-15
 
 def _split_flows(block: OriginFlows, z: np.ndarray, in_ptr: np.ndarray, in_link: np.ndarray,
                  tail: np.ndarray, work: tuple[np.ndarray, ...]
-                 ) -> list[tuple[Atom, float]] | None:
-    """``block``'s flows ``z`` as ``(tree atom, weight)`` pairs (weights summing to 1), or
-    None when they are not a flow of its demand or do not split into its trees
-    (:meth:`AssignmentBlocks.trees_of_flows`)."""
+                 ) -> list[tuple[tuple, float]] | None:
+    """``block``'s flows ``z`` as ``(tree key, weight)`` pairs (weights summing to 1), or
+    None when they are not a flow of its demand or do not split into its trees over
+    ``in_link`` (:meth:`AssignmentBlocks.trees_of_flows`).  Keys, not atoms: a block of
+    several classes makes its own atoms of them."""
     if z.shape != block.shape or not np.all(np.isfinite(z)) or \
             not block.violation(z) <= FEASIBILITY_TOL:
         return None
@@ -178,8 +180,32 @@ def _split_flows(block: OriginFlows, z: np.ndarray, in_ptr: np.ndarray, in_link:
     w /= w.sum()
     keep = w >= _MIN_WEIGHT
     w = w[keep] / w[keep].sum()
-    return [(block.atom(key), float(wk))
-            for key, wk in zip((k for k, t in zip(found, keep) if t), w)]
+    return [(key, float(wk)) for key, wk in zip((k for k, t in zip(found, keep) if t), w)]
+
+
+def _in_links(network: Network, banned: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The links into every node, ``banned`` ones left out, in compressed-sparse-row form
+    by head node (``in_ptr``, ``in_link``): the links :func:`_peel_tree` may take."""
+    order = np.argsort(network.term_node, kind="stable")
+    heads = network.term_node
+    if banned is not None and len(banned):
+        # a tree of a class must stay in the class's graph: demand routed over a banned
+        # link leaves the block unsplit (as given), never a tree the oracle could not
+        # return
+        allowed = np.ones(network.n_links, dtype=bool)
+        allowed[np.asarray(banned, dtype=np.int64)] = False
+        order = order[allowed[order]]
+        heads = heads[allowed]
+    counts = np.bincount(heads, minlength=network.n_nodes)
+    return (np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            np.ascontiguousarray(order, dtype=np.int64))
+
+
+def _split_work(n_nodes: int) -> tuple[np.ndarray, ...]:
+    """The work arrays of :func:`_split_flows` (``pred, state, seq, load``)."""
+    return (np.empty(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int8),
+            np.empty(n_nodes, dtype=np.int64), np.zeros(n_nodes))
 
 
 class _Scratch:
@@ -404,19 +430,14 @@ class AssignmentBlocks(ProductDomain, BlockDomainHooks):
         its demand (within the feasibility tolerance) or do not split stays as given
         (the solver checks it as before).
         """
-        net = self.network
-        n = net.n_nodes
-        counts = np.bincount(net.term_node, minlength=n)
-        in_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        in_link = np.argsort(net.term_node, kind="stable").astype(np.int64)
+        in_ptr, in_link = _in_links(self.network)
         tail = self.aon.graph.tail
-        work = (np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.int8),
-                np.empty(n, dtype=np.int64), np.zeros(n))
+        work = _split_work(self.network.n_nodes)
         out = TreesOfFlows()
         for b, p in zip(self.blocks, points):
             z = np.asarray(p, dtype=float).reshape(-1)
             trees = _split_flows(b, z, in_ptr, in_link, tail, work)
-            out.append(p if trees is None else trees)
+            out.append(p if trees is None else [(b.atom(k), w) for k, w in trees])
         return out
 
     #: origin blocks run pairwise block steps and the cache compiled (:mod:`.origin_kernels`)

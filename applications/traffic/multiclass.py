@@ -16,10 +16,10 @@ import numpy as np
 
 from frankwolfe.atoms import Atom
 from frankwolfe.compiled import BlockDomainHooks
-from frankwolfe.lmo.base import LMO
+from frankwolfe.lmo.base import FEASIBILITY_TOL, LMO
 from frankwolfe.lmo.product import ProductDomain
 
-from .blocks import OriginFlows, _Scratch
+from .blocks import OriginFlows, TreesOfFlows, _in_links, _Scratch, _split_flows, _split_work
 from .classes import ClassSet
 
 __all__ = ["MulticlassFlows", "ClassOriginFlows", "MulticlassBlocks"]
@@ -183,6 +183,37 @@ class MulticlassBlocks(ProductDomain, BlockDomainHooks):
             g[cs.flows_of(c)] = cls.pce * cs.toll_costs[c]
         return [[(b.extreme_point(g[ix]), 1.0)] for b, ix in zip(self.blocks,
                                                                   self.block_indices)]
+
+    def trees_of_flows(self, points: Any) -> TreesOfFlows:
+        """Block starts given as flows (one vector per block over its coordinates, the
+        volumes then the class's flows, as ``extra["block_iterates"]`` rows; anything
+        ``np.asarray`` makes one of) as trees and weights: each block's active set.
+
+        As :meth:`.AssignmentBlocks.trees_of_flows`, whose reason holds here too (a
+        block kept its flows as one pseudo-atom, which its pairwise steps could only
+        shrink as a whole).  A block's class flows split into trees of its class's
+        graph (its banned links left out) and demand; the atoms are the block's own
+        (:meth:`ClassOriginFlows.atom`: the volumes ``pce`` times the tree's loads).
+        The start is then the flows up to rounding (circulations cancelled).  A block
+        whose point is not a flow of its class's demand with volumes ``pce`` times it
+        (within the feasibility tolerance), or whose flows do not split into trees of
+        its class's graph (demand routed over a banned link), stays as given.
+        """
+        cs = self.class_set
+        m = cs.n_links
+        in_links = [_in_links(self.network, banned) for banned in cs.banned]
+        tail = cs.aons[0].graph.tail  # the network's: every class's graph has it
+        work = _split_work(self.network.n_nodes)
+        out = TreesOfFlows()
+        for b, p in zip(self.blocks, points):
+            z = np.asarray(p, dtype=float).reshape(-1)
+            trees = None
+            if z.shape == b.shape and np.all(np.isfinite(z)) and \
+                    b.violation(z) <= FEASIBILITY_TOL:
+                in_ptr, in_link = in_links[b.c]
+                trees = _split_flows(b.tree_block, z[m:], in_ptr, in_link, tail, work)
+            out.append(p if trees is None else [(b.atom(k), w) for k, w in trees])
+        return out
 
     def extreme_point(self, direction: np.ndarray) -> Atom:
         return self._whole.extreme_point(direction)

@@ -207,11 +207,9 @@ def _bcfw_start(domain: AssignmentBlocks | MulticlassBlocks, x0: Any) -> list[An
             f"traffic_assignment: x0 has {len(points)} per-block flow vectors, the network "
             f"has {domain.n_blocks} blocks ({domain.by}s with demand)"
         )
-    if isinstance(domain, AssignmentBlocks):
-        # as trees (paths) and weights: a start of flows kept as one pseudo-atom per block
-        # stayed nearly whole under the pairwise steps (CHANGELOG)
-        return domain.trees_of_flows(points)
-    return points
+    # as trees (paths) and weights: a start of flows kept as one pseudo-atom per block
+    # stayed nearly whole under the pairwise steps, with one class or several (CHANGELOG)
+    return domain.trees_of_flows(points)
 
 
 def _left(common: dict[str, Any], started: float) -> dict[str, Any]:
@@ -295,7 +293,8 @@ def traffic_assignment(
         equilibrium of every class in its generalized cost ``t + toll / vot``, on the
         link volumes ``sum_c pce_c x_c`` (:mod:`.classes`).  ``"bcfw"`` has one block
         per class and origin and takes the Python block steps.  Warm starts: a
-        previous multi-class Result.  Default: one class, the network's demand.
+        previous multi-class Result, or (``"bcfw"``) its ``extra["block_iterates"]``,
+        one row per class and origin.  Default: one class, the network's demand.
     **options
         Passed to the solver (``tol`` and ``rtol`` are refused: ``rel_gap`` is the
         stopping test): ``delta`` for the conjugate methods,
