@@ -22,7 +22,8 @@ from frankwolfe import (
     fully_corrective_frank_wolfe,
     minimize,
 )
-from frankwolfe.algorithms.corrective import BlockQuadraticQP, simplex_qp
+from frankwolfe.algorithms.corrective import BlockQuadraticQP
+from frankwolfe.algorithms.simplex_qp import simplex_qp
 
 
 def simplex_qp_problem(n=150, seed=0):

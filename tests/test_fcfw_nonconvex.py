@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import frankwolfe as fw
-from frankwolfe.algorithms import corrective
-from frankwolfe.algorithms.corrective import simplex_qp
+from frankwolfe.algorithms import simplex_qp as qp_module
+from frankwolfe.algorithms.simplex_qp import simplex_qp
 
 C5 = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
 
@@ -240,14 +240,14 @@ def test_a_convex_run_checks_only_along_its_steps(monkeypatch):
     # the warm-started solves start on the face the last one checked: no factorization
     # of a face after the first, one product with G per face grown
     faces = []
-    real = corrective._is_concave
+    real = qp_module._is_concave
 
     def counted(G, F, negative, d=None):
         if d is None:  # a face's check, not a step's
             faces.append(F.size)
         return real(G, F, negative, d)
 
-    monkeypatch.setattr(corrective, "_is_concave", counted)
+    monkeypatch.setattr(qp_module, "_is_concave", counted)
     rng = np.random.default_rng(7)
     n = 60
     B = rng.standard_normal((n, 20))

@@ -46,7 +46,7 @@ def test_multiclass_fit_names_text_and_none_labels(compiled):
     X, y = _multiclass_data()
     text = np.array(["a", "b", "c"])[y]
     with pytest.raises(ValueError, match=r"MulticlassModel: `Y\[0\]` must be an integer in "
-                                         r"\[0, 3\), got np\.str_\('a'\)"):
+                                         r"\[0, 3\), got (np\.str_\('a'\)|'a')"):  # numpy < 2: 'a'
         _fit(X, text, compiled)
     with_none = list(y)
     with_none[5] = None

@@ -3,7 +3,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from frankwolfe.algorithms.corrective import simplex_qp
+from frankwolfe.algorithms.simplex_qp import simplex_qp
 
 
 def _cvxpy_simplex_qp(G, lin):

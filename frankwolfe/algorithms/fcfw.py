@@ -79,7 +79,7 @@ def fully_corrective_frank_wolfe(
         As in :func:`~frankwolfe.away_step_frank_wolfe`.
     corrective : {"auto", "qp", "cvxpy"}, default "auto"
         The corrective solver.  ``"qp"``: the exact active-set QP on the
-        Gram matrix of the atoms (:func:`~frankwolfe.algorithms.corrective.simplex_qp`),
+        Gram matrix of the atoms (:func:`~frankwolfe.algorithms.simplex_qp.simplex_qp`),
         O(k^3) per solve for k atoms and no pass over the data.  ``"cvxpy"``:
         ``objective.to_cvxpy`` over the hull (accurate to the solver's
         tolerance, about 1e-8).  ``"auto"``: the QP for quadratic

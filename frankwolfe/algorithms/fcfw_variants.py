@@ -32,7 +32,6 @@ from ..objectives.quadratic import _curvature_scale
 from .active_variant import ActiveSetVariant
 from .corrective import (
     BlockQuadraticQP,
-    _simplex_qp,
     combine_atoms,
     cvxpy_weights,
     declared_quadratic,
@@ -42,6 +41,7 @@ from .corrective import (
     table_dots,
 )
 from .loop import Variant
+from .simplex_qp import _simplex_qp
 
 __all__ = ["_CORRECTIVE", "_BlockCorrective", "_FullyCorrective", "_block_start"]
 
@@ -149,7 +149,7 @@ class _FullyCorrective(ActiveSetVariant):
 
     def _curvature_rule(self, atoms: list[Atom]) -> Callable[[np.ndarray, float], bool] | None:
         """What the corrective QP does with negative curvature along a direction ``u`` of
-        the weights of ``atoms`` (see :func:`~.corrective._simplex_qp`).
+        the weights of ``atoms`` (see :func:`~.simplex_qp._simplex_qp`).
 
         Its minimizer is exact only where ``f`` is convex on the hull: the stationary
         point of an indefinite face is a saddle or a maximum, where the gap would
