@@ -130,3 +130,24 @@ def test_relative_gap_names_the_length_of_a_flow_of_another_size(shared_data):
     with pytest.raises(TypeError, match=r"relative_gap: `flow` must be link flows"):
         relative_gap(net, ["a"] * 76)
     assert 0.0 <= relative_gap(net, best) < 1e-10  # the published flows still pass
+
+
+# -- GridCRF labellings of another shape ------------------------------------------------------
+def test_grid_crf_refuses_a_transposed_labelling():
+    """A (width, height) labelling has as many cells as the image: flattened, it read as
+    another labelling in fit, loss and joint_feature."""
+    from frankwolfe.applications.structured_svm import GridCRF
+
+    m = GridCRF(2, 1)
+    y = np.array([[0, 0, 1], [1, 1, 1]])
+    x = np.zeros((2, 3, 1))
+    with pytest.raises(fw.ShapeError, match=r"`y` must be a \(height, width\) = \(2, 3\) "
+                                            r"labelling .* got shape \(3, 2\)"):
+        m.joint_feature(x, y.T)
+    with pytest.raises(fw.ShapeError, match=r"GridCRF.loss: `y` has shape \(3, 2\)"):
+        m.loss(y, y.T)
+    with pytest.raises(fw.ShapeError, match=r"`y_true` must be a \(height, width\)"):
+        _ = StructuredSVM(GridCRF(2, 1), max_passes=2).fit([x, x], [y, y.T])
+    # the image's own shape, and flat labellings, as before
+    assert m.loss(y, y.ravel()) == 0.0
+    np.testing.assert_array_equal(m.joint_feature(x, y), m.joint_feature(x, y.ravel()))

@@ -71,8 +71,30 @@ class GridCRF(GraphCRF):
             a = a.ravel()
         return super()._check_y(a, n, name, relaxed_size)
 
+    def _grid_labels(self, x: Any, y: Any, name: str) -> None:
+        """Refuse a 2-D labelling ``y`` of another shape than the image ``x``'s cells (a
+        transposed one has as many cells: flattened, it read as another labelling)."""
+        a = np.asarray(y)
+        grid = np.shape(x)[:2]
+        if a.ndim == 2 and a.shape != grid:
+            raise ShapeError(f"{type(self).__name__}: `{name}` must be a (height, width) = "
+                             f"{grid} labelling of its image (or flat), got shape {a.shape}")
+
+    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
+        self._grid_labels(x, y, "y")
+        return super().joint_feature(x, y)
+
+    def _energy(self, x: Any, w: np.ndarray, y_true: Any = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if y_true is not None:
+            self._grid_labels(x, y_true, "y_true")
+        return super()._energy(x, w, y_true)
+
     def loss(self, y_true: Any, y: Any) -> float:
         t, a = np.asarray(y_true), np.asarray(y)
+        if t.ndim == 2 and a.ndim == 2 and t.shape != a.shape:
+            raise ShapeError(f"{type(self).__name__}.loss: `y` has shape {a.shape}, `y_true` "
+                             f"{t.shape}: labellings of one image have one shape")
         return super().loss(t.ravel(), a.ravel() if a.ndim == 2 else a)
 
     def decode(self, x: Any, w: np.ndarray) -> np.ndarray:
