@@ -91,6 +91,11 @@ def minimize(objective: Objective | Callable[[np.ndarray], Any], domain: LMO,
                         "point goes in the keyword x0=...")
     if not isinstance(objective, Objective) and callable(objective):
         objective = _function_objective(objective, jac)
+    elif jac is not None and not isinstance(objective, Objective):
+        # "int gives its own gradient" sent the caller after `jac`; without `jac` the
+        # method says what it takes (alternating methods also take None)
+        raise TypeError(f"minimize: `fun` (the objective) must be an Objective or a "
+                        f"callable, got {type(objective).__name__}")
     elif jac is not None:
         raise TypeError(f"minimize: `jac` goes with a plain function objective; "
                         f"{type(objective).__name__} gives its own gradient")

@@ -80,18 +80,35 @@ class GradientEstimator(ABC):
 
     def _batch(self, size: int) -> np.ndarray:
         """The next ``size`` samples by random reshuffling: each epoch visits every
-        sample once, in a fresh random order (distinct samples within a batch)."""
+        sample once, in a fresh random order, and the batches run through the epochs
+        back to back (every ``n`` consecutive samples drawn are all ``n`` samples).
+
+        A batch that the rest of the epoch cannot fill takes that rest and continues
+        into a fresh order for the next epoch, whose first samples are chosen among
+        those not in the rest: the samples of a batch are distinct (SAG counted a
+        repeated sample's change twice).  A batch of all ``n`` samples at the end of
+        an epoch is ``arange(n)``, drawing nothing."""
         n = self.objective.n_samples
         size = min(max(int(size), 1), n)
         self.n_sample_gradients += size
-        if size == n:
+        left = self._order.size - self._next
+        if size <= left:
+            idx = self._order[self._next:self._next + size]
+            self._next += size
+            return idx
+        if size == n and left == 0:
             return np.arange(n)
-        if self._next + size > self._order.size:
-            self._order = self.rng.permutation(n)
-            self._next = 0
-        idx = self._order[self._next:self._next + size]
-        self._next += size
-        return idx
+        # the next epoch's order is drawn only when this one runs out, so that a batch
+        # size dividing n keeps the batches (and runs) that its seeds always gave
+        rest = self._order[self._next:]
+        order = self.rng.permutation(n)
+        need = size - left
+        if left:
+            first = np.zeros(n, dtype=bool)
+            first[np.flatnonzero(~np.isin(order, rest))[:need]] = True
+            order = np.concatenate([order[first], order[~first]])
+        self._order, self._next = order, need
+        return np.concatenate([rest, order[:need]]) if left else order[:need]
 
 
 class MiniBatch(GradientEstimator):

@@ -19,7 +19,7 @@ from .._random import as_generator
 from ..atoms import Atom
 from ..lmo.base import LMO
 from ..monitor import Monitor, gives_bounds
-from ..objectives.base import checked_gradient, checked_value
+from ..objectives.base import Objective, checked_gradient, checked_value
 from ..objectives.finite_sum import FiniteSum
 from ..options import RunKeywords, RunOptions, solver
 from ..registry import register
@@ -133,6 +133,17 @@ class _StochasticEngine(Engine):
         return dict(out, x=x, fun=f, gap=gap, nit=self.last_good_k)
 
 
+def _gives_values(objective: FiniteSum) -> bool:
+    """Whether ``objective`` answers ``f(x)``: it implements ``batch_value``, ``value`` or
+    ``value_and_gradient`` (on its class, or set on the object itself)."""
+    own = getattr(objective, "__dict__", {})
+    if any(name in own for name in ("batch_value", "value", "value_and_gradient")):
+        return True
+    cls = type(objective)
+    return (cls.batch_value is not FiniteSum.batch_value or cls.value is not FiniteSum.value
+            or cls.value_and_gradient is not Objective.value_and_gradient)
+
+
 def _open_loop(step_size: str | StepSize | None) -> OpenLoop:
     rule = Agnostic() if step_size is None else make_step_size(step_size, context="minimize")
     if not isinstance(rule, OpenLoop) or isinstance(rule, Monotonic):
@@ -172,7 +183,9 @@ def stochastic_frank_wolfe(
     objective : FiniteSum
         The finite sum (:class:`~frankwolfe.FiniteSumObjective`,
         :class:`~frankwolfe.LinearModelLoss` or a subclass of
-        :class:`~frankwolfe.objectives.finite_sum.FiniteSum`).
+        :class:`~frankwolfe.objectives.finite_sum.FiniteSum`).  It must give values of
+        ``f`` as well as batch gradients (``batch_value``, or ``value``): every
+        certificate reports ``f``, and an objective without values is a ``TypeError``.
     domain : LMO
         The domain, given by its linear minimization oracle.
     x0 : ndarray or Atom, optional
@@ -224,6 +237,13 @@ def stochastic_frank_wolfe(
         raise TypeError(f"stochastic_frank_wolfe needs a FiniteSum objective (mini-batch "
                         f"gradients), got {type(objective).__name__}; wrap your terms in "
                         "FiniteSumObjective, or use frank_wolfe for a plain objective")
+    if not _gives_values(objective):
+        # refused before any work: the first certificate failed inside FiniteSum.value
+        # with a bare NotImplementedError that named neither the need nor the cure
+        raise TypeError(f"stochastic_frank_wolfe: `objective` ({type(objective).__name__}) "
+                        "gives no values of f, and every certificate reports f (Result.fun, "
+                        "the gap's rounding check); implement its batch_value(x, indices) "
+                        "(or value(x))")
     if not isinstance(domain, LMO):
         raise TypeError(f"domain must be an LMO, got {kind_of(domain)}")
     if gap_every is not None and (isinstance(gap_every, bool) or int(gap_every) != gap_every

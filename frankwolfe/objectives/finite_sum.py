@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 from .._finite import check_finite
 from .._numbers import brief, check_flag, check_whole, real_array
+from ..errors import ShapeError
 from .base import Objective, checked_gradient, checked_value, point_shape
 from .least_squares import sigma_max_squared
 
@@ -22,8 +23,9 @@ class FiniteSum(Objective):
     """An objective ``f(x) = (1/n) sum_i f_i(x)`` that also gives the mean gradient
     of the terms in a mini-batch.
 
-    Subclasses set :attr:`n_samples` and implement :meth:`batch_gradient` (and
-    :meth:`batch_value` where values are wanted); the full value and gradient are
+    Subclasses set :attr:`n_samples` and implement :meth:`batch_gradient` and
+    :meth:`batch_value` (or :meth:`value`: the certificates of
+    :func:`~frankwolfe.stochastic_frank_wolfe` report ``f``); the full value and gradient are
     the batch over all terms unless a subclass has faster ones.  A mini-batch
     gradient costs ``len(indices)`` sample gradients; stochastic Frank-Wolfe counts
     them in ``Result.extra["n_sample_gradients"]``.
@@ -161,14 +163,32 @@ class LinearModelLoss(FiniteSum):
             bad = y[np.abs(y) != 1.0][0]
             raise ValueError(f"LinearModelLoss: logistic labels must be -1 or +1, got {bad!r}")
         self.A: np.ndarray | sp.csr_matrix = A
+        # a private copy, read-only: the caller's y changed in place afterwards changed f
+        # and slipped past the label check above
+        y = y.copy()
+        y.flags.writeable = False
         self.y, self.loss = y, loss
         self.n_samples = int(A.shape[0])
         self.shape = (A.shape[1],)
         self._smoothness: float | None = None
 
+    def _flat(self, x: Any, method: str) -> np.ndarray:
+        """``x`` as a float vector of the ``n_features`` entries, as LeastSquares reads it.
+
+        A column ``(d, 1)`` reached ``A @ x`` as a matrix: ``y * z`` then broadcast
+        ``(n,)`` with ``(n, 1)`` to ``(n, n)`` and the value was silently wrong.
+        """
+        x = np.asarray(x, dtype=float)
+        d = int(self.A.shape[1])
+        if x.size != d:
+            raise ShapeError(f"LinearModelLoss.{method}: `x` has shape {x.shape} ({x.size} "
+                             f"entries), expected {d} entries (one per feature, the "
+                             f"columns of A)")
+        return x.reshape(-1)
+
     def sample_derivatives(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """``phi'(<a_i, x>, y_i)`` for ``i`` in ``indices``."""
-        z = self.A[indices] @ x
+        z = self.A[indices] @ self._flat(x, "sample_derivatives")
         y = self.y[indices]
         return _logistic_derivative(z, y) if self.loss == "logistic" else z - y
 
@@ -177,25 +197,37 @@ class LinearModelLoss(FiniteSum):
         return np.asarray(self.A[indices].T @ weights).reshape(-1)
 
     def batch_gradient(self, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        return self.rows_transpose_dot(indices, self.sample_derivatives(x, indices)) \
-            / len(indices)
+        shape = np.shape(x)
+        xf = self._flat(x, "batch_gradient")
+        return (self.rows_transpose_dot(indices, self.sample_derivatives(xf, indices))
+                / len(indices)).reshape(shape)
 
     def batch_value(self, x: np.ndarray, indices: np.ndarray) -> float:
-        z = self.A[indices] @ x
+        z = self.A[indices] @ self._flat(x, "batch_value")
         y = self.y[indices]
         if self.loss == "logistic":
             return float(np.mean(np.logaddexp(0.0, -y * z)))
         return float(0.5 * np.mean((z - y) ** 2))
 
+    def value(self, x: np.ndarray) -> float:
+        # its own check first: the batch over all terms named batch_value in the error
+        self._flat(x, "value")
+        return super().value(x)
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        self._flat(x, "gradient")
+        return super().gradient(x)
+
     def value_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        z = self.A @ x
+        shape = np.shape(x)
+        z = self.A @ self._flat(x, "value_and_gradient")
         if self.loss == "logistic":
             f = float(np.mean(np.logaddexp(0.0, -self.y * z)))
             s = _logistic_derivative(z, self.y)
         else:
             f = float(0.5 * np.mean((z - self.y) ** 2))
             s = z - self.y
-        return f, np.asarray(self.A.T @ s).reshape(-1) / self.n_samples
+        return f, (np.asarray(self.A.T @ s).reshape(-1) / self.n_samples).reshape(shape)
 
     def __repr__(self) -> str:
         # the data by size, as LeastSquares' (a repr of A printed it whole)

@@ -228,15 +228,26 @@ class QuadraticObjective(Objective):
         rng = np.random.default_rng(0)
         u = rng.standard_normal(self.n)
         v = rng.standard_normal(self.n)
-        Qu, Qv = self.Q @ u, self.Q @ v
+        # The products are taken with u, v scaled by a power of two that brings Q's
+        # largest entry near 1: at 1e160 * Q the norms of Qu, Qv overflowed (a false
+        # "NaN or inf"), at 1e-190 * Q they underflowed to 0 (a false "not symmetric").
+        # A power of two changes no digit, so the test reads the same at any scale; the
+        # clip keeps 2**shift * u normal and finite for a Q of subnormal or huge entries.
+        Q: Any = self.Q
+        data = Q.data if bool(sp.issparse(Q)) else Q
+        peak = max(abs(float(data.max())), abs(float(data.min()))) if data.size else 0.0
+        shift = -min(max(math.frexp(peak)[1], -1000), 1000)
+        Qu, Qv = Q @ np.ldexp(u, shift), Q @ np.ldexp(v, shift)
         a, b = float(u @ Qv), float(v @ Qu)
         scale = np.linalg.norm(u) * np.linalg.norm(Qv) + np.linalg.norm(v) * np.linalg.norm(Qu)
         if not np.isfinite(scale):
             raise ValueError("QuadraticObjective: `Q` contains NaN or inf")
         if abs(a - b) > 1e-10 * scale:
+            with np.errstate(over="ignore"):  # reported at Q's own scale, inf past it
+                gap = float(np.ldexp(a - b, -shift))
             raise ValueError(
                 f"QuadraticObjective: `Q` (shape {self.Q.shape}) is not symmetric "
-                f"(u^T Q v - v^T Q u = {a - b:.3g} for random u, v); pass (Q + Q.T) / 2, "
+                f"(u^T Q v - v^T Q u = {gap:.3g} for random u, v); pass (Q + Q.T) / 2, "
                 "which defines the same quadratic"
             )
 

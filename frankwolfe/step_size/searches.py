@@ -184,7 +184,17 @@ class Adaptive(StepSize):
         eps = 1e-3
         g0 = tracker.gradient()
         g1 = tracker.trial_gradient(direction, eps)
-        est = float(np.linalg.norm(g1 - g0) / (eps * np.sqrt(dd)))
+        diff = np.asarray(g1 - g0, dtype=float).reshape(-1)
+        # the norm squares the entries, which underflow on f scaled by a tiny power of
+        # two (the estimate fell back to L = 1, and the steps stalled) and overflow on a
+        # huge one; dividing by a power of two near the largest entry first keeps them
+        # in range and the estimate exact under power-of-two scalings of f
+        top = float(np.max(np.abs(diff))) if diff.size else 0.0
+        if not (0.0 < top < np.inf):  # NaN as well
+            return 1.0
+        shift = int(np.frexp(top)[1])
+        est = float(np.ldexp(np.linalg.norm(np.ldexp(diff, -shift)) / (eps * np.sqrt(dd)),
+                             shift))
         if not np.isfinite(est) or est <= 0:
             est = 1.0
         return est
