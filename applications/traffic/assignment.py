@@ -205,6 +205,23 @@ def _chunk_bounds(n_origins: int) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
 
 
+def links_by_node(node_of_link: np.ndarray, n_nodes: int, banned: Any = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The links grouped by ``node_of_link`` (their tail node: out-links; their head
+    node: in-links) in compressed-sparse-row form ``(ptr, links)``, the ``banned`` links
+    left out (a class's graph), each node's links in index order."""
+    order = np.argsort(node_of_link, kind="stable")
+    nodes = node_of_link
+    if banned is not None and len(banned):
+        allowed = np.ones(node_of_link.size, dtype=bool)
+        allowed[np.asarray(banned, dtype=np.int64)] = False
+        order = order[allowed[order]]
+        nodes = nodes[allowed]
+    counts = np.bincount(nodes, minlength=n_nodes)
+    return (np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            np.ascontiguousarray(order, dtype=np.int64))
+
+
 class AllOrNothing(LMO):
     """The flow polytope of a :class:`Network`, through all-or-nothing assignment.
 
@@ -247,17 +264,10 @@ class AllOrNothing(LMO):
                  banned_links: np.ndarray | None = None) -> None:
         self.network = network
         self.shape = (network.n_links,)
-        order = np.argsort(network.init_node, kind="stable")
-        tails = network.init_node
-        if banned_links is not None and len(banned_links):
-            allowed = np.ones(network.n_links, dtype=bool)
-            allowed[np.asarray(banned_links, dtype=np.int64)] = False
-            order = order[allowed[order]]
-            tails = tails[allowed]
-        counts = np.bincount(tails, minlength=network.n_nodes)
+        indptr, out_link = links_by_node(network.init_node, network.n_nodes, banned_links)
         self._graph = Graph(
-            indptr=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-            out_link=np.ascontiguousarray(order, dtype=np.int64),
+            indptr=indptr,
+            out_link=out_link,
             head=np.ascontiguousarray(network.term_node),
             tail=np.ascontiguousarray(network.init_node),
             demand=np.ascontiguousarray(network.demand, dtype=float))

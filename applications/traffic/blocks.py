@@ -25,7 +25,7 @@ from frankwolfe.errors import InfeasibleError
 from frankwolfe.lmo.base import FEASIBILITY_TOL, LMO
 from frankwolfe.lmo.product import ProductDomain
 
-from .assignment import AllOrNothing, _origin_tree
+from .assignment import AllOrNothing, _origin_tree, links_by_node
 from .network import Network
 
 __all__ = ["OriginFlows", "ODFlows", "AssignmentBlocks"]
@@ -186,20 +186,10 @@ def _split_flows(block: OriginFlows, z: np.ndarray, in_ptr: np.ndarray, in_link:
 def _in_links(network: Network, banned: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
     """The links into every node, ``banned`` ones left out, in compressed-sparse-row form
-    by head node (``in_ptr``, ``in_link``): the links :func:`_peel_tree` may take."""
-    order = np.argsort(network.term_node, kind="stable")
-    heads = network.term_node
-    if banned is not None and len(banned):
-        # a tree of a class must stay in the class's graph: demand routed over a banned
-        # link leaves the block unsplit (as given), never a tree the oracle could not
-        # return
-        allowed = np.ones(network.n_links, dtype=bool)
-        allowed[np.asarray(banned, dtype=np.int64)] = False
-        order = order[allowed[order]]
-        heads = heads[allowed]
-    counts = np.bincount(heads, minlength=network.n_nodes)
-    return (np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-            np.ascontiguousarray(order, dtype=np.int64))
+    by head node (``in_ptr``, ``in_link``): the links :func:`_peel_tree` may take (a
+    class's tree must stay in its graph: demand routed over a banned link leaves the
+    block unsplit, never a tree the oracle could not return)."""
+    return links_by_node(network.term_node, network.n_nodes, banned)
 
 
 def _split_work(n_nodes: int) -> tuple[np.ndarray, ...]:
