@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 
-__all__ = ["warn_user", "skip_folder"]
+__all__ = ["warn_user", "skip_folder", "FILTERS"]
+
+#: held around the package's code that swaps the process's warnings filters
+#: (``catch_warnings``), or calls a library that does (scikit-learn's input validation):
+#: two such blocks interleaved on two threads restore each other's lists and leave a
+#: filter behind for good (Python 3.11 has no thread-local filters)
+FILTERS = threading.Lock()
 
 #: folders whose frames are the library's (the applications add theirs: installed from a
 #: clone they live beside the package)

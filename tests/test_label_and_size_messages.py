@@ -151,3 +151,18 @@ def test_grid_crf_refuses_a_transposed_labelling():
     # the image's own shape, and flat labellings, as before
     assert m.loss(y, y.ravel()) == 0.0
     np.testing.assert_array_equal(m.joint_feature(x, y), m.joint_feature(x, y.ravel()))
+
+
+def test_graph_crf_names_ragged_and_text_node_features():
+    from frankwolfe.applications.structured_svm import GraphCRF
+
+    e = np.array([[0, 1], [1, 2]])
+    f = np.zeros((3, 2))
+    Y = [np.array([0, 1, 1]), np.array([0, 1, 1])]
+    with pytest.raises(ValueError, match=r"GraphCRF: `node_features` must be an array of "
+                                         r"numbers of shape \(n, 2\), got a list of length 3 "
+                                         r"\(rows of different lengths\?\)"):
+        StructuredSVM(GraphCRF(3, 2)).fit([(f, e), ([[0.0, 1.0], [1.0], [0.0, 0.0]], e)], Y)
+    with pytest.raises(ValueError, match=r"`node_features` must be an array of numbers .* "
+                                         r"got an array of dtype <U1"):
+        StructuredSVM(GraphCRF(3, 2)).fit([(f, e), (np.full((3, 2), "a"), e)], Y)

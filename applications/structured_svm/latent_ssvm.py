@@ -206,9 +206,12 @@ class LatentSSVM(BaseEstimator):
         rng = as_generator(self.random_state)
         inner = clone(self.base_ssvm)
         seeded = inner.random_state is None
-        # the inner estimator's own checks before its lam is read: float() of a bad lam
-        # raised Python's conversion error, naming no parameter
-        lam = inner._check(len(X))
+        # the inner estimator's parameter checks before its lam is read: float() of a bad
+        # lam raised Python's conversion error, naming no parameter (its other checks run
+        # in its fits; joblib's, among them, first imported on a thread, adds a warnings
+        # filter under another fit's feet)
+        validate_params(inner, inner._param_checks)
+        lam = 1.0 / len(X) if inner.lam is None else float(inner.lam)
         warm_ok = self.warm_rounds and inner.solver in _WARM_SOLVERS
 
         started = time.perf_counter()

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._numbers import check_flag, check_whole, is_real
+from .._warnings import FILTERS
 from ..atoms import Atom
 from ..errors import ExecutorError
 from .base import Executor, RowRounds
@@ -59,12 +60,6 @@ _POLL = 0.5
 _RECONNECT_GRACE = 5.0
 
 
-# One executor at a time swaps the warnings filters (:func:`_large_task`): two
-# catch_warnings interleaved on two threads restore each other's lists and leave a filter
-# behind for good.
-_FILTERS = threading.Lock()
-
-
 @contextlib.contextmanager
 def _large_task(nbytes: int) -> Iterator[None]:
     """Around a task that carries ``nbytes`` on purpose (a shard's bytes, a whole point):
@@ -79,7 +74,7 @@ def _large_task(nbytes: int) -> Iterator[None]:
     if nbytes <= parse_bytes(dask.config.get(key, "10MB")):
         yield
         return
-    with _FILTERS, warnings.catch_warnings():
+    with FILTERS, warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
         yield
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from frankwolfe._random import as_generator
+from frankwolfe._warnings import FILTERS
 from frankwolfe.errors import ShapeError
 
 from .inference import infer
@@ -253,7 +254,8 @@ class LatentGraphCRF(GraphCRF):
             m = min(k, np.unique(pts, axis=0).shape[0])
             if m <= 1:
                 continue
-            km = KMeans(n_clusters=m, n_init=3, random_state=seed).fit(pts)
+            with FILTERS:  # its input checks swap the warnings filters (catch_warnings)
+                km = KMeans(n_clusters=m, n_init=3, random_state=seed).fit(pts)
             sub[rows] = km.labels_
         ends = np.cumsum([f.shape[0] for f in feats])[:-1]
         return [h + s for h, s in zip(H, np.split(sub, ends))]

@@ -50,8 +50,14 @@ def _describe(x: Any) -> str:
 
 def _check_features(a: Any, n_features: int, name: str, rows: int | None, where: str
                     ) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=np.float64)
     want = f"({'n' if rows is None else rows}, {n_features})"
+    try:
+        a = np.ascontiguousarray(a, dtype=np.float64)
+    except (TypeError, ValueError):  # ragged rows or text: numpy's message names neither
+        got = (f"an array of dtype {a.dtype}" if isinstance(a, np.ndarray)
+               else f"{_describe(a)} (rows of different lengths?)")
+        raise ValueError(f"{where}: `{name}` must be an array of numbers of shape {want}, "
+                         f"got {got}") from None
     if a.ndim != 2 or a.shape[1] != n_features or (rows is not None and a.shape[0] != rows):
         raise ShapeError(f"{where}: `{name}` must have shape {want}, got {a.shape}")
     bad = ~np.isfinite(a)
